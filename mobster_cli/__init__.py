@@ -1,0 +1,1 @@
+"""The ``mobster`` command line."""

@@ -1,0 +1,22 @@
+"""Canonical JSON and short digests: the one way the core turns data into a stable hash.
+
+Rule 1: canonical JSON is ``json.dumps`` with sorted keys, no spaces, and non-ASCII kept as is.
+Rule 2: a digest is the first N hex digits of SHA-256 over the UTF-8 of that JSON.
+Rule 3: never hash a float: callers round frames to whole points before hashing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def canonical_json(value: Any) -> str:
+    """Return the canonical JSON text of ``value`` (sorted keys, compact, UTF-8 kept)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest(value: Any, length: int) -> str:
+    """Return the first ``length`` hex digits of SHA-256 over the canonical JSON of ``value``."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()[:length]

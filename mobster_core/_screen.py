@@ -1,0 +1,244 @@
+"""Screens: one read of the accessibility tree plus the bundle id of the app in front.
+
+Rule 1: an element's ``frame`` is ``(x, y, w, h)`` normalized to the screen, each in 0..1.
+Rule 2: an element's ``path`` is its index path in the tree. The app's root element is ``/0``;
+        its first child is ``/0/0``; the second child of its third child is ``/0/2/1``.
+Rule 3: the *signature* is the sorted list of unique ``[role, label]`` pairs of the visible
+        elements with a non-empty label. Frames and values are not part of it.
+Rule 4: the *screen hash* is the first 16 hex digits of SHA-256 over the canonical JSON of the
+        signature.
+Rule 5: the *read fingerprint* covers everything a read returned (the app, and each element's
+        path, role, label, identifier, value, enabled, visible, selected and frame rounded to
+        whole points). Two reads in a row *agree* when their fingerprints are equal.
+Rule 6: the similarity of two screens is the Jaccard index of their signatures as sets; two
+        empty signatures are 1.0 alike.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+import attrs
+
+from ._canon import digest
+
+__all__ = ["DEFAULT_SCREEN_SIZE", "Element", "Frame", "Screen", "similarity"]
+
+Frame = tuple[float, float, float, float]
+
+#: The screen size in points used when a read does not say (an iPhone 15/16/17 Pro).
+DEFAULT_SCREEN_SIZE: tuple[int, int] = (402, 874)
+
+_ELEMENT_KEYS = ("role", "label", "id", "value", "frame", "enabled", "visible", "selected", "children")
+
+
+@attrs.frozen
+class Element:
+    """One element of the accessibility tree.
+
+    ``role`` is the XCUIElementType name without its prefix (``Button``, ``StaticText``, …).
+    """
+
+    role: str
+    label: str = ""
+    identifier: str = ""
+    value: str = ""
+    frame: Frame = (0.0, 0.0, 0.0, 0.0)
+    enabled: bool = True
+    visible: bool = True
+    selected: bool = False
+    path: str = "/0/0"
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """The centre of the frame, normalized (0..1 on each axis)."""
+        x, y, w, h = self.frame
+        return (x + w / 2, y + h / 2)
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        """The ``(role, label)`` pair this element adds to a signature."""
+        return (self.role, self.label)
+
+
+@attrs.frozen
+class Screen:
+    """One read of the accessibility tree: the app in front and its elements, depth first.
+
+    ``size`` is the screen size in points; it turns normalized frames back into points for the
+    read fingerprint (frames rounded to 1 pt).
+    """
+
+    app: str
+    elements: tuple[Element, ...] = ()
+    size: tuple[int, int] = DEFAULT_SCREEN_SIZE
+
+    @cached_property
+    def signature_pairs(self) -> tuple[tuple[str, str], ...]:
+        """The signature as sorted ``(role, label)`` tuples (Rule 3)."""
+        return tuple(sorted({e.pair for e in self.elements if e.visible and e.label}))
+
+    @cached_property
+    def signature_set(self) -> frozenset[tuple[str, str]]:
+        """The signature as a set, for similarity."""
+        return frozenset(self.signature_pairs)
+
+    @property
+    def signature(self) -> list[list[str]]:
+        """The signature as JSON-ready ``[role, label]`` lists, sorted (Rule 3)."""
+        return [list(p) for p in self.signature_pairs]
+
+    @cached_property
+    def hash(self) -> str:
+        """16 hex digits of SHA-256 over the canonical JSON of the signature (Rule 4)."""
+        return signature_hash(self.signature_pairs)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A digest of everything the read returned, frames rounded to whole points (Rule 5)."""
+        width, height = self.size
+        rows = [
+            [
+                e.path,
+                e.role,
+                e.label,
+                e.identifier,
+                e.value,
+                e.enabled,
+                e.visible,
+                e.selected,
+                round(e.frame[0] * width),
+                round(e.frame[1] * height),
+                round(e.frame[2] * width),
+                round(e.frame[3] * height),
+            ]
+            for e in self.elements
+        ]
+        return digest([self.app, rows], 32)
+
+    def find(self, role: str, label: str) -> list[Element]:
+        """The visible elements with exactly this role and label (no partial labels)."""
+        return [e for e in self.elements if e.visible and e.role == role and e.label == label]
+
+    def element_at(self, path: str) -> Element | None:
+        """The element at a tree path, or None."""
+        for e in self.elements:
+            if e.path == path:
+                return e
+        return None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Screen:
+        """Build a screen from ``{"app": …, "elements": [...], "size": [w, h]}``.
+
+        Each element takes ``role`` (required) and optionally ``label``, ``id``, ``value``,
+        ``frame``, ``enabled``, ``visible``, ``selected`` and ``children``. The listed elements are
+        the children of the app's root element ``/0``. Raises ``ValueError`` naming the key.
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a screen is a mapping with 'app' and 'elements', not {type(data).__name__}")
+        extra = sorted(set(data) - {"app", "elements", "size"})
+        if extra:
+            raise ValueError(f"screen: unknown key {extra[0]!r} (keys: app, elements, size)")
+        app = data.get("app")
+        if not isinstance(app, str) or not app:
+            raise ValueError("screen.app: expected the bundle id of the app in front, a non-empty string")
+        raw = data.get("elements", [])
+        if not isinstance(raw, Sequence) or isinstance(raw, str):
+            raise ValueError("screen.elements: expected a list of elements")
+        size = _size(data.get("size", list(DEFAULT_SCREEN_SIZE)))
+        out: list[Element] = []
+        _flatten(raw, "/0", "elements", out)
+        return cls(app=app, elements=tuple(out), size=size)
+
+
+def signature_hash(pairs: Iterable[Sequence[str]]) -> str:
+    """The screen hash of a signature given as ``(role, label)`` pairs, in the given order."""
+    return digest([list(p) for p in pairs], 16)
+
+
+def similarity(a: Screen | Iterable[Sequence[str]], b: Screen | Iterable[Sequence[str]]) -> float:
+    """The Jaccard index of two signatures as sets, 0.0..1.0; two empty signatures are 1.0 alike."""
+    sa = a.signature_set if isinstance(a, Screen) else frozenset((p[0], p[1]) for p in a)
+    sb = b.signature_set if isinstance(b, Screen) else frozenset((p[0], p[1]) for p in b)
+    union = len(sa | sb)
+    if union == 0:
+        return 1.0
+    return len(sa & sb) / union
+
+
+def _size(value: Any) -> tuple[int, int]:
+    if (
+        isinstance(value, Sequence)
+        and not isinstance(value, str)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+    ):
+        return (int(value[0]), int(value[1]))
+    raise ValueError("screen.size: expected [width, height] in whole points, both above 0")
+
+
+def _flatten(raw: Sequence[Any], parent: str, where: str, out: list[Element]) -> None:
+    for index, item in enumerate(raw):
+        key = f"{where}[{index}]"
+        if not isinstance(item, Mapping):
+            raise ValueError(f"screen.{key}: expected a mapping with at least 'role'")
+        extra = sorted(set(item) - set(_ELEMENT_KEYS))
+        if extra:
+            raise ValueError(f"screen.{key}: unknown key {extra[0]!r} (keys: {', '.join(_ELEMENT_KEYS)})")
+        path = f"{parent}/{index}"
+        out.append(
+            Element(
+                role=_text(item, "role", key, required=True),
+                label=_text(item, "label", key),
+                identifier=_text(item, "id", key),
+                value=_text(item, "value", key),
+                frame=frame_from(item.get("frame", (0.0, 0.0, 0.0, 0.0)), f"screen.{key}.frame"),
+                enabled=_flag(item, "enabled", key, default=True),
+                visible=_flag(item, "visible", key, default=True),
+                selected=_flag(item, "selected", key, default=False),
+                path=path,
+            )
+        )
+        children = item.get("children", [])
+        if not isinstance(children, Sequence) or isinstance(children, str):
+            raise ValueError(f"screen.{key}.children: expected a list of elements")
+        _flatten(children, path, f"{key}.children", out)
+
+
+def _text(item: Mapping[str, Any], name: str, where: str, *, required: bool = False) -> str:
+    value = item.get(name)
+    if value is None:
+        if required:
+            raise ValueError(f"screen.{where}.{name}: required, a string")
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"screen.{where}.{name}: expected a string, got {value!r}")
+    if required and not value:
+        raise ValueError(f"screen.{where}.{name}: must not be empty")
+    return value
+
+
+def _flag(item: Mapping[str, Any], name: str, where: str, *, default: bool) -> bool:
+    value = item.get(name, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"screen.{where}.{name}: expected true or false, got {value!r}")
+    return value
+
+
+def frame_from(value: Any, where: str) -> Frame:
+    """Validate a normalized frame ``[x, y, w, h]``: four numbers, each in 0..1."""
+    if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 4:
+        nums: list[float] = []
+        for v in value:
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+                break
+            if not 0.0 <= v <= 1.0:
+                break
+            nums.append(float(v))
+        else:
+            return (nums[0], nums[1], nums[2], nums[3])
+    raise ValueError(f"{where}: expected [x, y, w, h], four numbers each in 0..1, got {value!r}")

@@ -1,0 +1,291 @@
+"""Test helpers for users and for the SDK's own tests: a fake clock and ``check_device``.
+
+``FakeClock`` runs a coroutine on an event loop whose time is virtual: when every task is waiting
+on a timer, time jumps to the next deadline at once, so a test of a 3-second drift takes
+microseconds (the idea of trio's autojump clock, on asyncio).
+
+``check_device`` is the conformance suite every :class:`~mobster_core.protocols.Device` must pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+import selectors
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+from ._device import Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from ._screen import Screen
+from ._steps import Op
+from .exceptions import DeviceError, MobsterError
+from .protocols import Device, Screenshots
+
+__all__ = ["SPRINGBOARD", "FakeClock", "check_device"]
+
+T = TypeVar("T")
+
+#: The bundle id of the iOS home screen.
+SPRINGBOARD = "com.apple.springboard"
+
+
+class FakeClock:
+    """A clock whose time only moves when every task is waiting (see the module docstring).
+
+    Use ``clock.run(coro)`` in place of ``asyncio.run(coro)``; inside it ``clock.now()`` and
+    ``asyncio.sleep`` both run on virtual time. Threads are not waited for: keep real I/O out of
+    fake-clock tests (the fake servers run on the real clock).
+    """
+
+    def __init__(self, start: float = 0.0) -> None:
+        self._now = float(start)
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def now(self) -> float:
+        """Virtual seconds since the clock was made (plus ``start``)."""
+        return self._now
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` of virtual time; must run inside :meth:`run`."""
+        if asyncio.get_running_loop() is not self._loop:
+            raise RuntimeError("FakeClock.sleep must run inside FakeClock.run(...)")
+        await asyncio.sleep(max(0.0, seconds))
+
+    def advance(self, seconds: float) -> None:
+        """Move time forward by hand (outside :meth:`run`, for synchronous tests)."""
+        if seconds < 0:
+            raise ValueError("time only moves forward")
+        self._now += seconds
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` to completion on virtual time and return its result."""
+        loop = _VirtualTimeLoop(self)
+        self._loop = loop
+        try:
+            return loop.run_until_complete(coro)
+        finally:
+            try:
+                _cancel_leftovers(loop)
+            finally:
+                self._loop = None
+                loop.close()
+
+
+class _VirtualSelector(selectors.DefaultSelector):
+    """Never blocks: when there's nothing to do before the next timer, it jumps the clock."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__()
+        self._clock = clock
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        events: list[tuple[selectors.SelectorKey, int]] = super().select(0)
+        if events or timeout == 0:
+            return events
+        if timeout is None:
+            # Nothing scheduled at all: only a thread could wake us. Give it a moment, then fail
+            # loudly instead of hanging the test run.
+            events = super().select(5.0)
+            if not events:
+                raise RuntimeError("FakeClock: every task waits and no timer is set (a deadlock)")
+            return events
+        self._clock._now += timeout
+        return []
+
+
+class _VirtualTimeLoop(asyncio.SelectorEventLoop):
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(selector=_VirtualSelector(clock))
+        self._fake_clock = clock
+
+    def time(self) -> float:
+        return self._fake_clock._now
+
+
+def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+
+
+# -- the conformance suite ------------------------------------------------------------------
+
+DeviceFactory = Callable[[], Device | Awaitable[Device]]
+_PATH = re.compile(r"/0(/[0-9]+)+")
+
+
+async def check_device(
+    make_device: DeviceFactory,
+    *,
+    app: str,
+    tap: tuple[str, str] | None = None,
+    field: tuple[str, str] | None = None,
+    link: str | None = None,
+) -> list[str]:
+    """Run the conformance suite against a driver; return the names of the checks that ran.
+
+    ``make_device`` builds a fresh device for each check. ``app`` is an installed app whose first
+    screen is still (nothing on it moves). Optional: ``tap``, a ``(role, label)`` on that first
+    screen whose tap leads to another screen; ``field``, a ``(role, label)`` text field reachable
+    on the first screen or after ``tap``; ``link``, a deep link the app opens. Raises
+    ``AssertionError`` naming the check and what was wrong.
+    """
+    checks: list[tuple[str, Callable[[Device], Awaitable[None]]]] = [
+        ("info", _check_info),
+        ("launch and read", lambda d: _check_launch_and_read(d, app)),
+        ("reads agree on a still screen", lambda d: _check_reads_agree(d, app)),
+        ("app info", lambda d: _check_app_info(d, app)),
+        ("unknown app is a DeviceError", _check_unknown_app),
+        ("home and back", lambda d: _check_home_and_back(d, app)),
+    ]
+    if tap is not None:
+        checks.append(("tap changes the screen", lambda d: _check_tap(d, app, tap)))
+    if field is not None:
+        checks.append(("typing sets the field's value", lambda d: _check_type(d, app, tap, field)))
+    if link is not None:
+        checks.append(("open a link", lambda d: _check_link(d, app, link)))
+    ran: list[str] = []
+    for name, check in checks:
+        device = make_device()
+        if inspect.isawaitable(device):
+            device = await device
+        if not isinstance(device, Device):
+            raise AssertionError(f"check_device: the factory made {device!r}, which is not a Device")
+        try:
+            await check(device)
+        except AssertionError as exc:
+            raise AssertionError(f"check_device [{name}]: {exc}") from exc
+        except MobsterError as exc:
+            raise AssertionError(f"check_device [{name}]: raised {type(exc).__name__}: {exc}") from exc
+        ran.append(name)
+    device = make_device()
+    if inspect.isawaitable(device):
+        device = await device
+    if isinstance(device, Screenshots):
+        await device.launch(app, LaunchOptions())
+        png = await device.screenshot()
+        _expect(isinstance(png, bytes) and png.startswith(b"\x89PNG\r\n\x1a\n"), "a screenshot is PNG bytes")
+        ran.append("screenshot")
+    return ran
+
+
+def _expect(condition: bool, message: str) -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def _check_screen(screen: Screen) -> None:
+    _expect(isinstance(screen, Screen), f"read() returned {type(screen).__name__}, not a Screen")
+    seen: set[str] = set()
+    for e in screen.elements:
+        _expect(bool(_PATH.fullmatch(e.path)), f"element path {e.path!r} is not a tree path like /0/3/1")
+        _expect(e.path not in seen, f"two elements share the path {e.path}")
+        seen.add(e.path)
+        _expect(
+            bool(e.role) and not e.role.startswith("XCUIElementType"), f"role {e.role!r} keeps its prefix"
+        )
+        _expect(all(0.0 <= v <= 1.0 for v in e.frame), f"frame {e.frame} of {e.path} is not normalized")
+
+
+async def _check_info(device: Device) -> None:
+    info = await device.info()
+    _expect(isinstance(info, DeviceInfo), "info() returns a DeviceInfo")
+    _expect(bool(info.name), "the device has a name")
+    _expect(info.kind in (DeviceKind.SIMULATOR, DeviceKind.IPHONE), "kind is simulator or iphone")
+    _expect(info.ios_major >= 1, "the iOS version has a major number")
+
+
+async def _check_launch_and_read(device: Device, app: str) -> None:
+    await device.launch(app, LaunchOptions())
+    screen = await device.read()
+    _check_screen(screen)
+    _expect(screen.app == app, f"after launching {app}, {screen.app} is in front")
+    _expect(len(screen.signature_pairs) > 0, "the app's first screen has labelled elements")
+
+
+async def _check_reads_agree(device: Device, app: str) -> None:
+    await device.launch(app, LaunchOptions())
+    first = await device.read()
+    second = await device.read()
+    _expect(first.fingerprint == second.fingerprint, "two reads of a still screen agree")
+    _expect(first.hash == second.hash, "two reads of a still screen have one hash")
+
+
+async def _check_app_info(device: Device, app: str) -> None:
+    info = await device.app_info(app)
+    kind = (await device.info()).kind
+    _expect(isinstance(info, AppInfo) and info.bundle == app, "app_info() returns the app's AppInfo")
+    if kind is DeviceKind.SIMULATOR:
+        _expect(bool(info.version) and bool(info.build), "a simulator reads the app's version and build")
+
+
+async def _check_unknown_app(device: Device) -> None:
+    bundle = "com.example.not-installed-anywhere"
+    for name, call in (
+        ("launch", lambda: device.launch(bundle, LaunchOptions())),
+        ("app_info", lambda: device.app_info(bundle)),
+    ):
+        try:
+            await call()
+        except DeviceError:
+            continue
+        raise AssertionError(f"{name} of an app that isn't installed raises DeviceError")
+
+
+async def _check_home_and_back(device: Device, app: str) -> None:
+    await device.launch(app, LaunchOptions())
+    await device.act(Action(Op.HOME))
+    home = await _read_until(device, lambda s: s.app == SPRINGBOARD)
+    _expect(home.app == SPRINGBOARD, f"after HOME, {home.app} is in front, not {SPRINGBOARD}")
+    await device.act(Action(Op.LAUNCH_APP, text=app))
+    back = await _read_until(device, lambda s: s.app == app)
+    _expect(back.app == app, f"after LAUNCH_APP, {back.app} is in front, not {app}")
+
+
+async def _check_tap(device: Device, app: str, tap: tuple[str, str]) -> None:
+    await device.launch(app, LaunchOptions())
+    before = await device.read()
+    found = before.find(*tap)
+    _expect(len(found) == 1, f"{tap[0]} {tap[1]!r} is on the first screen once")
+    await device.act(Action(Op.TAP, element=found[0]))
+    after = await _read_until(device, lambda s: s.hash != before.hash)
+    _expect(after.hash != before.hash, f"tapping {tap[1]!r} changes the screen")
+
+
+async def _check_type(device: Device, app: str, tap: tuple[str, str] | None, field: tuple[str, str]) -> None:
+    await device.launch(app, LaunchOptions())
+    screen = await device.read()
+    if tap is not None and not screen.find(*field):
+        await device.act(Action(Op.TAP, element=screen.find(*tap)[0]))
+        screen = await _read_until(device, lambda s: bool(s.find(*field)))
+    found = screen.find(*field)
+    _expect(len(found) == 1, f"{field[0]} {field[1]!r} is on the screen once")
+    text = "ada@example.com"
+    await device.act(Action(Op.TYPE, element=found[0], text=text))
+    after = await _read_until(device, lambda s: any(text in e.value for e in s.find(*field)))
+    values = [e.value for e in after.find(*field)]
+    _expect(any(text in v for v in values), f"after typing, the field holds {values}, not {text!r}")
+
+
+async def _check_link(device: Device, app: str, link: str) -> None:
+    await device.launch(app, LaunchOptions())
+    before = await device.read()
+    await device.act(Action(Op.OPEN_URL, text=link))
+    after = await _read_until(device, lambda s: s.hash != before.hash)
+    _expect(after.app == app, f"the link opens in {after.app}, not {app}")
+    _expect(after.hash != before.hash, "opening the link changes the screen")
+
+
+async def _read_until(device: Device, ok: Callable[[Screen], bool], reads: int = 40) -> Screen:
+    """Read until ``ok`` holds, at most ``reads`` times (a device may take a moment to move)."""
+    screen = await device.read()
+    for _ in range(reads - 1):
+        if ok(screen):
+            return screen
+        await asyncio.sleep(0.05)
+        screen = await device.read()
+    return screen

@@ -1,0 +1,1 @@
+"""Mobster replay's drivers: devices (scripted, WebDriverAgent, simulator, USB) and models."""
