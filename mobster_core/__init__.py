@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 
 from ._clock import SystemClock
-from ._device import Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
+from ._device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
+from ._matcher import Match, match_step
 from ._model import Decision, DecisionKind, ModelAction, Prompt, Usage
 from ._screen import DEFAULT_SCREEN_SIZE, Element, Screen, similarity
 from ._steps import Commit, Op, ScreenRef, Step, Target, dump_path, load_path
@@ -25,6 +26,7 @@ from .protocols import Clock, Device, Model, Screenshots
 
 __all__ = [
     "DEFAULT_SCREEN_SIZE",
+    "SPRINGBOARD",
     "Action",
     "AppInfo",
     "Clock",
@@ -37,6 +39,7 @@ __all__ = [
     "DeviceKind",
     "Element",
     "LaunchOptions",
+    "Match",
     "MobsterError",
     "Model",
     "ModelAction",
@@ -56,6 +59,7 @@ __all__ = [
     "Usage",
     "dump_path",
     "load_path",
+    "match_step",
     "similarity",
 ]
 

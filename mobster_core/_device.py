@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import attrs
 
 from ._screen import Element
 from ._steps import Op
 
-__all__ = ["Action", "AppInfo", "DeviceInfo", "DeviceKind", "LaunchOptions", "Reset"]
+__all__ = ["SPRINGBOARD", "Action", "AppInfo", "DeviceInfo", "DeviceKind", "LaunchOptions", "Reset"]
 
 _IOS_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
 
@@ -66,15 +66,23 @@ class AppInfo:
     build: str | None = None
 
 
+#: The bundle id of the iOS home screen.
+SPRINGBOARD = "com.apple.springboard"
+
+
 def _env(value: Mapping[str, str] | None) -> dict[str, str]:
     return dict(value or {})
+
+
+def _args(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
 
 
 @attrs.frozen
 class LaunchOptions:
     """How to launch the app under test: arguments, environment, a deep link, a reset."""
 
-    args: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    args: tuple[str, ...] = attrs.field(default=(), converter=_args)
     env: dict[str, str] = attrs.field(factory=dict, converter=_env, hash=False)
     url: str | None = None
     reset: Reset = Reset.NONE

@@ -53,6 +53,11 @@ class Op(enum.StrEnum):
         return self in _NEEDS_TARGET or self in SWIPES
 
     @property
+    def is_swipe(self) -> bool:
+        """True for the four swipes."""
+        return self in SWIPES
+
+    @property
     def is_global(self) -> bool:
         """True for ops that need nothing on the screen (the matcher skips every rule)."""
         return self in _GLOBAL
@@ -161,6 +166,10 @@ class Step:
         """Build a step from its dictionary; raises :class:`PathError` on anything malformed."""
         return _structure_step(data, None)
 
+    def describe(self) -> str:
+        """One line for people: ``Tap "Continue"``, ``Type "ada@example.com" into "Email"``, ``Swipe up``."""
+        return describe_action(self.op, None if self.target is None else self.target.label, self.text)
+
     def to_dict(self) -> dict[str, Any]:
         """The step's dictionary, keys in the order of SPEC §3."""
         target = None
@@ -176,6 +185,30 @@ class Step:
             "commit": None if self.commit is None else self.commit.value,
             "live": self.live,
         }
+
+
+def describe_action(op: Op, label: str | None, text: str | None) -> str:
+    """Describe an action in one line, as the heal file and the terminal show it (SPEC §10)."""
+    on = "" if label is None else f' "{label}"'
+    match op:
+        case Op.TAP:
+            return f"Tap{on}"
+        case Op.LONG_PRESS:
+            return f"Long press{on}"
+        case Op.TYPE:
+            what = "" if text is None else f' "{text}"'
+            return f"Type{what} into{on}"
+        case Op.SUBMIT:
+            return "Submit"
+        case Op.LAUNCH_APP:
+            return f"Open {text}"
+        case Op.HOME:
+            return "Go home"
+        case Op.OPEN_URL:
+            return f'Open link "{text}"'
+        case _:
+            direction = op.value.removeprefix("SWIPE_").lower()
+            return f"Swipe {direction}" + ("" if label is None else f" on{on}")
 
 
 def load_path(data: Any) -> tuple[Step, ...]:

@@ -16,7 +16,7 @@ import selectors
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from ._device import Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from ._device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
 from ._screen import Screen
 from ._steps import Op
 from .exceptions import DeviceError, MobsterError
@@ -25,9 +25,6 @@ from .protocols import Device, Screenshots
 __all__ = ["SPRINGBOARD", "FakeClock", "check_device"]
 
 T = TypeVar("T")
-
-#: The bundle id of the iOS home screen.
-SPRINGBOARD = "com.apple.springboard"
 
 
 class FakeClock:

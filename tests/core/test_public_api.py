@@ -9,11 +9,12 @@ from mobster_core import protocols, testing
 def test_all_is_pinned() -> None:
     assert sorted(mc.__all__) == sorted(
         [
-            "DEFAULT_SCREEN_SIZE", "Action", "AppInfo", "Clock", "Commit", "Decision", "DecisionKind",
-            "Device", "DeviceError", "DeviceInfo", "DeviceKind", "Element", "LaunchOptions",
+            "DEFAULT_SCREEN_SIZE", "SPRINGBOARD", "Action", "AppInfo", "Clock", "Commit", "Decision",
+            "DecisionKind",
+            "Device", "DeviceError", "DeviceInfo", "DeviceKind", "Element", "LaunchOptions", "Match",
             "MobsterError", "Model", "ModelAction", "ModelError", "Op", "PathError", "Prompt", "Reset",
             "Screen", "ScreenRef", "Screenshots", "ScriptError", "Step", "SystemClock", "Target",
-            "UnknownOutcome", "Usage", "dump_path", "load_path", "similarity",
+            "UnknownOutcome", "Usage", "dump_path", "load_path", "match_step", "similarity",
         ]
     )  # fmt: skip
     for name in mc.__all__:

@@ -1,0 +1,55 @@
+"""The scripted phone: a simulated iPhone that runs an app script, on an injected clock (SPEC §13, §14).
+
+It is the phone of the demo, of the SDK's own tests and of the benchmark, and a way for users to
+test their harness without a device. It passes the same ``check_device`` conformance suite as the
+real drivers. See ``docs/scripted-phone.md``.
+
+::
+
+    from mobster_core.testing import FakeClock
+    from mobster_drivers.scripted import ScriptedPhone, sample_path
+
+    clock = FakeClock()
+    phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ._phone import ScriptedPhone
+from ._png import SCREENSHOT_SIZE, render_png
+from ._script import PROFILES, TEXT_ROLES, AppScript, Latency, ScriptedApp, ScriptedElement, Tap, TapKind
+
+__all__ = [
+    "PROFILES",
+    "SAMPLES",
+    "SCREENSHOT_SIZE",
+    "TEXT_ROLES",
+    "AppScript",
+    "Latency",
+    "ScriptedApp",
+    "ScriptedElement",
+    "ScriptedPhone",
+    "Tap",
+    "TapKind",
+    "render_png",
+    "sample_path",
+]
+
+#: The folder of the sample app scripts that ship with the package.
+SAMPLES: Path = Path(__file__).parent / "samples"
+
+
+def sample_path(name: str) -> Path:
+    """The path of a sample app script by name: ``sample_path("yourapp")``.
+
+    The samples: ``yourapp`` (the sign-up app of SPEC §14 with settings and a paywall) and
+    ``yourapp-renamed`` (the same build where ``Continue`` is called ``Next``). Raises
+    ``ValueError`` listing the samples for any other name.
+    """
+    path = SAMPLES / (name if name.endswith(".yaml") else f"{name}.yaml")
+    if path.parent != SAMPLES or not path.is_file():
+        names = ", ".join(sorted(p.stem for p in SAMPLES.glob("*.yaml")))
+        raise ValueError(f"no sample app script {name!r} (samples: {names})")
+    return path

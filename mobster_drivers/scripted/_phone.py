@@ -1,0 +1,513 @@
+"""The scripted phone: a simulated iPhone that runs an app script (SPEC §13, §14) on a given clock.
+
+Rule 1: all waiting goes through the injected :class:`~mobster_core.Clock`: on a ``FakeClock`` a
+        2.6-second launch takes no real time, on the ``SystemClock`` it takes 2.6 seconds.
+Rule 2: the simulation (``_Sim``) is pure: it is told ``now`` and never waits. ``ScriptedPhone`` is
+        the thin shell that sleeps the latency and asks the simulation what happened.
+Rule 3: every action is recorded in ``phone.actions`` first, then checked against the screen as a
+        read would return it at that moment. An element that is not there (same path, role and
+        label) or a ``TYPE`` into something that takes no typing is a ``DeviceError``: nothing was
+        sent and nothing happened.
+Rule 4: a tap's effect (the next screen, the home screen, another app) happens ``transition``
+        seconds after the tap returns; until then reads show the old screen. An app icon's tap
+        brings the app to front ``launch`` seconds after the tap returns. ``HOME``, ``LAUNCH_APP``
+        and ``OPEN_URL`` have taken effect when they return.
+Rule 5: paths are computed over the elements present at read time, as on a real phone: an element
+        absent because of ``after``/``until`` shifts the indexes of the siblings after it.
+Rule 6: typed text belongs to the running app: it persists across its screens and trips home, and
+        is gone when the app is launched again (with or without a reset).
+Rule 7: a relaunch cancels the effects still pending from the relaunched app's taps.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from collections.abc import Sequence
+
+import attrs
+
+from mobster_core import (
+    SPRINGBOARD,
+    Action,
+    AppInfo,
+    Clock,
+    DeviceError,
+    DeviceInfo,
+    DeviceKind,
+    Element,
+    LaunchOptions,
+    Op,
+    Screen,
+    UnknownOutcome,
+)
+
+from ._png import render_png
+from ._script import EPSILON, TEXT_ROLES, AppScript, Latency, ScriptedApp, ScriptedElement, TapKind
+
+__all__ = ["ScriptedPhone"]
+
+_log = logging.getLogger("mobster.drivers.scripted")
+
+# The home screen: four icons a row, as on an iPhone.
+_ICON_COLUMNS = 4
+_ICON_LEFT, _ICON_STEP, _ICON_WIDTH = 0.05, 0.235, 0.2
+_ICON_TOP, _ICON_PITCH, _ICON_SPAN = 0.08, 0.12, 0.84
+
+# Screenshot greys: buttons darkest, then fields, then everything else.
+_GREY_BUTTON, _GREY_FIELD, _GREY_OTHER = 110, 170, 210
+
+FieldKey = tuple[str, tuple[int, ...]]  # (screen name, position of the element in the script)
+
+
+@attrs.frozen
+class _Node:
+    """An element as a read returns it, with what the script says about it."""
+
+    element: Element
+    scripted: ScriptedElement | None = None  # None for a home-screen icon
+    key: tuple[int, ...] = ()  # its position in the script: stable whatever else is present
+    opens: str | None = None  # the bundle a home-screen icon opens
+
+
+@attrs.define
+class _Running:
+    """A running app: its screen, when that screen was entered, and the text typed so far."""
+
+    screen: str
+    entered: float
+    typed: dict[FieldKey, str] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class _Show:
+    """The app moves to one of its screens (in front or not)."""
+
+    bundle: str
+    screen: str
+
+
+@attrs.frozen
+class _Front:
+    """An app comes to front where it was (or on ``screen``, a link's); started if not running."""
+
+    bundle: str
+    screen: str | None = None
+
+
+@attrs.frozen
+class _Home:
+    """The home screen comes to front."""
+
+
+@attrs.frozen
+class _Type:
+    """Text lands in a field of a running app."""
+
+    bundle: str
+    field: FieldKey
+    text: str
+
+
+_Effect = _Show | _Front | _Home | _Type
+
+
+@attrs.frozen
+class _Plan:
+    """What an action will do: it returns after ``seconds``; ``effect`` follows ``delay`` later."""
+
+    seconds: float
+    effect: _Effect | None = None
+    delay: float = 0.0
+    origin: str = SPRINGBOARD  # the app whose relaunch cancels the effect (Rule 7)
+
+
+@attrs.frozen
+class _Pending:
+    due: float
+    seq: int
+    origin: str
+    effect: _Effect
+
+
+class _Sim:
+    """The pure state machine of the phone (Rule 2): it is told the time, it never waits."""
+
+    def __init__(self, script: AppScript) -> None:
+        self.script = script
+        self.front = SPRINGBOARD
+        self.running: dict[str, _Running] = {}
+        self.pending: list[_Pending] = []
+        self.typing_dropped = False
+        self._seq = 0
+
+    # -- time --------------------------------------------------------------------------------
+
+    def advance(self, now: float) -> None:
+        """Carry out the pending effects that are due by ``now``, in order, each at its own time."""
+        due = sorted((p for p in self.pending if p.due <= now + EPSILON), key=lambda p: (p.due, p.seq))
+        if due:
+            self.pending = [p for p in self.pending if p.due > now + EPSILON]
+            for pending in due:
+                self._apply(pending.effect, pending.due)
+
+    def _apply(self, effect: _Effect, at: float) -> None:
+        if isinstance(effect, _Show):
+            state = self.running[effect.bundle]
+            state.screen, state.entered = effect.screen, at
+        elif isinstance(effect, _Front):
+            self.activate(effect.bundle, effect.screen, at)
+        elif isinstance(effect, _Home):
+            self.front = SPRINGBOARD
+        elif not self.typing_dropped:
+            state = self.running[effect.bundle]
+            state.typed[effect.field] = state.typed.get(effect.field, "") + effect.text
+
+    # -- apps --------------------------------------------------------------------------------
+
+    def launch(self, bundle: str, screen: str, now: float) -> None:
+        """(Re)start an app on ``screen`` and bring it to front (Rules 6 and 7)."""
+        self.advance(now)
+        self.pending = [p for p in self.pending if p.origin != bundle]
+        self.running[bundle] = _Running(screen, now)
+        self.front = bundle
+
+    def activate(self, bundle: str, screen: str | None, now: float) -> None:
+        """Bring an app to front where it was, or on ``screen``; start it if it isn't running."""
+        state = self.running.get(bundle)
+        if state is None:
+            self.running[bundle] = _Running(screen or self.script.apps[bundle].launch, now)
+        elif screen is not None:
+            state.screen, state.entered = screen, now
+        self.front = bundle
+
+    def screen_of(self, bundle: str) -> str | None:
+        state = self.running.get(bundle)
+        return None if state is None else state.screen
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def screen(self, now: float) -> Screen:
+        """The screen as a read at ``now`` returns it."""
+        self.advance(now)
+        elements = tuple(node.element for node in self.nodes(now))
+        return Screen(app=self.front, elements=elements, size=self.script.size)
+
+    def nodes(self, now: float) -> list[_Node]:
+        """The elements present at ``now`` on the screen in front, depth first (Rule 5)."""
+        if self.front == SPRINGBOARD:
+            return self._icons()
+        state = self.running[self.front]
+        out: list[_Node] = []
+        screen = self.script.apps[self.front].screens[state.screen]
+        self._walk(screen, "/0", (), seconds=now - state.entered, state=state, out=out)
+        return out
+
+    def _walk(
+        self,
+        elements: Sequence[ScriptedElement],
+        parent: str,
+        key: tuple[int, ...],
+        *,
+        seconds: float,
+        state: _Running,
+        out: list[_Node],
+    ) -> None:
+        index = 0
+        for position, scripted in enumerate(elements):
+            if not scripted.present_at(seconds):
+                continue
+            path = f"{parent}/{index}"
+            index += 1
+            here = (*key, position)
+            element = Element(
+                role=scripted.role,
+                label=scripted.label,
+                identifier=scripted.identifier,
+                value=scripted.value_at(seconds, state.typed.get((state.screen, here), "")),
+                frame=scripted.frame,
+                enabled=scripted.enabled,
+                visible=scripted.visible,
+                selected=scripted.selected,
+                path=path,
+            )
+            out.append(_Node(element, scripted, here))
+            self._walk(scripted.children, path, here, seconds=seconds, state=state, out=out)
+
+    def _icons(self) -> list[_Node]:
+        apps = list(self.script.apps.values())
+        rows = math.ceil(len(apps) / _ICON_COLUMNS)
+        pitch = min(_ICON_PITCH, _ICON_SPAN / rows)
+        out: list[_Node] = []
+        for index, app in enumerate(apps):
+            row, column = divmod(index, _ICON_COLUMNS)
+            frame = (
+                round(_ICON_LEFT + column * _ICON_STEP, 6),
+                round(_ICON_TOP + row * pitch, 6),
+                _ICON_WIDTH,
+                round(pitch * 0.8, 6),
+            )
+            element = Element(
+                role="Button", label=app.name, identifier=app.bundle, frame=frame, path=f"/0/{index}"
+            )
+            out.append(_Node(element, opens=app.bundle))
+        return out
+
+    def where(self) -> str:
+        if self.front == SPRINGBOARD:
+            return "the home screen"
+        return f"{self.front}'s screen {self.running[self.front].screen!r}"
+
+    # -- acting ------------------------------------------------------------------------------
+
+    def plan(self, action: Action, latency: Latency, now: float) -> _Plan:
+        """Check an action against the screen at ``now`` and say what it will do (Rule 3)."""
+        self.advance(now)
+        op = action.op
+        text = action.text or ""
+        if op is Op.HOME:
+            return _Plan(latency.home, _Home())
+        if op is Op.LAUNCH_APP:
+            if text == SPRINGBOARD:
+                return _Plan(latency.launch, _Home())
+            if text not in self.script.apps:
+                raise DeviceError(
+                    f"LAUNCH_APP: {text} is not installed (installed: {', '.join(self.script.apps)})"
+                )
+            return _Plan(latency.launch, _Front(text))
+        if op is Op.OPEN_URL:
+            found = self.script.link(text)
+            if found is None:
+                links = [url for app in self.script.apps.values() for url in app.links]
+                raise DeviceError(f"OPEN_URL: no app opens {text!r} (links: {', '.join(links) or 'none'})")
+            app, screen = found
+            return _Plan(latency.launch, _Front(app.bundle, screen))
+        if op is Op.SUBMIT:
+            return _Plan(latency.tap)
+        if op.is_swipe:
+            if action.element is not None:
+                self._node_for(action.element, now)
+            return _Plan(latency.swipe)
+        element = action.element
+        assert element is not None  # Action itself refuses TAP, LONG_PRESS and TYPE without one
+        node = self._node_for(element, now)
+        if op is Op.LONG_PRESS:
+            return _Plan(latency.tap)
+        if op is Op.TYPE:
+            return self._type(node, text, latency)
+        return self._tap(node, latency)
+
+    def carry_out(self, plan: _Plan, now: float) -> None:
+        """The action has returned at ``now``: schedule its effect ``plan.delay`` later (Rule 4)."""
+        self.advance(now)
+        if plan.effect is not None:
+            self.pending.append(_Pending(now + plan.delay, self._seq, plan.origin, plan.effect))
+            self._seq += 1
+            self.advance(now)
+
+    def _node_for(self, element: Element, now: float) -> _Node:
+        nodes = self.nodes(now)
+        there = f"; the screen has {len(nodes)} elements"
+        for node in nodes:
+            if node.element.path == element.path:
+                if node.element.pair == element.pair:
+                    return node
+                there = f"; at {element.path} there is {node.element.role} {node.element.label!r}"
+        raise DeviceError(
+            f"nothing at {element.path} labelled {element.label!r} ({element.role}) "
+            f"on {self.where()}{there}; read the screen again"
+        )
+
+    def _type(self, node: _Node, text: str, latency: Latency) -> _Plan:
+        seconds = latency.type_char * len(text)
+        scripted = node.scripted
+        if scripted is None or not scripted.takes_typing:
+            e = node.element
+            roles = ", ".join(sorted(TEXT_ROLES))
+            raise DeviceError(f"can't type into {e.role} {e.label!r} at {e.path}: only {roles} take typing")
+        if not scripted.enabled:
+            return _Plan(seconds)  # a disabled field ignores the keyboard
+        screen = self.running[self.front].screen
+        return _Plan(seconds, _Type(self.front, (screen, node.key), text), origin=self.front)
+
+    def _tap(self, node: _Node, latency: Latency) -> _Plan:
+        if node.opens is not None:
+            return _Plan(latency.tap, _Front(node.opens), delay=latency.launch)
+        scripted = node.scripted
+        if scripted is None or scripted.tap is None or not (scripted.enabled and scripted.visible):
+            return _Plan(latency.tap)  # a tap on nothing that leads anywhere changes nothing
+        tap = scripted.tap
+        effect: _Effect
+        if tap.kind is TapKind.SCREEN:
+            effect = _Show(self.front, tap.to)
+        elif tap.kind is TapKind.HOME:
+            effect = _Home()
+        else:
+            effect = _Front(tap.to)
+        return _Plan(latency.tap, effect, delay=latency.transition, origin=self.front)
+
+
+class ScriptedPhone:
+    """A phone simulated from an app script, implementing ``Device`` and ``Screenshots``.
+
+    It starts on the home screen (``com.apple.springboard``), which shows one ``Button`` per
+    installed app, labelled with the app's name; tapping it brings the app to front. Every action
+    received is appended to :attr:`actions` and every launch to :attr:`launches`, so tests can
+    assert what was sent. Latency comes from the script (see ``Latency``) and is slept on the
+    given clock. The module rules describe the behaviour; ``docs/scripted-phone.md`` the format.
+
+    Faults for testing a harness: :meth:`fail_next_action`, :meth:`fail_next_read`,
+    :meth:`drop_typing`.
+    """
+
+    def __init__(self, script: AppScript, *, clock: Clock) -> None:
+        self._script = script
+        self._clock = clock
+        self._sim = _Sim(script)
+        self._lose_next: bool | None = None  # None: no fault armed; else its ``applied`` flag
+        self._failing_reads = 0
+        #: Every action received, in order, including those that then failed.
+        self.actions: list[Action] = []
+        #: Every launch received, as ``(bundle, options)``, including those that then failed.
+        self.launches: list[tuple[str, LaunchOptions]] = []
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], *, clock: Clock) -> ScriptedPhone:
+        """A phone running the app script at ``path``; raises ``ScriptError`` when it is malformed."""
+        return cls(AppScript.from_file(path), clock=clock)
+
+    @classmethod
+    def from_text(cls, text: str | bytes, source: str = "<script>", *, clock: Clock) -> ScriptedPhone:
+        """A phone running an app script given as YAML text; ``source`` names it in messages."""
+        return cls(AppScript.from_text(text, source), clock=clock)
+
+    @property
+    def script(self) -> AppScript:
+        """The app script the phone runs."""
+        return self._script
+
+    @property
+    def clock(self) -> Clock:
+        """The clock the phone sleeps on."""
+        return self._clock
+
+    @property
+    def front(self) -> str:
+        """The bundle id of the app in front now (``com.apple.springboard`` on the home screen)."""
+        self._sim.advance(self._clock.now())
+        return self._sim.front
+
+    def screen_name(self, bundle: str) -> str | None:
+        """The name of the screen a running app is on now, or None when it isn't running."""
+        self._sim.advance(self._clock.now())
+        return self._sim.screen_of(bundle)
+
+    # -- faults ------------------------------------------------------------------------------
+
+    def fail_next_action(self, *, applied: bool = False) -> None:
+        """Make the next action sent raise ``UnknownOutcome`` after its usual latency.
+
+        With ``applied=True`` its effect happens first (a tap that landed but whose reply was
+        lost); otherwise it changes nothing. An action refused before sending (``DeviceError``)
+        does not use the fault up.
+        """
+        self._lose_next = applied
+
+    def fail_next_read(self, count: int = 1) -> None:
+        """Make the next ``count`` reads raise ``DeviceError`` (after their usual latency)."""
+        if count < 1:
+            raise ValueError(f"count is the number of reads to fail, 1 or more; got {count}")
+        self._failing_reads += count
+
+    def drop_typing(self) -> None:
+        """From now on typing changes nothing (a field that drops typed text), until restored."""
+        self._sim.typing_dropped = True
+
+    def restore_typing(self) -> None:
+        """Undo :meth:`drop_typing`: typed text lands in fields again."""
+        self._sim.typing_dropped = False
+
+    # -- Device ------------------------------------------------------------------------------
+
+    async def info(self) -> DeviceInfo:
+        """The device's name, iOS version and kind, from the script."""
+        return self._script.device
+
+    async def app_info(self, bundle: str) -> AppInfo:
+        """An installed app's version and build; both None on an ``iphone`` (not read there)."""
+        app = self._installed(bundle, "app_info")
+        if self._script.device.kind is DeviceKind.IPHONE:
+            return AppInfo(bundle)
+        return AppInfo(bundle, app.version, app.build)
+
+    async def launch(self, bundle: str, options: LaunchOptions) -> None:
+        """(Re)launch an app on its first screen, or on the screen of ``options.url``.
+
+        Takes ``latency.launch`` seconds. Typed text is gone afterwards, reset or not (Rule 6).
+        """
+        self.launches.append((bundle, options))
+        app = self._installed(bundle, "launch")
+        screen = app.launch
+        if options.url is not None:
+            linked = app.links.get(options.url)
+            if linked is None:
+                links = ", ".join(app.links) or "none"
+                raise DeviceError(f"launch: {bundle} opens no link {options.url!r} (its links: {links})")
+            screen = linked
+        _log.debug("launch %s on %s (%s)", bundle, screen, options.reset)
+        await self._clock.sleep(self._script.latency.launch)
+        self._sim.launch(bundle, screen, self._clock.now())
+
+    async def read(self) -> Screen:
+        """The screen as it is when the read ends, after ``latency.read`` seconds."""
+        await self._clock.sleep(self._script.latency.read)
+        if self._failing_reads:
+            self._failing_reads -= 1
+            raise DeviceError("read: the tree could not be read (injected by fail_next_read)")
+        return self._sim.screen(self._clock.now())
+
+    async def act(self, action: Action) -> None:
+        """Send one action (see the module rules for what each op does and how long it takes)."""
+        self.actions.append(action)
+        plan = self._sim.plan(action, self._script.latency, self._clock.now())
+        applied, self._lose_next = self._lose_next, None
+        _log.debug("act %s (returns in %.3f s)", action.op, plan.seconds)
+        await self._clock.sleep(plan.seconds)
+        if applied is False:
+            raise UnknownOutcome(f"{action.op}: the reply was lost (injected by fail_next_action)")
+        self._sim.carry_out(plan, self._clock.now())
+        if applied:
+            raise UnknownOutcome(
+                f"{action.op}: the reply was lost after it landed (injected by fail_next_action)"
+            )
+
+    # -- Screenshots -------------------------------------------------------------------------
+
+    async def screenshot(self) -> bytes:
+        """A small PNG of the screen: a grey box per visible element, buttons darker.
+
+        Takes ``latency.read`` seconds.
+        """
+        await self._clock.sleep(self._script.latency.read)
+        now = self._clock.now()
+        self._sim.advance(now)
+        boxes = [(n.element.frame, _grey(n.element.role)) for n in self._sim.nodes(now) if n.element.visible]
+        return render_png(boxes)
+
+    def _installed(self, bundle: str, what: str) -> ScriptedApp:
+        app = self._script.apps.get(bundle)
+        if app is None:
+            raise DeviceError(
+                f"{what}: {bundle} is not installed on {self._script.device.name} "
+                f"(installed: {', '.join(self._script.apps)})"
+            )
+        return app
+
+
+def _grey(role: str) -> int:
+    if role == "Button":
+        return _GREY_BUTTON
+    if role in TEXT_ROLES:
+        return _GREY_FIELD
+    return _GREY_OTHER

@@ -1,0 +1,613 @@
+"""The scripted phone's app script (SPEC §14): loaded, validated strictly, kept as frozen data.
+
+Rule 1: every key is known. An unknown key anywhere (the top level, ``device``, a ``latency``
+        mapping, an app, an element, a ``tap``) is an error with a "did you mean" hint.
+Rule 2: values are never converted: ``"1.0"`` is not a number, ``1`` is not a version string,
+        ``yes`` is not a flag. The message says what to write instead.
+Rule 3: every error is a :class:`~mobster_core.ScriptError` that reads
+        ``file:line: key.path: what is wrong; what to write``.
+Rule 4: names are checked across the whole file: ``launch``, ``links`` and ``tap`` name screens of
+        the same app, ``tap: {open: …}`` names an app of the file, and a link belongs to one app.
+Rule 5: an element without a ``frame`` is laid out when the script is loaded: the frameless
+        elements of a screen in rows from the top, the frameless children of an element in rows
+        inside their parent. Frames never move at read time, even as ``after``/``until`` elements
+        come and go (real layouts may reflow; a script stays simple to reason about).
+Rule 6: an element is present on its screen from ``after`` seconds (inclusive) until ``until``
+        seconds (exclusive) after the screen was entered; a ``ticks`` element's value changes every
+        ``ticks`` seconds.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, NoReturn
+
+import attrs
+
+from mobster_core import DEFAULT_SCREEN_SIZE, SPRINGBOARD, DeviceInfo, DeviceKind, ScriptError
+from mobster_core._screen import Frame
+from mobster_core._yaml import YamlProblem, did_you_mean, load_yaml
+
+__all__ = [
+    "PROFILES",
+    "TEXT_ROLES",
+    "AppScript",
+    "Latency",
+    "ScriptedApp",
+    "ScriptedElement",
+    "Tap",
+    "TapKind",
+]
+
+#: The roles that take typing (``TYPE`` into anything else is refused before it is sent).
+TEXT_ROLES = frozenset({"TextField", "SecureTextField", "SearchField", "TextView"})
+
+#: The reserved ``tap:`` value that presses the home button (so no screen may be called this).
+HOME = "home"
+
+# Times on a float clock are sums of floats: compare with a little slack so an element meant to
+# appear at 1.0 s is there when the clock reads 0.9999999999.
+EPSILON = 1e-9
+
+
+def _non_negative(_inst: object, attribute: attrs.Attribute[float], value: float) -> None:
+    if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+        raise ValueError(f"latency {attribute.name} must be 0 or more seconds, got {value!r}")
+
+
+@attrs.frozen
+class Latency:
+    """How long each operation of the scripted phone takes, in seconds.
+
+    ``read``: a read of the tree. ``tap``: a tap, long press or return key, until it returns.
+    ``transition``: from the return of a tap to the moment the next screen appears (reads in
+    between show the old screen). ``type_char``: per typed character. ``swipe``: a swipe.
+    ``launch``: a launch, an app brought to front, a link opened, an app icon tapped (from the
+    return of the tap). ``home``: the home button.
+    """
+
+    read: float = attrs.field(default=0.0, validator=_non_negative)
+    tap: float = attrs.field(default=0.0, validator=_non_negative)
+    transition: float = attrs.field(default=0.0, validator=_non_negative)
+    type_char: float = attrs.field(default=0.0, validator=_non_negative)
+    swipe: float = attrs.field(default=0.0, validator=_non_negative)
+    launch: float = attrs.field(default=0.0, validator=_non_negative)
+    home: float = attrs.field(default=0.0, validator=_non_negative)
+
+
+#: The named latency profiles. ``usb-iphone`` holds figures measured on an iPhone 15 Pro driven
+#: over USB through WebDriverAgent.
+PROFILES: Mapping[str, Latency] = MappingProxyType(
+    {
+        "zero": Latency(),
+        "usb-iphone": Latency(
+            read=0.234, tap=0.478, transition=1.247, type_char=0.0175, swipe=0.7, launch=2.6, home=0.5
+        ),
+    }
+)
+
+_LATENCY_KEYS = tuple(a.name for a in attrs.fields(Latency))
+
+
+class TapKind(enum.StrEnum):
+    """What tapping an element does."""
+
+    SCREEN = "screen"  # the app moves to another of its screens
+    HOME = "home"  # the home button: the home screen comes to front
+    OPEN = "open"  # another app comes to front
+
+
+@attrs.frozen
+class Tap:
+    """Where a tap leads: ``to`` is the screen name (``SCREEN``) or the bundle id (``OPEN``)."""
+
+    kind: TapKind
+    to: str = ""
+
+
+@attrs.frozen
+class ScriptedElement:
+    """One element of a screen as the script describes it (frames already laid out, Rule 5).
+
+    ``after``, ``until`` and ``ticks`` are seconds since the screen was entered (Rule 6).
+    """
+
+    role: str
+    label: str = ""
+    identifier: str = ""
+    value: str = ""
+    frame: Frame = (0.0, 0.0, 0.0, 0.0)
+    enabled: bool = True
+    visible: bool = True
+    selected: bool = False
+    children: tuple[ScriptedElement, ...] = ()
+    tap: Tap | None = None
+    after: float = 0.0
+    until: float | None = None
+    ticks: float | None = None
+
+    @property
+    def takes_typing(self) -> bool:
+        """True for the roles that accept typed text."""
+        return self.role in TEXT_ROLES
+
+    def present_at(self, seconds: float) -> bool:
+        """Whether the element is on its screen ``seconds`` after the screen was entered."""
+        if seconds + EPSILON < self.after:
+            return False
+        return self.until is None or seconds + EPSILON < self.until
+
+    def value_at(self, seconds: float, typed: str = "") -> str:
+        """The value ``seconds`` after the screen was entered, with ``typed`` text appended.
+
+        A secure field shows one bullet per typed character, never the text. A ticking element
+        appends the count of ticks so far.
+        """
+        shown = "\u2022" * len(typed) if self.role == "SecureTextField" else typed
+        value = self.value + shown
+        if self.ticks is not None:
+            value += str(math.floor((seconds + EPSILON) / self.ticks))
+        return value
+
+
+def _frozen_links(value: Mapping[str, str]) -> Mapping[str, str]:
+    return MappingProxyType(dict(value))
+
+
+def _frozen_screens(
+    value: Mapping[str, tuple[ScriptedElement, ...]],
+) -> Mapping[str, tuple[ScriptedElement, ...]]:
+    return MappingProxyType(dict(value))
+
+
+def _frozen_apps(value: Mapping[str, ScriptedApp]) -> Mapping[str, ScriptedApp]:
+    return MappingProxyType(dict(value))
+
+
+@attrs.frozen
+class ScriptedApp:
+    """One installed app: its identity, its first screen, its deep links and its screens."""
+
+    bundle: str
+    name: str
+    version: str
+    build: str
+    file: str
+    launch: str
+    screens: Mapping[str, tuple[ScriptedElement, ...]] = attrs.field(converter=_frozen_screens, hash=False)
+    links: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_links, hash=False)
+
+
+@attrs.frozen
+class AppScript:
+    """A validated app script: the device, the latency and the installed apps (in file order)."""
+
+    source: str
+    device: DeviceInfo
+    latency: Latency
+    apps: Mapping[str, ScriptedApp] = attrs.field(converter=_frozen_apps, hash=False)
+    size: tuple[int, int] = DEFAULT_SCREEN_SIZE
+
+    def link(self, url: str) -> tuple[ScriptedApp, str] | None:
+        """The app that owns a deep link and the screen it opens, or None."""
+        for app in self.apps.values():
+            screen = app.links.get(url)
+            if screen is not None:
+                return (app, screen)
+        return None
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> AppScript:
+        """Load and validate an app script file; raises :class:`ScriptError`."""
+        source = os.fspath(path)
+        try:
+            raw = Path(source).read_bytes()
+        except OSError as exc:
+            raise ScriptError(f"{source}: can't read the app script ({exc.strerror or exc})") from exc
+        return cls.from_text(raw, source)
+
+    @classmethod
+    def from_text(cls, text: str | bytes, source: str = "<script>") -> AppScript:
+        """Validate an app script given as YAML text; ``source`` names it in messages."""
+        try:
+            doc = load_yaml(text, source)
+        except YamlProblem as exc:
+            raise ScriptError(str(exc)) from exc
+        return _Reader(doc.where).script(doc.data, source)
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "<dict>") -> AppScript:
+        """Validate an app script given as plain data (messages name ``source``, no lines)."""
+        return _Reader(lambda _keys: source).script(data, source)
+
+
+# -- validation ------------------------------------------------------------------------------
+
+Keys = tuple[str | int, ...]
+
+_TOP_KEYS = ("version", "device", "latency", "apps")
+_DEVICE_KEYS = ("name", "ios", "kind", "size")
+_APP_KEYS = ("name", "version", "build", "file", "launch", "links", "screens")
+_ELEMENT_KEYS = (
+    "role",
+    "label",
+    "id",
+    "value",
+    "frame",
+    "enabled",
+    "visible",
+    "selected",
+    "children",
+    "tap",
+    "after",
+    "until",
+    "ticks",
+)
+_IOS = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
+_BUNDLE = re.compile(r"[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+# Auto layout (Rule 5): rows between a status bar and a home indicator, in normalized units.
+_TOP, _BOTTOM, _LEFT, _WIDTH = 0.1, 0.95, 0.06, 0.88
+_ROW_PITCH, _ROW_HEIGHT = 0.08, 0.06
+
+
+def _dotted(keys: Keys) -> str:
+    out = ""
+    for key in keys:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif _PLAIN_KEY.fullmatch(key):
+            out += f".{key}" if out else key
+        else:
+            quoted = '"' + key.replace('"', '\\"') + '"'
+            out += f".{quoted}" if out else quoted
+    return out
+
+
+def _kind_of(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a flag)"
+    if isinstance(value, int | float):
+        return f"{value!r} (a number)"
+    if isinstance(value, str):
+        return f"{value!r} (a string)"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__  # pragma: no cover - YAML yields no other types
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+@attrs.define
+class _AppNames:
+    """What the elements of one app may name: its screens and the apps of the file."""
+
+    bundle: str
+    screens: frozenset[str]
+    bundles: frozenset[str]
+
+
+class _Reader:
+    """Walks the untrusted data once; ``where(keys)`` gives ``file:line`` for messages."""
+
+    def __init__(self, where: Callable[[Keys], str]) -> None:
+        self._where = where
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def fail(self, keys: Keys, message: str) -> NoReturn:
+        path = _dotted(keys)
+        raise ScriptError(
+            f"{self._where(keys)}: {path}: {message}" if path else f"{self._where(keys)}: {message}"
+        )
+
+    def mapping(
+        self,
+        value: Any,
+        keys: Keys,
+        allowed: Sequence[str],
+        *,
+        required: Mapping[str, str] | None = None,
+        what: str,
+    ) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            self.fail(keys, f"expected {what}, got {_kind_of(value)}")
+        for key in value:
+            if key not in allowed:
+                name = str(key)
+                self.fail((*keys, name), f"unknown key {name!r}{did_you_mean(name, allowed)}")
+        for key, hint in (required or {}).items():
+            if key not in value:
+                self.fail(keys, f"key {key!r} is missing; {hint}")
+        return value
+
+    def string(self, value: Any, keys: Keys, *, empty: bool = False) -> str:
+        if not isinstance(value, str):
+            hint = ""
+            if isinstance(value, bool | int | float):
+                shown = str(value).lower() if isinstance(value, bool) else str(value)
+                hint = f'; quote it: {keys[-1]}: "{shown}"'
+            self.fail(keys, f"expected a string, got {_kind_of(value)}{hint}")
+        if not empty and not value:
+            self.fail(keys, "must not be empty")
+        return value
+
+    def number(self, value: Any, keys: Keys, *, positive: bool = False) -> float:
+        if not _is_number(value):
+            hint = f"; write it without quotes: {keys[-1]}: {value}" if isinstance(value, str) else ""
+            self.fail(keys, f"expected a number of seconds, got {_kind_of(value)}{hint}")
+        number = float(value)
+        if not math.isfinite(number):
+            self.fail(keys, f"expected a finite number of seconds, got {value!r}")
+        if positive and number <= 0:
+            self.fail(keys, f"must be more than 0 seconds, got {value!r}")
+        if number < 0:
+            self.fail(keys, f"must be 0 or more seconds, got {value!r}")
+        return number
+
+    def flag(self, value: Any, keys: Keys) -> bool:
+        if not isinstance(value, bool):
+            self.fail(keys, f"expected true or false, got {_kind_of(value)}")
+        return value
+
+    # -- the file --------------------------------------------------------------------------
+
+    def script(self, data: Any, source: str) -> AppScript:
+        top = self.mapping(
+            data,
+            (),
+            _TOP_KEYS,
+            required={
+                "version": "write version: 1 at the top",
+                "apps": "list the installed apps under apps:",
+            },
+            what="an app script: a mapping with version, device, latency and apps",
+        )
+        version = top["version"]
+        if isinstance(version, str):
+            self.fail(("version",), f"expected the number 1, got {_kind_of(version)}; write version: 1")
+        if not _is_number(version) or version != 1 or isinstance(version, float):
+            self.fail(("version",), f"only version 1 exists, got {_kind_of(version)}; write version: 1")
+        device, size = self.device(top.get("device", {}))
+        latency = self.latency(top.get("latency", "zero"))
+        apps = self.apps(top["apps"])
+        return AppScript(source=source, device=device, latency=latency, apps=apps, size=size)
+
+    def device(self, value: Any) -> tuple[DeviceInfo, tuple[int, int]]:
+        keys: Keys = ("device",)
+        raw = self.mapping(value, keys, _DEVICE_KEYS, what="a mapping with name, ios, kind and size")
+        name = self.string(raw.get("name", "Scripted iPhone"), (*keys, "name"))
+        ios = self.string(raw.get("ios", "26.4"), (*keys, "ios"))
+        if not _IOS.fullmatch(ios):
+            self.fail((*keys, "ios"), f'expected an iOS version such as "26.4", got {ios!r}')
+        kind = raw.get("kind", "simulator")
+        kinds = [k.value for k in DeviceKind]
+        if not isinstance(kind, str) or kind not in kinds:
+            hint = did_you_mean(kind, kinds) if isinstance(kind, str) else ""
+            hint = hint if "did you mean" in hint else ""
+            self.fail((*keys, "kind"), f"expected simulator or iphone, got {_kind_of(kind)}{hint}")
+        size = raw.get("size", list(DEFAULT_SCREEN_SIZE))
+        if not (
+            isinstance(size, list)
+            and len(size) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
+        ):
+            self.fail(
+                (*keys, "size"), f"expected [width, height] in whole points such as [402, 874], got {size!r}"
+            )
+        return DeviceInfo(name=name, ios=ios, kind=DeviceKind(kind)), (size[0], size[1])
+
+    def latency(self, value: Any) -> Latency:
+        keys: Keys = ("latency",)
+        if isinstance(value, str):
+            if value not in PROFILES:
+                self.fail(keys, f"unknown latency profile {value!r}{did_you_mean(value, PROFILES)}")
+            return PROFILES[value]
+        if not isinstance(value, Mapping):
+            self.fail(
+                keys,
+                f"expected a profile name (zero, usb-iphone) or a mapping of seconds, got {_kind_of(value)}",
+            )
+        raw = self.mapping(value, keys, _LATENCY_KEYS, what="a mapping of seconds")
+        figures = {str(k): self.number(v, (*keys, str(k))) for k, v in raw.items()}
+        return Latency(**figures)
+
+    def apps(self, value: Any) -> dict[str, ScriptedApp]:
+        keys: Keys = ("apps",)
+        if not isinstance(value, Mapping) or not value:
+            self.fail(keys, "expected a mapping of bundle ids to apps, with at least one app")
+        bundles: list[str] = []
+        for bundle in value:
+            if not isinstance(bundle, str) or not _BUNDLE.fullmatch(bundle):
+                self.fail(
+                    (*keys, str(bundle)), f"expected a bundle id such as com.example.yourapp, got {bundle!r}"
+                )
+            if bundle == SPRINGBOARD:
+                self.fail((*keys, bundle), f"{SPRINGBOARD} is the home screen, which the phone provides")
+            bundles.append(bundle)
+        owners: dict[str, str] = {}
+        apps: dict[str, ScriptedApp] = {}
+        for bundle in bundles:
+            apps[bundle] = self.app(value[bundle], (*keys, bundle), bundle, frozenset(bundles), owners)
+        return apps
+
+    def app(
+        self, value: Any, keys: Keys, bundle: str, bundles: frozenset[str], owners: dict[str, str]
+    ) -> ScriptedApp:
+        raw = self.mapping(
+            value,
+            keys,
+            _APP_KEYS,
+            required={
+                "name": "write the name shown under its icon, such as name: YourApp",
+                "version": 'write its version, such as version: "1.0"',
+                "build": 'write its build, such as build: "1"',
+                "launch": "write the name of its first screen, such as launch: welcome",
+                "screens": "describe its screens under screens:",
+            },
+            what="an app: a mapping with name, version, build, file, launch, links and screens",
+        )
+        name = self.string(raw["name"], (*keys, "name"))
+        version = self.string(raw["version"], (*keys, "version"))
+        build = self.string(raw["build"], (*keys, "build"))
+        file = self.string(raw.get("file", f"{name}.app"), (*keys, "file"))
+        screens_raw = raw["screens"]
+        if not isinstance(screens_raw, Mapping) or not screens_raw:
+            self.fail(
+                (*keys, "screens"), "expected a mapping of screen names to lists of elements, at least one"
+            )
+        for screen in screens_raw:
+            if not isinstance(screen, str) or not screen:
+                self.fail((*keys, "screens", str(screen)), f"a screen name is a string, got {screen!r}")
+            if screen == HOME:
+                self.fail(
+                    (*keys, "screens", screen),
+                    f"{HOME!r} is reserved (tap: home presses the home button); rename this screen",
+                )
+        names = _AppNames(bundle=bundle, screens=frozenset(screens_raw), bundles=bundles)
+        launch = self.screen_name(raw["launch"], (*keys, "launch"), names)
+        links: dict[str, str] = {}
+        links_raw = raw.get("links", {})
+        if not isinstance(links_raw, Mapping):
+            self.fail(
+                (*keys, "links"),
+                'expected a mapping of URLs to screen names, such as {"yourapp://signup": signup}',
+            )
+        for url, screen in links_raw.items():
+            link_keys = (*keys, "links", str(url))
+            if not isinstance(url, str) or "://" not in url:
+                self.fail(link_keys, f"a link is a URL such as yourapp://signup, got {url!r}")
+            if url in owners:
+                self.fail(link_keys, f"the link is already {owners[url]}'s; a link opens one app")
+            owners[url] = bundle
+            links[url] = self.screen_name(screen, link_keys, names)
+        screens = {
+            screen: self.elements(elements, (*keys, "screens", screen), names, None)
+            for screen, elements in screens_raw.items()
+        }
+        return ScriptedApp(
+            bundle=bundle,
+            name=name,
+            version=version,
+            build=build,
+            file=file,
+            launch=launch,
+            screens=screens,
+            links=links,
+        )
+
+    def screen_name(self, value: Any, keys: Keys, names: _AppNames) -> str:
+        screen = self.string(value, keys)
+        if screen not in names.screens:
+            self.fail(keys, f"{names.bundle} has no screen {screen!r}{did_you_mean(screen, names.screens)}")
+        return screen
+
+    # -- elements --------------------------------------------------------------------------
+
+    def elements(
+        self, value: Any, keys: Keys, names: _AppNames, parent: Frame | None
+    ) -> tuple[ScriptedElement, ...]:
+        if not isinstance(value, list):
+            self.fail(keys, f"expected a list of elements, got {_kind_of(value)}")
+        frameless = [i for i, item in enumerate(value) if isinstance(item, Mapping) and "frame" not in item]
+        out: list[ScriptedElement] = []
+        for index, item in enumerate(value):
+            auto = _auto_frame(parent, frameless.index(index), len(frameless)) if index in frameless else None
+            out.append(self.element(item, (*keys, index), names, auto))
+        return tuple(out)
+
+    def element(self, value: Any, keys: Keys, names: _AppNames, auto: Frame | None) -> ScriptedElement:
+        raw = self.mapping(
+            value,
+            keys,
+            _ELEMENT_KEYS,
+            required={"role": "write its role, such as role: Button"},
+            what="an element: a mapping with at least role",
+        )
+        role = self.string(raw["role"], (*keys, "role"))
+        if role.startswith("XCUIElementType"):
+            self.fail(
+                (*keys, "role"),
+                f"write the role without its prefix: role: {role.removeprefix('XCUIElementType')}",
+            )
+        frame = auto if auto is not None else self.frame(raw["frame"], (*keys, "frame"))
+        after = self.number(raw["after"], (*keys, "after")) if "after" in raw else 0.0
+        until = self.number(raw["until"], (*keys, "until"), positive=True) if "until" in raw else None
+        if until is not None and until <= after:
+            self.fail(
+                (*keys, "until"), f"the element disappears at {until} s, before it appears at {after} s"
+            )
+        ticks = self.number(raw["ticks"], (*keys, "ticks"), positive=True) if "ticks" in raw else None
+        return ScriptedElement(
+            role=role,
+            label=self.string(raw.get("label", ""), (*keys, "label"), empty=True),
+            identifier=self.string(raw.get("id", ""), (*keys, "id"), empty=True),
+            value=self.string(raw.get("value", ""), (*keys, "value"), empty=True),
+            frame=frame,
+            enabled=self.flag(raw.get("enabled", True), (*keys, "enabled")),
+            visible=self.flag(raw.get("visible", True), (*keys, "visible")),
+            selected=self.flag(raw.get("selected", False), (*keys, "selected")),
+            children=self.elements(raw.get("children", []), (*keys, "children"), names, frame),
+            tap=self.tap(raw["tap"], (*keys, "tap"), names) if "tap" in raw else None,
+            after=after,
+            until=until,
+            ticks=ticks,
+        )
+
+    def frame(self, value: Any, keys: Keys) -> Frame:
+        if not (isinstance(value, list) and len(value) == 4 and all(_is_number(v) for v in value)):
+            self.fail(keys, f"expected [x, y, w, h], four numbers normalized to the screen, got {value!r}")
+        x, y, w, h = (float(v) for v in value)
+        if not all(0.0 <= v <= 1.0 for v in (x, y, w, h)):
+            self.fail(keys, f"each of x, y, w, h is normalized to the screen, in 0..1; got {value!r}")
+        if x + w > 1.0 + EPSILON or y + h > 1.0 + EPSILON:
+            self.fail(keys, f"the frame must lie on the screen (x + w and y + h at most 1); got {value!r}")
+        return (x, y, w, h)
+
+    def tap(self, value: Any, keys: Keys, names: _AppNames) -> Tap:
+        if value == HOME:
+            return Tap(TapKind.HOME)
+        if isinstance(value, Mapping):
+            raw = self.mapping(
+                value, keys, ("open",), required={"open": "write {open: BUNDLE}"}, what="{open: BUNDLE}"
+            )
+            bundle = self.string(raw["open"], (*keys, "open"))
+            if bundle not in names.bundles:
+                self.fail(
+                    (*keys, "open"),
+                    f"no app {bundle!r} in this script{did_you_mean(bundle, names.bundles)}; "
+                    "open one of its apps (tap: home for the home screen)",
+                )
+            return Tap(TapKind.OPEN, bundle)
+        if not isinstance(value, str):
+            self.fail(keys, f"expected a screen name, home, or {{open: BUNDLE}}; got {_kind_of(value)}")
+        return Tap(TapKind.SCREEN, self.screen_name(value, keys, names))
+
+
+def _auto_frame(parent: Frame | None, index: int, count: int) -> Frame:
+    """The frame of the ``index``-th of ``count`` frameless siblings (Rule 5)."""
+    if parent is None:
+        pitch = min(_ROW_PITCH, (_BOTTOM - _TOP) / count)
+        height = pitch * _ROW_HEIGHT / _ROW_PITCH
+        return (_LEFT, round(_TOP + index * pitch, 6), _WIDTH, round(height, 6))
+    px, py, pw, ph = parent
+    pitch = ph / count
+    return (
+        round(px + pw * 0.04, 6),
+        round(py + index * pitch + pitch * 0.1, 6),
+        round(pw * 0.92, 6),
+        round(pitch * 0.8, 6),
+    )

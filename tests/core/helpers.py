@@ -1,0 +1,47 @@
+"""Small builders shared by the core tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mobster_core as mc
+
+APP = "com.example.yourapp"
+
+SIGNUP_ELEMENTS: list[dict[str, Any]] = [
+    {"role": "StaticText", "label": "Create your account", "frame": [0.1, 0.1, 0.8, 0.05]},
+    {"role": "TextField", "label": "Email", "id": "email", "frame": [0.1, 0.3, 0.8, 0.06]},
+    {"role": "Button", "label": "Continue", "frame": [0.1, 0.8, 0.8, 0.06]},
+]
+
+
+def screen(elements: list[dict[str, Any]], app: str = APP) -> mc.Screen:
+    return mc.Screen.from_dict({"app": app, "elements": elements})
+
+
+def step_on(
+    s: mc.Screen,
+    op: str = "TAP",
+    label: str | None = "Continue",
+    role: str = "Button",
+    text: str | None = None,
+    live: bool = False,
+    commit: str | None = None,
+) -> mc.Step:
+    """A step recorded on screen ``s`` acting on the element with ``label`` and ``role``."""
+    target = None
+    if label is not None:
+        found = [e for e in s.elements if e.label == label and e.role == role]
+        e = found[0]
+        target = {"label": e.label, "role": e.role, "id": e.path, "frame": list(e.frame)}
+    return mc.Step.from_dict(
+        {
+            "op": op,
+            "app": s.app,
+            "target": target,
+            "screen": {"hash": s.hash, "signature": s.signature},
+            "text": text,
+            "commit": commit,
+            "live": live,
+        }
+    )
