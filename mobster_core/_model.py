@@ -27,6 +27,11 @@ class Prompt:
     tool_schema: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
     screenshot: bytes | None = None
 
+    def text(self) -> str:
+        """The user message every adapter sends: the request, what was done, the screen now."""
+        done = "\n".join(f"{n}. {h}" for n, h in enumerate(self.history, 1)) or "(nothing yet)"
+        return f"{self.request}\n\nDone so far:\n{done}\n\nThe screen now:\n{self.screen}"
+
 
 class DecisionKind(enum.StrEnum):
     """Act, or stop because the check is done, or stop because the model is blocked."""

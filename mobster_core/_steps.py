@@ -97,9 +97,7 @@ def _frame(_inst: object, attribute: attrs.Attribute[Any], value: tuple[float, .
         raise _KeyedError(attribute.name, f"expected [x, y, w, h], four numbers; got {len(value)}")
     for v in value:
         if not 0.0 <= v <= 1.0:
-            raise _KeyedError(
-                attribute.name, f"frame numbers are normalized to the screen, each in 0..1; got {v}"
-            )
+            raise _KeyedError(attribute.name, f"frame numbers are normalized to the screen, each in 0..1; got {v}")
 
 
 def _tree_path(_inst: object, attribute: attrs.Attribute[Any], value: str) -> None:

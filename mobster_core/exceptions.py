@@ -10,7 +10,14 @@ step, a failed assertion) is a result with a class and a message, never an excep
     ├── ScriptError          a scripted phone's app script is malformed
     ├── DeviceError          the device could not do what was asked; nothing was sent
     │   └── UnknownOutcome   an action may or may not have happened; never re-send it
-    └── ModelError           a model call failed or replied with something unusable
+    ├── ModelError           a model call failed or replied with something unusable
+    ├── UnsafeFile           a file under .mobster/ is a symlink, someone else's, or too open
+    ├── JournalError         the run's journal can't be written: no further action is sent
+    └── DuplicateEffect      the effect ledger refused to send a side effect twice
+        └── UnknownOutcomePending   ... or to send anything after an unknown outcome
+
+(``UnsafeFile`` lives in ``_fsutil``; ``JournalError``, ``DuplicateEffect`` and
+``UnknownOutcomePending`` in ``_journal``; all are re-exported by ``mobster_core``.)
 """
 
 from __future__ import annotations

@@ -182,9 +182,7 @@ def _check_screen(screen: Screen) -> None:
         _expect(bool(_PATH.fullmatch(e.path)), f"element path {e.path!r} is not a tree path like /0/3/1")
         _expect(e.path not in seen, f"two elements share the path {e.path}")
         seen.add(e.path)
-        _expect(
-            bool(e.role) and not e.role.startswith("XCUIElementType"), f"role {e.role!r} keeps its prefix"
-        )
+        _expect(bool(e.role) and not e.role.startswith("XCUIElementType"), f"role {e.role!r} keeps its prefix")
         _expect(all(0.0 <= v <= 1.0 for v in e.frame), f"frame {e.frame} of {e.path} is not normalized")
 
 

@@ -39,6 +39,4 @@ def screens(draw: st.DrawFn, max_size: int = 12) -> mc.Screen:
         )
         for i, e in enumerate(items)
     )
-    return mc.Screen(
-        app=draw(st.sampled_from(("com.example.yourapp", "com.apple.springboard"))), elements=laid
-    )
+    return mc.Screen(app=draw(st.sampled_from(("com.example.yourapp", "com.apple.springboard"))), elements=laid)

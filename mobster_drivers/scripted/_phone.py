@@ -248,9 +248,7 @@ class _Sim:
                 _ICON_WIDTH,
                 round(pitch * 0.8, 6),
             )
-            element = Element(
-                role="Button", label=app.name, identifier=app.bundle, frame=frame, path=f"/0/{index}"
-            )
+            element = Element(role="Button", label=app.name, identifier=app.bundle, frame=frame, path=f"/0/{index}")
             out.append(_Node(element, opens=app.bundle))
         return out
 
@@ -272,9 +270,7 @@ class _Sim:
             if text == SPRINGBOARD:
                 return _Plan(latency.launch, _Home())
             if text not in self.script.apps:
-                raise DeviceError(
-                    f"LAUNCH_APP: {text} is not installed (installed: {', '.join(self.script.apps)})"
-                )
+                raise DeviceError(f"LAUNCH_APP: {text} is not installed (installed: {', '.join(self.script.apps)})")
             return _Plan(latency.launch, _Front(text))
         if op is Op.OPEN_URL:
             found = self.script.link(text)
@@ -478,9 +474,7 @@ class ScriptedPhone:
             raise UnknownOutcome(f"{action.op}: the reply was lost (injected by fail_next_action)")
         self._sim.carry_out(plan, self._clock.now())
         if applied:
-            raise UnknownOutcome(
-                f"{action.op}: the reply was lost after it landed (injected by fail_next_action)"
-            )
+            raise UnknownOutcome(f"{action.op}: the reply was lost after it landed (injected by fail_next_action)")
 
     # -- Screenshots -------------------------------------------------------------------------
 

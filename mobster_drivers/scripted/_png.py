@@ -38,9 +38,7 @@ def render_png(boxes: Iterable[tuple[Frame, int]], size: tuple[int, int] = SCREE
             row[left:right] = bytes([grey]) * (right - left)
     raw = b"".join(b"\x00" + bytes(row) for row in pixels)
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return (
-        _SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b"")
-    )
+    return _SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b"")
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:

@@ -310,9 +310,7 @@ class _Reader:
 
     def fail(self, keys: Keys, message: str) -> NoReturn:
         path = _dotted(keys)
-        raise ScriptError(
-            f"{self._where(keys)}: {path}: {message}" if path else f"{self._where(keys)}: {message}"
-        )
+        raise ScriptError(f"{self._where(keys)}: {path}: {message}" if path else f"{self._where(keys)}: {message}")
 
     def mapping(
         self,
@@ -405,9 +403,7 @@ class _Reader:
             and len(size) == 2
             and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
         ):
-            self.fail(
-                (*keys, "size"), f"expected [width, height] in whole points such as [402, 874], got {size!r}"
-            )
+            self.fail((*keys, "size"), f"expected [width, height] in whole points such as [402, 874], got {size!r}")
         return DeviceInfo(name=name, ios=ios, kind=DeviceKind(kind)), (size[0], size[1])
 
     def latency(self, value: Any) -> Latency:
@@ -432,9 +428,7 @@ class _Reader:
         bundles: list[str] = []
         for bundle in value:
             if not isinstance(bundle, str) or not _BUNDLE.fullmatch(bundle):
-                self.fail(
-                    (*keys, str(bundle)), f"expected a bundle id such as com.example.yourapp, got {bundle!r}"
-                )
+                self.fail((*keys, str(bundle)), f"expected a bundle id such as com.example.yourapp, got {bundle!r}")
             if bundle == SPRINGBOARD:
                 self.fail((*keys, bundle), f"{SPRINGBOARD} is the home screen, which the phone provides")
             bundles.append(bundle)
@@ -444,9 +438,7 @@ class _Reader:
             apps[bundle] = self.app(value[bundle], (*keys, bundle), bundle, frozenset(bundles), owners)
         return apps
 
-    def app(
-        self, value: Any, keys: Keys, bundle: str, bundles: frozenset[str], owners: dict[str, str]
-    ) -> ScriptedApp:
+    def app(self, value: Any, keys: Keys, bundle: str, bundles: frozenset[str], owners: dict[str, str]) -> ScriptedApp:
         raw = self.mapping(
             value,
             keys,
@@ -466,9 +458,7 @@ class _Reader:
         file = self.string(raw.get("file", f"{name}.app"), (*keys, "file"))
         screens_raw = raw["screens"]
         if not isinstance(screens_raw, Mapping) or not screens_raw:
-            self.fail(
-                (*keys, "screens"), "expected a mapping of screen names to lists of elements, at least one"
-            )
+            self.fail((*keys, "screens"), "expected a mapping of screen names to lists of elements, at least one")
         for screen in screens_raw:
             if not isinstance(screen, str) or not screen:
                 self.fail((*keys, "screens", str(screen)), f"a screen name is a string, got {screen!r}")
@@ -517,9 +507,7 @@ class _Reader:
 
     # -- elements --------------------------------------------------------------------------
 
-    def elements(
-        self, value: Any, keys: Keys, names: _AppNames, parent: Frame | None
-    ) -> tuple[ScriptedElement, ...]:
+    def elements(self, value: Any, keys: Keys, names: _AppNames, parent: Frame | None) -> tuple[ScriptedElement, ...]:
         if not isinstance(value, list):
             self.fail(keys, f"expected a list of elements, got {_kind_of(value)}")
         frameless = [i for i, item in enumerate(value) if isinstance(item, Mapping) and "frame" not in item]
@@ -547,9 +535,7 @@ class _Reader:
         after = self.number(raw["after"], (*keys, "after")) if "after" in raw else 0.0
         until = self.number(raw["until"], (*keys, "until"), positive=True) if "until" in raw else None
         if until is not None and until <= after:
-            self.fail(
-                (*keys, "until"), f"the element disappears at {until} s, before it appears at {after} s"
-            )
+            self.fail((*keys, "until"), f"the element disappears at {until} s, before it appears at {after} s")
         ticks = self.number(raw["ticks"], (*keys, "ticks"), positive=True) if "ticks" in raw else None
         return ScriptedElement(
             role=role,
@@ -581,9 +567,7 @@ class _Reader:
         if value == HOME:
             return Tap(TapKind.HOME)
         if isinstance(value, Mapping):
-            raw = self.mapping(
-                value, keys, ("open",), required={"open": "write {open: BUNDLE}"}, what="{open: BUNDLE}"
-            )
+            raw = self.mapping(value, keys, ("open",), required={"open": "write {open: BUNDLE}"}, what="{open: BUNDLE}")
             bundle = self.string(raw["open"], (*keys, "open"))
             if bundle not in names.bundles:
                 self.fail(

@@ -66,8 +66,7 @@ def test_partial_label_never_matches() -> None:
 def test_role_must_match_too() -> None:
     text_not_button = [*SIGNUP_ELEMENTS[:2], {**SIGNUP_ELEMENTS[2], "role": "StaticText"}]
     assert (
-        mc.match_step(TAP_CONTINUE, screen(text_not_button), settled=True).reason
-        == '"Continue" isn\'t on the screen'
+        mc.match_step(TAP_CONTINUE, screen(text_not_button), settled=True).reason == '"Continue" isn\'t on the screen'
     )
 
 
@@ -161,8 +160,7 @@ def test_empty_signatures_are_fully_alike() -> None:
 def test_app_reason_comes_before_target_reason() -> None:
     other = screen(renamed(), app="com.other.app")
     assert (
-        mc.match_step(TAP_CONTINUE, other, settled=True).reason
-        == "com.other.app is in front, not com.example.yourapp"
+        mc.match_step(TAP_CONTINUE, other, settled=True).reason == "com.other.app is in front, not com.example.yourapp"
     )
 
 

@@ -190,9 +190,7 @@ def test_a_screen_is_fully_alike_with_itself(a: mc.Screen) -> None:
 
 
 @given(screens(), st.randoms())
-def test_element_order_does_not_change_signature_or_hash(
-    a: mc.Screen, rnd: st.SearchStrategy[object]
-) -> None:
+def test_element_order_does_not_change_signature_or_hash(a: mc.Screen, rnd: st.SearchStrategy[object]) -> None:
     shuffled = list(a.elements)
     rnd.shuffle(shuffled)  # type: ignore[attr-defined]
     b = mc.Screen(app=a.app, elements=tuple(shuffled))
@@ -208,9 +206,7 @@ def test_frames_and_values_change_neither_hash_nor_signature_but_change_fingerpr
         return
     i = data.draw(st.integers(0, len(a.elements) - 1))
     e = a.elements[i]
-    changed = attrs.evolve(
-        e, value=e.value + "!", frame=(1.0 - e.frame[0], e.frame[1], e.frame[2], e.frame[3])
-    )
+    changed = attrs.evolve(e, value=e.value + "!", frame=(1.0 - e.frame[0], e.frame[1], e.frame[2], e.frame[3]))
     b = mc.Screen(app=a.app, elements=(*a.elements[:i], changed, *a.elements[i + 1 :]))
     assert (a.signature, a.hash) == (b.signature, b.hash)
     assert a.fingerprint != b.fingerprint

@@ -9,9 +9,7 @@ import pytest
 from mobster_core._settle import DEFAULT_POLICY, PollPolicy, Verdict, WaitState
 
 
-def run(
-    fingerprints: list[str], read_s: float = 0.0, policy: PollPolicy = DEFAULT_POLICY
-) -> tuple[float, list[float]]:
+def run(fingerprints: list[str], read_s: float = 0.0, policy: PollPolicy = DEFAULT_POLICY) -> tuple[float, list[float]]:
     """Drive the policy like the runner does, on a hand-moved clock; return (drift time, read starts)."""
     now = 0.0
     state = policy.start(now)

@@ -126,9 +126,7 @@ DROPS: list[tuple[str, Mutation, str, str]] = [
 
 
 @pytest.mark.parametrize(("why", "mutate", "key", "message"), DROPS, ids=[d[0] for d in DROPS])
-def test_a_bad_step_drops_the_path_naming_step_and_key(
-    why: str, mutate: Mutation, key: str, message: str
-) -> None:
+def test_a_bad_step_drops_the_path_naming_step_and_key(why: str, mutate: Mutation, key: str, message: str) -> None:
     bad = copy.deepcopy(TAP)
     mutate(bad)
     with pytest.raises(mc.PathError) as info:

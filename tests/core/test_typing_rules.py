@@ -55,7 +55,5 @@ def test_record_text_rules() -> None:
     assert (invented.text, invented.live) == (None, True)
     search = record_text("red hats", role="SearchField", label="Search", identifier="", provenance=PROV)
     assert (search.text, search.live) == ("red hats", False)
-    secret = record_text(
-        "ada@example.com", role="SecureTextField", label="Password", identifier="", provenance=PROV
-    )
+    secret = record_text("ada@example.com", role="SecureTextField", label="Password", identifier="", provenance=PROV)
     assert (secret.text, secret.live, secret.masked) == (None, True, True)

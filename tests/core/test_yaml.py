@@ -7,8 +7,7 @@ from mobster_core._yaml import MAX_YAML_BYTES, YamlProblem, did_you_mean, load_y
 
 def test_lines_of_keys_and_items() -> None:
     doc = load_yaml(
-        b"version: 1\napps:\n  a:\n    screens:\n      w:\n"
-        b"        - {role: X}\n        - {role: Y, lable: y}\n",
+        b"version: 1\napps:\n  a:\n    screens:\n      w:\n        - {role: X}\n        - {role: Y, lable: y}\n",
         "x.yaml",
     )
     assert doc.data["apps"]["a"]["screens"]["w"][1] == {"role": "Y", "lable": "y"}

@@ -163,9 +163,7 @@ def test_info_and_app_info_on_a_simulator_and_an_iphone() -> None:
         assert await sim.app_info(A) == mc.AppInfo(A, "2.0", "7")
         assert (await iphone.info()).kind is mc.DeviceKind.IPHONE
         assert await iphone.app_info(A) == mc.AppInfo(A)
-        with pytest.raises(
-            mc.DeviceError, match=r"app_info: com\.example\.zzz is not installed on Test Phone"
-        ):
+        with pytest.raises(mc.DeviceError, match=r"app_info: com\.example\.zzz is not installed on Test Phone"):
             await sim.app_info("com.example.zzz")
 
     run(clock, scenario)
@@ -337,9 +335,7 @@ def test_launch_is_recorded_and_opens_the_launch_screen_or_the_url() -> None:
         assert phone.screen_name(A) == "form"
         with pytest.raises(mc.DeviceError, match=r"launch: com\.example\.zzz is not installed"):
             await phone.launch("com.example.zzz", LaunchOptions())
-        with pytest.raises(
-            mc.DeviceError, match=r"launch: com\.example\.a opens no link 'beta://main' \(its links:"
-        ):
+        with pytest.raises(mc.DeviceError, match=r"launch: com\.example\.a opens no link 'beta://main' \(its links:"):
             await phone.launch(A, LaunchOptions(url="beta://main"))
         assert phone.launches == [
             (A, LaunchOptions()),
@@ -355,8 +351,7 @@ def test_launch_is_recorded_and_opens_the_launch_screen_or_the_url() -> None:
 def test_an_app_without_links_says_none() -> None:
     clock = FakeClock()
     phone = ScriptedPhone.from_text(
-        "version: 1\napps:\n"
-        "  com.example.a: {name: A, version: '1', build: '1', launch: w, screens: {w: []}}\n",
+        "version: 1\napps:\n  com.example.a: {name: A, version: '1', build: '1', launch: w, screens: {w: []}}\n",
         clock=clock,
     )
 
@@ -414,9 +409,7 @@ def test_typing_appends_and_a_secure_field_shows_bullets() -> None:
         screen = await phone.read()
         await phone.act(Action(Op.TYPE, element=screen.find("TextField", "Name")[0], text="Ada"))
         await phone.act(Action(Op.TYPE, element=screen.find("TextField", "Name")[0], text=" L"))
-        await phone.act(
-            Action(Op.TYPE, element=screen.find("SecureTextField", "Password")[0], text="hunter2")
-        )
+        await phone.act(Action(Op.TYPE, element=screen.find("SecureTextField", "Password")[0], text="hunter2"))
         await phone.act(Action(Op.SUBMIT))
         after = await phone.read()
         assert after.find("TextField", "Name")[0].value == "Hi Ada L"
@@ -455,9 +448,7 @@ def test_only_fields_take_typing_and_a_disabled_field_ignores_it() -> None:
     async def scenario() -> None:
         await phone.launch(A, LaunchOptions(url="alpha://form"))
         screen = await phone.read()
-        with pytest.raises(
-            mc.DeviceError, match=r"can't type into Button 'Back' at /0/3: only SearchField, "
-        ):
+        with pytest.raises(mc.DeviceError, match=r"can't type into Button 'Back' at /0/3: only SearchField, "):
             await phone.act(Action(Op.TYPE, element=screen.find("Button", "Back")[0], text="x"))
         await phone.act(Action(Op.TYPE, element=screen.find("SearchField", "Search")[0], text="x"))
         assert await value_of(phone, "SearchField", "Search") == ""
@@ -557,13 +548,9 @@ def test_links_and_launch_app() -> None:
         assert phone.front == B
         await phone.act(Action(Op.LAUNCH_APP, text=SPRINGBOARD))
         assert phone.front == SPRINGBOARD
-        with pytest.raises(
-            mc.DeviceError, match=r"OPEN_URL: no app opens 'gamma://x' \(links: alpha://form, "
-        ):
+        with pytest.raises(mc.DeviceError, match=r"OPEN_URL: no app opens 'gamma://x' \(links: alpha://form, "):
             await phone.act(Action(Op.OPEN_URL, text="gamma://x"))
-        with pytest.raises(
-            mc.DeviceError, match=r"LAUNCH_APP: com\.example\.zzz is not installed \(installed: "
-        ):
+        with pytest.raises(mc.DeviceError, match=r"LAUNCH_APP: com\.example\.zzz is not installed \(installed: "):
             await phone.act(Action(Op.LAUNCH_APP, text="com.example.zzz"))
         await phone.act(Action(Op.LAUNCH_APP, text=A))
         assert phone.screen_name(A) == "form"
@@ -662,9 +649,7 @@ def test_a_lost_action_raises_unknown_outcome_and_changes_nothing() -> None:
         await phone.launch(A, LaunchOptions())
         phone.fail_next_action()
         form = (await phone.read()).find("Button", "Form")[0]
-        with pytest.raises(
-            mc.UnknownOutcome, match=r"TAP: the reply was lost \(injected by fail_next_action\)"
-        ):
+        with pytest.raises(mc.UnknownOutcome, match=r"TAP: the reply was lost \(injected by fail_next_action\)"):
             await phone.act(Action(Op.TAP, element=form))
         assert clock.now() == pytest.approx(0.5)
         await clock.sleep(5)

@@ -104,9 +104,7 @@ def test_the_renamed_sample_differs_only_in_the_continue_button() -> None:
 
 
 def test_sample_path_names_the_samples_when_asked_for_another() -> None:
-    with pytest.raises(
-        ValueError, match=r"no sample app script 'nope' \(samples: yourapp, yourapp-renamed\)"
-    ):
+    with pytest.raises(ValueError, match=r"no sample app script 'nope' \(samples: yourapp, yourapp-renamed\)"):
         sample_path("nope")
     with pytest.raises(ValueError, match="no sample"):
         sample_path("../scripted/__init__")
@@ -114,8 +112,7 @@ def test_sample_path_names_the_samples_when_asked_for_another() -> None:
 
 def test_defaults_for_device_latency_file_and_element_keys() -> None:
     script = parse(
-        "version: 1\napps:\n  com.example.a:\n    {name: A, version: '1', build: '1', launch: w, screens:"
-        " {w: []}}\n"
+        "version: 1\napps:\n  com.example.a:\n    {name: A, version: '1', build: '1', launch: w, screens: {w: []}}\n"
     )
     assert script.device == mc.DeviceInfo(name="Scripted iPhone", ios="26.4", kind=mc.DeviceKind.SIMULATOR)
     assert script.latency == PROFILES["zero"]
@@ -156,9 +153,7 @@ def test_every_element_key_is_read() -> None:
 
 def test_latency_profiles_and_explicit_figures() -> None:
     usb = parse(edit("latency: zero", "latency: usb-iphone")).latency
-    assert usb == Latency(
-        read=0.234, tap=0.478, transition=1.247, type_char=0.0175, swipe=0.7, launch=2.6, home=0.5
-    )
+    assert usb == Latency(read=0.234, tap=0.478, transition=1.247, type_char=0.0175, swipe=0.7, launch=2.6, home=0.5)
     some = parse(edit("latency: zero", "latency: {tap: 0.5, transition: 2}")).latency
     assert some == Latency(tap=0.5, transition=2.0)
     assert parse(edit("latency: zero", "latency: {}")).latency == Latency()
@@ -175,9 +170,7 @@ def test_device_kind_size_and_iphone() -> None:
 def test_from_dict_validates_the_same_way() -> None:
     data = {
         "version": 1,
-        "apps": {
-            "com.example.a": {"name": "A", "version": "1", "build": "1", "launch": "w", "screens": {"w": []}}
-        },
+        "apps": {"com.example.a": {"name": "A", "version": "1", "build": "1", "launch": "w", "screens": {"w": []}}},
     }
     assert AppScript.from_dict(data).apps["com.example.a"].name == "A"
     data["apps"]["com.example.a"]["screens"] = {"w": [{"role": "Button", "lable": "x"}]}  # type: ignore[index]
@@ -189,9 +182,7 @@ def test_from_dict_validates_the_same_way() -> None:
 
 def test_a_missing_file_is_a_script_error(tmp_path: Path) -> None:
     missing = tmp_path / "nope.yaml"
-    with pytest.raises(
-        mc.ScriptError, match=r"nope\.yaml: can't read the app script \(No such file or directory\)"
-    ):
+    with pytest.raises(mc.ScriptError, match=r"nope\.yaml: can't read the app script \(No such file or directory\)"):
         AppScript.from_file(missing)
 
 
@@ -263,8 +254,7 @@ def test_presence_and_values_over_time() -> None:
 def test_unknown_key_names_the_file_line_key_and_a_hint() -> None:
     message = error_of(edit("label: Sign up, tap", "lable: Sign up, tap"))
     assert message == (
-        "app.yaml:14: apps.\"com.example.a\".screens.welcome[1].lable: unknown key 'lable' (did you mean"
-        " 'label'?)"
+        "app.yaml:14: apps.\"com.example.a\".screens.welcome[1].lable: unknown key 'lable' (did you mean 'label'?)"
     )
 
 
@@ -362,10 +352,7 @@ def test_unknown_keys_everywhere(old: str, new: str, expected: str) -> None:
         (
             "latency: zero",
             "latency: [1]",
-            (
-                "app.yaml:3: latency: expected a profile name (zero, usb-iphone) or a mapping of seconds, got"
-                " a list"
-            ),
+            ("app.yaml:3: latency: expected a profile name (zero, usb-iphone) or a mapping of seconds, got a list"),
         ),
         (
             "kind: simulator",
@@ -443,9 +430,7 @@ def test_missing_screens_apps_and_keys(old: str, new: str, expected: str) -> Non
 
 def test_a_screen_may_not_be_called_home() -> None:
     message = error_of(edit("      signup:\n", "      home:\n        - {role: X}\n      signup:\n"))
-    assert (
-        "screens.home: 'home' is reserved (tap: home presses the home button); rename this screen" in message
-    )
+    assert "screens.home: 'home' is reserved (tap: home presses the home button); rename this screen" in message
 
 
 @pytest.mark.parametrize(
@@ -473,10 +458,7 @@ def test_bad_frames(frame: str, expected: str) -> None:
         ("{tap: -1}", "app.yaml:3: latency.tap: must be 0 or more seconds, got -1"),
         (
             '{tap: "1.0"}',
-            (
-                "latency.tap: expected a number of seconds, got '1.0' (a string); write it without quotes:"
-                " tap: 1.0"
-            ),
+            ("latency.tap: expected a number of seconds, got '1.0' (a string); write it without quotes: tap: 1.0"),
         ),
         (
             "usb_iphone",
@@ -543,10 +525,7 @@ def test_not_utf8_and_not_yaml() -> None:
     [
         (
             "",
-            (
-                "app.yaml: expected an app script: a mapping with version, device, latency and apps, got"
-                " nothing (null)"
-            ),
+            ("app.yaml: expected an app script: a mapping with version, device, latency and apps, got nothing (null)"),
         ),
         ("- 1\n", "got a list"),
         ("version: 1\n", "app.yaml: key 'apps' is missing; list the installed apps under apps:"),
@@ -630,10 +609,7 @@ def test_bad_times(old: str, new: str, expected: str) -> None:
         (
             "    screens:\n      main:\n        - {role: StaticText, label: Beta}\n",
             "    screens: {}\n",
-            (
-                'apps."com.example.b".screens: expected a mapping of screen names to lists of elements, at'
-                " least one"
-            ),
+            ('apps."com.example.b".screens: expected a mapping of screen names to lists of elements, at least one'),
         ),
         ("      main:\n", "      1: []\n      main:\n", 'screens."1": a screen name is a string, got 1'),
     ],
