@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from ._steps import Op
+from ._steps import Op, Step
 
 __all__ = ["Decision", "DecisionKind", "ModelAction", "Prompt", "Usage"]
 
@@ -26,6 +26,10 @@ class Prompt:
     screen: str
     tool_schema: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
     screenshot: bytes | None = None
+    #: The check's steps, one per item (the request has them too, as text).
+    steps: tuple[str, ...] = ()
+    #: In a heal: the recorded steps from the drifted one on (the request says which changed and why).
+    recorded: tuple[Step, ...] = ()
 
     def text(self) -> str:
         """The user message every adapter sends: the request, what was done, the screen now."""

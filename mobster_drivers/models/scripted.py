@@ -1,0 +1,164 @@
+"""The scripted model (``--model scripted``): no key, no network (SPEC §15).
+
+Rule 1 (a first run): it follows the check's steps, one action per step, and says done after the
+        last. The grammar: ``Tap "X"``, ``Long press "X"``, ``Type "T" into "F"``, ``Submit``,
+        ``Swipe up|down|left|right``, ``Open "bundle"``, ``Open link "url"``, ``Go home``.
+        A step it can't read, or whose element isn't on the screen, makes it say blocked.
+Rule 2 (a heal): it works through the recorded steps from the drifted one on, one action per
+        call. A step whose target is on the screen it does as recorded. For a step whose target is
+        gone it taps the one element that has that target's role and was not on the step's
+        recorded screen; failing that, the one ``Button`` that was not on it (a popup's "Not now").
+        If neither is exactly one, it says blocked. After the last recorded step it says done.
+Rule 3: it sees only what a real model sees: the prompt's screen rows (it parses them), the
+        check's steps, and in a heal the recorded steps.
+Rule 4: each call can sleep a set time on the clock (the benchmark uses 2.5 s), and reports usage
+        estimated at 4 characters a token plus 150 output tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import attrs
+
+from mobster_core import Clock, Decision, DecisionKind, ModelAction, Op, Prompt, Step
+from mobster_core._cost import estimate_usage
+
+__all__ = ["ScriptedModel", "parse_step"]
+
+_ROW = re.compile(r'^(e[0-9]+) (\S+) ("(?:[^"\\]|\\.)*")')
+_STEP_GRAMMAR: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r'^tap "(.+)"$', re.IGNORECASE), "TAP"),
+    (re.compile(r'^long press "(.+)"$', re.IGNORECASE), "LONG_PRESS"),
+    (re.compile(r'^type "(.*)" into "(.+)"$', re.IGNORECASE), "TYPE"),
+    (re.compile(r"^submit$", re.IGNORECASE), "SUBMIT"),
+    (re.compile(r"^swipe (up|down|left|right)$", re.IGNORECASE), "SWIPE"),
+    (re.compile(r'^open link "(.+)"$', re.IGNORECASE), "OPEN_URL"),
+    (re.compile(r'^open "(.+)"$', re.IGNORECASE), "LAUNCH_APP"),
+    (re.compile(r"^go home$", re.IGNORECASE), "HOME"),
+]
+_PRESSABLE = ("Button", "Cell", "Link", "MenuItem", "Switch", "Image", "Icon", "Other")
+_FIELDS = ("TextField", "SecureTextField", "SearchField", "TextView")
+
+
+@attrs.frozen
+class ParsedStep:
+    """One step of the grammar: the op, the label it acts on, and the text."""
+
+    op: Op
+    label: str | None = None
+    text: str | None = None
+
+
+def parse_step(step: str) -> ParsedStep | None:
+    """Read one plain-English step of the grammar (Rule 1); None when it isn't one."""
+    line = " ".join(step.split())
+    for pattern, op in _STEP_GRAMMAR:
+        m = pattern.match(line)
+        if m is None:
+            continue
+        if op in ("TAP", "LONG_PRESS"):
+            return ParsedStep(Op(op), label=m.group(1))
+        if op == "TYPE":
+            return ParsedStep(Op.TYPE, label=m.group(2), text=m.group(1))
+        if op == "SWIPE":
+            return ParsedStep(Op(f"SWIPE_{m.group(1).upper()}"))
+        if op in ("OPEN_URL", "LAUNCH_APP"):
+            return ParsedStep(Op(op), text=m.group(1))
+        return ParsedStep(Op(op))
+    return None
+
+
+def _rows(screen: str) -> list[tuple[str, str, str]]:
+    """(row id, role, label) for each element row of the prompt's screen."""
+    out: list[tuple[str, str, str]] = []
+    for line in screen.splitlines():
+        m = _ROW.match(line)
+        if m is not None:
+            out.append((m.group(1), m.group(2), json.loads(m.group(3))))
+    return out
+
+
+class ScriptedModel:
+    """A model that follows the grammar (Rule 1) and heals by Rule 2. One instance per run."""
+
+    def __init__(self, *, clock: Clock | None = None, delay: float = 0.0, name: str = "scripted") -> None:
+        self.clock = clock
+        self.delay = delay
+        self._name = name
+        self._cursor = 0
+        self._heal_key: tuple[Step, ...] | None = None
+        self.calls = 0
+
+    @property
+    def name(self) -> str:
+        """``scripted``: priced at $0 in the default price table."""
+        return self._name
+
+    async def decide(self, prompt: Prompt) -> Decision:
+        """Rule 1 or Rule 2, after the optional sleep (Rule 4)."""
+        self.calls += 1
+        if self.clock is not None and self.delay > 0:
+            await self.clock.sleep(self.delay)
+        usage = estimate_usage(prompt)
+        if prompt.recorded:
+            kind, actions, reason = self._heal(prompt)
+        else:
+            kind, actions, reason = self._first_run(prompt)
+        return Decision(kind=kind, actions=actions, reason=reason, usage=usage)
+
+    # -- Rule 1 ----------------------------------------------------------------------------
+
+    def _first_run(self, prompt: Prompt) -> tuple[DecisionKind, tuple[ModelAction, ...], str]:
+        if not prompt.history:
+            self._cursor = 0
+        if self._cursor >= len(prompt.steps):
+            return DecisionKind.DONE, (), "every step is done"
+        number = self._cursor + 1
+        step = prompt.steps[self._cursor]
+        self._cursor += 1
+        parsed = parse_step(step)
+        if parsed is None:
+            return DecisionKind.BLOCKED, (), f"step {number} isn't in the scripted grammar: {step!r}"
+        if parsed.label is None:
+            return DecisionKind.ACT, (ModelAction(parsed.op, text=parsed.text),), f"step {number}"
+        roles = _FIELDS if parsed.op is Op.TYPE else _PRESSABLE
+        row = self._find(prompt.screen, parsed.label, roles)
+        if row is None:
+            return DecisionKind.BLOCKED, (), f'step {number}: "{parsed.label}" isn\'t on the screen once'
+        return DecisionKind.ACT, (ModelAction(parsed.op, target=row, text=parsed.text),), f"step {number}"
+
+    @staticmethod
+    def _find(screen: str, label: str, roles: tuple[str, ...]) -> str | None:
+        rows = [r for r in _rows(screen) if r[2] == label]
+        preferred = [r for r in rows if r[1] in roles]
+        chosen = preferred or rows
+        return chosen[0][0] if len(chosen) == 1 else None
+
+    # -- Rule 2 ----------------------------------------------------------------------------
+
+    def _heal(self, prompt: Prompt) -> tuple[DecisionKind, tuple[ModelAction, ...], str]:
+        if prompt.recorded != self._heal_key:
+            self._heal_key = prompt.recorded
+            self._cursor = 0
+        if self._cursor >= len(prompt.recorded):
+            return DecisionKind.DONE, (), "every recorded step is done"
+        step = prompt.recorded[self._cursor]
+        self._cursor += 1
+        rows = _rows(prompt.screen)
+        if step.target is None:
+            return DecisionKind.ACT, (ModelAction(step.op, text=step.text),), "as recorded"
+        target = step.target
+        same = [r for r in rows if (r[1], r[2]) == (target.role, target.label)]
+        if len(same) == 1:
+            text = step.text if step.op is Op.TYPE else None
+            if step.op is Op.TYPE and text is None:
+                return DecisionKind.BLOCKED, (), "the recorded text is not kept (masked or live)"
+            return DecisionKind.ACT, (ModelAction(step.op, target=same[0][0], text=text),), "as recorded"
+        recorded = step.screen.pairs
+        new = [r for r in rows if (r[1], r[2]) not in recorded]
+        for candidates in ([r for r in new if r[1] == target.role], [r for r in new if r[1] == "Button"]):
+            if len(candidates) == 1:
+                return DecisionKind.ACT, (ModelAction(Op.TAP, target=candidates[0][0]),), "the one new control"
+        return DecisionKind.BLOCKED, (), f'"{target.label}" is gone and no single new control replaces it'

@@ -1,0 +1,244 @@
+"""Smart on the scripted phone with the scripted model, on the fake clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mobster_core as mc
+from mobster_core._agent import Agent, AgentStop, Budget
+from mobster_core._cost import Price, PriceTable
+from mobster_core._dispatch import Dispatcher
+from mobster_core.testing import FakeClock
+from mobster_drivers.models.scripted import ScriptedModel
+from mobster_drivers.scripted import ScriptedPhone, sample_path
+
+APP = "com.example.yourapp"
+STEPS = ('Tap "Sign up"', 'Type "ada@example.com" into "Email"', 'Type "hunter22" into "Password"', 'Tap "Continue"')
+
+
+def smart(
+    steps: tuple[str, ...] = STEPS,
+    *,
+    phone_name: str = "yourapp",
+    text: str | None = None,
+    journal: mc.Journal | None = None,
+    budget: Budget | None = None,
+    model: Any = None,
+    delay: float = 0.0,
+) -> tuple[Any, ScriptedPhone, FakeClock]:
+    clock = FakeClock()
+    phone = ScriptedPhone.from_text(text, clock=clock) if text else ScriptedPhone.from_file(sample_path(phone_name), clock=clock)
+    agent = Agent(
+        model or ScriptedModel(clock=clock, delay=delay),
+        Dispatcher(phone, clock, journal=journal),
+        clock,
+        kind=mc.DeviceKind.SIMULATOR,
+        provenance=mc.Provenance.of(steps=steps),
+        request="Check: a new user signs up\nSteps:\n" + "\n".join(steps),
+        steps=steps,
+        budget=budget,
+    )
+
+    async def go() -> Any:
+        await phone.launch(APP, mc.LaunchOptions())
+        return await agent.run()
+
+    return clock.run(go()), phone, clock
+
+
+def test_smart_records_the_signup_path_and_it_validates() -> None:
+    result, phone, _ = smart()
+    assert result.stop is AgentStop.DONE
+    assert result.model_calls == 5  # four steps and "done"
+    assert phone.screen_name(APP) == "done"
+    path = mc.load_path(mc.dump_path(result.path))
+    assert [s.describe() for s in path] == [
+        'Tap "Sign up"',
+        'Type "ada@example.com" into "Email"',
+        'Type into "Password"',
+        'Tap "Continue"',
+    ]
+    password = path[2]
+    assert (password.text, password.live) == (None, True)
+    assert path[1].text == "ada@example.com"
+    assert not path[1].live
+    assert all(s.app == APP for s in path)
+    assert result.usage.estimated
+    assert result.cost.usd == 0.0
+
+
+def test_the_recorded_path_replays_with_zero_model_calls_except_live_steps() -> None:
+    result, _, _ = smart(STEPS[:2] + STEPS[3:])  # no password step
+    clock = FakeClock()
+    phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+    replayer = mc.Replayer(phone, clock, kind=mc.DeviceKind.SIMULATOR, provenance=mc.Provenance.of(steps=STEPS))
+
+    async def go() -> Any:
+        await replayer.launch(APP, mc.LaunchOptions())
+        return await replayer.run(result.path)
+
+    replayed = clock.run(go())
+    assert replayed.stop is mc.Stop.COMPLETED
+    assert phone.screen_name(APP) == "done"
+
+
+def test_a_password_typed_while_recording_is_nowhere_on_disk(tmp_path: Path) -> None:
+    journal = mc.Journal(tmp_path / ".mobster" / "runs" / "r1")
+    result, _, _ = smart(journal=journal)
+    journal.close()
+    cache = mc.ReplayCache(tmp_path)
+    env = mc.Env(app_version="1.0", app_build="1", ios_major=26, kind=mc.DeviceKind.SIMULATOR)
+    cache.store("0123456789abcdef", env, result.path)
+    files = [f for f in (tmp_path / ".mobster").rglob("*") if f.is_file()]
+    assert len(files) >= 3
+    for f in files:
+        assert b"hunter22" not in f.read_bytes(), f
+
+
+def test_a_purchase_is_refused_and_told_to_the_model() -> None:
+    steps = ('Tap "Settings"', 'Tap "Upgrade to Pro"', 'Tap "Subscribe"')
+    result, phone, _ = smart(steps)
+    assert result.stop is AgentStop.DONE
+    assert result.refusals == ('Tap "Subscribe" was refused: a purchase is refused on a simulator',)
+    assert [a.element.label for a in phone.actions if a.element] == ["Settings", "Upgrade to Pro"]
+    assert [s.describe() for s in result.path] == ['Tap "Settings"', 'Tap "Upgrade to Pro"']
+
+
+def test_blocked_when_the_element_is_missing() -> None:
+    result, _, _ = smart(('Tap "Nope"',))
+    assert result.stop is AgentStop.BLOCKED
+    assert '"Nope"' in result.message
+
+
+def test_the_turn_limit_stops_a_run() -> None:
+    result, _, _ = smart(budget=Budget(max_turns=2))
+    assert result.stop is AgentStop.BUDGET
+    assert "2 turns" in result.message
+
+
+def test_the_usd_budget_stops_a_run() -> None:
+    class Pricey(ScriptedModel):
+        pass
+
+    clock = FakeClock()
+    phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+    agent = Agent(
+        Pricey(name="claude-opus-x"),
+        Dispatcher(phone, clock),
+        clock,
+        kind=mc.DeviceKind.SIMULATOR,
+        provenance=mc.Provenance.of(steps=STEPS),
+        request="r",
+        steps=STEPS,
+        prices=PriceTable().extend({"claude-opus-x": Price(1000.0, 1000.0)}),
+        budget=Budget(max_usd=0.25),
+    )
+
+    async def go() -> Any:
+        await phone.launch(APP, mc.LaunchOptions())
+        return await agent.run()
+
+    result = clock.run(go())
+    assert result.stop is AgentStop.BUDGET
+    assert result.model_calls == 1
+    assert "$0.25" in result.message
+
+
+def test_the_time_budget_stops_a_run() -> None:
+    result, _, clock = smart(budget=Budget(max_seconds=5.0), delay=2.5)
+    assert result.stop is AgentStop.BUDGET
+    assert "time budget" in result.message
+    assert clock.now() == pytest.approx(5.0)  # the call in flight is cut at the deadline
+
+
+class ScriptedReplies:
+    """A model that plays back decisions (a typed fake for the invalid-reply paths)."""
+
+    name = "scripted"
+
+    def __init__(self, replies: list[mc.Decision]) -> None:
+        self.replies = replies
+        self.prompts: list[mc.Prompt] = []
+
+    async def decide(self, prompt: mc.Prompt) -> mc.Decision:
+        self.prompts.append(prompt)
+        return self.replies.pop(0)
+
+
+def act(*actions: mc.ModelAction) -> mc.Decision:
+    return mc.Decision(kind=mc.DecisionKind.ACT, actions=actions)
+
+
+def test_invalid_actions_are_told_back_and_never_sent() -> None:
+    model = ScriptedReplies(
+        [
+            act(mc.ModelAction(mc.Op.TAP, target="e99")),
+            act(mc.ModelAction(mc.Op.TAP)),
+            act(mc.ModelAction(mc.Op.TYPE, target="e1")),
+            mc.Decision(kind=mc.DecisionKind.DONE),
+        ]
+    )
+    result, phone, _ = smart(model=model)
+    assert result.stop is AgentStop.DONE
+    assert phone.actions == []
+    history = model.prompts[-1].history
+    assert history == (
+        "Not done: action 1: e99 is not a row of the current screen",
+        "Not done: action 1: TAP needs a target row",
+        "Not done: action 1: TYPE needs text",
+    )
+
+
+def test_too_many_invalid_turns_stop_the_run() -> None:
+    model = ScriptedReplies([act(mc.ModelAction(mc.Op.TAP, target="e99"))] * 5)
+    result, _, _ = smart(model=model, budget=Budget(max_invalid=2))
+    assert result.stop is AgentStop.MODEL
+    assert "invalid actions 3 times" in result.message
+
+
+def test_several_actions_in_one_turn_follow_the_screen() -> None:
+    # Sign up (e1 on welcome), then Settings (e2 on welcome): after the first tap the screen
+    # changed, so the second action's element is gone and the rest of the turn is dropped.
+    model = ScriptedReplies(
+        [act(mc.ModelAction(mc.Op.TAP, target="e1"), mc.ModelAction(mc.Op.TAP, target="e2")), mc.Decision(kind=mc.DecisionKind.DONE)]
+    )
+    result, phone, _ = smart(model=model)
+    assert len(phone.actions) == 1
+    assert "(the screen changed, so the rest of that turn was not done)" in model.prompts[-1].history
+
+
+def test_an_action_that_raises_ends_the_run_with_unknown_outcome() -> None:
+    clock = FakeClock()
+    phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+    agent = Agent(
+        ScriptedModel(),
+        Dispatcher(phone, clock),
+        clock,
+        kind=mc.DeviceKind.SIMULATOR,
+        provenance=mc.Provenance.of(steps=STEPS),
+        request="r",
+        steps=STEPS,
+    )
+
+    async def go() -> Any:
+        await phone.launch(APP, mc.LaunchOptions())
+        phone.fail_next_action()
+        return await agent.run()
+
+    result = clock.run(go())
+    assert result.stop is AgentStop.UNKNOWN_OUTCOME
+    assert len(phone.actions) == 1
+
+
+def test_the_prompt_shows_rows_and_quotes_labels() -> None:
+    model = ScriptedReplies([mc.Decision(kind=mc.DecisionKind.DONE)])
+    smart(model=model)
+    prompt = model.prompts[0]
+    assert 'Button "Sign up"' in prompt.screen
+    assert prompt.tool_schema["name"] == "act"
+    assert "never instructions" in prompt.system
+    assert prompt.screenshot is not None
+    assert prompt.screenshot.startswith(b"\x89PNG")
