@@ -8,20 +8,31 @@ from __future__ import annotations
 
 import logging
 
+from ._agent import Agent, AgentResult, AgentStop, Budget
+from ._assertions import Assertion, AssertionResult, ExpectError, Selector, evaluate
+from ._breaker import Breaker
 from ._cache import Lookup, ReplayCache, StoredEnv
+from ._checks import Check, CheckError, find_checks, load_check, load_check_text
 from ._clock import SystemClock
+from ._cost import Cost, Price, PriceTable, estimate_usage
 from ._device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
+from ._dispatch import Dispatcher
 from ._fsutil import UnsafeFile, find_project_root
+from ._heal import HealEnd, HealOutcome, heal_step
+from ._healfile import HealEntry, HealFileError, accept_heals, heal_file_for, read_heal_file, reject_heals
 from ._identity import Env, path_identity, why_fresh
 from ._journal import DuplicateEffect, EffectLedger, Journal, JournalError, Outcome, UnknownOutcomePending, read_journal
 from ._matcher import Match, match_step
 from ._model import Decision, DecisionKind, ModelAction, Prompt, Usage
 from ._replay import LiveStep, Replayer, ReplayResult, StepReport, StepSource, Stop
+from ._run import CheckResult, Mode, RunOptions, new_run_id, run_check
 from ._safety import SafetyDecision, check_commit, classify
 from ._screen import DEFAULT_SCREEN_SIZE, Element, Screen, similarity
 from ._settle import DEFAULT_POLICY, PollPolicy
 from ._steps import Commit, Op, ScreenRef, Step, Target, describe_action, dump_path, load_path
 from ._typing_rules import Provenance, is_masked, record_text
+from ._verdict import FailureClass, SettledRead, Verdict, decide, settled_read, suite_exit_code
+from ._verdict import Outcome as CheckOutcome
 from .exceptions import (
     DeviceError,
     MobsterError,
@@ -37,19 +48,38 @@ __all__ = [
     "DEFAULT_SCREEN_SIZE",
     "SPRINGBOARD",
     "Action",
+    "Agent",
+    "AgentResult",
+    "AgentStop",
     "AppInfo",
+    "Assertion",
+    "AssertionResult",
+    "Breaker",
+    "Budget",
+    "Check",
+    "CheckError",
+    "CheckOutcome",
+    "CheckResult",
     "Clock",
     "Commit",
+    "Cost",
     "Decision",
     "DecisionKind",
     "Device",
     "DeviceError",
     "DeviceInfo",
     "DeviceKind",
+    "Dispatcher",
     "DuplicateEffect",
     "EffectLedger",
     "Element",
     "Env",
+    "ExpectError",
+    "FailureClass",
+    "HealEnd",
+    "HealEntry",
+    "HealFileError",
+    "HealOutcome",
     "Journal",
     "JournalError",
     "LaunchOptions",
@@ -57,6 +87,7 @@ __all__ = [
     "Lookup",
     "Match",
     "MobsterError",
+    "Mode",
     "Model",
     "ModelAction",
     "ModelError",
@@ -64,17 +95,22 @@ __all__ = [
     "Outcome",
     "PathError",
     "PollPolicy",
+    "Price",
+    "PriceTable",
     "Prompt",
     "Provenance",
     "ReplayCache",
     "ReplayResult",
     "Replayer",
     "Reset",
+    "RunOptions",
     "SafetyDecision",
     "Screen",
     "ScreenRef",
     "Screenshots",
     "ScriptError",
+    "Selector",
+    "SettledRead",
     "Step",
     "StepReport",
     "StepSource",
@@ -86,18 +122,34 @@ __all__ = [
     "UnknownOutcomePending",
     "UnsafeFile",
     "Usage",
+    "Verdict",
+    "accept_heals",
     "check_commit",
     "classify",
+    "decide",
     "describe_action",
     "dump_path",
+    "estimate_usage",
+    "evaluate",
+    "find_checks",
     "find_project_root",
+    "heal_file_for",
+    "heal_step",
     "is_masked",
+    "load_check",
+    "load_check_text",
     "load_path",
     "match_step",
+    "new_run_id",
     "path_identity",
+    "read_heal_file",
     "read_journal",
     "record_text",
+    "reject_heals",
+    "run_check",
+    "settled_read",
     "similarity",
+    "suite_exit_code",
     "why_fresh",
 ]
 

@@ -33,7 +33,7 @@ from ._prompt import ACTION_TOOL, SYSTEM_PROMPT, screen_rows
 from ._replay import StepReport, StepSource
 from ._safety import check_commit, classify
 from ._screen import Element, Screen
-from ._settle import DEFAULT_POLICY, PollPolicy, Verdict
+from ._settle import DEFAULT_POLICY, PollPolicy, PollVerdict
 from ._steps import Op, Step, describe_action
 from ._typing_rules import Provenance, record_text
 from .exceptions import ModelError
@@ -235,9 +235,9 @@ class Agent:
             if screen is not None and state.settled:
                 return screen
             decision = self.policy.next(state, now)
-            if decision.verdict is Verdict.DRIFTED and screen is not None:
+            if decision.verdict is PollVerdict.DRIFTED and screen is not None:
                 return screen
-            if decision.verdict is Verdict.SLEEP:
+            if decision.verdict is PollVerdict.SLEEP:
                 await self.clock.sleep(decision.until - now)
                 continue
             started = self.clock.now()

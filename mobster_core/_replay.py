@@ -31,7 +31,7 @@ from ._journal import EffectLedger, Journal
 from ._matcher import Match, match_step
 from ._safety import check_commit, classify
 from ._screen import Element, Screen
-from ._settle import DEFAULT_POLICY, PollPolicy, Verdict
+from ._settle import DEFAULT_POLICY, PollPolicy, PollVerdict
 from ._steps import Op, Step
 from ._typing_rules import SEARCH_ROLES, Provenance
 from .exceptions import DeviceError, ModelError
@@ -188,7 +188,7 @@ class Replayer:
         while True:
             now = self.clock.now()
             decision = self.policy.next(state, now)
-            if decision.verdict is Verdict.DRIFTED:
+            if decision.verdict is PollVerdict.DRIFTED:
                 # A read always comes before a drift (the policy reads first), so both are set.
                 assert match is not None
                 assert screen is not None
@@ -201,7 +201,7 @@ class Replayer:
                 message = f"step {index} ({step.describe()}) drifted: {reason}"
                 result = ReplayResult(Stop.DRIFTED, tuple(self._reports), index, message, match, screen)
                 raise _Ended(result)
-            if decision.verdict is Verdict.SLEEP:
+            if decision.verdict is PollVerdict.SLEEP:
                 await self.clock.sleep(decision.until - now)
                 continue
             started = self.clock.now()

@@ -19,12 +19,12 @@ import math
 
 import attrs
 
-__all__ = ["DEFAULT_POLICY", "PollDecision", "PollPolicy", "Verdict", "WaitState"]
+__all__ = ["DEFAULT_POLICY", "PollDecision", "PollPolicy", "PollVerdict", "WaitState"]
 
 _SLACK = 1e-9
 
 
-class Verdict(enum.StrEnum):
+class PollVerdict(enum.StrEnum):
     """What the runner does next."""
 
     READ = "read"
@@ -36,7 +36,7 @@ class Verdict(enum.StrEnum):
 class PollDecision:
     """``READ`` now; ``SLEEP`` until ``until`` (clock seconds); or ``DRIFTED`` with a reason."""
 
-    verdict: Verdict
+    verdict: PollVerdict
     until: float = 0.0
     why: str = ""
 
@@ -83,15 +83,15 @@ class PollPolicy:
         settled_deadline = state.began + self.drift_after if state.settled else math.inf
         give_up_deadline = state.began + self.give_up_after if state.reads > 0 else math.inf
         if now + _SLACK >= settled_deadline:
-            return PollDecision(Verdict.DRIFTED, why=f"the screen settled and {self.drift_after:g} s passed")
+            return PollDecision(PollVerdict.DRIFTED, why=f"the screen settled and {self.drift_after:g} s passed")
         if now + _SLACK >= give_up_deadline:
-            return PollDecision(Verdict.DRIFTED, why=f"the screen kept changing for {self.give_up_after:g} s")
+            return PollDecision(PollVerdict.DRIFTED, why=f"the screen kept changing for {self.give_up_after:g} s")
         if state.last_read_started is None:
-            return PollDecision(Verdict.READ)
+            return PollDecision(PollVerdict.READ)
         next_read = state.last_read_started + self.interval
         if next_read <= now + _SLACK:
-            return PollDecision(Verdict.READ)
-        return PollDecision(Verdict.SLEEP, until=min(next_read, settled_deadline, give_up_deadline))
+            return PollDecision(PollVerdict.READ)
+        return PollDecision(PollVerdict.SLEEP, until=min(next_read, settled_deadline, give_up_deadline))
 
 
 DEFAULT_POLICY = PollPolicy()

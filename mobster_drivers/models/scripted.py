@@ -130,6 +130,15 @@ class ScriptedModel:
         return DecisionKind.ACT, (ModelAction(parsed.op, target=row, text=parsed.text),), f"step {number}"
 
     @staticmethod
+    def _typed_into(steps: tuple[str, ...], label: str) -> str | None:
+        """The text a step of the check types into ``label`` (a live step's text: Rule 2)."""
+        for step in steps:
+            parsed = parse_step(step)
+            if parsed is not None and parsed.op is Op.TYPE and parsed.label == label:
+                return parsed.text
+        return None
+
+    @staticmethod
     def _find(screen: str, label: str, roles: tuple[str, ...]) -> str | None:
         rows = [r for r in _rows(screen) if r[2] == label]
         preferred = [r for r in rows if r[1] in roles]
@@ -154,7 +163,10 @@ class ScriptedModel:
         if len(same) == 1:
             text = step.text if step.op is Op.TYPE else None
             if step.op is Op.TYPE and text is None:
-                return DecisionKind.BLOCKED, (), "the recorded text is not kept (masked or live)"
+                text = self._typed_into(prompt.steps, target.label)
+                if text is None:
+                    return DecisionKind.BLOCKED, (), f'no step of the check types into "{target.label}"'
+
             return DecisionKind.ACT, (ModelAction(step.op, target=same[0][0], text=text),), "as recorded"
         recorded = step.screen.pairs
         new = [r for r in rows if (r[1], r[2]) not in recorded]

@@ -30,7 +30,11 @@ def smart(
     delay: float = 0.0,
 ) -> tuple[Any, ScriptedPhone, FakeClock]:
     clock = FakeClock()
-    phone = ScriptedPhone.from_text(text, clock=clock) if text else ScriptedPhone.from_file(sample_path(phone_name), clock=clock)
+    phone = (
+        ScriptedPhone.from_text(text, clock=clock)
+        if text
+        else ScriptedPhone.from_file(sample_path(phone_name), clock=clock)
+    )
     agent = Agent(
         model or ScriptedModel(clock=clock, delay=delay),
         Dispatcher(phone, clock, journal=journal),
@@ -203,9 +207,12 @@ def test_several_actions_in_one_turn_follow_the_screen() -> None:
     # Sign up (e1 on welcome), then Settings (e2 on welcome): after the first tap the screen
     # changed, so the second action's element is gone and the rest of the turn is dropped.
     model = ScriptedReplies(
-        [act(mc.ModelAction(mc.Op.TAP, target="e1"), mc.ModelAction(mc.Op.TAP, target="e2")), mc.Decision(kind=mc.DecisionKind.DONE)]
+        [
+            act(mc.ModelAction(mc.Op.TAP, target="e1"), mc.ModelAction(mc.Op.TAP, target="e2")),
+            mc.Decision(kind=mc.DecisionKind.DONE),
+        ]
     )
-    result, phone, _ = smart(model=model)
+    _, phone, _ = smart(model=model)
     assert len(phone.actions) == 1
     assert "(the screen changed, so the rest of that turn was not done)" in model.prompts[-1].history
 

@@ -9,16 +9,22 @@ from mobster_core import protocols, testing
 def test_all_is_pinned() -> None:
     assert sorted(mc.__all__) == sorted(
         [
-            "Action", "AppInfo", "Clock", "Commit", "DEFAULT_POLICY", "DEFAULT_SCREEN_SIZE", "Decision",
-            "DecisionKind", "Device", "DeviceError", "DeviceInfo", "DeviceKind", "DuplicateEffect",
-            "EffectLedger", "Element", "Env", "Journal", "JournalError", "LaunchOptions", "LiveStep",
-            "Lookup", "Match", "MobsterError", "Model", "ModelAction", "ModelError", "Op", "Outcome",
-            "PathError", "PollPolicy", "Prompt", "Provenance", "ReplayCache", "ReplayResult", "Replayer",
-            "Reset", "SPRINGBOARD", "SafetyDecision", "Screen", "ScreenRef", "Screenshots", "ScriptError",
-            "Step", "StepReport", "StepSource", "Stop", "StoredEnv", "SystemClock", "Target",
-            "UnknownOutcome", "UnknownOutcomePending", "UnsafeFile", "Usage", "check_commit", "classify",
-            "describe_action", "dump_path", "find_project_root", "is_masked", "load_path", "match_step",
-            "path_identity", "read_journal", "record_text", "similarity", "why_fresh",
+            "Action", "Agent", "AgentResult", "AgentStop", "AppInfo", "Assertion", "AssertionResult",
+            "Breaker", "Budget", "Check", "CheckError", "CheckOutcome", "CheckResult", "Clock", "Commit",
+            "Cost", "DEFAULT_POLICY", "DEFAULT_SCREEN_SIZE", "Decision", "DecisionKind", "Device",
+            "DeviceError", "DeviceInfo", "DeviceKind", "Dispatcher", "DuplicateEffect", "EffectLedger",
+            "Element", "Env", "ExpectError", "FailureClass", "HealEnd", "HealEntry", "HealFileError",
+            "HealOutcome", "Journal", "JournalError", "LaunchOptions", "LiveStep", "Lookup", "Match",
+            "MobsterError", "Mode", "Model", "ModelAction", "ModelError", "Op", "Outcome", "PathError",
+            "PollPolicy", "Price", "PriceTable", "Prompt", "Provenance", "ReplayCache", "ReplayResult",
+            "Replayer", "Reset", "RunOptions", "SPRINGBOARD", "SafetyDecision", "Screen", "ScreenRef",
+            "Screenshots", "ScriptError", "Selector", "SettledRead", "Step", "StepReport", "StepSource",
+            "Stop", "StoredEnv", "SystemClock", "Target", "UnknownOutcome", "UnknownOutcomePending",
+            "UnsafeFile", "Usage", "Verdict", "accept_heals", "check_commit", "classify", "decide",
+            "describe_action", "dump_path", "estimate_usage", "evaluate", "find_checks", "find_project_root",
+            "heal_file_for", "heal_step", "is_masked", "load_check", "load_check_text", "load_path",
+            "match_step", "new_run_id", "path_identity", "read_heal_file", "read_journal", "record_text",
+            "reject_heals", "run_check", "settled_read", "similarity", "suite_exit_code", "why_fresh",
         ]
     )  # fmt: skip
     for name in mc.__all__:

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from mobster_core._settle import DEFAULT_POLICY, PollPolicy, Verdict, WaitState
+from mobster_core._settle import DEFAULT_POLICY, PollPolicy, PollVerdict, WaitState
 
 
 def run(fingerprints: list[str], read_s: float = 0.0, policy: PollPolicy = DEFAULT_POLICY) -> tuple[float, list[float]]:
@@ -17,9 +17,9 @@ def run(fingerprints: list[str], read_s: float = 0.0, policy: PollPolicy = DEFAU
     i = 0
     while True:
         d = policy.next(state, now)
-        if d.verdict is Verdict.DRIFTED:
+        if d.verdict is PollVerdict.DRIFTED:
             return now, starts
-        if d.verdict is Verdict.SLEEP:
+        if d.verdict is PollVerdict.SLEEP:
             assert d.until > now
             now = d.until
             continue
@@ -95,11 +95,11 @@ def test_drift_reasons() -> None:
 def test_a_deadline_a_hair_away_in_float_arithmetic_is_the_deadline() -> None:
     # 0.3 + 1.0 lands on 1.2999999999999998 in floats: that is the 1.0 s deadline, not a new sleep.
     state = WaitState(began=0.3, reads=2, last_read_started=1.2, last_fingerprint="a", settled=True)
-    assert DEFAULT_POLICY.next(state, 0.1 + 0.2 + 0.9999999999999999).verdict is Verdict.DRIFTED
+    assert DEFAULT_POLICY.next(state, 0.1 + 0.2 + 0.9999999999999999).verdict is PollVerdict.DRIFTED
 
 
 def test_sleep_is_always_in_the_future() -> None:
     state = WaitState(began=0.0, reads=1, last_read_started=0.0, last_fingerprint="a", settled=False)
     d = DEFAULT_POLICY.next(state, 0.05)
-    assert d.verdict is Verdict.SLEEP
+    assert d.verdict is PollVerdict.SLEEP
     assert d.until == pytest.approx(0.15)

@@ -1,0 +1,162 @@
+"""The heal (SPEC §10): a drifted step is healed by the model for that step only.
+
+Rule 1: the model gets the check's own request, is told which recorded step changed and why (the
+        matcher's reason), and sees the replayed steps as its history.
+Rule 2: after each of its actions the screen is compared with the drifted step and the next four
+        (the matcher, with the settle state). At the first match the model is cancelled, a call
+        in flight included, and replay takes over from the matched step.
+Rule 3: the next model turn and the screen comparison run concurrently: a match that appears
+        while the model is thinking wins at once. Before the model's first action only the
+        drifted step itself is watched (a later step's screen must not skip the drifted one).
+Rule 4: the breaker is checked before every model action (the caller checks it before the heal).
+Rule 5: the model saying done drops the remaining steps (the verdict decides); blocked fails the
+        check with class ``drift``; an unknown outcome ends the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections.abc import Sequence
+
+import attrs
+
+from ._agent import Agent
+from ._breaker import Breaker
+from ._dispatch import DispatchFailed, Failure
+from ._matcher import match_step
+from ._model import Decision, DecisionKind
+from ._screen import Screen
+from ._settle import PollVerdict
+from ._steps import Step
+from .exceptions import ModelError
+
+__all__ = ["LOOKAHEAD", "HealEnd", "HealOutcome", "heal_step"]
+
+#: Rule 2: how many steps after the drifted one the screen is compared with.
+LOOKAHEAD = 4
+
+
+class HealEnd(enum.StrEnum):
+    """How a heal ended."""
+
+    RESUMED = "resumed"
+    DONE = "done"
+    BLOCKED = "blocked"
+    HEAL_LIMIT = "heal_limit"
+    MODEL = "model"
+    UNKNOWN_OUTCOME = "unknown_outcome"
+    DEVICE = "device"
+
+
+@attrs.frozen
+class HealOutcome:
+    """The end of one heal.
+
+    ``resume_at`` is where replay resumes (0-based), ``new`` the steps the model took, ``old`` the
+    recorded steps they replace, ``breaker`` the breaker after the heal.
+    """
+
+    end: HealEnd
+    step: int
+    new: tuple[Step, ...]
+    old: tuple[Step, ...]
+    breaker: Breaker
+    resume_at: int | None = None
+    message: str = ""
+
+
+def heal_request(request: str, step: int, drifted: Step, why: str) -> str:
+    """Rule 1: the check's request, plus which recorded step changed and why."""
+    return (
+        f"{request}\n\nThis check passed before. Its recorded step {step} ({drifted.describe()}) can't run "
+        f"now: {why}. Do what that step was for, on the screen as it is now, so the check can go on. "
+        "Take one action at a time."
+    )
+
+
+async def heal_step(
+    agent: Agent,
+    steps: Sequence[Step],
+    *,
+    index: int,
+    why: str,
+    screen: Screen,
+    breaker: Breaker,
+) -> HealOutcome:
+    """Heal ``steps[index]`` (0-based) with the agent's model (see the module rules)."""
+    step_no = index + 1
+    drifted = steps[index]
+    request = heal_request(agent.request, step_no, drifted, why)
+    recorded = tuple(steps[index:])
+    first_new = len(agent.path)
+
+    def outcome(end: HealEnd, *, resume_at: int | None = None, message: str = "") -> HealOutcome:
+        new = tuple(agent.path[first_new:])
+        upto = len(steps) if resume_at is None else resume_at
+        old = tuple(steps[index:upto])
+        return HealOutcome(end, step_no, new, old, breaker, resume_at, message)
+
+    try:
+        while True:
+            acted = len(agent.path) > first_new
+            watch = range(index, min(len(steps), index + LOOKAHEAD + 1)) if acted else range(index, index + 1)
+            if acted:
+                # The screen after an action is settled (or gave up settling): check it at once,
+                # so a match costs no model call at all.
+                for j in watch:
+                    if match_step(steps[j], screen, settled=True).ok:
+                        return outcome(HealEnd.RESUMED, resume_at=j)
+            turn = asyncio.ensure_future(agent.ask(screen, recorded=recorded, request=request))
+            watcher = asyncio.ensure_future(_watch(agent, steps, watch, screen))
+            try:
+                done, _pending = await asyncio.wait({turn, watcher}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in (turn, watcher):
+                    if not task.done():
+                        task.cancel()
+                await asyncio.gather(turn, watcher, return_exceptions=True)
+            if watcher in done and not watcher.cancelled() and watcher.exception() is None:
+                resume_at, _seen = watcher.result()
+                return outcome(HealEnd.RESUMED, resume_at=resume_at)
+            decision: Decision = turn.result()
+            if decision.kind is DecisionKind.DONE:
+                return outcome(HealEnd.DONE, message=decision.reason)
+            if decision.kind is DecisionKind.BLOCKED:
+                reason = decision.reason or "the model is blocked"
+                return outcome(
+                    HealEnd.BLOCKED, message=f"step {step_no} ({drifted.describe()}) drifted: {why}; {reason}"
+                )
+            if not breaker.allows_one_more():
+                return outcome(HealEnd.HEAL_LIMIT, message=breaker.message(step_no))
+            before = len(agent.path)
+            screen = await agent.act_turn(screen, decision.actions[:1])
+            breaker = breaker.record(len(agent.path) - before)
+    except ModelError as exc:
+        return outcome(HealEnd.MODEL, message=f"healing step {step_no}: {exc}")
+    except DispatchFailed as exc:
+        end = HealEnd.UNKNOWN_OUTCOME if exc.failure is Failure.UNKNOWN_OUTCOME else HealEnd.DEVICE
+        return outcome(end, message=exc.message)
+
+
+async def _watch(agent: Agent, steps: Sequence[Step], watch: Sequence[int], screen: Screen) -> tuple[int, Screen]:
+    """Rule 2: poll the screen until one of the watched steps matches; return its index."""
+    policy = agent.policy
+    clock = agent.clock
+    state = policy.start(clock.now()).observe(started=clock.now(), fingerprint=screen.fingerprint)
+    while True:
+        for j in watch:
+            if match_step(steps[j], screen, settled=state.settled).ok:
+                return j, screen
+        now = clock.now()
+        decision = policy.next(state, now)
+        if decision.verdict is PollVerdict.SLEEP:
+            await clock.sleep(decision.until - now)
+        elif decision.verdict is PollVerdict.DRIFTED:
+            # The screen is still and matches nothing: keep watching at the poll interval while
+            # the model thinks; only a new read can change the answer.
+            state = policy.start(clock.now()).observe(started=clock.now(), fingerprint=screen.fingerprint)
+            await clock.sleep(policy.interval)
+        started = clock.now()
+        screen = await agent.dispatch.read()
+        state = state.observe(started=started, fingerprint=screen.fingerprint)

@@ -1,0 +1,270 @@
+"""The heal file beside a check, and the heal state in the cache (SPEC §10).
+
+Rule 1: every heal becomes an entry of ``<check stem>.heal.yaml`` beside the check, so it shows in
+        the pull request: ``step`` (from 1), ``from``/``to`` (one line each; several actions are
+        joined with ", then "), ``why`` (the matcher's reason), ``old`` and ``new`` (the actions).
+Rule 2: re-healing a step updates its entry, never adds a duplicate. The file is written
+        atomically with ruamel.yaml. The check file itself is never touched.
+Rule 3: the heal state (``.mobster/cache/heals/<identity>-<env>.json``) keeps the recorded path as
+        it was before its first pending heal (so ``--reject`` can bring it back) and the steps the
+        user chose to keep failing.
+Rule 4: accepting keeps the healed path (it is already the cached path) and removes the heal file;
+        rejecting brings the recorded path back, marks the healed steps keep-failing, and removes
+        the heal file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from ._cache import ReplayCache
+from ._fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, read_private
+from ._identity import Env
+from ._steps import Step, dump_path, load_path
+from ._yaml import YamlProblem, load_yaml
+from .exceptions import MobsterError, PathError
+
+__all__ = [
+    "HealEntry",
+    "HealFileError",
+    "HealState",
+    "accept_heals",
+    "compact",
+    "heal_file_for",
+    "load_heal_state",
+    "merge_entries",
+    "read_heal_file",
+    "reject_heals",
+    "save_heal_state",
+    "write_heal_file",
+]
+
+_HEADER = """\
+Mobster heal diff: steps of this check changed on screen and Smart healed them. Review them.
+A heal never changes an expectation. The check file itself is untouched.
+  Accept:        mobster test heal --accept {name}
+  Keep failing:  mobster test heal --reject {name}"""
+_MAX_STATE_BYTES = 8 * 1024 * 1024
+
+
+class HealFileError(MobsterError):
+    """A heal file or heal state that can't be read; the message names the file and line."""
+
+
+@attrs.frozen
+class HealEntry:
+    """One healed step (Rule 1)."""
+
+    step: int
+    from_: str
+    to: str
+    why: str
+    old: tuple[dict[str, Any], ...]
+    new: tuple[dict[str, Any], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The entry as the heal file and results.json show it."""
+        return {
+            "step": self.step,
+            "from": self.from_,
+            "to": self.to,
+            "why": self.why,
+            "old": [dict(a) for a in self.old],
+            "new": [dict(a) for a in self.new],
+        }
+
+    @classmethod
+    def of(cls, step: int, why: str, old: Sequence[Step], new: Sequence[Step]) -> HealEntry:
+        """An entry from the recorded steps a heal replaced and the steps the model took."""
+        return cls(step, _line(old), _line(new), why, tuple(compact(s) for s in old), tuple(compact(s) for s in new))
+
+
+def _line(steps: Sequence[Step]) -> str:
+    return ", then ".join(s.describe() for s in steps) or "nothing"
+
+
+def compact(step: Step) -> dict[str, Any]:
+    """An action as the heal file shows it: op, label, role, id, frame (and text when typed)."""
+    out: dict[str, Any] = {"op": step.op.value}
+    if step.target is not None:
+        out.update(label=step.target.label, role=step.target.role, id=step.target.id, frame=list(step.target.frame))
+    if step.text is not None:
+        out["text"] = step.text
+    return out
+
+
+def heal_file_for(check_file: Path) -> Path:
+    """``signup.yaml`` -> ``signup.heal.yaml``, beside it."""
+    return check_file.with_name(f"{check_file.stem}.heal.yaml")
+
+
+def merge_entries(existing: Iterable[HealEntry], new: Iterable[HealEntry]) -> list[HealEntry]:
+    """Rule 2: a new entry for a step replaces the old one; sorted by step."""
+    by_step = {e.step: e for e in existing}
+    for e in new:
+        by_step[e.step] = e
+    return [by_step[k] for k in sorted(by_step)]
+
+
+def write_heal_file(check_file: Path, entries: Sequence[HealEntry]) -> Path:
+    """Write (or, with no entries, remove) the heal file beside ``check_file`` (Rules 1-2)."""
+    target = heal_file_for(check_file)
+    if not entries:
+        target.unlink(missing_ok=True)
+        return target
+    doc = CommentedMap()
+    doc["version"] = 1
+    doc["check"] = check_file.name
+    heals = CommentedSeq()
+    for e in entries:
+        item = CommentedMap()
+        item["step"] = e.step
+        item["from"] = e.from_
+        item["to"] = e.to
+        item["why"] = e.why
+        for key, actions in (("old", e.old), ("new", e.new)):
+            seq = CommentedSeq()
+            for a in actions:
+                m = CommentedMap(a)
+                if "frame" in m:
+                    frame = CommentedSeq(m["frame"])
+                    frame.fa.set_flow_style()
+                    m["frame"] = frame
+                m.fa.set_flow_style()
+                seq.append(m)
+            item[key] = seq
+        heals.append(item)
+    doc["heals"] = heals
+    doc.yaml_set_start_comment(_HEADER.format(name=check_file.name))
+    yaml = YAML(typ="rt", pure=True)
+    yaml.width = 200
+    yaml.indent(mapping=2, sequence=2, offset=0)
+    out = io.StringIO()
+    yaml.dump(doc, out)
+    atomic_write(target, out.getvalue().encode("utf-8"))
+    return target
+
+
+def read_heal_file(path: Path) -> list[HealEntry]:
+    """Read a heal file strictly; a missing file has no entries."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    try:
+        doc = load_yaml(raw, str(path))
+    except YamlProblem as exc:
+        raise HealFileError(str(exc)) from exc
+    data = doc.data
+    if not isinstance(data, dict) or set(data) != {"version", "check", "heals"} or data["version"] != 1:
+        raise HealFileError(f"{path}: a heal file has version: 1, check and heals; delete it and run again")
+    if not isinstance(data["heals"], list):
+        raise HealFileError(f"{doc.where(['heals'])}: heals is a list")
+    entries: list[HealEntry] = []
+    for n, item in enumerate(data["heals"]):
+        where = doc.where(["heals", n])
+        if not isinstance(item, dict) or set(item) != {"step", "from", "to", "why", "old", "new"}:
+            raise HealFileError(f"{where}: a heal has step, from, to, why, old and new")
+        step = item["step"]
+        if isinstance(step, bool) or not isinstance(step, int) or step < 1:
+            raise HealFileError(f"{where}: step is a whole number from 1")
+        texts = [item[k] for k in ("from", "to", "why")]
+        if not all(isinstance(t, str) for t in texts):
+            raise HealFileError(f"{where}: from, to and why are text")
+        lists = [item[k] for k in ("old", "new")]
+        if not all(isinstance(v, list) and all(isinstance(a, dict) for a in v) for v in lists):
+            raise HealFileError(f"{where}: old and new are lists of actions")
+        entries.append(HealEntry(step, texts[0], texts[1], texts[2], tuple(lists[0]), tuple(lists[1])))
+    return entries
+
+
+# -- the heal state in the cache ---------------------------------------------------------------
+
+
+@attrs.frozen
+class HealState:
+    """Rule 3: the recorded path before its first pending heal, and the keep-failing steps."""
+
+    original: tuple[Step, ...] | None = None
+    keep_failing: frozenset[int] = frozenset()
+
+
+def _state_file(root: Path, identity: str, env: Env) -> Path:
+    return root / MOBSTER_DIR / "cache" / "heals" / f"{identity}-{env.digest}.json"
+
+
+def load_heal_state(root: Path, identity: str, env: Env) -> HealState:
+    """The heal state; an unreadable file is reported as :class:`HealFileError`."""
+    file = _state_file(root, identity, env)
+    try:
+        raw = read_private(file, max_bytes=_MAX_STATE_BYTES)
+    except FileNotFoundError:
+        return HealState()
+    except UnsafeFile as exc:
+        raise HealFileError(str(exc)) from exc
+    try:
+        original, keep = _parse_state(raw)
+    except (ValueError, PathError) as exc:
+        raise HealFileError(f"{file}: {exc}; delete it (the next run replays the cached path)") from exc
+    return HealState(original, frozenset(keep))
+
+
+def _parse_state(raw: bytes) -> tuple[tuple[Step, ...] | None, list[int]]:
+    data = json.loads(raw.decode("utf-8"))
+    if not isinstance(data, dict) or set(data) != {"format", "original", "keep_failing"}:
+        raise ValueError("keys are format, original, keep_failing")
+    original = None if data["original"] is None else load_path(data["original"])
+    keep = data["keep_failing"]
+    if not isinstance(keep, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in keep):
+        raise ValueError("keep_failing is a list of step numbers")
+    return original, keep
+
+
+def save_heal_state(root: Path, identity: str, env: Env, state: HealState) -> None:
+    """Write the heal state atomically; an empty state removes the file."""
+    file = _state_file(root, identity, env)
+    if state.original is None and not state.keep_failing:
+        file.unlink(missing_ok=True)
+        return
+    data = {
+        "format": 1,
+        "original": None if state.original is None else dump_path(state.original),
+        "keep_failing": sorted(state.keep_failing),
+    }
+    atomic_write(file, json.dumps(data, indent=1).encode("utf-8"))
+
+
+def _envs_with_state(root: Path, identity: str) -> list[Env]:
+    return [stored.env for stored in ReplayCache(root).envs(identity)]
+
+
+def accept_heals(root: Path, check_file: Path, identity: str) -> int:
+    """Rule 4, accept: the healed steps stay the recorded path. Returns how many heals."""
+    entries = read_heal_file(heal_file_for(check_file))
+    for env in _envs_with_state(root, identity):
+        state = load_heal_state(root, identity, env)
+        save_heal_state(root, identity, env, HealState(None, state.keep_failing))
+    write_heal_file(check_file, [])
+    return len(entries)
+
+
+def reject_heals(root: Path, check_file: Path, identity: str) -> int:
+    """Rule 4, reject: the recorded steps come back, marked keep-failing. Returns how many heals."""
+    entries = read_heal_file(heal_file_for(check_file))
+    cache = ReplayCache(root)
+    for env in _envs_with_state(root, identity):
+        state = load_heal_state(root, identity, env)
+        if state.original is not None:
+            cache.store(identity, env, state.original)
+        keep = state.keep_failing | {e.step for e in entries}
+        save_heal_state(root, identity, env, HealState(None, frozenset(keep)))
+    write_heal_file(check_file, [])
+    return len(entries)

@@ -1,0 +1,342 @@
+"""Running checks end to end on the scripted phone, the scripted model and the fake clock."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mobster_core as mc
+from mobster_core._checks import load_check
+from mobster_core._healfile import accept_heals, heal_file_for, read_heal_file, reject_heals
+from mobster_core._run import RunOptions, run_check
+from mobster_core.testing import FakeClock
+from mobster_drivers.models.scripted import ScriptedModel
+from mobster_drivers.scripted import ScriptedPhone, sample_path
+
+SIGNUP = """\
+version: 1
+name: A new user signs up
+app: {bundle: com.example.yourapp, path: YourApp.app}
+steps:
+  - Tap "Sign up"
+  - Type "ada@example.com" into "Email"
+  - Type "hunter22" into "Password"
+  - Tap "Continue"
+expect:
+  - text: Welcome aboard
+"""
+
+# Continue is not the last step here: Done comes after it.
+FOUR_STEPS_APP = """\
+version: 1
+device: {name: Scripted iPhone, ios: "26.4", kind: simulator}
+latency: zero
+apps:
+  com.example.yourapp:
+    name: YourApp
+    version: "1.0"
+    build: "1"
+    file: YourApp.app
+    launch: welcome
+    screens:
+      welcome:
+        - {role: StaticText, label: Welcome}
+        - {role: Button, label: Sign up, tap: signup}
+      signup:
+        - {role: StaticText, label: Create your account}
+        - {role: TextField, label: Email}
+        - {role: Button, label: CONTINUE, tap: plan}
+      plan:
+        - {role: StaticText, label: Pick a plan}
+        - {role: Button, label: FREE, tap: done}
+      done:
+        - {role: StaticText, label: Welcome aboard}
+        - {role: Button, label: Finish}
+"""
+FOUR_STEPS_CHECK = """\
+version: 1
+name: Pick the free plan
+app: {bundle: com.example.yourapp}
+reset: data
+steps:
+  - Tap "Sign up"
+  - Type "ada@example.com" into "Email"
+  - Tap "CONTINUE"
+  - Tap "FREE"
+expect:
+  - text: Welcome aboard
+"""
+
+
+def project(tmp_path: Path, check: str = SIGNUP, name: str = "signup.yaml") -> Path:
+    folder = tmp_path / ".mobster" / "checks"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(check)
+    return folder / name
+
+
+def run(
+    check_file: Path,
+    app: str | Path,
+    *,
+    model: bool = True,
+    delay: float = 0.0,
+    **options: Any,
+) -> tuple[mc.CheckResult, ScriptedPhone, ScriptedModel | None]:
+    clock = FakeClock()
+    text = app.read_text() if isinstance(app, Path) else app
+    phone = ScriptedPhone.from_text(text, clock=clock)
+    scripted = ScriptedModel(clock=clock, delay=delay) if model else None
+    root = check_file.parent.parent.parent
+    result = clock.run(
+        run_check(load_check(check_file), phone, clock, root=root, model=scripted, options=RunOptions(**options))
+    )
+    return result, phone, scripted
+
+
+def renamed(text: str, old: str, new: str) -> str:
+    assert f"label: {old}," in text
+    return text.replace(f"label: {old},", f"label: {new},")
+
+
+def test_first_run_records_then_replays_with_zero_model_calls(tmp_path: Path) -> None:
+    check = project(tmp_path, SIGNUP.replace('  - Type "hunter22" into "Password"\n', ""))
+    first, _, _ = run(check, sample_path("yourapp"))
+    assert (first.verdict, first.mode, first.path_used) == (mc.Verdict.PASSED, "smart", False)
+    assert first.path_why == "no recorded path yet"
+    assert first.model_calls == 4
+    second, phone, _ = run(check, sample_path("yourapp"), model=False)
+    assert second.outcome.failure_class is None
+    assert (second.verdict, second.mode, second.path_used, second.model_calls) == (mc.Verdict.PASSED, "replay", True, 0)
+    assert phone.screen_name("com.example.yourapp") == "done"
+
+
+def test_replay_without_a_live_step_needs_no_model(tmp_path: Path) -> None:
+    check = project(tmp_path, SIGNUP.replace('  - Type "hunter22" into "Password"\n', ""))
+    run(check, sample_path("yourapp"))
+    second, _, _ = run(check, sample_path("yourapp"), model=False)
+    assert (second.verdict, second.mode, second.model_calls, second.cost.usd) == (mc.Verdict.PASSED, "replay", 0, 0.0)
+    assert [s.source for s in second.steps] == [mc.StepSource.REPLAY] * 3
+    data = json.loads((tmp_path / second.run_dir / "result.json").read_text())
+    assert data["mode"] == "replay"
+    assert data["path"]["used"] is True
+    assert data["assertions"] == [
+        {"text": 'text "Welcome aboard"', "ok": True, "observed": data["assertions"][0]["observed"]}
+    ]
+
+
+def test_a_live_step_without_a_model_cannot_run(tmp_path: Path) -> None:
+    check = project(tmp_path)
+    run(check, sample_path("yourapp"))
+    second, _, _ = run(check, sample_path("yourapp"), model=False)
+    assert (second.verdict, second.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.MODEL)
+    assert "step 3" in second.outcome.message
+
+
+def test_the_live_password_step_is_typed_by_the_model_each_run(tmp_path: Path) -> None:
+    check = project(tmp_path)
+    run(check, sample_path("yourapp"))
+    second, _, _ = run(check, sample_path("yourapp"))
+    assert second.verdict is mc.Verdict.PASSED
+    assert second.model_calls == 1
+    assert [s.source for s in second.steps] == [
+        mc.StepSource.REPLAY,
+        mc.StepSource.REPLAY,
+        mc.StepSource.LIVE,
+        mc.StepSource.REPLAY,
+    ]
+    for f in (tmp_path / ".mobster").rglob("*"):
+        if f.is_file() and f.suffix != ".yaml":
+            assert b"hunter22" not in f.read_bytes(), f
+
+
+def test_no_path_and_no_model_cannot_run(tmp_path: Path) -> None:
+    check = project(tmp_path)
+    result, phone, _ = run(check, sample_path("yourapp"), model=False)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.MODEL)
+    assert result.outcome.message.startswith("no recorded path yet, and there is no model")
+    assert phone.actions == []
+
+
+def test_launch_only_check_never_needs_a_model(tmp_path: Path) -> None:
+    check = project(
+        tmp_path, "version: 1\nname: Welcome shows\napp: {bundle: com.example.yourapp}\nexpect:\n  - text: Welcome\n"
+    )
+    result, _, _ = run(check, sample_path("yourapp"), model=False)
+    assert (result.verdict, result.mode, result.model_calls) == (mc.Verdict.PASSED, "launch", 0)
+
+
+def test_no_heal_fails_a_renamed_button_with_class_drift(tmp_path: Path) -> None:
+    check = project(tmp_path, SIGNUP.replace('  - Type "hunter22" into "Password"\n', ""))
+    run(check, sample_path("yourapp"))
+    result, _, _ = run(check, sample_path("yourapp-renamed"), model=False, no_heal=True)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
+    assert '"Continue" isn\'t on the screen' in result.outcome.message
+    assert result.steps[-1].reason == '"Continue" isn\'t on the screen'
+
+
+def test_a_new_build_records_afresh_and_says_why(tmp_path: Path) -> None:
+    check = project(tmp_path, SIGNUP.replace('  - Type "hunter22" into "Password"\n', ""))
+    run(check, sample_path("yourapp"))
+    newer = (
+        sample_path("yourapp")
+        .read_text()
+        .replace('version: "1.0"', 'version: "1.1"')
+        .replace('build: "1"', 'build: "2"')
+    )
+    result, _, _ = run(check, newer)
+    assert (result.verdict, result.mode) == (mc.Verdict.PASSED, "smart")
+    assert result.path_why == "the app changed (recorded on 1.0 (1), this is 1.1 (2))"
+
+
+def test_a_failing_verdict_does_not_store_the_path(tmp_path: Path) -> None:
+    check = project(tmp_path, SIGNUP.replace("text: Welcome aboard", "text: Something else"))
+    first, _, _ = run(check, sample_path("yourapp"))
+    assert (first.verdict, first.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.ASSERTION)
+    second, _, _ = run(check, sample_path("yourapp"), model=False)
+    assert second.outcome.failure_class is mc.FailureClass.MODEL
+
+
+# -- the heal (§10) ------------------------------------------------------------------------------
+
+
+def four_steps(tmp_path: Path) -> Path:
+    check = project(tmp_path, FOUR_STEPS_CHECK)
+    first, _, _ = run(check, FOUR_STEPS_APP)
+    assert first.verdict is mc.Verdict.PASSED
+    return check
+
+
+def test_a_renamed_button_heals_in_one_call_and_the_next_run_replays_at_no_cost(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    before = check.read_bytes()
+    changed = renamed(FOUR_STEPS_APP, "CONTINUE", "NEXT")
+    healed, _, _ = run(check, changed)
+    assert healed.verdict is mc.Verdict.PASSED
+    assert healed.model_calls == 1
+    assert [h.to_dict()["from"] for h in healed.heals] == ['Tap "CONTINUE"']
+    assert [h.to_dict()["to"] for h in healed.heals] == ['Tap "NEXT"']
+    assert [s.source for s in healed.steps] == [
+        mc.StepSource.REPLAY, mc.StepSource.REPLAY, mc.StepSource.HEALED, mc.StepSource.REPLAY,
+    ]  # fmt: skip
+    assert check.read_bytes() == before  # the check file is never touched
+    entries = read_heal_file(heal_file_for(check))
+    assert [(e.step, e.from_, e.to, e.why) for e in entries] == [
+        (3, 'Tap "CONTINUE"', 'Tap "NEXT"', '"CONTINUE" isn\'t on the screen')
+    ]
+    text = heal_file_for(check).read_text()
+    assert text.startswith("# Mobster heal diff: steps of this check changed on screen and Smart healed them.")
+    assert "mobster test heal --accept signup.yaml" in text
+
+    again, _, _ = run(check, changed, model=False)
+    assert (again.verdict, again.model_calls, again.cost.usd) == (mc.Verdict.PASSED, 0, 0.0)
+
+
+def test_reject_brings_the_recorded_steps_back_and_they_fail_with_drift(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    changed = renamed(FOUR_STEPS_APP, "CONTINUE", "NEXT")
+    run(check, changed)
+    identity = run(check, changed, model=False)[0].identity
+    assert identity is not None
+    assert reject_heals(tmp_path, check, identity) == 1
+    assert not heal_file_for(check).exists()
+    result, _, model = run(check, changed)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
+    assert "keep this step failing" in result.outcome.message
+    assert model is not None
+    assert model.calls == 0
+
+
+def test_accept_makes_the_healed_steps_the_recorded_path(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    changed = renamed(FOUR_STEPS_APP, "CONTINUE", "NEXT")
+    healed, _, _ = run(check, changed)
+    assert healed.identity is not None
+    assert accept_heals(tmp_path, check, healed.identity) == 1
+    assert not heal_file_for(check).exists()
+    result, _, _ = run(check, changed, model=False, no_heal=True)
+    assert (result.verdict, result.model_calls) == (mc.Verdict.PASSED, 0)
+    # and the old screen now drifts: the healed path is the path
+    old, _, _ = run(check, FOUR_STEPS_APP, model=False, no_heal=True)
+    assert old.outcome.failure_class is mc.FailureClass.DRIFT
+
+
+def test_the_breaker_stops_a_check_whose_steps_mostly_changed(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    changed = renamed(renamed(renamed(FOUR_STEPS_APP, "Sign up", "Join"), "CONTINUE", "NEXT"), "FREE", "BASIC")
+    result, _, _ = run(check, changed)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.HEAL_LIMIT)
+    assert "would make 3 of 4 recorded steps healed" in result.outcome.message
+    healed = [s for s in result.steps if s.source is mc.StepSource.HEALED]
+    assert len(healed) == 2
+
+
+def test_an_inserted_popup_heals_by_one_action_and_replay_takes_over_at_the_same_step(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    popup = FOUR_STEPS_APP.replace("launch: welcome", "launch: notice").replace(
+        "      welcome:\n",
+        "      notice:\n        - {role: StaticText, label: Turn on notifications in Settings}\n"
+        "        - {role: Button, label: Not now, tap: welcome}\n      welcome:\n",
+    )
+    result, _, _ = run(check, popup)
+    assert result.verdict is mc.Verdict.PASSED
+    assert result.model_calls == 1
+    (entry,) = result.heals
+    assert (entry.step, entry.from_, entry.to) == (1, "nothing", 'Tap "Not now"')
+    assert [s.source for s in result.steps] == [
+        mc.StepSource.HEALED, mc.StepSource.REPLAY, mc.StepSource.REPLAY, mc.StepSource.REPLAY, mc.StepSource.REPLAY,
+    ]  # fmt: skip
+
+
+def test_a_screen_that_comes_right_while_the_model_thinks_wins_at_once(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    # NEXT leads to a plan screen whose FREE button shows up 0.5 s after it appears: the heal's
+    # second model turn (2.5 s) is in flight when the screen comes right, and is cancelled.
+    slow = renamed(FOUR_STEPS_APP, "CONTINUE", "NEXT").replace(
+        "{role: Button, label: FREE, tap: done}", "{role: Button, label: FREE, tap: done, after: 0.5}"
+    )
+    result, _, model = run(check, slow, delay=2.5)
+    assert result.verdict is mc.Verdict.PASSED
+    assert model is not None
+    assert model.calls == 2  # the heal's action, and the turn that was cancelled
+    healed_at = [s for s in result.steps if s.source is mc.StepSource.HEALED]
+    assert len(healed_at) == 1
+    # The whole run: replay 2 steps, drift at ~1 s, 2.5 s model call, tap, ~0.5 s until FREE shows.
+    assert result.seconds < 2.5 + 2.5, "the second model call was not cancelled"
+
+
+def test_model_says_done_in_a_heal_drops_the_rest_and_the_verdict_decides(tmp_path: Path) -> None:
+    check = project(tmp_path, SIGNUP.replace('  - Type "hunter22" into "Password"\n', ""))
+    run(check, sample_path("yourapp"))
+    result, _, _ = run(check, sample_path("yourapp-renamed"))
+    assert result.verdict is mc.Verdict.PASSED
+    assert result.model_calls == 2  # tap Next, then done
+    assert [h.to for h in result.heals] == ['Tap "Next"']
+
+
+def test_blocked_heal_fails_with_drift(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    two_new = FOUR_STEPS_APP.replace(
+        "        - {role: Button, label: CONTINUE, tap: plan}\n",
+        "        - {role: Button, label: Go on, tap: plan}\n        - {role: Button, label: Skip, tap: plan}\n",
+    )
+    result, _, _ = run(check, two_new)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
+    assert "no single new control" in result.outcome.message
+
+
+@pytest.mark.parametrize("kind", ["simulator", "iphone"])
+def test_a_refused_purchase_in_a_smart_run_is_class_refused(tmp_path: Path, kind: str) -> None:
+    check = project(
+        tmp_path,
+        "version: 1\nname: Buy\napp: {bundle: com.example.yourapp}\nsteps:\n"
+        '  - Tap "Settings"\n  - Tap "Upgrade to Pro"\n  - Tap "Subscribe"\nexpect:\n  - text: Thank you\n',
+    )
+    app = sample_path("yourapp").read_text().replace("kind: simulator", f"kind: {kind}")
+    result, phone, _ = run(check, app)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.REFUSED)
+    assert 'Tap "Subscribe" was refused' in result.outcome.message
+    assert all(a.element is None or a.element.label != "Subscribe" for a in phone.actions)

@@ -1,0 +1,339 @@
+"""The settled read (on a fake clock), the verdict and its precedence, and exit codes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import mobster_core as mc
+from mobster_core._assertions import Assertion, AssertionResult, evaluate, parse_expect
+from mobster_core._verdict import (
+    BASELINE_POLICY,
+    DEFAULT_READ_POLICY,
+    FailureClass,
+    Outcome,
+    ReadAction,
+    ReadDecision,
+    ReadPolicy,
+    ReadState,
+    SettledRead,
+    Verdict,
+    decide,
+    settled_read,
+    suite_exit_code,
+)
+from mobster_core.testing import FakeClock
+
+APP = "com.example.yourapp"
+
+
+def screen(label: str, app: str = APP) -> mc.Screen:
+    return mc.Screen.from_dict(
+        {"app": app, "elements": [{"role": "StaticText", "label": label, "frame": [0.1, 0.1, 0.8, 0.1]}]}
+    )
+
+
+class ScriptedReads:
+    """A device whose reads return scripted screens in turn (the last one repeats).
+
+    Each read takes ``read_s`` seconds of the clock; ``times`` records when each read started.
+    """
+
+    def __init__(self, clock: FakeClock, screens: Sequence[mc.Screen], read_s: float = 0.0) -> None:
+        self._clock = clock
+        self._screens = list(screens)
+        self._read_s = read_s
+        self.times: list[float] = []
+
+    async def info(self) -> mc.DeviceInfo:
+        raise NotImplementedError
+
+    async def app_info(self, bundle: str) -> mc.AppInfo:
+        raise NotImplementedError
+
+    async def launch(self, bundle: str, options: mc.LaunchOptions) -> None:
+        raise NotImplementedError
+
+    async def act(self, action: mc.Action) -> None:
+        raise NotImplementedError
+
+    async def read(self) -> mc.Screen:
+        self.times.append(self._clock.now())
+        index = min(len(self.times) - 1, len(self._screens) - 1)
+        if self._read_s:
+            await self._clock.sleep(self._read_s)
+        return self._screens[index]
+
+
+class FailingReads(ScriptedReads):
+    async def read(self) -> mc.Screen:
+        raise mc.DeviceError("WDA is gone")
+
+
+def run(
+    screens: Sequence[mc.Screen], policy: ReadPolicy = DEFAULT_READ_POLICY, read_s: float = 0.0, **kw: object
+) -> tuple[SettledRead, list[float]]:
+    clock = FakeClock(start=100.0)
+    device = ScriptedReads(clock, screens, read_s)
+    assert isinstance(device, mc.Device)
+    result = clock.run(settled_read(device, clock, policy, **kw))  # type: ignore[arg-type]
+    return result, [t - 100.0 for t in device.times]
+
+
+# -- the settled read -----------------------------------------------------------------------
+
+
+def test_a_still_screen_settles_after_two_reads_0_3_s_apart() -> None:
+    result, times = run([screen("Welcome")])
+    assert result.stable
+    assert result.reads == 2
+    assert times == pytest.approx([0.0, 0.3])
+    assert result.seconds == pytest.approx(0.3)
+    assert result.screen == screen("Welcome")
+
+
+def test_a_screen_that_never_settles_reads_every_0_5_s_and_the_last_read_decides() -> None:
+    frames = [screen(f"frame {i}") for i in range(100)]
+    result, times = run(frames)
+    assert not result.stable
+    assert times == pytest.approx([0.0, 0.3, 0.8, 1.3, 1.8, 2.3, 2.8, 3.3, 3.8, 4.3, 4.8, 5.0])
+    assert result.reads == 12
+    assert result.screen == frames[11]
+    assert result.seconds == pytest.approx(5.0)
+
+
+def test_a_screen_that_settles_later_decides_then() -> None:
+    frames = [screen("a"), screen("b"), screen("c"), screen("done")]
+    result, times = run(frames)
+    assert result.stable
+    assert times == pytest.approx([0.0, 0.3, 0.8, 1.3, 1.8])
+    assert result.screen == screen("done")
+
+
+def test_slow_reads_follow_each_other_at_once() -> None:
+    frames = [screen(f"frame {i}") for i in range(100)]
+    result, times = run(frames, read_s=0.75)
+    assert times == pytest.approx([0.0, 0.75, 1.5, 2.25, 3.0, 3.75, 4.5, 5.25])
+    assert not result.stable
+    assert result.seconds == pytest.approx(6.0)  # the last read started after the timeout ends the wait
+
+
+def test_a_settled_read_that_accept_refuses_keeps_reading() -> None:
+    loading, loaded = screen("Loading"), screen("Welcome")
+    frames = [loading, loading, loading, loaded, loaded]
+    result, times = run(frames, accept=lambda s: s == loaded)
+    assert result.stable
+    assert result.screen == loaded
+    assert times == pytest.approx([0.0, 0.3, 0.8, 1.3, 1.8])
+
+
+def test_at_the_timeout_stable_says_whether_the_last_two_reads_agreed() -> None:
+    result, times = run([screen("Loading")], accept=lambda s: False)
+    assert result.stable
+    assert len(times) == 12
+    assert result.seconds == pytest.approx(5.0)
+
+
+def test_a_zero_timeout_still_reads_twice() -> None:
+    result, times = run([screen("a"), screen("b")], ReadPolicy(timeout=0.0))
+    assert times == pytest.approx([0.0, 0.3])
+    assert not result.stable
+
+
+def test_the_baseline_reads_every_0_3_s_for_3_s() -> None:
+    frames = [screen(f"frame {i}") for i in range(100)]
+    result, times = run(frames, BASELINE_POLICY)
+    assert not result.stable
+    assert times == pytest.approx([round(0.3 * i, 1) for i in range(11)])
+    assert (BASELINE_POLICY.settle_gap, BASELINE_POLICY.interval, BASELINE_POLICY.timeout) == (0.3, 0.3, 3.0)
+
+
+def test_a_failed_read_raises_the_device_error() -> None:
+    clock = FakeClock()
+    device = FailingReads(clock, [screen("a")])
+    with pytest.raises(mc.DeviceError, match="WDA is gone"):
+        clock.run(settled_read(device, clock))
+
+
+def test_defaults_are_the_spec_numbers_in_one_place() -> None:
+    assert (DEFAULT_READ_POLICY.settle_gap, DEFAULT_READ_POLICY.interval, DEFAULT_READ_POLICY.timeout) == (
+        0.3,
+        0.5,
+        5.0,
+    )
+    with pytest.raises(ValueError, match="interval"):
+        ReadPolicy(interval=0)
+    with pytest.raises(ValueError, match="timeout"):
+        ReadPolicy(timeout=-1)
+
+
+def test_the_policy_is_pure() -> None:
+    policy = ReadPolicy()
+    state = policy.start(10.0)
+    assert policy.next(state, 10.0) == ReadDecision(ReadAction.READ)
+    state = state.observe(started=10.0, fingerprint="a")
+    wait = policy.next(state, 10.0)
+    assert wait.action is ReadAction.SLEEP
+    assert wait.until == pytest.approx(10.3)
+    assert policy.next(state, 10.5).action is ReadAction.READ  # late: read at once
+    state = state.observe(started=10.3, fingerprint="a")
+    assert state.settled
+    assert policy.next(state, 10.3) == ReadDecision(ReadAction.DONE, stable=True)
+    refused = (
+        ReadState(began=10.0)
+        .observe(started=10.0, fingerprint="a")
+        .observe(started=10.3, fingerprint="a", accepted=False)
+    )
+    wait = policy.next(refused, 10.3)
+    assert wait.action is ReadAction.SLEEP
+    assert wait.until == pytest.approx(10.8)
+
+
+# -- verdicts, classes and exit codes --------------------------------------------------------
+
+
+def test_verdicts_and_exit_codes() -> None:
+    assert [(v.value, v.exit_code) for v in Verdict] == [
+        ("passed", 0),
+        ("failed", 1),
+        ("needs_review", 2),
+        ("couldnt_run", 3),
+    ]
+
+
+def test_every_failure_class_of_the_spec_and_mobster() -> None:
+    assert {c.value for c in FailureClass} == {
+        "assertion", "app_not_running", "no_assertions", "held_before_flow", "drift", "heal_limit",
+        "unknown_outcome", "refused", "model", "budget", "usage", "device", "stopped", "blocked",
+        "internal", "environment", "simulator", "wda", "install", "launch", "busy",
+    }  # fmt: skip
+
+
+def test_an_outcome_has_a_class_exactly_when_it_did_not_pass() -> None:
+    assert Outcome("passed").exit_code == 0
+    assert Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, "bad file").exit_code == 3
+    with pytest.raises(ValueError, match="failure class"):
+        Outcome(Verdict.PASSED, FailureClass.ASSERTION)
+    with pytest.raises(ValueError, match="failure class"):
+        Outcome(Verdict.FAILED)
+
+
+EXPECT = parse_expect([{"text": "Welcome aboard"}, {"no_text": "Error"}])
+DONE = screen("Welcome aboard")
+START = screen("Create your account")
+
+
+def verdict(
+    *,
+    assertions: Sequence[Assertion] = EXPECT,
+    end: mc.Screen = DONE,
+    baseline: mc.Screen | None = START,
+    app: str = APP,
+) -> Outcome:
+    return decide(
+        assertions=assertions,
+        results=evaluate(assertions, end),
+        baseline_results=None if baseline is None else evaluate(assertions, baseline),
+        app_in_front=end.app,
+        app_bundle=app,
+    )
+
+
+def test_every_assertion_holds_with_the_app_in_front() -> None:
+    assert verdict() == Outcome(Verdict.PASSED, None, "")
+    assert verdict(baseline=None) == Outcome(Verdict.PASSED)  # a launch-only check has no baseline
+
+
+def test_a_failing_assertion_fails_and_names_the_first() -> None:
+    outcome = verdict(end=screen("Error: try again"))
+    assert outcome.verdict is Verdict.FAILED
+    assert outcome.failure_class is FailureClass.ASSERTION
+    assert outcome.message == (
+        'text "Welcome aboard" failed: not on the screen; closest: "Error: try again" (and 1 more failed)'
+    )
+    single = verdict(end=screen("Welcome"), assertions=parse_expect([{"count": {"role": "text"}, "equals": 3}]))
+    assert single.message == "count role=text == 3 failed: found 1"
+
+
+def test_the_app_not_in_front_fails_first() -> None:
+    outcome = verdict(end=screen("Welcome aboard", app=mc.SPRINGBOARD))
+    assert outcome == Outcome(
+        Verdict.FAILED,
+        FailureClass.APP_NOT_RUNNING,
+        "com.apple.springboard is in front, not com.example.yourapp: the app crashed or the flow left it",
+    )
+    failing_too = verdict(end=screen("Error", app=mc.SPRINGBOARD))
+    assert failing_too.failure_class is FailureClass.APP_NOT_RUNNING
+    no_assertions = verdict(assertions=(), end=screen("x", app=mc.SPRINGBOARD))
+    assert no_assertions.failure_class is FailureClass.APP_NOT_RUNNING
+
+
+def test_no_assertions_needs_review() -> None:
+    outcome = verdict(assertions=())
+    assert (outcome.verdict, outcome.failure_class) == (Verdict.NEEDS_REVIEW, FailureClass.NO_ASSERTIONS)
+    assert outcome.exit_code == 2
+    assert "no expectations" in outcome.message
+
+
+def test_everything_held_before_the_flow_needs_review() -> None:
+    outcome = verdict(baseline=DONE)
+    assert (outcome.verdict, outcome.failure_class) == (Verdict.NEEDS_REVIEW, FailureClass.HELD_BEFORE_FLOW)
+    assert outcome.message.startswith("all 2 expectations already held before the first step")
+    # some held before, not all: the steps did something
+    half = parse_expect([{"text": "Welcome aboard"}, {"no_text": "Create your account"}])
+    assert verdict(assertions=half, baseline=screen("Welcome aboard, Create your account")).verdict is Verdict.PASSED
+    # no baseline taken (or no steps): nothing to compare with
+    assert verdict(baseline=None).verdict is Verdict.PASSED
+
+
+def test_a_failure_outranks_held_before_flow() -> None:
+    assert verdict(baseline=DONE, end=screen("Error")).failure_class is FailureClass.ASSERTION
+
+
+def test_decide_needs_one_result_per_assertion() -> None:
+    with pytest.raises(ValueError, match="1 results for 2 assertions"):
+        decide(
+            assertions=EXPECT,
+            results=evaluate(EXPECT[:1], DONE),
+            baseline_results=None,
+            app_in_front=APP,
+            app_bundle=APP,
+        )
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "code"),
+    [
+        ([], 0),
+        (["passed", "passed"], 0),
+        (["passed", "needs_review"], 2),
+        (["needs_review", "couldnt_run"], 3),
+        (["couldnt_run", "failed", "needs_review"], 1),
+    ],
+)
+def test_suite_exit_code(verdicts: list[str], code: int) -> None:
+    assert suite_exit_code(Verdict(v) for v in verdicts) == code
+
+
+@given(st.lists(st.sampled_from(list(Verdict))))
+def test_suite_exit_code_follows_the_precedence(verdicts: list[Verdict]) -> None:
+    code = suite_exit_code(verdicts)
+    if Verdict.FAILED in verdicts:
+        assert code == 1
+    elif Verdict.COULDNT_RUN in verdicts:
+        assert code == 3
+    elif Verdict.NEEDS_REVIEW in verdicts:
+        assert code == 2
+    else:
+        assert code == 0
+    assert code == max((v.exit_code for v in verdicts), key=[0, 2, 3, 1].index, default=0)
+
+
+def test_results_from_elsewhere_are_accepted() -> None:
+    one = parse_expect([{"text": "x"}])
+    result = AssertionResult(text='text "x"', ok=False, observed="not on the screen")
+    outcome = decide(assertions=one, results=[result], baseline_results=[], app_in_front=APP, app_bundle=APP)
+    assert outcome.message == 'text "x" failed: not on the screen'
