@@ -1,14 +1,42 @@
 """The ``mobster`` command: parses, calls the library, renders. No logic the library lacks.
 
-Start-up stays fast (``mobster --help`` well under 0.3 s): drivers, models and rich are imported
-inside the commands that need them.
+Start-up stays fast (``mobster --help`` well under 0.3 s): the library, drivers, models and rich
+are imported inside the commands that need them.
+
+Exit codes: a suite's (0 passed, 1 failed, 2 needs review, 3 couldn't run). A command that can't
+start (a bad option, no device, no checks) exits 3, with a message that says what to do, so that
+exit code 2 always means "needs review".
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
 import click
 
+if TYPE_CHECKING:
+    from mobster_core import CheckResult, SuiteResult
+
 __all__ = ["cli", "main"]
+
+USAGE_EXIT = 3
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"mobster: {message}", err=True)
+    raise SystemExit(USAGE_EXIT)
+
+
+def _console(err: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=err, highlight=False, soft_wrap=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,14 +50,298 @@ def cli() -> None:
     """
 
 
+def _device_options(f: Any) -> Any:
+    for option in reversed(
+        [
+            click.option("--scripted", metavar="APP.yaml", help="Run on the scripted phone with this app script."),
+            click.option("--wda", metavar="URL", help="Drive a WebDriverAgent already listening at URL."),
+            click.option("--sim", metavar="NAME", help="Run on the iOS simulator NAME (or UDID)."),
+            click.option("--device", metavar="NAME", help="Run on the USB iPhone NAME (or UDID)."),
+            click.option("--model", metavar="NAME", help="claude-…, gpt-…, or scripted. Default: from your keys."),
+            click.option(
+                "--env-file", type=click.Path(dir_okay=False, path_type=Path), help="Read API keys from this file."
+            ),
+            click.option("--no-heal", is_flag=True, help="Strict CI: fail a check whose screen changed; no key."),
+            click.option("--fresh", is_flag=True, help="Run every step with Smart and record again."),
+            click.option("--max-usd", type=float, help="Cap each check's model spend (USD)."),
+            click.option("--json", "as_json", is_flag=True, help="Print results.json on stdout."),
+            click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also copy junit.xml here."),
+        ]
+    ):
+        f = option(f)
+    return f
+
+
+@cli.command(context_settings={"ignore_unknown_options": False})
+@click.argument("checks", nargs=-1)
+@_device_options
+@click.option("--parallel", type=click.IntRange(1, 64), default=1, show_default=True, help="Devices at once.")
+@click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
+@click.option("--accept", metavar="CHECK", help="With `test heal`: keep the healed steps of CHECK.")
+@click.option("--reject", metavar="CHECK", help="With `test heal`: bring CHECK's recorded steps back.")
+def test(checks: tuple[str, ...], **opts: Any) -> None:
+    """Run checks (every check in .mobster/checks by default).
+
+    With a key (or --model scripted), Smart runs each check until it passes once, then later runs
+    replay. Without a key: replay, $0.
+
+    `mobster test heal [CHECK]` lists the heals waiting for review; add --accept CHECK or
+    --reject CHECK to decide.
+    """
+    if checks and checks[0] == "heal":
+        _heal_command(checks[1:], accept=opts["accept"], reject=opts["reject"])
+        return
+    if opts["accept"] or opts["reject"]:
+        _fail("--accept and --reject go with `mobster test heal`")
+    code = _run_tests(list(checks), opts)
+    raise SystemExit(code)
+
+
 @cli.command()
-@click.argument("directory", required=False, type=click.Path(file_okay=False))
-def demo(directory: str | None) -> None:
+@click.option("--check", "check_file", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@_device_options
+def verify(check_file: Path, **opts: Any) -> None:
+    """Run one check file and exit with its verdict's code."""
+    opts.update(parallel=1, shard=None)
+    raise SystemExit(_run_tests([str(check_file)], opts))
+
+
+@cli.command()
+@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+def demo(directory: Path | None) -> None:
     """Run a sample project on the scripted phone: no key, no phone."""
-    del directory
-    click.echo("mobster demo is not built yet: it lands with the checks and CLI work (issue 5).")
+    from ._demo import run_demo
+
+    raise SystemExit(run_demo(directory or Path("mobster-demo")))
+
+
+# -- mobster test ------------------------------------------------------------------------------
+
+
+def _root_and_files(checks: Sequence[str]) -> tuple[Path, list[Path]]:
+    from mobster_core import find_checks, find_project_root
+
+    cwd = Path.cwd()
+    if checks:
+        files = [_resolve_check(c, cwd) for c in checks]
+        root = find_project_root(files[0].parent) or cwd
+        return root, files
+    found = find_project_root(cwd)
+    if found is None:
+        _fail("no .mobster/ folder here or above: add checks to .mobster/checks/, or run `mobster demo`")
+    files = find_checks(found)
+    if not files:
+        _fail(f"no checks in {found / '.mobster' / 'checks'}: add a check file, or run `mobster demo`")
+    return found, files
+
+
+def _resolve_check(name: str, cwd: Path) -> Path:
+    from mobster_core import find_project_root
+
+    path = Path(name)
+    if path.exists():
+        return path.resolve()
+    root = find_project_root(cwd)
+    if root is not None:
+        for candidate in (root / ".mobster" / "checks" / name, root / ".mobster" / "checks" / f"{name}.yaml"):
+            if candidate.exists():
+                return candidate.resolve()
+    _fail(f"no check {name!r}: give a path, or a name in .mobster/checks/")
+
+
+def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
+    from mobster_core import MobsterError, RunOptions, SystemClock, parse_shard, run_suite, shard
+
+    from ._devices import make_devices, model_factory, read_env_file
+
+    root, files = _root_and_files(checks)
+    if opts.get("shard"):
+        try:
+            index, total = parse_shard(opts["shard"])
+        except ValueError as exc:
+            _fail(str(exc))
+        files = shard(files, index, total)
+    env = dict(os.environ)
+    if opts.get("env_file"):
+        env.update(read_env_file(opts["env_file"]))
+    clock = SystemClock()
+    try:
+        devices = make_devices(
+            scripted=opts.get("scripted"),
+            wda=opts.get("wda"),
+            sim=opts.get("sim"),
+            device=opts.get("device"),
+            parallel=opts.get("parallel") or 1,
+            clock=clock,
+        )
+        make_model, _name = model_factory(opts.get("model"), env, clock)
+    except (MobsterError, ValueError) as exc:
+        _fail(str(exc))
+    options = RunOptions(no_heal=opts["no_heal"], fresh=opts["fresh"], max_usd=opts.get("max_usd"))
+    as_json = bool(opts.get("as_json"))
+    out = _console(err=as_json)
+    progress = _console(err=True)
+
+    def on_result(result: CheckResult) -> None:
+        _print_check(out, result)
+
+    progress.print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
+    suite = asyncio.run(
+        run_suite(files, devices, clock, root=root, make_model=make_model, options=options, on_result=on_result)
+    )
+    _print_summary(out, suite, root)
+    if opts.get("junit"):
+        opts["junit"].write_bytes((suite.folder / "junit.xml").read_bytes())
+    if as_json:
+        click.echo(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False))
+    return suite.exit_code
+
+
+def _print_check(out: Any, result: CheckResult) -> None:
+    from ._render import STYLE, check_lines
+
+    first, *rest = check_lines(result)
+    out.print(first, style=STYLE[result.verdict], markup=False)
+    for line in rest:
+        out.print(line, markup=False)
+
+
+def _print_summary(out: Any, suite: SuiteResult, root: Path) -> None:
+    from ._render import pending_line, summary_line
+
+    out.print(summary_line(suite), markup=False)
+    pending = _pending_heals([Path(root / c.file) for c in suite.checks])
+    line = pending_line(pending)
+    if line:
+        out.print(line, markup=False)
+
+
+def _pending_heals(files: Sequence[Path]) -> int:
+    from mobster_core import HealFileError, heal_file_for, read_heal_file
+
+    total = 0
+    for f in files:
+        try:
+            total += sum(len(e.new) for e in read_heal_file(heal_file_for(f)))
+        except HealFileError:
+            continue
+    return total
+
+
+# -- mobster test heal -------------------------------------------------------------------------
+
+
+def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None) -> None:
+    from mobster_core import CheckError, HealFileError, accept_heals, load_check, reject_heals
+
+    if accept and reject:
+        _fail("choose --accept or --reject, not both")
+    cwd = Path.cwd()
+    out = _console()
+    if accept or reject:
+        file = _resolve_check(accept or reject or "", cwd)
+        try:
+            check = load_check(file)
+            identity = _identity_of(check)
+            root = _root_of(file)
+            if accept:
+                n = accept_heals(root, file, identity)
+                out.print(
+                    f"kept {n} heal{'s' if n != 1 else ''} of {file.name}: the healed steps are the recorded path"
+                )
+            else:
+                n = reject_heals(root, file, identity)
+                out.print(
+                    f"rejected {n} heal{'s' if n != 1 else ''} of {file.name}: the recorded steps are back and "
+                    "fail with class drift when they change again"
+                )
+        except (CheckError, HealFileError) as exc:
+            _fail(str(exc))
+        return
+    root, files = _root_and_files(list(checks))
+    listed = 0
+    for file in files:
+        try:
+            lines = _heal_lines(root, file)
+        except (CheckError, HealFileError) as exc:
+            out.print(f"{file.name}: {exc}", markup=False)
+            continue
+        for line in lines:
+            out.print(line, markup=False)
+        listed += bool(lines)
+    if not listed:
+        out.print("no heals wait for review")
+    else:
+        out.print("accept: mobster test heal --accept CHECK    reject: mobster test heal --reject CHECK")
+
+
+def _root_of(file: Path) -> Path:
+    from mobster_core import find_project_root
+
+    return find_project_root(file.parent) or file.parent
+
+
+def _identity_of(check: Any) -> str:
+    from mobster_core import path_identity
+
+    return str(
+        path_identity(
+            steps=check.steps,
+            bundle=check.app.bundle or "",
+            app_path=check.app.path,
+            launch_args=check.launch.args,
+            launch_env=check.launch.env,
+            launch_url=check.launch.url,
+            reset=check.effective_reset,
+        )
+    )
+
+
+def _heal_lines(root: Path, file: Path) -> list[str]:
+    from mobster_core import ReplayCache, heal_file_for, load_check, read_heal_file
+    from mobster_core._healfile import load_heal_state
+
+    from ._render import heal_listing
+
+    entries = read_heal_file(heal_file_for(file))
+    if not entries:
+        return []
+    check = load_check(file)
+    identity = _identity_of(check)
+    cache = ReplayCache(root)
+    rows = []
+    for e in entries:
+        diff: list[str] = []
+        for stored in cache.envs(identity):
+            state = load_heal_state(root, identity, stored.env)
+            lookup = cache.lookup(identity, stored.env)
+            if state.original is None or lookup.steps is None or e.step > len(state.original):
+                continue
+            before = {tuple(p) for p in state.original[e.step - 1].screen.signature}
+            healed = lookup.steps[e.step - 1] if e.step <= len(lookup.steps) else None
+            after = set() if healed is None else {tuple(p) for p in healed.screen.signature}
+            diff = [f"- {r} {label!r}" for r, label in sorted(before - after)]
+            diff += [f"+ {r} {label!r}" for r, label in sorted(after - before)]
+            diff.insert(0, f"screen before → after ({stored.env.describe_app()}):")
+            break
+        rows.append((e.step, e.from_, e.to, e.why, diff))
+    return heal_listing(f"{check.name} ({file.name})", rows)
 
 
 def main() -> None:
     """The console script's entry point."""
-    cli()
+    try:
+        cli(standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        raise SystemExit(exc.exit_code) from None
+    except click.ClickException as exc:
+        exc.show()
+        raise SystemExit(USAGE_EXIT) from None
+    except click.exceptions.Abort:
+        click.echo("stopped", err=True)
+        raise SystemExit(130) from None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
+    sys.exit(0)

@@ -30,6 +30,7 @@ from ._safety import SafetyDecision, check_commit, classify
 from ._screen import DEFAULT_SCREEN_SIZE, Element, Screen, similarity
 from ._settle import DEFAULT_POLICY, PollPolicy
 from ._steps import Commit, Op, ScreenRef, Step, Target, describe_action, dump_path, load_path
+from ._suite import SCHEMA, SuiteResult, junit_xml, parse_shard, run_suite, shard
 from ._typing_rules import Provenance, is_masked, record_text
 from ._verdict import FailureClass, SettledRead, Verdict, decide, settled_read, suite_exit_code
 from ._verdict import Outcome as CheckOutcome
@@ -46,6 +47,7 @@ from .protocols import Clock, Device, Model, Screenshots
 __all__ = [
     "DEFAULT_POLICY",
     "DEFAULT_SCREEN_SIZE",
+    "SCHEMA",
     "SPRINGBOARD",
     "Action",
     "Agent",
@@ -116,6 +118,7 @@ __all__ = [
     "StepSource",
     "Stop",
     "StoredEnv",
+    "SuiteResult",
     "SystemClock",
     "Target",
     "UnknownOutcome",
@@ -136,18 +139,22 @@ __all__ = [
     "heal_file_for",
     "heal_step",
     "is_masked",
+    "junit_xml",
     "load_check",
     "load_check_text",
     "load_path",
     "match_step",
     "new_run_id",
+    "parse_shard",
     "path_identity",
     "read_heal_file",
     "read_journal",
     "record_text",
     "reject_heals",
     "run_check",
+    "run_suite",
     "settled_read",
+    "shard",
     "similarity",
     "suite_exit_code",
     "why_fresh",

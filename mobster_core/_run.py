@@ -352,7 +352,9 @@ class _CheckRun:
             raise _failed(FailureClass.HEAL_LIMIT, healed.message)
         if healed.end is HealEnd.BLOCKED:
             raise _failed(FailureClass.DRIFT, healed.message)
-        self.heals.append(HealEntry.of(result.at, why, healed.old, healed.new))
+        if healed.new or healed.resume_at != index:
+            # A step whose screen came right while the model thought took no heal: nothing to review.
+            self.heals.append(HealEntry.of(result.at, why, healed.old, healed.new))
         if healed.end is HealEnd.DONE:
             return [*steps[:index], *healed.new], index + len(healed.new), True
         assert healed.resume_at is not None

@@ -17,6 +17,9 @@ Rule 5: paths are computed over the elements present at read time, as on a real 
 Rule 6: typed text belongs to the running app: it persists across its screens and trips home, and
         is gone when the app is launched again (with or without a reset).
 Rule 7: a relaunch cancels the effects still pending from the relaunched app's taps.
+Rule 8: while a transition runs, the old screen moves, as an animating screen does on a phone: its
+        elements slide and narrow (x and width shrink by up to half), so two reads in a row don't
+        agree until the next screen has appeared. Labels, roles and paths stay as they were.
 """
 
 from __future__ import annotations
@@ -129,6 +132,7 @@ class _Pending:
     seq: int
     origin: str
     effect: _Effect
+    length: float = 0.0  # the transition's length in seconds (Rule 8)
 
 
 class _Sim:
@@ -189,10 +193,24 @@ class _Sim:
     # -- reading -----------------------------------------------------------------------------
 
     def screen(self, now: float) -> Screen:
-        """The screen as a read at ``now`` returns it."""
+        """The screen as a read at ``now`` returns it (Rule 8: it moves while a transition runs)."""
         self.advance(now)
         elements = tuple(node.element for node in self.nodes(now))
+        progress = self.transition_progress(now)
+        if progress is not None:
+            k = 1.0 - 0.5 * progress
+            elements = tuple(
+                attrs.evolve(e, frame=(e.frame[0] * k, e.frame[1], e.frame[2] * k, e.frame[3])) for e in elements
+            )
         return Screen(app=self.front, elements=elements, size=self.script.size)
+
+    def transition_progress(self, now: float) -> float | None:
+        """How far (0..1) the front app's pending transition has run, or None when none runs."""
+        running = [p for p in self.pending if p.origin == self.front and p.due > now + EPSILON and p.length > 0]
+        if not running:
+            return None
+        first = min(running, key=lambda p: p.due)
+        return min(1.0, max(0.0, 1.0 - (first.due - now) / first.length))
 
     def nodes(self, now: float) -> list[_Node]:
         """The elements present at ``now`` on the screen in front, depth first (Rule 5)."""
@@ -298,7 +316,7 @@ class _Sim:
         """The action has returned at ``now``: schedule its effect ``plan.delay`` later (Rule 4)."""
         self.advance(now)
         if plan.effect is not None:
-            self.pending.append(_Pending(now + plan.delay, self._seq, plan.origin, plan.effect))
+            self.pending.append(_Pending(now + plan.delay, self._seq, plan.origin, plan.effect, plan.delay))
             self._seq += 1
             self.advance(now)
 

@@ -17,14 +17,15 @@ def test_all_is_pinned() -> None:
             "HealOutcome", "Journal", "JournalError", "LaunchOptions", "LiveStep", "Lookup", "Match",
             "MobsterError", "Mode", "Model", "ModelAction", "ModelError", "Op", "Outcome", "PathError",
             "PollPolicy", "Price", "PriceTable", "Prompt", "Provenance", "ReplayCache", "ReplayResult",
-            "Replayer", "Reset", "RunOptions", "SPRINGBOARD", "SafetyDecision", "Screen", "ScreenRef",
-            "Screenshots", "ScriptError", "Selector", "SettledRead", "Step", "StepReport", "StepSource",
-            "Stop", "StoredEnv", "SystemClock", "Target", "UnknownOutcome", "UnknownOutcomePending",
-            "UnsafeFile", "Usage", "Verdict", "accept_heals", "check_commit", "classify", "decide",
-            "describe_action", "dump_path", "estimate_usage", "evaluate", "find_checks", "find_project_root",
-            "heal_file_for", "heal_step", "is_masked", "load_check", "load_check_text", "load_path",
-            "match_step", "new_run_id", "path_identity", "read_heal_file", "read_journal", "record_text",
-            "reject_heals", "run_check", "settled_read", "similarity", "suite_exit_code", "why_fresh",
+            "Replayer", "Reset", "RunOptions", "SCHEMA", "SPRINGBOARD", "SafetyDecision", "Screen",
+            "ScreenRef", "Screenshots", "ScriptError", "Selector", "SettledRead", "Step", "StepReport",
+            "StepSource", "Stop", "StoredEnv", "SuiteResult", "SystemClock", "Target", "UnknownOutcome",
+            "UnknownOutcomePending", "UnsafeFile", "Usage", "Verdict", "accept_heals", "check_commit",
+            "classify", "decide", "describe_action", "dump_path", "estimate_usage", "evaluate", "find_checks",
+            "find_project_root", "heal_file_for", "heal_step", "is_masked", "junit_xml", "load_check",
+            "load_check_text", "load_path", "match_step", "new_run_id", "parse_shard", "path_identity",
+            "read_heal_file", "read_journal", "record_text", "reject_heals", "run_check", "run_suite",
+            "settled_read", "shard", "similarity", "suite_exit_code", "why_fresh",
         ]
     )  # fmt: skip
     for name in mc.__all__:
