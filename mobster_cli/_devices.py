@@ -9,8 +9,8 @@ from mobster_core import Clock, Device, MobsterError, Model
 
 __all__ = ["UsageProblem", "make_devices", "model_factory", "read_env_file"]
 
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
-DEFAULT_OPENAI_MODEL = "gpt-5"
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
+DEFAULT_OPENAI_MODEL = "gpt-5.5"
 
 
 class UsageProblem(MobsterError):

@@ -36,6 +36,7 @@ class Price:
 DEFAULT_PRICES: Mapping[str, Price] = {
     "claude-opus": Price(15.0, 75.0, 1.5),
     "claude-sonnet": Price(3.0, 15.0, 0.3),
+    "claude-sonnet-5": Price(2.0, 10.0, 0.2),
     "claude-haiku": Price(1.0, 5.0, 0.1),
     "gpt-5-nano": Price(0.05, 0.4, 0.005),
     "gpt-5-mini": Price(0.25, 2.0, 0.025),

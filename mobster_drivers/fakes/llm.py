@@ -37,7 +37,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, ClassVar, Self, cast
+from typing import Any, ClassVar, Literal, Self, cast
 
 import attrs
 
@@ -110,10 +110,13 @@ class _Handler(BaseHTTPRequestHandler):
         request = fake._record(self.command, self.path, dict(self.headers.items()), raw)
         reply = fake._next_reply(self.path)
         body = reply.body(request.body if isinstance(request.body, dict) else {})
-        if reply.delay > 0 and not self._wait(reply.delay, fake):
-            fake._note_disconnect()
-            self.close_connection = True
-            return
+        if reply.delay > 0:
+            outcome = self._wait(reply.delay, fake)
+            if outcome != "waited":
+                if outcome == "gone":
+                    fake._note_disconnect()
+                self.close_connection = True
+                return
         try:
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
@@ -127,24 +130,24 @@ class _Handler(BaseHTTPRequestHandler):
             fake._note_disconnect()
             self.close_connection = True
 
-    def _wait(self, seconds: float, fake: _FakeLLM) -> bool:
-        """Wait ``seconds`` watching the socket; False when the client closed it or the fake stopped."""
+    def _wait(self, seconds: float, fake: _FakeLLM) -> Literal["waited", "gone", "stopped"]:
+        """Wait ``seconds`` watching the socket, unless the client closes it or the fake stops."""
         deadline = time.monotonic() + seconds
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                return True
+                return "waited"
             if fake._stopping.is_set():
-                return False
+                return "stopped"
             readable, _, _ = select.select([self.connection], [], [], min(left, _POLL))
             if not readable:
                 continue
             try:
                 peeked = self.connection.recv(1, socket.MSG_PEEK)
             except OSError:
-                return False
+                return "gone"
             if not peeked:
-                return False
+                return "gone"
             # Bytes of a pipelined request, not a close: keep waiting without spinning.
             time.sleep(min(left, _POLL))
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mobster_core import Decision, ModelError, Prompt, Usage
+from mobster_core._cost import estimate_usage
 from mobster_core._prompt import ACTION_TOOL, parse_decision
 
 if TYPE_CHECKING:
@@ -169,8 +169,7 @@ def _usage(message: Message, prompt: Prompt) -> Usage:
     """Tokens from the reply; estimated (4 characters a token, 150 out) when it has none."""
     usage = getattr(message, "usage", None)
     if usage is None:
-        chars = len(prompt.system) + len(prompt.text())
-        return Usage(input_tokens=math.ceil(chars / 4), output_tokens=150, estimated=True)
+        return estimate_usage(prompt)
     return Usage(
         input_tokens=_count(getattr(usage, "input_tokens", 0))
         + _count(getattr(usage, "cache_creation_input_tokens", 0)),

@@ -20,11 +20,11 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mobster_core import Decision, ModelError, Prompt, Usage
+from mobster_core._cost import estimate_usage
 from mobster_core._prompt import ACTION_TOOL, parse_decision
 
 if TYPE_CHECKING:
@@ -184,8 +184,7 @@ def _usage(response: Response, prompt: Prompt) -> Usage:
     """Tokens from the reply (input without the cached part); estimated when it has none."""
     usage = getattr(response, "usage", None)
     if usage is None:
-        chars = len(prompt.system) + len(prompt.text())
-        return Usage(input_tokens=math.ceil(chars / 4), output_tokens=150, estimated=True)
+        return estimate_usage(prompt)
     cached = _count(getattr(getattr(usage, "input_tokens_details", None), "cached_tokens", 0))
     total_in = _count(getattr(usage, "input_tokens", 0))
     return Usage(

@@ -15,6 +15,7 @@ import attrs
 import pytest
 
 from mobster_core import Decision, DecisionKind, Model, ModelAction, ModelError, Op, Prompt, Usage
+from mobster_core._cost import estimate_usage
 from mobster_core._prompt import ACTION_TOOL, SYSTEM_PROMPT
 from mobster_drivers.fakes.llm import FakeAnthropic
 from mobster_drivers.models import AnthropicModel
@@ -167,6 +168,23 @@ def test_usage_treats_missing_cache_counts_as_zero(api: FakeAnthropic) -> None:
         },
     )
     assert decide(model_for(api)).usage == Usage(input_tokens=7, output_tokens=3)
+
+
+def test_a_reply_without_usage_is_estimated_and_says_so(api: FakeAnthropic) -> None:
+    api.reply_json(
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-test-1",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "act", "input": {"status": "done"}}],
+            "stop_reason": "tool_use",
+        }
+    )
+    usage = decide(model_for(api)).usage
+
+    assert usage == estimate_usage(PROMPT)
+    assert usage.estimated
 
 
 # -- replies that don't fit ----------------------------------------------------------------------

@@ -15,6 +15,7 @@ import attrs
 import pytest
 
 from mobster_core import Decision, DecisionKind, Model, ModelAction, ModelError, Op, Prompt, Usage
+from mobster_core._cost import estimate_usage
 from mobster_core._prompt import ACTION_TOOL, SYSTEM_PROMPT
 from mobster_drivers.fakes.llm import FakeOpenAI
 from mobster_drivers.models import OpenAIModel
@@ -163,6 +164,39 @@ def test_usage_splits_cached_tokens_out_of_the_input(api: FakeOpenAI) -> None:
 def test_usage_without_cached_tokens_counts_them_as_zero(api: FakeOpenAI) -> None:
     api.reply_tool({"status": "done"}, usage={"input_tokens": 7, "output_tokens": 3})
     assert decide(model_for(api)).usage == Usage(input_tokens=7, output_tokens=3)
+
+
+def test_a_reply_without_usage_is_estimated_and_says_so(api: FakeOpenAI) -> None:
+    api.reply_tool({"status": "done"}, usage={"input_tokens": 0, "output_tokens": 0})
+    api.reply_json(
+        {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 1,
+            "status": "completed",
+            "model": "gpt-test-1",
+            "output": [
+                {"type": "function_call", "call_id": "call_1", "name": "act", "arguments": '{"status": "done"}'}
+            ],
+            "parallel_tool_calls": False,
+            "tool_choice": {"type": "function", "name": "act"},
+            "tools": [],
+            "usage": None,
+        }
+    )
+    api.requests  # noqa: B018 - the first reply is for a warm-up call below
+    model = model_for(api)
+
+    async def go() -> tuple[Decision, Decision]:
+        try:
+            return await model.decide(PROMPT), await model.decide(PROMPT)
+        finally:
+            await model.aclose()
+
+    counted, estimated = asyncio.run(go())
+    assert not counted.usage.estimated
+    assert estimated.usage == estimate_usage(PROMPT)
+    assert estimated.usage.estimated
 
 
 # -- replies that don't fit ----------------------------------------------------------------------
