@@ -24,6 +24,7 @@ from ._identity import Env, path_identity, why_fresh
 from ._journal import DuplicateEffect, EffectLedger, Journal, JournalError, Outcome, UnknownOutcomePending, read_journal
 from ._matcher import Match, match_step
 from ._model import Decision, DecisionKind, ModelAction, Prompt, Usage
+from ._prompt import ACTION_TOOL, SYSTEM_PROMPT, parse_decision, screen_rows
 from ._replay import LiveStep, Replayer, ReplayResult, StepReport, StepSource, Stop
 from ._run import CheckResult, Mode, RunOptions, new_run_id, run_check
 from ._safety import SafetyDecision, check_commit, classify
@@ -45,10 +46,12 @@ from .exceptions import (
 from .protocols import Clock, Device, Model, Screenshots
 
 __all__ = [
+    "ACTION_TOOL",
     "DEFAULT_POLICY",
     "DEFAULT_SCREEN_SIZE",
     "SCHEMA",
     "SPRINGBOARD",
+    "SYSTEM_PROMPT",
     "Action",
     "Agent",
     "AgentResult",
@@ -145,6 +148,7 @@ __all__ = [
     "load_path",
     "match_step",
     "new_run_id",
+    "parse_decision",
     "parse_shard",
     "path_identity",
     "read_heal_file",
@@ -153,6 +157,7 @@ __all__ = [
     "reject_heals",
     "run_check",
     "run_suite",
+    "screen_rows",
     "settled_read",
     "shard",
     "similarity",

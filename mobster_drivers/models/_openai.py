@@ -23,9 +23,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from mobster_core import Decision, ModelError, Prompt, Usage
-from mobster_core._cost import estimate_usage
-from mobster_core._prompt import ACTION_TOOL, parse_decision
+from mobster_core import ACTION_TOOL, Decision, ModelError, Prompt, Usage, estimate_usage, parse_decision
 
 if TYPE_CHECKING:
     import openai

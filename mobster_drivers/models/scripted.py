@@ -22,8 +22,7 @@ import re
 
 import attrs
 
-from mobster_core import Clock, Decision, DecisionKind, ModelAction, Op, Prompt, Step
-from mobster_core._cost import estimate_usage
+from mobster_core import Clock, Decision, DecisionKind, ModelAction, Op, Prompt, Step, estimate_usage
 
 __all__ = ["ScriptedModel", "parse_step"]
 

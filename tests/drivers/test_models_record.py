@@ -1,0 +1,97 @@
+"""Issue 4's promise: a Smart run through each real SDK (against its fake API server) records the
+same path as the scripted model, and a password typed while recording is written nowhere."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mobster_core as mc
+from mobster_core.testing import FakeClock
+from mobster_drivers.fakes.llm import FakeAnthropic, FakeOpenAI
+from mobster_drivers.models import AnthropicModel, OpenAIModel
+from mobster_drivers.models.scripted import ScriptedModel
+from mobster_drivers.scripted import ScriptedPhone, sample_path
+
+APP = "com.example.yourapp"
+STEPS = ('Tap "Sign up"', 'Type "ada@example.com" into "Email"', 'Type "hunter22" into "Password"', 'Tap "Continue"')
+KEY = "sk-test-DO-NOT-LEAK-0123456789"
+# What a model answers on the sample app: rows are e<index in the read> (see screen_rows).
+REPLIES: list[dict[str, Any]] = [
+    {"status": "act", "actions": [{"op": "TAP", "target": "e1"}], "reason": "sign up"},
+    {"status": "act", "actions": [{"op": "TYPE", "target": "e1", "text": "ada@example.com"}]},
+    {"status": "act", "actions": [{"op": "TYPE", "target": "e2", "text": "hunter22"}]},
+    {"status": "act", "actions": [{"op": "TAP", "target": "e3"}]},
+    {"status": "done", "reason": "every step is done"},
+]
+
+
+@pytest.fixture(autouse=True)
+def _no_vendor_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith(("ANTHROPIC_", "OPENAI_")):
+            monkeypatch.delenv(name)
+
+
+def record(model: Any, clock: mc.Clock, run: Callable[[Any], Any], journal: mc.Journal | None = None) -> mc.AgentResult:
+    phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+    agent = mc.Agent(
+        model,
+        mc.Dispatcher(phone, clock, journal=journal),
+        clock,
+        kind=mc.DeviceKind.SIMULATOR,
+        provenance=mc.Provenance.of(steps=STEPS),
+        request="Check: a new user signs up\n" + "\n".join(STEPS),
+        steps=STEPS,
+    )
+
+    async def go() -> mc.AgentResult:
+        await phone.launch(APP, mc.LaunchOptions())
+        return await agent.run()
+
+    result: mc.AgentResult = run(go())
+    return result
+
+
+def scripted_path() -> tuple[mc.Step, ...]:
+    clock = FakeClock()
+    result = record(ScriptedModel(), clock, clock.run)
+    assert result.stop is mc.AgentStop.DONE
+    return result.path
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_each_real_sdk_records_the_same_path_as_the_scripted_model(provider: str, tmp_path: Path) -> None:
+    fake: FakeAnthropic | FakeOpenAI = (
+        FakeAnthropic(lifetime=60) if provider == "anthropic" else FakeOpenAI(lifetime=60)
+    )
+    with fake:
+        for reply in REPLIES:
+            fake.reply_tool(reply)
+        model: AnthropicModel | OpenAIModel
+        if provider == "anthropic":
+            model = AnthropicModel("claude-test-1", api_key=KEY, base_url=fake.url)
+        else:
+            model = OpenAIModel("gpt-test-1", api_key=KEY, base_url=fake.url)
+        journal = mc.Journal(tmp_path / ".mobster" / "runs" / "r1")
+        result = record(model, mc.SystemClock(), asyncio.run, journal)
+        journal.close()
+        assert len(fake.requests) == 5
+    assert result.stop is mc.AgentStop.DONE, result.message
+    assert result.model_calls == 5
+    assert not result.usage.estimated
+    assert result.usage.input_tokens > 0
+    assert mc.dump_path(result.path) == mc.dump_path(scripted_path())
+    mc.load_path(mc.dump_path(result.path))
+    cache = mc.ReplayCache(tmp_path)
+    cache.store("0123456789abcdef", mc.Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR), result.path)
+    for f in (tmp_path / ".mobster").rglob("*"):
+        if f.is_file():
+            data = f.read_bytes()
+            assert b"hunter22" not in data, f
+            assert KEY.encode() not in data, f
