@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -150,7 +151,7 @@ def _resolve_check(name: str, cwd: Path) -> Path:
 
 
 def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
-    from mobster_core import MobsterError, RunOptions, SystemClock, parse_shard, run_suite, shard
+    from mobster_core import MobsterError, RunOptions, SuiteStopped, SystemClock, parse_shard, run_suite, shard
 
     from ._devices import make_devices, model_factory, read_env_file
 
@@ -186,9 +187,39 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
         _print_check(out, result)
 
     progress.print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
-    suite = asyncio.run(
-        run_suite(files, devices, clock, root=root, make_model=make_model, options=options, on_result=on_result)
-    )
+    received: list[int] = []
+
+    async def suite_until_stopped() -> SuiteResult:
+        # Ctrl+C and SIGTERM cancel the suite: each check in flight writes a `stopped` result,
+        # its in-flight action is journaled as unknown, and nothing is cached (SuiteStopped).
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+
+        def stop(signum: int) -> None:
+            received.append(signum)
+            task.cancel()
+
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop, signum)
+        try:
+            return await run_suite(
+                files, devices, clock, root=root, make_model=make_model, options=options, on_result=on_result
+            )
+        finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
+
+    try:
+        suite = asyncio.run(suite_until_stopped())
+    except SuiteStopped as exc:
+        for result in exc.suite.checks:
+            if result.outcome.failure_class == "stopped":
+                _print_check(out, result)
+        _print_summary(out, exc.suite, root)
+        signum = received[0] if received else signal.SIGINT
+        progress.print(f"stopped by {signal.Signals(signum).name}; results are in {exc.suite.folder}")
+        return 128 + int(signum)
     _print_summary(out, suite, root)
     if opts.get("junit"):
         opts["junit"].write_bytes((suite.folder / "junit.xml").read_bytes())

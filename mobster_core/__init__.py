@@ -26,12 +26,12 @@ from ._matcher import Match, match_step
 from ._model import Decision, DecisionKind, ModelAction, Prompt, Usage
 from ._prompt import ACTION_TOOL, SYSTEM_PROMPT, parse_decision, screen_rows
 from ._replay import LiveStep, Replayer, ReplayResult, StepReport, StepSource, Stop
-from ._run import CheckResult, Mode, RunOptions, new_run_id, run_check
+from ._run import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
 from ._safety import SafetyDecision, check_commit, classify
 from ._screen import DEFAULT_SCREEN_SIZE, Element, Screen, similarity
 from ._settle import DEFAULT_POLICY, PollPolicy
 from ._steps import Commit, Op, ScreenRef, Step, Target, describe_action, dump_path, load_path
-from ._suite import SCHEMA, SuiteResult, junit_xml, parse_shard, run_suite, shard
+from ._suite import SCHEMA, SuiteResult, SuiteStopped, junit_xml, parse_shard, run_suite, shard
 from ._typing_rules import Provenance, is_masked, record_text
 from ._verdict import FailureClass, SettledRead, Verdict, decide, settled_read, suite_exit_code
 from ._verdict import Outcome as CheckOutcome
@@ -109,6 +109,7 @@ __all__ = [
     "Replayer",
     "Reset",
     "RunOptions",
+    "RunStopped",
     "SafetyDecision",
     "Screen",
     "ScreenRef",
@@ -122,6 +123,7 @@ __all__ = [
     "Stop",
     "StoredEnv",
     "SuiteResult",
+    "SuiteStopped",
     "SystemClock",
     "Target",
     "UnknownOutcome",

@@ -10,10 +10,12 @@ Rule 4: typed text is confirmed: the field, read back, holds the text (a secure 
 Rule 5: a read that fails is tried once more; a read that fails twice after an action has been
         sent is an unknown outcome (the action may have changed the app).
 Rule 6: masked text never reaches the journal: it is written as null.
+Rule 7: a run stopped (cancelled) while an action is in flight journals that action as unknown.
 """
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import logging
 from typing import Any, NoReturn
@@ -161,6 +163,11 @@ class Dispatcher:
     async def _call(self, key: str, what: str, call: Any, *, pre: str) -> None:
         try:
             await call
+        except asyncio.CancelledError:
+            # Stopped (Ctrl+C, SIGTERM, a time budget) while the action was in flight: it may
+            # have happened. Journal it as unknown, so nothing re-sends it, and stop.
+            self._settle(key, Outcome.UNKNOWN, "stopped while the action was in flight")
+            raise
         except Exception as exc:  # noqa: BLE001 - any failure of a sent action: unknown outcome (Rule 3)
             if isinstance(exc, DeviceError) and not isinstance(exc, UnknownOutcome):
                 self._settle(key, Outcome.NOT_SENT, str(exc))

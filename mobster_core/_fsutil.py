@@ -18,12 +18,15 @@ Folders are opened one component at a time relative to their parent (``dir_fd``)
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import errno
+import fcntl
 import logging
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,6 +45,7 @@ __all__ = [
     "ensure_gitignore",
     "find_project_root",
     "private_dir",
+    "project_lock",
     "read_private",
     "remove_stale_temps",
 ]
@@ -315,3 +319,19 @@ def remove_stale_temps(folder: Path, *, started_at: datetime | None = None) -> i
         removed += 1
         log.debug("removed a stale temporary file", file=entry.path)
     return removed
+
+
+@contextlib.contextmanager
+def project_lock(root: Path) -> Iterator[None]:
+    """Serialize read-modify-write of shared files (the cache, heal files) between processes.
+
+    An exclusive ``flock`` on ``.mobster/.lock``, held only for the few milliseconds a write takes,
+    so two ``mobster test`` processes in one project never lose each other's heal or path.
+    """
+    folder = private_dir(root / MOBSTER_DIR)
+    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

@@ -11,10 +11,13 @@ Rule 3: the verdict is a separate step: assertions on one settled read, never a 
 Rule 4: everything a run says is a result with a class and a message; each run writes
         ``.mobster/runs/<run_id>/`` (``result.json``, ``journal.jsonl``, frames when the driver
         gives screenshots).
+Rule 5: a run cancelled from outside (Ctrl+C, SIGTERM) still writes its result, class ``stopped``,
+        never updates the cache or the heal file, then raises :class:`RunStopped`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets
@@ -35,7 +38,7 @@ from ._checks import Check
 from ._cost import Cost, PriceTable
 from ._device import AppInfo, DeviceInfo
 from ._dispatch import Dispatcher, DispatchFailed
-from ._fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore, private_dir
+from ._fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore, private_dir, project_lock
 from ._heal import HealEnd, heal_step
 from ._healfile import (
     HealEntry,
@@ -59,7 +62,7 @@ from ._verdict import BASELINE_POLICY, FailureClass, Outcome, Verdict, decide, s
 from .exceptions import DeviceError, MobsterError
 from .protocols import Clock, Device, Model, Screenshots
 
-__all__ = ["CheckResult", "Mode", "RunOptions", "new_run_id", "run_check"]
+__all__ = ["CheckResult", "Mode", "RunOptions", "RunStopped", "new_run_id", "run_check"]
 
 log = structlog.wrap_logger(
     logging.getLogger(__name__),
@@ -154,6 +157,14 @@ class CheckResult:
             "stable": self.stable,
             "run_dir": self.run_dir,
         }
+
+
+class RunStopped(Exception):
+    """A check run was stopped from outside (Ctrl+C, SIGTERM); ``result`` is what it wrote."""
+
+    def __init__(self, result: CheckResult) -> None:
+        super().__init__(result.outcome.message)
+        self.result = result
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -433,15 +444,25 @@ async def run_check(
     private_dir(run_dir)
     ensure_gitignore(root)
     journal = Journal(run_dir)
+    stopped: asyncio.CancelledError | None = None
     try:
         outcome = await _run(run, journal)
     except _Stop as stop:
         outcome = stop.outcome
     except MobsterError as exc:
         outcome = Outcome(Verdict.COULDNT_RUN, FailureClass.DEVICE, str(exc))
+    except asyncio.CancelledError as exc:
+        # Rule 5: stopped from outside. The report is still written; the cache is not touched.
+        stopped = exc
+        outcome = Outcome(
+            Verdict.COULDNT_RUN,
+            FailureClass.STOPPED,
+            "the run was stopped; an action in flight may or may not have happened (the journal says "
+            "which). Look at the app before running again.",
+        )
     finally:
         journal.close()
-    if isinstance(device, Screenshots):
+    if stopped is None and isinstance(device, Screenshots):
         try:
             atomic_write(run_dir / "frame-final.png", await device.screenshot())
         except (DeviceError, OSError) as exc:
@@ -467,6 +488,8 @@ async def run_check(
         stable=run.stable,
     )
     atomic_write(run_dir / "result.json", json.dumps(result.to_dict(), indent=2, ensure_ascii=False).encode("utf-8"))
+    if stopped is not None:
+        raise RunStopped(result) from stopped
     return result
 
 
@@ -523,16 +546,19 @@ async def _run(run: _CheckRun, journal: Journal) -> Outcome:
         if run._refusals:
             return Outcome(outcome.verdict, FailureClass.REFUSED, f"{run._refusals[0]}; {outcome.message}")
         return outcome
-    if run.mode == Mode.SMART:
-        cache.store(run.identity, run.env, ran)
-        save_heal_state(run.root, run.identity, run.env, HealState(None, frozenset()))
-    elif run.heals:
-        if state.original is None:
-            assert path is not None
-            state = HealState(path, state.keep_failing)
-        save_heal_state(run.root, run.identity, run.env, state)
-        cache.store(run.identity, run.env, ran)
-        write_heal_file(check.file, merge_entries(pending, run.heals))
+    with project_lock(run.root):  # another mobster process may write the same files
+        if run.mode == Mode.SMART:
+            cache.store(run.identity, run.env, ran)
+            save_heal_state(run.root, run.identity, run.env, HealState(None, frozenset()))
+        elif run.heals:
+            state = load_heal_state(run.root, run.identity, run.env)
+            if state.original is None:
+                assert path is not None  # heals happen only in a replay
+                state = HealState(path, state.keep_failing)
+            save_heal_state(run.root, run.identity, run.env, state)
+            cache.store(run.identity, run.env, ran)
+            pending = read_heal_file(heal_file_for(check.file))  # again: it may have changed meanwhile
+            write_heal_file(check.file, merge_entries(pending, run.heals))
     return outcome
 
 

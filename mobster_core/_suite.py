@@ -8,6 +8,8 @@ Rule 3: the suite writes ``.mobster/test-results/<suite_id>/results.json`` (the 
         per check and device; failure, error and skipped elements; heals in ``system-out``).
 Rule 4: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs
         review, else 0.
+Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight write its
+        ``stopped`` result, starts no other, writes its files, and raises :class:`SuiteStopped`.
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ import attrs
 from ._checks import CheckError, load_check
 from ._cost import Cost
 from ._fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore
-from ._run import CheckResult, Mode, RunOptions, new_run_id, run_check
+from ._run import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
 from ._verdict import FailureClass, Outcome, Verdict, suite_exit_code
 from .exceptions import MobsterError
 from .protocols import Clock, Device, Model
 
-__all__ = ["SCHEMA", "SuiteResult", "parse_shard", "run_suite", "shard"]
+__all__ = ["SCHEMA", "SuiteResult", "SuiteStopped", "parse_shard", "run_suite", "shard"]
 
 SCHEMA = "mobster.test/1"
 
@@ -86,6 +88,14 @@ class SuiteResult:
         }
 
 
+class SuiteStopped(Exception):
+    """The suite was stopped from outside; ``suite`` holds what ran, already written to disk."""
+
+    def __init__(self, suite: SuiteResult) -> None:
+        super().__init__("the suite was stopped")
+        self.suite = suite
+
+
 def parse_shard(text: str) -> tuple[int, int]:
     """``"2/4"`` -> ``(2, 4)``; a ValueError says what to write instead."""
     try:
@@ -127,14 +137,25 @@ async def run_suite(
     async def worker(device: Device) -> None:
         while not queue.empty():
             n, file = queue.get_nowait()
-            result = await _one(file, device, clock, root=root, model=make_model(), options=options)
+            try:
+                result = await _one(file, device, clock, root=root, model=make_model(), options=options)
+            except RunStopped as exc:
+                results[n] = exc.result
+                return
             results[n] = result
             if on_result is not None:
                 maybe = on_result(result)
                 if maybe is not None:
                     await maybe
 
-    await asyncio.gather(*(worker(d) for d in devices))
+    workers = [asyncio.ensure_future(worker(d)) for d in devices]
+    stopped = False
+    try:
+        await asyncio.gather(*workers)
+    except asyncio.CancelledError:
+        # Rule 5: let every check in flight write its stopped result, then write the suite's.
+        stopped = True
+        await asyncio.gather(*workers, return_exceptions=True)
     suite = SuiteResult(
         suite_id=suite_id,
         started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -145,6 +166,8 @@ async def run_suite(
     ensure_gitignore(root)
     atomic_write(suite.folder / "results.json", json.dumps(suite.to_dict(), indent=2, ensure_ascii=False).encode())
     atomic_write(suite.folder / "junit.xml", junit_xml(suite))
+    if stopped:
+        raise SuiteStopped(suite)
     return suite
 
 

@@ -1,0 +1,86 @@
+"""Ctrl+C and SIGTERM during a run: the action in flight is journaled as unknown, the check ends
+`couldnt_run` class `stopped` (exit 130 / 143), reports are written, the cache isn't touched, and
+the next run starts clean."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mobster_drivers.scripted import sample_path
+
+SIGNUP = """\
+version: 1
+name: A new user signs up
+app: {bundle: com.example.yourapp}
+steps:
+  - Tap "Sign up"
+  - Type "ada@example.com" into "Email"
+  - Tap "Continue"
+expect:
+  - text: Welcome aboard
+"""
+
+
+def start(project: Path, app: str) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+    return subprocess.Popen(
+        [sys.executable, "-c", "from mobster_cli.main import main; main()", "test", "--scripted", app,
+         "--model", "scripted", "--json"],
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def journal_lines(project: Path) -> list[dict[str, object]]:
+    runs = project / ".mobster" / "runs"
+    lines: list[dict[str, object]] = []
+    for journal in runs.glob("*/journal.jsonl"):
+        lines += [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
+    return lines
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_stopping_mid_action(tmp_path: Path, signum: int, code: int) -> None:
+    (tmp_path / ".mobster" / "checks").mkdir(parents=True)
+    (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
+    # Taps take 3 s on this phone: the signal lands while the first tap is in flight.
+    slow = sample_path("yourapp").read_text().replace("latency: zero", "latency: {tap: 3.0}")
+    (tmp_path / "slow.yaml").write_text(slow)
+    (tmp_path / "app.yaml").write_text(sample_path("yourapp").read_text())
+    proc = start(tmp_path, "slow.yaml")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if any(e.get("event") == "intent" and e.get("key") == "smart-1" for e in journal_lines(tmp_path)):
+            break
+        time.sleep(0.05)
+    else:
+        proc.kill()
+        pytest.fail("the run never started its first tap")
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == code, err
+    assert f"stopped by {signal.Signals(signum).name}" in err
+    events = journal_lines(tmp_path)
+    outcomes = [e for e in events if e.get("event") == "outcome" and e.get("key") == "smart-1"]
+    assert [o["outcome"] for o in outcomes] == ["unknown"]
+    assert not any(e.get("key") == "smart-2" for e in events)  # nothing was sent after it
+    (result,) = (tmp_path / ".mobster" / "runs").glob("*/result.json")
+    data = json.loads(result.read_text())
+    assert (data["verdict"], data["class"]) == ("couldnt_run", "stopped")
+    suites = list((tmp_path / ".mobster" / "test-results").glob("*/results.json"))
+    assert len(suites) == 1
+    assert json.loads(suites[0].read_text())["checks"][0]["class"] == "stopped"
+    assert not list((tmp_path / ".mobster" / "cache").rglob("*.json"))  # nothing cached from a partial run
+    assert not list((tmp_path / ".mobster").rglob(".tmp-*"))
+
+    again = start(tmp_path, "app.yaml")
+    out, err = again.communicate(timeout=60)
+    assert again.returncode == 0, err
+    assert json.loads(out)["checks"][0]["mode"] == "smart"
