@@ -3,7 +3,8 @@
 Rule 1: the path for the check's identity and the device's env is replayed when there is one, with
         no model; Smart runs when there is none or with ``fresh`` (a model is needed), and the path
         is stored only when the verdict passes. A launch-only check (no steps) never needs a model.
-Rule 2: a drifted step works down SPEC §10's list: keep-failing → ``failed drift``; no heal or no
+Rule 2: a drifted step whose app is gone (the home screen in front) fails ``app_not_running``:
+        a heal would hide a crash. Else it works down SPEC §10's list: keep-failing → ``failed drift``; no heal or no
         model → ``failed drift``; the breaker → ``failed heal_limit``; else the model heals that
         step only. A healed run that passes stores the healed path, keeps the recorded one for
         ``--reject``, and writes the heal file beside the check.
@@ -36,7 +37,7 @@ from ._breaker import Breaker
 from ._cache import ReplayCache
 from ._checks import Check
 from ._cost import Cost, PriceTable
-from ._device import AppInfo, DeviceInfo
+from ._device import SPRINGBOARD, AppInfo, DeviceInfo
 from ._dispatch import Dispatcher, DispatchFailed
 from ._fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore, private_dir, project_lock
 from ._heal import HealEnd, heal_step
@@ -335,6 +336,9 @@ class _CheckRun:
         assert result.screen is not None
         index = result.at - 1
         why = result.match.reason or "the screen changed"
+        if result.match.rule == "app" and result.screen.app == SPRINGBOARD:
+            # The app under test is gone (it crashed, or the flow left it): a heal would hide it.
+            raise _failed(FailureClass.APP_NOT_RUNNING, f"{result.message}: the app crashed or the flow left it")
         if result.at in state.keep_failing:
             raise _failed(FailureClass.DRIFT, f"{result.message} (you chose to keep this step failing)")
         if self.options.no_heal or self.model is None:

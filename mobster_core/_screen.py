@@ -25,7 +25,7 @@ import attrs
 
 from ._canon import digest
 
-__all__ = ["DEFAULT_SCREEN_SIZE", "Element", "Frame", "Screen", "similarity"]
+__all__ = ["DEFAULT_SCREEN_SIZE", "MAX_ELEMENTS", "MAX_TREE_DEPTH", "Element", "Frame", "Screen", "similarity"]
 
 Frame = tuple[float, float, float, float]
 
@@ -181,7 +181,16 @@ def _size(value: Any) -> tuple[int, int]:
     raise ValueError("screen.size: expected [width, height] in whole points, both above 0")
 
 
+#: The deepest tree and the most elements a screen may have (WDA reads stop at depth 60).
+MAX_TREE_DEPTH = 100
+MAX_ELEMENTS = 20_000
+
+
 def _flatten(raw: Sequence[Any], parent: str, where: str, out: list[Element]) -> None:
+    if parent.count("/") > MAX_TREE_DEPTH:
+        raise ValueError(f"screen.{where}: the tree is deeper than {MAX_TREE_DEPTH} levels")
+    if len(out) + len(raw) > MAX_ELEMENTS:
+        raise ValueError(f"screen.{where}: a screen has at most {MAX_ELEMENTS} elements")
     for index, item in enumerate(raw):
         key = f"{where}[{index}]"
         if not isinstance(item, Mapping):

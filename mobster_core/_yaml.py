@@ -5,6 +5,7 @@ Rule 1: a file is parsed twice: once in ruamel's safe mode (no Python tags, no d
         line of each key for messages.
 Rule 2: a file larger than ``MAX_YAML_BYTES`` or not UTF-8 is refused before parsing.
 Rule 3: an unknown key gets a "did you mean" hint from the keys that are allowed there.
+Rule 4: anchors and aliases are refused, and so is nesting too deep to parse.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent
 
 __all__ = ["MAX_YAML_BYTES", "YamlDoc", "YamlProblem", "did_you_mean", "load_yaml"]
 
@@ -68,8 +70,11 @@ def load_yaml(raw: bytes | str, source: str) -> YamlDoc:
         if len(text.encode("utf-8")) > MAX_YAML_BYTES:
             raise YamlProblem(f"{source}: the file is over the {MAX_YAML_BYTES}-byte limit")
     try:
+        _refuse_aliases(text, source)
         data = YAML(typ="safe", pure=True).load(text)
         tree = YAML(typ="rt", pure=True).load(text)
+    except RecursionError as exc:
+        raise YamlProblem(f"{source}: the YAML is nested too deeply to read; flatten it") from exc
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -78,6 +83,21 @@ def load_yaml(raw: bytes | str, source: str) -> YamlDoc:
     except YAMLError as exc:
         raise YamlProblem(f"{source}: not valid YAML ({exc})") from exc
     return YamlDoc(source, data, tree)
+
+
+def _refuse_aliases(text: str, source: str) -> None:
+    """Rule 4: refuse anchors and aliases.
+
+    A few lines of them can expand to billions of values ("billion laughs"), and no file the SDK
+    reads needs them.
+    """
+    for event in YAML(typ="safe", pure=True).parse(text):
+        if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
+            mark = event.start_mark
+            line = f":{mark.line + 1}" if mark is not None else ""
+            raise YamlProblem(
+                f"{source}{line}: anchors and aliases (&name, *name) are not allowed; write the value out"
+            )
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -442,6 +442,14 @@ class ScriptedPhone:
         """Undo :meth:`drop_typing`: typed text lands in fields again."""
         self._sim.typing_dropped = False
 
+    def crash(self, bundle: str | None = None) -> None:
+        """The app in front (or ``bundle``) crashes: it stops, and the home screen comes to front."""
+        target = bundle or self._sim.front
+        self._sim.running.pop(target, None)
+        self._sim.pending = [p for p in self._sim.pending if p.origin != target]
+        if self._sim.front == target:
+            self._sim.front = SPRINGBOARD
+
     # -- Device ------------------------------------------------------------------------------
 
     async def info(self) -> DeviceInfo:

@@ -1,0 +1,142 @@
+"""Bad input, fuzzed: every loader answers garbage with its own clear error, never a traceback of
+another kind, and never by losing what was already there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mobster_core as mc
+from mobster_core._prompt import parse_decision
+from mobster_drivers.scripted import AppScript, sample_path
+
+# JSON-like values, including the awkward ones: deep nesting, big numbers, odd strings.
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    max_leaves=30,
+)
+CHECK_KEYS = ["version", "name", "app", "steps", "expect", "launch", "budget", "reset", "tags", "device", "runtime"]
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(CHECK_KEYS) | st.text(max_size=6), json_values, max_size=8))
+def test_check_files_fail_only_with_check_errors(data: dict[str, Any]) -> None:
+    try:
+        mc.load_check_text(json.dumps(data), "fuzz.yaml")
+    except mc.MobsterError as exc:
+        assert "fuzz.yaml" in str(exc)
+
+
+@FUZZ
+@given(raw=st.binary(max_size=300))
+def test_check_bytes_fail_only_with_check_errors(raw: bytes, tmp_path_factory: pytest.TempPathFactory) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "bytes.yaml"
+    path.write_bytes(raw)
+    try:
+        mc.load_check(path)
+    except mc.MobsterError as exc:
+        assert "bytes.yaml" in str(exc)
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(["version", "device", "latency", "apps"]), json_values, max_size=4))
+def test_app_scripts_fail_only_with_script_errors(data: dict[str, Any]) -> None:
+    try:
+        AppScript.from_text(json.dumps(data), "fuzz-app.yaml")
+    except mc.ScriptError as exc:
+        assert "fuzz-app.yaml" in str(exc)
+
+
+@FUZZ
+@given(st.lists(json_values, max_size=4))
+def test_paths_fail_only_with_path_errors(data: list[Any]) -> None:
+    try:
+        mc.load_path(data)
+    except mc.PathError as exc:
+        assert str(exc)
+
+
+@FUZZ
+@given(json_values)
+def test_model_replies_fail_only_with_model_errors(data: Any) -> None:
+    try:
+        parse_decision(data, mc.Usage())
+    except mc.ModelError as exc:
+        assert str(exc)
+
+
+@FUZZ
+@given(json_values)
+def test_screens_fail_only_with_value_errors(data: Any) -> None:
+    try:
+        mc.Screen.from_dict({"app": "a.b", "elements": data if isinstance(data, list) else [data]})
+    except ValueError as exc:
+        assert str(exc).startswith("screen")
+
+
+def test_a_model_asking_for_ten_thousand_actions() -> None:
+    reply = {"status": "act", "actions": [{"op": "TAP", "target": "e1"}] * 10_000}
+    with pytest.raises(mc.ModelError, match="10000 actions at once; the most is 3"):
+        parse_decision(reply, mc.Usage())
+
+
+def test_a_tree_five_thousand_deep_is_refused_clearly() -> None:
+    node: dict[str, Any] = {"role": "Other"}
+    for _ in range(5000):
+        node = {"role": "Other", "children": [node]}
+    with pytest.raises(ValueError, match="deeper than 100 levels"):
+        mc.Screen.from_dict({"app": "a.b", "elements": [node]})
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: &a [1, 2]\nb: *a\n", "fuzz.yaml:1: anchors and aliases"),
+        ("version: 1\nversion: 1\n", "duplicate key"),
+        ("!!python/object/apply:os.system [echo hi]\n", "could not determine a constructor"),
+        ("version: 1\nname: x\napp: {bundle: a.b}\nsteps: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+    ],
+)
+def test_yaml_tricks_in_check_files(text: str, message: str) -> None:
+    with pytest.raises(mc.MobsterError) as info:
+        mc.load_check_text(text, "fuzz.yaml")
+    assert message in str(info.value)
+
+
+def test_a_corrupt_cache_file_is_set_aside_and_the_run_records_again(tmp_path: Path) -> None:
+    env = mc.Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
+    cache = mc.ReplayCache(tmp_path)
+    file = cache.store("0123456789abcdef", env, ())
+    file.write_bytes(b'{"format": 1, "steps": [{"op": "PINCH"}')
+    lookup = cache.lookup("0123456789abcdef", env)
+    assert lookup.steps is None
+    assert lookup.dropped
+    assert "0123456789abcdef" in lookup.dropped[0]
+    assert file.with_name(file.name + ".corrupt").exists()  # kept for inspection, nothing lost
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "version: 2\ncheck: a\nheals: []\n",
+        "version: 1\ncheck: a\nheals: {}\n",
+        "version: 1\ncheck: a\nheals:\n- step: 0\n",
+    ],
+)
+def test_a_bad_heal_file_is_a_clear_error(tmp_path: Path, text: str) -> None:
+    heal = tmp_path / "signup.heal.yaml"
+    heal.write_text(text)
+    with pytest.raises(mc.HealFileError) as info:
+        mc.read_heal_file(heal)
+    assert "signup.heal.yaml" in str(info.value)
+
+
+def test_sample_scripts_still_load() -> None:
+    assert AppScript.from_file(sample_path("yourapp")).apps
