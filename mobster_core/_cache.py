@@ -27,7 +27,6 @@ Rule 6: readers skip ``.tmp-*`` files and every name that isn't ``<identity>-<en
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 from collections.abc import Sequence
@@ -36,7 +35,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import attrs
-import structlog
 
 from ._fsutil import (
     MOBSTER_DIR,
@@ -48,16 +46,13 @@ from ._fsutil import (
     read_private,
 )
 from ._identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH, Env, why_fresh
+from ._log import get_logger
 from ._steps import Step, dump_path, load_path
 from .exceptions import PathError
 
 __all__ = ["KEEP_ENVS", "MAX_CACHE_BYTES", "Lookup", "ReplayCache", "StoredEnv"]
 
-log = structlog.wrap_logger(
-    logging.getLogger(__name__),
-    processors=[structlog.stdlib.filter_by_level, structlog.stdlib.render_to_log_kwargs],
-    wrapper_class=structlog.stdlib.BoundLogger,
-)
+log = get_logger(__name__)
 
 #: The largest cache file read or written, in bytes (Rule 4).
 MAX_CACHE_BYTES = 8 * 1024 * 1024

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import logging
 from typing import Any, NoReturn
-
-import structlog
 
 from ._device import Action
 from ._journal import DuplicateEffect, EffectLedger, Journal, Outcome
+from ._log import get_logger
 from ._screen import Element, Screen
 from ._settle import DEFAULT_POLICY, PollPolicy
 from ._steps import Op
@@ -33,11 +31,7 @@ from .protocols import Clock, Device
 
 __all__ = ["BULLET", "DispatchFailed", "Dispatcher", "Failure"]
 
-log = structlog.wrap_logger(
-    logging.getLogger(__name__),
-    processors=[structlog.stdlib.filter_by_level, structlog.stdlib.render_to_log_kwargs],
-    wrapper_class=structlog.stdlib.BoundLogger,
-)
+log = get_logger(__name__)
 
 #: What a secure field shows for each typed character.
 BULLET = "\u2022"

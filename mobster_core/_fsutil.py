@@ -22,7 +22,6 @@ import contextlib
 import enum
 import errno
 import fcntl
-import logging
 import os
 import secrets
 import stat
@@ -31,8 +30,7 @@ from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import structlog
-
+from ._log import get_logger
 from .exceptions import MobsterError
 
 __all__ = [
@@ -50,11 +48,7 @@ __all__ = [
     "remove_stale_temps",
 ]
 
-log = structlog.wrap_logger(
-    logging.getLogger(__name__),
-    processors=[structlog.stdlib.filter_by_level, structlog.stdlib.render_to_log_kwargs],
-    wrapper_class=structlog.stdlib.BoundLogger,
-)
+log = get_logger(__name__)
 
 #: The folder that marks a project root and holds everything Mobster writes.
 MOBSTER_DIR = ".mobster"

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import enum
 import json
-import logging
 import os
 import stat
 from collections.abc import Mapping
@@ -32,9 +31,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-import structlog
-
 from ._fsutil import UnsafeFile, private_dir, read_private
+from ._log import get_logger
 from .exceptions import MobsterError
 
 __all__ = [
@@ -49,11 +47,7 @@ __all__ = [
     "read_journal",
 ]
 
-log = structlog.wrap_logger(
-    logging.getLogger(__name__),
-    processors=[structlog.stdlib.filter_by_level, structlog.stdlib.render_to_log_kwargs],
-    wrapper_class=structlog.stdlib.BoundLogger,
-)
+log = get_logger(__name__)
 
 JOURNAL_NAME = "journal.jsonl"
 #: The largest journal :func:`read_journal` (and a reopened :class:`Journal`) reads, in bytes.

@@ -18,16 +18,15 @@ Rule 6: a read that fails is tried once more (reads are safe to repeat; actions 
 from __future__ import annotations
 
 import enum
-import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import NoReturn
 
 import attrs
-import structlog
 
 from ._device import Action, DeviceKind, LaunchOptions
 from ._dispatch import Dispatcher, DispatchFailed, Failure, unknown_message
 from ._journal import EffectLedger, Journal
+from ._log import get_logger
 from ._matcher import Match, match_step
 from ._safety import check_commit, classify
 from ._screen import Element, Screen
@@ -39,11 +38,7 @@ from .protocols import Clock, Device
 
 __all__ = ["LiveStep", "ReplayResult", "Replayer", "StepReport", "StepSource", "Stop"]
 
-log = structlog.wrap_logger(
-    logging.getLogger(__name__),
-    processors=[structlog.stdlib.filter_by_level, structlog.stdlib.render_to_log_kwargs],
-    wrapper_class=structlog.stdlib.BoundLogger,
-)
+log = get_logger(__name__)
 
 
 class StepSource(enum.StrEnum):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -28,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from ._agent import Agent, AgentStop
 from ._agent import Budget as AgentBudget
@@ -54,6 +52,7 @@ from ._healfile import (
 )
 from ._identity import Env, path_identity
 from ._journal import Journal
+from ._log import get_logger
 from ._replay import Replayer, ReplayResult, StepReport, StepSource, Stop
 from ._screen import Screen
 from ._settle import DEFAULT_POLICY, PollPolicy
@@ -65,11 +64,7 @@ from .protocols import Clock, Device, Model, Screenshots
 
 __all__ = ["CheckResult", "Mode", "RunOptions", "RunStopped", "new_run_id", "run_check"]
 
-log = structlog.wrap_logger(
-    logging.getLogger(__name__),
-    processors=[structlog.stdlib.filter_by_level, structlog.stdlib.render_to_log_kwargs],
-    wrapper_class=structlog.stdlib.BoundLogger,
-)
+log = get_logger(__name__)
 
 
 class Mode:
