@@ -128,7 +128,8 @@ def run_demo(folder: Path) -> int:
     print(f"\nLook at: {folder.name}/.mobster/test-results/*/results.json and junit.xml,")
     print(f"         {folder.name}/.mobster/runs/*/journal.jsonl (every action, written before it was sent),")
     print(f"         {folder.name}/.mobster/cache/replay/ (the recorded paths).")
-    print(f"Try it yourself: cd {folder.name} && mobster test --scripted apps/yourapp.yaml")
+    print(f"Try it yourself: cd {folder.name} && mobster test --scripted apps/yourapp-rebuild.yaml")
+    print("  (replays the healed path at $0 while the heal waits for review; then try mobster test heal)")
 
     expected = (
         first.exit_code == 0

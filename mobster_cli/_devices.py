@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -32,12 +33,91 @@ def make_devices(
         from mobster_drivers.scripted import ScriptedPhone
 
         return [ScriptedPhone.from_file(Path(scripted), clock=clock) for _ in range(parallel)]
-    if chosen:
+    if not chosen:
+        raise UsageProblem("choose a device: --scripted APP.yaml, --wda URL, --sim NAME or --device NAME")
+    if parallel > 1:
         raise UsageProblem(
-            f"{chosen[0]} needs the WebDriverAgent drivers, which are not in this build yet; "
-            "use --scripted APP.yaml (see docs/scripted-phone.md)"
+            f"--parallel {parallel} needs {parallel} devices, and {chosen[0]} names one: "
+            "run one mobster per device (each with its own --shard)"
         )
-    raise UsageProblem("choose a device: --scripted APP.yaml, --wda URL, --sim NAME or --device NAME")
+    if wda:
+        return [_open_wda(wda)]
+    if sim:
+        return [_open_simulator(sim)]
+    return [_open_iphone(device or "")]
+
+
+# -- real devices: each one locked for this run (mobster_drivers._lock) -------------------------
+
+
+def _on_exit(release: Callable[[], None]) -> None:
+    """Run ``release`` when the command ends: with click's context, else at interpreter exit."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.call_on_close(release)
+    else:
+        atexit.register(release)
+
+
+def _lock(identity: str) -> None:
+    from mobster_drivers._lock import device_lock
+
+    lock = device_lock(identity).acquire()
+    _on_exit(lock.release)
+
+
+def _missing_extra(option: str, extra: str, exc: ImportError) -> UsageProblem:
+    return UsageProblem(f"{option} needs the {extra} extra ({exc.name} is missing): pip install 'mobster[{extra}]'")
+
+
+def _open_wda(url: str) -> Device:
+    try:
+        import filelock  # noqa: F401 - the device lock needs it; say so before connecting
+        import wda  # noqa: F401
+
+        from mobster_drivers.wda import WdaDevice, normalize_wda_url
+    except ImportError as exc:
+        raise _missing_extra("--wda", "simulator", exc) from exc
+    try:
+        normalized = normalize_wda_url(url)
+    except ValueError as exc:
+        raise UsageProblem(f"--wda: {exc}") from exc
+    _lock(f"wda {normalized}")
+    device = WdaDevice(normalized)  # the kind comes from WDA's /status (a simulator when it doesn't say)
+    device.status_sync()
+    return device
+
+
+def _open_simulator(name: str) -> Device:
+    try:
+        import filelock  # noqa: F401
+        import wda  # noqa: F401
+
+        from mobster_drivers.simulator import SimulatorDevice
+    except ImportError as exc:
+        raise _missing_extra("--sim", "simulator", exc) from exc
+    device = SimulatorDevice.connect(name)
+    _on_exit(device.close)
+    _lock(f"sim {device.udid}")
+    _lock(f"wda {device.wda.url}")
+    return device
+
+
+def _open_iphone(name: str) -> Device:
+    try:
+        import filelock  # noqa: F401
+        import pymobiledevice3  # noqa: F401
+        import wda  # noqa: F401
+
+        from mobster_drivers.usb import UsbIphone
+    except ImportError as exc:
+        raise _missing_extra("--device", "usb", exc) from exc
+    phone = UsbIphone.connect(name)
+    _on_exit(phone.close)
+    _lock(f"usb {phone.udid}")
+    return phone
 
 
 def read_env_file(path: Path) -> dict[str, str]:

@@ -178,10 +178,15 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
         make_model, _name = model_factory(opts.get("model"), env, clock)
     except (MobsterError, ValueError) as exc:
         _fail(str(exc))
-    options = RunOptions(no_heal=opts["no_heal"], fresh=opts["fresh"], max_usd=opts.get("max_usd"))
     as_json = bool(opts.get("as_json"))
     out = _console(err=as_json)
     progress = _console(err=True)
+    options = RunOptions(
+        no_heal=opts["no_heal"],
+        fresh=opts["fresh"],
+        max_usd=opts.get("max_usd"),
+        on_sent=lambda what: progress.print(f"  · {what}", style="dim", markup=False),
+    )
 
     def on_result(result: CheckResult) -> None:
         _print_check(out, result)

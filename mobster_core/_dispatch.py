@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from ._device import Action
@@ -72,7 +73,9 @@ class Dispatcher:
         journal: Journal | None = None,
         ledger: EffectLedger | None = None,
         policy: PollPolicy = DEFAULT_POLICY,
+        on_sent: Callable[[str], None] | None = None,
     ) -> None:
+        self.on_sent = on_sent
         self.device = device
         self.clock = clock
         self.journal = journal
@@ -113,6 +116,8 @@ class Dispatcher:
         await self._call(key, what, self.device.act(action), pre=f"{what} couldn't be sent")
         if action.op is Op.TYPE and element is not None and action.text is not None:
             await self.confirm_typing(what, element, action.text)
+        if self.on_sent is not None:
+            self.on_sent(what)  # progress for people: ``what`` never holds masked text
 
     def refused(self, key: str, detail: str) -> None:
         """Journal an action that was refused and never sent."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -85,6 +85,8 @@ class RunOptions:
     max_usd: float | None = None
     policy: PollPolicy = DEFAULT_POLICY
     screenshots: bool = True
+    #: Called with a line per action sent (``step 2 (Tap "Sign up")``), for progress output.
+    on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen
@@ -524,7 +526,9 @@ async def _run(run: _CheckRun, journal: Journal) -> Outcome:
                 "(or --env-file), or pass --model scripted",
             )
 
-    dispatch = Dispatcher(run.device, run.clock, journal=journal, policy=run.options.policy)
+    dispatch = Dispatcher(
+        run.device, run.clock, journal=journal, policy=run.options.policy, on_sent=run.options.on_sent
+    )
     try:
         await dispatch.launch(check.app.bundle or "", check.launch_options())
         baseline = await run.baseline()

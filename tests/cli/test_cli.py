@@ -167,7 +167,7 @@ def test_no_path_and_no_key(project: Path) -> None:
     [
         ((), "choose a device"),
         (("--scripted", "app.yaml", "--wda", "http://127.0.0.1:8100"), "choose one device option"),
-        (("--wda", "http://127.0.0.1:8100"), "not in this build yet"),
+        (("--wda", "http://127.0.0.1:9"), "isn't answering"),
         (("--scripted", "app.yaml", "--shard", "3/2"), "--shard"),
         (("nope.yaml", "--scripted", "app.yaml"), "no check 'nope.yaml'"),
         (("--scripted", "app.yaml", "--model", "llama"), "unknown model 'llama'"),
