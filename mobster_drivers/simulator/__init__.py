@@ -1,0 +1,40 @@
+"""The iOS simulator driver (``mobster test --sim NAME``, SPEC §13): simctl + WebDriverAgent.
+
+::
+
+    from mobster_drivers.simulator import SimulatorDevice
+
+    device = SimulatorDevice.connect("iPhone 17 Pro")  # or a UDID; WDA on port 8100 by default
+
+simctl runs through a :class:`SimctlRunner` (the real :class:`XcrunSimctl`, or
+``mobster_drivers.fakes.xcrun.FakeSimctl`` in tests). Needs macOS with Xcode, WebDriverAgent
+running on the simulator, and ``pip install 'mobster[simulator]'`` (see ``docs/drivers.md``).
+"""
+
+from __future__ import annotations
+
+from ._device import DEFAULT_WDA_PORT, SimulatorDevice, wda_port
+from ._simctl import (
+    Simctl,
+    SimctlRunner,
+    SimctlTimeout,
+    Simulator,
+    XcrunSimctl,
+    parse_simulators,
+    pick_simulator,
+    runtime_version,
+)
+
+__all__ = [
+    "DEFAULT_WDA_PORT",
+    "Simctl",
+    "SimctlRunner",
+    "SimctlTimeout",
+    "Simulator",
+    "SimulatorDevice",
+    "XcrunSimctl",
+    "parse_simulators",
+    "pick_simulator",
+    "runtime_version",
+    "wda_port",
+]

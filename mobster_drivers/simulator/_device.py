@@ -1,0 +1,255 @@
+"""The simulator device: ``xcrun simctl`` for the apps, WebDriverAgent for the screen (SPEC §13).
+
+Rule 1: apps are launched, terminated and reset with simctl (arguments, ``SIMCTL_CHILD_``
+        environment, a deep link with ``openurl``); the screen is read and driven through the WDA
+        device on the simulator's port (given, else ``$MOBSTER_WDA_PORT``, else 8100). Screenshots
+        come from ``simctl io``.
+Rule 2: ``info`` comes from simctl (the simulator's name, the runtime's iOS version); the app's
+        version and build come from its bundle's ``Info.plist`` (``CFBundleShortVersionString``,
+        ``CFBundleVersion``), found with ``get_app_container``. No container: not installed.
+Rule 3: a ``data`` reset terminates the app, empties ``Documents``, ``Library`` and ``tmp`` of its
+        data container (its preferences included) and resets its privacy permissions. A
+        ``reinstall`` copies the installed ``.app`` aside, uninstalls, installs the copy, and
+        resets privacy. Only a container inside this simulator's own folder (``…/Devices/<UDID>/``)
+        is ever emptied.
+Rule 4: connecting checks, before anything else happens, that the simulator exists (a clear error
+        for none or several), boots it when it is shut down, and that WDA answers there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import plistlib
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mobster_core import (
+    Action,
+    AppInfo,
+    DeviceError,
+    DeviceInfo,
+    DeviceKind,
+    LaunchOptions,
+    Reset,
+    Screen,
+)
+from mobster_drivers.wda import WdaDevice, WdaTimeouts, WdaTransport
+
+from ._simctl import Simctl, SimctlRunner, Simulator, pick_simulator
+
+__all__ = ["DEFAULT_WDA_PORT", "SimulatorDevice", "wda_port"]
+
+_log = logging.getLogger("mobster.drivers.simulator")
+
+#: WebDriverAgent's port when neither the caller nor ``$MOBSTER_WDA_PORT`` says.
+DEFAULT_WDA_PORT = 8100
+_DATA_FOLDERS = ("Documents", "Library", "tmp")
+
+
+def wda_port(port: int | None = None) -> int:
+    """The WDA port: ``port``, else ``$MOBSTER_WDA_PORT``, else 8100."""
+    if port is not None:
+        return port
+    raw = os.environ.get("MOBSTER_WDA_PORT", "").strip()
+    if not raw:
+        return DEFAULT_WDA_PORT
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise DeviceError(f"MOBSTER_WDA_PORT is a port number (1-65535), not {raw!r}")
+    return int(raw)
+
+
+class SimulatorDevice:
+    """An iOS simulator: simctl for apps, WDA for the screen; ``Device`` and ``Screenshots``.
+
+    Make one with :meth:`connect`. See the module rules.
+    """
+
+    def __init__(self, simulator: Simulator, *, simctl: Simctl, wda: WdaDevice) -> None:
+        self._simulator = simulator
+        self._simctl = simctl
+        self._wda = wda
+
+    @classmethod
+    def connect(
+        cls,
+        name: str,
+        *,
+        runner: SimctlRunner | None = None,
+        port: int | None = None,
+        wda: str | WdaTransport | None = None,
+        boot: bool = True,
+        timeouts: WdaTimeouts | None = None,
+    ) -> SimulatorDevice:
+        """Find the simulator ``name`` (or UDID), boot it if needed, and check WDA answers (Rule 4).
+
+        ``wda`` overrides the WDA URL (or transport); else ``http://127.0.0.1:<port>``.
+        Blocking: call it before the event loop, or in a thread.
+        """
+        simctl = Simctl(runner)
+        simulator = pick_simulator(simctl.list(), name)
+        if not simulator.booted:
+            if not boot:
+                raise DeviceError(f"simulator {simulator.describe()} is not booted: xcrun simctl boot {simulator.udid}")
+            _log.debug("booting %s", simulator.describe())
+            simctl.boot(simulator.udid)
+            simulator = pick_simulator(simctl.list(), simulator.udid)
+            if not simulator.booted:
+                raise DeviceError(f"simulator {simulator.describe()} did not boot")
+        target = wda if wda is not None else f"http://127.0.0.1:{wda_port(port)}"
+        device = WdaDevice(
+            target,
+            kind=DeviceKind.SIMULATOR,
+            name=simulator.name,
+            ios=simulator.ios,
+            udid=simulator.udid,
+            timeouts=timeouts,
+        )
+        try:
+            device.status_sync()
+        except DeviceError as exc:
+            raise DeviceError(
+                f"WebDriverAgent isn't answering at {device.url} for simulator {simulator.name}: start it "
+                "there (xcodebuild test-without-building with USE_PORT, see docs/drivers.md), or give "
+                f"its port with MOBSTER_WDA_PORT. ({exc})"
+            ) from exc
+        return cls(simulator, simctl=simctl, wda=device)
+
+    @property
+    def simulator(self) -> Simulator:
+        """The simulator, as simctl listed it."""
+        return self._simulator
+
+    @property
+    def udid(self) -> str:
+        """The simulator's UDID."""
+        return self._simulator.udid
+
+    @property
+    def wda(self) -> WdaDevice:
+        """The WDA device that reads and drives the screen."""
+        return self._wda
+
+    @property
+    def simctl(self) -> Simctl:
+        """The simctl commands."""
+        return self._simctl
+
+    def close(self) -> None:
+        """Release the WDA transport (the simulator keeps running)."""
+        self._wda.close()
+
+    # -- Device ------------------------------------------------------------------------------
+
+    async def info(self) -> DeviceInfo:
+        """The simulator's name, the runtime's iOS version, kind simulator (Rule 2)."""
+        s = self._simulator
+        return DeviceInfo(name=s.name, ios=s.ios, kind=DeviceKind.SIMULATOR, udid=s.udid)
+
+    async def app_info(self, bundle: str) -> AppInfo:
+        """The app's version and build from its ``Info.plist``; DeviceError when not installed."""
+        return await asyncio.to_thread(self._app_info_sync, bundle)
+
+    async def launch(self, bundle: str, options: LaunchOptions) -> None:
+        """Reset as asked (Rule 3), launch with arguments and environment, open the deep link."""
+        await asyncio.to_thread(self._launch_sync, bundle, options)
+
+    async def read(self) -> Screen:
+        """The screen, through WDA."""
+        return await self._wda.read()
+
+    async def act(self, action: Action) -> None:
+        """One action, once, through WDA."""
+        await self._wda.act(action)
+
+    async def screenshot(self) -> bytes:
+        """A PNG screenshot from ``simctl io``."""
+        return await asyncio.to_thread(self._simctl.screenshot, self.udid)
+
+    # -- extras ------------------------------------------------------------------------------
+
+    async def install(self, app: str | os.PathLike[str]) -> None:
+        """Install an ``.app`` bundle built for the simulator."""
+        await asyncio.to_thread(self._simctl.install, self.udid, app)
+
+    async def terminate(self, bundle: str) -> bool:
+        """Terminate an app; False when it wasn't running."""
+        return await asyncio.to_thread(self._simctl.terminate, self.udid, bundle)
+
+    # -- the blocking core -------------------------------------------------------------------
+
+    def _container(self, bundle: str, which: str, what: str) -> Path:
+        try:
+            return self._simctl.app_container(self.udid, bundle, which)
+        except DeviceError as exc:
+            raise DeviceError(f"{what}: {bundle} is not installed on simulator {self._simulator.name} ({exc})") from exc
+
+    def _app_info_sync(self, bundle: str) -> AppInfo:
+        app = self._container(bundle, "app", "app_info")
+        plist = app / "Info.plist"
+        try:
+            with plist.open("rb") as f:
+                info: Any = plistlib.load(f)
+        except (OSError, plistlib.InvalidFileException, ValueError) as exc:
+            raise DeviceError(f"app_info: can't read {plist}: {exc}") from exc
+        if not isinstance(info, dict):
+            raise DeviceError(f"app_info: {plist} is not a dictionary")
+        version, build = info.get("CFBundleShortVersionString"), info.get("CFBundleVersion")
+        return AppInfo(bundle, str(version) if version is not None else None, str(build) if build is not None else None)
+
+    def _launch_sync(self, bundle: str, options: LaunchOptions) -> None:
+        self._container(bundle, "app", "launch")
+        if options.reset is Reset.DATA:
+            self._reset_data(bundle)
+        elif options.reset is Reset.REINSTALL:
+            self._reinstall(bundle)
+        self._simctl.launch(self.udid, bundle, options.args, options.env)
+        if options.url is not None:
+            self._simctl.openurl(self.udid, options.url)
+
+    def _own(self, path: Path, what: str) -> Path:
+        """``path`` resolved, if it lies in this simulator's own folder (Rule 3)."""
+        resolved = path.resolve()
+        parts = resolved.parts
+        for i in range(len(parts) - 1):
+            if parts[i] == "Devices" and parts[i + 1].lower() == self.udid.lower():
+                return resolved
+        raise DeviceError(
+            f"{what}: refusing to touch {resolved}: it is not inside simulator {self.udid}'s own folder "
+            f"(…/Devices/{self.udid})"
+        )
+
+    def _reset_data(self, bundle: str) -> None:
+        self._simctl.terminate(self.udid, bundle)
+        data = self._own(self._container(bundle, "data", "reset"), "reset")
+        for name in _DATA_FOLDERS:
+            folder = data / name
+            if not folder.is_dir() or folder.is_symlink():
+                continue
+            for child in folder.iterdir():
+                try:
+                    if child.is_dir() and not child.is_symlink():
+                        shutil.rmtree(child)
+                    else:
+                        child.unlink()
+                except OSError as exc:
+                    raise DeviceError(f"reset: can't remove {child}: {exc.strerror or exc}") from exc
+        self._simctl.privacy_reset(self.udid, bundle)
+
+    def _reinstall(self, bundle: str) -> None:
+        app = self._own(self._container(bundle, "app", "reinstall"), "reinstall")
+        self._simctl.terminate(self.udid, bundle)
+        with tempfile.TemporaryDirectory(prefix="mobster-reinstall-") as folder:
+            copy = Path(folder) / app.name
+            try:
+                shutil.copytree(app, copy, symlinks=True)
+            except OSError as exc:
+                raise DeviceError(f"reinstall: can't copy {app} aside: {exc}") from exc
+            self._simctl.uninstall(self.udid, bundle)
+            self._simctl.install(self.udid, copy)
+        with contextlib.suppress(DeviceError):
+            self._simctl.privacy_reset(self.udid, bundle)

@@ -1,0 +1,50 @@
+"""The WebDriverAgent device (SPEC §13): a phone driven through WDA's HTTP API.
+
+::
+
+    from mobster_drivers.wda import WdaDevice
+
+    device = WdaDevice("http://127.0.0.1:8100")  # a simulator's WDA, or a phone's forwarded port
+    screen = await device.read()
+
+Requests go through a :class:`WdaTransport`: by default :class:`FacebookWdaTransport`, one plain
+facebook-wda client (``pip install 'mobster[simulator]'``), imported when the device is made.
+Each action endpoint is called once with an explicit timeout; errors are mapped to
+``DeviceError`` and ``UnknownOutcome`` (see ``_device``'s rules and ``docs/drivers.md``).
+``mobster_drivers.fakes.wda`` serves a scripted phone over the same protocol for tests.
+"""
+
+from __future__ import annotations
+
+from ._device import SESSION_CAPABILITIES, SESSION_SETTINGS, SOURCE_PATH, WdaDevice, WdaTimeouts
+from ._transport import (
+    FacebookWdaTransport,
+    WdaBadReply,
+    WdaErrorReply,
+    WdaNoReply,
+    WdaReply,
+    WdaTransport,
+    WdaTransportError,
+    WdaUnreachable,
+    normalize_wda_url,
+)
+from ._tree import MAX_NODES, screen_from_source
+
+__all__ = [
+    "MAX_NODES",
+    "SESSION_CAPABILITIES",
+    "SESSION_SETTINGS",
+    "SOURCE_PATH",
+    "FacebookWdaTransport",
+    "WdaBadReply",
+    "WdaDevice",
+    "WdaErrorReply",
+    "WdaNoReply",
+    "WdaReply",
+    "WdaTimeouts",
+    "WdaTransport",
+    "WdaTransportError",
+    "WdaUnreachable",
+    "normalize_wda_url",
+    "screen_from_source",
+]

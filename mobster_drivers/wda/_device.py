@@ -1,0 +1,484 @@
+r"""The WebDriverAgent device: ``Device`` and ``Screenshots`` over a :class:`WdaTransport` (SPEC §13).
+
+Rule 1: every action endpoint is called once, with an explicit timeout. Nothing is re-sent after
+        a timeout, a dropped connection or a garbled reply: those are :class:`UnknownOutcome`.
+Rule 2: errors are mapped here, at the edge. Nothing sent (WDA unreachable, no session, an app
+        that isn't installed) and every failed read is a :class:`DeviceError`; an action that WDA
+        refused with an error reply is a ``DeviceError`` too (WDA said it didn't do it), except
+        WDA's own ``timeout`` error, whose outcome is unknown. The transport's exception is the
+        ``__cause__``; messages name the endpoint without the session id.
+Rule 3: a stale session (``invalid session id``: WDA restarted) is replaced by a new session and
+        the request is sent once more. WDA refuses a request with a stale session before it does
+        anything, so this never doubles an action.
+Rule 4: the session is created with ``shouldWaitForQuiescence: false, waitForIdleTimeout: 0`` and
+        Mobster's settings (:data:`SESSION_SETTINGS`), with the active-app detection point at the
+        screen's centre (WDA's default sits under notification banners).
+Rule 5: a read is two requests: ``GET /wda/activeAppInfo`` (the app in front) and the fast JSON
+        source that leaves out WDA's costly ``visible`` and ``accessible`` attributes; visibility
+        is rebuilt from frames (``_tree``).
+Rule 6: an action acts on the element's frame as given (it comes from the latest read, the
+        current screen), turned into points with the latest read's screen size.
+Rule 7: typing taps the field (to focus it), then sends the text with ``/wda/keys``; ``SUBMIT``
+        sends ``"\n"``. Swipes go through ``/wda/dragfromtoforduration``; taps and long presses
+        are W3C pointer actions (``/actions``).
+Rule 8: the bare WDA device can't wipe an app's data: a launch with a reset relaunches the app
+        as it is (the simulator driver does the reset). It can't read an app's version either:
+        ``app_info`` gives ``AppInfo(bundle, None, None)`` for an installed app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import logging
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from mobster_core import (
+    SPRINGBOARD,
+    Action,
+    AppInfo,
+    DeviceError,
+    DeviceInfo,
+    DeviceKind,
+    LaunchOptions,
+    Op,
+    Reset,
+    Screen,
+    UnknownOutcome,
+)
+
+from ._transport import (
+    FacebookWdaTransport,
+    WdaBadReply,
+    WdaErrorReply,
+    WdaNoReply,
+    WdaTransport,
+    WdaTransportError,
+    WdaUnreachable,
+    endpoint,
+)
+from ._tree import LONG_PRESS_MS, W3C_TAP_HOLD_MS, center_points, pointer_actions, screen_from_source, swipe_points
+
+__all__ = ["SESSION_CAPABILITIES", "SESSION_SETTINGS", "SOURCE_PATH", "WdaDevice", "WdaTimeouts"]
+
+_log = logging.getLogger("mobster.drivers.wda")
+
+#: The capabilities of the session the device creates (Rule 4).
+SESSION_CAPABILITIES: Mapping[str, Any] = {
+    "platformName": "iOS",
+    "shouldWaitForQuiescence": False,
+    "waitForIdleTimeout": 0,
+}
+#: The settings applied to that session (Mobster's ``WDA_SESSION_SETTINGS``).
+SESSION_SETTINGS: Mapping[str, Any] = {
+    "snapshotMaxDepth": 60,
+    "waitForIdleTimeout": 0,
+    "animationCoolOffTimeout": 0,
+    "snapshotTimeout": 6,
+    "customSnapshotTimeout": 6,
+}
+#: The fast source read (Rule 5).
+SOURCE_PATH = "/source?format=json&excluded_attributes=visible,accessible"
+#: How long a swipe's drag lasts, in seconds (XCTest's drag, as Mobster's default swipe).
+SWIPE_SECONDS = 0.1
+
+_PNG = b"\x89PNG\r\n\x1a\n"
+_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
+_INVALID_SESSION = "invalid session id"
+
+
+@attrs.frozen
+class WdaTimeouts:
+    """How long each kind of request may take, in seconds, before it counts as failed."""
+
+    read: float = 30.0
+    action: float = 30.0
+    launch: float = 90.0
+    status: float = 5.0
+
+
+def _fallback_name(url: str) -> str:
+    return f"WebDriverAgent at {url.split('://', 1)[-1]}"
+
+
+class WdaDevice:
+    """A phone driven through WebDriverAgent; implements ``Device`` and ``Screenshots``.
+
+    ``wda`` is WDA's URL (``http://127.0.0.1:8100``, sent through facebook-wda) or any
+    :class:`WdaTransport`. ``kind`` says whether it is a simulator or an iPhone; None reads it from
+    WDA (``/status`` has ``ios.simulatorVersion`` on a simulator; a WDA that says nothing counts
+    as a simulator). ``name`` and ``ios`` override what WDA reports. The module rules describe
+    the behaviour; blocking calls run in a worker thread.
+    """
+
+    def __init__(
+        self,
+        wda: str | WdaTransport,
+        *,
+        kind: DeviceKind | None = None,
+        name: str | None = None,
+        ios: str | None = None,
+        udid: str = "",
+        timeouts: WdaTimeouts | None = None,
+    ) -> None:
+        self._transport: WdaTransport = FacebookWdaTransport(wda) if isinstance(wda, str) else wda
+        self._kind = kind
+        self._name = name
+        self._ios = ios
+        self._udid = udid
+        self._timeouts = timeouts or WdaTimeouts()
+        self._lock = threading.Lock()
+        self._session_id: str | None = None
+        self._size: tuple[int, int] | None = None
+        self._info: DeviceInfo | None = None
+
+    @property
+    def url(self) -> str:
+        """WDA's base URL."""
+        return self._transport.url
+
+    @property
+    def transport(self) -> WdaTransport:
+        """The transport requests go through."""
+        return self._transport
+
+    @property
+    def session_id(self) -> str | None:
+        """The WDA session in use, None before the first call that needs one."""
+        return self._session_id
+
+    def close(self) -> None:
+        """Release the transport (the WDA session is left to WDA; a new run makes its own)."""
+        self._transport.close()
+
+    # -- Device ------------------------------------------------------------------------------
+
+    async def info(self) -> DeviceInfo:
+        """The device's name, iOS version (``/status`` ``os.version``) and kind (see the class)."""
+        return await asyncio.to_thread(self._info_sync)
+
+    async def app_info(self, bundle: str) -> AppInfo:
+        """``AppInfo(bundle, None, None)`` for an installed app (Rule 8); DeviceError if it isn't."""
+        await asyncio.to_thread(self._require_installed, bundle, "app_info")
+        return AppInfo(bundle)
+
+    async def launch(self, bundle: str, options: LaunchOptions) -> None:
+        """(Re)launch ``bundle`` with arguments and environment, then open ``options.url`` if any."""
+        await asyncio.to_thread(self._launch_sync, bundle, options)
+
+    async def read(self) -> Screen:
+        """The app in front and its accessibility tree (Rule 5)."""
+        return await asyncio.to_thread(self.read_sync)
+
+    async def act(self, action: Action) -> None:
+        """Send one action, once (Rules 1, 6, 7)."""
+        await asyncio.to_thread(self._act_sync, action)
+
+    async def screenshot(self) -> bytes:
+        """The screen as PNG bytes (``GET /screenshot``)."""
+        return await asyncio.to_thread(self._screenshot_sync)
+
+    # -- extras ------------------------------------------------------------------------------
+
+    def status_sync(self, timeout: float | None = None) -> dict[str, Any]:
+        """WDA's ``/status`` value; ``DeviceError`` saying to start WDA when it doesn't answer."""
+        value = self._call("GET", "/status", timeout=self._timeouts.status if timeout is None else timeout)
+        if not isinstance(value, Mapping):
+            raise DeviceError(f"{self._where()} sent a /status that is not an object: {value!r:.80}")
+        return dict(value)
+
+    async def terminate(self, bundle: str) -> bool:
+        """Terminate an app; True when it was running. An action: sent once."""
+        value = await asyncio.to_thread(
+            self._call,
+            "POST",
+            "/wda/apps/terminate",
+            {"bundleId": bundle},
+            timeout=self._timeouts.action,
+            action=f"terminating {bundle}",
+            session=True,
+        )
+        return bool(value)
+
+    # -- the blocking core -------------------------------------------------------------------
+
+    def _where(self) -> str:
+        return f"WebDriverAgent at {self.url}"
+
+    def _info_sync(self) -> DeviceInfo:
+        if self._info is not None:
+            return self._info
+        status = self.status_sync()
+        ios = self._ios
+        if ios is None:
+            os_info = status.get("os")
+            version = os_info.get("version") if isinstance(os_info, Mapping) else None
+            if not isinstance(version, str) or not _VERSION.fullmatch(version):
+                raise DeviceError(f"{self._where()} doesn't say its iOS version (/status os.version: {version!r})")
+            ios = version
+        details: Mapping[str, Any] = {}
+        if self._name is None or self._kind is None:
+            details = self._device_details()
+        kind = self._kind or _kind_of(status, details)
+        name = self._name or _text_or_none(details.get("name")) or _fallback_name(self.url)
+        self._info = DeviceInfo(name=name, ios=ios, kind=kind, udid=self._udid)
+        return self._info
+
+    def _device_details(self) -> Mapping[str, Any]:
+        """``/wda/device/info`` (name, isSimulator, …), or {} on a WDA that doesn't have it."""
+        try:
+            value = self._call("GET", "/wda/device/info", timeout=self._timeouts.read, session=True)
+        except DeviceError as exc:
+            if isinstance(exc.__cause__, WdaErrorReply):
+                return {}
+            raise
+        return value if isinstance(value, Mapping) else {}
+
+    def _require_installed(self, bundle: str, what: str) -> None:
+        value = self._call("POST", "/wda/apps/state", {"bundleId": bundle}, timeout=self._timeouts.read, session=True)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise DeviceError(f"{what}: {self._where()} sent an app state that is not a number: {value!r:.80}")
+        if value == 0:
+            raise DeviceError(f"{what}: {bundle} is not installed on {self._display_name()}")
+
+    def _display_name(self) -> str:
+        """The device's name for a message (asked of WDA once, only when a message needs it)."""
+        if self._info is None and self._name is None:
+            with contextlib.suppress(DeviceError):
+                self._info_sync()
+        if self._info is not None:
+            return self._info.name
+        return self._name or _fallback_name(self.url)
+
+    def _launch_sync(self, bundle: str, options: LaunchOptions) -> None:
+        self._require_installed(bundle, "launch")
+        if options.reset is not Reset.NONE:
+            _log.debug("reset %s of %s: WDA alone can't wipe app data; relaunching as it is", options.reset, bundle)
+        self._call(
+            "POST",
+            "/wda/apps/launch",
+            {
+                "bundleId": bundle,
+                "arguments": list(options.args),
+                "environment": dict(options.env),
+                "shouldWaitForQuiescence": False,
+            },
+            timeout=self._timeouts.launch,
+            action=f"launching {bundle}",
+            session=True,
+        )
+        if options.url is not None:
+            self.open_url_sync(options.url)
+
+    def open_url_sync(self, url: str) -> None:
+        """Open a URL (``POST /url``): an action, sent once."""
+        self._call("POST", "/url", {"url": url}, timeout=self._timeouts.launch, action=f"opening {url}", session=True)
+
+    def read_sync(self) -> Screen:
+        """The blocking form of :meth:`read`."""
+        app_info = self._call("GET", "/wda/activeAppInfo", timeout=self._timeouts.read)
+        bundle = app_info.get("bundleId") if isinstance(app_info, Mapping) else None
+        if not isinstance(bundle, str) or not bundle:
+            raise DeviceError(f"{self._where()} sent no bundleId for the app in front: {app_info!r:.80}")
+        tree = self._call("GET", SOURCE_PATH, timeout=self._timeouts.read, session=True)
+        try:
+            screen = screen_from_source(tree, bundle, size=self._size)
+        except ValueError as exc:
+            if self._size is not None:
+                raise DeviceError(f"{self._where()} sent a source tree that can't be read: {exc}") from exc
+            self._size = self._window_size()
+            try:
+                screen = screen_from_source(tree, bundle, size=self._size)
+            except ValueError as exc:
+                raise DeviceError(f"{self._where()} sent a source tree that can't be read: {exc}") from exc
+        self._size = screen.size
+        return screen
+
+    def _window_size(self) -> tuple[int, int]:
+        value = self._call("GET", "/window/size", timeout=self._timeouts.read)
+        if isinstance(value, Mapping):
+            width, height = _positive(value.get("width")), _positive(value.get("height"))
+            if width is not None and height is not None:
+                return (round(width), round(height))
+        raise DeviceError(f"{self._where()} sent a window size that is not a size: {value!r:.80}")
+
+    def _screen_size(self) -> tuple[int, int]:
+        if self._size is None:
+            self._size = self._window_size()
+        return self._size
+
+    def _act_sync(self, action: Action) -> None:
+        op = action.op
+        what = _describe(action)
+        if op in (Op.TAP, Op.LONG_PRESS, Op.TYPE):
+            assert action.element is not None  # Action refuses these without an element
+            x, y = center_points(action.element.frame, self._screen_size())
+            hold = LONG_PRESS_MS if op is Op.LONG_PRESS else W3C_TAP_HOLD_MS
+            tap_what = f"focusing {action.element.role} {action.element.label!r} to type" if op is Op.TYPE else what
+            self._call("POST", "/actions", pointer_actions(x, y, hold), action=tap_what, session=True)
+            if op is Op.TYPE:
+                self._call("POST", "/wda/keys", {"value": list(action.text or "")}, action=what, session=True)
+        elif op is Op.SUBMIT:
+            self._call("POST", "/wda/keys", {"value": ["\n"]}, action=what, session=True)
+        elif op.is_swipe:
+            frame = action.element.frame if action.element is not None else None
+            fx, fy, tx, ty = swipe_points(op, frame, self._screen_size())
+            body = {"fromX": fx, "fromY": fy, "toX": tx, "toY": ty, "duration": SWIPE_SECONDS}
+            self._call("POST", "/wda/dragfromtoforduration", body, action=what, session=True)
+        elif op is Op.HOME or (op is Op.LAUNCH_APP and action.text == SPRINGBOARD):
+            self._call("POST", "/wda/homescreen", action=what)
+        elif op is Op.LAUNCH_APP:
+            self._call(
+                "POST",
+                "/wda/apps/activate",
+                {"bundleId": action.text},
+                timeout=self._timeouts.launch,
+                action=what,
+                session=True,
+            )
+        elif op is Op.OPEN_URL:
+            self.open_url_sync(action.text or "")
+        else:  # pragma: no cover - every Op is handled above
+            raise DeviceError(f"{op} is not something WebDriverAgent can do")
+
+    def _screenshot_sync(self) -> bytes:
+        value = self._call("GET", "/screenshot", timeout=self._timeouts.read)
+        if not isinstance(value, str):
+            raise DeviceError(f"{self._where()} sent a screenshot that is not base64 text")
+        try:
+            png = base64.b64decode(value, validate=False)
+        except (binascii.Error, ValueError) as exc:
+            raise DeviceError(f"{self._where()} sent a screenshot that is not base64") from exc
+        if not png.startswith(_PNG):
+            raise DeviceError(f"{self._where()} sent a screenshot that is not a PNG")
+        return png
+
+    # -- sessions and requests ---------------------------------------------------------------
+
+    def _session(self) -> str:
+        with self._lock:
+            if self._session_id is None:
+                self._session_id = self._create_session()
+            return self._session_id
+
+    def _drop_session(self, stale: str) -> None:
+        with self._lock:
+            if self._session_id == stale:
+                self._session_id = None
+
+    def _create_session(self) -> str:
+        body = {"capabilities": {"alwaysMatch": dict(SESSION_CAPABILITIES), "firstMatch": [{}]}}
+        try:
+            reply = self._transport.request("POST", "/session", body, timeout=self._timeouts.launch)
+        except WdaTransportError as exc:
+            raise self._failure(exc, None) from exc
+        value = reply.value if isinstance(reply.value, Mapping) else {}
+        session = reply.session_id or value.get("sessionId")
+        if not isinstance(session, str) or not session:
+            raise DeviceError(f"{self._where()} created a session without a sessionId")
+        settings = dict(SESSION_SETTINGS)
+        try:
+            width, height = self._screen_size()
+            settings["activeAppDetectionPoint"] = f"{width // 2},{height // 2}"
+        except DeviceError:
+            settings["activeAppDetectionPoint"] = "160,320"
+        try:
+            self._transport.request(
+                "POST", f"/session/{session}/appium/settings", {"settings": settings}, timeout=self._timeouts.read
+            )
+        except WdaErrorReply as exc:  # an older WDA without some settings still works
+            _log.debug("WDA refused the session settings: %s", exc)
+        except WdaTransportError as exc:
+            raise self._failure(exc, None) from exc
+        _log.debug("WDA session %s at %s", session, self.url)
+        return session
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        body: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        action: str | None = None,
+        session: bool = False,
+    ) -> Any:
+        """One request; ``action`` names an action (its failures may be unknown outcomes, Rule 2)."""
+        seconds = timeout if timeout is not None else (self._timeouts.action if action else self._timeouts.read)
+        for attempt in (1, 2):
+            sid = self._session() if session else None
+            full = f"/session/{sid}{path}" if sid is not None else path
+            try:
+                return self._transport.request(method, full, body, timeout=seconds).value
+            except WdaErrorReply as exc:
+                if sid is not None and exc.error == _INVALID_SESSION and attempt == 1:
+                    _log.debug("WDA session %s is gone (WDA restarted?); making a new one", sid)
+                    self._drop_session(sid)
+                    continue
+                raise self._failure(exc, action) from exc
+            except WdaTransportError as exc:
+                raise self._failure(exc, action) from exc
+        raise DeviceError(f"{self._where()} refused two sessions in a row for {endpoint(method, path)}")
+
+    def _failure(self, exc: WdaTransportError, action: str | None) -> DeviceError:
+        where = self._where()
+        if isinstance(exc, WdaUnreachable):
+            sent = f"{action}: nothing was sent. " if action else ""
+            return DeviceError(
+                f"{sent}{where} isn't answering ({exc.endpoint}: {exc.detail}): is WebDriverAgent running there? "
+                "See docs/drivers.md"
+            )
+        if action is None:
+            if isinstance(exc, WdaBadReply):
+                return DeviceError(f"{where} sent a bad reply to {exc.endpoint}: {exc.detail}")
+            if isinstance(exc, WdaNoReply):
+                return DeviceError(f"{where} didn't answer {exc.endpoint}: {exc.detail}")
+            return DeviceError(f"{where}: {exc.endpoint} failed: {exc.detail}")
+        if isinstance(exc, WdaErrorReply) and exc.error != "timeout":
+            return DeviceError(f"{action}: {where} refused {exc.endpoint}: {exc.detail}")
+        kind = "a bad reply" if isinstance(exc, WdaBadReply) else "no complete reply"
+        return UnknownOutcome(
+            f"{action}: {where} sent {kind} to {exc.endpoint} ({exc.detail}); it may or may not have "
+            "happened, and it was not sent again"
+        )
+
+
+def _describe(action: Action) -> str:
+    element = action.element
+    if element is not None:
+        target = f"{element.role} {element.label!r}" if element.label else f"{element.role} at {element.path}"
+        if action.op is Op.TYPE:
+            return f"typing into {target}"
+        return f"{action.op.value} on {target}"
+    if action.text is not None and action.op is not Op.TYPE:
+        return f"{action.op.value} {action.text}"
+    return action.op.value
+
+
+def _kind_of(status: Mapping[str, Any], details: Mapping[str, Any]) -> DeviceKind:
+    flag = details.get("isSimulator")
+    if isinstance(flag, bool):
+        return DeviceKind.SIMULATOR if flag else DeviceKind.IPHONE
+    if flag in ("1", "0", 1, 0):
+        return DeviceKind.SIMULATOR if flag in ("1", 1) else DeviceKind.IPHONE
+    ios = status.get("ios")
+    if isinstance(ios, Mapping):
+        return DeviceKind.SIMULATOR if ios.get("simulatorVersion") else DeviceKind.IPHONE
+    return DeviceKind.SIMULATOR
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _positive(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
