@@ -11,9 +11,10 @@ Rule 5: each action sent becomes a recorded step: the app in front, the target (
         path, frame), the screen it acted on, its text by the typing rules (masked text is never
         kept), and what it commits.
 Rule 6: after an action the agent waits for the screen to change (up to ``give_up_after``), then for
-        it to settle, before the next turn. When a turn asked for several actions and the screen
-        changed under the next one's target, the rest of the turn is dropped and the model asked
-        again.
+        it to settle, before the next turn. While the model thinks, the agent keeps reading, and
+        checks the model's actions against the newest read. When a turn asked for several actions
+        and the screen changed under the next one's target, the rest of the turn is dropped and the
+        model asked again.
 Rule 7: the run stops when a budget runs out: ``max_usd``, ``max_seconds`` or ``max_turns``.
 """
 
@@ -131,15 +132,16 @@ class Agent:
                 if stop is not None:
                     return self._result(AgentStop.BUDGET, stop)
                 remaining = began + self.budget.max_seconds - self.clock.now()
+                latest = [screen]
                 try:
-                    decision = await asyncio.wait_for(self.ask(screen), timeout=remaining)
+                    decision = await asyncio.wait_for(self._ask_reading(screen, latest), timeout=remaining)
                 except TimeoutError:
                     return self._result(AgentStop.BUDGET, f"the time budget of {self.budget.max_seconds:g} s is spent")
                 if decision.kind is DecisionKind.DONE:
                     return self._result(AgentStop.DONE, decision.reason)
                 if decision.kind is DecisionKind.BLOCKED:
                     return self._result(AgentStop.BLOCKED, decision.reason or "the model says it is blocked")
-                screen = await self.act_turn(screen, decision.actions)
+                screen = await self.act_turn(screen, decision.actions, latest=latest[-1])
                 if self._invalid > self.budget.max_invalid:
                     return self._result(
                         AgentStop.MODEL,
@@ -180,28 +182,36 @@ class Agent:
         self.cost = self.cost + self.prices.cost(self.model.name, decision.usage)
         return decision
 
-    async def act_turn(self, screen: Screen, actions: Sequence[ModelAction]) -> Screen:
-        """Validate and send one turn's actions; return the settled screen after them."""
+    async def act_turn(self, screen: Screen, actions: Sequence[ModelAction], *, latest: Screen | None = None) -> Screen:
+        """Validate and send one turn's actions; return the settled screen after them.
+
+        The model decided on ``screen``; the phone may have moved while it thought (``latest`` is
+        a newer read, when the caller has one: the heal's watcher reads while the model thinks).
+        Each action's target is found again on the newest read (same role and label, the recorded
+        path breaking a tie); a target that is gone drops the rest of the turn, and the model is
+        asked again.
+        """
         seen = screen  # the screen the model saw: its row ids name elements of this read
         _rows, ids = screen_rows(seen)
+        now = latest or seen
         for n, wanted in enumerate(actions):
             element = None
-            if screen is not seen and wanted.target is not None:
+            if wanted.target is not None and now.fingerprint != seen.fingerprint:
                 old = _element(seen, ids, wanted.target)
-                element = None if old is None else _same_element(screen, old)
-                if element is None:
+                element = None if old is None else _relocate(now, old)
+                if old is not None and element is None:
                     self.history.append("(the screen changed, so the rest of that turn was not done)")
-                    break
+                    return now
             try:
-                action = self._validate(seen if element is None else screen, ids, wanted, element)
+                action = self._validate(seen if element is None else now, ids, wanted, element)
             except _Invalid as exc:
                 self._invalid += 1
                 self.history.append(f"Not done: action {n + 1}: {exc}")
                 break
-            if not await self.send(screen, action):
+            if not await self.send(now, action):
                 break
-            screen = await self.after_action(screen)
-        return screen
+            now = await self.after_action(now)
+        return now
 
     async def send(self, screen: Screen, action: Action) -> bool:
         """Apply safety, record, journal and send one valid action; False when it was refused."""
@@ -225,6 +235,30 @@ class Agent:
         self.reports.append(StepReport(index, step.op, step.describe(), StepSource.SMART, 0.0, None, settled=True))
         self.history.append(f"{step.describe() if not step.live else said}: done")
         return True
+
+    async def _ask_reading(self, screen: Screen, latest: list[Screen]) -> Decision:
+        """Ask the model while reading the screen every poll interval (Rule 6).
+
+        The actions it decides on are then checked against a read at most one interval old, at no
+        cost in time.
+        """
+        turn = asyncio.ensure_future(self.ask(screen))
+        try:
+            while not turn.done():
+                waiter = asyncio.ensure_future(self.clock.sleep(self.policy.interval))
+                await asyncio.wait({turn, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                if not turn.done():
+                    latest[:] = [await self.dispatch.read()]
+            return turn.result()
+        finally:
+            if not turn.done():
+                turn.cancel()
+                await asyncio.gather(turn, return_exceptions=True)
+
+    def renumber(self, index: int) -> None:
+        """Number the next action as step ``index`` (a heal's first action is the healed step's)."""
+        self._next_index = index
 
     async def settled_screen(self) -> Screen:
         """Read until two reads in a row agree, or ``give_up_after`` passes (the last read wins)."""
@@ -330,8 +364,17 @@ def _element(screen: Screen, ids: dict[str, int], target: str) -> Element | None
     return screen.elements[index]
 
 
-def _same_element(screen: Screen, old: Element) -> Element | None:
-    now = screen.element_at(old.path)
-    if now is not None and (now.role, now.label) == (old.role, old.label) and now.visible:
-        return now
-    return None
+def _relocate(screen: Screen, old: Element) -> Element | None:
+    """Find ``old`` on a newer read.
+
+    The one visible element with its role and label, or, when several have them, the one at its
+    path. An unlabelled element must still be at its path.
+    """
+    if not old.label:
+        now = screen.element_at(old.path)
+        return now if now is not None and now.role == old.role and now.visible else None
+    found = screen.find(old.role, old.label)
+    if len(found) == 1:
+        return found[0]
+    at_path = [e for e in found if e.path == old.path]
+    return at_path[0] if at_path else None

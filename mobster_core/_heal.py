@@ -108,7 +108,8 @@ async def heal_step(
                     if match_step(steps[j], screen, settled=True).ok:
                         return outcome(HealEnd.RESUMED, resume_at=j)
             turn = asyncio.ensure_future(agent.ask(screen, recorded=recorded, request=request))
-            watcher = asyncio.ensure_future(_watch(agent, steps, watch, screen))
+            latest = [screen]  # the watcher's newest read, for the action the model decides on
+            watcher = asyncio.ensure_future(_watch(agent, steps, watch, screen, latest))
             try:
                 done, _pending = await asyncio.wait({turn, watcher}, return_when=asyncio.FIRST_COMPLETED)
             finally:
@@ -130,7 +131,7 @@ async def heal_step(
             if not breaker.allows_one_more():
                 return outcome(HealEnd.HEAL_LIMIT, message=breaker.message(step_no))
             before = len(agent.path)
-            screen = await agent.act_turn(screen, decision.actions[:1])
+            screen = await agent.act_turn(screen, decision.actions[:1], latest=latest[-1])
             breaker = breaker.record(len(agent.path) - before)
     except ModelError as exc:
         return outcome(HealEnd.MODEL, message=f"healing step {step_no}: {exc}")
@@ -139,7 +140,9 @@ async def heal_step(
         return outcome(end, message=exc.message)
 
 
-async def _watch(agent: Agent, steps: Sequence[Step], watch: Sequence[int], screen: Screen) -> tuple[int, Screen]:
+async def _watch(
+    agent: Agent, steps: Sequence[Step], watch: Sequence[int], screen: Screen, latest: list[Screen]
+) -> tuple[int, Screen]:
     """Rule 2: poll the screen until one of the watched steps matches; return its index."""
     policy = agent.policy
     clock = agent.clock
@@ -159,4 +162,6 @@ async def _watch(agent: Agent, steps: Sequence[Step], watch: Sequence[int], scre
             await clock.sleep(policy.interval)
         started = clock.now()
         screen = await agent.dispatch.read()
+        latest.append(screen)
+        del latest[:-1]
         state = state.observe(started=started, fingerprint=screen.fingerprint)

@@ -265,6 +265,9 @@ class EffectLedger:
     def __init__(self) -> None:
         # key -> its outcome; None while begun and not settled (it counts as unknown).
         self._effects: dict[str, Outcome | None] = {}
+        # The keys whose outcome is unknown, in the order begun: kept apart so that ``begin``
+        # stays O(1) however long the run (a dict used as an ordered set).
+        self._unknown: dict[str, None] = {}
 
     def begin(self, key: str) -> None:
         """Claim ``key`` before its action is sent.
@@ -274,10 +277,10 @@ class EffectLedger:
         """
         if key in self._effects:
             raise DuplicateEffect(key)
-        pending = self.unknown
-        if pending:
-            raise UnknownOutcomePending(key, pending[0])
+        if self._unknown:
+            raise UnknownOutcomePending(key, next(iter(self._unknown)))
         self._effects[key] = None
+        self._unknown[key] = None
 
     def settle(self, key: str, outcome: Outcome) -> None:
         """Record how ``key``'s action ended. ``not_sent`` and ``refused`` release the key."""
@@ -287,6 +290,8 @@ class EffectLedger:
             del self._effects[key]
         else:
             self._effects[key] = outcome
+        if outcome is not Outcome.UNKNOWN:
+            self._unknown.pop(key, None)
 
     def not_sent(self, key: str) -> None:
         """Release ``key``: its action was refused or failed before dispatch, so nothing ran."""
@@ -295,7 +300,7 @@ class EffectLedger:
     @property
     def unknown(self) -> tuple[str, ...]:
         """The keys whose outcome is unknown (settled ``unknown``, or begun and never settled)."""
-        return tuple(k for k, o in self._effects.items() if o is None or o is Outcome.UNKNOWN)
+        return tuple(self._unknown)
 
     def _check_open(self, key: str) -> None:
         if key not in self._effects:

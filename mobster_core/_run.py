@@ -344,9 +344,10 @@ class _CheckRun:
         if not breaker.allows_one_more():
             raise _failed(FailureClass.HEAL_LIMIT, breaker.message(result.at))
         if self.agent is None:
-            self.agent = self.make_agent(dispatch, first_index=1)
+            self.agent = self.make_agent(dispatch, first_index=result.at)
             self.agent.history.extend(r.text + ": done" for r in self.reports if r.reason is None)
         agent = self.agent
+        agent.renumber(result.at)  # the heal's actions are named for the step they heal
         calls_before, cost_before = agent.calls, agent.cost
         healed = await heal_step(agent, steps, index=index, why=why, screen=result.screen, breaker=breaker)
         self.calls += agent.calls - calls_before
@@ -463,7 +464,7 @@ async def run_check(
         )
     finally:
         journal.close()
-    if stopped is None and isinstance(device, Screenshots):
+    if stopped is None and options.screenshots and isinstance(device, Screenshots):
         try:
             atomic_write(run_dir / "frame-final.png", await device.screenshot())
         except (DeviceError, OSError) as exc:

@@ -404,6 +404,7 @@ def test_unknown_lists_keys_in_the_order_they_were_begun() -> None:
     ledger.begin("b")
     ledger.settle("b", Outcome.UNKNOWN)
     ledger._effects["a"] = None  # a second one can't be begun through the front door
+    ledger._unknown["a"] = None
     assert ledger.unknown == ("b", "a")
 
 

@@ -1,0 +1,129 @@
+"""The benchmarks run at a tiny scale: the shape of what they write and their model-call counts.
+
+Never a timing: the figures themselves are measured by running the benchmarks (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+MODE_KEYS = {"mode", "runs", "steps_s", "run_s", "floor_s", "ratio", "model_calls", "cost_usd"}
+
+
+def load(name: str) -> ModuleType:
+    """Import ``benchmarks/<name>.py`` (a folder of scripts, not a package)."""
+    module_name = f"_bench_{name}"
+    spec = importlib.util.spec_from_file_location(module_name, BENCHMARKS / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(name: str, *argv: str) -> int:
+    code = load(name).main(list(argv))
+    assert isinstance(code, int)
+    return code
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_bench_replay_counts_model_calls_per_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "replay.json"
+    modes = "fresh,replay,heal,heal-last"
+    code = run("bench_replay", "--runs", "1", "--scale", "0.01", "--fake-clock", "--modes", modes, "--json", str(out))
+    assert code == 0
+    doc = read_json(out)
+    assert [m["mode"] for m in doc["modes"]] == modes.split(",")
+    for mode in doc["modes"]:
+        assert set(mode) == MODE_KEYS
+        assert mode["runs"] == 1
+        assert mode["floor_s"] > 0
+        assert mode["ratio"] > 0
+    calls = {m["mode"]: m["model_calls"] for m in doc["modes"]}
+    steps = doc["meta"]["steps"]
+    assert steps == 6
+    # fresh: one call a step and the one that says done; replay: none; heal: one for the renamed step;
+    # a renamed *last* step also needs the model to say done.
+    assert calls == {"fresh": steps + 1, "replay": 0, "heal": 1, "heal-last": 2}
+    by_mode = {m["mode"]: m for m in doc["modes"]}
+    assert by_mode["replay"]["cost_usd"] == 0
+    assert by_mode["fresh"]["cost_usd"] > by_mode["heal"]["cost_usd"] > 0
+    assert doc["detail"]["heal"]["sources"].count("healed") == 1
+    assert doc["detail"]["replay"]["verdicts"] == ["passed"]
+    printed = capsys.readouterr().out
+    assert "fresh/replay" in printed
+    assert "10.4 s / 3.3 s" in printed
+
+
+def test_bench_replay_runs_on_the_real_clock(tmp_path: Path) -> None:
+    out = tmp_path / "replay.json"
+    code = run("bench_replay", "--runs", "1", "--scale", "0.01", "--modes", "replay", "--quiet", "--json", str(out))
+    assert code == 0
+    doc = read_json(out)
+    (mode,) = doc["modes"]
+    assert set(mode) == MODE_KEYS
+    assert (mode["mode"], mode["model_calls"], mode["cost_usd"]) == ("replay", 0, 0)
+    assert doc["meta"]["clock"] == "real"
+
+
+def test_bench_replay_rejects_a_rename_of_nothing(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no element is labelled"):
+        run("bench_replay", "--runs", "1", "--fake-clock", "--quiet", "--rename", "Nope=Yes")
+
+
+def test_bench_policies_counts_calls_and_wrong_actions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "policies.json"
+    names = ["unchanged", "renamed-button", "renamed-last", "inserted-popup", "small-banner", "duplicate-before"]
+    assert run("bench_policies", "--only", ",".join(names), "--json", str(out)) == 0
+    doc = read_json(out)
+    by = {(o["scenario"], o["policy"]): o for o in doc["outcomes"]}
+    assert set(by) == {(n, p) for n in names for p in doc["policies"]}
+    for policy in ("ours", "ours+oracle"):
+        calls = {n: by[(n, policy)]["model_calls"] for n in names}
+        assert calls["unchanged"] == 0
+        assert calls["renamed-button"] == 1  # one call per renamed step
+        assert calls["renamed-last"] == 2  # the healed action, then "done"
+        assert calls["inserted-popup"] == 1
+        assert by[("unchanged", policy)]["replayed"] == 6
+        assert all(by[(n, policy)]["wrong"] == 0 for n in names if n != "duplicate-before")
+        assert all(by[(n, policy)]["verdict"] == "passed" for n in names if n != "duplicate-before")
+    assert by[("unchanged", "no-cache")]["model_calls"] == 7
+    assert by[("small-banner", "path-replay")]["wrong"] > 0  # the detector sees a tap on a shifted path
+    assert set(doc["totals"]["ours"]) == {"model_calls", "replayed", "wrong", "passed", "failed", "seconds"}
+    assert doc["findings"]
+    assert "ours+oracle" in capsys.readouterr().out
+
+
+def test_bench_policies_lists_about_twenty_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("bench_policies", "--list") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert 20 <= len(lines) <= 30
+
+
+def test_bench_core_quick(tmp_path: Path) -> None:
+    out = tmp_path / "core.json"
+    assert run("bench_core", "--quick", "--json", str(out)) == 0
+    doc = read_json(out)
+    assert set(doc["per_read_ms"]) == {"50", "200", "1000"}
+    for figures in doc["per_read_ms"].values():
+        assert {"signature_ms", "hash_ms", "fingerprint_ms", "match_step_ms", "poll_decision_ms", "per_step_ms"} <= set(
+            figures
+        )
+    assert [r["steps"] for r in doc["whole_replays"]] == [10, 100]
+    assert set(doc["ledger_us_per_action"]) == {"10", "100"}
+    assert doc["load_path_50_ms"] > 0
