@@ -242,19 +242,21 @@ class Agent:
         The actions it decides on are then checked against a read at most one interval old, at no
         cost in time.
         """
-        turn = asyncio.ensure_future(self.ask(screen))
-        try:
-            while not turn.done():
-                waiter = asyncio.ensure_future(self.clock.sleep(self.policy.interval))
-                await asyncio.wait({turn, waiter}, return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
-                if not turn.done():
+        async def keep_reading() -> None:
+            try:
+                while True:
+                    await self.clock.sleep(self.policy.interval)
                     latest[:] = [await self.dispatch.read()]
-            return turn.result()
+            except DispatchFailed:
+                return  # a failing read here changes nothing: the action is checked again anyway
+
+        reader = asyncio.ensure_future(keep_reading())
+        try:
+            # The answer is used the moment it comes: a read still in flight is dropped, not awaited.
+            return await self.ask(screen)
         finally:
-            if not turn.done():
-                turn.cancel()
-                await asyncio.gather(turn, return_exceptions=True)
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
 
     def renumber(self, index: int) -> None:
         """Number the next action as step ``index`` (a heal's first action is the healed step's)."""
