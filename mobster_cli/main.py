@@ -175,7 +175,11 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
             parallel=opts.get("parallel") or 1,
             clock=clock,
         )
-        make_model, _name = model_factory(opts.get("model"), env, clock)
+        if opts["no_heal"] and not opts["fresh"]:
+            # Strict CI: no model, no key, no adapter even constructed; a drifted step fails `drift`.
+            make_model, _name = (lambda: None), None
+        else:
+            make_model, _name = model_factory(opts.get("model"), env, clock)
     except (MobsterError, ValueError) as exc:
         _fail(str(exc))
     as_json = bool(opts.get("as_json"))

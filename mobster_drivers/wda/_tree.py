@@ -14,8 +14,8 @@ Rule 3: frames are normalized by the screen size (the root's rect, else the size
 Rule 4: visibility is rebuilt from frames, because the fast read leaves out WDA's costly
         ``visible`` attribute: an element is visible when its rect overlaps the app's frame with
         some area. When the node still carries ``isVisible`` (a full read), that must hold too.
-Rule 5: a read is bounded: at most :data:`MAX_NODES` nodes are walked (a runaway table view
-        must not stall a run); the rest is left out.
+Rule 5: a read is bounded: at most :data:`MAX_NODES` nodes are walked, none deeper than
+        :data:`MAX_TREE_DEPTH` (a runaway table view must not stall a run); the rest is left out.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ __all__ = [
 
 #: The most nodes one read walks (Rule 5).
 MAX_NODES = 12_000
+#: How deep a read is walked; deeper nodes are left out, as WDA leaves them out past its depth.
+MAX_TREE_DEPTH = 100
 #: How long a tap holds the finger down, in milliseconds (as Mobster's W3C tap).
 W3C_TAP_HOLD_MS = 40
 #: How long a long press holds, in milliseconds.
@@ -81,6 +83,8 @@ def _walk(
     out: list[Element],
     budget: list[int],
 ) -> None:
+    if parent.count("/") > MAX_TREE_DEPTH:
+        return  # deeper than any real screen (WDA itself stops at snapshotMaxDepth 60): not walked
     for index, node in enumerate(nodes):
         if budget[0] <= 0:
             return

@@ -244,3 +244,24 @@ def test_the_demo_runs(tmp_path: Path) -> None:
     assert 'healed step 3: Tap "Continue" → Tap "Next"' in out.stdout
     assert "the app changed (recorded on 1.0 (1), this is 1.1 (2))" in out.stdout
     assert (tmp_path / "demo" / ".mobster" / "checks" / "signup.heal.yaml").exists()
+
+
+def test_no_heal_never_constructs_a_model(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mobster("test", "--scripted", "app.yaml", "--model", "scripted")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-would-be-used")
+    made: list[str] = []
+
+    def spy(name: str, **_: object) -> object:
+        made.append(name)
+        raise AssertionError("no adapter may be constructed under --no-heal")
+
+    import mobster_drivers.models
+
+    monkeypatch.setattr(mobster_drivers.models, "make_model", spy)
+    result = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["checks"][0]["class"] == "drift"
+    assert made == []
+    with_model = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "--model", "claude-sonnet-5-5", "--json")
+    assert with_model.exit_code == 1
+    assert made == []

@@ -140,3 +140,29 @@ def test_a_bad_heal_file_is_a_clear_error(tmp_path: Path, text: str) -> None:
 
 def test_sample_scripts_still_load() -> None:
     assert AppScript.from_file(sample_path("yourapp")).apps
+
+
+def test_a_wda_tree_five_thousand_deep_and_a_fifty_megabyte_source_read_within_bounds() -> None:
+    import time
+
+    from mobster_drivers.wda import MAX_NODES, screen_from_source
+
+    rect = {"x": 0, "y": 0, "width": 10, "height": 10}
+    node: dict[str, Any] = {"type": "XCUIElementTypeOther", "rect": rect}
+    for _ in range(5000):
+        node = {"type": "XCUIElementTypeOther", "rect": rect, "children": [node]}
+    root = {
+        "type": "XCUIElementTypeApplication",
+        "rect": {"x": 0, "y": 0, "width": 402, "height": 874},
+        "children": [node],
+    }
+    deep = screen_from_source(root, "a.b")
+    assert max(e.path.count("/") for e in deep.elements) <= 101
+
+    row = {"type": "XCUIElementTypeStaticText", "label": "x" * 150, "value": "y" * 150, "rect": rect}
+    wide = {**root, "children": [row] * 140_000}
+    assert len(json.dumps(wide)) > 50_000_000
+    began = time.process_time()
+    screen = screen_from_source(json.loads(json.dumps(wide)), "a.b")
+    assert len(screen.elements) == MAX_NODES
+    assert time.process_time() - began < 30  # bounded work, not a timing target
