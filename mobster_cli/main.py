@@ -15,14 +15,14 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 if TYPE_CHECKING:
-    from mobster_core import CheckResult, SuiteResult
+    from mobster_core import CheckResult, Model, SuiteResult
 
 __all__ = ["cli", "main"]
 
@@ -175,10 +175,9 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
             parallel=opts.get("parallel") or 1,
             clock=clock,
         )
-        if opts["no_heal"] and not opts["fresh"]:
-            # Strict CI: no model, no key, no adapter even constructed; a drifted step fails `drift`.
-            make_model, _name = (lambda: None), None
-        else:
+        make_model: Callable[[], Model | None] = _no_model
+        if not opts["no_heal"] or opts["fresh"]:
+            # Under --no-heal (strict CI) no adapter is even constructed: a drifted step fails `drift`.
             make_model, _name = model_factory(opts.get("model"), env, clock)
     except (MobsterError, ValueError) as exc:
         _fail(str(exc))
@@ -235,6 +234,10 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
     if as_json:
         click.echo(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False))
     return suite.exit_code
+
+
+def _no_model() -> Model | None:
+    return None
 
 
 def _print_check(out: Any, result: CheckResult) -> None:
