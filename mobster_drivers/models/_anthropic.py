@@ -19,10 +19,14 @@ from __future__ import annotations
 import base64
 import json
 import logging
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mobster_core import ACTION_TOOL, Decision, ModelError, Prompt, Usage, estimate_usage, parse_decision
+
+from ._common import count as _count
+from ._common import detail as _detail
+from ._common import scrub as _scrub
+from ._common import show as _show
 
 if TYPE_CHECKING:
     import anthropic
@@ -175,27 +179,3 @@ def _usage(message: Message, prompt: Prompt) -> Usage:
         cached_tokens=_count(getattr(usage, "cache_read_input_tokens", 0)),
         estimated=False,
     )
-
-
-def _count(value: Any) -> int:
-    """A token count from the reply; None (and anything that is not a count) is 0."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
-def _detail(body: object, fallback: str) -> str:
-    """The server's own message from an error body, else the SDK's, cut to 300 characters."""
-    text = fallback
-    if isinstance(body, Mapping):
-        error = body.get("error", body)
-        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
-            text = error["message"]
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
-def _scrub(text: str, key: str) -> str:
-    return text.replace(key, "<redacted>") if key else text
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
