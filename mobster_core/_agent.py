@@ -242,6 +242,7 @@ class Agent:
         The actions it decides on are then checked against a read at most one interval old, at no
         cost in time.
         """
+
         async def keep_reading() -> None:
             try:
                 while True:
