@@ -35,7 +35,7 @@ from ._breaker import Breaker
 from ._cache import ReplayCache
 from ._checks import Check
 from ._cost import Cost, PriceTable
-from ._device import SPRINGBOARD, AppInfo, DeviceInfo
+from ._device import SPRINGBOARD, AppInfo, DeviceInfo, DeviceKind
 from ._dispatch import Dispatcher, DispatchFailed
 from ._fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore, private_dir, project_lock
 from ._heal import HealEnd, heal_step
@@ -231,6 +231,8 @@ class _CheckRun:
         self.cost = Cost()
         self.calls = 0
         self.agent: Agent | None = None
+        self.refusals: tuple[str, ...] = ()  # what Smart was refused, for the class of a failed run
+        self.breaker = Breaker(recorded=0)  # replaced when a replay starts
         self.provenance = Provenance.of(
             steps=check.steps,
             launch_url=check.launch.url,
@@ -268,7 +270,7 @@ class _CheckRun:
             self.model,
             dispatch,
             self.clock,
-            kind=self.info.kind if self.info else _never(),
+            kind=self._kind(),
             provenance=self.provenance,
             request=self.check.request_text(),
             steps=self.check.steps,
@@ -291,7 +293,7 @@ class _CheckRun:
         self.reports.extend(result.reports)
         if result.stop in _AGENT_STOPS:
             raise _couldnt(_AGENT_STOPS[result.stop], result.message)
-        self._refusals = result.refusals
+        self.refusals = result.refusals
         return result.path
 
     async def replay(
@@ -309,7 +311,7 @@ class _CheckRun:
             dispatcher=dispatch,
             live=self._live_handler(dispatch) if self.model is not None else None,
         )
-        breaker = Breaker(recorded=len(path), pending=pending)
+        self.breaker = Breaker(recorded=len(path), pending=pending)
         start = 0
         seen = 0
         while True:
@@ -320,13 +322,12 @@ class _CheckRun:
                 return tuple(steps)
             if result.stop is not Stop.DRIFTED:
                 raise _couldnt(_REPLAY_STOPS[result.stop], result.message)
-            steps, start, done = await self._heal(dispatch, steps, result, state, breaker)
-            breaker = self._breaker
+            steps, start, done = await self._heal(dispatch, steps, result, state)
             if done:
                 return tuple(steps)
 
     async def _heal(
-        self, dispatch: Dispatcher, steps: list[Step], result: ReplayResult, state: HealState, breaker: Breaker
+        self, dispatch: Dispatcher, steps: list[Step], result: ReplayResult, state: HealState
     ) -> tuple[list[Step], int, bool]:
         assert result.at is not None
         assert result.match is not None
@@ -341,18 +342,18 @@ class _CheckRun:
         if self.options.no_heal or self.model is None:
             hint = "--no-heal" if self.options.no_heal else "no model to heal it"
             raise _failed(FailureClass.DRIFT, f"{result.message} ({hint})")
-        if not breaker.allows_one_more():
-            raise _failed(FailureClass.HEAL_LIMIT, breaker.message(result.at))
+        if not self.breaker.allows_one_more():
+            raise _failed(FailureClass.HEAL_LIMIT, self.breaker.message(result.at))
         if self.agent is None:
             self.agent = self.make_agent(dispatch, first_index=result.at)
             self.agent.history.extend(r.text + ": done" for r in self.reports if r.reason is None)
         agent = self.agent
         agent.renumber(result.at)  # the heal's actions are named for the step they heal
         calls_before, cost_before = agent.calls, agent.cost
-        healed = await heal_step(agent, steps, index=index, why=why, screen=result.screen, breaker=breaker)
+        healed = await heal_step(agent, steps, index=index, why=why, screen=result.screen, breaker=self.breaker)
         self.calls += agent.calls - calls_before
         self.cost = self.cost + Cost(agent.cost.usd - cost_before.usd, agent.cost.estimated)
-        self._breaker = healed.breaker
+        self.breaker = healed.breaker
         if self.reports and self.reports[-1].reason is not None:
             self.reports.pop()  # the drifted step's report: the heal's steps stand in its place
         for n, step in enumerate(healed.new):
@@ -420,12 +421,9 @@ class _CheckRun:
         read = await settled_read(self.device, self.clock, BASELINE_POLICY)
         return evaluate(self.check.expect, read.screen) if read.stable else None
 
-    _refusals: tuple[str, ...] = ()
-    _breaker: Breaker = Breaker(recorded=0)
-
-
-def _never() -> Any:
-    raise AssertionError("prepare() sets the device info first")
+    def _kind(self) -> DeviceKind:
+        assert self.info is not None  # prepare() reads the device info before anything runs
+        return self.info.kind
 
 
 async def run_check(
@@ -547,8 +545,8 @@ async def _run(run: _CheckRun, journal: Journal) -> Outcome:
 
     outcome = await run.verdict(baseline)
     if outcome.verdict is not Verdict.PASSED:
-        if run._refusals:
-            return Outcome(outcome.verdict, FailureClass.REFUSED, f"{run._refusals[0]}; {outcome.message}")
+        if run.refusals:
+            return Outcome(outcome.verdict, FailureClass.REFUSED, f"{run.refusals[0]}; {outcome.message}")
         return outcome
     with project_lock(run.root):  # another mobster process may write the same files
         if run.mode == Mode.SMART:
