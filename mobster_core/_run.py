@@ -59,7 +59,7 @@ from ._settle import DEFAULT_POLICY, PollPolicy
 from ._steps import Step
 from ._typing_rules import Provenance
 from ._verdict import BASELINE_POLICY, FailureClass, Outcome, Verdict, decide, settled_read
-from .exceptions import DeviceError, MobsterError
+from .exceptions import DeviceError, MobsterError, ModelError
 from .protocols import Clock, Device, Model, Screenshots
 
 __all__ = ["CheckResult", "Mode", "RunOptions", "RunStopped", "new_run_id", "run_check"]
@@ -385,15 +385,11 @@ class _CheckRun:
                 )
                 decision = await agent.ask(screen, recorded=(step,), request=request)
                 if not decision.actions:
-                    from .exceptions import ModelError
-
                     raise ModelError(f"the model didn't do the live step: {decision.reason or decision.kind}")
                 await agent.act_turn(screen, decision.actions[:1])
             finally:
                 self.account(agent)
             if len(agent.path) != 1:
-                from .exceptions import ModelError
-
                 raise ModelError("the model's action for the live step was not sent")
 
         return live
