@@ -10,10 +10,8 @@ exit code 2 always means "needs review".
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -151,6 +149,9 @@ def _resolve_check(name: str, cwd: Path) -> Path:
 
 
 def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
+    import asyncio  # here, not at the top: `mobster --help` doesn't pay for it
+    import signal
+
     from mobster_core import MobsterError, RunOptions, SuiteStopped, SystemClock, parse_shard, run_suite, shard
 
     from ._devices import make_devices, model_factory, read_env_file
