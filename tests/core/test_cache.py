@@ -27,7 +27,14 @@ PHONE = Env(None, None, 26, mc.DeviceKind.IPHONE)
 TAP: dict[str, Any] = {
     "op": "TAP",
     "app": "com.example.yourapp",
-    "target": {"label": "Continue", "role": "Button", "id": "/0/3/1", "frame": [0.1, 0.8, 0.8, 0.06]},
+    "target": {
+        "label": "Continue",
+        "role": "Button",
+        "id": "/0/3/1",
+        "frame": [0.1, 0.8, 0.8, 0.06],
+        "count": 1,
+        "nth": 0,
+    },
     "screen": {
         "hash": "9f2c1e04a7b35d68",
         "signature": [["Button", "Continue"], ["StaticText", "Create your account"]],
@@ -60,7 +67,7 @@ def names(cache: ReplayCache) -> list[str]:
 
 def envelope(**changes: Any) -> dict[str, Any]:
     data = {
-        "format": 1,
+        "format": 2,
         "identity": ID,
         "env": SIM.to_dict(),
         "recorded_at": "2026-05-01T09:30:00.123456+00:00",
@@ -104,7 +111,7 @@ def test_the_file_is_private_readable_and_complete(
         assert mode(folder) == 0o700
     data = json.loads(path.read_text())
     assert data == {
-        "format": 1,
+        "format": 2,
         "identity": ID,
         "env": {
             "digest": SIM.digest,
@@ -161,10 +168,16 @@ def test_nothing_stored_is_no_recorded_path_yet(cache: ReplayCache, tmp_path: Pa
 def test_a_miss_says_why_against_the_newest_env(cache: ReplayCache) -> None:
     cache.store(ID, SIM, STEPS)
     found = cache.lookup(ID, SIM_NEW_APP)
-    assert found == Lookup(None, "the app changed (recorded on 1.0 (1), this is 1.1 (2))", ())
+    assert (found.steps, found.why, found.dropped) == (None, "the app changed (recorded on 1.0 (1), this is 1.1 (2))", ())
     assert not found.hit
+    # The newest path of another env is named, for a run that carries paths to a new build.
+    assert found.carry is not None
+    assert (found.carry.stored.env, found.carry.steps) == (SIM, STEPS)
     cache.store(ID, PHONE, STEPS)
-    assert cache.lookup(ID, SIM_NEW_APP).why == "recorded on an iPhone, this is a simulator"
+    newer = cache.lookup(ID, SIM_NEW_APP)
+    assert newer.why == "recorded on an iPhone, this is a simulator"
+    assert newer.carry is not None
+    assert newer.carry.stored.env == PHONE
 
 
 def test_another_identity_is_not_a_match(cache: ReplayCache) -> None:
@@ -259,7 +272,9 @@ def test_temps_and_foreign_names_are_ignored(cache: ReplayCache) -> None:
     for name in (f".tmp-{ID}-{SIM.digest}.json-1a2b", f"{ID}-{PHONE.digest}.json.corrupt", "notes.txt"):
         (cache.folder / name).write_bytes(b"garbage")
     found = cache.lookup(ID, PHONE)
-    assert found == Lookup(None, "recorded on a simulator, this is an iPhone", ())
+    assert (found.steps, found.why, found.dropped) == (None, "recorded on a simulator, this is an iPhone", ())
+    assert found.carry is not None
+    assert found.carry.stored.env == SIM
     assert len(cache.envs(ID)) == 1
 
 
@@ -277,8 +292,9 @@ def corrupt_cases() -> list[tuple[str, bytes | dict[str, Any], str]]:
         ("too deep", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
         ("unknown key", envelope(note="hi"), "unknown key 'note'"),
         ("missing key", {k: v for k, v in envelope().items() if k != "seq"}, "key 'seq' is missing"),
-        ("format 2", envelope(format=2), "key 'format': expected 1, got 2"),
-        ("format true", envelope(format=True), "key 'format': expected 1, got True"),
+        ("format text", envelope(format="2"), "key 'format': expected 2, got '2'"),
+        ("format true", envelope(format=True), "key 'format': expected 2, got True"),
+        ("format 0", envelope(format=0), "key 'format': expected 2, got 0"),
         ("other identity", envelope(identity=OTHER_ID), f"holds '{OTHER_ID}'"),
         ("bad env", envelope(env={**SIM.to_dict(), "kind": "ipad"}), "env: key 'kind'"),
         ("env of another file", envelope(env=PHONE.to_dict()), f"holds env {PHONE.digest}"),

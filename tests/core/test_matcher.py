@@ -96,7 +96,7 @@ def test_tie_without_the_recorded_path_fails() -> None:
         {"role": "Button", "label": "Continue"},
     ]
     m = mc.match_step(step, screen(two_elsewhere), settled=True)
-    assert (m.ok, m.reason) == (False, '"Continue" is on the screen 2 times')
+    assert (m.ok, m.reason) == (False, '"Continue" is on the screen 2 times, recorded once')
 
 
 def test_tie_is_not_exactly_once_for_the_relaxed_threshold() -> None:
