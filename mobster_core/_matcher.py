@@ -11,11 +11,16 @@ Rule 3 (the target): the number of shown elements with the recorded label and ro
         of them is there, the ``nth`` in tree order (and it is not "exactly once" for Rule 2). Any
         other number is not ok: a label that appears more or fewer times than when it was
         recorded is ambiguous, and a heal costs a model turn where a wrong tap costs a wrong tap.
-        A partial label never matches. Steps without a target skip this rule.
+        The two clues must agree: when the one at the recorded path is not the ``nth`` in tree
+        order, another of them took the recorded one's place (a banner above them shifted the
+        paths by as much as they are apart), and that is ambiguous too. A partial label never
+        matches. Steps without a target skip this rule.
 
 The reason names the first failing rule in the order app, target, screen:
 ``"Continue" isn't on the screen``, ``"Continue" is on the screen 2 times, recorded once``,
-``"Continue" is on the screen once, recorded 2 times``, ``the screen is different (75% alike)``.
+``"Continue" is on the screen once, recorded 2 times``,
+``"Continue" is on the screen 2 times as recorded, but another of them took its place``,
+``the screen is different (75% alike)``.
 Percentages are rounded down to whole numbers.
 """
 
@@ -78,6 +83,12 @@ def match_step(step: Step, screen: Screen, *, settled: bool) -> Match:
             return no(f'"{target.label}" isn\'t on the screen', "target")
         element = pick(found, count=target.count, nth=target.nth, path=target.id)
         if element is None:
+            if len(found) == target.count:
+                return no(
+                    f'"{target.label}" is on the screen {times(len(found))} as recorded, but another of them '
+                    "took its place",
+                    "target",
+                )
             return no(
                 f'"{target.label}" is on the screen {times(len(found))}, recorded {times(target.count)}', "target"
             )
@@ -92,14 +103,15 @@ def match_step(step: Step, screen: Screen, *, settled: bool) -> Match:
 def pick(found: Sequence[Element], *, count: int, nth: int, path: str) -> Element | None:
     """Rule 3's choice among the shown elements with the recorded label and role (tree order).
 
-    None unless there are exactly ``count`` of them; then the one at ``path``, else the ``nth``.
+    None unless there are exactly ``count`` of them. Then the ``nth``, unless another of them is at
+    ``path`` (the clues disagree: None).
     """
     if len(found) != count:
         return None
-    for e in found:
-        if e.path == path:
-            return e
-    return found[nth]
+    chosen = found[nth]
+    if any(e.path == path and e.path != chosen.path for e in found):
+        return None
+    return chosen
 
 
 def position(screen: Screen, element: Element, label: str | None = None) -> tuple[int, int]:

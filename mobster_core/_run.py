@@ -448,7 +448,9 @@ class _CheckRun:
         outcome = stop.outcome
         if outcome.failure_class not in _CARRY_FALLS_BACK:
             raise stop
-        said = f"the path carried from {self.carried_from} stopped: {outcome.message}"
+        # The breaker's advice to record again is what happens next: leave it out.
+        message = outcome.message.removesuffix(". Record the check again with --fresh")
+        said = f"the path carried from {self.carried_from} stopped: {message}"
         committed = [what for what, action in dispatch.sent if _commits(action)]
         if committed:
             raise _Stop(

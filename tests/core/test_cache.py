@@ -168,7 +168,11 @@ def test_nothing_stored_is_no_recorded_path_yet(cache: ReplayCache, tmp_path: Pa
 def test_a_miss_says_why_against_the_newest_env(cache: ReplayCache) -> None:
     cache.store(ID, SIM, STEPS)
     found = cache.lookup(ID, SIM_NEW_APP)
-    assert (found.steps, found.why, found.dropped) == (None, "the app changed (recorded on 1.0 (1), this is 1.1 (2))", ())
+    assert (found.steps, found.why, found.dropped) == (
+        None,
+        "the app changed (recorded on 1.0 (1), this is 1.1 (2))",
+        (),
+    )
     assert not found.hit
     # The newest path of another env is named, for a run that carries paths to a new build.
     assert found.carry is not None
@@ -494,3 +498,62 @@ def test_a_lookup_never_raises_for_a_bad_file(cache: ReplayCache, content: bytes
     found = cache.lookup(ID, SIM)
     assert found.steps is None
     assert len(found.dropped) == 1
+
+
+# -- another format: set aside, never replayed ---------------------------------------------------
+
+
+def format_1(**changes: Any) -> dict[str, Any]:
+    """A path as an older Mobster wrote it: format 1, targets without count and nth."""
+    old_tap = copy.deepcopy(TAP)
+    del old_tap["target"]["count"], old_tap["target"]["nth"]
+    return envelope(format=1, steps=[old_tap], **changes)
+
+
+def test_a_path_in_an_older_format_is_set_aside_and_recorded_afresh(
+    cache: ReplayCache, logs: pytest.LogCaptureFixture
+) -> None:
+    path = plant(cache, format_1())
+    found = cache.lookup(ID, SIM)
+    assert found.steps is None
+    assert found.carry is None
+    assert found.why is not None
+    assert found.why.startswith("the path recorded here was set aside: it is in format 1 of an older Mobster")
+    [message] = found.dropped
+    assert "don't record how many times their label was on the screen" in message
+    assert message.endswith(f"kept as {path.name}.format1, the next run records a new path")
+    assert not path.exists()
+    assert (cache.folder / f"{path.name}.format1").read_bytes()  # kept, never deleted
+    assert any(r.getMessage() == "replay cache file dropped" for r in logs.records)
+    # The next recording goes ahead, and the file set aside stays out of its way.
+    cache.store(ID, SIM, STEPS)
+    assert cache.lookup(ID, SIM).steps == STEPS
+    assert (cache.folder / f"{path.name}.format1").exists()
+
+
+def test_a_path_of_a_newer_format_is_set_aside_too(cache: ReplayCache) -> None:
+    path = plant(cache, envelope(format=3, steps=[{"whatever": "a newer Mobster writes"}]))
+    found = cache.lookup(ID, SIM)
+    assert found.steps is None
+    assert found.why == (
+        "the path recorded here was set aside: it is in format 3 of a newer Mobster (this Mobster reads format 2)"
+    )
+    assert (cache.folder / f"{path.name}.format3").exists()
+
+
+def test_an_older_format_of_another_env_is_never_carried(cache: ReplayCache) -> None:
+    plant(cache, format_1(env=SIM_NEW_APP.to_dict()), env=SIM_NEW_APP)
+    found = cache.lookup(ID, SIM)
+    assert (found.steps, found.carry, found.why) == (None, None, "no recorded path yet")
+    assert len(found.dropped) == 1
+    assert cache.envs(ID) == []
+
+
+def test_a_lookup_carries_the_newest_other_env_by_seq(cache: ReplayCache) -> None:
+    older = mc.load_path([TAP])
+    cache.store(ID, PHONE, older)
+    cache.store(ID, SIM_NEW_APP, STEPS)
+    found = cache.lookup(ID, SIM)
+    assert found.carry is not None
+    assert (found.carry.stored.env, found.carry.steps, found.carry.stored.seq) == (SIM_NEW_APP, STEPS, 2)
+    assert cache.lookup(ID, SIM_NEW_APP).carry is None  # a hit carries nothing
