@@ -139,7 +139,7 @@ class Agent:
                 remaining = began + self.budget.max_seconds - self.clock.now()
                 latest = [screen]
                 try:
-                    decision = await asyncio.wait_for(self._ask_reading(screen, latest), timeout=remaining)
+                    decision = await asyncio.wait_for(self.ask_while_reading(screen, latest), timeout=remaining)
                 except TimeoutError:
                     return self._result(AgentStop.BUDGET, f"the time budget of {self.budget.max_seconds:g} s is spent")
                 if decision.kind is DecisionKind.DONE:
@@ -241,11 +241,13 @@ class Agent:
         self.history.append(f"{step.describe() if not step.live else said}: done")
         return True
 
-    async def _ask_reading(self, screen: Screen, latest: list[Screen]) -> Decision:
-        """Ask the model while reading the screen every poll interval (Rule 6).
+    async def ask_while_reading(
+        self, screen: Screen, latest: list[Screen], *, recorded: Sequence[Step] = (), request: str | None = None
+    ) -> Decision:
+        """:meth:`ask`, while reading the screen every poll interval into ``latest`` (Rule 6).
 
         The actions it decides on are then checked against a read at most one interval old, at no
-        cost in time.
+        cost in time: pass ``latest[-1]`` to :meth:`act_turn`.
         """
 
         async def keep_reading() -> None:
@@ -259,7 +261,7 @@ class Agent:
         reader = asyncio.ensure_future(keep_reading())
         try:
             # The answer is used the moment it comes: a read still in flight is dropped, not awaited.
-            return await self.ask(screen)
+            return await self.ask(screen, recorded=recorded, request=request)
         finally:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
