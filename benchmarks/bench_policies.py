@@ -718,7 +718,7 @@ def run_ours(rec: Recorded, app: AppScript, sc: Scenario, policy: str, work: Pat
     )  # fmt: skip
 
 
-def jaccard_rule(step: mc.Step, screen: mc.Screen) -> mc.Element | None | bool:
+def jaccard_rule(step: mc.Step, screen: mc.Screen) -> mc.Element | bool | None:
     """``jaccard-0.8``'s reuse rule: False when the step may not run; else its element (None: no target).
 
     The app in front, a screen as alike as 0.8 (or the same hash), and the target by label and role,
@@ -820,8 +820,8 @@ async def model_turn(agent: mc.Agent, screen: mc.Screen, rest: Sequence[mc.Step]
 async def per_decision(rec: Recorded, agent: mc.Agent, dispatch: mc.Dispatcher, clock: mc.Clock, tally: Tally) -> str:
     """``exact-hash-step``: every decision asks the cache first; returns why it was blocked, or ""."""
     cache: dict[str, mc.Step] = {}
-    for fingerprint, step in zip(rec.fingerprints, rec.steps, strict=True):
-        cache.setdefault(fingerprint, step)
+    for fingerprint, recorded in zip(rec.fingerprints, rec.steps, strict=True):
+        cache.setdefault(fingerprint, recorded)
     keys = {*cache, rec.final}
     sent = 0
     stale: str | None = None
