@@ -143,3 +143,42 @@ def test_bench_core_quick(tmp_path: Path) -> None:
     assert [r["steps"] for r in doc["whole_replays"]] == [10, 100]
     assert set(doc["ledger_us_per_action"]) == {"10", "100"}
     assert doc["load_path_50_ms"] > 0
+
+
+def test_bench_builds_quick(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "builds.json"
+    assert run("bench_builds", "--quick", "--json", str(out)) == 0
+    doc = read_json(out)
+    assert (doc["builds"], doc["checks"]) == (8, 4)
+    assert len(doc["series"]) == 8
+    assert len(doc["runs"]) == 8 * 4 * 2
+    assert doc["with_carry"]["wrong"] == 0
+    assert doc["verdicts_differ"] == 0
+    # Without carry every new build records afresh; with carry the first build alone records.
+    first = [r for r in doc["runs"] if r["build"] == 1]
+    assert {r["path_mode"] for r in first} == {"smart"}
+    later_fresh = [r for r in doc["runs"] if r["build"] > 1 and r["mode"] == "fresh"]
+    assert {r["path_mode"] for r in later_fresh} == {"smart"}
+    assert doc["with_carry"]["model_calls"] < doc["without_carry"]["model_calls"]
+    assert 0 < doc["cache_hit_rate"] <= doc["carried_rate"] <= 1
+    assert "Cache-hit rate, builds 2..8" in capsys.readouterr().out
+
+
+def test_bench_builds_every_kind_of_change_keeps_actions_right(tmp_path: Path) -> None:
+    out = tmp_path / "builds.json"
+    mix = "popup=1,new-screen=1,remove-step=1,duplicate=1,past-breaker=1,rename=1,bug=1"
+    # Seed 21 draws a popup, a duplicate, a bug, a flow past the breaker, a rename and a removed level.
+    assert run("bench_builds", "--builds", "7", "--checks", "3", "--seed", "21", "--mix", mix, "--json", str(out)) == 0
+    doc = read_json(out)
+    kinds = [s["kind"] for s in doc["series"]]
+    assert kinds == ["first", "popup", "duplicate", "bug", "past-breaker", "rename", "remove-step"]
+    assert not any(s["what"].startswith("nothing (") for s in doc["series"])
+    assert doc["with_carry"]["not_passed"] == doc["without_carry"]["not_passed"] > 0  # the bug fails both
+    assert doc["with_carry"]["wrong"] == 0
+    assert doc["verdicts_differ"] == 0
+    assert doc["with_carry"]["heals"] > 0
+
+
+def test_bench_builds_rejects_an_unknown_change() -> None:
+    with pytest.raises(SystemExit):
+        run("bench_builds", "--quick", "--mix", "teleport=3")
