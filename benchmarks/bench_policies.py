@@ -15,7 +15,7 @@ and drift timing, and its agent, which keeps reading while the model thinks and 
 the model chose against the newest read (re-locating its element, or dropping the action when the
 element moved away). Only the reuse rule and what happens after a miss differ:
 
-- ``exact-hash-flow``: a step is reused only while the whole read fingerprint (SPEC §2: roles,
+- ``exact-hash-flow``: a step is reused only while the whole read fingerprint (roles,
   labels, identifiers, values, frames, the app) equals the one recorded before it; at the first
   miss the model does the rest of the flow (the exact-hash cache read as a fallback for the flow).
 - ``exact-hash-step``: the same key, read as a per-decision cache (as Arbigent's AI-decision cache
@@ -977,7 +977,7 @@ def totals(outcomes: Sequence[Outcome], policy: str) -> dict[str, Any]:
 
 
 def findings(outcomes: Sequence[Outcome]) -> list[str]:
-    """The target (SPEC §16) for ``ours`` and ``ours+oracle``, where it isn't met, and why ours fails where it does."""
+    """The target for ``ours`` and ``ours+oracle``, where it isn't met, and why ours fails where it does."""
     lines: list[str] = []
     by = {(o.scenario, o.policy): o for o in outcomes}
     scenarios = list(dict.fromkeys(o.scenario for o in outcomes))
