@@ -110,6 +110,8 @@ def test_carry_replays_the_previous_builds_path_and_says_so(project: Path) -> No
     assert check["path"]["carried_from"] == "2.3 (45)"
     assert (check["mode"], check["path"]["used"], check["model_calls"]) == ("replay", True, 0)
     assert "carried the path from 2.3 (45)" in later.stderr
+    junit = project / ".mobster" / "test-results" / json.loads(later.stdout)["suite_id"] / "junit.xml"
+    assert "carried the path from 2.3 (45)" in junit.read_text()
 
 
 def test_a_heal_is_listed_accepted_and_rejected(project: Path) -> None:
