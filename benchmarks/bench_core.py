@@ -79,7 +79,7 @@ def step_on(screen: mc.Screen, label: str = "Continue", role: str | None = None)
         {
             "op": "TAP",
             "app": screen.app,
-            "target": {"label": e.label, "role": e.role, "id": e.path, "frame": list(e.frame)},
+            "target": {"label": e.label, "role": e.role, "id": e.path, "frame": list(e.frame), "count": 1, "nth": 0},
             "screen": {"hash": screen.hash, "signature": screen.signature},
             "text": None,
             "commit": None,

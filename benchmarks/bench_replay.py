@@ -5,14 +5,15 @@ heal, verdict, run folder) on the scripted phone with the ``usb-iphone`` latency
 **real clock**: every read, tap and transition sleeps the time measured on an iPhone 15 Pro over
 USB, and the scripted model sleeps 2.5 s a call. It is a model of the world, not a phone.
 
-Modes (``--modes``, default ``fresh,replay,heal``):
+Modes (``--modes``, default ``fresh,replay,heal,heal-first,heal-last``):
 
 - ``fresh``: Smart performs every step and records (``RunOptions(fresh=True)``).
 - ``replay``: the recorded path replays with no model at all (no key).
 - ``heal``: the recorded path replays on a rebuild (same version and build) where one button of a
   middle step is renamed (``--rename OLD=NEW``); the model heals that step only.
-- ``heal-last``: the same with the target of the *last* step renamed (it shows the extra "done" call
-  a heal of a last step needs).
+- ``heal-first``: the same with the target of the *first* step renamed.
+- ``heal-last``: the same with the target of the *last* step renamed: no recorded step is left to
+  match after it, so the check's expectations on a settled read end the heal (no "done" call).
 
 What is measured, per run (see ``docs/benchmarks.md`` for the method in full):
 
@@ -26,8 +27,8 @@ What is measured, per run (see ``docs/benchmarks.md`` for the method in full):
   nothing.
 - ``floor_s``: what those steps can't avoid waiting for: per action sent, its latency, the screen
   transition after it (when the screen changed), and one read to see the new screen; plus 2.5 s
-  per model call the mode needs (fresh: steps + 1 for "done"; replay: 0; heal: 1 per renamed step,
-  plus the "done" call when the renamed step is the last).
+  per model call the mode needs (fresh: steps + 1 for "done"; replay: 0; heal, heal-first and
+  heal-last: 1, the renamed step's).
 - ``ratio``: ``steps_s / floor_s``. Cost: the run's own estimate (4 characters a token plus 150 output
   tokens a call, no caching, no screenshots) at ``--price-in``/``--price-out`` USD per million.
 
@@ -69,8 +70,8 @@ DATA = HERE / "data"
 DEFAULT_APP = DATA / "settings-paywall.yaml"
 DEFAULT_CHECK = DATA / "open-paywall.yaml"
 DEFAULT_RENAME = "Membership=Your plan"
-MODES = ("fresh", "replay", "heal", "heal-last")
-DEFAULT_MODES = ("fresh", "replay", "heal")
+MODES = ("fresh", "replay", "heal", "heal-first", "heal-last")
+DEFAULT_MODES = MODES
 #: What the scripted model sleeps a call (SPEC §16), before --scale.
 MODEL_SECONDS = 2.5
 #: The product note's real-device figures for the steps: iPhone 15 Pro, iOS 26.0.1, USB, Claude Sonnet,
@@ -301,13 +302,13 @@ class Setup:
         return MODEL_SECONDS * self.scale
 
 
-def needed_calls(mode: str, actions: int, renamed_last: bool) -> int:
+def needed_calls(mode: str, actions: int) -> int:
     """The model calls a mode can't do without (SPEC §16's floor)."""
     if mode == "fresh":
         return actions + 1  # one per step, and the one that says done
     if mode == "replay":
         return 0
-    return 2 if renamed_last else 1  # the healed action; a healed last step also needs "done"
+    return 1  # the healed action, wherever the renamed step is (a last step ends on the expectations)
 
 
 def floor_seconds(calls: Sequence[Call], latency: Latency, model_calls: int, model_seconds: float) -> float:
@@ -376,8 +377,7 @@ def run_once(setup: Setup, mode: str, project: Path, check_file: Path, app: AppS
     end = steps_end(calls, verdict_start)
     acts = [c for c in step_calls if c.kind == "act"]
     healed = sum(1 for s in result.steps if s.source is mc.StepSource.HEALED)
-    renamed_last = mode == "heal-last"
-    need = needed_calls(mode, len(acts), renamed_last)
+    need = needed_calls(mode, len(acts))
     launch = next(c for c in calls if c.kind == "launch")
     frames = [c for c in calls if c.kind == "frame"]
     reads = [c for c in step_calls if c.kind == "read"]
@@ -474,6 +474,10 @@ def run_benchmark(setup: Setup, modes: Sequence[str], runs: int, *, progress: bo
     if last is None:
         raise SystemExit("heal-last needs a last step with a target")
     heal_last_app = renamed(setup.app, last.label, f"{last.label} (new)", last.role)
+    first = path[0].target
+    if first is None:
+        raise SystemExit("heal-first needs a first step with a target")
+    heal_first_app = renamed(setup.app, first.label, f"{first.label} (new)", first.role)
     projects = {mode: setup.work / mode for mode in modes}
     for mode, folder in projects.items():
         if mode == "replay":
@@ -488,12 +492,12 @@ def run_benchmark(setup: Setup, modes: Sequence[str], runs: int, *, progress: bo
                 # Every heal run starts from the recorded path: a passing heal stores the healed path.
                 shutil.rmtree(folder, ignore_errors=True)
                 shutil.copytree(template, folder)
-            app = {"heal": heal_app, "heal-last": heal_last_app}.get(mode, setup.app)
+            app = {"heal": heal_app, "heal-first": heal_first_app, "heal-last": heal_last_app}.get(mode, setup.app)
             measured = run_once(setup, mode, folder, folder / ".mobster" / "checks" / check_file.name, app)
             results[mode].append(measured)
             if progress:
                 print(
-                    f"  run {n + 1}/{runs} {mode:<9} {measured.verdict:<7} steps {measured.steps_s:6.2f} s "
+                    f"  run {n + 1}/{runs} {mode:<10} {measured.verdict:<7} steps {measured.steps_s:6.2f} s "
                     f"run {measured.run_s:6.2f} s  calls {measured.model_calls}",
                     file=sys.stderr,
                     flush=True,
@@ -522,7 +526,7 @@ def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
     out.append("A model of the world (the scripted phone), not a phone. Medians, [min-max].")
     out.append("")
     head = (
-        f"{'mode':<9} {'runs':>4}  {'steps s':>22}  {'floor s':>7}  {'ratio':>5}  {'run s':>22}  "
+        f"{'mode':<10} {'runs':>4}  {'steps s':>22}  {'floor s':>7}  {'ratio':>5}  {'run s':>22}  "
         f"{'calls':>10}  {'cost $':>26}"
     )
     out.append(head)
@@ -533,7 +537,7 @@ def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
         clo, chi = s.span("model_calls")
         dlo, dhi = s.span("cost_usd")
         out.append(
-            f"{s.mode:<9} {len(s.runs):>4}  {s.median('steps_s'):>7.2f} [{lo:6.2f}-{hi:6.2f}]  "
+            f"{s.mode:<10} {len(s.runs):>4}  {s.median('steps_s'):>7.2f} [{lo:6.2f}-{hi:6.2f}]  "
             f"{s.median('floor_s'):>7.2f}  {s.median('ratio'):>5.3f}  "
             f"{s.median('run_s'):>7.2f} [{rlo:6.2f}-{rhi:6.2f}]  "
             f"{s.median('model_calls'):>3g} [{clo:g}-{chi:g}]  "
@@ -543,14 +547,14 @@ def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
     out.append("Where the time goes (medians, seconds): launch, baseline read, steps, verdict read, final frame;")
     out.append("inside the steps: reads (count, seconds), actions, model calls (cancelled ones included).")
     head2 = (
-        f"{'mode':<9} {'launch':>6} {'baseline':>8} {'steps':>6} {'verdict':>7} {'frame':>5}   "
+        f"{'mode':<10} {'launch':>6} {'baseline':>8} {'steps':>6} {'verdict':>7} {'frame':>5}   "
         f"{'reads':>5} {'read s':>6} {'act s':>5} {'model s':>7}  verdicts"
     )
     out.append(head2)
     for s in summaries:
         verdicts = ", ".join(sorted({r.verdict for r in s.runs}))
         out.append(
-            f"{s.mode:<9} {s.median('launch_s'):>6.2f} {s.median('baseline_s'):>8.2f} {s.median('steps_s'):>6.2f} "
+            f"{s.mode:<10} {s.median('launch_s'):>6.2f} {s.median('baseline_s'):>8.2f} {s.median('steps_s'):>6.2f} "
             f"{s.median('verdict_s'):>7.2f} {s.median('frame_s'):>5.2f}   {s.median('reads'):>5g} "
             f"{s.median('read_s'):>6.2f} {s.median('act_s'):>5.2f} {s.median('model_s'):>7.2f}  {verdicts}"
         )

@@ -92,7 +92,8 @@ def _show(title: str, suite: SuiteResult) -> None:
     for result in suite.checks:
         for line in check_lines(result):
             print(line)
-    print(summary_line(suite) + f", {sum(c.model_calls for c in suite.checks)} model calls")
+    calls = sum(c.model_calls for c in suite.checks)
+    print(summary_line(suite) + f", {calls} model call{'' if calls == 1 else 's'}")
     waiting = pending_line(sum(len(h.new) for c in suite.checks for h in c.heals))
     if waiting:
         print(waiting)

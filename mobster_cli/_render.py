@@ -30,6 +30,8 @@ def check_lines(result: CheckResult) -> list[str]:
     if result.verdict is not Verdict.PASSED:
         cls = result.outcome.failure_class
         lines.append(f"    {cls}: {result.outcome.message}" if cls is not None else f"    {result.outcome.message}")
+    if result.carried_from and result.mode == "replay":
+        lines.append(f"    carried the path from {result.carried_from}")
     if result.path_why and result.mode == "smart":
         lines.append(f"    recorded a new path: {result.path_why}")
     return lines

@@ -62,6 +62,9 @@ def _device_options(f: Any) -> Any:
             ),
             click.option("--no-heal", is_flag=True, help="Strict CI: fail a check whose screen changed; no key."),
             click.option("--fresh", is_flag=True, help="Run every step with Smart and record again."),
+            click.option(
+                "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
+            ),
             click.option("--max-usd", type=float, help="Cap each check's model spend (USD)."),
             click.option("--json", "as_json", is_flag=True, help="Print results.json on stdout."),
             click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also copy junit.xml here."),
@@ -188,6 +191,7 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
     options = RunOptions(
         no_heal=opts["no_heal"],
         fresh=opts["fresh"],
+        carry=bool(opts.get("carry")),
         max_usd=opts.get("max_usd"),
         on_sent=lambda what: progress.print(f"  · {what}", style="dim", markup=False),
     )

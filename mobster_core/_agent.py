@@ -8,7 +8,8 @@ Rule 2: an action is validated before it is sent: its op, its target (a row of t
 Rule 3: the safety rules apply: a refused action is never sent, and the model is told why.
 Rule 4: every action goes through the dispatcher (journal first, at most once, typing confirmed).
 Rule 5: each action sent becomes a recorded step: the app in front, the target (label, role, tree
-        path, frame), the screen it acted on, its text by the typing rules (masked text is never
+        path, frame, and how many shown elements had its label and role, and which of them it
+        was), the screen it acted on, its text by the typing rules (masked text is never
         kept), and what it commits.
 Rule 6: after an action the agent waits for the screen to change (up to ``give_up_after``), then for
         it to settle, before the next turn. While the model thinks, the agent keeps reading, and
@@ -29,6 +30,7 @@ import attrs
 from ._cost import Cost, PriceTable
 from ._device import Action, DeviceKind
 from ._dispatch import Dispatcher, DispatchFailed, Failure
+from ._matcher import pick, position
 from ._model import Decision, DecisionKind, ModelAction, Prompt, Usage
 from ._prompt import ACTION_TOOL, SYSTEM_PROMPT, screen_rows
 from ._replay import StepReport, StepSource
@@ -100,6 +102,7 @@ class Agent:
         policy: PollPolicy = DEFAULT_POLICY,
         screenshots: bool = True,
         first_index: int = 1,
+        key_prefix: str = "smart",
     ) -> None:
         self.model = model
         self.dispatch = dispatcher
@@ -121,6 +124,8 @@ class Agent:
         self.cost = Cost()
         self._next_index = first_index
         self._invalid = 0
+        #: The effect ledger's key of each action is ``<key_prefix>-<step>`` (``smart-3``).
+        self.key_prefix = key_prefix
 
     async def run(self) -> AgentResult:
         """Run turns until the model says done or blocked, or a budget or failure stops it."""
@@ -134,7 +139,7 @@ class Agent:
                 remaining = began + self.budget.max_seconds - self.clock.now()
                 latest = [screen]
                 try:
-                    decision = await asyncio.wait_for(self._ask_reading(screen, latest), timeout=remaining)
+                    decision = await asyncio.wait_for(self.ask_while_reading(screen, latest), timeout=remaining)
                 except TimeoutError:
                     return self._result(AgentStop.BUDGET, f"the time budget of {self.budget.max_seconds:g} s is spent")
                 if decision.kind is DecisionKind.DONE:
@@ -198,7 +203,7 @@ class Agent:
             element = None
             if wanted.target is not None and now.fingerprint != seen.fingerprint:
                 old = _element(seen, ids, wanted.target)
-                element = None if old is None else _relocate(now, old)
+                element = None if old is None else _relocate(seen, now, old)
                 if old is not None and element is None:
                     self.history.append("(the screen changed, so the rest of that turn was not done)")
                     return now
@@ -221,7 +226,7 @@ class Agent:
         commit = classify(element.label, element.role) if element is not None else None
         safety = check_commit(commit, self.kind)
         index = self._next_index
-        key = f"smart-{index}"
+        key = f"{self.key_prefix}-{index}"
         if not safety.allowed:
             note = f"{said} was refused: {safety.rule}"
             self.refusals.append(note)
@@ -236,11 +241,13 @@ class Agent:
         self.history.append(f"{step.describe() if not step.live else said}: done")
         return True
 
-    async def _ask_reading(self, screen: Screen, latest: list[Screen]) -> Decision:
-        """Ask the model while reading the screen every poll interval (Rule 6).
+    async def ask_while_reading(
+        self, screen: Screen, latest: list[Screen], *, recorded: Sequence[Step] = (), request: str | None = None
+    ) -> Decision:
+        """:meth:`ask`, while reading the screen every poll interval into ``latest`` (Rule 6).
 
         The actions it decides on are then checked against a read at most one interval old, at no
-        cost in time.
+        cost in time: pass ``latest[-1]`` to :meth:`act_turn`.
         """
 
         async def keep_reading() -> None:
@@ -254,7 +261,7 @@ class Agent:
         reader = asyncio.ensure_future(keep_reading())
         try:
             # The answer is used the moment it comes: a read still in flight is dropped, not awaited.
-            return await self.ask(screen)
+            return await self.ask(screen, recorded=recorded, request=request)
         finally:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
@@ -315,10 +322,10 @@ class Agent:
         e = action.element
         target = None
         if e is not None:
-            target = {"label": e.label, "role": e.role, "id": e.path, "frame": list(e.frame)}
-            if not e.label:
-                # An unlabelled element can't be found again by the matcher: keep its role as label.
-                target["label"] = e.identifier or e.role
+            # An unlabelled element can't be found again by the matcher: keep its role as label.
+            label = e.label or e.identifier or e.role
+            count, nth = position(screen, e, label)
+            target = {"label": label, "role": e.role, "id": e.path, "frame": list(e.frame), "count": count, "nth": nth}
         text, live = action.text, False
         if action.op is Op.TYPE and e is not None and action.text is not None:
             kept = record_text(
@@ -367,17 +374,15 @@ def _element(screen: Screen, ids: dict[str, int], target: str) -> Element | None
     return screen.elements[index]
 
 
-def _relocate(screen: Screen, old: Element) -> Element | None:
-    """Find ``old`` on a newer read.
+def _relocate(seen: Screen, screen: Screen, old: Element) -> Element | None:
+    """Find ``old``, an element of the read ``seen``, on the newer read ``screen``.
 
-    The one visible element with its role and label, or, when several have them, the one at its
-    path. An unlabelled element must still be at its path.
+    The matcher's target rule: as many shown elements with its role and label as on ``seen``, and
+    then the one at its path, else the same one in tree order; any other number is ambiguous (a
+    copy inserted above would take its path). An unlabelled element must still be at its path.
     """
     if not old.label:
         now = screen.element_at(old.path)
         return now if now is not None and now.role == old.role and now.visible else None
-    found = screen.find(old.role, old.label)
-    if len(found) == 1:
-        return found[0]
-    at_path = [e for e in found if e.path == old.path]
-    return at_path[0] if at_path else None
+    count, nth = position(seen, old)
+    return pick(screen.find(old.role, old.label), count=count, nth=nth, path=old.path)

@@ -2,8 +2,10 @@
 
 A path lives in ``<root>/.mobster/cache/replay/<identity>-<env digest>.json``::
 
-    {"format": 1, "identity": "…", "env": {"digest", "app_version", "app_build", "ios_major", "kind"},
+    {"format": 2, "identity": "…", "env": {"digest", "app_version", "app_build", "ios_major", "kind"},
      "recorded_at": "2026-05-01T09:30:00.123456+00:00", "seq": 3, "steps": [{…}, …]}
+
+(Format 2: every target keeps ``count`` and ``nth``. Format 1 had neither.)
 
 Rule 1: files are written atomically, mode 0600, in 0700 folders (``_fsutil``), and every store
         makes sure ``.mobster/.gitignore`` exists.
@@ -21,7 +23,12 @@ Rule 5: a file that can't be used is dropped, never followed and never a crash: 
         - A corrupt file of our own (not UTF-8, not JSON, too large, a wrong envelope, a step that
           fails validation) is renamed aside to ``<name>.corrupt``, kept for inspection and out of
           the way of the next recording (one ``.corrupt`` per name, the latest wins).
+        - A file of our own in another format (an older Mobster's, whose steps replay under an
+          older matcher rule, or a newer one's) is never replayed: it is renamed aside to
+          ``<name>.format<N>`` the same way, and a lookup of its own env says why it records afresh.
 Rule 6: readers skip ``.tmp-*`` files and every name that isn't ``<identity>-<env>.json``.
+Rule 7: a miss names the newest readable path of another env (:attr:`Lookup.carry`): a run that
+        carries paths to a new build replays it.
 """
 
 from __future__ import annotations
@@ -50,7 +57,7 @@ from ._log import get_logger
 from ._steps import Step, dump_path, load_path
 from .exceptions import PathError
 
-__all__ = ["KEEP_ENVS", "MAX_CACHE_BYTES", "Lookup", "ReplayCache", "StoredEnv"]
+__all__ = ["FORMAT", "KEEP_ENVS", "MAX_CACHE_BYTES", "Lookup", "ReplayCache", "StoredEnv", "StoredPath"]
 
 log = get_logger(__name__)
 
@@ -59,29 +66,13 @@ MAX_CACHE_BYTES = 8 * 1024 * 1024
 #: How many envs an identity keeps (Rule 3).
 KEEP_ENVS = 4
 
-_FORMAT = 1
+#: The cache file's format: 2 since targets keep ``count`` and ``nth``.
+FORMAT = 2
+_FORMAT = FORMAT
 _KEYS = ("format", "identity", "env", "recorded_at", "seq", "steps")
 _IDENTITY = re.compile(rf"[0-9a-f]{{{IDENTITY_LENGTH}}}")
 _FILE_NAME = re.compile(rf"([0-9a-f]{{{IDENTITY_LENGTH}}})-([0-9a-f]{{{ENV_DIGEST_LENGTH}}})\.json")
 _UNSAFE = frozenset({Problem.SYMLINK, Problem.NOT_REGULAR, Problem.OWNER, Problem.MODE})
-
-
-@attrs.frozen
-class Lookup:
-    """What a lookup found: the path to replay, or why the run records afresh.
-
-    ``steps`` is None on a miss, and ``why`` then says why (``why_fresh`` against the newest
-    readable stored env of the identity). ``dropped`` has one message per file dropped.
-    """
-
-    steps: tuple[Step, ...] | None
-    why: str | None
-    dropped: tuple[str, ...] = ()
-
-    @property
-    def hit(self) -> bool:
-        """True when there is a path to replay."""
-        return self.steps is not None
 
 
 @attrs.frozen
@@ -96,15 +87,45 @@ class StoredEnv:
 
 
 @attrs.frozen
-class _Record:
+class StoredPath:
+    """One stored path and its steps."""
+
     stored: StoredEnv
     steps: tuple[Step, ...]
 
 
+@attrs.frozen
+class Lookup:
+    """What a lookup found: the path to replay, or why the run records afresh.
+
+    ``steps`` is None on a miss, and ``why`` then says why (``why_fresh`` against the newest
+    readable stored env of the identity, or why this env's own file was set aside).
+    ``dropped`` has one message per file dropped. ``carry`` is, on a miss, the newest readable
+    path of another env (Rule 7).
+    """
+
+    steps: tuple[Step, ...] | None
+    why: str | None
+    dropped: tuple[str, ...] = ()
+    carry: StoredPath | None = None
+
+    @property
+    def hit(self) -> bool:
+        """True when there is a path to replay."""
+        return self.steps is not None
+
+
+_Record = StoredPath
+
+
+_CORRUPT = ".corrupt"
+
+
 class _Dropped(Exception):
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, suffix: str = _CORRUPT) -> None:
         super().__init__(message)
         self.message = message
+        self.suffix = suffix
 
 
 class ReplayCache:
@@ -132,14 +153,18 @@ class ReplayCache:
             return Lookup(None, why_fresh(env, None), (f"the replay cache {self.folder} can't be read: {exc}",))
         dropped: list[str] = []
         mine = files.pop(env.digest, None)
+        set_aside: list[str] = []
         if mine is not None:
-            record = self._load(mine, identity, env.digest, dropped)
+            record = self._load(mine, identity, env.digest, dropped, set_aside)
             if record is not None:
                 log.debug("replay cache hit", file=str(mine), steps=len(record.steps))
                 return Lookup(record.steps, None, ())
         others = [r for d, f in files.items() if (r := self._load(f, identity, d, dropped)) is not None]
-        newest = max(others, key=_newest_key).stored.env if others else None
-        return Lookup(None, why_fresh(env, newest), tuple(dropped))
+        newest = max(others, key=_newest_key) if others else None
+        why = why_fresh(env, None if newest is None else newest.stored.env)
+        if set_aside:
+            why = f"the path recorded here was set aside: {set_aside[0]}"
+        return Lookup(None, why, tuple(dropped), newest)
 
     def store(self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime | None = None) -> Path:
         """Store ``steps`` as ``identity``'s path for ``env``; keep the four newest envs (Rules 2, 3).
@@ -203,8 +228,14 @@ class ReplayCache:
         loaded = (self._load(f, identity, d, dropped) for d, f in self._files(identity).items())
         return [r for r in loaded if r is not None]
 
-    def _load(self, file: Path, identity: str, env_digest: str, dropped: list[str]) -> _Record | None:
-        """Read one cache file; on any flaw drop it (Rule 5), add the message, return None."""
+    def _load(
+        self, file: Path, identity: str, env_digest: str, dropped: list[str], formats: list[str] | None = None
+    ) -> _Record | None:
+        """Read one cache file; on any flaw drop it (Rule 5), add the message, return None.
+
+        A file set aside for its format also adds the reason to ``formats``.
+        """
+        suffix = _CORRUPT
         try:
             return _parse(file, identity, env_digest)
         except FileNotFoundError:
@@ -222,8 +253,10 @@ class ReplayCache:
             dropped.append(message)
             return None
         except _Dropped as exc:
-            reason = exc.message
-        aside = file.with_name(file.name + ".corrupt")
+            reason, suffix = exc.message, exc.suffix
+            if suffix != _CORRUPT and formats is not None:
+                formats.append(reason)
+        aside = file.with_name(file.name + suffix)
         try:
             file.replace(aside)
         except OSError as exc:
@@ -277,6 +310,7 @@ def _parse(file: Path, identity: str, env_digest: str) -> _Record:
         _drop("it is not valid JSON (nested too deeply)")
     if not isinstance(data, dict):
         _drop(f"expected a JSON object, got {type(data).__name__}")
+    _check_format(data.get("format"))
     extra = sorted(k for k in data if k not in _KEYS)
     if extra:
         _drop(f"unknown key {extra[0]!r}")
@@ -302,6 +336,20 @@ def _parse(file: Path, identity: str, env_digest: str) -> _Record:
     except PathError as exc:
         _drop(f"key 'steps': {exc}")
     return _Record(StoredEnv(env, seq, recorded_at, file, len(steps)), steps)
+
+
+def _check_format(value: Any) -> None:
+    """Rule 5: a path of another format is set aside, never replayed (a missing one is corrupt)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value == _FORMAT or not 1 <= value < 1000:
+        return  # ours, or not a format number at all: the envelope's checks say what is wrong
+    if value < _FORMAT:
+        why = (
+            f"it is in format {value} of an older Mobster, whose steps don't record how many times their "
+            f"label was on the screen (this Mobster reads format {_FORMAT})"
+        )
+    else:
+        why = f"it is in format {value} of a newer Mobster (this Mobster reads format {_FORMAT})"
+    raise _Dropped(why, f".format{value}")
 
 
 def _timestamp(value: Any) -> datetime:

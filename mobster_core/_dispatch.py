@@ -82,6 +82,8 @@ class Dispatcher:
         self.ledger = ledger if ledger is not None else EffectLedger()
         self.policy = policy
         self.sent_any = False
+        #: Every action sent so far with what it was (``step 2 (Tap "Send")``), in order.
+        self.sent: list[tuple[str, Action]] = []
 
     async def read(self, what: str = "the app") -> Screen:
         """Read the screen (Rule 5)."""
@@ -98,9 +100,8 @@ class Dispatcher:
                     Failure.UNKNOWN_OUTCOME, unknown_message(f"reading the screen for {what}", exc)
                 ) from exc
 
-    async def launch(self, bundle: str, options: Any) -> None:
-        """Launch the app under test, journaled like any action."""
-        key = "launch"
+    async def launch(self, bundle: str, options: Any, *, key: str = "launch") -> None:
+        """Launch the app under test, journaled like any action (``key`` names a launch again)."""
         self._begin(key, {"op": "LAUNCH", "app": bundle, "url": options.url, "reset": str(options.reset)})
         await self._call(
             key, f"launching {bundle}", self.device.launch(bundle, options), pre=f"couldn't launch {bundle}"
@@ -114,6 +115,7 @@ class Dispatcher:
         entry = {"op": action.op.value, **info, "target": target, "text": action.text}
         self._begin(key, entry, masked=masked)
         await self._call(key, what, self.device.act(action), pre=f"{what} couldn't be sent")
+        self.sent.append((what, action))
         if action.op is Op.TYPE and element is not None and action.text is not None:
             await self.confirm_typing(what, element, action.text)
         if self.on_sent is not None:

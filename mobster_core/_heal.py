@@ -11,13 +11,18 @@ Rule 3: the next model turn and the screen comparison run concurrently: a match 
 Rule 4: the breaker is checked before every model action (the caller checks it before the heal).
 Rule 5: the model saying done drops the remaining steps (the verdict decides); blocked fails the
         check with class ``drift``; an unknown outcome ends the run.
+Rule 6: when the drifted step is the last one (no recorded step is left to match after it), the
+        comparison after the model has acted is also the check's own expectations on a settled
+        read (two reads in a row agree): once they all hold, the model is cancelled (a call in
+        flight included) and the heal ends with no "done" call. The tree decides, never the model.
+        The drifted step itself is still watched (a popup dismissed before it lets it replay).
 """
 
 from __future__ import annotations
 
 import asyncio
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -35,12 +40,14 @@ __all__ = ["LOOKAHEAD", "HealEnd", "HealOutcome", "heal_step"]
 
 #: Rule 2: how many steps after the drifted one the screen is compared with.
 LOOKAHEAD = 4
+_HELD = "the check's expectations hold on a settled read"
 
 
 class HealEnd(enum.StrEnum):
     """How a heal ended."""
 
     RESUMED = "resumed"
+    EXPECTED = "expected"
     DONE = "done"
     BLOCKED = "blocked"
     HEAL_LIMIT = "heal_limit"
@@ -53,7 +60,8 @@ class HealEnd(enum.StrEnum):
 class HealOutcome:
     """The end of one heal.
 
-    ``resume_at`` is where replay resumes (0-based), ``new`` the steps the model took, ``old`` the
+    ``resume_at`` is where replay resumes (0-based; the number of steps when the expectations
+    held after a heal of the last step, Rule 6), ``new`` the steps the model took, ``old`` the
     recorded steps they replace, ``breaker`` the breaker after the heal.
     """
 
@@ -83,13 +91,19 @@ async def heal_step(
     why: str,
     screen: Screen,
     breaker: Breaker,
+    expectations: Callable[[Screen], bool] | None = None,
 ) -> HealOutcome:
-    """Heal ``steps[index]`` (0-based) with the agent's model (see the module rules)."""
+    """Heal ``steps[index]`` (0-based) with the agent's model (see the module rules).
+
+    ``expectations`` says whether the check's expectations all hold on a screen (Rule 6); None
+    when the check has none (the model's "done" then ends a heal of the last step).
+    """
     step_no = index + 1
     drifted = steps[index]
     request = heal_request(agent.request, step_no, drifted, why)
     recorded = tuple(steps[index:])
     first_new = len(agent.path)
+    expect = expectations if index == len(steps) - 1 else None
 
     def outcome(end: HealEnd, *, resume_at: int | None = None, message: str = "") -> HealOutcome:
         new = tuple(agent.path[first_new:])
@@ -107,9 +121,17 @@ async def heal_step(
                 for j in watch:
                     if match_step(steps[j], screen, settled=True).ok:
                         return outcome(HealEnd.RESUMED, resume_at=j)
+                if expect is not None:
+                    # Rule 6: one more read; when it agrees with the last, the read is settled.
+                    again = await agent.dispatch.read()
+                    if again.fingerprint == screen.fingerprint and expect(again):
+                        return outcome(HealEnd.EXPECTED, resume_at=len(steps), message=_HELD)
+                    screen = again
             turn = asyncio.ensure_future(agent.ask(screen, recorded=recorded, request=request))
             latest = [screen]  # the watcher's newest read, for the action the model decides on
-            watcher = asyncio.ensure_future(_watch(agent, steps, watch, screen, latest))
+            watcher = asyncio.ensure_future(
+                _watch(agent, steps, watch, screen, latest, expect=expect if acted else None)
+            )
             try:
                 done, _pending = await asyncio.wait({turn, watcher}, return_when=asyncio.FIRST_COMPLETED)
             finally:
@@ -119,6 +141,8 @@ async def heal_step(
                 await asyncio.gather(turn, watcher, return_exceptions=True)
             if watcher in done and not watcher.cancelled() and watcher.exception() is None:
                 resume_at, _seen = watcher.result()
+                if resume_at == len(steps):
+                    return outcome(HealEnd.EXPECTED, resume_at=resume_at, message=_HELD)
                 return outcome(HealEnd.RESUMED, resume_at=resume_at)
             decision: Decision = turn.result()
             if decision.kind is DecisionKind.DONE:
@@ -141,9 +165,19 @@ async def heal_step(
 
 
 async def _watch(
-    agent: Agent, steps: Sequence[Step], watch: Sequence[int], screen: Screen, latest: list[Screen]
+    agent: Agent,
+    steps: Sequence[Step],
+    watch: Sequence[int],
+    screen: Screen,
+    latest: list[Screen],
+    *,
+    expect: Callable[[Screen], bool] | None,
 ) -> tuple[int, Screen]:
-    """Rule 2: poll the screen until one of the watched steps matches; return its index."""
+    """Rule 2: poll the screen until one of the watched steps matches; return its index.
+
+    With ``expect`` (Rule 6), a settled read on which the expectations hold ends it too: the index
+    returned is then the number of steps.
+    """
     policy = agent.policy
     clock = agent.clock
     state = policy.start(clock.now()).observe(started=clock.now(), fingerprint=screen.fingerprint)
@@ -151,6 +185,8 @@ async def _watch(
         for j in watch:
             if match_step(steps[j], screen, settled=state.settled).ok:
                 return j, screen
+        if expect is not None and state.settled and expect(screen):
+            return len(steps), screen
         now = clock.now()
         decision = policy.next(state, now)
         if decision.verdict is PollVerdict.SLEEP:

@@ -11,6 +11,12 @@ Rule 3: the heal state (``.mobster/cache/heals/<identity>-<env>.json``) keeps th
 Rule 4: accepting keeps the healed path (it is already the cached path) and removes the heal file;
         rejecting brings the recorded path back, marks the healed steps keep-failing, and removes
         the heal file.
+Rule 5: the heal state is in format 2 (its steps' targets keep ``count`` and ``nth``, as the replay
+        cache's do). A state in another format is renamed aside to ``<name>.format<N>`` with a
+        warning and read as empty: its steps would replay under an older matcher rule.
+Rule 6: the heal file is for people: an action shows ``count`` and ``nth`` only when its label was
+        on the screen more than once. Nothing replays from it: the healed steps are the cached
+        path, and ``--reject`` brings back the heal state's steps.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ._cache import ReplayCache
 from ._fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, read_private
 from ._identity import Env
+from ._log import get_logger
 from ._steps import Step, dump_path, load_path
 from ._yaml import YamlProblem, load_yaml
 from .exceptions import MobsterError, PathError
@@ -47,12 +54,16 @@ __all__ = [
     "write_heal_file",
 ]
 
+log = get_logger(__name__)
+
 _HEADER = """\
 Mobster heal diff: steps of this check changed on screen and Smart healed them. Review them.
 A heal never changes an expectation. The check file itself is untouched.
   Accept:        mobster test heal --accept {name}
   Keep failing:  mobster test heal --reject {name}"""
 _MAX_STATE_BYTES = 8 * 1024 * 1024
+#: The heal state's format (Rule 5): 2 since targets keep ``count`` and ``nth``.
+STATE_FORMAT = 2
 
 
 class HealFileError(MobsterError):
@@ -92,10 +103,16 @@ def _line(steps: Sequence[Step]) -> str:
 
 
 def compact(step: Step) -> dict[str, Any]:
-    """An action as the heal file shows it: op, label, role, id, frame (and text when typed)."""
+    """An action as the heal file shows it: op, label, role, id, frame (and text when typed).
+
+    ``count`` and ``nth`` follow the frame when the label was on the screen more than once (Rule 6).
+    """
     out: dict[str, Any] = {"op": step.op.value}
     if step.target is not None:
-        out.update(label=step.target.label, role=step.target.role, id=step.target.id, frame=list(step.target.frame))
+        t = step.target
+        out.update(label=t.label, role=t.role, id=t.id, frame=list(t.frame))
+        if t.count > 1:
+            out.update(count=t.count, nth=t.nth)
     if step.text is not None:
         out["text"] = step.text
     return out
@@ -212,15 +229,50 @@ def load_heal_state(root: Path, identity: str, env: Env) -> HealState:
         raise HealFileError(str(exc)) from exc
     try:
         original, keep = _parse_state(raw)
+    except _OtherFormat as exc:
+        _set_aside(file, exc.format)
+        return HealState()
     except (ValueError, PathError) as exc:
         raise HealFileError(f"{file}: {exc}; delete it (the next run replays the cached path)") from exc
     return HealState(original, frozenset(keep))
 
 
+class _OtherFormat(ValueError):
+    def __init__(self, number: int) -> None:
+        super().__init__(f"format {number}")
+        self.format = number
+
+
+def _set_aside(file: Path, number: int) -> None:
+    """Rule 5: rename a heal state of another format aside, and say so."""
+    aside = file.with_name(f"{file.name}.format{number}")
+    age = "an older" if number < STATE_FORMAT else "a newer"
+    try:
+        file.replace(aside)
+    except OSError as exc:
+        log.warning(
+            "heal state of another format ignored",
+            file=str(file),
+            reason=f"it is in format {number} of {age} Mobster; it couldn't be moved aside ({exc.strerror}); delete it",
+        )
+        return
+    log.warning(
+        "heal state of another format set aside",
+        file=str(file),
+        reason=f"it is in format {number} of {age} Mobster (this one reads {STATE_FORMAT}); kept as {aside.name}",
+    )
+
+
 def _parse_state(raw: bytes) -> tuple[tuple[Step, ...] | None, list[int]]:
     data = json.loads(raw.decode("utf-8"))
+    if isinstance(data, dict):
+        number = data.get("format")
+        if isinstance(number, int) and not isinstance(number, bool) and number != STATE_FORMAT and 1 <= number < 1000:
+            raise _OtherFormat(number)
     if not isinstance(data, dict) or set(data) != {"format", "original", "keep_failing"}:
         raise ValueError("keys are format, original, keep_failing")
+    if data["format"] != STATE_FORMAT or isinstance(data["format"], bool):
+        raise ValueError(f"format is {STATE_FORMAT}")
     original = None if data["original"] is None else load_path(data["original"])
     keep = data["keep_failing"]
     if not isinstance(keep, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in keep):
@@ -235,7 +287,7 @@ def save_heal_state(root: Path, identity: str, env: Env, state: HealState) -> No
         file.unlink(missing_ok=True)
         return
     data = {
-        "format": 1,
+        "format": STATE_FORMAT,
         "original": None if state.original is None else dump_path(state.original),
         "keep_failing": sorted(state.keep_failing),
     }

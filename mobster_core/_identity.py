@@ -105,6 +105,21 @@ class Env:
             return f"build {self.app_build}"
         return "an unknown version"
 
+    def describe(self, beside: Env | None = None) -> str:
+        """Where a path was recorded, for people, naming only what differs from ``beside``.
+
+        ``1.0 (1)``; ``1.0 (1) on iOS 26`` when iOS differs; ``iOS 26`` for an iPhone (its app
+        version is not read); `` on a simulator`` or `` on an iPhone`` when the kind differs.
+        With no ``beside``, everything: ``1.0 (1) on iOS 26 on a simulator``.
+        """
+        known = self.app_version is not None or self.app_build is not None
+        text = self.describe_app() if known else f"iOS {self.ios_major}"
+        if known and (beside is None or beside.ios_major != self.ios_major):
+            text += f" on iOS {self.ios_major}"
+        if beside is None or beside.kind is not self.kind:
+            text += " on a simulator" if self.kind is DeviceKind.SIMULATOR else " on an iPhone"
+        return text
+
     def to_dict(self) -> dict[str, Any]:
         """The env as stored readably beside a path, with its digest first."""
         return {

@@ -14,6 +14,16 @@ Rule 4: everything a run says is a result with a class and a message; each run w
         gives screenshots).
 Rule 5: a run cancelled from outside (Ctrl+C, SIGTERM) still writes its result, class ``stopped``,
         never updates the cache or the heal file, then raises :class:`RunStopped`.
+Rule 6: with ``carry``, a check with no path for this env but one from another env replays the
+        newest of them under the same matcher, heals and breaker (its keep-failing steps too).
+        When it passes, the path as it ran (heals applied) is stored under this env, with the heal
+        state its heals need for review; when its verdict fails, the check fails. When it stops
+        before the verdict for a reason a recording may not have (drift, the breaker, the app gone,
+        a refusal), the app is launched again (journaled as ``relaunch``) and Smart records afresh
+        in the same run, its actions keyed ``fresh-N``; the cost of the carried attempt counts,
+        its heals are dropped, and ``path.why`` says what happened. It never falls back after an
+        unknown outcome, a device or model failure, or when the carried attempt sent an action
+        that commits something (a send, post, delete or purchase that a recording would repeat).
 """
 
 from __future__ import annotations
@@ -32,10 +42,10 @@ from ._agent import Agent, AgentStop
 from ._agent import Budget as AgentBudget
 from ._assertions import AssertionResult, evaluate
 from ._breaker import Breaker
-from ._cache import ReplayCache
+from ._cache import ReplayCache, StoredPath
 from ._checks import Check
 from ._cost import Cost, PriceTable
-from ._device import SPRINGBOARD, AppInfo, DeviceInfo, DeviceKind
+from ._device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind
 from ._dispatch import Dispatcher, DispatchFailed
 from ._fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore, private_dir, project_lock
 from ._heal import HealEnd, heal_step
@@ -54,6 +64,7 @@ from ._identity import Env, path_identity
 from ._journal import Journal
 from ._log import get_logger
 from ._replay import Replayer, ReplayResult, StepReport, StepSource, Stop
+from ._safety import classify
 from ._screen import Screen
 from ._settle import DEFAULT_POLICY, PollPolicy
 from ._steps import Step
@@ -77,10 +88,12 @@ class Mode:
 
 @attrs.frozen
 class RunOptions:
-    """How to run: strict CI (``no_heal``), record again (``fresh``), prices, budget caps."""
+    """How to run: strict CI (``no_heal``), record again (``fresh``), carry paths, prices, budget caps."""
 
     no_heal: bool = False
     fresh: bool = False
+    #: Replay the newest path of another env (a new build) when this env has none (Rule 6).
+    carry: bool = False
     prices: PriceTable = attrs.field(factory=PriceTable)
     max_usd: float | None = None
     policy: PollPolicy = DEFAULT_POLICY
@@ -111,6 +124,8 @@ class CheckResult:
     assertions: tuple[AssertionResult, ...]
     run_dir: str
     stable: bool | None = None
+    #: The env the path was carried from (``1.0 (1)``), when a path was carried (Rule 6).
+    carried_from: str | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -136,7 +151,13 @@ class CheckResult:
             "cost_usd": round(self.cost.usd, 6),
             "cost_estimated": self.cost.estimated,
             "model_calls": self.model_calls,
-            "path": {"identity": self.identity, "env": self.env, "used": self.path_used, "why": self.path_why},
+            "path": {
+                "identity": self.identity,
+                "env": self.env,
+                "used": self.path_used,
+                "why": self.path_why,
+                "carried_from": self.carried_from,
+            },
             "steps": [
                 {
                     "index": r.index,
@@ -196,6 +217,17 @@ _HEAL_STOPS = {
     HealEnd.UNKNOWN_OUTCOME: FailureClass.UNKNOWN_OUTCOME,
     HealEnd.DEVICE: FailureClass.DEVICE,
 }
+#: Rule 6: how a carried path may stop and still fall back to a recording in the same run.
+_CARRY_FALLS_BACK = frozenset(
+    {FailureClass.DRIFT, FailureClass.HEAL_LIMIT, FailureClass.APP_NOT_RUNNING, FailureClass.REFUSED}
+)
+
+
+def _commits(action: Action) -> bool:
+    e = action.element
+    return e is not None and classify(e.label, e.role) is not None
+
+
 _AGENT_STOPS = {
     AgentStop.BUDGET: FailureClass.BUDGET,
     AgentStop.MODEL: FailureClass.MODEL,
@@ -224,6 +256,7 @@ class _CheckRun:
         self.mode = Mode.LAUNCH if check.launch_only else Mode.REPLAY
         self.path_used = False
         self.path_why: str | None = None
+        self.carried_from: str | None = None
         self.reports: list[StepReport] = []
         self.heals: list[HealEntry] = []
         self.assertions: tuple[AssertionResult, ...] = ()
@@ -262,7 +295,7 @@ class _CheckRun:
         )
         self.env = Env.of(self.info, self.app)
 
-    def make_agent(self, dispatch: Dispatcher, first_index: int = 1) -> Agent:
+    def make_agent(self, dispatch: Dispatcher, first_index: int = 1, key_prefix: str = "smart") -> Agent:
         assert self.model is not None
         budget = self.check.budget
         max_usd = budget.max_usd if self.options.max_usd is None else min(budget.max_usd, self.options.max_usd)
@@ -279,15 +312,16 @@ class _CheckRun:
             policy=self.options.policy,
             screenshots=self.options.screenshots,
             first_index=first_index,
+            key_prefix=key_prefix,
         )
 
     def account(self, agent: Agent) -> None:
         self.calls += agent.calls
         self.cost = self.cost + agent.cost
 
-    async def smart(self, dispatch: Dispatcher) -> tuple[Step, ...]:
+    async def smart(self, dispatch: Dispatcher, key_prefix: str = "smart") -> tuple[Step, ...]:
         self.mode = Mode.SMART
-        agent = self.make_agent(dispatch)
+        agent = self.make_agent(dispatch, key_prefix=key_prefix)
         result = await agent.run()
         self.account(agent)
         self.reports.extend(result.reports)
@@ -350,7 +384,15 @@ class _CheckRun:
         agent = self.agent
         agent.renumber(result.at)  # the heal's actions are named for the step they heal
         calls_before, cost_before = agent.calls, agent.cost
-        healed = await heal_step(agent, steps, index=index, why=why, screen=result.screen, breaker=self.breaker)
+        healed = await heal_step(
+            agent,
+            steps,
+            index=index,
+            why=why,
+            screen=result.screen,
+            breaker=self.breaker,
+            expectations=self._expectations(),
+        )
         self.calls += agent.calls - calls_before
         self.cost = self.cost + Cost(agent.cost.usd - cost_before.usd, agent.cost.estimated)
         self.breaker = healed.breaker
@@ -393,6 +435,45 @@ class _CheckRun:
                 raise ModelError("the model's action for the live step was not sent")
 
         return live
+
+    def _expectations(self) -> Callable[[Screen], bool] | None:
+        """Whether the check's expectations all hold on a screen, for a heal of the last step."""
+        expect = self.check.expect
+        if not expect:
+            return None
+        return lambda screen: all(r.ok for r in evaluate(expect, screen))
+
+    def give_up_carry(self, stop: _Stop, dispatch: Dispatcher) -> None:
+        """Rule 6: the carried path stopped; return to record afresh, or raise why it can't."""
+        outcome = stop.outcome
+        if outcome.failure_class not in _CARRY_FALLS_BACK:
+            raise stop
+        # The breaker's advice to record again is what happens next: leave it out.
+        message = outcome.message.removesuffix(". Record the check again with --fresh")
+        said = f"the path carried from {self.carried_from} stopped: {message}"
+        committed = [what for what, action in dispatch.sent if _commits(action)]
+        if committed:
+            raise _Stop(
+                Outcome(
+                    outcome.verdict,
+                    outcome.failure_class,
+                    f"{said}. It isn't recorded afresh in this run: {committed[0]} was sent and commits "
+                    "something a recording would do again. Look at the app, then run with --fresh",
+                )
+            )
+        if self.model is None:
+            raise _couldnt(
+                FailureClass.MODEL,
+                f"{said}; there is no model to record a new path: set ANTHROPIC_API_KEY or OPENAI_API_KEY "
+                "(or --env-file), or pass --model scripted",
+            )
+        dropped = len(self.heals)
+        self.heals.clear()
+        self.path_used = False
+        self.agent = None
+        note = f" ({dropped} heal{'s' if dropped != 1 else ''} dropped)" if dropped else ""
+        self.path_why = f"{self.path_why}; {said}{note}; recorded afresh"
+        log.info("carried path stopped; recording afresh", reason=outcome.message)
 
     async def verdict(self, baseline: tuple[AssertionResult, ...] | None) -> Outcome:
         try:
@@ -482,6 +563,7 @@ async def run_check(
         assertions=run.assertions,
         run_dir=_relative(run_dir, root),
         stable=run.stable,
+        carried_from=run.carried_from,
     )
     atomic_write(run_dir / "result.json", json.dumps(result.to_dict(), indent=2, ensure_ascii=False).encode("utf-8"))
     if stopped is not None:
@@ -496,6 +578,7 @@ async def _run(run: _CheckRun, journal: Journal) -> Outcome:
     check = run.check
     cache = ReplayCache(run.root)
     path: tuple[Step, ...] | None = None
+    carried: StoredPath | None = None
     state = HealState()
     pending: list[HealEntry] = []
     if not check.launch_only:
@@ -508,8 +591,12 @@ async def _run(run: _CheckRun, journal: Journal) -> Outcome:
             path, run.path_used = lookup.steps, True
         else:
             run.path_why = lookup.why
+            if run.options.carry and lookup.carry is not None:
+                carried = lookup.carry
+                path, run.path_used = carried.steps, True
+                run.carried_from = carried.stored.env.describe(run.env)
         try:
-            state = load_heal_state(run.root, run.identity, run.env)
+            state = load_heal_state(run.root, run.identity, run.env if carried is None else carried.stored.env)
             pending = read_heal_file(heal_file_for(check.file))
         except HealFileError as exc:
             raise _couldnt(FailureClass.USAGE, str(exc)) from exc
@@ -524,15 +611,26 @@ async def _run(run: _CheckRun, journal: Journal) -> Outcome:
     dispatch = Dispatcher(
         run.device, run.clock, journal=journal, policy=run.options.policy, on_sent=run.options.on_sent
     )
+    bundle = check.app.bundle or ""
     try:
-        await dispatch.launch(check.app.bundle or "", check.launch_options())
+        await dispatch.launch(bundle, check.launch_options())
         baseline = await run.baseline()
         ran: tuple[Step, ...] = ()
         if not check.launch_only:
             if path is None:
                 ran = await run.smart(dispatch)
-            else:
+            elif carried is None:
                 ran = await run.replay(dispatch, path, state, sum(len(e.new) for e in pending))
+            else:
+                try:
+                    ran = await run.replay(dispatch, path, state, sum(len(e.new) for e in pending))
+                except _Stop as stop:
+                    # Rule 6: the carried path can't go on; record afresh from a new launch.
+                    run.give_up_carry(stop, dispatch)
+                    carried = None
+                    await dispatch.launch(bundle, check.launch_options(), key="relaunch")
+                    baseline = await run.baseline()
+                    ran = await run.smart(dispatch, key_prefix="fresh")
     except DispatchFailed as exc:
         cls = FailureClass.UNKNOWN_OUTCOME if exc.failure.value == "unknown_outcome" else FailureClass.DEVICE
         raise _couldnt(cls, exc.message) from exc
@@ -548,6 +646,18 @@ async def _run(run: _CheckRun, journal: Journal) -> Outcome:
         if run.mode == Mode.SMART:
             cache.store(run.identity, run.env, ran)
             save_heal_state(run.root, run.identity, run.env, HealState(None, frozenset()))
+        elif carried is not None:
+            # Rule 6: the carried path, as it ran, is this env's now; its heals wait for review
+            # as usual, and the source's pending review and keep-failing steps come with it.
+            source = load_heal_state(run.root, run.identity, carried.stored.env)
+            original = source.original
+            if original is None and run.heals:
+                original = carried.steps
+            save_heal_state(run.root, run.identity, run.env, HealState(original, source.keep_failing))
+            cache.store(run.identity, run.env, ran)
+            if run.heals:
+                pending = read_heal_file(heal_file_for(check.file))
+                write_heal_file(check.file, merge_entries(pending, run.heals))
         elif run.heals:
             state = load_heal_state(run.root, run.identity, run.env)
             if state.original is None:

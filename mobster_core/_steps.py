@@ -9,6 +9,9 @@ Rule 4: ``text`` is the typed text for ``TYPE`` (null only when the step is live
         for ``LAUNCH_APP``, the URL for ``OPEN_URL``, and null for every other op.
 Rule 5: a path is validated whole: one bad step drops the whole path (``PathError`` names the
         step, counted from 1, and the key).
+Rule 6: a target is ``{"label", "role", "id", "frame", "count", "nth"}``: ``count`` is how many shown
+        elements had its label and role on the recorded screen (1 or more) and ``nth`` which of
+        them it was (0-based, in tree order), so ``0 <= nth < count``.
 """
 
 from __future__ import annotations
@@ -105,14 +108,32 @@ def _tree_path(_inst: object, attribute: attrs.Attribute[Any], value: str) -> No
         raise _KeyedError(attribute.name, f"expected a tree path such as /0/3/1; got {value!r}")
 
 
+def _count(_inst: object, attribute: attrs.Attribute[Any], value: int) -> None:
+    if value < 1:
+        raise _KeyedError(attribute.name, f"expected how often the label was on the screen, 1 or more; got {value}")
+
+
 @attrs.frozen
 class Target:
-    """The element a step acts on: its label and role, tree path (``id``) and frame when recorded."""
+    """The element a step acts on, as recorded (Rule 6).
+
+    Its label and role, tree path (``id``) and frame; ``count``, how many shown elements had this
+    label and role on the recorded screen, and ``nth``, which of them it was (0-based, tree order).
+    """
 
     label: str = attrs.field(validator=_non_empty)
     role: str = attrs.field(validator=_non_empty)
     id: str = attrs.field(validator=_tree_path)
     frame: tuple[float, float, float, float] = attrs.field(validator=_frame)
+    count: int = attrs.field(validator=_count)
+    nth: int = attrs.field()
+
+    @nth.validator
+    def _nth(self, attribute: attrs.Attribute[Any], value: int) -> None:
+        if not 0 <= value < self.count:
+            raise _KeyedError(
+                attribute.name, f"expected which of the {self.count} it was, 0 to {self.count - 1}; got {value}"
+            )
 
 
 def _hash(_inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
@@ -173,7 +194,14 @@ class Step:
         target = None
         if self.target is not None:
             t = self.target
-            target = {"label": t.label, "role": t.role, "id": t.id, "frame": list(t.frame)}
+            target = {
+                "label": t.label,
+                "role": t.role,
+                "id": t.id,
+                "frame": list(t.frame),
+                "count": t.count,
+                "nth": t.nth,
+            }
         return {
             "op": self.op.value,
             "app": self.app,

@@ -233,6 +233,8 @@ def junit_xml(suite: SuiteResult) -> bytes:
         elif c.verdict is Verdict.NEEDS_REVIEW:
             ET.SubElement(case, "skipped", message=f"needs review ({cls}): {c.outcome.message}")
         lines = [f"mode: {c.mode}, model calls: {c.model_calls}, cost: ${c.cost.usd:.4f}"]
+        if c.carried_from is not None:
+            lines.append(f"carried the path from {c.carried_from}")
         lines += [f"healed step {h.step}: {h.from_} -> {h.to} ({h.why})" for h in c.heals]
         lines += [f"{'ok' if a.ok else 'FAILED'}: {a.text}: {a.observed}" for a in c.assertions]
         ET.SubElement(case, "system-out").text = "\n".join(lines)

@@ -44,7 +44,7 @@ def read_json(path: Path) -> dict[str, Any]:
 
 def test_bench_replay_counts_model_calls_per_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "replay.json"
-    modes = "fresh,replay,heal,heal-last"
+    modes = "fresh,replay,heal,heal-first,heal-last"
     code = run("bench_replay", "--runs", "1", "--scale", "0.01", "--fake-clock", "--modes", modes, "--json", str(out))
     assert code == 0
     doc = read_json(out)
@@ -57,9 +57,9 @@ def test_bench_replay_counts_model_calls_per_mode(tmp_path: Path, capsys: pytest
     calls = {m["mode"]: m["model_calls"] for m in doc["modes"]}
     steps = doc["meta"]["steps"]
     assert steps == 6
-    # fresh: one call a step and the one that says done; replay: none; heal: one for the renamed step;
-    # a renamed *last* step also needs the model to say done.
-    assert calls == {"fresh": steps + 1, "replay": 0, "heal": 1, "heal-last": 2}
+    # fresh: one call a step and the one that says done; replay: none; heal: one for the renamed step,
+    # wherever it is (after a renamed last step the check's expectations end the heal, no "done").
+    assert calls == {"fresh": steps + 1, "replay": 0, "heal": 1, "heal-first": 1, "heal-last": 1}
     by_mode = {m["mode"]: m for m in doc["modes"]}
     assert by_mode["replay"]["cost_usd"] == 0
     assert by_mode["fresh"]["cost_usd"] > by_mode["heal"]["cost_usd"] > 0
@@ -88,7 +88,16 @@ def test_bench_replay_rejects_a_rename_of_nothing(tmp_path: Path) -> None:
 
 def test_bench_policies_counts_calls_and_wrong_actions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "policies.json"
-    names = ["unchanged", "renamed-button", "renamed-last", "inserted-popup", "small-banner", "duplicate-before"]
+    names = [
+        "unchanged",
+        "renamed-button",
+        "renamed-last",
+        "inserted-popup",
+        "small-banner",
+        "duplicate-before",
+        "duplicate-recorded-banner",
+        "duplicate-recorded-shifted",
+    ]
     assert run("bench_policies", "--only", ",".join(names), "--json", str(out)) == 0
     doc = read_json(out)
     by = {(o["scenario"], o["policy"]): o for o in doc["outcomes"]}
@@ -97,13 +106,20 @@ def test_bench_policies_counts_calls_and_wrong_actions(tmp_path: Path, capsys: p
         calls = {n: by[(n, policy)]["model_calls"] for n in names}
         assert calls["unchanged"] == 0
         assert calls["renamed-button"] == 1  # one call per renamed step
-        assert calls["renamed-last"] == 2  # the healed action, then "done"
+        assert calls["renamed-last"] == 1  # the healed action; the expectations end the heal
         assert calls["inserted-popup"] == 1
+        assert calls["duplicate-before"] == 1  # a copy above: a heal, never a tap on the copy
+        assert calls["duplicate-recorded-banner"] == 0  # two when recorded, two now: the recorded one
         assert by[("unchanged", policy)]["replayed"] == 6
-        assert all(by[(n, policy)]["wrong"] == 0 for n in names if n != "duplicate-before")
-        assert all(by[(n, policy)]["verdict"] == "passed" for n in names if n != "duplicate-before")
+        assert all(by[(n, policy)]["wrong"] == 0 for n in names)
+    assert all(by[(n, "ours+oracle")]["verdict"] == "passed" for n in names)
+    # The scripted model says blocked between two cells of one label: no wrong tap, a failed check.
+    assert by[("duplicate-before", "ours")]["verdict"] == "failed"
     assert by[("unchanged", "no-cache")]["model_calls"] == 7
+    assert by[("unchanged", "exact-hash-step")]["model_calls"] == 0
     assert by[("small-banner", "path-replay")]["wrong"] > 0  # the detector sees a tap on a shifted path
+    # The tie broken by the recorded path alone (the rule before duplicates were counted) taps the copy.
+    assert by[("duplicate-recorded-shifted", "jaccard-0.8")]["wrong"] == 1
     assert set(doc["totals"]["ours"]) == {"model_calls", "replayed", "wrong", "passed", "failed", "seconds"}
     assert doc["findings"]
     assert "ours+oracle" in capsys.readouterr().out
@@ -112,7 +128,7 @@ def test_bench_policies_counts_calls_and_wrong_actions(tmp_path: Path, capsys: p
 def test_bench_policies_lists_about_twenty_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
     assert run("bench_policies", "--list") == 0
     lines = capsys.readouterr().out.splitlines()
-    assert 20 <= len(lines) <= 30
+    assert 25 <= len(lines) <= 35
 
 
 def test_bench_core_quick(tmp_path: Path) -> None:
@@ -127,3 +143,42 @@ def test_bench_core_quick(tmp_path: Path) -> None:
     assert [r["steps"] for r in doc["whole_replays"]] == [10, 100]
     assert set(doc["ledger_us_per_action"]) == {"10", "100"}
     assert doc["load_path_50_ms"] > 0
+
+
+def test_bench_builds_quick(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "builds.json"
+    assert run("bench_builds", "--quick", "--json", str(out)) == 0
+    doc = read_json(out)
+    assert (doc["builds"], doc["checks"]) == (8, 4)
+    assert len(doc["series"]) == 8
+    assert len(doc["runs"]) == 8 * 4 * 2
+    assert doc["with_carry"]["wrong"] == 0
+    assert doc["verdicts_differ"] == 0
+    # Without carry every new build records afresh; with carry the first build alone records.
+    first = [r for r in doc["runs"] if r["build"] == 1]
+    assert {r["path_mode"] for r in first} == {"smart"}
+    later_fresh = [r for r in doc["runs"] if r["build"] > 1 and r["mode"] == "fresh"]
+    assert {r["path_mode"] for r in later_fresh} == {"smart"}
+    assert doc["with_carry"]["model_calls"] < doc["without_carry"]["model_calls"]
+    assert 0 < doc["cache_hit_rate"] <= doc["carried_rate"] <= 1
+    assert "Cache-hit rate, builds 2..8" in capsys.readouterr().out
+
+
+def test_bench_builds_every_kind_of_change_keeps_actions_right(tmp_path: Path) -> None:
+    out = tmp_path / "builds.json"
+    mix = "popup=1,new-screen=1,remove-step=1,duplicate=1,past-breaker=1,rename=1,bug=1"
+    # Seed 21 draws a popup, a duplicate, a bug, a flow past the breaker, a rename and a removed level.
+    assert run("bench_builds", "--builds", "7", "--checks", "3", "--seed", "21", "--mix", mix, "--json", str(out)) == 0
+    doc = read_json(out)
+    kinds = [s["kind"] for s in doc["series"]]
+    assert kinds == ["first", "popup", "duplicate", "bug", "past-breaker", "rename", "remove-step"]
+    assert not any(s["what"].startswith("nothing (") for s in doc["series"])
+    assert doc["with_carry"]["not_passed"] == doc["without_carry"]["not_passed"] > 0  # the bug fails both
+    assert doc["with_carry"]["wrong"] == 0
+    assert doc["verdicts_differ"] == 0
+    assert doc["with_carry"]["heals"] > 0
+
+
+def test_bench_builds_rejects_an_unknown_change() -> None:
+    with pytest.raises(SystemExit):
+        run("bench_builds", "--quick", "--mix", "teleport=3")

@@ -5,7 +5,10 @@ Rule 1 (a first run): it follows the check's steps, one action per step, and say
         ``Swipe up|down|left|right``, ``Open "bundle"``, ``Open link "url"``, ``Go home``.
         A step it can't read, or whose element isn't on the screen, makes it say blocked.
 Rule 2 (a heal): it works through the recorded steps from the drifted one on, one action per
-        call. A step whose target is on the screen it does as recorded. For a step whose target is
+        call. A step whose target is on the screen it does as recorded: its label and role are on
+        one row, or on as many rows as when it was recorded (the target's ``count``; it then takes
+        the ``nth`` of them). More rows than recorded are not the target: a copy could be any of
+        them. For a step whose target is
         gone it taps the one element that has that target's role and was not on the step's
         recorded screen; failing that, the one ``Button`` that was not on it (a popup's "Not now").
         If neither is exactly one, it says blocked. After the last recorded step it says done.
@@ -159,14 +162,15 @@ class ScriptedModel:
             return DecisionKind.ACT, (ModelAction(step.op, text=step.text),), "as recorded"
         target = step.target
         same = [r for r in rows if (r[1], r[2]) == (target.role, target.label)]
-        if len(same) == 1:
+        if len(same) == 1 or len(same) == target.count:
+            row = same[target.nth] if len(same) == target.count else same[0]
             text = step.text if step.op is Op.TYPE else None
             if step.op is Op.TYPE and text is None:
                 text = self._typed_into(prompt.steps, target.label)
                 if text is None:
                     return DecisionKind.BLOCKED, (), f'no step of the check types into "{target.label}"'
 
-            return DecisionKind.ACT, (ModelAction(step.op, target=same[0][0], text=text),), "as recorded"
+            return DecisionKind.ACT, (ModelAction(step.op, target=row[0], text=text),), "as recorded"
         recorded = step.screen.pairs
         new = [r for r in rows if (r[1], r[2]) not in recorded]
         for candidates in ([r for r in new if r[1] == target.role], [r for r in new if r[1] == "Button"]):

@@ -87,6 +87,33 @@ def test_no_heal_with_a_renamed_button_fails_with_drift(project: Path) -> None:
     assert check["steps"][-1]["reason"] == '"Continue" isn\'t on the screen'
 
 
+def test_carry_replays_the_previous_builds_path_and_says_so(project: Path) -> None:
+    mobster("test", "--scripted", "app.yaml", "--model", "scripted")
+    newer = (
+        sample_path("yourapp")
+        .read_text()
+        .replace('version: "1.0"', 'version: "2.3"')
+        .replace('build: "1"', 'build: "45"')
+    )
+    (project / "newer.yaml").write_text(newer)
+    without = mobster("test", "--scripted", "newer.yaml", "--json")
+    assert without.exit_code == 3  # no path for 2.3 (45), and no model to record one
+    (project / "later.yaml").write_text(
+        newer.replace('version: "2.3"', 'version: "2.4"').replace('build: "45"', 'build: "46"')
+    )
+    carried = mobster("test", "--scripted", "newer.yaml", "--carry")
+    assert carried.exit_code == 0, carried.output
+    assert "    carried the path from 1.0 (1)" in carried.output
+    later = mobster("test", "--scripted", "later.yaml", "--carry", "--json")
+    assert later.exit_code == 0, later.output
+    check = json.loads(later.stdout)["checks"][0]
+    assert check["path"]["carried_from"] == "2.3 (45)"
+    assert (check["mode"], check["path"]["used"], check["model_calls"]) == ("replay", True, 0)
+    assert "carried the path from 2.3 (45)" in later.stderr
+    junit = project / ".mobster" / "test-results" / json.loads(later.stdout)["suite_id"] / "junit.xml"
+    assert "carried the path from 2.3 (45)" in junit.read_text()
+
+
 def test_a_heal_is_listed_accepted_and_rejected(project: Path) -> None:
     mobster("test", "--scripted", "app.yaml", "--model", "scripted")
     healed = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import mobster_core as mc
+from mobster_core._matcher import position
 
 APP = "com.example.yourapp"
 
@@ -32,8 +33,9 @@ def step_on(
     target = None
     if label is not None:
         found = [e for e in s.elements if e.label == label and e.role == role]
-        e = found[0]
-        target = {"label": e.label, "role": e.role, "id": e.path, "frame": list(e.frame)}
+        e = ([f for f in found if f.visible] or found)[0]  # Smart acts on shown elements
+        count, nth = position(s, e)
+        target = {"label": e.label, "role": e.role, "id": e.path, "frame": list(e.frame), "count": count, "nth": nth}
     return mc.Step.from_dict(
         {
             "op": op,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._agent import Agent, AgentStop, Budget
+from mobster_core._agent import Agent, AgentStop, Budget, _relocate
 from mobster_core._cost import Price, PriceTable
 from mobster_core._dispatch import Dispatcher
 from mobster_core.testing import FakeClock
@@ -249,3 +249,62 @@ def test_the_prompt_shows_rows_and_quotes_labels() -> None:
     assert "never instructions" in prompt.system
     assert prompt.screenshot is not None
     assert prompt.screenshot.startswith(b"\x89PNG")
+
+
+TWO_CONTINUES = """\
+version: 1
+device: {name: Scripted iPhone, ios: "26.4", kind: simulator}
+latency: zero
+apps:
+  com.example.yourapp:
+    name: YourApp
+    version: "1.0"
+    build: "1"
+    launch: welcome
+    screens:
+      welcome:
+        - {role: StaticText, label: Welcome}
+        - {role: Button, label: Continue, tap: welcome}
+        - {role: Button, label: Continue, id: as-guest, tap: done}
+      done:
+        - {role: StaticText, label: Welcome aboard}
+"""
+
+
+def test_a_recorded_target_keeps_how_many_shared_its_label_and_which_it_was() -> None:
+    model = ScriptedReplies([act(mc.ModelAction(mc.Op.TAP, target="e2")), mc.Decision(kind=mc.DecisionKind.DONE)])
+    result, phone, _ = smart(('Tap "Continue"',), text=TWO_CONTINUES, model=model)
+    assert phone.screen_name(APP) == "done"
+    (step,) = result.path
+    assert step.target is not None
+    assert (step.target.id, step.target.count, step.target.nth) == ("/0/2", 2, 1)
+
+
+def element(path: str, label: str = "Membership", role: str = "Cell") -> mc.Element:
+    return mc.Element(role=role, label=label, path=path)
+
+
+def read(*elements: mc.Element) -> mc.Screen:
+    return mc.Screen(app=APP, elements=elements)
+
+
+def test_a_model_action_is_not_moved_to_a_copy_that_took_its_place() -> None:
+    # The model chose the Membership cell at /0/1; while it thought, a second one was inserted above.
+    seen = read(element("/0/0", "Account", "StaticText"), element("/0/1"))
+    now = read(element("/0/0", "Account", "StaticText"), element("/0/1"), element("/0/2"))
+    assert _relocate(seen, now, seen.elements[1]) is None
+    moved = read(element("/0/0", "Banner", "StaticText"), element("/0/1", "Account", "StaticText"), element("/0/2"))
+    relocated = _relocate(seen, moved, seen.elements[1])
+    assert relocated is not None
+    assert relocated.path == "/0/2"
+
+
+def test_a_model_action_among_duplicates_follows_its_place_in_tree_order() -> None:
+    seen = read(element("/0/0"), element("/0/1"))
+    banner = read(element("/0/0", "Banner", "StaticText"), element("/0/1"), element("/0/2"))
+    # The first of the two: nothing of them at /0/0 now, so the first in tree order.
+    first = _relocate(seen, banner, seen.elements[0])
+    assert first is not None
+    assert first.path == "/0/1"
+    # The second: /0/1 now holds the first of them, so the clues disagree and nothing is sent.
+    assert _relocate(seen, banner, seen.elements[1]) is None

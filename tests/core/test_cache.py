@@ -27,7 +27,14 @@ PHONE = Env(None, None, 26, mc.DeviceKind.IPHONE)
 TAP: dict[str, Any] = {
     "op": "TAP",
     "app": "com.example.yourapp",
-    "target": {"label": "Continue", "role": "Button", "id": "/0/3/1", "frame": [0.1, 0.8, 0.8, 0.06]},
+    "target": {
+        "label": "Continue",
+        "role": "Button",
+        "id": "/0/3/1",
+        "frame": [0.1, 0.8, 0.8, 0.06],
+        "count": 1,
+        "nth": 0,
+    },
     "screen": {
         "hash": "9f2c1e04a7b35d68",
         "signature": [["Button", "Continue"], ["StaticText", "Create your account"]],
@@ -60,7 +67,7 @@ def names(cache: ReplayCache) -> list[str]:
 
 def envelope(**changes: Any) -> dict[str, Any]:
     data = {
-        "format": 1,
+        "format": 2,
         "identity": ID,
         "env": SIM.to_dict(),
         "recorded_at": "2026-05-01T09:30:00.123456+00:00",
@@ -104,7 +111,7 @@ def test_the_file_is_private_readable_and_complete(
         assert mode(folder) == 0o700
     data = json.loads(path.read_text())
     assert data == {
-        "format": 1,
+        "format": 2,
         "identity": ID,
         "env": {
             "digest": SIM.digest,
@@ -161,10 +168,20 @@ def test_nothing_stored_is_no_recorded_path_yet(cache: ReplayCache, tmp_path: Pa
 def test_a_miss_says_why_against_the_newest_env(cache: ReplayCache) -> None:
     cache.store(ID, SIM, STEPS)
     found = cache.lookup(ID, SIM_NEW_APP)
-    assert found == Lookup(None, "the app changed (recorded on 1.0 (1), this is 1.1 (2))", ())
+    assert (found.steps, found.why, found.dropped) == (
+        None,
+        "the app changed (recorded on 1.0 (1), this is 1.1 (2))",
+        (),
+    )
     assert not found.hit
+    # The newest path of another env is named, for a run that carries paths to a new build.
+    assert found.carry is not None
+    assert (found.carry.stored.env, found.carry.steps) == (SIM, STEPS)
     cache.store(ID, PHONE, STEPS)
-    assert cache.lookup(ID, SIM_NEW_APP).why == "recorded on an iPhone, this is a simulator"
+    newer = cache.lookup(ID, SIM_NEW_APP)
+    assert newer.why == "recorded on an iPhone, this is a simulator"
+    assert newer.carry is not None
+    assert newer.carry.stored.env == PHONE
 
 
 def test_another_identity_is_not_a_match(cache: ReplayCache) -> None:
@@ -259,7 +276,9 @@ def test_temps_and_foreign_names_are_ignored(cache: ReplayCache) -> None:
     for name in (f".tmp-{ID}-{SIM.digest}.json-1a2b", f"{ID}-{PHONE.digest}.json.corrupt", "notes.txt"):
         (cache.folder / name).write_bytes(b"garbage")
     found = cache.lookup(ID, PHONE)
-    assert found == Lookup(None, "recorded on a simulator, this is an iPhone", ())
+    assert (found.steps, found.why, found.dropped) == (None, "recorded on a simulator, this is an iPhone", ())
+    assert found.carry is not None
+    assert found.carry.stored.env == SIM
     assert len(cache.envs(ID)) == 1
 
 
@@ -277,8 +296,9 @@ def corrupt_cases() -> list[tuple[str, bytes | dict[str, Any], str]]:
         ("too deep", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
         ("unknown key", envelope(note="hi"), "unknown key 'note'"),
         ("missing key", {k: v for k, v in envelope().items() if k != "seq"}, "key 'seq' is missing"),
-        ("format 2", envelope(format=2), "key 'format': expected 1, got 2"),
-        ("format true", envelope(format=True), "key 'format': expected 1, got True"),
+        ("format text", envelope(format="2"), "key 'format': expected 2, got '2'"),
+        ("format true", envelope(format=True), "key 'format': expected 2, got True"),
+        ("format 0", envelope(format=0), "key 'format': expected 2, got 0"),
         ("other identity", envelope(identity=OTHER_ID), f"holds '{OTHER_ID}'"),
         ("bad env", envelope(env={**SIM.to_dict(), "kind": "ipad"}), "env: key 'kind'"),
         ("env of another file", envelope(env=PHONE.to_dict()), f"holds env {PHONE.digest}"),
@@ -478,3 +498,62 @@ def test_a_lookup_never_raises_for_a_bad_file(cache: ReplayCache, content: bytes
     found = cache.lookup(ID, SIM)
     assert found.steps is None
     assert len(found.dropped) == 1
+
+
+# -- another format: set aside, never replayed ---------------------------------------------------
+
+
+def format_1(**changes: Any) -> dict[str, Any]:
+    """A path as an older Mobster wrote it: format 1, targets without count and nth."""
+    old_tap = copy.deepcopy(TAP)
+    del old_tap["target"]["count"], old_tap["target"]["nth"]
+    return envelope(format=1, steps=[old_tap], **changes)
+
+
+def test_a_path_in_an_older_format_is_set_aside_and_recorded_afresh(
+    cache: ReplayCache, logs: pytest.LogCaptureFixture
+) -> None:
+    path = plant(cache, format_1())
+    found = cache.lookup(ID, SIM)
+    assert found.steps is None
+    assert found.carry is None
+    assert found.why is not None
+    assert found.why.startswith("the path recorded here was set aside: it is in format 1 of an older Mobster")
+    [message] = found.dropped
+    assert "don't record how many times their label was on the screen" in message
+    assert message.endswith(f"kept as {path.name}.format1, the next run records a new path")
+    assert not path.exists()
+    assert (cache.folder / f"{path.name}.format1").read_bytes()  # kept, never deleted
+    assert any(r.getMessage() == "replay cache file dropped" for r in logs.records)
+    # The next recording goes ahead, and the file set aside stays out of its way.
+    cache.store(ID, SIM, STEPS)
+    assert cache.lookup(ID, SIM).steps == STEPS
+    assert (cache.folder / f"{path.name}.format1").exists()
+
+
+def test_a_path_of_a_newer_format_is_set_aside_too(cache: ReplayCache) -> None:
+    path = plant(cache, envelope(format=3, steps=[{"whatever": "a newer Mobster writes"}]))
+    found = cache.lookup(ID, SIM)
+    assert found.steps is None
+    assert found.why == (
+        "the path recorded here was set aside: it is in format 3 of a newer Mobster (this Mobster reads format 2)"
+    )
+    assert (cache.folder / f"{path.name}.format3").exists()
+
+
+def test_an_older_format_of_another_env_is_never_carried(cache: ReplayCache) -> None:
+    plant(cache, format_1(env=SIM_NEW_APP.to_dict()), env=SIM_NEW_APP)
+    found = cache.lookup(ID, SIM)
+    assert (found.steps, found.carry, found.why) == (None, None, "no recorded path yet")
+    assert len(found.dropped) == 1
+    assert cache.envs(ID) == []
+
+
+def test_a_lookup_carries_the_newest_other_env_by_seq(cache: ReplayCache) -> None:
+    older = mc.load_path([TAP])
+    cache.store(ID, PHONE, older)
+    cache.store(ID, SIM_NEW_APP, STEPS)
+    found = cache.lookup(ID, SIM)
+    assert found.carry is not None
+    assert (found.carry.stored.env, found.carry.steps, found.carry.stored.seq) == (SIM_NEW_APP, STEPS, 2)
+    assert cache.lookup(ID, SIM_NEW_APP).carry is None  # a hit carries nothing

@@ -265,3 +265,22 @@ def test_why_fresh_precedence_is_kind_then_ios_then_app() -> None:
 
 def test_why_fresh_with_the_same_env() -> None:
     assert why_fresh(SIM, SIM) == "no recorded path for this environment"
+
+
+@pytest.mark.parametrize(
+    ("env", "beside", "shown"),
+    [
+        (Env("1.0", "1", 26, DeviceKind.SIMULATOR), Env("1.1", "2", 26, DeviceKind.SIMULATOR), "1.0 (1)"),
+        (Env("1.0", "1", 26, DeviceKind.SIMULATOR), Env("1.0", "1", 27, DeviceKind.SIMULATOR), "1.0 (1) on iOS 26"),
+        (Env(None, None, 26, DeviceKind.IPHONE), Env(None, None, 27, DeviceKind.IPHONE), "iOS 26"),
+        (Env(None, None, 26, DeviceKind.IPHONE), Env("1.0", "1", 26, DeviceKind.SIMULATOR), "iOS 26 on an iPhone"),
+        (
+            Env("1.0", "1", 26, DeviceKind.SIMULATOR),
+            Env(None, None, 26, DeviceKind.IPHONE),
+            "1.0 (1) on a simulator",
+        ),
+        (Env("2.3", "45", 26, DeviceKind.SIMULATOR), None, "2.3 (45) on iOS 26 on a simulator"),
+    ],
+)
+def test_describe_names_what_differs(env: Env, beside: Env | None, shown: str) -> None:
+    assert env.describe(beside) == shown

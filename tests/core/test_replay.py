@@ -63,6 +63,8 @@ async def record(phone: mc.Device, actions: list[tuple[str, str | None, str | No
                 "role": element.role,
                 "id": element.path,
                 "frame": list(element.frame),
+                "count": 1,
+                "nth": 0,
             }
         stored, live = text, False
         if op == "TYPE":
@@ -178,7 +180,7 @@ def test_a_screen_that_never_settles_drifts_at_three_seconds() -> None:
     never = mc.Step.from_dict(
         {
             **start_screen.to_dict(),
-            "target": {"label": "Missing", "role": "Button", "id": "/0/0", "frame": [0, 0, 1, 1]},
+            "target": {"label": "Missing", "role": "Button", "id": "/0/0", "frame": [0, 0, 1, 1], "count": 1, "nth": 0},
         }
     )
     clock2 = FakeClock()
@@ -278,7 +280,7 @@ def test_a_slow_read_is_followed_by_the_next_read_at_once() -> None:
     never = mc.Step.from_dict(
         {
             **steps[0].to_dict(),
-            "target": {"label": "Missing", "role": "Button", "id": "/0/0", "frame": [0, 0, 1, 1]},
+            "target": {"label": "Missing", "role": "Button", "id": "/0/0", "frame": [0, 0, 1, 1], "count": 1, "nth": 0},
         }
     )
 

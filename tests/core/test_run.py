@@ -308,13 +308,18 @@ def test_a_screen_that_comes_right_while_the_model_thinks_wins_at_once(tmp_path:
     assert result.seconds < 2.5 + 2.5, "the second model call was not cancelled"
 
 
-def test_model_says_done_in_a_heal_drops_the_rest_and_the_verdict_decides(tmp_path: Path) -> None:
+def test_a_renamed_last_step_heals_in_one_model_call(tmp_path: Path) -> None:
+    # The last step's button is renamed: after the model taps "Next" no recorded step is left to
+    # match, so the check's expectations on a settled read end the heal; no call says "done".
     check = project(tmp_path, SIGNUP.replace('  - Type "hunter22" into "Password"\n', ""))
     run(check, sample_path("yourapp"))
-    result, _, _ = run(check, sample_path("yourapp-renamed"))
+    result, _, model = run(check, sample_path("yourapp-renamed"), delay=2.5)
     assert result.verdict is mc.Verdict.PASSED
-    assert result.model_calls == 2  # tap Next, then done
+    assert result.model_calls == 1
+    assert model is not None
+    assert model.calls == 1
     assert [h.to for h in result.heals] == ['Tap "Next"']
+    assert [s.source for s in result.steps][-1] is mc.StepSource.HEALED
 
 
 def test_blocked_heal_fails_with_drift(tmp_path: Path) -> None:
@@ -340,3 +345,232 @@ def test_a_refused_purchase_in_a_smart_run_is_class_refused(tmp_path: Path, kind
     assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.REFUSED)
     assert 'Tap "Subscribe" was refused' in result.outcome.message
     assert all(a.element is None or a.element.label != "Subscribe" for a in phone.actions)
+
+
+# -- a heal of the last step ends on the check's expectations (§10) -------------------------------
+
+
+class TapModel:
+    """A model that taps the rows labelled ``labels``, one a call, then says done; it counts calls."""
+
+    name = "scripted"
+
+    def __init__(self, clock: FakeClock, labels: list[str], delay: float = 2.5) -> None:
+        self.clock = clock
+        self.labels = list(labels)
+        self.delay = delay
+        self.calls = 0
+
+    async def decide(self, prompt: mc.Prompt) -> mc.Decision:
+        self.calls += 1
+        await self.clock.sleep(self.delay)
+        usage = mc.estimate_usage(prompt)
+        if not self.labels:
+            return mc.Decision(kind=mc.DecisionKind.DONE, reason="done", usage=usage)
+        label = self.labels.pop(0)
+        row = next(line.split()[0] for line in prompt.screen.splitlines() if f'"{label}"' in line)
+        return mc.Decision(kind=mc.DecisionKind.ACT, actions=(mc.ModelAction(mc.Op.TAP, target=row),), usage=usage)
+
+
+def run_with(check_file: Path, app: str, model: mc.Model, clock: FakeClock) -> mc.CheckResult:
+    phone = ScriptedPhone.from_text(app, clock=clock)
+    root = check_file.parent.parent.parent
+    return clock.run(run_check(load_check(check_file), phone, clock, root=root, model=model))
+
+
+def test_a_last_step_that_needs_two_actions_takes_two_calls_and_no_done(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    confirm = renamed(FOUR_STEPS_APP, "FREE", "BASIC").replace(
+        "label: BASIC, tap: done}",
+        "label: BASIC, tap: sure}\n      sure:\n        - {role: Button, label: Yes, tap: done}",
+    )
+    clock = FakeClock()
+    model = TapModel(clock, ["BASIC", "Yes", "never asked"])
+    result = run_with(check, confirm, model, clock)
+    assert result.verdict is mc.Verdict.PASSED
+    assert (result.model_calls, model.calls) == (2, 2)
+    (entry,) = result.heals
+    assert (entry.step, entry.from_, entry.to) == (4, 'Tap "FREE"', 'Tap "BASIC", then Tap "Yes"')
+
+
+def test_expectations_that_hold_while_the_model_thinks_cancel_the_call(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    late = renamed(FOUR_STEPS_APP, "FREE", "BASIC").replace(
+        "- {role: StaticText, label: Welcome aboard}", "- {role: StaticText, label: Welcome aboard, after: 1.0}"
+    )
+    clock = FakeClock()
+    model = TapModel(clock, ["BASIC", "never sent"])
+    result = run_with(check, late, model, clock)
+    assert result.verdict is mc.Verdict.PASSED
+    assert model.calls == 2  # the healed action, and the call cancelled when "Welcome aboard" showed
+    assert model.labels == ["never sent"]
+    assert result.seconds < 2 * 2.5 + 2.5, "the second call was not cancelled"
+
+
+def test_a_popup_before_the_last_step_lets_the_last_step_replay(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    popup = FOUR_STEPS_APP.replace("label: CONTINUE, tap: plan}", "label: CONTINUE, tap: notice}").replace(
+        "      plan:\n",
+        "      notice:\n        - {role: StaticText, label: Rate us}\n"
+        "        - {role: Button, label: Not now, tap: plan}\n      plan:\n",
+    )
+    result, _, _ = run(check, popup)
+    assert result.verdict is mc.Verdict.PASSED
+    assert result.model_calls == 1
+    assert [s.source for s in result.steps][-2:] == [mc.StepSource.HEALED, mc.StepSource.REPLAY]
+
+
+# -- carrying a path to a new build (§6) ----------------------------------------------------------
+
+SHORT_SIGNUP = SIGNUP.replace('  - Type "hunter22" into "Password"\n', "")
+
+
+def build(text: str, version: str = "1.1", number: str = "2") -> str:
+    return text.replace('version: "1.0"', f'version: "{version}"').replace('build: "1"', f'build: "{number}"')
+
+
+def cluttered(text: str, screen: str, n: int = 6) -> str:
+    """``screen`` with ``n`` more texts: too unlike its recording for any matcher threshold."""
+    extra = "".join(f"        - {{role: StaticText, label: Tip {i}}}\n" for i in range(n))
+    return text.replace(f"      {screen}:\n", f"      {screen}:\n{extra}")
+
+
+def test_carry_replays_the_previous_builds_path_with_no_model_and_keeps_it(tmp_path: Path) -> None:
+    check = project(tmp_path, SHORT_SIGNUP)
+    run(check, sample_path("yourapp"))
+    newer = build(sample_path("yourapp").read_text())
+    result, _, _ = run(check, newer, model=False, carry=True)
+    assert (result.verdict, result.mode, result.model_calls) == (mc.Verdict.PASSED, "replay", 0)
+    assert (result.path_used, result.carried_from) == (True, "1.0 (1)")
+    assert result.path_why == "the app changed (recorded on 1.0 (1), this is 1.1 (2))"
+    path = result.to_dict()["path"]
+    assert path["carried_from"] == "1.0 (1)"
+    # The path is this build's now: the next run replays it without carrying.
+    again, _, _ = run(check, newer, model=False)
+    assert (again.verdict, again.path_used, again.carried_from) == (mc.Verdict.PASSED, True, None)
+
+
+def test_without_carry_nothing_is_carried(tmp_path: Path) -> None:
+    check = project(tmp_path, SHORT_SIGNUP)
+    run(check, sample_path("yourapp"))
+    result, _, _ = run(check, build(sample_path("yourapp").read_text()), model=False)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.MODEL)
+    assert result.carried_from is None
+
+
+def test_heals_made_while_carrying_wait_for_review(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    newer = build(renamed(FOUR_STEPS_APP, "CONTINUE", "NEXT"))
+    result, _, _ = run(check, newer, carry=True)
+    assert (result.verdict, result.mode, result.model_calls) == (mc.Verdict.PASSED, "replay", 1)
+    assert result.carried_from == "1.0 (1)"
+    assert [e.to for e in read_heal_file(heal_file_for(check))] == ['Tap "NEXT"']
+    # --reject brings the carried steps back under the new build, marked keep failing.
+    assert result.identity is not None
+    assert reject_heals(tmp_path, check, result.identity) == 1
+    again, _, model = run(check, newer)
+    assert (again.verdict, again.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
+    assert "keep this step failing" in again.outcome.message
+    assert model is not None
+    assert model.calls == 0
+
+
+def test_a_verdict_that_fails_on_a_carried_path_fails_the_check(tmp_path: Path) -> None:
+    check = project(tmp_path, SHORT_SIGNUP)
+    run(check, sample_path("yourapp"))
+    newer = build(sample_path("yourapp").read_text().replace("label: Welcome aboard", "label: Hello"))
+    result, _, model = run(check, newer, carry=True)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.ASSERTION)
+    assert (result.mode, result.carried_from, result.model_calls) == ("replay", "1.0 (1)", 0)
+    assert model is not None
+    assert model.calls == 0
+    # Nothing is stored for the new build.
+    after, _, _ = run(check, newer, model=False)
+    assert after.outcome.failure_class is mc.FailureClass.MODEL
+
+
+def test_a_carried_path_past_the_breaker_records_afresh_in_the_same_run(tmp_path: Path) -> None:
+    check = project(tmp_path, SHORT_SIGNUP)
+    run(check, sample_path("yourapp"))
+    newer = build(cluttered(cluttered(sample_path("yourapp").read_text(), "welcome"), "signup"))
+    result, _, model = run(check, newer, carry=True)
+    assert (result.verdict, result.mode, result.path_used) == (mc.Verdict.PASSED, "smart", False)
+    assert result.carried_from == "1.0 (1)"
+    assert result.path_why is not None
+    assert result.path_why == (
+        "the app changed (recorded on 1.0 (1), this is 1.1 (2)); the path carried from 1.0 (1) stopped: healing "
+        "step 1 would make 2 of 3 recorded steps healed; the most a heal may change is half of a check; "
+        "recorded afresh"
+    )
+    assert result.heals == ()
+    # The carried attempt's two calls (one heal action, then the breaker) and Smart's four are counted.
+    assert model is not None
+    assert result.model_calls == model.calls == 2 + 4
+    sources = [s.source for s in result.steps]
+    assert sources == [mc.StepSource.HEALED, mc.StepSource.SMART, mc.StepSource.SMART, mc.StepSource.SMART]
+    journal = [json.loads(line) for line in (tmp_path / result.run_dir / "journal.jsonl").read_text().splitlines()]
+    keys = [e["key"] for e in journal if e["event"] == "intent"]
+    assert keys == ["launch", "smart-1", "relaunch", "fresh-1", "fresh-2", "fresh-3"]
+    assert not heal_file_for(check).exists()
+    # The recording is the new build's path.
+    again, _, _ = run(check, newer, model=False)
+    assert (again.verdict, again.mode, again.model_calls) == (mc.Verdict.PASSED, "replay", 0)
+
+
+def test_a_carried_path_that_drifts_with_no_model_cant_record(tmp_path: Path) -> None:
+    check = four_steps(tmp_path)
+    newer = build(renamed(FOUR_STEPS_APP, "CONTINUE", "NEXT"))
+    result, _, _ = run(check, newer, model=False, carry=True)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.MODEL)
+    assert result.outcome.message.startswith('the path carried from 1.0 (1) stopped: step 3 (Tap "CONTINUE") drifted')
+    assert "there is no model to record a new path" in result.outcome.message
+
+
+SHARE_APP = """\
+version: 1
+device: {name: Scripted iPhone, ios: "26.4", kind: simulator}
+latency: zero
+apps:
+  com.example.yourapp:
+    name: YourApp
+    version: "1.0"
+    build: "1"
+    launch: photo
+    screens:
+      photo:
+        - {role: StaticText, label: A photo}
+        - {role: Button, label: Share, tap: shared}
+      shared:
+        - {role: StaticText, label: Shared with Ada}
+        - {role: Button, label: Done, tap: photo2}
+      photo2:
+        - {role: StaticText, label: Sent}
+"""
+SHARE_CHECK = """\
+version: 1
+name: Share a photo
+app: {bundle: com.example.yourapp}
+steps:
+  - Tap "Share"
+  - Tap "Done"
+expect:
+  - text: Sent
+"""
+
+
+def test_a_carried_path_that_sent_something_is_not_recorded_again_in_the_run(tmp_path: Path) -> None:
+    check = project(tmp_path, SHARE_CHECK)
+    first, _, _ = run(check, SHARE_APP)
+    assert first.verdict is mc.Verdict.PASSED
+    newer = build(renamed(SHARE_APP, "Done", "Close"))
+    result, phone, _ = run(check, newer, carry=True, no_heal=True)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
+    assert 'step 1 (Tap "Share") was sent and commits something a recording would do again' in result.outcome.message
+    assert [a.element.label for a in phone.actions if a.element is not None] == ["Share"]  # once, never twice
+
+
+def test_fresh_wins_over_carry(tmp_path: Path) -> None:
+    check = project(tmp_path, SHORT_SIGNUP)
+    run(check, sample_path("yourapp"))
+    result, _, _ = run(check, build(sample_path("yourapp").read_text()), carry=True, fresh=True)
+    assert (result.mode, result.carried_from, result.path_why) == ("smart", None, "--fresh: recording again")

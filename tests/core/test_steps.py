@@ -11,7 +11,14 @@ import mobster_core as mc
 TAP: dict[str, Any] = {
     "op": "TAP",
     "app": "com.example.yourapp",
-    "target": {"label": "Continue", "role": "Button", "id": "/0/3/1", "frame": [0.1, 0.8, 0.8, 0.06]},
+    "target": {
+        "label": "Continue",
+        "role": "Button",
+        "id": "/0/3/1",
+        "frame": [0.1, 0.8, 0.8, 0.06],
+        "count": 1,
+        "nth": 0,
+    },
     "screen": {
         "hash": "9f2c1e04a7b35d68",
         "signature": [["Button", "Continue"], ["StaticText", "Create your account"]],
@@ -32,7 +39,7 @@ def test_round_trip_keeps_the_dictionary_and_key_order() -> None:
     s = mc.Step.from_dict(TAP)
     assert s.to_dict() == TAP
     assert list(s.to_dict()) == ["op", "app", "target", "screen", "text", "commit", "live"]
-    assert list(s.to_dict()["target"]) == ["label", "role", "id", "frame"]
+    assert list(s.to_dict()["target"]) == ["label", "role", "id", "frame", "count", "nth"]
     assert s.op is mc.Op.TAP
     assert s.target is not None
     assert s.target.frame == (0.1, 0.8, 0.8, 0.06)

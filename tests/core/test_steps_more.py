@@ -27,9 +27,9 @@ def test_describe_every_op(op: mc.Op, label: str | None, text: str | None, said:
 
 def test_targets_built_in_python_are_validated_too() -> None:
     with pytest.raises(ValueError, match="four numbers"):
-        mc.Target(label="x", role="Button", id="/0/1", frame=(0.0, 0.0, 1.0))  # type: ignore[arg-type]
+        mc.Target(label="x", role="Button", id="/0/1", frame=(0.0, 0.0, 1.0), count=1, nth=0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"0\.\.1"):
-        mc.Target(label="x", role="Button", id="/0/1", frame=(0.0, 0.0, 1.0, 2.0))
+        mc.Target(label="x", role="Button", id="/0/1", frame=(0.0, 0.0, 1.0, 2.0), count=1, nth=0)
 
 
 @pytest.mark.parametrize(

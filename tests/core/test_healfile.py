@@ -1,0 +1,81 @@
+"""The heal state's format and the heal file's actions (count and nth)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+import mobster_core as mc
+from mobster_core._healfile import (
+    STATE_FORMAT,
+    HealEntry,
+    HealFileError,
+    HealState,
+    compact,
+    load_heal_state,
+    read_heal_file,
+    save_heal_state,
+    write_heal_file,
+)
+from mobster_core._identity import Env
+from tests.core.helpers import SIGNUP_ELEMENTS, screen, step_on
+
+ID = "b4f5b1de9d5b86e2"
+SIM = Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
+TWO = screen([*SIGNUP_ELEMENTS, {"role": "Button", "label": "Continue", "frame": [0.1, 0.9, 0.8, 0.06]}])
+
+
+def state_file(root: Path) -> Path:
+    return root / ".mobster" / "cache" / "heals" / f"{ID}-{SIM.digest}.json"
+
+
+def test_the_heal_state_round_trips_in_format_2(tmp_path: Path) -> None:
+    steps = (step_on(TWO),)
+    save_heal_state(tmp_path, ID, SIM, HealState(steps, frozenset({2})))
+    data = json.loads(state_file(tmp_path).read_text())
+    assert data["format"] == STATE_FORMAT == 2
+    assert data["original"][0]["target"]["count"] == 2
+    assert load_heal_state(tmp_path, ID, SIM) == HealState(steps, frozenset({2}))
+
+
+def test_a_heal_state_in_an_older_format_is_set_aside_and_read_as_empty(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="mobster_core")
+    file = state_file(tmp_path)
+    file.parent.mkdir(parents=True)
+    old_step = step_on(TWO).to_dict()
+    del old_step["target"]["count"], old_step["target"]["nth"]
+    file.write_text(json.dumps({"format": 1, "original": [old_step], "keep_failing": [1]}))
+    file.chmod(0o600)
+    assert load_heal_state(tmp_path, ID, SIM) == HealState()
+    assert not file.exists()
+    assert file.with_name(file.name + ".format1").exists()
+    [record] = [r for r in caplog.records if r.getMessage() == "heal state of another format set aside"]
+    assert "format 1 of an older Mobster" in record.__dict__["reason"]
+
+
+def test_a_heal_state_without_a_format_number_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    file = state_file(tmp_path)
+    file.parent.mkdir(parents=True)
+    file.write_text(json.dumps({"format": "2", "original": None, "keep_failing": []}))
+    file.chmod(0o600)
+    with pytest.raises(HealFileError, match=str(file)):
+        load_heal_state(tmp_path, ID, SIM)
+
+
+def test_the_heal_file_shows_count_and_nth_only_for_a_label_seen_more_than_once(tmp_path: Path) -> None:
+    once = step_on(screen(SIGNUP_ELEMENTS))
+    twice = step_on(TWO)
+    assert "count" not in compact(once)
+    assert (compact(twice)["count"], compact(twice)["nth"]) == (2, 0)
+    check = tmp_path / "signup.yaml"
+    write_heal_file(check, [HealEntry.of(3, "why", [once], [twice])])
+    text = (tmp_path / "signup.heal.yaml").read_text()
+    assert "count: 2, nth: 0}" in text
+    [entry] = read_heal_file(tmp_path / "signup.heal.yaml")
+    assert entry.new[0]["count"] == 2
+    assert "count" not in entry.old[0]
