@@ -28,6 +28,7 @@ from ._checks import CheckError, load_check
 from ._cost import Cost
 from ._fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore
 from ._run import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
+from ._text import utf8, valid_text
 from ._verdict import FailureClass, Outcome, Verdict, suite_exit_code
 from .exceptions import MobsterError
 from .protocols import Clock, Device, Model
@@ -164,7 +165,7 @@ async def run_suite(
         folder=root / MOBSTER_DIR / "test-results" / suite_id,
     )
     ensure_gitignore(root)
-    atomic_write(suite.folder / "results.json", json.dumps(suite.to_dict(), indent=2, ensure_ascii=False).encode())
+    atomic_write(suite.folder / "results.json", utf8(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
     atomic_write(suite.folder / "junit.xml", junit_xml(suite))
     if stopped:
         raise SuiteStopped(suite)
@@ -187,7 +188,7 @@ def _usage_result(file: Path, root: Path, message: str) -> CheckResult:
     except ValueError:
         shown = str(file)
     return CheckResult(
-        name=file.stem,
+        name=valid_text(file.stem),
         file=shown,
         device=None,
         app=None,
