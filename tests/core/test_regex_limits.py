@@ -4,12 +4,13 @@ Python's ``re`` for the patterns checks use (issue 15)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
 import regex
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
@@ -183,6 +184,8 @@ TEXTS = st.text(
 @given(text=TEXTS, pattern=st.sampled_from(PATTERNS), ignore_case=st.booleans())
 def test_regex_and_re_agree_on_check_patterns(text: str, pattern: str, ignore_case: bool) -> None:
     text = normalize(text)
+    # NFKC can make a mark of its own (the acute accent U+00B4 becomes a space and U+0301).
+    assume(not any(unicodedata.category(c) in {"Mn", "Mc", "Me", "No"} for c in text))
     flags_re = re.IGNORECASE if ignore_case else 0
     flags_regex = regex.V0 | (regex.IGNORECASE if ignore_case else 0)
     expected = re.search(pattern, text, flags_re)
