@@ -24,7 +24,7 @@ from mobster_drivers.models._common import MIN_FRAGMENT, REDACTED, scrub
 
 KEY = "sk-test-Abc/Def+Ghi=Jkl-0123456789"
 PROMPT = Prompt(system=SYSTEM_PROMPT, request="Tap Continue.", history=(), screen="e1 Button", tool_schema=ACTION_TOOL)
-VENDORS = {
+VENDORS: dict[str, tuple[Any, Any, str, str]] = {
     "anthropic": (FakeAnthropic, AnthropicModel, "ANTHROPIC_API_KEY", "claude-test-1"),
     "openai": (FakeOpenAI, OpenAIModel, "OPENAI_API_KEY", "gpt-test-1"),
 }
