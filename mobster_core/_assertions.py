@@ -738,7 +738,7 @@ def _bounded_number(value: float, keys: Keys) -> None:
     _sign, digits, exponent = number.as_tuple()
     places = -int(exponent) if isinstance(exponent, int) and exponent < 0 else 0
     significant = len(digits)
-    if abs(number) >= MAX_EQUALS_NUMBER or significant > MAX_EQUALS_DIGITS or places > MAX_EQUALS_PLACES:
+    if number.copy_abs() >= MAX_EQUALS_NUMBER or significant > MAX_EQUALS_DIGITS or places > MAX_EQUALS_PLACES:
         raise ExpectError(
             keys,
             f"the number {_cut(str(value))} is out of range: at most {MAX_EQUALS_DIGITS} digits, "

@@ -247,3 +247,23 @@ def test_ctrl_c_stops_a_catastrophic_regex() -> None:
             proc.wait()
     assert proc.returncode != 0
     assert b"KeyboardInterrupt" in err
+
+
+def test_a_cached_path_with_a_surrogate_that_got_in_is_stored_and_read_back(tmp_path: Path) -> None:
+    step = {
+        "op": "TAP",
+        "app": "com.example.yourapp",
+        "target": {"label": "Buy \ud83d", "role": "Button", "id": "/0/1", "frame": [0.1, 0.8, 0.8, 0.06]},
+        "screen": {"hash": "9f2c1e04a7b35d68", "signature": [["Button", "Buy \ud83d"]]},
+        "text": None,
+        "commit": None,
+        "live": False,
+    }
+    env = mc.Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
+    cache = mc.ReplayCache(tmp_path)
+    file = cache.store("0123456789abcdef", env, mc.load_path([step]))
+    json.loads(file.read_text(encoding="utf-8"))
+    steps = cache.lookup("0123456789abcdef", env).steps
+    assert steps is not None
+    assert steps[0].target is not None
+    assert steps[0].target.label == "Buy \ufffd"
