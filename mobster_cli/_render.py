@@ -1,12 +1,27 @@
-"""How results look in a terminal (SPEC §12). Pure functions from results to lines of text."""
+r"""How results look in a terminal (SPEC §12). Pure functions from results to lines of text.
+
+Rule 1: text that comes from outside (a check's name, a label, a message, a file name, a heal's
+        description) goes through ``visible`` before it is printed: control characters and escape
+        sequences show as escapes (``\x1b``), newlines as ``\n``, so untrusted text can't
+        recolour or move the terminal's cursor, nor forge a line of its own. Print the lines with
+        rich's markup off (``markup=False``): a label may hold ``[bold]``.
+Rule 2: JSON printed on the terminal (``--json``) escapes what ``json.dumps`` leaves raw and a
+        terminal acts on (DEL, the C1 controls, line and paragraph separators, bidi controls)
+        as ``\uXXXX``: the same JSON value, shown safely.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from mobster_core import CheckResult, SuiteResult, Verdict
+from mobster_core._text import escape_controls, valid_text
 
-__all__ = ["check_lines", "pending_line", "summary_line"]
+__all__ = ["check_lines", "heal_listing", "json_text", "pending_line", "summary_line", "visible"]
+
+# Rule 2: what json.dumps(ensure_ascii=False) leaves raw that a terminal acts on.
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
 
 _MARK = {
     Verdict.PASSED: "✓ passed",
@@ -22,18 +37,30 @@ STYLE = {
 }
 
 
+def visible(text: object, *, keep_newlines: bool = False) -> str:
+    """``text`` safe to print (Rule 1): every control character shown as an escape."""
+    return escape_controls(str(text), keep_newlines=keep_newlines)
+
+
+def json_text(text: str) -> str:
+    """JSON text from ``json.dumps`` made safe to print (Rule 2); it parses to the same value."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", valid_text(text))
+
+
 def check_lines(result: CheckResult) -> list[str]:
     """The check's line and what follows it: heals, and why it didn't pass."""
-    device = "" if result.device is None else f"  on {result.device.name}, iOS {result.device.ios}"
-    lines = [f"{_MARK[result.verdict]}  {result.name}{device}"]
-    lines += [f"    healed step {h.step}: {h.from_} → {h.to}" for h in result.heals]
+    v = visible
+    device = "" if result.device is None else f"  on {v(result.device.name)}, iOS {v(result.device.ios)}"
+    lines = [f"{_MARK[result.verdict]}  {v(result.name)}{device}"]
+    lines += [f"    healed step {h.step}: {v(h.from_)} → {v(h.to)}" for h in result.heals]
     if result.verdict is not Verdict.PASSED:
         cls = result.outcome.failure_class
-        lines.append(f"    {cls}: {result.outcome.message}" if cls is not None else f"    {result.outcome.message}")
+        message = v(result.outcome.message)
+        lines.append(f"    {cls}: {message}" if cls is not None else f"    {message}")
     if result.carried_from and result.mode == "replay":
-        lines.append(f"    carried the path from {result.carried_from}")
+        lines.append(f"    carried the path from {v(result.carried_from)}")
     if result.path_why and result.mode == "smart":
-        lines.append(f"    recorded a new path: {result.path_why}")
+        lines.append(f"    recorded a new path: {v(result.path_why)}")
     return lines
 
 
@@ -64,9 +91,10 @@ def pending_line(pending: int) -> str | None:
 
 def heal_listing(name: str, entries: Sequence[tuple[int, str, str, str, list[str]]]) -> list[str]:
     """``mobster test heal``'s lines for one check: each heal with its screen difference."""
-    lines = [f"{name}:"]
+    v = visible
+    lines = [f"{v(name)}:"]
     for step, before, after, why, diff in entries:
-        lines.append(f"  step {step}: {before} → {after}")
-        lines.append(f"    why: {why}")
-        lines.extend(f"    {d}" for d in diff)
+        lines.append(f"  step {step}: {v(before)} → {v(after)}")
+        lines.append(f"    why: {v(why)}")
+        lines.extend(f"    {v(d)}" for d in diff)
     return lines

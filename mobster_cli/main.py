@@ -28,7 +28,9 @@ USAGE_EXIT = 3
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"mobster: {message}", err=True)
+    from ._render import visible
+
+    click.echo(f"mobster: {visible(message, keep_newlines=True)}", err=True)
     raise SystemExit(USAGE_EXIT)
 
 
@@ -188,12 +190,14 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
     as_json = bool(opts.get("as_json"))
     out = _console(err=as_json)
     progress = _console(err=True)
+    from ._render import visible
+
     options = RunOptions(
         no_heal=opts["no_heal"],
         fresh=opts["fresh"],
         carry=bool(opts.get("carry")),
         max_usd=opts.get("max_usd"),
-        on_sent=lambda what: progress.print(f"  · {what}", style="dim", markup=False),
+        on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
     )
 
     def on_result(result: CheckResult) -> None:
@@ -231,13 +235,17 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
                 _print_check(out, result)
         _print_summary(out, exc.suite, root)
         signum = received[0] if received else signal.SIGINT
-        progress.print(f"stopped by {signal.Signals(signum).name}; results are in {exc.suite.folder}")
+        progress.print(
+            f"stopped by {signal.Signals(signum).name}; results are in {visible(exc.suite.folder)}", markup=False
+        )
         return 128 + int(signum)
     _print_summary(out, suite, root)
     if opts.get("junit"):
         opts["junit"].write_bytes((suite.folder / "junit.xml").read_bytes())
     if as_json:
-        click.echo(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False))
+        from ._render import json_text
+
+        click.echo(json_text(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
     return suite.exit_code
 
 
@@ -282,6 +290,8 @@ def _pending_heals(files: Sequence[Path]) -> int:
 def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None) -> None:
     from mobster_core import CheckError, HealFileError, accept_heals, load_check, reject_heals
 
+    from ._render import visible
+
     if accept and reject:
         _fail("choose --accept or --reject, not both")
     cwd = Path.cwd()
@@ -295,13 +305,16 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
             if accept:
                 n = accept_heals(root, file, identity)
                 out.print(
-                    f"kept {n} heal{'s' if n != 1 else ''} of {file.name}: the healed steps are the recorded path"
+                    f"kept {n} heal{'s' if n != 1 else ''} of {visible(file.name)}: "
+                    "the healed steps are the recorded path",
+                    markup=False,
                 )
             else:
                 n = reject_heals(root, file, identity)
                 out.print(
-                    f"rejected {n} heal{'s' if n != 1 else ''} of {file.name}: the recorded steps are back and "
-                    "fail with class drift when they change again"
+                    f"rejected {n} heal{'s' if n != 1 else ''} of {visible(file.name)}: "
+                    "the recorded steps are back and fail with class drift when they change again",
+                    markup=False,
                 )
         except (CheckError, HealFileError) as exc:
             _fail(str(exc))
@@ -312,7 +325,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
         try:
             lines = _heal_lines(root, file)
         except (CheckError, HealFileError) as exc:
-            out.print(f"{file.name}: {exc}", markup=False)
+            out.print(f"{visible(file.name)}: {visible(exc)}", markup=False)
             continue
         for line in lines:
             out.print(line, markup=False)

@@ -5,8 +5,17 @@ Rule 1: an assertion has exactly one kind, ``text``, ``no_text``, ``visible``, `
         ``no_text`` take a string or a list of strings; a list expands into one assertion per
         string. A check holds at most ``MAX_ASSERTIONS`` (50) after lists expand.
 Rule 2: a string written ``/pattern/`` or ``/pattern/i`` is a regex: the pattern is 1-500
-        characters and must compile; ``//`` would match everything and is refused. Any other
-        string is plain text of 1-2,000 characters that is not blank once normalized.
+        characters and must compile as a Python ``re`` pattern without a warning that its
+        meaning may change; ``//`` would match everything and is refused. A repeat count is at
+        most 1,000 and repeats nested in repeats multiply to at most 10,000 (``a{100000000}``
+        would take gigabytes to compile). Any other string is plain text of 1-2,000 characters
+        that is not blank once normalized.
+Rule 2a: a regex runs with the ``regex`` library's time limit: each search stops after 0.1 s,
+        and the searches of one read of the screen together stop after 1 s of CPU. An assertion
+        whose regex hit a limit couldn't be evaluated: it holds no verdict of its own (its result
+        has ``error`` set and ``ok`` false); ``_verdict.decide`` makes the check ``couldnt_run``,
+        class ``usage``, unless another assertion failed for sure. So a catastrophic pattern such
+        as ``/(a|a)+$/`` never spins, and Ctrl+C is seen within about a second.
 Rule 3: every comparison runs on normalized text: Unicode NFKC; curly quotes, dashes and the minus
         sign become ASCII; zero-width and bidi marks are removed; every whitespace run (NBSP
         included) becomes one space; the result is stripped.
@@ -38,6 +47,7 @@ Rule 9: evaluation is pure: one screen in, one result per assertion out, all on 
 
 from __future__ import annotations
 
+import contextvars
 import decimal
 import difflib
 import enum
@@ -45,13 +55,16 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import Any, TypeAlias
 
 import attrs
+import regex
 
-from ._screen import Element, Screen
+from ._clock import work_seconds
+from ._screen import MAX_ELEMENTS, Element, Screen
 from ._yaml import did_you_mean
 from .exceptions import MobsterError
 
@@ -65,6 +78,7 @@ __all__ = [
     "Expected",
     "Kind",
     "Pattern",
+    "RegexTimeout",
     "Selector",
     "dotted",
     "evaluate",
@@ -87,6 +101,17 @@ MAX_NAME_CHARS = 120
 MAX_TEXT_CHARS = 2000
 #: The longest regex pattern (between the slashes).
 MAX_REGEX_CHARS = 500
+#: The largest repeat count in a regex (``{m,n}``), and the largest product of nested counts.
+MAX_REGEX_REPEAT = 1000
+MAX_REGEX_EXPANSION = 10_000
+#: Rule 2a: the time limit of one regex search, and the CPU budget of every search on one read.
+REGEX_SEARCH_SECONDS = 0.1
+REGEX_READ_SECONDS = 1.0
+#: The largest ``equals`` number (in magnitude, exclusive), its most digits and decimal places:
+#: what a screen shows, with room to spare (an order number of 20 digits compares exactly).
+MAX_EQUALS_NUMBER = 10**30
+MAX_EQUALS_DIGITS = 30
+MAX_EQUALS_PLACES = 10
 #: The most matching elements kept in a result.
 MAX_MATCHES = 10
 #: Near misses listed for a failing assertion: up to 5 close ones (difflib ratio >= 0.6), else up
@@ -215,7 +240,7 @@ class Pattern:
 
     written: str
     literal: str = ""
-    regex: re.Pattern[str] | None = None
+    regex: regex.Pattern[str] | None = None
 
     @classmethod
     def parse(cls, written: str) -> Pattern:
@@ -227,15 +252,21 @@ class Pattern:
         return self.literal.casefold()
 
     def found_in(self, text: str) -> bool:
-        """Does normalized ``text`` contain it (case-insensitive), or the regex match in it?"""
+        """Does normalized ``text`` contain it (case-insensitive), or the regex match in it?
+
+        Raises :class:`RegexTimeout` when the regex hits a time limit (Rule 2a).
+        """
         if self.regex is not None:
-            return self.regex.search(text) is not None
+            return _search(self.regex, text)
         return self._folded in text.casefold()
 
     def equals(self, text: str) -> bool:
-        """Is normalized ``text`` exactly it (case-sensitive), or does the regex match in it?"""
+        """Is normalized ``text`` exactly it (case-sensitive), or does the regex match in it?
+
+        Raises :class:`RegexTimeout` when the regex hits a time limit (Rule 2a).
+        """
         if self.regex is not None:
-            return self.regex.search(text) is not None
+            return _search(self.regex, text)
         return self.literal == text
 
     @property
@@ -251,6 +282,108 @@ class Pattern:
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9_.:-]+")
+
+
+# -- Rule 2a: regexes under a time limit ------------------------------------------------------
+
+
+class RegexTimeout(Exception):
+    """A check's regex hit a time limit (Rule 2a); ``text`` is what it was searching."""
+
+    def __init__(self, pattern: str, text: str, *, spent: bool) -> None:
+        super().__init__(pattern)
+        self.pattern = pattern
+        self.text = text
+        self.spent = spent
+
+
+@attrs.define
+class _Budget:
+    """The CPU seconds the regexes of one read may still use."""
+
+    until: float
+
+
+_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("mobster_regex_budget", default=None)
+
+
+def _search(compiled: regex.Pattern[str], text: str) -> bool:
+    budget = _BUDGET.get()
+    limit = REGEX_SEARCH_SECONDS
+    if budget is not None:
+        left = budget.until - work_seconds()
+        if left <= 0:
+            raise RegexTimeout(compiled.pattern, text, spent=True)
+        limit = min(limit, left)
+    try:
+        return compiled.search(text, timeout=limit) is not None
+    except TimeoutError:
+        raise RegexTimeout(compiled.pattern, text, spent=False) from None
+
+
+_REPEAT = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
+
+
+def _repeat_problem(source: str) -> str | None:
+    """Rule 2's repeat limits: a count over 1,000, or nested counts multiplying past 10,000."""
+    # Each open group keeps the largest product of counts inside it; a count after a group
+    # multiplies that product.
+    groups: list[int] = [1]
+    last = 1  # the product of the atom just read (a group's inner product, else 1)
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        if c == "\\":
+            if source.startswith("N{", i + 1):  # a character by name, \N{EM DASH}
+                close = source.find("}", i)
+                i = n if close < 0 else close + 1
+            else:
+                i += 2
+            last = 1
+            continue
+        if c == "[":
+            i = _class_end(source, i)
+            last = 1
+            continue
+        if c == "(":
+            groups.append(1)
+            i += 1
+            continue
+        if c == ")" and len(groups) > 1:
+            last = groups.pop()
+            groups[-1] = max(groups[-1], last)
+            i += 1
+            continue
+        found = _REPEAT.match(source, i) if c == "{" else None
+        if found is not None and (found.group(1) or found.group(3)):
+            low, high = found.group(1), found.group(3)
+            count = max(int(low or 0), int(high or 0))
+            if count > MAX_REGEX_REPEAT:
+                return f"the repeat {found.group()} is over {MAX_REGEX_REPEAT}"
+            product = count * last
+            if product > MAX_REGEX_EXPANSION:
+                return f"repeats nested in repeats multiply to {product}, over {MAX_REGEX_EXPANSION}"
+            groups[-1] = max(groups[-1], product)
+            i, last = found.end(), 1
+            continue
+        if c == "{":
+            # re reads a brace that isn't a repeat as itself, the regex library as fuzzy matching
+            # ({e<=1}): the same pattern would mean two things.
+            return "a brace that is not a repeat count; write a literal brace as \\{"
+        i, last = i + 1, 1
+    return None
+
+
+def _class_end(source: str, i: int) -> int:
+    """The index after the character class that starts at ``source[i] == "["``."""
+    i += 1
+    if i < len(source) and source[i] == "^":
+        i += 1
+    if i < len(source) and source[i] == "]":
+        i += 1
+    while i < len(source) and source[i] != "]":
+        i += 2 if source[i] == "\\" else 1
+    return i + 1
 
 
 def role_types(name: str) -> frozenset[str]:
@@ -361,6 +494,8 @@ class Assertion:
     at_least: int | None = None
     at_most: int | None = None
     name: str | None = None
+    #: Where the assertion was written (``file:line: expect[2]``), for messages; not compared.
+    where: str | None = attrs.field(default=None, eq=False)
 
     def __attrs_post_init__(self) -> None:
         textual = self.kind in _TEXT_KINDS
@@ -436,6 +571,9 @@ class AssertionResult:
     observed: str
     matches: tuple[Element, ...] = ()
     name: str | None = None
+    #: Set when the assertion couldn't be evaluated (its regex hit a time limit, Rule 2a): the
+    #: message names where it was written and the regex. ``ok`` is then False.
+    error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``{"text", "ok", "observed"}``, as in the results JSON (SPEC §12)."""
@@ -445,8 +583,12 @@ class AssertionResult:
 # -- parsing check data ---------------------------------------------------------------------
 
 
-def parse_expect(items: Any) -> tuple[Assertion, ...]:
-    """Parse a check's ``expect`` list (lists of text expand, Rule 1); raises :class:`ExpectError`."""
+def parse_expect(items: Any, locate: Callable[[Keys], str] | None = None) -> tuple[Assertion, ...]:
+    """Parse a check's ``expect`` list (lists of text expand, Rule 1); raises :class:`ExpectError`.
+
+    ``locate`` turns an item's keys into where it was written (``file:line``), kept in
+    ``Assertion.where`` for messages.
+    """
     if not isinstance(items, list):
         raise ExpectError(
             (),
@@ -455,7 +597,11 @@ def parse_expect(items: Any) -> tuple[Assertion, ...]:
         )
     out: list[Assertion] = []
     for index, item in enumerate(items):
-        out.extend(parse_assertion(item, (index,)))
+        parsed = parse_assertion(item, (index,))
+        if locate is not None:
+            where = f"{locate((index,))}: expect[{index}]"
+            parsed = tuple(attrs.evolve(a, where=where) for a in parsed)
+        out.extend(parsed)
     if len(out) > MAX_ASSERTIONS:
         raise ExpectError(
             (),
@@ -506,7 +652,12 @@ def parse_assertion(item: Any, keys: Keys = ()) -> tuple[Assertion, ...]:
     if kind is Kind.VALUE:
         return (Assertion(kind, selector, equals=_value_equals(bounds, keys), name=name),)
     bound, value = _count_bound(bounds, keys)
-    return (Assertion(kind, selector, name=name, **{bound: value}),)
+    counts: dict[str, int | None] = {b: value if b == bound else None for b in _BOUNDS}
+    return (
+        Assertion(
+            kind, selector, name=name, equals=counts["equals"], at_least=counts["at_least"], at_most=counts["at_most"]
+        ),
+    )
 
 
 def _name(value: Any, keys: Keys) -> str:
@@ -546,6 +697,8 @@ def _value_equals(bounds: Mapping[str, Any], keys: Keys) -> Expected:
         raise ExpectError(where, f"the text is {len(value)} characters; the limit is {MAX_TEXT_CHARS}", "shorten it")
     if isinstance(value, float) and not math.isfinite(value):
         raise ExpectError(where, f"expected a finite number, got {value!r}", "write a number such as 39.99")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        _bounded_number(value, where)
     if _is_expected(value):
         return value  # type: ignore[no-any-return]
     raise ExpectError(
@@ -570,7 +723,28 @@ def _count_bound(bounds: Mapping[str, Any], keys: Keys) -> tuple[str, int]:
             f"expected a whole number from 0, got {kind_of(value)}",
             f"write {bound}: 3",
         )
+    if value > MAX_ELEMENTS:
+        raise ExpectError(
+            (*keys, bound),
+            f"{value} is more elements than a screen holds (at most {MAX_ELEMENTS})",
+            f"write a count from 0 to {MAX_ELEMENTS}",
+        )
     return bound, value
+
+
+def _bounded_number(value: float, keys: Keys) -> None:
+    """Refuse an ``equals`` number no screen shows: too large, too many digits or places."""
+    number = decimal.Decimal(value) if isinstance(value, int) else decimal.Decimal(repr(value))
+    _sign, digits, exponent = number.as_tuple()
+    places = -int(exponent) if isinstance(exponent, int) and exponent < 0 else 0
+    significant = len(digits)
+    if number.copy_abs() >= MAX_EQUALS_NUMBER or significant > MAX_EQUALS_DIGITS or places > MAX_EQUALS_PLACES:
+        raise ExpectError(
+            keys,
+            f"the number {_cut(str(value))} is out of range: at most {MAX_EQUALS_DIGITS} digits, "
+            f"{MAX_EQUALS_PLACES} decimal places, below 10^30",
+            'write the number as the screen shows it, or quote it to compare text: equals: "…"',
+        )
 
 
 def _texts(value: Any, keys: Keys) -> list[Pattern]:
@@ -594,15 +768,33 @@ def _pattern(value: Any, keys: Keys) -> Pattern:
             raise ExpectError(
                 keys, f"the regex is {len(source)} characters; the limit is {MAX_REGEX_CHARS}", "shorten it"
             )
+        ignore_case = regex_i and not regex_form
         try:
-            regex = re.compile(source, re.IGNORECASE if regex_i and not regex_form else 0)
-        except re.error as exc:
+            # Rule 2: the pattern must mean in Python's re what it means here; re warns (FutureWarning)
+            # where a pattern's meaning differs between dialects, such as a nested set [[:alpha:]].
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                re.compile(source, re.IGNORECASE if ignore_case else 0)
+        except (re.error, OverflowError, FutureWarning, DeprecationWarning) as exc:
             raise ExpectError(
                 keys,
                 f"{written!r} is not a valid regex ({exc})",
                 "fix the pattern (a string between two slashes is a regex)",
             ) from exc
-        return Pattern(written=written, regex=regex)
+        problem = _repeat_problem(source)
+        if problem is not None:
+            raise ExpectError(
+                keys, f"{written!r}: {problem}", "fix the pattern: use a smaller repeat count, or + and *"
+            )
+        try:
+            compiled = regex.compile(source, regex.V0 | (regex.IGNORECASE if ignore_case else 0))
+        except regex.error as exc:
+            raise ExpectError(
+                keys,
+                f"{written!r} is not a valid regex ({exc})",
+                "fix the pattern (a string between two slashes is a regex)",
+            ) from exc
+        return Pattern(written=written, regex=compiled)
     if len(written) > MAX_TEXT_CHARS:
         raise ExpectError(keys, f"the text is {len(written)} characters; the limit is {MAX_TEXT_CHARS}", "shorten it")
     literal = normalize(written)
@@ -777,17 +969,27 @@ def shown_elements(screen: Screen) -> tuple[Element, ...]:
 
 
 def evaluate(assertions: Iterable[Assertion], screen: Screen) -> tuple[AssertionResult, ...]:
-    """Evaluate every assertion on the same read (Rule 9); one result per assertion, in order."""
+    """Evaluate every assertion on the same read (Rule 9); one result per assertion, in order.
+
+    The regexes of the read share one CPU budget (Rule 2a).
+    """
     view = _View(screen)
-    return tuple(_evaluate(a, view) for a in assertions)
+    token = _BUDGET.set(_Budget(until=work_seconds() + REGEX_READ_SECONDS))
+    try:
+        return tuple(_evaluate(a, view) for a in assertions)
+    finally:
+        _BUDGET.reset(token)
 
 
 def _evaluate(assertion: Assertion, view: _View) -> AssertionResult:
     subject = assertion.subject
-    if isinstance(subject, Pattern):
-        ok, observed, matches = _text(assertion.kind, subject, view)
-    else:
-        ok, observed, matches = _selected(assertion, subject, view)
+    try:
+        if isinstance(subject, Pattern):
+            ok, observed, matches = _text(assertion.kind, subject, view)
+        else:
+            ok, observed, matches = _selected(assertion, subject, view)
+    except RegexTimeout as timeout:
+        return _unevaluated(assertion, timeout)
     return AssertionResult(
         text=assertion.show(),
         ok=ok,
@@ -798,6 +1000,21 @@ def _evaluate(assertion: Assertion, view: _View) -> AssertionResult:
 
 
 _Outcome: TypeAlias = tuple[bool, str, list[_Node]]
+
+
+def _unevaluated(assertion: Assertion, timeout: RegexTimeout) -> AssertionResult:
+    """Rule 2a: the result of an assertion whose regex hit a time limit."""
+    if timeout.spent:
+        why = f"the regexes of this read used their {REGEX_READ_SECONDS:g} s budget before it ran"
+    else:
+        why = f"it ran past its {REGEX_SEARCH_SECONDS:g} s time limit on {_json(_cut(timeout.text))}"
+    observed = f"couldn't evaluate the regex /{_cut(timeout.pattern)}/: {why}"
+    where = f"{assertion.where}: " if assertion.where else ""
+    error = (
+        f"{where}{assertion.show()}: {observed}; simplify the pattern (a repeat inside a repeat, "
+        "such as (a+)+ or (a|a)*, can take exponential time)"
+    )
+    return AssertionResult(text=assertion.show(), ok=False, observed=observed, name=assertion.name, error=error)
 
 
 def _text(kind: Kind, pattern: Pattern, view: _View) -> _Outcome:

@@ -55,6 +55,7 @@ from ._fsutil import (
 from ._identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH, Env, why_fresh
 from ._log import get_logger
 from ._steps import Step, dump_path, load_path
+from ._text import utf8
 from .exceptions import PathError
 
 __all__ = ["FORMAT", "KEEP_ENVS", "MAX_CACHE_BYTES", "Lookup", "ReplayCache", "StoredEnv", "StoredPath"]
@@ -186,7 +187,7 @@ class ReplayCache:
             "seq": seq,
             "steps": dump_path(steps),
         }
-        data = (json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+        data = utf8(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         if len(data) > MAX_CACHE_BYTES:
             raise PathError(
                 f"the path of {len(steps)} steps is {len(data)} bytes, over the replay cache's limit of "

@@ -3,6 +3,8 @@
 Rule 1: canonical JSON is ``json.dumps`` with sorted keys, no spaces, and non-ASCII kept as is.
 Rule 2: a digest is the first N hex digits of SHA-256 over the UTF-8 of that JSON.
 Rule 3: never hash a float: callers round frames to whole points before hashing.
+Rule 4: text that UTF-8 can't encode (a lone surrogate) is hashed as U+FFFD, the way it is
+        stored (``_text.py``): hashing never fails.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 from typing import Any
+
+from ._text import utf8
 
 
 def canonical_json(value: Any) -> str:
@@ -19,4 +23,4 @@ def canonical_json(value: Any) -> str:
 
 def digest(value: Any, length: int) -> str:
     """Return the first ``length`` hex digits of SHA-256 over the canonical JSON of ``value``."""
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()[:length]
+    return hashlib.sha256(utf8(canonical_json(value))).hexdigest()[:length]

@@ -493,7 +493,7 @@ class _Reader:
 
     def expect(self, value: Any) -> tuple[Assertion, ...]:
         try:
-            return parse_expect(value)
+            return parse_expect(value, locate=lambda keys: self._doc.where(("expect", *keys)))
         except ExpectError as exc:
             self.fail(("expect", *exc.keys), exc.problem, exc.fix)
 

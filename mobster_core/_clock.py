@@ -1,11 +1,20 @@
-"""The system clock: the one module of the core that imports ``time``."""
+"""The system clock: the one module of the core that imports ``time``.
+
+``work_seconds`` is not a clock for waiting: it measures CPU time spent on bounded work (a
+check's regexes on one read), so the work can stop at its budget whatever the injected clock says.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
 
-__all__ = ["SystemClock"]
+__all__ = ["SystemClock", "work_seconds"]
+
+
+def work_seconds() -> float:
+    """CPU seconds this process has used (``time.process_time``): to bound work, never to wait."""
+    return time.process_time()
 
 
 class SystemClock:

@@ -36,6 +36,7 @@ from ._fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, read_private
 from ._identity import Env
 from ._log import get_logger
 from ._steps import Step, dump_path, load_path
+from ._text import utf8
 from ._yaml import YamlProblem, load_yaml
 from .exceptions import MobsterError, PathError
 
@@ -166,7 +167,7 @@ def write_heal_file(check_file: Path, entries: Sequence[HealEntry]) -> Path:
     yaml.indent(mapping=2, sequence=2, offset=0)
     out = io.StringIO()
     yaml.dump(doc, out)
-    atomic_write(target, out.getvalue().encode("utf-8"))
+    atomic_write(target, utf8(out.getvalue()))
     return target
 
 

@@ -33,6 +33,7 @@ from typing import Any, Self
 
 from ._fsutil import UnsafeFile, private_dir, read_private
 from ._log import get_logger
+from ._text import utf8
 from .exceptions import MobsterError
 
 __all__ = [
@@ -172,7 +173,7 @@ class Journal:
             text = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         except (TypeError, ValueError) as exc:
             raise JournalError(f"the journal entry for {record['key']!r} isn't JSON ({exc}); {_NO_MORE}") from exc
-        line = memoryview((text + "\n").encode("utf-8"))
+        line = memoryview(utf8(text + "\n"))
         try:
             while line:
                 line = line[os.write(self._fd, line) :]

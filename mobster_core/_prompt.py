@@ -19,6 +19,7 @@ from typing import Any
 from ._model import Decision, DecisionKind, ModelAction, Usage
 from ._screen import Screen
 from ._steps import Op
+from ._text import valid_text
 from .exceptions import ModelError
 
 __all__ = [
@@ -132,13 +133,13 @@ def parse_decision(data: Any, usage: Usage) -> Decision:
     kind = DecisionKind(status)
     raw_actions = data.get("actions", [])
     if kind is not DecisionKind.ACT:
-        return Decision(kind=kind, reason=reason[:500], usage=usage)
+        return Decision(kind=kind, reason=valid_text(reason[:500]), usage=usage)
     if not isinstance(raw_actions, Sequence) or isinstance(raw_actions, str) or not raw_actions:
         raise ModelError("the model said act but gave no actions")
     if len(raw_actions) > MAX_ACTIONS:
         raise ModelError(f"the model asked for {len(raw_actions)} actions at once; the most is {MAX_ACTIONS}")
     actions = tuple(_action(a, n + 1) for n, a in enumerate(raw_actions))
-    return Decision(kind=kind, actions=actions, reason=reason[:500], usage=usage)
+    return Decision(kind=kind, actions=actions, reason=valid_text(reason[:500]), usage=usage)
 
 
 def _action(raw: Any, n: int) -> ModelAction:
@@ -156,7 +157,8 @@ def _action(raw: Any, n: int) -> ModelAction:
     text = raw.get("text")
     if text is not None and not isinstance(text, str):
         raise ModelError(f"action {n}'s text is not a string")
-    return ModelAction(op=Op(op), target=target, text=text)
+    # A model's text is made valid where it enters (``_text.py``): it may be typed and recorded.
+    return ModelAction(op=Op(op), target=target, text=None if text is None else valid_text(text))
 
 
 def _show(value: Any) -> str:

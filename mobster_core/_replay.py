@@ -28,7 +28,7 @@ from ._dispatch import Dispatcher, DispatchFailed, Failure, unknown_message
 from ._journal import EffectLedger, Journal
 from ._log import get_logger
 from ._matcher import Match, match_step
-from ._safety import check_commit, classify
+from ._safety import check_commit, classify, strictest
 from ._screen import Element, Screen
 from ._settle import DEFAULT_POLICY, PollPolicy, PollVerdict
 from ._steps import Op, Step
@@ -159,7 +159,9 @@ class Replayer:
         what = f"step {index} ({step.describe()})"
 
         target = step.target
-        commit = step.commit or (classify(target.label, target.role) if target is not None else None)
+        # The recorded commit and today's label may disagree (an older classifier, an edited path):
+        # the stricter one counts.
+        commit = strictest(step.commit, classify(target.label, target.role) if target is not None else None)
         safety = check_commit(commit, self.kind)
         if not safety.allowed:
             self.dispatch.refused(f"step-{index}", f"{step.describe()}: {safety.rule}")

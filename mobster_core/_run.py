@@ -68,6 +68,7 @@ from ._safety import classify
 from ._screen import Screen
 from ._settle import DEFAULT_POLICY, PollPolicy
 from ._steps import Step
+from ._text import utf8
 from ._typing_rules import Provenance
 from ._verdict import BASELINE_POLICY, FailureClass, Outcome, Verdict, decide, settled_read
 from .exceptions import DeviceError, MobsterError, ModelError
@@ -565,7 +566,7 @@ async def run_check(
         stable=run.stable,
         carried_from=run.carried_from,
     )
-    atomic_write(run_dir / "result.json", json.dumps(result.to_dict(), indent=2, ensure_ascii=False).encode("utf-8"))
+    atomic_write(run_dir / "result.json", utf8(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
     if stopped is not None:
         raise RunStopped(result) from stopped
     return result

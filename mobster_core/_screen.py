@@ -12,6 +12,8 @@ Rule 5: the *read fingerprint* covers everything a read returned (the app, and e
         whole points). Two reads in a row *agree* when their fingerprints are equal.
 Rule 6: the similarity of two screens is the Jaccard index of their signatures as sets; two
         empty signatures are 1.0 alike.
+Rule 7: a screen's text is valid Unicode: a lone surrogate from the device (an app that cut a
+        label in the middle of an emoji) reads as U+FFFD (``_text.py``, Rule 1).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 import attrs
 
 from ._canon import digest
+from ._text import valid_text
 
 __all__ = ["DEFAULT_SCREEN_SIZE", "MAX_ELEMENTS", "MAX_TREE_DEPTH", "Element", "Frame", "Screen", "similarity"]
 
@@ -75,6 +78,17 @@ class Screen:
     app: str
     elements: tuple[Element, ...] = ()
     size: tuple[int, int] = DEFAULT_SCREEN_SIZE
+
+    def __attrs_post_init__(self) -> None:
+        # Rule 7, checked once for the whole read: the common case costs one join and one encode.
+        texts = [self.app]
+        for e in self.elements:
+            texts += (e.role, e.label, e.identifier, e.value, e.path)
+        try:
+            "".join(texts).encode("utf-8")
+        except UnicodeEncodeError:
+            object.__setattr__(self, "app", valid_text(self.app))
+            object.__setattr__(self, "elements", tuple(_valid_element(e) for e in self.elements))
 
     @cached_property
     def signature_pairs(self) -> tuple[tuple[str, str], ...]:
@@ -153,6 +167,17 @@ class Screen:
         out: list[Element] = []
         _flatten(raw, "/0", "elements", out)
         return cls(app=app, elements=tuple(out), size=size)
+
+
+def _valid_element(e: Element) -> Element:
+    return attrs.evolve(
+        e,
+        role=valid_text(e.role),
+        label=valid_text(e.label),
+        identifier=valid_text(e.identifier),
+        value=valid_text(e.value),
+        path=valid_text(e.path),
+    )
 
 
 def signature_hash(pairs: Iterable[Sequence[str]]) -> str:

@@ -6,6 +6,8 @@ Rule 2: ``--shard I/N`` keeps every N-th check of the sorted list, starting at t
 Rule 3: the suite writes ``.mobster/test-results/<suite_id>/results.json`` (the stable
         ``mobster.test/1`` contract, also what ``--json`` prints) and ``junit.xml`` (one testcase
         per check and device; failure, error and skipped elements; heals in ``system-out``).
+        ``junit.xml`` stays well-formed whatever a label or a check name holds: characters XML 1.0
+        forbids are removed (``_text.xml_text``).
 Rule 4: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs
         review, else 0.
 Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight write its
@@ -28,6 +30,7 @@ from ._checks import CheckError, load_check
 from ._cost import Cost
 from ._fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore
 from ._run import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
+from ._text import utf8, valid_text, xml_text
 from ._verdict import FailureClass, Outcome, Verdict, suite_exit_code
 from .exceptions import MobsterError
 from .protocols import Clock, Device, Model
@@ -164,7 +167,7 @@ async def run_suite(
         folder=root / MOBSTER_DIR / "test-results" / suite_id,
     )
     ensure_gitignore(root)
-    atomic_write(suite.folder / "results.json", json.dumps(suite.to_dict(), indent=2, ensure_ascii=False).encode())
+    atomic_write(suite.folder / "results.json", utf8(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
     atomic_write(suite.folder / "junit.xml", junit_xml(suite))
     if stopped:
         raise SuiteStopped(suite)
@@ -187,7 +190,7 @@ def _usage_result(file: Path, root: Path, message: str) -> CheckResult:
     except ValueError:
         shown = str(file)
     return CheckResult(
-        name=file.stem,
+        name=valid_text(file.stem),
         file=shown,
         device=None,
         app=None,
@@ -209,6 +212,7 @@ def _usage_result(file: Path, root: Path, message: str) -> CheckResult:
 
 def junit_xml(suite: SuiteResult) -> bytes:
     """Rule 3's ``junit.xml``: valid JUnit, one testcase per check and device."""
+    x = xml_text
     counts = {v: sum(1 for c in suite.checks if c.verdict is v) for v in Verdict}
     root = ET.Element("testsuites", name="mobster", tests=str(len(suite.checks)), time=f"{suite.seconds:.3f}")
     ts = ET.SubElement(
@@ -224,19 +228,22 @@ def junit_xml(suite: SuiteResult) -> bytes:
     )
     for c in suite.checks:
         device = "no device" if c.device is None else f"{c.device.name}, iOS {c.device.ios}"
-        case = ET.SubElement(ts, "testcase", classname=c.file, name=f"{c.name} on {device}", time=f"{c.seconds:.3f}")
+        case = ET.SubElement(
+            ts, "testcase", classname=x(c.file), name=x(f"{c.name} on {device}"), time=f"{c.seconds:.3f}"
+        )
         cls = "" if c.outcome.failure_class is None else c.outcome.failure_class.value
+        message = x(c.outcome.message)
         if c.verdict is Verdict.FAILED:
-            ET.SubElement(case, "failure", message=c.outcome.message, type=cls).text = c.outcome.message
+            ET.SubElement(case, "failure", message=message, type=cls).text = message
         elif c.verdict is Verdict.COULDNT_RUN:
-            ET.SubElement(case, "error", message=c.outcome.message, type=cls).text = c.outcome.message
+            ET.SubElement(case, "error", message=message, type=cls).text = message
         elif c.verdict is Verdict.NEEDS_REVIEW:
-            ET.SubElement(case, "skipped", message=f"needs review ({cls}): {c.outcome.message}")
+            ET.SubElement(case, "skipped", message=f"needs review ({cls}): {message}")
         lines = [f"mode: {c.mode}, model calls: {c.model_calls}, cost: ${c.cost.usd:.4f}"]
         if c.carried_from is not None:
             lines.append(f"carried the path from {c.carried_from}")
         lines += [f"healed step {h.step}: {h.from_} -> {h.to} ({h.why})" for h in c.heals]
         lines += [f"{'ok' if a.ok else 'FAILED'}: {a.text}: {a.observed}" for a in c.assertions]
-        ET.SubElement(case, "system-out").text = "\n".join(lines)
+        ET.SubElement(case, "system-out").text = x("\n".join(lines))
     ET.indent(root)
     return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))

@@ -144,11 +144,18 @@ def decide(
             FailureClass.APP_NOT_RUNNING,
             f"{app_in_front} is in front, not {app_bundle}: the app crashed or the flow left it",
         )
-    failures = [r for r in results if not r.ok]
+    # An assertion that couldn't be evaluated (its regex hit a time limit) is no failure of the
+    # app: a check with one fails only when another assertion failed for sure, else it couldn't run.
+    failures = [r for r in results if not r.ok and r.error is None]
+    unevaluated = [r for r in results if r.error is not None]
     if failures:
         first = failures[0]
         more = f" (and {len(failures) - 1} more failed)" if len(failures) > 1 else ""
+        if unevaluated:
+            more += f" ({len(unevaluated)} couldn't be evaluated)"
         return Outcome(Verdict.FAILED, FailureClass.ASSERTION, f"{first.text} failed: {first.observed}{more}")
+    if unevaluated:
+        return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, str(unevaluated[0].error))
     if not assertions:
         return Outcome(
             Verdict.NEEDS_REVIEW,

@@ -9,8 +9,8 @@ Rule 2: one turn is one request: the system text, the ``act`` tool, ``tool_choic
 Rule 3: the first ``tool_use`` block naming the tool is the answer; ``parse_decision`` checks it.
         No such block, or a reply that is not a message, is a ``ModelError``.
 Rule 4: SDK errors become ``ModelError`` here, with the original as ``__cause__``. A message
-        never contains the API key, and a refused key's message does not repeat the server's
-        text (which may quote part of the key).
+        never contains the API key in any form a server echoes (``_common.scrub``), and a refused
+        key's message does not repeat the server's text (which may quote part of the key).
 Rule 5: cancellation is never caught: a cancelled ``decide`` drops the HTTP request in flight.
 """
 
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from mobster_core import ACTION_TOOL, Decision, ModelError, Prompt, Usage, estimate_usage, parse_decision
 
+from ._common import checked_key as _checked_key
 from ._common import count as _count
 from ._common import detail as _detail
 from ._common import scrub as _scrub
@@ -61,8 +62,7 @@ class AnthropicModel:
         timeout: float = 60.0,
         max_tokens: int = 1024,
     ) -> None:
-        if not api_key:
-            raise ModelError("no Anthropic key: set ANTHROPIC_API_KEY or pass --env-file")
+        api_key = _checked_key(api_key, "ANTHROPIC_API_KEY", "Anthropic")
         import anthropic
 
         self._model = model
@@ -116,7 +116,8 @@ class AnthropicModel:
                 messages=[{"role": "user", "content": content}],
             )
         except anthropic.AnthropicError as exc:
-            raise self._error(exc) from exc
+            # Every message is scrubbed once more as a whole: whatever branch built it (Rule 4).
+            raise ModelError(_scrub(str(self._error(exc)), self._client.api_key or "")) from exc
         except json.JSONDecodeError as exc:
             raise ModelError(f"Anthropic's reply is not JSON: {exc}") from exc
         return self._decision(message, tool_name, prompt)

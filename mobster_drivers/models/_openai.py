@@ -10,8 +10,8 @@ Rule 3: the first ``function_call`` output item naming the tool is the answer; i
         (a JSON string) go to ``parse_decision``. No such item, or a reply that is not a
         response, is a ``ModelError``.
 Rule 4: SDK errors become ``ModelError`` here, with the original as ``__cause__``. A message
-        never contains the API key, and a refused key's message does not repeat the server's
-        text (OpenAI's quotes part of the key).
+        never contains the API key in any form a server echoes (``_common.scrub``), and a refused
+        key's message does not repeat the server's text (OpenAI's quotes part of the key).
 Rule 5: cancellation is never caught: a cancelled ``decide`` drops the HTTP request in flight.
 """
 
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from mobster_core import ACTION_TOOL, Decision, ModelError, Prompt, Usage, estimate_usage, parse_decision
 
+from ._common import checked_key as _checked_key
 from ._common import count as _count
 from ._common import detail as _detail
 from ._common import scrub as _scrub
@@ -68,8 +69,7 @@ class OpenAIModel:
         timeout: float = 60.0,
         max_output_tokens: int = 1024,
     ) -> None:
-        if not api_key:
-            raise ModelError("no OpenAI key: set OPENAI_API_KEY or pass --env-file")
+        api_key = _checked_key(api_key, "OPENAI_API_KEY", "OpenAI")
         import openai
 
         self._model = model
@@ -128,7 +128,8 @@ class OpenAIModel:
                 store=False,
             )
         except openai.OpenAIError as exc:
-            raise self._error(exc) from exc
+            # Every message is scrubbed once more as a whole: whatever branch built it (Rule 4).
+            raise ModelError(_scrub(str(self._error(exc)), self._client.api_key or "")) from exc
         except json.JSONDecodeError as exc:
             raise ModelError(f"OpenAI's reply is not JSON: {exc}") from exc
         return self._decision(response, tool_name, prompt)

@@ -431,3 +431,43 @@ def test_the_limits_themselves_are_allowed() -> None:
     assert len(check.expect) == 50
     assert check.budget == Budget(max_seconds=600.0, max_usd=1.0)
     assert isinstance(check.budget.max_usd, float)
+
+
+# -- issue 15: numbers are bounded when a check is loaded ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bound", "message"),
+    [
+        ("equals: .nan", "expect[0].equals: expected a finite number, got nan"),
+        ("equals: -.inf", "expect[0].equals: expected a finite number, got -inf"),
+        ("equals: 1e300", "expect[0].equals: the number 1e+300 is out of range"),
+        ("equals: 0.000000000001", "expect[0].equals: the number 1e-12 is out of range"),
+        ("equals: 1" + "0" * 30, "a number of 31 digits; numbers here have at most 30"),
+        ("equals: 1" + "0" * 5000, "a number of 5001 digits; numbers here have at most 30"),
+    ],
+)
+def test_equals_numbers_are_bounded_with_the_file_and_line(bound: str, message: str) -> None:
+    text = f"version: 1\napp: {{bundle: a.b}}\nexpect:\n  - value: {{id: price}}\n    {bound}\n"
+    with pytest.raises(CheckError) as info:
+        load_check_text(text, "price.yaml")
+    assert str(info.value).startswith("price.yaml:")
+    assert message in str(info.value)
+    assert info.value.line in (4, 5)
+
+
+@pytest.mark.parametrize(
+    "value", ["39.99", "12345678901234567890", "-0.5", "0.0000000001", "999999999999999999999999999999"]
+)
+def test_equals_numbers_a_screen_may_show_load(value: str) -> None:
+    text = f"version: 1\napp: {{bundle: a.b}}\nexpect:\n  - value: {{id: price}}\n    equals: {value}\n"
+    assert load_check_text(text, "price.yaml").expect[0].equals is not None
+
+
+@pytest.mark.parametrize("bound", ["equals", "at_least", "at_most"])
+def test_counts_are_bounded_by_what_a_screen_holds(bound: str) -> None:
+    text = f"version: 1\napp: {{bundle: a.b}}\nexpect:\n  - count: {{role: cell}}\n    {bound}: 20001\n"
+    with pytest.raises(CheckError, match=rf"count\.yaml:5: expect\[0\]\.{bound}: 20001 is more elements than a screen"):
+        load_check_text(text, "count.yaml")
+    ok = text.replace("20001", "20000")
+    assert load_check_text(ok, "count.yaml").expect[0].bound == (bound, 20000)

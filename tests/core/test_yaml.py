@@ -45,3 +45,79 @@ def test_yes_stays_a_string_under_yaml_1_2() -> None:
 def test_did_you_mean() -> None:
     assert did_you_mean("lable", ["label", "role"]) == " (did you mean 'label'?)"
     assert did_you_mean("zzz", ["role", "label"]) == " (allowed: label, role)"
+
+
+# -- issue 15: nesting capped before the parser, numbers bounded, valid text ----------------
+
+from mobster_core._yaml import MAX_YAML_DEPTH, _Refused, _yaml  # noqa: E402
+
+
+def deep_forms(depth: int) -> dict[str, str]:
+    return {
+        "flow sequences": "a: " + "[" * depth + "]" * depth,
+        "flow mappings": "a: " + "{a: " * depth + "1" + "}" * depth,
+        "block sequences on one line": "- " * depth + "x",
+        "indented mappings": "".join(" " * i + "k:\n" for i in range(depth)) + " " * depth + "k: 1",
+        "indented sequences": "".join(" " * (2 * i) + "-\n" for i in range(depth)),
+        "mixed": "".join("  " * i + "-\n" for i in range(depth // 2))
+        + "  " * (depth // 2)
+        + "- "
+        + "[{a: " * (depth // 4)
+        + "}]" * (depth // 4),
+    }
+
+
+@pytest.mark.parametrize("form", list(deep_forms(1)))
+def test_nesting_beyond_the_limit_is_refused_before_the_parser_runs(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_parser(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the parser ran")
+
+    monkeypatch.setattr("mobster_core._yaml._yaml", no_parser)
+    with pytest.raises(YamlProblem, match=f"nested more than {MAX_YAML_DEPTH} levels deep; flatten it"):
+        load_yaml(deep_forms(5000)[form][:200_000], "deep.yaml")
+
+
+@pytest.mark.parametrize("form", list(deep_forms(1)))
+def test_nesting_up_to_the_limit_loads(form: str) -> None:
+    assert load_yaml(deep_forms(MAX_YAML_DEPTH - 2)[form], "ok.yaml").data is not None
+
+
+def test_brackets_in_quotes_comments_and_block_scalars_are_not_nesting() -> None:
+    many = "[" * 300
+    text = (
+        f'a: "{many}"\n'
+        f"b: '{many} it''s'\n"
+        f"c: x{many}\n"
+        f"# {many}\n"
+        f"d: |\n  {many}\n  {{{{{{\n"
+        f'e: ["{many}", "]]]]", {{f: "{many}"}}]\n'
+    )
+    data = load_yaml(text, "q.yaml").data
+    assert data["a"] == many
+    assert data["c"] == "x" + many
+    assert data["e"][0] == many
+
+
+def test_the_scanner_stops_at_the_limit_should_the_pre_scan_read_a_file_differently() -> None:
+    with pytest.raises(_Refused) as info:
+        _yaml("safe").load("a: " + "[" * 5000)
+    assert info.value.line == 1
+    with pytest.raises(_Refused):
+        _yaml("rt").load("".join(" " * i + "k:\n" for i in range(300)))
+
+
+@pytest.mark.parametrize("number", ["1" + "0" * 5000, "-" + "9" * 31, "0x" + "f" * 40, "1_000" * 10])
+def test_integers_of_too_many_digits_are_refused_where_they_are_written(number: str) -> None:
+    with pytest.raises(YamlProblem, match=r"n\.yaml:2: a number of \d+ digits; numbers here have at most 30"):
+        load_yaml(f"a: 1\nb: {number}\n", "n.yaml")
+
+
+def test_big_but_allowed_integers_and_floats_load() -> None:
+    assert load_yaml("a: " + "9" * 30, "n").data == {"a": int("9" * 30)}
+    assert load_yaml("a: 1e999\nb: .nan", "n").data["a"] == float("inf")
+
+
+def test_lone_surrogates_become_the_replacement_character() -> None:
+    doc = load_yaml('"\\ud800k": "a\\udfffb"\nlist: ["\\ud83d"]\n', "s.yaml")
+    assert doc.data == {"\ufffdk": "a\ufffdb", "list": ["\ufffd"]}
+    assert load_yaml("a: x\ud800", "s").data == {"a": "x\ufffd"}

@@ -101,7 +101,14 @@ def test_a_tree_five_thousand_deep_is_refused_clearly() -> None:
         ("a: &a [1, 2]\nb: *a\n", "fuzz.yaml:1: anchors and aliases"),
         ("version: 1\nversion: 1\n", "duplicate key"),
         ("!!python/object/apply:os.system [echo hi]\n", "could not determine a constructor"),
-        ("version: 1\nname: x\napp: {bundle: a.b}\nsteps: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+        (
+            "version: 1\nname: x\napp: {bundle: a.b}\nsteps: " + "[" * 5000 + "]" * 5000 + "\n",
+            "fuzz.yaml:4: the YAML is nested",
+        ),
+        (
+            "version: 1\napp: {bundle: a.b}\nexpect:\n- count: {role: cell}\n  equals: 1" + "0" * 5000,
+            "fuzz.yaml:5: a number",
+        ),
     ],
 )
 def test_yaml_tricks_in_check_files(text: str, message: str) -> None:
