@@ -907,8 +907,10 @@ def _role_note(selector: Selector, view: _View) -> str:
     for n in others:
         if n.element.role not in roles:
             roles.append(n.element.role)
-    what = _json(_cut(others[0].element.label)) if selector.label is not None and others[0].element.label else (
-        view.name(others[0])
+    what = (
+        _json(_cut(others[0].element.label))
+        if selector.label is not None and others[0].element.label
+        else (view.name(others[0]))
     )
     kinds = " and ".join(f"{_article(r)} {r}" for r in roles[:3])
     return f"{what} is on the screen as {kinds}, not {_article(selector.role)} {selector.role}"

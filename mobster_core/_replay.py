@@ -206,8 +206,10 @@ class Replayer:
             screen = await self.dispatch.read(f"step {index}")
             state = state.observe(started=started, fingerprint=screen.fingerprint)
             match = match_step(step, screen, settled=state.settled)
-            if match.ok and match.element is not None and not await self.dispatch.target_shown(
-                match.element, f"step {index}"
+            if (
+                match.ok
+                and match.element is not None
+                and not await self.dispatch.target_shown(match.element, f"step {index}")
             ):
                 # Rule 7: the tree has it, the phone doesn't show it (a view faded out keeps its frame).
                 label = match.element.label or f"{match.element.role} at {match.element.path}"

@@ -291,9 +291,7 @@ def _shown_flags(elements: Sequence[Element]) -> list[bool]:
 
     flags: list[bool] = []
     for e in elements:
-        if not e.visible or e.role in _CONTAINER_ROLES:
-            flags.append(False)
-        elif e.frame != _NO_FRAME and not _overlaps_screen(e.frame):
+        if not e.visible or e.role in _CONTAINER_ROLES or (e.frame != _NO_FRAME and not _overlaps_screen(e.frame)):
             flags.append(False)
         elif e.role == "Switch" and not e.label and not e.identifier and switch_above(e.path):
             flags.append(False)  # the inner switch of a SwiftUI Toggle

@@ -303,7 +303,7 @@ def parse_xml_source(source: str | bytes) -> dict[str, Any]:
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     try:
-        parser.Parse(data, True)
+        parser.Parse(data, True)  # noqa: FBT003 - expat's own signature (isfinal)
     except xml.parsers.expat.ExpatError as exc:
         raise ValueError(f"the XML source is not well-formed XML ({exc})") from exc
     if len(roots) != 1:
@@ -462,7 +462,7 @@ def _rebuild(nodes: Sequence[_Node], app: _Rect) -> tuple[list[bool], list[int]]
         bar_rect = shown_rect[c]
         if bar.role not in _CHROME or bar_rect is None or hidden[c]:
             continue
-        for i, n in enumerate(nodes):
+        for i in range(count):
             rect = shown_rect[i]
             if hidden[i] or rect is None or _related(nodes, i, c):
                 continue

@@ -158,8 +158,9 @@ def test_a_read_is_the_app_in_front_and_the_fast_source(wda: FakeWda) -> None:
         ("Button", "Settings", "/0/2"),
     ]
     phone = run(_phone_read(wda))
+    # WDA's rects are whole points: a frame comes back within half a point on each edge.
     for mine, theirs in zip(screen.elements, phone.elements, strict=True):
-        assert mine.frame == pytest.approx(theirs.frame, abs=1e-6)
+        assert mine.frame == pytest.approx(theirs.frame, abs=1 / 402)
     sources = [r.path for r in wda.requests if r.route == "/source"]
     assert sources == [f"/session/{device.session_id}{SOURCE_PATH}"]
 
@@ -184,25 +185,37 @@ HIDDEN = """
 """
 
 
-def test_visibility_is_rebuilt_from_frames_and_values_kept() -> None:
+def test_a_fast_read_cant_see_a_lone_hidden_view_the_evidence_read_and_the_target_check_can() -> None:
+    # Real WDA keeps a hidden view's full frame; without `visible` nothing in the reply tells it
+    # apart (../shared/wda-trees/README.md). So the fast read shows Ghost, and the two reads that
+    # ask WDA (the verdict's evidence read, the check before a tap) don't.
     with FakeWda(script(extra=HIDDEN), lifetime=60) as fake:
         device = WdaDevice(fake.url)
 
-        async def scenario() -> mc.Screen:
+        async def scenario() -> tuple[mc.Screen, mc.Screen, bool, bool]:
             await device.launch("com.example.hidden", LaunchOptions())
-            return await device.read()
+            fast = await device.read()
+            ghost, shown = fast.find("Button", "Ghost")[0], fast.find("Button", "Below")[0]
+            return fast, await device.read_evidence(), await device.check_target(ghost), await device.check_target(shown)
 
-        screen = run(scenario())
-    seen = {e.label: e for e in screen.elements}
+        fast, evidence, ghost_ok, below_ok = run(scenario())
+    seen = {e.label: e for e in fast.elements}
     assert seen["Shown"].visible
     assert seen["Shown"].identifier == "shown"
-    assert not seen["Ghost"].visible  # hidden in the script: served with no area
+    assert seen["Ghost"].visible  # the fast read can't tell
+    assert seen["Ghost"].frame == pytest.approx((0.06, 0.18, 0.88, 0.06), abs=1 / 402)  # a full frame
     assert seen["Below"].visible
-    assert seen["Below"].frame == pytest.approx((0.1, 0.9, 0.8, 0.1), abs=1e-6)
+    assert seen["Below"].frame == pytest.approx((0.1, 0.9, 0.8, 0.1), abs=1 / 402)
     assert not seen["Gone"].visible
     assert seen["Wifi"].value == "1"
     assert not seen["Wifi"].enabled
-    assert screen.signature == [["Button", "Below"], ["StaticText", "Shown"], ["Switch", "Wifi"]]
+    assert evidence.signature == [["Button", "Below"], ["StaticText", "Shown"], ["Switch", "Wifi"]]
+    assert (ghost_ok, below_ok) == (False, True)
+    queries = [r.body["value"] for r in fake.requests if r.route == "/elements"]
+    assert queries == [
+        'type == "XCUIElementTypeButton" AND label == "Ghost" AND visible == 1',
+        'type == "XCUIElementTypeButton" AND label == "Below" AND visible == 1',
+    ]
 
 
 def test_the_home_screen_reads_as_springboard(wda: FakeWda) -> None:
@@ -242,7 +255,7 @@ def test_a_tap_is_one_w3c_action_at_the_elements_centre_in_points(wda: FakeWda) 
         "y": pytest.approx((y + h / 2) * 874, abs=0.5),
     }
     assert [s["type"] for s in steps] == ["pointerMove", "pointerDown", "pause", "pointerUp"]
-    assert x + w / 2 == pytest.approx(0.5)
+    assert x + w / 2 == pytest.approx(0.5, abs=1 / 402)  # whole points, as WDA's rects
     assert wda.phone.screen_name(YOURAPP) == "signup"
 
 
