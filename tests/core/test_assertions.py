@@ -537,8 +537,7 @@ def test_a_failing_count_lists_ten_by_label_or_the_text_inside_then_how_many_mor
     result = check({"count": {"role": "cell"}, "equals": 12}, screen(*rows, hidden))
     listed = ", ".join(f'"row {i}"' for i in range(10))
     assert result.observed == (
-        f"found 13: {listed} \u2026and 3 more; left out 1 not shown (hidden, covered or off screen): "
-        '"Screen Time"'
+        f'found 13: {listed} \u2026and 3 more; left out 1 not shown (hidden, covered or off screen): "Screen Time"'
     )
 
 

@@ -29,6 +29,8 @@ ALL_CHECKS = [
     "typing sets the field's value",
     "open a link",
     "screenshot",
+    "evidence read",
+    "target check",
 ]
 T = TypeVar("T")
 
@@ -82,12 +84,14 @@ def test_the_wda_device_passes_check_device_on_an_iphone() -> None:
 
 def test_the_wda_device_passes_check_device_when_told_the_kind(wda: FakeWda) -> None:
     ran = run(check_device(lambda: WdaDevice(wda.url, kind=DeviceKind.IPHONE), app=YOURAPP, tap=("Button", "Sign up")))
-    assert ran == [*ALL_CHECKS[:7], "screenshot"]
+    assert ran == [*ALL_CHECKS[:7], "screenshot", "evidence read", "target check"]
 
 
 def test_it_is_a_device_with_screenshots(wda: FakeWda) -> None:
     device = WdaDevice(wda.url)
     assert isinstance(device, mc.Device)
+    assert isinstance(device, mc.EvidenceReads)
+    assert isinstance(device, mc.TargetChecks)
     assert isinstance(device, mc.Screenshots)
 
 
@@ -196,7 +200,12 @@ def test_a_fast_read_cant_see_a_lone_hidden_view_the_evidence_read_and_the_targe
             await device.launch("com.example.hidden", LaunchOptions())
             fast = await device.read()
             ghost, shown = fast.find("Button", "Ghost")[0], fast.find("Button", "Below")[0]
-            return fast, await device.read_evidence(), await device.check_target(ghost), await device.check_target(shown)
+            return (
+                fast,
+                await device.read_evidence(),
+                await device.check_target(ghost),
+                await device.check_target(shown),
+            )
 
         fast, evidence, ghost_ok, below_ok = run(scenario())
     seen = {e.label: e for e in fast.elements}
