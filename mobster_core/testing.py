@@ -167,16 +167,17 @@ async def check_device(
         png = await device.screenshot()
         _expect(isinstance(png, bytes) and png.startswith(b"\x89PNG\r\n\x1a\n"), "a screenshot is PNG bytes")
         ran.append("screenshot")
-    for name, ability, check in (
+    abilities: list[tuple[str, type, Callable[[Device, str], Awaitable[None]]]] = [
         ("evidence read", EvidenceReads, _check_evidence),
         ("target check", TargetChecks, _check_target),
-    ):
+    ]
+    for name, ability, check_ability in abilities:
         device = make_device()
         if inspect.isawaitable(device):
             device = await device
         if isinstance(device, ability):
             try:
-                await check(device, app)
+                await check_ability(device, app)
             except AssertionError as exc:
                 raise AssertionError(f"check_device [{name}]: {exc}") from exc
             except MobsterError as exc:

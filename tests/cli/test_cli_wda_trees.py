@@ -122,7 +122,8 @@ def test_verify_gives_the_verdicts_a_person_gives(project: Path, served: tuple[s
     check = json.loads(result.stdout)["checks"][0]
     got = [a["ok"] for a in check["assertions"]]
     wanted = [ok for _, ok in cases]
-    assert got == wanted, [(a["text"], a["observed"]) for a, ok in zip(check["assertions"], wanted) if a["ok"] != ok]
+    wrong = [(a["text"], a["observed"]) for a, ok in zip(check["assertions"], wanted, strict=True) if a["ok"] != ok]
+    assert got == wanted, wrong
     assert result.exit_code == (0 if all(wanted) else 1)
     # The verdict was read with WDA's own visibility, and the check never tapped.
     sources = [r.path for r in fake.requests if r.route == "/source"]
