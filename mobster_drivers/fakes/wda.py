@@ -552,6 +552,7 @@ class FakeWda:
         self._garbage = 0
         self._stall: float = 0.0
         self._lost_hold: float = 0.0
+        self._charges: list[tuple[str, float]] = []
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._timer: threading.Timer | None = None
@@ -655,6 +656,12 @@ class FakeWda:
         """The requests received so far, oldest first (a copy)."""
         with self._lock:
             return list(self._requests)
+
+    @property
+    def charges(self) -> list[tuple[str, float]]:
+        """With ``costs``: each answered request (``GET /source``) and the seconds it was held (Rule 11)."""
+        with self._lock:
+            return list(self._charges)
 
     @property
     def session_id(self) -> str | None:
@@ -801,6 +808,9 @@ class FakeWda:
         except (RuntimeError, TimeoutError) as exc:
             stuck = _WdaFailure(500, "unknown error", f"the fake phone didn't answer ({type(exc).__name__})")
             return _Reply(500, _envelope(_error(stuck), None), hold=stall)
+        if self._costs is not None:
+            with self._lock:
+                self._charges.append((f"{method} {route}", cost))
         return _Reply(200, _envelope(value, sid), hold=stall + cost)
 
     async def _charged(self, call: _Call) -> tuple[Any, str | None, float]:
