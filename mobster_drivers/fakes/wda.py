@@ -503,7 +503,7 @@ def _static_script(tree: Mapping[str, Any], bundle: str, ios: str) -> AppScript:
             }
         },
     }
-    return AppScript.from_text(json.dumps(script), source="<captured tree>")
+    return AppScript.from_dict(script, source="<captured tree>")
 
 
 class FakeWda:
