@@ -21,7 +21,8 @@ Rule 5: a read (the replay's, every poll) is ``GET /wda/activeAppInfo`` and the 
         visibility is rebuilt from the tree (``_tree`` Rule 6). When the tree has ambiguous
         elements (pages stacked in one place, a pane under a cover), one predicate query asks WDA
         which of them are visible (``POST /elements``, ``label IN {…} AND visible == 1``). Its
-        answer is reused for the same tree for :data:`ANSWER_SECONDS` and forgotten at every
+        answer is reused for the same ambiguous elements (by path, role and label: a screen that
+        slides while it animates keeps it) for :data:`ANSWER_SECONDS`, and forgotten at every
         action. A WDA that refuses the query leaves them hidden.
 Rule 5a: the evidence read (the verdict's, ``EvidenceReads``) is the source that keeps WDA's own
         ``visible`` (:data:`EVIDENCE_PATH`): shown follows the phone (``_tree`` Rule 5).
@@ -85,9 +86,9 @@ from ._tree import (
     W3C_TAP_HOLD_MS,
     SourceRead,
     center_points,
+    keep_visible,
     pointer_actions,
     read_source,
-    resolve,
     same_rect,
     swipe_points,
     target_query,
@@ -129,8 +130,8 @@ SOURCE_PATH = "/source?format=json&excluded_attributes=visible,accessible"
 EVIDENCE_PATH = "/source?format=json&excluded_attributes=accessible"
 #: Where predicate queries go (Rules 5, 5b).
 ELEMENTS_PATH = "/elements"
-#: How long WDA's answer about a fast read's ambiguous elements is reused for the same tree, in
-#: seconds (Rule 5); any action forgets it.
+#: How long WDA's answer about a fast read's ambiguous elements is reused while the same elements
+#: are ambiguous, in seconds (Rule 5); any action forgets it.
 ANSWER_SECONDS = 2.0
 #: How long a swipe's drag lasts, in seconds (XCTest's drag, as Mobster's default swipe).
 SWIPE_SECONDS = 0.1
@@ -142,11 +143,15 @@ _INVALID_SESSION = "invalid session id"
 
 @attrs.frozen
 class _Answer:
-    """WDA's answer about one fast read's ambiguous elements: the resolved screen, and when."""
+    """WDA's answer about a fast read's ambiguous elements: which (by path) are visible, and when.
 
-    fingerprint: str
+    ``key`` is the app and each ambiguous element's path, role and label: frames are left out, so
+    a screen that slides while it animates keeps its answer (Rule 5).
+    """
+
+    key: tuple[object, ...]
     at: float
-    screen: Screen
+    keep: frozenset[str]
 
 
 @attrs.frozen
@@ -390,18 +395,17 @@ class WdaDevice:
         self._confirmed = frozenset()
         if not read.ambiguous:
             return read.screen
-        fingerprint = read.screen.fingerprint
+        key = (read.screen.app, *((e.path, e.role, e.label) for e in read.ambiguous))
         now = time.monotonic()
         answer = self._answer
-        if answer is not None and answer.fingerprint == fingerprint and now - answer.at <= ANSWER_SECONDS:
-            return answer.screen
+        if answer is not None and answer.key == key and now - answer.at <= ANSWER_SECONDS:
+            return keep_visible(read, answer.keep)
         query = visible_query(read.ambiguous)
         found = self._visible_elements(query) if query is not None and not self._no_queries else None
-        screen = resolve(read, found)
-        if found is not None:
-            kept = visible_paths(read, found)
-            self._confirmed = frozenset(e for e in screen.elements if e.path in kept)
-        self._answer = _Answer(fingerprint, now, screen)
+        keep = visible_paths(read, found) if found is not None else frozenset()
+        screen = keep_visible(read, keep)
+        self._confirmed = frozenset(e for e in screen.elements if e.path in keep)
+        self._answer = _Answer(key, now, keep)
         return screen
 
     def _visible_elements(self, query: str) -> list[Any] | None:

@@ -75,6 +75,7 @@ __all__ = [
     "W3C_TAP_HOLD_MS",
     "SourceRead",
     "center_points",
+    "keep_visible",
     "parse_xml_source",
     "pointer_actions",
     "read_source",
@@ -220,9 +221,13 @@ def resolve(read: SourceRead, found: Iterable[Any] | None) -> Screen:
     every other one is hidden. None (WDA couldn't answer) hides them all: a hidden label in a
     signature or a tap on it is worse than a missing one.
     """
+    return keep_visible(read, visible_paths(read, found) if found is not None else frozenset())
+
+
+def keep_visible(read: SourceRead, keep: frozenset[str]) -> Screen:
+    """The read's screen with every ambiguous element hidden but those at the paths in ``keep``."""
     if not read.ambiguous:
         return read.screen
-    keep = visible_paths(read, found) if found is not None else frozenset()
     asked = {e.path for e in read.ambiguous}
     elements = tuple(
         attrs.evolve(e, visible=False) if e.path in asked and e.path not in keep else e for e in read.screen.elements
