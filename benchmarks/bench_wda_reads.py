@@ -10,8 +10,10 @@ the **real clock**:
   nodes (``plain``), and through screens that also stack a hidden page under the shown one
   (``stacked``: the fast read must ask WDA once per new screen). Per step: the time from the end of
   the previous action to the end of this one, the number of polls (fast reads), and the **floor**:
-  the screen's transition, one fast read, and the tap. The claim measured: a step costs no more
-  than one fast read per poll beyond its floor (``overhead_s <= polls * fast_read_s``).
+  the screen's transition, one fast read, and the tap. The claim measured: a step that waits for
+  its screen costs no more than one fast read per poll beyond its floor (``overhead_s <= polls *
+  fast_read_s``, steps 2+); the first step, whose screen is already there, is reported apart (its
+  one poll plus the target check before the tap).
 - ``verdict``: the settled read the verdict takes on that screen (two evidence reads, 0.3 s apart).
 - ``trees``: on each of the eight real captures in ``../shared/wda-trees`` (when present), how many
   labelled elements each way of reading calls shown wrongly, against WDA's own flags: geometry only
@@ -245,6 +247,7 @@ def replay_scenario(name: str, *, stacked: bool, steps: int, runs: int, costs: R
             queries = sum(1 for f in finds if f.startswith("label IN"))
             checks = sum(1 for f in finds if f.startswith("type =="))
     later = [r for r in rows if r["step"] > 1]
+    first = [r for r in rows if r["step"] == 1]
     return {
         "scenario": name,
         "steps": steps,
@@ -261,7 +264,9 @@ def replay_scenario(name: str, *, stacked: bool, steps: int, runs: int, costs: R
         "requests_per_step": median(requests_per_step),
         "queries_last_run": queries,
         "checks_last_run": checks,
-        "all_within_one_fast_read_per_poll": all(r["within_one_fast_read_per_poll"] for r in rows),
+        "waiting_steps_within_one_fast_read_per_poll": all(r["within_one_fast_read_per_poll"] for r in later),
+        "first_step_overhead_s": median([r["overhead_s"] for r in first]),
+        "first_step_overhead_in_fast_reads": median([r["overhead_s"] / r["fast_read_s"] for r in first]),
         "per_step": rows,
     }
 
@@ -432,7 +437,12 @@ def _print(report: dict[str, Any]) -> None:
         out(
             f"  {s['scenario']:<8} {s['step_s']:7.3f}  {s['floor_s']:7.3f}  {s['overhead_s']:10.3f}  {s['polls']:5.1f}"
             f"  {bound:12.3f}  {s['check_s']:7.3f}  {s['requests_per_step']:13.1f}  "
-            f"{'yes' if s['all_within_one_fast_read_per_poll'] else 'NO':>6}  {s['fast_read_model_s']:12.3f}"
+            f"{'yes' if s['waiting_steps_within_one_fast_read_per_poll'] else 'NO':>6}  {s['fast_read_model_s']:12.3f}"
+        )
+    for s in report["replay"]:
+        out(
+            f"  {s['scenario']}: step 1 (its screen already there, one poll) costs {s['first_step_overhead_s']:.3f} s "
+            f"beyond its floor: {s['first_step_overhead_in_fast_reads']:.2f} fast reads (the target check)"
         )
     v = report["verdict"]
     out("")
