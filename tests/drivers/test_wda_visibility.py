@@ -81,7 +81,7 @@ def labels(screen: mc.Screen) -> set[str]:
 
 
 def test_wdas_answer_decides_the_stacked_pages_and_is_kept_until_an_action() -> None:
-    table = Table({"/elements": lambda body: [reply("Weekly summary", (80, 100, 200, 30))]})
+    table = Table({"/elements": lambda body: [reply("Weekly summary", (80, 100, 200, 30))], "/actions": {}})
     device = WdaDevice(table)
 
     async def go() -> tuple[mc.Screen, bool, mc.Screen, bool]:
