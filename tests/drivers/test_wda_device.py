@@ -552,3 +552,29 @@ def test_wda_without_device_info_or_version() -> None:
     assert info.kind is DeviceKind.SIMULATOR
     with pytest.raises(mc.DeviceError, match="doesn't say its iOS version"):
         run(WdaDevice(_Scripted({"/status": {"os": {}}})).info())
+
+
+def test_a_replayed_tap_on_a_lone_hidden_button_drifts_and_is_never_sent() -> None:
+    from tests.core.helpers import step_on
+
+    with FakeWda(script(extra=HIDDEN), lifetime=60) as fake:
+        device = WdaDevice(fake.url)
+        replayer = mc.Replayer(
+            device,
+            mc.SystemClock(),
+            kind=DeviceKind.SIMULATOR,
+            provenance=mc.Provenance(),
+            policy=mc.PollPolicy(interval=0.01, drift_after=0.05, give_up_after=0.5),
+        )
+
+        async def go() -> mc.ReplayResult:
+            await device.launch("com.example.hidden", LaunchOptions())
+            recorded = await device.read()  # the fast read shows Ghost: a step can be recorded on it
+            step = step_on(recorded, label="Ghost")
+            return await replayer.run([step])
+
+        result = run(go())
+        sent = posts(fake)
+    assert result.stop is mc.Stop.DRIFTED
+    assert result.message.endswith('"Ghost" is in the tree but hidden: the device says it isn\'t visible')
+    assert "/actions" not in sent
