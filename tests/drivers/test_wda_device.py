@@ -16,6 +16,7 @@ from mobster_core.testing import SPRINGBOARD, check_device
 from mobster_drivers.fakes.wda import FakeWda
 from mobster_drivers.scripted import AppScript, sample_path
 from mobster_drivers.wda import SESSION_SETTINGS, SOURCE_PATH, WdaDevice, WdaErrorReply, WdaReply, WdaTimeouts
+from tests.core.helpers import step_on
 
 YOURAPP = "com.example.yourapp"
 ALL_CHECKS = [
@@ -555,8 +556,6 @@ def test_wda_without_device_info_or_version() -> None:
 
 
 def test_a_replayed_tap_on_a_lone_hidden_button_drifts_and_is_never_sent() -> None:
-    from tests.core.helpers import step_on
-
     with FakeWda(script(extra=HIDDEN), lifetime=60) as fake:
         device = WdaDevice(fake.url)
         replayer = mc.Replayer(
