@@ -43,7 +43,7 @@ from .exceptions import (
     ScriptError,
     UnknownOutcome,
 )
-from .protocols import Clock, Device, Model, Screenshots
+from .protocols import Clock, Device, EvidenceReads, Model, Screenshots, TargetChecks
 
 __all__ = [
     "ACTION_TOOL",
@@ -79,6 +79,7 @@ __all__ = [
     "EffectLedger",
     "Element",
     "Env",
+    "EvidenceReads",
     "ExpectError",
     "FailureClass",
     "HealEnd",
@@ -126,6 +127,7 @@ __all__ = [
     "SuiteStopped",
     "SystemClock",
     "Target",
+    "TargetChecks",
     "UnknownOutcome",
     "UnknownOutcomePending",
     "UnsafeFile",

@@ -383,6 +383,6 @@ def _relocate(seen: Screen, screen: Screen, old: Element) -> Element | None:
     """
     if not old.label:
         now = screen.element_at(old.path)
-        return now if now is not None and now.role == old.role and now.visible else None
+        return now if now is not None and now.role == old.role and screen.is_shown(now) else None
     count, nth = position(seen, old)
     return pick(screen.find(old.role, old.label), count=count, nth=nth, path=old.path)

@@ -37,12 +37,15 @@ Rule 7: ``equals`` on ``value`` compares by the type written: a boolean reads th
         value (thousands groups of exactly three digits, separated by commas or spaces) at the
         expected number's own precision (against ``3`` the value 3.4 reads as 3; against ``39.99``
         the value 39 does not match); a string is normalized exact equality.
-Rule 8: an element is *shown* when, judged on the element alone: it is visible itself (an
-        ancestor's visibility is not inherited); its frame overlaps the screen with positive area;
-        it is not the Application or a Window; and it is not an unlabelled, unidentified Switch
-        nested inside a Switch (a SwiftUI Toggle reports as two switches).
+Rule 8: an element is *shown* by the screen's one rule (:meth:`Screen.is_shown`): visible itself
+        (an ancestor's visibility is not inherited), its frame overlapping the screen with positive
+        area, not the Application or a Window, and not the unlabelled inner Switch of a SwiftUI
+        Toggle. The signature and the matcher use the same rule.
 Rule 9: evaluation is pure: one screen in, one result per assertion out, all on the same read.
-        A failing assertion says what was found instead: near misses, the value, the count.
+        A failing assertion says what was found instead: near misses, the value, the count (what
+        was counted, by label or the text inside, up to ``MAX_LISTED``), the elements that match
+        but aren't shown, and a role that doesn't match (``"Share week" is on the screen as a
+        Button, not a tab``). A field that shows its placeholder reads as "" and says so.
 """
 
 from __future__ import annotations
@@ -114,6 +117,8 @@ MAX_EQUALS_DIGITS = 30
 MAX_EQUALS_PLACES = 10
 #: The most matching elements kept in a result.
 MAX_MATCHES = 10
+#: The most elements a failing ``count`` names (then "…and N more").
+MAX_LISTED = 10
 #: Near misses listed for a failing assertion: up to 5 close ones (difflib ratio >= 0.6), else up
 #: to 3 that are somewhat alike (ratio >= 0.3).
 _NEAR_CLOSE, _NEAR_CLOSE_CUTOFF, _NEAR_SOME, _NEAR_SOME_CUTOFF = 5, 0.6, 3, 0.3
@@ -909,11 +914,6 @@ class _Node:
     in_tab_bar: bool
 
 
-def _overlaps_screen(frame: tuple[float, float, float, float]) -> bool:
-    x, y, w, h = frame
-    return min(x + w, 1.0) - max(x, 0.0) > 0 and min(y + h, 1.0) - max(y, 0.0) > 0
-
-
 def _ancestor_paths(path: str) -> Iterable[str]:
     while "/" in path[1:]:
         path = path.rsplit("/", 1)[0]
@@ -925,16 +925,13 @@ class _View:
 
     def __init__(self, screen: Screen) -> None:
         by_path = {e.path: e for e in screen.elements}
+        shown = screen.shown_paths
         self.screen = screen
         self.nodes: list[_Node] = []
         for e in screen.elements:
-            above = {by_path[p].role for p in _ancestor_paths(e.path) if p in by_path}
-            twin_switch = e.role == "Switch" and not e.label and not e.identifier and "Switch" in above
-            shown = (
-                e.visible and _overlaps_screen(e.frame) and e.role not in ("Application", "Window") and not twin_switch
-            )
+            in_tab_bar = any(p in by_path and by_path[p].role == "TabBar" for p in _ancestor_paths(e.path))
             self.nodes.append(
-                _Node(e, shown, normalize(e.identifier), normalize(e.label), normalize(e.value), "TabBar" in above)
+                _Node(e, e.path in shown, normalize(e.identifier), normalize(e.label), normalize(e.value), in_tab_bar)
             )
         self.shown = [n for n in self.nodes if n.shown]
         self.hidden = [n for n in self.nodes if not n.shown]
@@ -959,10 +956,28 @@ class _View:
         shown = ", ".join(self.name(n) for n in nodes[:3])
         return shown + (f" and {len(nodes) - 3} more" if len(nodes) > 3 else "")
 
+    def text_name(self, node: _Node) -> str:
+        """An element by what a person reads: its label, else the first label inside it, quoted."""
+        e = node.element
+        if e.label:
+            return _json(_cut(e.label))
+        inside = e.path + "/"
+        for other in self.screen.elements:
+            if other.path.startswith(inside) and other.label:
+                return _json(_cut(other.label))
+        if e.identifier:
+            return _cut(e.identifier)
+        return f"{e.role} at {e.path}"
+
+    def listing(self, nodes: Sequence[_Node]) -> str:
+        """Up to ``MAX_LISTED`` elements by :meth:`text_name`, then "…and N more"."""
+        listed = ", ".join(self.text_name(n) for n in nodes[:MAX_LISTED])
+        return listed + (f" \u2026and {len(nodes) - MAX_LISTED} more" if len(nodes) > MAX_LISTED else "")
+
 
 def shown_elements(screen: Screen) -> tuple[Element, ...]:
     """The elements of ``screen`` that count as shown (Rule 8), in tree order."""
-    return tuple(n.element for n in _View(screen).shown)
+    return screen.shown
 
 
 # -- evaluation -----------------------------------------------------------------------------
@@ -1055,22 +1070,82 @@ def _selected(assertion: Assertion, selector: Selector, view: _View) -> _Outcome
     if assertion.kind is Kind.COUNT:
         limit = int(expected)
         ok = {"equals": count == limit, "at_least": count >= limit, "at_most": count <= limit}[op]
-        return ok, f"found {count}" + ("" if ok else _hidden_note(_hidden(selector, view))), matches
+        if ok:
+            return ok, f"found {count}", matches
+        return False, _count_note(count, matches, selector, view), matches
     if not matches:
         return False, _not_found("not found", selector, view), matches
     if count > 1:
         return False, f"ambiguous: {count} match ({view.names(matches)})", matches
     node = matches[0]
     ok, note = _compare(expected, node.value)
+    placeholder = node.element.placeholder
+    if placeholder and not node.value:
+        note += f" (it shows its placeholder {_json(_cut(placeholder))})"
     return ok, f"{view.name(node)} is {_json(_cut(node.value))}{note}", matches
 
 
-def _hidden(selector: Selector, view: _View) -> int:
-    return sum(1 for n in view.hidden if selector._matches(n))
+def _count_note(count: int, matches: Sequence[_Node], selector: Selector, view: _View) -> str:
+    """A failing count: what it counted, and what it left out as not shown."""
+    text = f"found {count}" + (f": {view.listing(matches)}" if matches else "")
+    left_out = _hidden(selector, view)
+    if left_out:
+        text += f"; left out {len(left_out)} not shown (hidden, covered or off screen): {view.listing(left_out)}"
+    elif not matches and (role := _role_note(selector, view)):
+        text += f"; {role}"
+    return text
+
+
+def _hidden(selector: Selector, view: _View) -> list[_Node]:
+    """The elements that match but aren't shown, without containers and Toggles' inner switches."""
+    return [n for n in view.hidden if _countable(n) and selector._matches(n)]
+
+
+def _countable(node: _Node) -> bool:
+    # Hidden matches are reported to a person: leave out what is never shown whatever the screen
+    # (the app's window, a Toggle's inner switch) so "left out" names only what could have been.
+    e = node.element
+    if e.role in ("Application", "Window"):
+        return False
+    return not (e.role == "Switch" and not e.label and not e.identifier)
+
+
+def _role_note(selector: Selector, view: _View) -> str:
+    """``"Share week" is on the screen as a Button, not a tab`` when only the role is wrong, else ""."""
+    if selector.role is None:
+        return ""
+    loose = attrs.evolve(selector, role=None) if _has_other_fields(selector) else None
+    if loose is None:
+        return ""
+    others = [n for n in view.shown if loose._matches(n)]
+    if not others:
+        return ""
+    roles: list[str] = []
+    for n in others:
+        if n.element.role not in roles:
+            roles.append(n.element.role)
+    what = (
+        _json(_cut(others[0].element.label))
+        if selector.label is not None and others[0].element.label
+        else (view.name(others[0]))
+    )
+    kinds = " and ".join(f"{_article(r)} {r}" for r in roles[:3])
+    return f"{what} is on the screen as {kinds}, not {_article(selector.role)} {selector.role}"
+
+
+def _has_other_fields(selector: Selector) -> bool:
+    return any(getattr(selector, k) is not None for k in _SELECTOR_KEYS if k != "role")
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def _not_found(text: str, selector: Selector, view: _View) -> str:
-    """Near misses by id, else label, else value; and the matches that aren't shown."""
+    """The role that didn't match, else near misses by id, label or value; and what isn't shown."""
+    role = _role_note(selector, view)
+    if role:
+        return role + _hidden_note(len(_hidden(selector, view)))
     for what, attr, field in (
         ("ids", "ident", selector.id),
         ("labels", "label", selector.label),
@@ -1080,7 +1155,7 @@ def _not_found(text: str, selector: Selector, view: _View) -> str:
             candidates = [c for n in view.shown if (c := getattr(n, attr))]
             text += _near_note(field.word, candidates, f" {what}")
             break
-    return text + _hidden_note(_hidden(selector, view))
+    return text + _hidden_note(len(_hidden(selector, view)))
 
 
 def _hidden_note(count: int) -> str:

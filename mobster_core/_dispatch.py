@@ -11,6 +11,8 @@ Rule 5: a read that fails is tried once more; a read that fails twice after an a
         sent is an unknown outcome (the action may have changed the app).
 Rule 6: masked text never reaches the journal: it is written as null.
 Rule 7: a run stopped (cancelled) while an action is in flight journals that action as unknown.
+Rule 8: before acting on an element, a device that can (``TargetChecks``) confirms it is shown; the
+        check is a read (tried once more when it fails, as Rule 5).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ._settle import DEFAULT_POLICY, PollPolicy
 from ._steps import Op
 from ._typing_rules import is_masked
 from .exceptions import DeviceError, UnknownOutcome
-from .protocols import Clock, Device
+from .protocols import Clock, Device, TargetChecks
 
 __all__ = ["BULLET", "DispatchFailed", "Dispatcher", "Failure"]
 
@@ -98,6 +100,27 @@ class Dispatcher:
                     raise DispatchFailed(Failure.DEVICE, f"couldn't read the screen: {exc}") from exc
                 raise DispatchFailed(
                     Failure.UNKNOWN_OUTCOME, unknown_message(f"reading the screen for {what}", exc)
+                ) from exc
+
+    async def target_shown(self, element: Element, what: str = "the app") -> bool:
+        """Rule 8: is ``element`` (from the latest read) shown, by the device's own account?
+
+        True when the device can't tell (it has no ``TargetChecks``).
+        """
+        device = self.device
+        if not isinstance(device, TargetChecks):
+            return True
+        try:
+            return await device.check_target(element)
+        except DeviceError as first:
+            log.debug("target check failed, checking once more", error=str(first))
+            try:
+                return await device.check_target(element)
+            except DeviceError as exc:
+                if not self.sent_any:
+                    raise DispatchFailed(Failure.DEVICE, f"couldn't check the target: {exc}") from exc
+                raise DispatchFailed(
+                    Failure.UNKNOWN_OUTCOME, unknown_message(f"checking the target for {what}", exc)
                 ) from exc
 
     async def launch(self, bundle: str, options: Any, *, key: str = "launch") -> None:

@@ -85,14 +85,15 @@ ACTION_TOOL: dict[str, Any] = {
 def screen_rows(screen: Screen, *, limit: int = MAX_ROWS) -> tuple[str, dict[str, int]]:
     """The screen as numbered rows, and a map from row id to the element's index in ``screen``.
 
-    Only visible elements with a label, value or identifier are shown; row ids are ``e`` plus the
-    element's index in the read, so they stay stable within one read.
+    Only shown elements (``Screen.is_shown``) with a label, value or identifier are listed; row ids
+    are ``e`` plus the element's index in the read, so they stay stable within one read.
     """
     rows: list[str] = [f"app in front: {screen.app}"]
     ids: dict[str, int] = {}
     shown = 0
+    on_screen = screen.shown_paths
     for i, e in enumerate(screen.elements):
-        if not e.visible or not (e.label or e.value or e.identifier):
+        if e.path not in on_screen or not (e.label or e.value or e.identifier):
             continue
         if shown == limit:
             rows.append(f"(the screen has more elements; only the first {limit} are shown)")

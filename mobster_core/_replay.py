@@ -13,6 +13,9 @@ Rule 4: a refused action is never sent; the replay ends there.
 Rule 5: a live step (text the model writes each run, masked text) is done by the live-step
         handler, the model; with none, the replay ends asking for a model.
 Rule 6: a read that fails is tried once more (reads are safe to repeat; actions are not).
+Rule 7: a step whose target matched is acted on only when the device confirms the target is shown
+        (``TargetChecks``); a target the device says is hidden counts as no match on that read, so
+        the replay keeps waiting and the step drifts if it stays hidden. It is never tapped.
 """
 
 from __future__ import annotations
@@ -205,6 +208,15 @@ class Replayer:
             screen = await self.dispatch.read(f"step {index}")
             state = state.observe(started=started, fingerprint=screen.fingerprint)
             match = match_step(step, screen, settled=state.settled)
+            if (
+                match.ok
+                and match.element is not None
+                and not await self.dispatch.target_shown(match.element, f"step {index}")
+            ):
+                # Rule 7: the tree has it, the phone doesn't show it (a view faded out keeps its frame).
+                label = match.element.label or f"{match.element.role} at {match.element.path}"
+                reason = f'"{label}" is in the tree but hidden: the device says it isn\'t visible'
+                match = attrs.evolve(match, ok=False, reason=reason, rule="target")
             if match.ok:
                 return screen, match, self.clock.now() - state.began, state.settled
 

@@ -3,16 +3,27 @@
 Rule 1: an element's ``frame`` is ``(x, y, w, h)`` normalized to the screen, each in 0..1.
 Rule 2: an element's ``path`` is its index path in the tree. The app's root element is ``/0``;
         its first child is ``/0/0``; the second child of its third child is ``/0/2/1``.
-Rule 3: the *signature* is the sorted list of unique ``[role, label]`` pairs of the visible
-        elements with a non-empty label. Frames and values are not part of it.
+Rule 3: the *signature* is the sorted list of unique ``[role, label]`` pairs of the *shown*
+        elements with a non-empty label (Rule 7). Frames and values are not part of it.
 Rule 4: the *screen hash* is the first 16 hex digits of SHA-256 over the canonical JSON of the
         signature.
 Rule 5: the *read fingerprint* covers everything a read returned (the app, and each element's
         path, role, label, identifier, value, enabled, visible, selected and frame rounded to
-        whole points). Two reads in a row *agree* when their fingerprints are equal.
+        whole points, and the placeholder when there is one). Two reads in a row *agree* when their
+        fingerprints are equal.
 Rule 6: the similarity of two screens is the Jaccard index of their signatures as sets; two
         empty signatures are 1.0 alike.
-Rule 7: a screen's text is valid Unicode: a lone surrogate from the device (an app that cut a
+Rule 7: an element is *shown* when, judged on the element alone: it is visible itself (an
+        ancestor's visibility is not inherited: SwiftUI reports a Form's or List's collection view
+        as not visible while its rows show); its frame overlaps the screen with positive area; it
+        is not the Application or a Window; and it is not an unlabelled, unidentified Switch
+        nested inside a Switch (a SwiftUI Toggle reports as two switches). An element whose frame
+        is all zeros has no geometry to judge (a screen written by hand leaves frames out); a
+        driver always gives frames. This one rule decides the signature (Rule 3), the matcher's
+        targets (:meth:`Screen.find`) and what the assertions see.
+Rule 8: ``placeholder`` is the text a field shows while it is empty; a driver reads such a field
+        with ``value`` "" (WDA reports the placeholder as the value of an empty field).
+Rule 9: a screen's text is valid Unicode: a lone surrogate from the device (an app that cut a
         label in the middle of an emoji) reads as U+FFFD (``_text.py``, Rule 1).
 """
 
@@ -35,7 +46,10 @@ Frame = tuple[float, float, float, float]
 #: The screen size in points used when a read does not say (an iPhone 15/16/17 Pro).
 DEFAULT_SCREEN_SIZE: tuple[int, int] = (402, 874)
 
-_ELEMENT_KEYS = ("role", "label", "id", "value", "frame", "enabled", "visible", "selected", "children")
+_ELEMENT_KEYS = ("role", "label", "id", "value", "frame", "enabled", "visible", "selected", "placeholder", "children")
+#: Elements that are never shown themselves: the screen's containers (Rule 7).
+_CONTAINER_ROLES = frozenset({"Application", "Window"})
+_NO_FRAME: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
 
 @attrs.frozen
@@ -43,6 +57,8 @@ class Element:
     """One element of the accessibility tree.
 
     ``role`` is the XCUIElementType name without its prefix (``Button``, ``StaticText``, …).
+    ``visible`` is what the device says of the element itself; whether it counts as shown is
+    :meth:`Screen.is_shown` (module Rule 7). ``placeholder`` is the text an empty field shows.
     """
 
     role: str
@@ -54,6 +70,7 @@ class Element:
     visible: bool = True
     selected: bool = False
     path: str = "/0/0"
+    placeholder: str = ""
 
     @property
     def center(self) -> tuple[float, float]:
@@ -80,10 +97,10 @@ class Screen:
     size: tuple[int, int] = DEFAULT_SCREEN_SIZE
 
     def __attrs_post_init__(self) -> None:
-        # Rule 7, checked once for the whole read: the common case costs one join and one encode.
+        # Rule 9, checked once for the whole read: the common case costs one join and one encode.
         texts = [self.app]
         for e in self.elements:
-            texts += (e.role, e.label, e.identifier, e.value, e.path)
+            texts += (e.role, e.label, e.identifier, e.value, e.placeholder, e.path)
         try:
             "".join(texts).encode("utf-8")
         except UnicodeEncodeError:
@@ -91,9 +108,23 @@ class Screen:
             object.__setattr__(self, "elements", tuple(_valid_element(e) for e in self.elements))
 
     @cached_property
+    def shown(self) -> tuple[Element, ...]:
+        """The elements that count as shown (Rule 7), in tree order."""
+        return tuple(e for e, ok in zip(self.elements, _shown_flags(self.elements), strict=True) if ok)
+
+    @cached_property
+    def shown_paths(self) -> frozenset[str]:
+        """The tree paths of the shown elements."""
+        return frozenset(e.path for e in self.shown)
+
+    def is_shown(self, element: Element) -> bool:
+        """Does ``element`` (one of this screen's) count as shown (Rule 7)?"""
+        return element.path in self.shown_paths and self.element_at(element.path) == element
+
+    @cached_property
     def signature_pairs(self) -> tuple[tuple[str, str], ...]:
         """The signature as sorted ``(role, label)`` tuples (Rule 3)."""
-        return tuple(sorted({e.pair for e in self.elements if e.visible and e.label}))
+        return tuple(sorted({e.pair for e in self.shown if e.label}))
 
     @cached_property
     def signature_set(self) -> frozenset[tuple[str, str]]:
@@ -128,28 +159,34 @@ class Screen:
                 round(e.frame[1] * height),
                 round(e.frame[2] * width),
                 round(e.frame[3] * height),
+                # Only when set, so a screen without placeholders keeps the digest it always had.
+                *([e.placeholder] if e.placeholder else []),
             ]
             for e in self.elements
         ]
         return digest([self.app, rows], 32)
 
     def find(self, role: str, label: str) -> list[Element]:
-        """The visible elements with exactly this role and label (no partial labels)."""
-        return [e for e in self.elements if e.visible and e.role == role and e.label == label]
+        """The shown elements (Rule 7) with exactly this role and label (no partial labels)."""
+        return [e for e in self.shown if e.role == role and e.label == label]
+
+    @cached_property
+    def _by_path(self) -> dict[str, Element]:
+        out: dict[str, Element] = {}
+        for e in self.elements:
+            out.setdefault(e.path, e)
+        return out
 
     def element_at(self, path: str) -> Element | None:
         """The element at a tree path, or None."""
-        for e in self.elements:
-            if e.path == path:
-                return e
-        return None
+        return self._by_path.get(path)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Screen:
         """Build a screen from ``{"app": …, "elements": [...], "size": [w, h]}``.
 
         Each element takes ``role`` (required) and optionally ``label``, ``id``, ``value``,
-        ``frame``, ``enabled``, ``visible``, ``selected`` and ``children``. The listed elements are
+        ``frame``, ``enabled``, ``visible``, ``selected``, ``placeholder`` and ``children``. The listed elements are
         the children of the app's root element ``/0``. Raises ``ValueError`` naming the key.
         """
         if not isinstance(data, Mapping):
@@ -176,6 +213,7 @@ def _valid_element(e: Element) -> Element:
         label=valid_text(e.label),
         identifier=valid_text(e.identifier),
         value=valid_text(e.value),
+        placeholder=valid_text(e.placeholder),
         path=valid_text(e.path),
     )
 
@@ -235,12 +273,57 @@ def _flatten(raw: Sequence[Any], parent: str, where: str, out: list[Element]) ->
                 visible=_flag(item, "visible", key, default=True),
                 selected=_flag(item, "selected", key, default=False),
                 path=path,
+                placeholder=_text(item, "placeholder", key),
             )
         )
         children = item.get("children", [])
         if not isinstance(children, Sequence) or isinstance(children, str):
             raise ValueError(f"screen.{key}.children: expected a list of elements")
         _flatten(children, path, f"{key}.children", out)
+
+
+def _parent_path(path: str) -> str | None:
+    head, sep, _ = path.rpartition("/")
+    return head if sep and head else None
+
+
+def _overlaps_screen(frame: Frame) -> bool:
+    x, y, w, h = frame
+    return min(x + w, 1.0) - max(x, 0.0) > 0 and min(y + h, 1.0) - max(y, 0.0) > 0
+
+
+def _shown_flags(elements: Sequence[Element]) -> list[bool]:
+    """Rule 7 for every element, in order (ancestors are looked up by path)."""
+    roles = {e.path: e.role for e in elements}
+    # Does a path have a Switch among its ancestors? Memoized by path, walked without recursion.
+    under_switch: dict[str, bool] = {}
+
+    def switch_above(path: str) -> bool:
+        chain: list[str] = []
+        parent = _parent_path(path)
+        answer = False
+        while parent is not None:
+            if roles.get(parent) == "Switch":
+                answer = True
+                break
+            if parent in under_switch:
+                answer = under_switch[parent]
+                break
+            chain.append(parent)
+            parent = _parent_path(parent)
+        for seen in chain:
+            under_switch[seen] = answer
+        return answer
+
+    flags: list[bool] = []
+    for e in elements:
+        if not e.visible or e.role in _CONTAINER_ROLES or (e.frame != _NO_FRAME and not _overlaps_screen(e.frame)):
+            flags.append(False)
+        elif e.role == "Switch" and not e.label and not e.identifier and switch_above(e.path):
+            flags.append(False)  # the inner switch of a SwiftUI Toggle
+        else:
+            flags.append(True)
+    return flags
 
 
 def _text(item: Mapping[str, Any], name: str, where: str, *, required: bool = False) -> str:

@@ -13,6 +13,9 @@ Rule 3: a caller may pass ``accept``: then a settled read decides early only whe
         it fails keeps the reads going, because a slow screen may still finish loading.
 Rule 4: the baseline (only for a check with steps) is the same read with ``BASELINE_POLICY``: every
         0.3 s for at most 3 s. It counts as taken only when it settled.
+Rule 4a: every read of a settled read is the device's *evidence read* when it has one
+        (``EvidenceReads``: the read that keeps the phone's own visibility of each element, which
+        a fast read may leave out), else its ``read``. What counts as shown is decided on it.
 Rule 5: :func:`decide` picks the outcome, first matching rule wins: ``failed``
         ``app_not_running`` (the app under test is not in front at the end); ``failed``
         ``assertion`` (an assertion failed); ``needs_review`` ``no_assertions``; ``needs_review``
@@ -35,7 +38,7 @@ import attrs
 
 from ._assertions import Assertion, AssertionResult
 from ._screen import Screen
-from .protocols import Clock, Device
+from .protocols import Clock, Device, EvidenceReads
 
 __all__ = [
     "BASELINE_POLICY",
@@ -281,20 +284,21 @@ async def settled_read(
     *,
     accept: Callable[[Screen], bool] | None = None,
 ) -> SettledRead:
-    """Read the screen until it settles or the policy's timeout passes (Rules 2 and 3).
+    """Read the screen until it settles or the policy's timeout passes (Rules 2, 3 and 4a).
 
     A read that fails raises the device's error (``DeviceError``); nothing is retried here.
     """
+    read = device.read_evidence if isinstance(device, EvidenceReads) else device.read
     began = clock.now()
     state = policy.start(began)
-    screen = await device.read()
+    screen = await read()
     state = state.observe(started=began, fingerprint=screen.fingerprint, accepted=_holds(accept, screen))
     while (decision := policy.next(state, clock.now())).action is not ReadAction.DONE:
         if decision.action is ReadAction.SLEEP:
             await clock.sleep(decision.until - clock.now())
             continue
         started = clock.now()
-        screen = await device.read()
+        screen = await read()
         state = state.observe(started=started, fingerprint=screen.fingerprint, accepted=_holds(accept, screen))
     return SettledRead(screen=screen, stable=decision.stable, reads=state.reads, seconds=clock.now() - began)
 

@@ -10,9 +10,9 @@ from typing import Protocol, runtime_checkable
 
 from ._device import Action, AppInfo, DeviceInfo, LaunchOptions
 from ._model import Decision, Prompt
-from ._screen import Screen
+from ._screen import Element, Screen
 
-__all__ = ["Clock", "Device", "Model", "Screenshots"]
+__all__ = ["Clock", "Device", "EvidenceReads", "Model", "Screenshots", "TargetChecks"]
 
 
 @runtime_checkable
@@ -71,6 +71,38 @@ class Screenshots(Protocol):
 
     async def screenshot(self) -> bytes:
         """The screen as a PNG image."""
+        ...
+
+
+@runtime_checkable
+class EvidenceReads(Protocol):
+    """**Protocol:** an optional ability of a device whose :meth:`Device.read` is a fast read.
+
+    A fast read may leave out what is costly to ask for (WebDriverAgent's own ``visible`` flag,
+    about 4 ms an element), so some hidden content can read as visible. The verdict's settled
+    read (and the baseline) use ``read_evidence`` instead when a device has it: the read that
+    says of each element what the phone itself says. A device whose ``read`` is already truthful
+    (the scripted phone) doesn't need it. Same errors as ``read``.
+    """
+
+    async def read_evidence(self) -> Screen:
+        """Read the tree with each element's own visibility, as the device reports it."""
+        ...
+
+
+@runtime_checkable
+class TargetChecks(Protocol):
+    """**Protocol:** an optional ability: confirm an element is shown right before acting on it.
+
+    ``element`` comes from the device's latest read. The answer is the device's own (for
+    WebDriverAgent, one predicate query for that element with ``visible == 1``), so content a
+    fast read can't tell apart from what is shown (a view faded out with opacity keeps its
+    frame) is never tapped: the replay waits instead, and the step drifts if it stays hidden.
+    Same errors as ``read``; a device that can't tell answers True.
+    """
+
+    async def check_target(self, element: Element) -> bool:
+        """Is ``element`` shown now, by the device's own account?"""
         ...
 
 

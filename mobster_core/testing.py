@@ -20,7 +20,7 @@ from ._device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, Launc
 from ._screen import Screen
 from ._steps import Op
 from .exceptions import DeviceError, MobsterError
-from .protocols import Device, Screenshots
+from .protocols import Device, EvidenceReads, Screenshots, TargetChecks
 
 __all__ = ["SPRINGBOARD", "FakeClock", "check_device"]
 
@@ -167,7 +167,46 @@ async def check_device(
         png = await device.screenshot()
         _expect(isinstance(png, bytes) and png.startswith(b"\x89PNG\r\n\x1a\n"), "a screenshot is PNG bytes")
         ran.append("screenshot")
+    abilities: list[tuple[str, type, Callable[[Device, str], Awaitable[None]]]] = [
+        ("evidence read", EvidenceReads, _check_evidence),
+        ("target check", TargetChecks, _check_target),
+    ]
+    for name, ability, check_ability in abilities:
+        device = make_device()
+        if inspect.isawaitable(device):
+            device = await device
+        if isinstance(device, ability):
+            try:
+                await check_ability(device, app)
+            except AssertionError as exc:
+                raise AssertionError(f"check_device [{name}]: {exc}") from exc
+            except MobsterError as exc:
+                raise AssertionError(f"check_device [{name}]: raised {type(exc).__name__}: {exc}") from exc
+            ran.append(name)
     return ran
+
+
+async def _check_evidence(device: Device, app: str) -> None:
+    """An evidence read is a read of the same tree: same app, paths, roles and labels."""
+    assert isinstance(device, EvidenceReads)
+    await device.launch(app, LaunchOptions())
+    fast = await device.read()
+    evidence = await device.read_evidence()
+    _check_screen(evidence)
+    _expect(evidence.app == fast.app == app, f"the evidence read is of {evidence.app}, not {app}")
+    mine = [(e.path, e.role, e.label) for e in evidence.elements]
+    theirs = [(e.path, e.role, e.label) for e in fast.elements]
+    _expect(mine == theirs, "the evidence read and the read of a still screen hold different elements")
+
+
+async def _check_target(device: Device, app: str) -> None:
+    """A target check confirms a shown element of a still screen."""
+    assert isinstance(device, TargetChecks)
+    await device.launch(app, LaunchOptions())
+    screen = await device.read()
+    labelled = [e for e in screen.shown if e.label]
+    _expect(bool(labelled), f"the first screen of {app} shows no labelled element to check")
+    _expect(await device.check_target(labelled[0]) is True, f"a shown element ({labelled[0].label!r}) isn't confirmed")
 
 
 def _expect(condition: bool, message: str) -> None:

@@ -1,7 +1,8 @@
-r"""A fake WebDriverAgent on loopback that serves a scripted phone over the WDA protocol (SPEC §13).
+r"""A fake WebDriverAgent on loopback: a scripted phone, or a captured tree, over the WDA protocol.
 
 The real facebook-wda client (and :class:`~mobster_drivers.wda.WdaDevice`) talks to it over a real
-socket, so a test sees what a user would: WDA's routes, its JSON envelope, its error shapes.
+socket, so a test sees what a user would: WDA's routes, its JSON envelope, its error shapes, its
+source trees.
 
 ::
 
@@ -14,23 +15,33 @@ socket, so a test sees what a user would: WDA's routes, its JSON envelope, its e
         ...
         assert [r.route for r in wda.requests if r.method == "POST"][-1] == "/actions"
 
-From a shell: ``python -m mobster_drivers.fakes.wda --app APP.yaml [--port N]`` prints the URL on
-its first line and serves until interrupted (or ``--lifetime`` seconds).
+    with FakeWda(tree="settings-root.xml") as wda:  # a real capture, served as a static app
+        ...
+
+From a shell: ``python -m mobster_drivers.fakes.wda --app APP.yaml [--port N]`` or
+``python -m mobster_drivers.fakes.wda --tree SOURCE.xml [--bundle ID]`` prints the URL on its first
+line and serves until interrupted (or ``--lifetime`` seconds); ``mobster verify --wda URL --check
+FILE`` then judges the capture.
 
 Rule 1: WDA's envelope: every reply is JSON ``{"value": …, "sessionId": …}`` with a
         Content-Length; an error puts ``{"error", "message", "traceback"}`` in ``value`` with
         WDA's HTTP status (404 ``unknown command`` for an unknown route, 404 ``invalid session id``
-        for a stale session, 400 ``invalid argument``, 500 ``unknown error``).
-Rule 2: routes exist with and without the ``/session/{id}`` prefix where WDA has both; the app and
-        gesture routes (``/wda/apps/*``, ``/wda/tap``, ``/wda/keys``, ``/actions``, ``/url``, …)
-        only under a session, as in WDA.
+        for a stale session, 404 ``no such element``, 400 ``invalid argument`` and ``invalid
+        selector``, 500 ``unknown error``).
+Rule 2: routes exist with the ``/session/{id}`` prefix, without it, or both, as WDA registers them
+        (:data:`WITHOUT_SESSION_ONLY`, :data:`SESSION_ONLY`, the rest both). A route asked for in
+        the other form is an unknown command (404), whatever the session id: ``/status`` and
+        ``/wda/homescreen`` under ``/session/{id}`` answer 404, as on WDA.
 Rule 3: the phone is a :class:`~mobster_drivers.scripted.ScriptedPhone` on the system clock, in
         its own event loop in a daemon thread; handler threads hand it coroutines. Its latency
         profile is real time here.
-Rule 4: the source tree is WDA's: JSON with ``type`` without the prefix, or XML with
-        ``XCUIElementType`` tags, rects in points, string booleans. ``excluded_attributes`` is
-        honoured; as the fast read can't see a hidden flag, an element the script hides is served
-        with no area when ``visible`` is excluded (a hidden view has none on a phone either).
+Rule 4: the source is WDA's: JSON (``type`` without the prefix, ``rawIdentifier``, string booleans
+        ``"1"``/``"0"``, ``rect`` in whole points, ``frame``, ``traits`` as trait names such as
+        ``"Selected, Button"``, ``placeholderValue`` on text inputs) or XML (``XCUIElementType``
+        tags, ``"true"``/``"false"``). ``excluded_attributes`` removes attributes and nothing
+        else: a hidden view keeps its full frame, so a read without ``visible`` can't tell it
+        from a shown one, as on WDA. An empty field with a placeholder reports the placeholder as
+        its value, as on WDA.
 Rule 5: a coordinate tap hits the topmost visible element under the point that does something
         (leads somewhere, or takes typing), else the topmost one; a tap on a text field focuses
         it, and ``/wda/keys`` types into the focused field (nothing happens without one, as on a
@@ -43,12 +54,48 @@ Rule 6: faults: the phone's own (:meth:`FakeWda.fail_next_action` drops the acti
 Rule 7: every request is recorded in :attr:`FakeWda.requests` before it is handled.
 Rule 8: the fake binds 127.0.0.1 only, answers one request per connection (HTTP/1.0) and stops by
         itself after ``lifetime`` seconds.
+Rule 9: ``POST /elements`` and ``POST /element`` find elements in the app in front (the app itself
+        first, then its descendants in tree order) with the ``predicate string`` locator (the
+        subset of NSPredicate in ``_nspredicate``; ``AND`` stops at the first false, so
+        ``visible`` is read only where the left side holds), ``class name``, or ``accessibility
+        id``/``id``/``name``. A reply is ``{"ELEMENT", "element-6066-…"}`` per element, plus the
+        ``elementResponseAttributes`` (``type,label`` by default) when the session's
+        ``shouldUseCompactResponses`` is false.
+Rule 10: ``/appium/settings`` keeps the settings WDA 9 knows and ignores the rest, as WDA does
+        (``snapshotTimeout`` and ``customSnapshotTimeout`` were removed in WDA 9).
+Rule 11: with ``costs`` (:class:`ReadCosts`), each reply is held as long as real WDA would take:
+        a source read costs per node, and more per node for each costly attribute it keeps
+        (``visible``, ``accessible``); a query costs a snapshot per node plus ``visible`` for each
+        element it had to read it of. Off by default, so tests stay fast.
+Rule 12: a captured tree (``tree=``) is served as a static app: its bundle (the XML root's
+        ``bundleId``, or ``bundle=``) is installed and in front after a launch, its tree never
+        changes, taps on it change nothing. It is served in both formats and leaves out what
+        real WDA leaves out; what the capture didn't record (``accessible`` when the capture
+        excluded it) is left out of every reply.
+
+What was checked, and against what (appium/WebDriverAgent's source unless said):
+``FBRoute`` (``.withoutSession`` routes exist only without the prefix; plain routes only with it),
+the route lists of ``FBSessionCommands``, ``FBCustomCommands``, ``FBDebugCommands``,
+``FBElementCommands``, ``FBFindElementCommands``, ``FBAlertViewCommands``,
+``FBOrientationCommands`` and ``FBScreenshotCommands``; ``FBCommandStatus`` (error names and HTTP
+statuses); ``FBResponsePayload`` (element replies, compact or not); ``FBElement`` and
+``NSPredicate+FBFormat`` (the predicate keys); ``FBAccessibilityTraits`` (trait names); PR #970
+(WDA 9 removed ``snapshotTimeout``/``customSnapshotTimeout``); and ``../shared/wda-trees`` (real
+iOS 26.4 captures: hidden views keep their frames, whole-point rects, trait names,
+``placeholderValue``). Not checked, so the fake errs on the harsh side: the exact status of an
+unparseable predicate or an unknown predicate key (``invalid selector`` 400 here); the JSON
+``traits`` order (WDA's comes from a dictionary; the fake uses the order seen in the captures);
+real timings (Rule 11 models Mobster's measurements); element routes by id
+(``/element/:uuid/…``) and the ``xpath``/``class chain`` locators, which answer ``unknown command``
+/ ``unknown error`` here.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import contextvars
+import copy
 import json
 import math
 import os
@@ -56,9 +103,11 @@ import re
 import secrets
 import sys
 import threading
+import uuid
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, cast
 from urllib.parse import parse_qs, urlsplit
@@ -80,8 +129,11 @@ from mobster_core import (
 )
 from mobster_drivers.scripted import AppScript, ScriptedPhone
 from mobster_drivers.wda._loop import LoopThread
+from mobster_drivers.wda._tree import parse_xml_source, source_bundle
 
-__all__ = ["FakeWda", "WdaRequest", "main"]
+from ._nspredicate import Predicate, PredicateError, parse_predicate
+
+__all__ = ["SESSION_ONLY", "WITHOUT_SESSION_ONLY", "FakeWda", "ReadCosts", "WdaRequest", "load_tree", "main"]
 
 #: How long a handler waits for the phone, in seconds (a latency profile's launch is 2.6 s).
 _PHONE_TIMEOUT = 60.0
@@ -89,33 +141,162 @@ _SESSION_PATH = re.compile(r"^/session/([^/]+)(/.*)?$")
 _LONG_PRESS_MS = 500  # a W3C press held this long or longer is a long press
 _SWIPE_MIN_POINTS = 10.0
 _GARBAGE = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
-_ATTRIBUTE_KEYS = {
+_PREFIX = "XCUIElementType"
+_W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+#: ``excluded_attributes`` names -> the JSON source's keys (Rule 4).
+_JSON_KEYS = {
     "visible": "isVisible",
     "accessible": "isAccessible",
     "enabled": "isEnabled",
     "focused": "isFocused",
     "frame": "frame",
     "traits": "traits",
+    "placeholderValue": "placeholderValue",
+    "nativeFrame": "nativeFrame",
+    "minValue": "minValue",
+    "maxValue": "maxValue",
 }
-#: The routes WDA serves only under a session (Rule 2).
-_SESSION_ONLY = frozenset(
+#: ``excluded_attributes`` names -> the XML source's attributes (``index`` is XML only).
+_XML_KEYS = {
+    "visible": "visible",
+    "accessible": "accessible",
+    "enabled": "enabled",
+    "focused": "focused",
+    "index": "index",
+    "traits": "traits",
+    "placeholderValue": "placeholderValue",
+}
+#: The routes WDA registers only without a session (``.withoutSession`` alone; Rule 2).
+WITHOUT_SESSION_ONLY = frozenset(
+    {"/status", "/session", "/wda/healthcheck", "/wda/homescreen", "/wda/apps/launchUnattached"}
+)
+#: The routes WDA registers only under ``/session/{id}`` (Rule 2); every other route has both.
+SESSION_ONLY = frozenset(
     {
+        "/",
+        "/url",
+        "/timeouts",
+        "/appium/settings",
         "/wda/apps/launch",
         "/wda/apps/activate",
         "/wda/apps/terminate",
         "/wda/apps/state",
         "/wda/apps/list",
         "/wda/tap",
+        "/wda/doubleTap",
         "/wda/touchAndHold",
         "/wda/dragfromtoforduration",
+        "/wda/swipe",
         "/wda/keys",
         "/wda/pressButton",
+        "/wda/deactivateApp",
+        "/wda/keyboard/dismiss",
+        "/wda/alert/buttons",
+        "/wda/batteryInfo",
         "/actions",
-        "/url",
-        "/appium/settings",
-        "/orientation",
+        "/element",
+        "/elements",
+        "/element/active",
+        "/window/rect",
     }
 )
+#: The settings WDA 9 keeps (``FBSessionCommands``' settings handlers), with its defaults (Rule 10).
+_SETTINGS: Mapping[str, Any] = {
+    "shouldUseCompactResponses": True,
+    "elementResponseAttributes": "type,label",
+    "mjpegServerScreenshotQuality": 25,
+    "mjpegServerFramerate": 10,
+    "mjpegScalingFactor": 100,
+    "screenshotQuality": 3,
+    "keyboardAutocorrection": False,
+    "keyboardPrediction": False,
+    "snapshotMaxDepth": 50,
+    "useFirstMatch": False,
+    "waitForIdleTimeout": 10,
+    "animationCoolOffTimeout": 2,
+    "boundElementsByIndex": False,
+    "reduceMotion": False,
+    "defaultActiveApplication": "auto",
+    "activeAppDetectionPoint": "64.00,64.00",
+    "includeNonModalElements": False,
+    "acceptAlertButtonSelector": "",
+    "dismissAlertButtonSelector": "",
+    "defaultAlertAction": "",
+    "screenshotOrientation": "auto",
+}
+#: Trait names in the order the iOS 26.4 captures list them (Rule 4).
+_TRAIT_ORDER = (
+    "ToggleButton",
+    "Selected",
+    "NotEnabled",
+    "Header",
+    "StaticText",
+    "Button",
+    "Image",
+    "Link",
+    "SearchField",
+    "Adjustable",
+)
+#: The traits an element of a role has by itself (as the captures show them).
+_ROLE_TRAITS: Mapping[str, tuple[str, ...]] = {
+    "Button": ("Button",),
+    "StaticText": ("StaticText",),
+    "Image": ("Image",),
+    "Icon": ("Image",),
+    "Link": ("Link",),
+    "SearchField": ("SearchField",),
+    "Switch": ("ToggleButton", "Button"),
+    "Toggle": ("ToggleButton", "Button"),
+    "Slider": ("Adjustable",),
+    "Tab": ("Button",),
+}
+_TEXT_INPUTS = frozenset({"TextField", "SecureTextField", "SearchField", "TextView"})
+#: Predicate keys WDA knows (``FBElement``'s attributes and their ``wd`` names); the fake reads these.
+_PREDICATE_KEYS = {
+    "type": "type",
+    "name": "name",
+    "label": "label",
+    "value": "value",
+    "visible": "visible",
+    "enabled": "enabled",
+    "accessible": "accessible",
+    "selected": "selected",
+    "placeholderValue": "placeholderValue",
+    "traits": "traits",
+}
+#: Keys WDA knows that the fake doesn't evaluate (Rule 9: an error, never a wrong answer).
+_UNEVALUATED_KEYS = frozenset(
+    {"rect", "frame", "UID", "hasKeyboardFocus", "accessibilityContainer", "nativeFrame", "minValue", "maxValue",
+     "customActions", "focused", "hittable", "index"}
+)  # fmt: skip
+
+
+@attrs.frozen
+class ReadCosts:
+    """How long real WDA takes to answer reads, in seconds (Rule 11); the model in ``docs/benchmarks.md``.
+
+    The defaults are Mobster's measurements of Settings' first screen (167 elements) on an iPhone
+    17 Pro simulator: the fast source (no ``visible``, no ``accessible``) 0.10 s, the source that
+    keeps ``visible`` 0.76 s (p50), both together about 0.95 s; so a node costs 0.6 ms to
+    snapshot, 3.95 ms more for ``visible`` and 1.1 ms more for ``accessible``. A predicate query
+    costs a snapshot plus ``visible`` for each element it reads it of. ``request`` is every
+    request's fixed cost. Settings > General (1.07 s) and About (1.61 s) cost more per element
+    on the same loaded Mac: pass ``visible`` higher to model them.
+    """
+
+    snapshot: float = 0.10 / 167
+    visible: float = (0.76 - 0.10) / 167
+    accessible: float = (0.95 - 0.76) / 167
+    request: float = 0.0
+
+    def source(self, nodes: int, *, visible: bool, accessible: bool) -> float:
+        """A source read of ``nodes`` elements that keeps the given costly attributes."""
+        per_node = self.snapshot + (self.visible if visible else 0.0) + (self.accessible if accessible else 0.0)
+        return self.request + nodes * per_node
+
+    def query(self, nodes: int, visible_reads: int) -> float:
+        """A predicate query over ``nodes`` elements that read ``visible`` of ``visible_reads`` of them."""
+        return self.request + nodes * self.snapshot + visible_reads * self.visible
 
 
 @attrs.frozen
@@ -228,19 +409,140 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-class FakeWda:
-    """A fake WebDriverAgent serving a scripted phone on 127.0.0.1 (see the module rules).
+def load_tree(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A captured source (WDA's XML or JSON) as the JSON source's nodes; ``ValueError`` says why not."""
+    file = Path(path)
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{file}: can't read the tree ({exc.strerror or exc})") from exc
+    text = data.lstrip()
+    try:
+        if text.startswith(b"{"):
+            tree = json.loads(data)
+            if isinstance(tree, Mapping) and "value" in tree and "type" not in tree:
+                tree = tree["value"]  # a whole WDA reply saved as it came
+        else:
+            tree = parse_xml_source(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{file}: not a WDA source (XML or JSON): {exc}") from exc
+    if not isinstance(tree, Mapping) or not isinstance(tree.get("type"), str):
+        raise ValueError(f"{file}: not a WDA source: the root is not an element with a type")
+    return _canonical(tree)
 
-    ``app`` is an app script (a path, or a loaded :class:`~mobster_drivers.scripted.AppScript`).
-    ``port`` 0 picks a free port. The fake stops by itself after ``lifetime`` seconds; ``None``
-    serves until :meth:`stop`. Use it as a context manager, or :meth:`start` and :meth:`stop`.
+
+def _canonical(node: Mapping[str, Any]) -> dict[str, Any]:
+    """A source node as the JSON source writes it (Rule 4), from XML or JSON input."""
+    out: dict[str, Any] = {"type": str(node.get("type", "Other")).removeprefix(_PREFIX) or "Other"}
+    label = _str_or_none(node.get("label"))
+    name = _str_or_none(node.get("name"))
+    if "rawIdentifier" in node:
+        out["rawIdentifier"] = _str_or_none(node.get("rawIdentifier"))
+    else:  # the XML has no identifier of its own: WDA's name is the identifier, else the label
+        out["rawIdentifier"] = name if name is not None and name != label else None
+    out["name"] = name
+    out["label"] = label
+    out["value"] = _str_or_none(node.get("value"))
+    x, y, w, h = _whole_rect(node)
+    out["rect"] = {"x": x, "y": y, "width": w, "height": h}
+    out["frame"] = _frame_string(x, y, w, h)
+    for key in ("isEnabled", "isVisible", "isAccessible", "isFocused"):
+        if key in node:
+            out[key] = "1" if str(node[key]).strip().lower() in ("1", "true", "yes") else "0"
+    for key in ("traits", "placeholderValue", "bundleId", "processId"):
+        if node.get(key) is not None:
+            out[key] = str(node[key])
+    children = node.get("children")
+    if isinstance(children, Sequence) and not isinstance(children, str) and children:
+        out["children"] = [_canonical(c) for c in children if isinstance(c, Mapping)]
+    return out
+
+
+def _whole_rect(node: Mapping[str, Any]) -> tuple[int, int, int, int]:
+    rect = node.get("rect")
+    values: list[Any] = (
+        [rect.get(k) for k in ("x", "y", "width", "height")]
+        if isinstance(rect, Mapping)
+        else [node.get(k) for k in ("x", "y", "width", "height")]
+    )
+    out: list[int] = []
+    for v in values:
+        try:
+            number = float(v)
+        except (TypeError, ValueError):
+            number = 0.0
+        out.append(round(number) if math.isfinite(number) else 0)
+    return out[0], out[1], max(0, out[2]), max(0, out[3])
+
+
+def _str_or_none(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value)
+    return text or None
+
+
+def _static_script(tree: Mapping[str, Any], bundle: str, ios: str) -> AppScript:
+    """A one-app script standing in for a captured tree: it installs and launches the bundle (Rule 12)."""
+    rect = tree.get("rect", {})
+    width, height = rect.get("width", 0), rect.get("height", 0)
+    if not (isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0):
+        raise ValueError("the tree's root has no size: it needs a rect with a width and a height")
+    name = tree.get("label") or tree.get("name") or bundle
+    script = {
+        "version": 1,
+        "device": {"name": "Captured tree", "ios": ios, "kind": "simulator", "size": [width, height]},
+        "latency": "zero",
+        "apps": {
+            bundle: {
+                "name": str(name),
+                "version": "1",
+                "build": "1",
+                "launch": "captured",
+                "screens": {"captured": []},
+            }
+        },
+    }
+    return AppScript.from_dict(script, source="<captured tree>")
+
+
+class FakeWda:
+    """A fake WebDriverAgent on 127.0.0.1 (see the module rules).
+
+    ``app`` is an app script (a path, or a loaded :class:`~mobster_drivers.scripted.AppScript`);
+    or ``tree`` is a captured WDA source (XML or JSON, a path) served as a static app whose bundle
+    is the capture's ``bundleId`` or ``bundle`` (Rule 12), on iOS ``ios``. ``costs`` holds each
+    reply as long as real WDA would take (Rule 11). ``port`` 0 picks a free port. The fake stops
+    by itself after ``lifetime`` seconds; ``None`` serves until :meth:`stop`. Use it as a context
+    manager, or :meth:`start` and :meth:`stop`.
     """
 
     def __init__(
-        self, app: str | os.PathLike[str] | AppScript, *, port: int = 0, lifetime: float | None = 600.0
+        self,
+        app: str | os.PathLike[str] | AppScript | None = None,
+        *,
+        tree: str | os.PathLike[str] | None = None,
+        bundle: str | None = None,
+        ios: str = "26.4",
+        costs: ReadCosts | None = None,
+        port: int = 0,
+        lifetime: float | None = 600.0,
     ) -> None:
-        script = app if isinstance(app, AppScript) else AppScript.from_file(app)
+        if (app is None) == (tree is None):
+            raise ValueError("FakeWda serves an app script (app=) or a captured tree (tree=), one of the two")
+        self._static: dict[str, Any] | None = None
+        self._static_bundle: str | None = None
+        if tree is not None:
+            self._static = load_tree(tree)
+            self._static_bundle = bundle or source_bundle(self._static)
+            if not self._static_bundle:
+                raise ValueError(f"{tree}: the tree names no bundleId (a JSON source never does): pass --bundle")
+            script = _static_script(self._static, self._static_bundle, ios)
+        else:
+            assert app is not None
+            script = app if isinstance(app, AppScript) else AppScript.from_file(app)
         self._script = script
+        self._costs = costs
         self._port = port
         self._lifetime = lifetime
         self._phone = ScriptedPhone(script, clock=SystemClock())
@@ -250,6 +552,7 @@ class FakeWda:
         self._garbage = 0
         self._stall: float = 0.0
         self._lost_hold: float = 0.0
+        self._charges: list[tuple[str, float]] = []
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._timer: threading.Timer | None = None
@@ -258,10 +561,10 @@ class FakeWda:
         self._stopped = False
         # The WDA state below lives on the phone's loop thread (Rule 3).
         self._session: str | None = None
-        self._settings: dict[str, Any] = {}
+        self._settings: dict[str, Any] = dict(_SETTINGS)
         self._focus: _Focus | None = None
         self._launched: dict[str, LaunchOptions] = {}
-        self._pids = {bundle: 1000 + i for i, bundle in enumerate(script.apps)}
+        self._pids = {b: 1000 + i for i, b in enumerate(script.apps)}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -335,14 +638,30 @@ class FakeWda:
 
     @property
     def script(self) -> AppScript:
-        """The app script the phone runs."""
+        """The app script the phone runs (for a captured tree, the one app standing in for it)."""
         return self._script
+
+    @property
+    def static_bundle(self) -> str | None:
+        """The bundle of the captured tree served as a static app, None for an app script (Rule 12)."""
+        return self._static_bundle
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The session settings WDA would hold now (a copy; Rule 10)."""
+        return dict(self._settings)
 
     @property
     def requests(self) -> list[WdaRequest]:
         """The requests received so far, oldest first (a copy)."""
         with self._lock:
             return list(self._requests)
+
+    @property
+    def charges(self) -> list[tuple[str, float]]:
+        """With ``costs``: each answered request (``GET /source``) and the seconds it was held (Rule 11)."""
+        with self._lock:
+            return list(self._charges)
 
     @property
     def session_id(self) -> str | None:
@@ -432,7 +751,7 @@ class FakeWda:
 
         async def restart() -> None:
             self._session = None
-            self._settings = {}
+            self._settings = dict(_SETTINGS)
             self._focus = None
 
         self.run(restart())
@@ -479,7 +798,7 @@ class FakeWda:
         query = {k: v[-1] for k, v in parse_qs(split.query).items()}
         call = _Call(method, path, session, route, None if bad_body else body, query, bad_body=bad_body)
         try:
-            value, sid = self._phone_loop().call(self._route(call), _PHONE_TIMEOUT)
+            value, sid, cost = self._phone_loop().call(self._charged(call), _PHONE_TIMEOUT)
         except _WdaFailure as failure:
             return _Reply(failure.status, _envelope(_error(failure), self._session), hold=stall)
         except _LostReply:
@@ -489,7 +808,19 @@ class FakeWda:
         except (RuntimeError, TimeoutError) as exc:
             stuck = _WdaFailure(500, "unknown error", f"the fake phone didn't answer ({type(exc).__name__})")
             return _Reply(500, _envelope(_error(stuck), None), hold=stall)
-        return _Reply(200, _envelope(value, sid), hold=stall)
+        if self._costs is not None:
+            with self._lock:
+                self._charges.append((f"{method} {route}", cost))
+        return _Reply(200, _envelope(value, sid), hold=stall + cost)
+
+    async def _charged(self, call: _Call) -> tuple[Any, str | None, float]:
+        """Handle one request, and what it costs on real WDA in seconds (Rule 11; 0 without costs)."""
+        charged = [0.0]
+        _CHARGE.set(charged)  # each request runs in its own task, with its own context
+        if self._costs is not None:
+            charged[0] += self._costs.request
+        value, sid = await self._route(call)
+        return value, sid, charged[0] if self._costs is not None else 0.0
 
     async def _route(self, call: _Call) -> tuple[Any, str | None]:
         """Handle one request on the phone's loop; returns ``(value, sessionId)``."""
@@ -501,19 +832,21 @@ class FakeWda:
         body: dict[str, Any] = call.body or {}
         if path == "/session" and method == "POST":
             return await self._create_session(body)
+        # Rule 2: a route exists in the form WDA registers it, else nothing answers but the
+        # catch-all: an unknown command, whatever the session id says.
+        registered = route not in SESSION_ONLY if session is None else route not in WITHOUT_SESSION_ONLY
+        special = session is not None and route == "/" and method in ("GET", "DELETE")
+        handler = _ROUTES.get((method, route)) if registered else None
+        if handler is None and not special:
+            raise _WdaFailure(404, "unknown command", f"Unhandled endpoint: {path} with parameters {body}")
         if session is not None and (session != self._session or self._session is None):
             raise _WdaFailure(404, "invalid session id", f"Session does not exist: {session}")
-        if session is not None and route == "/":
+        if special:
             if method == "DELETE":
                 self._session = None
                 return None, None
-            if method == "GET":
-                return {"sessionId": session, "capabilities": self._capabilities()}, session
-        if session is None and route in _SESSION_ONLY:
-            raise _WdaFailure(404, "unknown command", f"Unhandled endpoint: {path} -- WDA needs a session here")
-        handler = _ROUTES.get((method, route))
-        if handler is None:
-            raise _WdaFailure(404, "unknown command", f"Unhandled endpoint: {path} with parameters {body}")
+            return {"sessionId": session, "capabilities": self._capabilities()}, session
+        assert handler is not None
         value = await handler(self, body, query)
         return value, session if session is not None else self._session
 
@@ -664,13 +997,17 @@ class FakeWda:
 
     # -- the tree (Rule 4) -------------------------------------------------------------------
 
-    def _tree(self, screen: Screen, excluded: frozenset[str]) -> dict[str, Any]:
+    def _raw_tree(self, screen: Screen) -> dict[str, Any]:
+        """The app in front as WDA's JSON source with every attribute (Rule 4; Rule 12)."""
+        if self._static is not None and screen.app == self._static_bundle:
+            return copy.deepcopy(self._static)
         width, height = self._script.size
+        name = self._app_name(screen.app)
         root: dict[str, Any] = {
             "type": "Application",
             "rawIdentifier": None,
-            "name": self._app_name(screen.app),
-            "label": self._app_name(screen.app),
+            "name": name,
+            "label": name,
             "value": None,
             "rect": {"x": 0, "y": 0, "width": width, "height": height},
             "frame": _frame_string(0, 0, width, height),
@@ -679,65 +1016,245 @@ class FakeWda:
             "isAccessible": "0",
             "isFocused": "0",
             "traits": "",
-            "children": [],
+            "bundleId": screen.app,
+            "processId": str(self._pids.get(screen.app, 50)),
         }
         nodes: dict[str, dict[str, Any]] = {"/0": root}
-        hide_hidden = "visible" in excluded
         for e in screen.elements:
             x, y, w, h = e.frame
-            rect = [_points(x * width), _points(y * height), _points(w * width), _points(h * height)]
-            if hide_hidden and not e.visible:
-                rect[2] = rect[3] = 0
+            # Whole points, as WDA's rects are; a hidden view keeps its frame (Rule 4).
+            px, py = round(x * width), round(y * height)
+            pw, ph = round((x + w) * width) - px, round((y + h) * height) - py
+            value: str | None = e.value or None
             node: dict[str, Any] = {
                 "type": e.role,
                 "rawIdentifier": e.identifier or None,
                 "name": e.identifier or e.label or None,
                 "label": e.label or None,
-                "value": e.value or None,
-                "rect": {"x": rect[0], "y": rect[1], "width": rect[2], "height": rect[3]},
-                "frame": _frame_string(*rect),
+                "value": value,
+                "rect": {"x": px, "y": py, "width": pw, "height": ph},
+                "frame": _frame_string(px, py, pw, ph),
                 "isEnabled": "1" if e.enabled else "0",
                 "isVisible": "1" if e.visible else "0",
                 "isAccessible": "1" if e.label else "0",
                 "isFocused": "0",
-                "traits": ", ".join([e.role, "Selected"] if e.selected else [e.role]),
+                "traits": _trait_names(e),
             }
+            if e.role in _TEXT_INPUTS and e.placeholder:
+                node["placeholderValue"] = e.placeholder
+                if not e.value:
+                    node["value"] = e.placeholder  # WDA reports an empty field's placeholder as its value
             nodes[e.path] = node
             parent = nodes.get(e.path.rsplit("/", 1)[0], root)
             parent.setdefault("children", []).append(node)
-        for node in nodes.values():
-            for attribute in excluded:
-                key = _ATTRIBUTE_KEYS.get(attribute)
-                if key is not None:
-                    node.pop(key, None)
         return root
 
-    def _xml(self, tree: Mapping[str, Any]) -> str:
-        def build(node: Mapping[str, Any], index: int) -> ET.Element:
-            tag = f"XCUIElementType{node['type']}"
-            rect = node.get("rect", {})
-            attributes = {"type": tag}
-            for key in ("name", "label", "value"):
+    def _serve(self, tree: dict[str, Any], excluded: frozenset[str], fmt: str) -> Any:
+        """The source as sent: JSON or XML, without the excluded attributes, and nothing else gone."""
+        if fmt == "xml":
+            return _xml(tree, excluded)
+        gone = {_JSON_KEYS[a] for a in excluded if a in _JSON_KEYS} | {"bundleId", "processId"}
+        for node in _walk(tree):
+            for key in gone:
+                node.pop(key, None)
+        return tree
+
+    # -- finding elements (Rule 9) -----------------------------------------------------------
+
+    async def _find(self, body: Mapping[str, Any], *, first: bool) -> list[dict[str, Any]]:
+        using, value = body.get("using"), body.get("value")
+        if not isinstance(using, str) or not isinstance(value, str):
+            raise _WdaFailure(400, "invalid argument", "'using' and 'value' must be strings")
+        screen, _ = self._now_screen()
+        tree = self._raw_tree(screen)
+        nodes = list(_walk(tree))
+        reads = [0]  # how many elements had their costly visibility read (Rule 11)
+        matches = _matcher(using, value, reads)
+        found: list[dict[str, Any]] = []
+        for node in nodes:
+            if matches(node):
+                found.append(node)
+                if first:
+                    break
+        if self._costs is not None:
+            _charge(self._costs.query(len(nodes), reads[0]))
+        return [self._element_reply(node) for node in found]
+
+    def _element_reply(self, node: Mapping[str, Any]) -> dict[str, Any]:
+        """``FBResponsePayload``'s element reply: the id, and attributes unless compact (Rule 9)."""
+        element = str(uuid.uuid4()).upper()
+        out: dict[str, Any] = {"ELEMENT": element, _W3C_ELEMENT: element}
+        if self._settings.get("shouldUseCompactResponses", True):
+            return out
+        fields = str(self._settings.get("elementResponseAttributes", "type,label")).split(",")
+        for field in (f.strip() for f in fields):
+            if field in ("name", "type"):
+                out[field] = _PREFIX + str(node["type"])
+            elif field == "text":
+                out[field] = node.get("value") or node.get("label")
+            elif field == "rect":
+                out[field] = dict(node.get("rect", {}))
+            elif field == "enabled":
+                out[field] = _node_flag(node, "isEnabled", default=True)
+            elif field == "displayed":
+                if self._costs is not None:
+                    _charge(self._costs.visible)
+                out[field] = _node_visible(node)
+            elif field == "selected":
+                out[field] = "Selected" in _node_traits(node)
+            elif field == "label":
+                out[field] = node.get("label")
+        return out
+
+
+def _walk(tree: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The root, then its descendants in tree order (no recursion)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.get("children", [])))
+
+
+def _xml(tree: Mapping[str, Any], excluded: frozenset[str]) -> str:
+    """WDA's XML source: ``XCUIElementType`` tags, attributes in the captures' order (Rule 4)."""
+    gone = {_XML_KEYS[a] for a in excluded if a in _XML_KEYS}
+
+    def build(node: Mapping[str, Any], index: int, is_root: bool) -> ET.Element:
+        tag = _PREFIX + str(node["type"])
+        rect = node.get("rect", {})
+        attributes: dict[str, str] = {"type": tag}
+        for key in ("value", "name", "label"):
+            if node.get(key) is not None:
+                attributes[key] = str(node[key])
+        for key, name in (("isEnabled", "enabled"), ("isVisible", "visible"), ("isAccessible", "accessible")):
+            if key in node:
+                attributes[name] = "true" if node[key] == "1" else "false"
+        for key in ("x", "y", "width", "height"):
+            attributes[key] = str(rect.get(key, 0))
+        attributes["index"] = str(index)
+        if node.get("placeholderValue") is not None:
+            attributes["placeholderValue"] = str(node["placeholderValue"])
+        if "traits" in node:
+            attributes["traits"] = str(node["traits"])
+        if is_root:
+            for key in ("processId", "bundleId"):
                 if node.get(key) is not None:
                     attributes[key] = str(node[key])
-            for key, name in (("isEnabled", "enabled"), ("isVisible", "visible"), ("isAccessible", "accessible")):
-                if key in node:
-                    attributes[name] = "true" if node[key] == "1" else "false"
-            for key in ("x", "y", "width", "height"):
-                attributes[key] = str(rect.get(key, 0))
-            attributes["index"] = str(index)
-            element = ET.Element(tag, attributes)
-            for i, child in enumerate(node.get("children", [])):
-                element.append(build(child, i))
-            return element
+        for name in gone:
+            attributes.pop(name, None)
+        element = ET.Element(tag, attributes)
+        for i, child in enumerate(node.get("children", [])):
+            element.append(build(child, i, is_root=False))
+        return element
 
-        root = build(tree, 0)
-        return '<?xml version="1.0" encoding="UTF-8"?>' + ET.tostring(root, encoding="unicode")
+    root = build(tree, 0, is_root=True)
+    return '<?xml version="1.0" encoding="UTF-8"?>' + ET.tostring(root, encoding="unicode")
+
+
+def _trait_names(e: Element) -> str:
+    names = set(_ROLE_TRAITS.get(e.role, ()))
+    if e.selected:
+        names.add("Selected")
+    if not e.enabled:
+        names.add("NotEnabled")
+    return ", ".join(t for t in _TRAIT_ORDER if t in names)
+
+
+def _node_flag(node: Mapping[str, Any], key: str, *, default: bool) -> bool:
+    value = node.get(key)
+    return default if value is None else str(value) == "1"
+
+
+def _node_traits(node: Mapping[str, Any]) -> frozenset[str]:
+    return frozenset(t.strip() for t in str(node.get("traits") or "").split(",") if t.strip())
+
+
+def _node_visible(node: Mapping[str, Any]) -> bool:
+    if "isVisible" in node:
+        return str(node["isVisible"]) == "1"
+    rect = node.get("rect", {})  # a capture without the flag: only what has an area can show
+    return bool(rect.get("width", 0)) and bool(rect.get("height", 0))
+
+
+def _matcher(using: str, value: str, reads: list[int]) -> Callable[[Mapping[str, Any]], bool]:
+    """Rule 9: a test for one locator strategy; ``reads`` counts visibility reads."""
+    if using == "predicate string":
+        predicate = _predicate(value)
+        return lambda node: predicate.matches(_lookup(node, reads))
+    if using == "class name":
+        return lambda node: _PREFIX + str(node["type"]) == value
+    if using in ("accessibility id", "id", "name"):
+        return lambda node: value in (node.get("rawIdentifier"), node.get("label"))
+    if using in ("xpath", "class chain", "link text", "partial link text"):
+        raise _WdaFailure(500, "unknown error", f"the fake WebDriverAgent doesn't evaluate the {using!r} locator")
+    raise _WdaFailure(400, "invalid selector", f"Invalid locator requested: {using}")
+
+
+def _predicate(text: str) -> Predicate:
+    try:
+        predicate = parse_predicate(text)
+    except PredicateError as exc:
+        raise _WdaFailure(400, "invalid selector", str(exc)) from exc
+    for key in predicate.keys:
+        bare = _bare_key(key)
+        if bare in _UNEVALUATED_KEYS:
+            raise _WdaFailure(500, "unknown error", f"the fake WebDriverAgent doesn't evaluate the {key!r} key")
+        if bare not in _PREDICATE_KEYS:
+            valid = sorted({*_PREDICATE_KEYS, *_UNEVALUATED_KEYS})
+            raise _WdaFailure(
+                400,
+                "invalid selector",
+                f"The key '{key}' is unknown in '{text}' predicate expression. Valid keys are: {valid}",
+            )
+    return predicate
+
+
+def _bare_key(key: str) -> str:
+    """``wdLabel`` and ``isWDVisible`` are ``label`` and ``visible`` (WDA's shortcuts)."""
+    for prefix in ("isWD", "wd"):
+        if key.startswith(prefix) and len(key) > len(prefix):
+            rest = key[len(prefix) :]
+            return rest if rest.isupper() else rest[0].lower() + rest[1:]
+    return key
+
+
+def _lookup(node: Mapping[str, Any], reads: list[int]) -> Callable[[str], Any]:
+    def get(key: str) -> Any:
+        bare = _bare_key(key)
+        if bare == "type":
+            return _PREFIX + str(node["type"])
+        if bare in ("name", "label", "value", "placeholderValue", "traits"):
+            return node.get(bare)
+        if bare == "visible":
+            reads[0] += 1
+            return _node_visible(node)
+        if bare == "enabled":
+            return _node_flag(node, "isEnabled", default=True)
+        if bare == "accessible":
+            if "isAccessible" not in node:
+                raise _WdaFailure(500, "unknown error", "the served tree doesn't record 'accessible'")
+            return _node_flag(node, "isAccessible", default=False)
+        if bare == "selected":
+            return "Selected" in _node_traits(node)
+        raise _WdaFailure(500, "unknown error", f"the fake WebDriverAgent doesn't evaluate the {key!r} key")
+
+    return get
 
 
 # -- routes -----------------------------------------------------------------------------------
 
 _RouteHandler = Callable[[FakeWda, dict[str, Any], dict[str, str]], Coroutine[Any, Any, Any]]
+#: What the request being handled costs on real WDA, in seconds (Rule 11): one holder per task.
+_CHARGE: contextvars.ContextVar[list[float]] = contextvars.ContextVar("fake_wda_charge")
+
+
+def _charge(seconds: float) -> None:
+    holder = _CHARGE.get(None)
+    if holder is not None:
+        holder[0] += seconds
+
+
 _ROUTES: dict[tuple[str, str], _RouteHandler] = {}
 
 
@@ -814,16 +1331,38 @@ async def _active_app(fake: FakeWda, _body: dict[str, Any], _query: dict[str, st
 
 @_route("GET", "/source")
 async def _source(fake: FakeWda, _body: dict[str, Any], query: dict[str, str]) -> Any:
-    fmt = query.get("format", "xml")
+    fmt = query.get("format", "xml").lower()
     if fmt not in ("json", "xml"):
-        raise _WdaFailure(400, "invalid argument", f"Unknown source format {fmt!r}: json, xml or description")
+        raise _WdaFailure(
+            500, "unsupported operation", f"Unknown source format '{fmt}'. Only (xml, json, description) are supported"
+        )
     excluded = frozenset(a.strip() for a in query.get("excluded_attributes", "").split(",") if a.strip())
     try:
         screen = await fake._phone.read()
     except DeviceError as exc:
         raise _WdaFailure(500, "unknown error", f"Cannot get the source: {exc}") from exc
-    tree = fake._tree(screen, excluded)
-    return tree if fmt == "json" else fake._xml(tree)
+    tree = fake._raw_tree(screen)
+    if fake._costs is not None:
+        nodes = sum(1 for _ in _walk(tree))
+        _charge(fake._costs.source(nodes, visible="visible" not in excluded, accessible="accessible" not in excluded))
+    return fake._serve(tree, excluded, fmt)
+
+
+@_route("POST", "/elements")
+async def _elements(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
+    return await fake._find(body, first=False)
+
+
+@_route("POST", "/element")
+async def _element(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
+    found = await fake._find(body, first=True)
+    if not found:
+        raise _WdaFailure(
+            404,
+            "no such element",
+            f"unable to find an element using '{body.get('using')}', value '{body.get('value')}'",
+        )
+    return found[0]
 
 
 @_route("GET", "/screenshot")
@@ -879,7 +1418,9 @@ async def _set_settings(fake: FakeWda, body: dict[str, Any], _query: dict[str, s
     settings = body.get("settings")
     if not isinstance(settings, Mapping):
         raise _WdaFailure(400, "invalid argument", "'settings' must be an object")
-    fake._settings.update(settings)
+    for key, value in settings.items():
+        if key in _SETTINGS:  # Rule 10: WDA 9 reads the settings it knows; the rest go unnoticed
+            fake._settings[key] = value
     return dict(fake._settings)
 
 
@@ -1040,11 +1581,6 @@ def _error(failure: _WdaFailure) -> dict[str, str]:
     return {"error": failure.error, "message": failure.message, "traceback": ""}
 
 
-def _points(value: float) -> float | int:
-    rounded = round(value, 3)
-    return int(rounded) if float(rounded).is_integer() else rounded
-
-
 def _frame_string(x: float, y: float, w: float, h: float) -> str:
     return f"{{{{{x}, {y}}}, {{{w}, {h}}}}}"
 
@@ -1053,25 +1589,47 @@ def _frame_string(x: float, y: float, w: float, h: float) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Serve an app script over WDA; print the URL on the first line; stop on Ctrl-C or lifetime."""
+    """Serve an app script or a captured tree over WDA; print the URL first; stop on Ctrl-C or lifetime."""
     parser = argparse.ArgumentParser(
         prog="python -m mobster_drivers.fakes.wda",
-        description="Serve a scripted phone over the WebDriverAgent protocol on 127.0.0.1.",
+        description="Serve a scripted phone, or a captured WDA source tree, over the WebDriverAgent protocol "
+        "on 127.0.0.1.",
     )
-    parser.add_argument("--app", required=True, help="the app script (YAML) the phone runs")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--app", help="the app script (YAML) the phone runs")
+    what.add_argument("--tree", help="a captured WDA source (GET /source, XML or JSON) served as a static app")
+    parser.add_argument("--bundle", help="with --tree: the app's bundle id (default: the XML root's bundleId)")
+    parser.add_argument("--ios", default="26.4", help="with --tree: the iOS version /status reports (default 26.4)")
+    parser.add_argument(
+        "--costs", action="store_true", help="hold replies as long as real WDA takes (the model in docs/benchmarks.md)"
+    )
     parser.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
     parser.add_argument(
         "--lifetime", type=float, default=3600.0, help="stop after this many seconds (default 3600; 0: never)"
     )
     args = parser.parse_args(argv)
+    if args.app is not None and (args.bundle is not None or args.ios != "26.4"):
+        parser.error("--bundle and --ios go with --tree")
+    costs = ReadCosts() if args.costs else None
     try:
-        fake = FakeWda(args.app, port=args.port, lifetime=args.lifetime or None)
+        if args.tree is not None:
+            fake = FakeWda(
+                tree=args.tree,
+                bundle=args.bundle,
+                ios=args.ios,
+                costs=costs,
+                port=args.port,
+                lifetime=args.lifetime or None,
+            )
+        else:
+            fake = FakeWda(args.app, costs=costs, port=args.port, lifetime=args.lifetime or None)
         fake.start()
     except (OSError, ValueError, MobsterError) as exc:
         print(f"fake WDA: {exc}", file=sys.stderr)  # noqa: T201 - a command-line entry
         return 2
     print(fake.url, flush=True)  # noqa: T201 - the first line is the contract
-    print(f"serving {args.app} over WebDriverAgent; Ctrl-C stops", file=sys.stderr, flush=True)  # noqa: T201
+    served = f"the tree {args.tree} as {fake.static_bundle}" if args.tree is not None else args.app
+    print(f"serving {served} over WebDriverAgent; Ctrl-C stops", file=sys.stderr, flush=True)  # noqa: T201
     try:
         fake.wait()
     except KeyboardInterrupt:

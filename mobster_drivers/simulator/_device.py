@@ -34,6 +34,7 @@ from mobster_core import (
     DeviceError,
     DeviceInfo,
     DeviceKind,
+    Element,
     LaunchOptions,
     Reset,
     Screen,
@@ -159,8 +160,16 @@ class SimulatorDevice:
         await asyncio.to_thread(self._launch_sync, bundle, options)
 
     async def read(self) -> Screen:
-        """The screen, through WDA."""
+        """The screen, through WDA: the fast read."""
         return await self._wda.read()
+
+    async def read_evidence(self) -> Screen:
+        """The screen with WDA's own visibility of each element (``EvidenceReads``)."""
+        return await self._wda.read_evidence()
+
+    async def check_target(self, element: Element) -> bool:
+        """Is ``element`` visible, by WDA's own account (``TargetChecks``)?"""
+        return await self._wda.check_target(element)
 
     async def act(self, action: Action) -> None:
         """One action, once, through WDA."""

@@ -18,7 +18,7 @@ import contextlib
 import logging
 from typing import Any
 
-from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, LaunchOptions, Screen
+from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, Element, LaunchOptions, Screen
 from mobster_drivers.wda import WdaDevice, WdaTimeouts
 from mobster_drivers.wda._loop import LoopThread
 
@@ -211,8 +211,16 @@ class UsbIphone:
         await self._wda.launch(bundle, options)
 
     async def read(self) -> Screen:
-        """The screen, through WDA."""
+        """The screen, through WDA: the fast read."""
         return await self._wda.read()
+
+    async def read_evidence(self) -> Screen:
+        """The screen with WDA's own visibility of each element (``EvidenceReads``)."""
+        return await self._wda.read_evidence()
+
+    async def check_target(self, element: Element) -> bool:
+        """Is ``element`` visible, by WDA's own account (``TargetChecks``)?"""
+        return await self._wda.check_target(element)
 
     async def act(self, action: Action) -> None:
         """One action, once, through WDA."""

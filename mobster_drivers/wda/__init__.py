@@ -10,13 +10,24 @@
 Requests go through a :class:`WdaTransport`: by default :class:`FacebookWdaTransport`, one plain
 facebook-wda client (``pip install 'mobster[simulator]'``), imported when the device is made.
 Each action endpoint is called once with an explicit timeout; errors are mapped to
-``DeviceError`` and ``UnknownOutcome`` (see ``_device``'s rules and ``docs/drivers.md``).
+``DeviceError`` and ``UnknownOutcome`` (see ``_device``'s rules and ``docs/drivers.md``). The replay
+polls with the fast read (``read``); the verdict uses ``read_evidence``, which keeps WDA's own
+visibility; ``check_target`` asks WDA before an action whether its element is visible.
 ``mobster_drivers.fakes.wda`` serves a scripted phone over the same protocol for tests.
 """
 
 from __future__ import annotations
 
-from ._device import SESSION_CAPABILITIES, SESSION_SETTINGS, SOURCE_PATH, WdaDevice, WdaTimeouts
+from ._device import (
+    ANSWER_SECONDS,
+    ELEMENTS_PATH,
+    EVIDENCE_PATH,
+    SESSION_CAPABILITIES,
+    SESSION_SETTINGS,
+    SOURCE_PATH,
+    WdaDevice,
+    WdaTimeouts,
+)
 from ._transport import (
     FacebookWdaTransport,
     WdaBadReply,
@@ -28,14 +39,18 @@ from ._transport import (
     WdaUnreachable,
     normalize_wda_url,
 )
-from ._tree import MAX_NODES, screen_from_source
+from ._tree import MAX_NODES, SourceRead, parse_xml_source, read_source, resolve, screen_from_source, source_bundle
 
 __all__ = [
+    "ANSWER_SECONDS",
+    "ELEMENTS_PATH",
+    "EVIDENCE_PATH",
     "MAX_NODES",
     "SESSION_CAPABILITIES",
     "SESSION_SETTINGS",
     "SOURCE_PATH",
     "FacebookWdaTransport",
+    "SourceRead",
     "WdaBadReply",
     "WdaDevice",
     "WdaErrorReply",
@@ -46,5 +61,9 @@ __all__ = [
     "WdaTransportError",
     "WdaUnreachable",
     "normalize_wda_url",
+    "parse_xml_source",
+    "read_source",
+    "resolve",
     "screen_from_source",
+    "source_bundle",
 ]

@@ -514,7 +514,9 @@ def test_first_number() -> None:
 )
 def test_count_bounds(bound: str, limit: int, ok: bool) -> None:
     result = check({"count": {"id": "/^plan_/"}, bound: limit}, PLANS)
-    assert (result.ok, result.observed) == (ok, "found 3")
+    # A failing count names what it counted (by label or the text inside); a passing one doesn't.
+    observed = "found 3" if ok else 'found 3: "Annual", "Monthly", "Weekly"'
+    assert (result.ok, result.observed) == (ok, observed)
 
 
 def test_count_at_most_and_zero() -> None:
@@ -522,11 +524,45 @@ def test_count_at_most_and_zero() -> None:
     assert check({"count": {"role": "slider"}, "equals": 0}, PLANS).ok
 
 
-def test_a_failing_count_notes_matches_off_screen() -> None:
+def test_a_failing_count_names_what_it_counted_and_what_it_left_out() -> None:
     s = screen(el("Cell", "a"), el("Cell", "b", frame=[0.0, 1.0, 1.0, 0.1]))
     assert check({"count": {"role": "cell"}, "equals": 2}, s).observed == (
-        "found 1; 1 more off screen or hidden: swipe to it"
+        'found 1: "a"; left out 1 not shown (hidden, covered or off screen): "b"'
     )
+
+
+def test_a_failing_count_lists_ten_by_label_or_the_text_inside_then_how_many_more() -> None:
+    rows = [el("Cell", children=[el("StaticText", f"row {i}")]) for i in range(13)]
+    hidden = el("Cell", "Screen Time", visible=False)
+    result = check({"count": {"role": "cell"}, "equals": 12}, screen(*rows, hidden))
+    listed = ", ".join(f'"row {i}"' for i in range(10))
+    assert result.observed == (
+        f'found 13: {listed} \u2026and 3 more; left out 1 not shown (hidden, covered or off screen): "Screen Time"'
+    )
+
+
+def test_a_selector_whose_only_wrong_field_is_the_role_says_so() -> None:
+    s = screen(el("StaticText", "Weekly summary"), el("Button", "Share week", id="share_week"))
+    assert check({"visible": {"label": "Share week", "role": "tab"}}, s).observed == (
+        '"Share week" is on the screen as a Button, not a tab'
+    )
+    assert check({"count": {"label": "Share week", "role": "image"}, "equals": 1}, s).observed == (
+        'found 0; "Share week" is on the screen as a Button, not an image'
+    )
+    assert check({"value": {"id": "share_week", "role": "cell"}, "equals": "x"}, s).observed == (
+        "share_week is on the screen as a Button, not a cell"
+    )
+    # A selector with a role only has nothing else to go on: near misses as before.
+    assert check({"visible": {"role": "slider"}}, s).observed == "not on the screen"
+
+
+def test_a_field_showing_its_placeholder_reads_empty_and_says_so() -> None:
+    s = screen(el("SearchField", "Search", value="", placeholder="Search"))
+    result = check({"value": {"role": "field"}, "equals": ""}, s)
+    assert result.ok
+    failing = check({"value": {"role": "field"}, "equals": "Search"}, s)
+    assert not failing.ok
+    assert failing.observed == '"Search" is "" (it shows its placeholder "Search")'
 
 
 def test_at_most_ten_matches_are_kept() -> None:

@@ -13,14 +13,15 @@ def test_all_is_pinned() -> None:
             "AssertionResult", "Breaker", "Budget", "Check", "CheckError", "CheckOutcome", "CheckResult",
             "Clock", "Commit", "Cost", "DEFAULT_POLICY", "DEFAULT_SCREEN_SIZE", "Decision", "DecisionKind",
             "Device", "DeviceError", "DeviceInfo", "DeviceKind", "Dispatcher", "DuplicateEffect",
-            "EffectLedger", "Element", "Env", "ExpectError", "FailureClass", "HealEnd", "HealEntry",
+            "EffectLedger", "Element", "Env", "EvidenceReads", "ExpectError", "FailureClass", "HealEnd", "HealEntry",
             "HealFileError", "HealOutcome", "Journal", "JournalError", "LaunchOptions", "LiveStep", "Lookup",
             "Match", "MobsterError", "Mode", "Model", "ModelAction", "ModelError", "Op", "Outcome",
             "PathError", "PollPolicy", "Price", "PriceTable", "Prompt", "Provenance", "ReplayCache",
             "ReplayResult", "Replayer", "Reset", "RunOptions", "RunStopped", "SCHEMA", "SPRINGBOARD",
             "SYSTEM_PROMPT", "SafetyDecision", "Screen", "ScreenRef", "Screenshots", "ScriptError",
             "Selector", "SettledRead", "Step", "StepReport", "StepSource", "Stop", "StoredEnv", "SuiteResult",
-            "SuiteStopped", "SystemClock", "Target", "UnknownOutcome", "UnknownOutcomePending", "UnsafeFile",
+            "SuiteStopped", "SystemClock", "Target", "TargetChecks", "UnknownOutcome", "UnknownOutcomePending",
+            "UnsafeFile",
             "Usage", "Verdict", "accept_heals", "check_commit", "classify", "decide", "describe_action",
             "dump_path", "estimate_usage", "evaluate", "find_checks", "find_project_root", "heal_file_for",
             "heal_step", "is_masked", "junit_xml", "load_check", "load_check_text", "load_path", "match_step",
@@ -34,7 +35,7 @@ def test_all_is_pinned() -> None:
 
 
 def test_protocols_and_testing_exports() -> None:
-    assert sorted(protocols.__all__) == ["Clock", "Device", "Model", "Screenshots"]
+    assert sorted(protocols.__all__) == ["Clock", "Device", "EvidenceReads", "Model", "Screenshots", "TargetChecks"]
     assert sorted(testing.__all__) == ["FakeClock", "SPRINGBOARD", "check_device"]
 
 

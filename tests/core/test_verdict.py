@@ -255,7 +255,7 @@ def test_a_failing_assertion_fails_and_names_the_first() -> None:
         'text "Welcome aboard" failed: not on the screen; closest: "Error: try again" (and 1 more failed)'
     )
     single = verdict(end=screen("Welcome"), assertions=parse_expect([{"count": {"role": "text"}, "equals": 3}]))
-    assert single.message == "count role=text == 3 failed: found 1"
+    assert single.message == 'count role=text == 3 failed: found 1: "Welcome"'
 
 
 def test_the_app_not_in_front_fails_first() -> None:

@@ -122,8 +122,8 @@ def test_the_simulator_driver_passes_check_device(simctl: FakeSimctl, wda: FakeW
             link="yourapp://signup",
         )
     )
-    assert ran[-1] == "screenshot"
-    assert len(ran) == 10
+    assert ran[-3:] == ["screenshot", "evidence read", "target check"]
+    assert len(ran) == 12
 
 
 # -- connecting --------------------------------------------------------------------------------

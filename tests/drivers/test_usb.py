@@ -61,7 +61,8 @@ def test_the_usb_driver_passes_check_device(wda: FakeWda) -> None:
         finally:
             for device in made:
                 device.close()
-    assert len(ran) == 10
+    assert ran[-3:] == ["screenshot", "evidence read", "target check"]
+    assert len(ran) == 12
     assert "Connect" in mux.messages
     assert {c[1] for c in mux.connects} == {8100}
 

@@ -16,6 +16,7 @@ from mobster_core.testing import SPRINGBOARD, check_device
 from mobster_drivers.fakes.wda import FakeWda
 from mobster_drivers.scripted import AppScript, sample_path
 from mobster_drivers.wda import SESSION_SETTINGS, SOURCE_PATH, WdaDevice, WdaErrorReply, WdaReply, WdaTimeouts
+from tests.core.helpers import step_on
 
 YOURAPP = "com.example.yourapp"
 ALL_CHECKS = [
@@ -29,6 +30,8 @@ ALL_CHECKS = [
     "typing sets the field's value",
     "open a link",
     "screenshot",
+    "evidence read",
+    "target check",
 ]
 T = TypeVar("T")
 
@@ -82,12 +85,14 @@ def test_the_wda_device_passes_check_device_on_an_iphone() -> None:
 
 def test_the_wda_device_passes_check_device_when_told_the_kind(wda: FakeWda) -> None:
     ran = run(check_device(lambda: WdaDevice(wda.url, kind=DeviceKind.IPHONE), app=YOURAPP, tap=("Button", "Sign up")))
-    assert ran == [*ALL_CHECKS[:7], "screenshot"]
+    assert ran == [*ALL_CHECKS[:7], "screenshot", "evidence read", "target check"]
 
 
 def test_it_is_a_device_with_screenshots(wda: FakeWda) -> None:
     device = WdaDevice(wda.url)
     assert isinstance(device, mc.Device)
+    assert isinstance(device, mc.EvidenceReads)
+    assert isinstance(device, mc.TargetChecks)
     assert isinstance(device, mc.Screenshots)
 
 
@@ -158,8 +163,9 @@ def test_a_read_is_the_app_in_front_and_the_fast_source(wda: FakeWda) -> None:
         ("Button", "Settings", "/0/2"),
     ]
     phone = run(_phone_read(wda))
+    # WDA's rects are whole points: a frame comes back within half a point on each edge.
     for mine, theirs in zip(screen.elements, phone.elements, strict=True):
-        assert mine.frame == pytest.approx(theirs.frame, abs=1e-6)
+        assert mine.frame == pytest.approx(theirs.frame, abs=1 / 402)
     sources = [r.path for r in wda.requests if r.route == "/source"]
     assert sources == [f"/session/{device.session_id}{SOURCE_PATH}"]
 
@@ -184,25 +190,42 @@ HIDDEN = """
 """
 
 
-def test_visibility_is_rebuilt_from_frames_and_values_kept() -> None:
+def test_a_fast_read_cant_see_a_lone_hidden_view_the_evidence_read_and_the_target_check_can() -> None:
+    # Real WDA keeps a hidden view's full frame; without `visible` nothing in the reply tells it
+    # apart (../shared/wda-trees/README.md). So the fast read shows Ghost, and the two reads that
+    # ask WDA (the verdict's evidence read, the check before a tap) don't.
     with FakeWda(script(extra=HIDDEN), lifetime=60) as fake:
         device = WdaDevice(fake.url)
 
-        async def scenario() -> mc.Screen:
+        async def scenario() -> tuple[mc.Screen, mc.Screen, bool, bool]:
             await device.launch("com.example.hidden", LaunchOptions())
-            return await device.read()
+            fast = await device.read()
+            ghost, shown = fast.find("Button", "Ghost")[0], fast.find("Button", "Below")[0]
+            return (
+                fast,
+                await device.read_evidence(),
+                await device.check_target(ghost),
+                await device.check_target(shown),
+            )
 
-        screen = run(scenario())
-    seen = {e.label: e for e in screen.elements}
+        fast, evidence, ghost_ok, below_ok = run(scenario())
+    seen = {e.label: e for e in fast.elements}
     assert seen["Shown"].visible
     assert seen["Shown"].identifier == "shown"
-    assert not seen["Ghost"].visible  # hidden in the script: served with no area
+    assert seen["Ghost"].visible  # the fast read can't tell
+    assert seen["Ghost"].frame == pytest.approx((0.06, 0.18, 0.88, 0.06), abs=1 / 402)  # a full frame
     assert seen["Below"].visible
-    assert seen["Below"].frame == pytest.approx((0.1, 0.9, 0.8, 0.1), abs=1e-6)
+    assert seen["Below"].frame == pytest.approx((0.1, 0.9, 0.8, 0.1), abs=1 / 402)
     assert not seen["Gone"].visible
     assert seen["Wifi"].value == "1"
     assert not seen["Wifi"].enabled
-    assert screen.signature == [["Button", "Below"], ["StaticText", "Shown"], ["Switch", "Wifi"]]
+    assert evidence.signature == [["Button", "Below"], ["StaticText", "Shown"], ["Switch", "Wifi"]]
+    assert (ghost_ok, below_ok) == (False, True)
+    queries = [r.body["value"] for r in fake.requests if r.route == "/elements"]
+    assert queries == [
+        'type == "XCUIElementTypeButton" AND label == "Ghost" AND visible == 1',
+        'type == "XCUIElementTypeButton" AND label == "Below" AND visible == 1',
+    ]
 
 
 def test_the_home_screen_reads_as_springboard(wda: FakeWda) -> None:
@@ -242,7 +265,7 @@ def test_a_tap_is_one_w3c_action_at_the_elements_centre_in_points(wda: FakeWda) 
         "y": pytest.approx((y + h / 2) * 874, abs=0.5),
     }
     assert [s["type"] for s in steps] == ["pointerMove", "pointerDown", "pause", "pointerUp"]
-    assert x + w / 2 == pytest.approx(0.5)
+    assert x + w / 2 == pytest.approx(0.5, abs=1 / 402)  # whole points, as WDA's rects
     assert wda.phone.screen_name(YOURAPP) == "signup"
 
 
@@ -530,3 +553,27 @@ def test_wda_without_device_info_or_version() -> None:
     assert info.kind is DeviceKind.SIMULATOR
     with pytest.raises(mc.DeviceError, match="doesn't say its iOS version"):
         run(WdaDevice(_Scripted({"/status": {"os": {}}})).info())
+
+
+def test_a_replayed_tap_on_a_lone_hidden_button_drifts_and_is_never_sent() -> None:
+    with FakeWda(script(extra=HIDDEN), lifetime=60) as fake:
+        device = WdaDevice(fake.url)
+        replayer = mc.Replayer(
+            device,
+            mc.SystemClock(),
+            kind=DeviceKind.SIMULATOR,
+            provenance=mc.Provenance(),
+            policy=mc.PollPolicy(interval=0.01, drift_after=0.05, give_up_after=0.5),
+        )
+
+        async def go() -> mc.ReplayResult:
+            await device.launch("com.example.hidden", LaunchOptions())
+            recorded = await device.read()  # the fast read shows Ghost: a step can be recorded on it
+            step = step_on(recorded, label="Ghost")
+            return await replayer.run([step])
+
+        result = run(go())
+        sent = posts(fake)
+    assert result.stop is mc.Stop.DRIFTED
+    assert result.message.endswith('"Ghost" is in the tree but hidden: the device says it isn\'t visible')
+    assert "/actions" not in sent

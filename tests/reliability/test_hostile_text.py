@@ -253,7 +253,14 @@ def test_a_cached_path_with_a_surrogate_that_got_in_is_stored_and_read_back(tmp_
     step = {
         "op": "TAP",
         "app": "com.example.yourapp",
-        "target": {"label": "Buy \ud83d", "role": "Button", "id": "/0/1", "frame": [0.1, 0.8, 0.8, 0.06], "count": 1, "nth": 0},
+        "target": {
+            "label": "Buy \ud83d",
+            "role": "Button",
+            "id": "/0/1",
+            "frame": [0.1, 0.8, 0.8, 0.06],
+            "count": 1,
+            "nth": 0,
+        },
         "screen": {"hash": "9f2c1e04a7b35d68", "signature": [["Button", "Buy \ud83d"]]},
         "text": None,
         "commit": None,
