@@ -17,23 +17,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ._draw import DEFAULT_SCALE, ScreenRenderer, render_screen
 from ._phone import ScriptedPhone
-from ._png import SCREENSHOT_SIZE, render_png
 from ._script import PROFILES, TEXT_ROLES, AppScript, Latency, ScriptedApp, ScriptedElement, Tap, TapKind
 
 __all__ = [
+    "DEFAULT_SCALE",
     "PROFILES",
     "SAMPLES",
-    "SCREENSHOT_SIZE",
     "TEXT_ROLES",
     "AppScript",
     "Latency",
+    "ScreenRenderer",
     "ScriptedApp",
     "ScriptedElement",
     "ScriptedPhone",
     "Tap",
     "TapKind",
-    "render_png",
+    "render_screen",
     "sample_path",
 ]
 
