@@ -7,8 +7,8 @@ Python and ``zlib``: the core needs no imaging library.
 Rule 1: a raster is 8-bit RGB, stored as PNG scanlines: each row is a filter byte (always 0,
         "none") followed by ``3 * width`` bytes. Encoding is one ``zlib.compress`` of the buffer.
 Rule 2: boxes are half-open pixel rectangles ``(x0, y0, x1, y1)``: ``x0 <= x < x1``. Every drawing
-        call clips its box to the raster, so a box partly or wholly off the raster is not an
-        error; an empty box draws nothing.
+        call clips its box to the raster and to the bounds set by :meth:`Raster.clipped`, so a box
+        partly or wholly outside is not an error; an empty box draws nothing.
 Rule 3: work proportional to the pixels is done by C code (slice assignment, ``bytes.translate``,
         ``zlib``, big-integer arithmetic); Python loops run per row or per output pixel, never
         per input byte, except to undo the PNG filters "average" and "paeth", which other
@@ -29,7 +29,8 @@ import struct
 import sys
 import zlib
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 __all__ = ["MAX_PIXELS", "RGB", "PngError", "Raster", "decode_png", "encode_png", "frame_box"]
 
@@ -70,7 +71,7 @@ class Raster:
     ``Raster(width, height, colour)`` is filled with ``colour``. Sizes are pixels, both at least 1.
     """
 
-    __slots__ = ("data", "height", "width")
+    __slots__ = ("bounds", "data", "height", "width")
 
     def __init__(self, width: int, height: int, colour: RGB = _WHITE) -> None:
         if width < 1 or height < 1:
@@ -78,6 +79,8 @@ class Raster:
         self.width = width
         self.height = height
         self.data = bytearray((b"\x00" + bytes(colour) * width) * height)
+        #: Where drawing may land (Rule 2): the whole raster unless :meth:`clipped` narrows it.
+        self.bounds = (0, 0, width, height)
 
     @classmethod
     def from_rows(cls, width: int, rows: Sequence[bytes]) -> Raster:
@@ -89,6 +92,7 @@ class Raster:
         if any(len(row) != 3 * width for row in rows):
             raise ValueError(f"every row of a {width}-pixel-wide raster holds {3 * width} bytes")
         raster.data = bytearray(b"\x00" + b"\x00".join(rows))
+        raster.bounds = (0, 0, width, len(rows))
         return raster
 
     # -- reading -------------------------------------------------------------------------------
@@ -130,12 +134,24 @@ class Raster:
         """An independent copy."""
         raster = Raster.__new__(Raster)
         raster.width, raster.height, raster.data = self.width, self.height, bytearray(self.data)
+        raster.bounds = (0, 0, self.width, self.height)
         return raster
 
     def clip(self, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-        """The box clipped to the raster (Rule 2); empty boxes come back with ``x1 <= x0`` or ``y1 <= y0``."""
+        """The box clipped to the bounds (Rule 2); empty boxes come back with ``x1 <= x0`` or ``y1 <= y0``."""
         x0, y0, x1, y1 = box
-        return (max(0, x0), max(0, y0), min(self.width, x1), min(self.height, y1))
+        bx0, by0, bx1, by1 = self.bounds
+        return (max(bx0, x0), max(by0, y0), min(bx1, x1), min(by1, y1))
+
+    @contextmanager
+    def clipped(self, box: tuple[int, int, int, int]) -> Iterator[None]:
+        """Within the ``with`` block, drawing lands only inside ``box`` (and the bounds before it)."""
+        before = self.bounds
+        self.bounds = self.clip(box)
+        try:
+            yield
+        finally:
+            self.bounds = before
 
     # -- drawing -------------------------------------------------------------------------------
 
@@ -154,8 +170,9 @@ class Raster:
 
     def hspan(self, x0: int, x1: int, y: int, colour: RGB) -> None:
         """Paint pixels ``x0 <= x < x1`` of row ``y`` (clipped)."""
-        if 0 <= y < self.height:
-            x0, x1 = max(0, x0), min(self.width, x1)
+        bx0, by0, bx1, by1 = self.bounds
+        if by0 <= y < by1:
+            x0, x1 = max(bx0, x0), min(bx1, x1)
             if x1 > x0:
                 o = self.offset(x0, y)
                 self.data[o : o + 3 * (x1 - x0)] = bytes(colour) * (x1 - x0)
@@ -182,8 +199,9 @@ class Raster:
             o += stride
 
     def blend_pixel(self, x: int, y: int, colour: RGB, alpha: float) -> None:
-        """Lay ``colour`` over one pixel at opacity ``alpha`` (0..1); off the raster, nothing."""
-        if 0 <= x < self.width and 0 <= y < self.height and alpha > 0:
+        """Lay ``colour`` over one pixel at opacity ``alpha`` (0..1); outside the bounds, nothing."""
+        bx0, by0, bx1, by1 = self.bounds
+        if bx0 <= x < bx1 and by0 <= y < by1 and alpha > 0:
             o = self.offset(x, y)
             data = self.data
             a = min(1.0, alpha)
@@ -209,8 +227,9 @@ class Raster:
         if not rows:
             return
         width = len(rows[0]) // 3
-        cx0, cx1 = max(0, x), min(self.width, x + width)
-        first, last = max(0, -y), min(len(rows), self.height - y)
+        bx0, by0, bx1, by1 = self.bounds
+        cx0, cx1 = max(bx0, x), min(bx1, x + width)
+        first, last = max(0, by0 - y), min(len(rows), by1 - y)
         if cx1 <= cx0 or last <= first:
             return
         data, stride = self.data, self.stride

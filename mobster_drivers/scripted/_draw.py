@@ -10,7 +10,9 @@ Rule 1: the picture is a function of the screen alone: the app in front, and per
 Rule 2: the picture is the screen's size in points times ``scale`` (1 by default, so 402 x 874
         pixels for the default screen), 8-bit RGB PNG.
 Rule 3: elements are drawn in tree order, so a child shows over its parent and a later sibling
-        over an earlier one. An element with ``visible: false`` is not drawn, nor is an element
+        over an earlier one. What an element draws stays inside its frame (an icon's name may
+        run 6 points past its sides); only an alert or a sheet reaches further: they dim the
+        screen behind them. An element with ``visible: false`` is not drawn, nor is an element
         with an empty frame. Its children are judged by their own flag, as WDA reports them: a
         real tree holds rows that show inside a collection view that says it is not visible.
 Rule 4: each role has a look: StaticText as text (the first text at the top of a screen as a large
@@ -94,6 +96,7 @@ _CONTAINERS = frozenset(
     }
 )
 _BARS = frozenset({"NavigationBar", "TabBar", "Toolbar", "StatusBar"})
+_DIMS = {"Alert": 0.4, "Sheet": 0.25}  # how dark the screen behind them turns
 _ON_VALUES = frozenset({"1", "true", "on", "yes"})
 
 
@@ -319,8 +322,15 @@ class _Painter:
             box = self.box(element)
             if not element.visible or box[2] <= box[0] or box[3] <= box[1]:
                 continue
+            dim = _DIMS.get(element.role)
+            if dim is not None:  # an alert or a sheet dims everything drawn before it
+                self.raster.blend((0, 0, self.width, self.height), BLACK, dim)
             surface = self._surface_of(node)
-            node.surface = self._draw(node, box, surface)
+            clip = box
+            if self.home:  # an icon's name may be a little wider than the icon
+                clip = (box[0] - self.pt(6), box[1], box[2] + self.pt(6), box[3])
+            with self.raster.clipped(clip):
+                node.surface = self._draw(node, box, surface)
         _home_indicator(self.raster, self.scale, WHITE if self.home else BLACK)
         return self.raster
 
@@ -335,13 +345,18 @@ class _Painter:
             return _wallpaper(y / self.height)
         return self.background
 
+    def _drawn(self, element: Element) -> bool:
+        """Whether an element covers any pixel."""
+        x0, y0, x1, y1 = self.box(element)
+        return x1 > max(0, x0) and y1 > max(0, y0) and x0 < self.width and y0 < self.height
+
     def _find_title(self, nodes: list[_Node]) -> Element | None:
         """The first text of the screen when nothing stands above it: drawn as a large title."""
         top_level = [
             n.element
             for n in nodes
             if n.parent is None or n.parent.element.role in ("Application", "Window")
-            if n.element.visible and n.element.role not in _BARS and n.element.frame[3] > 0
+            if n.element.visible and n.element.role not in _BARS and self._drawn(n.element)
         ]
         if not top_level:
             return None
@@ -636,7 +651,6 @@ class _Painter:
 
     def _alert(self, node: _Node, box: tuple[int, int, int, int], surface: RGB) -> RGB | None:
         del surface
-        self.raster.blend((0, 0, self.width, self.height), BLACK, 0.4)
         under = self.raster.pixel(min(max(box[0], 0), self.width - 1), min(max(box[1], 0), self.height - 1))
         _rounded(self.raster, box, self.pt(14), ALERT, under)
         element = node.element
@@ -656,12 +670,10 @@ class _Painter:
 
     def _sheet(self, node: _Node, box: tuple[int, int, int, int], surface: RGB) -> RGB | None:
         del node, surface
-        self.raster.blend((0, 0, self.width, self.height), BLACK, 0.25)
         under = self.raster.pixel(min(max(box[0], 0), self.width - 1), min(max(box[1], 0), self.height - 1))
         radius = self.pt(12)
-        # Only the top corners are round: the box goes on past the bottom edge of the sheet.
+        # Only the top corners are round: the shape goes on past the sheet's bottom, clipped away.
         _rounded(self.raster, (box[0], box[1], box[2], box[3] + 2 * radius), radius, WHITE, under)
-        self.raster.fill((box[0], box[3], box[2], box[3] + 2 * radius), under)
         gw, gh = self.pt(36), max(2, self.pt(5))
         gx = (box[0] + box[2] - gw) // 2
         _rounded(self.raster, (gx, box[1] + self.pt(5), gx + gw, box[1] + self.pt(5) + gh), gh / 2, GREY3, WHITE)
@@ -869,5 +881,13 @@ def _home_indicator(raster: Raster, scale: float, colour: RGB) -> None:
     x, y = (raster.width - w) // 2, raster.height - round(8 * scale) - h
     if raster.height / raster.width <= 2.0 or y < 0:
         return  # phones with a home button have no indicator
-    under = raster.pixel(raster.width // 2, min(raster.height - 1, y + h // 2))
-    _rounded(raster, (x, y, x + w, y + h), h / 2, colour, under)
+    # Drawn over whatever the app shows there, so its rounded ends blend with the actual pixels.
+    r = h / 2
+    for row in range(h):
+        dy = abs(row + 0.5 - r)
+        for col in range(math.ceil(r)):
+            d = math.hypot(max(0.0, r - (col + 0.5)), dy)
+            cover = min(1.0, max(0.0, r - d + 0.5))
+            raster.blend_pixel(x + col, y + row, colour, cover)
+            raster.blend_pixel(x + w - 1 - col, y + row, colour, cover)
+        raster.hspan(x + math.ceil(r), x + w - math.ceil(r), y + row, colour)

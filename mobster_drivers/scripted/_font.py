@@ -245,13 +245,17 @@ _MAX_MARKS = 4  # marks kept per character; more (as in "zalgo" text) are droppe
 
 
 class _Glyph:
-    """A glyph on the grid: ``rows[r]`` has bit ``c`` set where column ``c`` of row ``r`` is ink."""
+    """A glyph on the grid: ``rows[r]`` has bit ``c`` set where column ``c`` of row ``r`` is ink.
 
-    __slots__ = ("rows", "width")
+    ``key`` names it in the raster caches: every character drawn as the fallback shares one.
+    """
 
-    def __init__(self, width: int, rows: tuple[int, ...]) -> None:
+    __slots__ = ("key", "rows", "width")
+
+    def __init__(self, width: int, rows: tuple[int, ...], key: str = "") -> None:
         self.width = width
         self.rows = rows
+        self.key = key
 
 
 def _parse(sheet: str) -> dict[str, _Glyph]:
@@ -262,7 +266,9 @@ def _parse(sheet: str) -> dict[str, _Glyph]:
         for i in range((len(rows[0]) + 1) // 8):
             char = header[8 * i]
             cells = [row[8 * i : 8 * i + 7] for row in rows]
-            glyphs[char] = _trimmed([0] * _TOP + [_bits(cell) for cell in cells])
+            glyph = _trimmed([0] * _TOP + [_bits(cell) for cell in cells])
+            glyph.key = char
+            glyphs[char] = glyph
     return glyphs
 
 
@@ -323,7 +329,9 @@ def _glyph(cluster: str) -> _Glyph:
             if 0 <= first + k < _ROWS:
                 rows[first + k] |= pattern_row << x
         width = max(width + (shift if x == 0 else 0), x + mark_w)
-    return _trimmed(rows)
+    composed = _trimmed(rows)
+    composed.key = cluster
+    return composed
 
 
 def clusters(text: str, limit: int) -> list[str]:
@@ -405,6 +413,11 @@ def _quantized(size: float) -> int:
     return max(1, round(size * 4))
 
 
+def _key(cluster: str) -> str:
+    """The name a character's glyph is cached under (the fallback's for any undrawable one)."""
+    return " " if cluster == " " else _glyph(cluster).key
+
+
 @lru_cache(maxsize=1024)
 def _smooth(cluster: str, weight: int) -> tuple[int, tuple[int, ...]]:
     """A glyph smoothed to 4 x 4 sub-pixels per unit and emboldened: its width and row bitmasks."""
@@ -446,8 +459,13 @@ def _shares(start: float, step: float, count: int, limit: int) -> list[tuple[int
     return out
 
 
-@lru_cache(maxsize=4096)
 def _rasterized(cluster: str, quarters: int, weight: int) -> _Raster:
+    """A character's pixels at a size (in quarter pixels) and weight, cached by its glyph (Rule 4)."""
+    return _rasterized_glyph(_key(cluster), quarters, weight)
+
+
+@lru_cache(maxsize=4096)
+def _rasterized_glyph(cluster: str, quarters: int, weight: int) -> _Raster:
     unit = _unit(quarters)
     height = math.ceil(_ROWS * unit)
     if cluster == " ":
@@ -487,10 +505,14 @@ def _ramp(fg: RGB, bg: RGB) -> tuple[bytes, ...]:
     return tuple(bytes(round(b + (f - b) * a / 255) for f, b in zip(fg, bg, strict=True)) for a in range(256))
 
 
-@lru_cache(maxsize=8192)
 def _tinted(cluster: str, quarters: int, weight: int, fg: RGB, bg: RGB) -> tuple[bytes, ...]:
+    return _tinted_glyph(_key(cluster), quarters, weight, fg, bg)
+
+
+@lru_cache(maxsize=8192)
+def _tinted_glyph(cluster: str, quarters: int, weight: int, fg: RGB, bg: RGB) -> tuple[bytes, ...]:
     ramp = _ramp(fg, bg)
-    return tuple(b"".join([ramp[a] for a in row]) for row in _rasterized(cluster, quarters, weight).alphas)
+    return tuple(b"".join([ramp[a] for a in row]) for row in _rasterized_glyph(cluster, quarters, weight).alphas)
 
 
 def text_width(line: list[str] | tuple[str, ...], size: float, weight: int = REGULAR) -> int:
