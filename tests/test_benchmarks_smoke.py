@@ -127,3 +127,25 @@ def test_bench_core_quick(tmp_path: Path) -> None:
     assert [r["steps"] for r in doc["whole_replays"]] == [10, 100]
     assert set(doc["ledger_us_per_action"]) == {"10", "100"}
     assert doc["load_path_50_ms"] > 0
+
+
+def test_bench_screenshots_quick(tmp_path: Path) -> None:
+    out = tmp_path / "pictures.json"
+    assert run("bench_screenshots", "--quick", "--json", str(out)) == 0
+    doc = read_json(out)
+    assert {
+        "home",
+        "welcome",
+        "signup",
+        "signup typed",
+        "settings",
+        "paywall",
+        "done",
+        "150 elements",
+        "hostile",
+    } == set(doc["screens"])
+    for figures in doc["screens"].values():
+        assert {"cold_ms", "warm_ms", "draw_ms", "encode_ms", "cached_ms", "bytes"} <= set(figures)
+        assert figures["bytes"] > 1000
+    assert doc["screens"]["150 elements"]["elements"] == 150
+    assert doc["toolkit"]["thumbnail_bytes"] > 0

@@ -195,9 +195,7 @@ def _rounded(raster: Raster, box: tuple[int, int, int, int], radius: float, fill
     if n == 0:
         raster.fill(box, fill)
         return
-    left, right = _corner(round(radius * 4), fill, bg)
-    middle = bytes(fill) * (w - 2 * n)
-    top = [left[k] + middle + right[k] for k in range(n)] if w >= 2 * n else _narrow(left, right, w)
+    top = _cap(w, round(radius * 4), fill, bg)
     if h < 2 * n:  # an odd height with a radius of half of it: the corners meet in the middle
         raster.paste(x0, y0, top[: h - h // 2])
         raster.paste(x0, y0 + h - h // 2, top[: h // 2][::-1])
@@ -205,6 +203,17 @@ def _rounded(raster: Raster, box: tuple[int, int, int, int], radius: float, fill
     raster.paste(x0, y0, top)
     raster.fill((x0, y0 + n, x1, y1 - n), fill)
     raster.paste(x0, y1 - n, top[::-1])
+
+
+@lru_cache(maxsize=1024)
+def _cap(w: int, radius_q: int, fill: RGB, bg: RGB) -> tuple[bytes, ...]:
+    """The top rows of a rounded box ``w`` pixels wide, down to where its corners end."""
+    left, right = _corner(radius_q, fill, bg)
+    n = len(left)
+    if w < 2 * n:
+        return tuple(_narrow(left, right, w))
+    middle = bytes(fill) * (w - 2 * n)
+    return tuple(left[k] + middle + right[k] for k in range(n))
 
 
 def _narrow(left: tuple[bytes, ...], right: tuple[bytes, ...], w: int) -> list[bytes]:
@@ -227,10 +236,11 @@ def _ring(raster: Raster, box: tuple[int, int, int, int], radius: float, *, line
 class _Node:
     """An element with what drawing it needs to know about its place in the tree."""
 
-    __slots__ = ("element", "has_children", "inside", "parent", "surface")
+    __slots__ = ("box", "element", "has_children", "inside", "parent", "surface")
 
     def __init__(self, element: Element, parent: _Node | None, inside: frozenset[str]) -> None:
         self.element = element
+        self.box = (0, 0, 0, 0)  # its frame in pixels, set by the painter
         self.parent = parent
         self.inside = inside  # the roles of its ancestors
         self.has_children = False
@@ -313,13 +323,15 @@ class _Painter:
 
     def paint(self) -> Raster:
         nodes = _tree(self.screen.elements)
+        for node in nodes:
+            node.box = self.box(node.element)
         if self.home:
             self.background = _wallpaper(0.5)
         else:
             self.title = self._find_title(nodes)
         for node in nodes:
             element = node.element
-            box = self.box(element)
+            box = node.box
             if not element.visible or box[2] <= box[0] or box[3] <= box[1]:
                 continue
             dim = _DIMS.get(element.role)
@@ -341,13 +353,13 @@ class _Painter:
                 return parent.surface
             parent = parent.parent
         if self.home:
-            y = (self.box(node.element)[1] + self.box(node.element)[3]) / 2
+            y = (node.box[1] + node.box[3]) / 2
             return _wallpaper(y / self.height)
         return self.background
 
-    def _drawn(self, element: Element) -> bool:
+    def _drawn(self, node: _Node) -> bool:
         """Whether an element covers any pixel."""
-        x0, y0, x1, y1 = self.box(element)
+        x0, y0, x1, y1 = node.box
         return x1 > max(0, x0) and y1 > max(0, y0) and x0 < self.width and y0 < self.height
 
     def _find_title(self, nodes: list[_Node]) -> Element | None:
@@ -356,7 +368,7 @@ class _Painter:
             n.element
             for n in nodes
             if n.parent is None or n.parent.element.role in ("Application", "Window")
-            if n.element.visible and n.element.role not in _BARS and self._drawn(n.element)
+            if n.element.visible and n.element.role not in _BARS and self._drawn(n)
         ]
         if not top_level:
             return None

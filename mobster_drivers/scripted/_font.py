@@ -398,6 +398,7 @@ class _Raster:
         self.ink_bottom = inked[-1] + 1 if inked else 0
 
 
+@lru_cache(maxsize=256)
 def line_height(size: float) -> int:
     """The height of a line of text in pixels at a font size of ``size`` pixels (12 units, rounded up)."""
     return max(1, math.ceil(_ROWS * _unit(_quantized(size))))
