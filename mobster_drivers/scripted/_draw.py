@@ -442,11 +442,11 @@ class _Painter:
         width, height = box[2] - box[0], box[3] - box[1]
         for points in (34, 28, 22):
             size = points * self.scale
-            if line_height(size) <= height and len(layout(value, size, BOLD, width, 2)) == 1:
-                lines = layout(value, size, BOLD, width, 2)
-                if lines and "\u2026" not in lines[0]:
-                    self.text(value, box, points=points, fg=fg, bg=bg, weight=BOLD, max_lines=1)
-                    return
+            if line_height(size) > height:
+                continue
+            if len(layout(value, size, BOLD, width, 2)) == 1:  # a title that would wrap is too big
+                self.text(value, box, points=points, fg=fg, bg=bg, weight=BOLD, max_lines=1)
+                return
         self.text(value, box, points=22, fg=fg, bg=bg, weight=BOLD)
 
     def _button(self, node: _Node, box: tuple[int, int, int, int], surface: RGB) -> RGB | None:

@@ -356,6 +356,85 @@ def test_an_alert_is_a_card_over_a_dimmed_screen() -> None:
     assert _draw.TINT in raster.colours(box(pt(201, 466, 141, 44)))  # its buttons are tinted text
 
 
+def test_a_sheet_is_a_white_card_over_a_screen_dimmed_by_a_quarter() -> None:
+    sheet = pt(0, 300, 402, 574)
+    key = pt(0, 700, 40, 50)
+    raster = picture(
+        {
+            "role": "Sheet",
+            "frame": sheet,
+            "children": [
+                {
+                    "role": "Keyboard",
+                    "frame": pt(0, 690, 402, 184),
+                    "children": [{"role": "Key", "label": "Q", "frame": key}],
+                }
+            ],
+        }
+    )
+    assert raster.pixel(10, 200) == (191, 191, 191)  # white behind, 25% black over it
+    assert raster.pixel(10, 400) == WHITE  # the card
+    assert raster.pixel(200, 860) == _draw.KEYBOARD
+    k = box(key)
+    assert raster.pixel(k[0] + 6, k[1] + 10) == WHITE  # a key is a white cap on the keyboard
+    assert darkest(raster, k) < 60  # with its letter
+
+
+def test_bars_and_tabs() -> None:
+    nav, tabs = pt(0, 54, 402, 44), pt(0, 790, 402, 84)
+    mail, week = pt(0, 795, 201, 50), pt(201, 795, 201, 50)
+    raster = picture(
+        {"role": "NavigationBar", "label": "Inbox", "frame": nav},
+        {
+            "role": "TabBar",
+            "frame": tabs,
+            "children": [
+                {"role": "Button", "label": "Mail", "selected": True, "frame": mail},
+                {"role": "Button", "label": "Week", "frame": week},
+            ],
+        },
+        {"role": "Toolbar", "label": "Done", "frame": pt(0, 700, 402, 44)},
+    )
+    n = box(nav)
+    assert raster.pixel(5, n[1] + 5) == _draw.BAR
+    assert raster.pixel(5, n[3] - 1) == _draw.SEPARATOR
+    assert darkest(raster, n) < 60  # its title
+    assert _draw.TINT in raster.colours(box(mail))  # the selected tab
+    assert _draw.TINT not in raster.colours(box(week))
+    assert _draw.GREY in raster.colours(box(week))
+    assert raster.pixel(5, box(tabs)[1]) == _draw.SEPARATOR  # the tab bar's top hairline
+
+
+@pytest.mark.parametrize(("value", "fraction"), [("40%", 0.4), ("0.4", 0.4), ("40", 0.4), ("", 0.0), ("nan", 0.0)])
+def test_a_progress_bar_fills_to_its_value(value: str, fraction: float) -> None:
+    frame = pt(0, 400, 402, 20)
+    raster = picture({"role": "ProgressIndicator", "value": value, "frame": frame})
+    row = (box(frame)[1] + box(frame)[3]) // 2
+    tinted = [x for x in range(402) if raster.pixel(x, row) == _draw.TINT]
+    assert len(tinted) == pytest.approx(402 * fraction, abs=4)
+
+
+def test_a_slider_has_a_knob_at_its_value() -> None:
+    frame = pt(0, 400, 402, 30)
+    raster = picture({"role": "Slider", "value": "0.5", "frame": frame})
+    b = box(frame)
+    assert raster.pixel(201, (b[1] + b[3]) // 2) == WHITE  # the knob sits on the track's middle
+    assert raster.pixel(100, (b[1] + b[3]) // 2) == _draw.TINT
+
+
+def test_a_segmented_control_holds_its_buttons() -> None:
+    frame = pt(20, 400, 362, 32)
+    raster = picture(
+        {
+            "role": "SegmentedControl",
+            "frame": frame,
+            "children": [{"role": "Button", "label": "Day", "frame": pt(22, 402, 178, 28)}],
+        }
+    )
+    assert raster.pixel(box(frame)[2] - 20, box(frame)[1] + 16) == (238, 238, 239)
+    assert _draw.TINT in raster.colours(box(frame))
+
+
 def test_the_home_screen_is_a_wallpaper_with_an_icon_per_app() -> None:
     clock = FakeClock()
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
