@@ -161,65 +161,75 @@ def _mix(fg: RGB, bg: RGB, a: float) -> RGB:
 
 
 @lru_cache(maxsize=512)
-def _corner(radius_q: int, fill: RGB, bg: RGB) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
-    """The top-left and top-right corners of a rounded box, ``ceil(r)`` rows of ``ceil(r)`` pixels.
+def _corner(radius_q: int, fill: RGB, bg: RGB) -> tuple[tuple[int, bytes, bytes], ...]:
+    """The top corners of a rounded box: per row, the pixels wholly outside, then the left and right pieces.
 
-    Each edge pixel takes the share of it inside the circle (anti-aliasing), estimated from the
-    distance of its centre to the circle's centre. ``radius_q`` is the radius in quarter pixels.
+    A row of the top-left corner is ``ceil(r)`` pixels: ``skip`` wholly outside the circle (left
+    as they are when drawn), then the rest, each edge pixel taking the share of it inside the
+    circle (anti-aliasing, from the distance of its centre to the circle's centre). The right
+    piece is its mirror, without the skipped pixels. ``radius_q`` is the radius in quarter pixels.
     """
     r = radius_q / 4
     n = math.ceil(r)
-    left: list[bytes] = []
-    right: list[bytes] = []
+    rows = []
     for y in range(n):
         pixels = []
+        skip = 0
         for x in range(n):
             dx, dy = r - (x + 0.5), r - (y + 0.5)
-            # Pixels left of or above the circle's centre line are at the corner; others are full.
-            d = math.hypot(max(0.0, dx), max(0.0, dy))
-            cover = min(1.0, max(0.0, r - d + 0.5))
+            # Only a pixel left of and above the circle's centre is at the corner; others are full.
+            cover = 1.0 if dx <= 0 or dy <= 0 else min(1.0, max(0.0, r - math.hypot(dx, dy) + 0.5))
+            if cover == 0 and len(pixels) == skip:
+                skip += 1
             pixels.append(bytes(_mix(fill, bg, cover)))
-        left.append(b"".join(pixels))
-        right.append(b"".join(reversed(pixels)))
-    return tuple(left), tuple(right)
+        kept = pixels[skip:]
+        rows.append((skip, b"".join(kept), b"".join(reversed(kept))))
+    return tuple(rows)
 
 
 def _rounded(raster: Raster, box: tuple[int, int, int, int], radius: float, fill: RGB, bg: RGB) -> None:
-    """Fill a box with rounded corners of ``radius`` pixels, edges blended into ``bg``."""
+    """Fill a box with rounded corners of ``radius`` pixels, edges blended into ``bg``.
+
+    Pixels wholly outside the corners are left as they are.
+    """
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     if w <= 0 or h <= 0:
         return
-    radius = max(0.0, min(radius, w / 2, h / 2))
-    n = math.ceil(radius)
+    quarters = round(max(0.0, min(radius, w / 2, h / 2)) * 4)  # corners are cached by quarter pixels
+    n = math.ceil(quarters / 4)
     if n == 0:
         raster.fill(box, fill)
         return
-    top = _cap(w, round(radius * 4), fill, bg)
+    top = _cap(w, quarters, fill, bg)
     if h < 2 * n:  # an odd height with a radius of half of it: the corners meet in the middle
-        raster.paste(x0, y0, top[: h - h // 2])
-        raster.paste(x0, y0 + h - h // 2, top[: h // 2][::-1])
-        return
-    raster.paste(x0, y0, top)
-    raster.fill((x0, y0 + n, x1, y1 - n), fill)
-    raster.paste(x0, y1 - n, top[::-1])
+        rows = [*top[: h - h // 2], *top[: h // 2][::-1]]
+    else:
+        raster.fill((x0, y0 + n, x1, y1 - n), fill)
+        rows = [*top, *([(0, b"")] * (h - 2 * n)), *top[::-1]]
+    for k, (skip, row) in enumerate(rows):
+        if row:
+            raster.paste(x0 + skip, y0 + k, (row,))
 
 
 @lru_cache(maxsize=1024)
-def _cap(w: int, radius_q: int, fill: RGB, bg: RGB) -> tuple[bytes, ...]:
-    """The top rows of a rounded box ``w`` pixels wide, down to where its corners end."""
-    left, right = _corner(radius_q, fill, bg)
-    n = len(left)
-    if w < 2 * n:
-        return tuple(_narrow(left, right, w))
-    middle = bytes(fill) * (w - 2 * n)
-    return tuple(left[k] + middle + right[k] for k in range(n))
+def _cap(w: int, radius_q: int, fill: RGB, bg: RGB) -> tuple[tuple[int, bytes], ...]:
+    """The top rows of a rounded box ``w`` pixels wide, down to where its corners end.
 
-
-def _narrow(left: tuple[bytes, ...], right: tuple[bytes, ...], w: int) -> list[bytes]:
-    """Corner rows for a box narrower than its two corners (an odd-width circle)."""
-    keep = w - w // 2
-    return [left[k][: 3 * keep] + right[k][3 * (len(right[k]) // 3 - w // 2) :] for k in range(len(left))]
+    Each row is ``(skip, pixels)``: it starts ``skip`` pixels in and is ``w - 2 * skip`` wide.
+    """
+    corner = _corner(radius_q, fill, bg)
+    n = len(corner)
+    out = []
+    for skip, left, right in corner:
+        if 2 * skip >= w:
+            out.append((skip, b""))
+        elif w >= 2 * n:
+            out.append((skip, left + bytes(fill) * (w - 2 * n) + right))
+        else:  # narrower than its two corners (an odd-width circle): the halves overlap
+            keep = w - w // 2 - skip
+            out.append((skip, left[: 3 * keep] + right[len(right) - 3 * (w // 2 - skip) :]))
+    return tuple(out)
 
 
 def _ring(raster: Raster, box: tuple[int, int, int, int], radius: float, *, line: RGB, fill: RGB, width: int) -> None:

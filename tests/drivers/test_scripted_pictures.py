@@ -579,3 +579,17 @@ def test_layout_wraps_at_spaces_and_ends_cut_text_with_an_ellipsis() -> None:
     assert lines("one\ntwo\nthree", 1000, 2) == ["one", "two\u2026"]
     assert lines("one\n", 1000, 1) == ["one"]
     assert lines("", 100, 3) == [""]
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=st.integers(1, 40), h=st.integers(1, 40), radius=st.floats(0, 25), scale=st.sampled_from([1, 2]))
+def test_a_rounded_shape_leaves_the_pixels_outside_its_corners_alone(w: int, h: int, radius: float, scale: int) -> None:
+    raster = Raster(50, 50, (9, 9, 9))
+    _draw._rounded(raster, (3, 4, 3 + w, 4 + h), radius * scale, (200, 100, 0), (1, 2, 3))
+    colours = raster.colours((0, 0, 50, 50))
+    assert (1, 2, 3) not in colours  # the surface colour is only ever blended into edge pixels
+    assert colours.get((200, 100, 0), 0) >= w * h - 4 * math.ceil(min(radius * scale, w / 2, h / 2)) ** 2
+    r = min(radius * scale, w / 2, h / 2)
+    if r >= 3:
+        assert raster.pixel(3, 4) == (9, 9, 9)  # the corner pixel is wholly outside the circle
+    assert raster.colours((0, 0, 50, 4)) == {(9, 9, 9): 200}  # nothing above the box
