@@ -173,7 +173,7 @@ def _corner(radius_q: int, fill: RGB, bg: RGB) -> tuple[tuple[int, bytes, bytes]
     n = math.ceil(r)
     rows = []
     for y in range(n):
-        pixels = []
+        pixels: list[bytes] = []
         skip = 0
         for x in range(n):
             dx, dy = r - (x + 0.5), r - (y + 0.5)
