@@ -2,7 +2,8 @@
 
 It is the phone of the demo, of the SDK's own tests and of the benchmark, and a way for users to
 test their harness without a device. It passes the same ``check_device`` conformance suite as the
-real drivers. See ``docs/scripted-phone.md``.
+real drivers. Its screenshots are pictures of the app as an iPhone shows it, drawn by
+``ScreenRenderer`` (which draws any ``Screen``). See ``docs/scripted-phone.md``.
 
 ::
 

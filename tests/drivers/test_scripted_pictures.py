@@ -593,3 +593,12 @@ def test_a_rounded_shape_leaves_the_pixels_outside_its_corners_alone(w: int, h: 
     if r >= 3:
         assert raster.pixel(3, 4) == (9, 9, 9)  # the corner pixel is wholly outside the circle
     assert raster.colours((0, 0, 50, 4)) == {(9, 9, 9): 200}  # nothing above the box
+
+
+def test_the_package_exports_what_it_lists() -> None:
+    from mobster_drivers import scripted
+
+    assert {"ScreenRenderer", "render_screen", "DEFAULT_SCALE"} <= set(scripted.__all__)
+    for name in scripted.__all__:
+        assert getattr(scripted, name) is not None
+    assert not hasattr(scripted, "render_png")
