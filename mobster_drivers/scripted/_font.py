@@ -290,10 +290,6 @@ def _trimmed(rows: list[int]) -> _Glyph:
 _GLYPHS = _parse(_SHEET)
 
 
-def _top(glyph: _Glyph) -> int:
-    return next((r for r, row in enumerate(glyph.rows) if row), _TOP)
-
-
 @lru_cache(maxsize=2048)
 def _glyph(cluster: str) -> _Glyph:
     """The glyph of a character and its marks (Rule 2): designed, composed, or the fallback."""
@@ -308,7 +304,6 @@ def _glyph(cluster: str) -> _Glyph:
     if glyph is None:
         return _GLYPHS[_FALLBACK]
     rows = list(glyph.rows)
-    width = glyph.width
     shift = 0  # how far the base moved right to make room for a wider mark
     for mark in marks:
         place, pattern = _MARKS[mark]
@@ -328,7 +323,6 @@ def _glyph(cluster: str) -> _Glyph:
         for k, pattern_row in enumerate(mark_glyph.rows[:height]):
             if 0 <= first + k < _ROWS:
                 rows[first + k] |= pattern_row << x
-        width = max(width + (shift if x == 0 else 0), x + mark_w)
     composed = _trimmed(rows)
     composed.key = cluster
     return composed
