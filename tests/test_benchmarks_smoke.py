@@ -182,3 +182,25 @@ def test_bench_builds_every_kind_of_change_keeps_actions_right(tmp_path: Path) -
 def test_bench_builds_rejects_an_unknown_change() -> None:
     with pytest.raises(SystemExit):
         run("bench_builds", "--quick", "--mix", "teleport=3")
+
+
+def test_bench_screenshots_quick(tmp_path: Path) -> None:
+    out = tmp_path / "pictures.json"
+    assert run("bench_screenshots", "--quick", "--json", str(out)) == 0
+    doc = read_json(out)
+    assert {
+        "home",
+        "welcome",
+        "signup",
+        "signup typed",
+        "settings",
+        "paywall",
+        "done",
+        "150 elements",
+        "hostile",
+    } == set(doc["screens"])
+    for figures in doc["screens"].values():
+        assert {"cold_ms", "warm_ms", "draw_ms", "encode_ms", "cached_ms", "bytes"} <= set(figures)
+        assert figures["bytes"] > 1000
+    assert doc["screens"]["150 elements"]["elements"] == 150
+    assert doc["toolkit"]["thumbnail_bytes"] > 0

@@ -40,8 +40,8 @@ from typing import Any
 
 import attrs
 
-from mobster_core import DeviceError
-from mobster_drivers.scripted import render_png
+from mobster_core import SPRINGBOARD, DeviceError, Screen
+from mobster_drivers.scripted import render_screen
 from mobster_drivers.simulator import SimctlTimeout
 
 from .wda import FakeWda
@@ -370,7 +370,7 @@ class FakeSimctl:
         if len(rest) < 3 or rest[1] != "screenshot":
             raise self._error("unknown_subcommand", command=" ".join(["io", *rest[1:2]]))
         target = Path(next(a for a in reversed(rest) if not a.startswith("-")))
-        png = self._wda.screenshot() if self._wda is not None else render_png([])
+        png = self._wda.screenshot() if self._wda is not None else render_screen(Screen(app=SPRINGBOARD))
         target.write_bytes(png)
         return "", f"Detected file type 'PNG' from extension\nWrote screenshot to: {target}\n"
 

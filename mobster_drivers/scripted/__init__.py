@@ -2,7 +2,8 @@
 
 It is the phone of the demo, of the SDK's own tests and of the benchmark, and a way for users to
 test their harness without a device. It passes the same ``check_device`` conformance suite as the
-real drivers. See ``docs/scripted-phone.md``.
+real drivers. Its screenshots are pictures of the app as an iPhone shows it, drawn by
+``ScreenRenderer`` (which draws any ``Screen``). See ``docs/scripted-phone.md``.
 
 ::
 
@@ -17,23 +18,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ._draw import DEFAULT_SCALE, ScreenRenderer, render_screen
 from ._phone import ScriptedPhone
-from ._png import SCREENSHOT_SIZE, render_png
 from ._script import PROFILES, TEXT_ROLES, AppScript, Latency, ScriptedApp, ScriptedElement, Tap, TapKind
 
 __all__ = [
+    "DEFAULT_SCALE",
     "PROFILES",
     "SAMPLES",
-    "SCREENSHOT_SIZE",
     "TEXT_ROLES",
     "AppScript",
     "Latency",
+    "ScreenRenderer",
     "ScriptedApp",
     "ScriptedElement",
     "ScriptedPhone",
     "Tap",
     "TapKind",
-    "render_png",
+    "render_screen",
     "sample_path",
 ]
 

@@ -46,7 +46,7 @@ from mobster_core import (
     UnknownOutcome,
 )
 
-from ._png import render_png
+from ._draw import DEFAULT_SCALE, ScreenRenderer
 from ._script import EPSILON, TEXT_ROLES, AppScript, Latency, ScriptedApp, ScriptedElement, TapKind
 
 __all__ = ["ScriptedPhone"]
@@ -57,9 +57,6 @@ _log = logging.getLogger("mobster.drivers.scripted")
 _ICON_COLUMNS = 4
 _ICON_LEFT, _ICON_STEP, _ICON_WIDTH = 0.05, 0.235, 0.2
 _ICON_TOP, _ICON_PITCH, _ICON_SPAN = 0.08, 0.12, 0.84
-
-# Screenshot greys: buttons darkest, then fields, then everything else.
-_GREY_BUTTON, _GREY_FIELD, _GREY_OTHER = 110, 170, 210
 
 FieldKey = tuple[str, tuple[int, ...]]  # (screen name, position of the element in the script)
 
@@ -371,13 +368,18 @@ class ScriptedPhone:
     assert what was sent. Latency comes from the script (see ``Latency``) and is slept on the
     given clock. The module rules describe the behaviour; ``docs/scripted-phone.md`` the format.
 
+    Screenshots are pictures of the screen as a read returns it (``docs/scripted-phone.md``),
+    ``screenshot_scale`` pixels per point (0.25 to 4; 1 gives 402 x 874 pixels on the default
+    screen).
+
     Faults for testing a harness: :meth:`fail_next_action`, :meth:`fail_next_read`,
     :meth:`drop_typing`.
     """
 
-    def __init__(self, script: AppScript, *, clock: Clock) -> None:
+    def __init__(self, script: AppScript, *, clock: Clock, screenshot_scale: float = DEFAULT_SCALE) -> None:
         self._script = script
         self._clock = clock
+        self._renderer = ScreenRenderer(scale=screenshot_scale)
         self._sim = _Sim(script)
         self._lose_next: bool | None = None  # None: no fault armed; else its ``applied`` flag
         self._failing_reads = 0
@@ -387,19 +389,30 @@ class ScriptedPhone:
         self.launches: list[tuple[str, LaunchOptions]] = []
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, clock: Clock) -> ScriptedPhone:
+    def from_file(
+        cls, path: str | os.PathLike[str], *, clock: Clock, screenshot_scale: float = DEFAULT_SCALE
+    ) -> ScriptedPhone:
         """A phone running the app script at ``path``; raises ``ScriptError`` when it is malformed."""
-        return cls(AppScript.from_file(path), clock=clock)
+        return cls(AppScript.from_file(path), clock=clock, screenshot_scale=screenshot_scale)
 
     @classmethod
-    def from_text(cls, text: str | bytes, source: str = "<script>", *, clock: Clock) -> ScriptedPhone:
+    def from_text(
+        cls, text: str | bytes, source: str = "<script>", *, clock: Clock, screenshot_scale: float = DEFAULT_SCALE
+    ) -> ScriptedPhone:
         """A phone running an app script given as YAML text; ``source`` names it in messages."""
-        return cls(AppScript.from_text(text, source), clock=clock)
+        return cls(AppScript.from_text(text, source), clock=clock, screenshot_scale=screenshot_scale)
 
     @property
     def script(self) -> AppScript:
         """The app script the phone runs."""
         return self._script
+
+    @property
+    def screenshot_size(self) -> tuple[int, int]:
+        """The size of a screenshot in pixels: the screen's points times the screenshot scale."""
+        width, height = self._script.size
+        scale = self._renderer.scale
+        return (max(1, round(width * scale)), max(1, round(height * scale)))
 
     @property
     def clock(self) -> Clock:
@@ -505,15 +518,13 @@ class ScriptedPhone:
     # -- Screenshots -------------------------------------------------------------------------
 
     async def screenshot(self) -> bytes:
-        """A small PNG of the screen: a grey box per visible element, buttons darker.
+        """A PNG picture of the screen a read would return now, drawn as an iPhone shows it.
 
-        Takes ``latency.read`` seconds.
+        Takes ``latency.read`` seconds. The same screen gives the same bytes; the last 32
+        pictures are cached by the screen's read fingerprint.
         """
         await self._clock.sleep(self._script.latency.read)
-        now = self._clock.now()
-        self._sim.advance(now)
-        boxes = [(n.element.frame, _grey(n.element.role)) for n in self._sim.nodes(now) if n.element.visible]
-        return render_png(boxes)
+        return self._renderer.png(self._sim.screen(self._clock.now()))
 
     def _installed(self, bundle: str, what: str) -> ScriptedApp:
         app = self._script.apps.get(bundle)
@@ -523,11 +534,3 @@ class ScriptedPhone:
                 f"(installed: {', '.join(self._script.apps)})"
             )
         return app
-
-
-def _grey(role: str) -> int:
-    if role == "Button":
-        return _GREY_BUTTON
-    if role in TEXT_ROLES:
-        return _GREY_FIELD
-    return _GREY_OTHER

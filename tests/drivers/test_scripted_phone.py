@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import struct
-import zlib
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -12,7 +10,7 @@ import pytest
 import mobster_core as mc
 from mobster_core import Action, LaunchOptions, Op, Reset
 from mobster_core.testing import SPRINGBOARD, FakeClock, check_device
-from mobster_drivers.scripted import SCREENSHOT_SIZE, ScriptedPhone, render_png, sample_path
+from mobster_drivers.scripted import ScriptedPhone, sample_path
 
 YOURAPP = "com.example.yourapp"
 A = "com.example.a"
@@ -730,64 +728,6 @@ def test_dropped_typing_until_restored() -> None:
         assert await value_of(phone, "TextField", "Name") == "Hi Bo"
 
     run(clock, scenario)
-
-
-# -- screenshots -----------------------------------------------------------------------------
-
-
-def _pixels(png: bytes) -> tuple[int, int, list[bytes]]:
-    assert png.startswith(b"\x89PNG\r\n\x1a\n")
-    pos, chunks = 8, {}
-    while pos < len(png):
-        (length,) = struct.unpack(">I", png[pos : pos + 4])
-        kind, data = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + length]
-        (crc,) = struct.unpack(">I", png[pos + 8 + length : pos + 12 + length])
-        assert crc == zlib.crc32(kind + data)
-        chunks[kind] = data
-        pos += 12 + length
-    width, height, depth, colour, *_ = struct.unpack(">IIBBBBB", chunks[b"IHDR"])
-    assert (depth, colour) == (8, 0)
-    raw = zlib.decompress(chunks[b"IDAT"])
-    rows = [raw[r * (width + 1) : (r + 1) * (width + 1)] for r in range(height)]
-    assert all(row[0] == 0 for row in rows)
-    return width, height, [row[1:] for row in rows]
-
-
-def test_a_screenshot_draws_a_box_per_visible_element_buttons_darker() -> None:
-    clock = FakeClock()
-    phone = make(clock)
-
-    async def scenario() -> None:
-        await phone.launch(A, LaunchOptions(url="alpha://form"))
-        screen = await phone.read()
-        width, height, rows = _pixels(await phone.screenshot())
-        assert (width, height) == SCREENSHOT_SIZE
-
-        def at(element: mc.Element) -> int:
-            x, y = element.center
-            return rows[int(y * height)][int(x * width)]
-
-        button = at(screen.find("Button", "Back")[0])
-        field = at(screen.find("TextField", "Name")[0])
-        assert button < field < 255
-        assert rows[0][0] == 255
-        await phone.launch(A, LaunchOptions())
-        start = await phone.read()
-        _, _, rows = _pixels(await phone.screenshot())
-        label = at(start.find("StaticText", "Start")[0])
-        hidden = at(_hidden(start))
-        assert field < label < 255
-        assert hidden == 255
-
-    run(clock, scenario)
-
-
-def test_render_png_skips_empty_frames_and_clamps_to_the_image() -> None:
-    png = render_png([((0.0, 0.0, 0.0, 0.0), 0), ((0.999, 0.999, 0.001, 0.001), 7)], size=(10, 20))
-    width, height, rows = _pixels(png)
-    assert (width, height) == (10, 20)
-    assert rows[0][0] == 255
-    assert rows[19][9] == 7
 
 
 def test_on_the_system_clock_with_zero_latency_nothing_waits() -> None:
