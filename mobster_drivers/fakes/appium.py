@@ -136,7 +136,7 @@ class AppiumRequest:
     ``path`` is as sent; ``route`` is it without the base path, the ``/session/{id}`` prefix and
     the query; ``session`` is the id in the path or None; ``body`` the parsed JSON (None when
     absent or not JSON); ``command`` the script of an ``execute/sync`` (``mobile: tap``), else
-    ``METHOD /route``.
+    ``METHOD /route``; ``headers`` the request's headers (names lower-cased).
     """
 
     method: str
@@ -145,6 +145,7 @@ class AppiumRequest:
     session: str | None
     body: Any
     command: str
+    headers: Mapping[str, str] = attrs.field(factory=dict)
 
 
 class _Failure(Exception):
@@ -220,7 +221,8 @@ class _Handler(BaseHTTPRequestHandler):
         fake = cast("_Server", self.server).fake
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length > 0 else b""
-        reply = fake._handle(self.command, self.path, raw)
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        reply = fake._handle(self.command, self.path, raw, headers)
         if reply.hold > 0 and fake._stopping.wait(reply.hold):
             self.close_connection = True
             return
@@ -429,7 +431,7 @@ class FakeAppium:
 
     # -- serving -----------------------------------------------------------------------------
 
-    def _handle(self, method: str, raw_path: str, raw: bytes) -> _Reply:
+    def _handle(self, method: str, raw_path: str, raw: bytes, headers: Mapping[str, str] | None = None) -> _Reply:
         split = urlsplit(raw_path)
         path = split.path
         if self._base:
@@ -455,7 +457,7 @@ class FakeAppium:
         elif _ELEMENT_VALUE.match(route):
             command = f"{method} /element/{{id}}/value"
         with self._lock:
-            self._requests.append(AppiumRequest(method, raw_path, route, session, body, command))
+            self._requests.append(AppiumRequest(method, raw_path, route, session, body, command, dict(headers or {})))
             garbage = self._garbage.pop(0) if self._garbage else None
             stall, self._stall = self._stall, 0.0
         if garbage is not None:
