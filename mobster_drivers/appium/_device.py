@@ -117,7 +117,7 @@ SWIPE_SECONDS = 0.1
 _PNG = b"\x89PNG\r\n\x1a\n"
 _VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
 _SIMULATOR_UDID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
-_ELEMENT_KEYS = ("element-6066-11e4-a52f-4f735a1a4c94", "ELEMENT")
+_ELEMENT_KEYS = ("element-6066-11e4-a52e-4f735466cecf", "ELEMENT")
 _INVALID_SESSION = "invalid session id"
 
 

@@ -119,7 +119,7 @@ __all__ = ["AppiumRequest", "FakeAppium", "main"]
 
 _SESSION_PATH = re.compile(r"^/session/([^/]+)(/.*)?$")
 _ELEMENT_VALUE = re.compile(r"^/element/([^/]+)/value$")
-_ELEMENT_KEY = "element-6066-11e4-a52f-4f735a1a4c94"
+_ELEMENT_KEY = "element-6066-11e4-a52e-4f735466cecf"
 _PROXY_TIMEOUT = 60.0  # seconds a proxied WDA command may take (a usb-iphone launch is 2.6 s)
 _KEEP_ALIVE = 30.0  # seconds an idle connection stays open
 _DEFAULT_NEW_COMMAND_TIMEOUT = 60.0  # Appium's default, seconds
