@@ -23,7 +23,9 @@ Rule 4: Mobster's own capabilities (:data:`REQUIRED_CAPABILITIES`, plus ``appium
 Rule 5: secrets are the string values of keys whose name ends in ``key``, ``secret``,
         ``password``, ``passwd``, ``pass`` or ``token`` (``accessKey``, ``apiKey``), at any depth;
         the values of ``${VAR}`` references whose variable name says the same
-        (``BROWSERSTACK_ACCESS_KEY``); and the password of a URL's user info. :func:`scrub`
+        (``BROWSERSTACK_ACCESS_KEY``); the password of a URL's user info, and the URL's path
+        segments that look like tokens (20 or more letters, digits and ``-_.~%+=``: a cloud's
+        per-session endpoint carries one, and is a credential). :func:`scrub`
         replaces each (and its JSON-escaped and URL-quoted forms) with ``***``. Every message and
         log line the driver writes goes through it.
 Rule 6: the provider (who to tell the verdict, and how) is read from the URL's host first
@@ -57,6 +59,7 @@ __all__ = [
     "scrub",
     "session_capabilities",
     "split_url",
+    "url_secrets",
 ]
 
 #: The environment variable that names the caps file (or holds its JSON) when no file is given.
@@ -95,6 +98,7 @@ _OLD_NAMES = {"acceptSslCerts": "acceptInsecureCerts", "version": "browserVersio
 _MAX_BYTES = 1 << 20
 _REFERENCE = re.compile(r"\$\$\{|\$\{([^}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TOKEN_SEGMENT = re.compile(r"[A-Za-z0-9\-_.~%+=]{20,}")
 _SECRET_NAME = re.compile(r"(key|secret|password|passwd|pass|token)$", re.IGNORECASE)
 _MASK = "***"
 
@@ -301,6 +305,14 @@ def split_url(url: str) -> tuple[str, str | None, str | None]:
     user = unquote(parts.username) if parts.username else None
     password = unquote(parts.password) if parts.password else None
     return clean, user, password
+
+
+def url_secrets(url: str) -> set[str]:
+    """What of ``url`` is a credential (Rule 5): its password and its token-like path segments."""
+    parts = urlsplit(url.strip())
+    found = {unquote(parts.password)} if parts.password else set()
+    found.update(segment for segment in parts.path.split("/") if _TOKEN_SEGMENT.fullmatch(segment))
+    return found
 
 
 def detect_provider(url: str, capabilities: Mapping[str, Any]) -> Provider | None:

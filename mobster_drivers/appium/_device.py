@@ -202,8 +202,8 @@ class AppiumDevice:
 
     @property
     def url(self) -> str:
-        """The server's URL, without user info."""
-        return self._wire.url
+        """The server's URL as messages show it: no user info, a token in its path as ``***``."""
+        return self._wire.scrub(self._wire.url)
 
     @property
     def provider(self) -> Provider | None:

@@ -15,10 +15,11 @@ Rule 3: a failure says how it failed, so the device can map it: :class:`AppiumUn
         (sent, no complete reply: a read timeout, a dropped connection), :class:`AppiumBadReply`
         (a reply that is not W3C JSON) and :class:`AppiumErrorReply` (a W3C error: its
         ``error``, ``message`` and HTTP status). Every detail is scrubbed of secrets.
-Rule 4: the URL's user info is sent as HTTP basic auth, never in the URL, and while a wire is
-        open the log lines of Selenium's connection (which log each command's parameters, the
-        capabilities with their keys included) and of the client's own logger go through a
-        filter that scrubs the wire's secrets.
+Rule 4: the URL's user info is sent as HTTP basic auth, never in the URL (its password and any
+        token in its path are secrets too). While a wire is open, the log lines of Selenium's
+        connection (each command's parameters: the capabilities, keys included), of urllib3's
+        pool (each path: a per-session endpoint's token) and of the client's own logger go
+        through a filter that scrubs the wire's secrets.
 Rule 5: headers are built per connection. ``AppiumConnection`` keeps the next new session's
         idempotency key in a class-level dict shared by every connection in the process: two
         sessions created at once from two threads could share one key, and Appium would answer
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ._caps import scrub, split_url
+from ._caps import scrub, split_url, url_secrets
 
 if TYPE_CHECKING:
     from urllib.parse import ParseResult
@@ -55,7 +56,7 @@ __all__ = [
 ]
 
 #: The loggers whose lines may carry capabilities (and so keys): scrubbed while a wire is open.
-SCRUBBED_LOGGERS = ("selenium.webdriver.remote.remote_connection", "appium.common.logger")
+SCRUBBED_LOGGERS = ("selenium.webdriver.remote.remote_connection", "urllib3.connectionpool", "appium.common.logger")
 _SNIPPET = 160
 
 
@@ -153,7 +154,7 @@ class AppiumWire:
 
         clean, user, password = split_url(url)
         self._url = clean
-        self._secrets = frozenset(s for s in (*secrets, password or "") if s)
+        self._secrets = frozenset(s for s in (*secrets, *url_secrets(url)) if s)
         config = AppiumClientConfig(
             remote_server_addr=clean,
             keep_alive=True,

@@ -306,3 +306,12 @@ def test_bad_bundles_name_the_file(tmp_path: Path) -> None:
     (no_id / "Info.plist").write_bytes(plistlib.dumps({"CFBundleVersion": "1"}))
     with pytest.raises(ValueError, match="has no CFBundleIdentifier"):
         read_bundle_info(no_id)
+
+
+def test_a_token_in_the_url_path_is_a_secret() -> None:
+    from mobster_drivers.appium._caps import url_secrets
+
+    token = "AbCdEf0123456789-xyz_TOKEN"
+    assert url_secrets(f"https://farm.example.com/remote-endpoint/{token}/wd/hub") == {token}
+    assert url_secrets("https://u:p%40ss@hub.example.com/wd/hub") == {"p@ss"}
+    assert url_secrets("http://127.0.0.1:4723/wd/hub") == set()

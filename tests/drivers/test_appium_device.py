@@ -725,3 +725,17 @@ def test_bad_urls_caps_and_app_files_fail_when_the_device_is_made(tmp_path: Path
         AppiumDevice("http://127.0.0.1:4723", {"platformName": "Android"})
     with pytest.raises(ValueError, match=r"neither a \.app folder nor an \.ipa"):
         AppiumDevice("http://127.0.0.1:4723", {}, app_files=[tmp_path / "nope.zip"])
+
+
+def test_a_per_session_endpoint_token_never_shows(make: Any, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    token = "Zq8vTOKENa1b2c3d4e5f6g7h8"
+    with FakeAppium(script(), lifetime=60, base_path=f"/remote-endpoint/{token}/wd/hub") as fake:
+        device = make(fake.url)
+        run(launched(device))
+        fake.stop()
+        with pytest.raises(mc.DeviceError) as caught:
+            run(device.read())
+    assert token not in _chain(caught.value)
+    assert "***" in str(caught.value)
+    assert token not in caplog.text
