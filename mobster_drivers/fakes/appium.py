@@ -277,6 +277,7 @@ class FakeAppium:
         self._provider = provider
         self._clock: Clock = clock or SystemClock()
         self._lock = threading.Lock()
+        self._create_lock = threading.Lock()  # one new session at a time: the limit holds
         self._stopping = threading.Event()
         self._requests: list[AppiumRequest] = []
         self._annotations: list[tuple[str, Any]] = []
@@ -479,7 +480,8 @@ class FakeAppium:
                 "build": {"version": "3.0.0"},
             }
         if path == "/session" and method == "POST":
-            return self._create_session(body)
+            with self._create_lock:
+                return self._create_session(body)
         if sid is None:
             raise _Failure(404, "unknown command", f"The requested resource could not be found: {method} {path}")
         session = self._live(sid)
