@@ -245,6 +245,28 @@ class AppiumDevice:
         """The screen as PNG bytes (``GET /session/{id}/screenshot``)."""
         return await asyncio.to_thread(self._screenshot_sync)
 
+    # -- extras ------------------------------------------------------------------------------
+
+    async def terminate(self, bundle: str) -> bool:
+        """Terminate an app (``mobile: terminateApp``); True when it was running. An action: sent once."""
+        value = await asyncio.to_thread(
+            self._mobile,
+            "terminateApp",
+            {"bundleId": bundle},
+            timeout=self._timeouts.action,
+            action=f"terminating {bundle}",
+        )
+        return bool(value)
+
+    async def app_state(self, bundle: str) -> int:
+        """The XCUIApplicationState of an app (``mobile: queryAppState``): 1 not running, 4 in front."""
+        value = await asyncio.to_thread(
+            self._mobile, "queryAppState", {"bundleId": bundle}, timeout=self._timeouts.read
+        )
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise DeviceError(f"{self._where()} sent an app state that is not a number: {self.scrub(repr(value))[:80]}")
+        return value
+
     # -- the session and the provider ---------------------------------------------------------
 
     async def report(self, name: str, verdict: Verdict | str, reason: str = "") -> bool:

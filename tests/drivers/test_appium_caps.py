@@ -315,3 +315,37 @@ def test_a_token_in_the_url_path_is_a_secret() -> None:
     assert url_secrets(f"https://farm.example.com/remote-endpoint/{token}/wd/hub") == {token}
     assert url_secrets("https://u:p%40ss@hub.example.com/wd/hub") == {"p@ss"}
     assert url_secrets("http://127.0.0.1:4723/wd/hub") == set()
+
+
+def test_the_public_surface_is_pinned() -> None:
+    import mobster_drivers.appium as appium
+
+    assert sorted(appium.__all__) == sorted(
+        [
+            "CAPS_ENV",
+            "NEW_COMMAND_TIMEOUT",
+            "REFUSED_ERRORS",
+            "REQUIRED_CAPABILITIES",
+            "SOURCE_ARGS",
+            "AppiumBadReply",
+            "AppiumCaps",
+            "AppiumDevice",
+            "AppiumErrorReply",
+            "AppiumNoReply",
+            "AppiumTimeouts",
+            "AppiumTransportError",
+            "AppiumUnreachable",
+            "BundleInfo",
+            "CapsError",
+            "Provider",
+            "appium_device",
+            "detect_provider",
+            "load_caps",
+            "provider_scripts",
+            "read_bundle_info",
+            "scrub",
+            "session_capabilities",
+        ]
+    )
+    for name in appium.__all__:
+        assert getattr(appium, name) is not None

@@ -739,3 +739,18 @@ def test_a_per_session_endpoint_token_never_shows(make: Any, caplog: pytest.LogC
     assert token not in _chain(caught.value)
     assert "***" in str(caught.value)
     assert token not in caplog.text
+
+
+def test_terminate_and_app_state(appium: FakeAppium, make: Any) -> None:
+    device = make(appium.url)
+    run(launched(device))
+    assert run(device.app_state(YOURAPP)) == 4
+    assert run(device.terminate(YOURAPP)) is True
+    assert run(device.app_state(YOURAPP)) == 1
+    assert run(device.terminate(YOURAPP)) is False
+    assert commands(appium)[-4:] == [
+        "mobile: queryAppState",
+        "mobile: terminateApp",
+        "mobile: queryAppState",
+        "mobile: terminateApp",
+    ]
