@@ -5,11 +5,13 @@ Rule 1: requests go through the client's connection (``AppiumConnection``: its u
         client's ``WebDriver`` object and its error handler are not used: the handler ignores the
         HTTP status and passes a reply that is not JSON through as a value, so a load balancer's
         ``502`` page would count as a tap that worked.
-Rule 2: nothing is re-sent. urllib3's retries are off (``retries=False``): its default re-sends a
-        request whose connection dropped before the reply, which for a tap is a second tap.
-        Every command has an explicit timeout in seconds (the connection's timeout, set per
-        command while the wire's lock is held). Keep-alive stays on: a TLS handshake per command
-        would add a round trip to every read and tap on a cloud.
+Rule 2: nothing is re-sent. urllib3's retries are off (``retries=False``). Its default never
+        re-sends a POST (every action is one) but re-sends a GET whose reply was lost up to three
+        more times (measured: 4 sends), so a slow read would cost four timeouts; off, every
+        command, whatever its method, is sent once. Every command has an explicit timeout in
+        seconds (the connection's timeout, set per command while the wire's lock is held).
+        Keep-alive stays on: a TLS handshake per command would add a round trip to every read
+        and tap on a cloud.
 Rule 3: a failure says how it failed, so the device can map it: :class:`AppiumUnreachable`
         (nothing was sent: refused, DNS, TLS, proxy, connect timeout), :class:`AppiumNoReply`
         (sent, no complete reply: a read timeout, a dropped connection), :class:`AppiumBadReply`

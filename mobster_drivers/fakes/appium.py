@@ -67,7 +67,8 @@ Rule 6: cloud behaviours, as options: ``require`` (vendor options a session must
         method``, as in XCUITest's native context). Faults: :meth:`FakeAppium.fail_next_session`
         (a 5xx on session create, W3C JSON or a load balancer's HTML page),
         :meth:`FakeAppium.end_sessions` (the provider ends every session),
-        :meth:`FakeAppium.garbage_next_reply`, :meth:`FakeAppium.stall_next_reply`, and the fake
+        :meth:`FakeAppium.garbage_next_reply`, :meth:`FakeAppium.stall_next_reply`,
+        :meth:`FakeAppium.drop_next_reply` (handled, then no reply at all), and the fake
         WDA's own (:attr:`FakeAppium.wda`: ``fail_next_action``, ``fail_next_read``, …).
 Rule 7: every request is recorded in :attr:`FakeAppium.requests` before it is handled, with its
         ``command``: the script for ``execute/sync`` (``mobile: tap``), else ``METHOD /route``.
@@ -164,6 +165,7 @@ class _Reply:
     body: bytes = b""
     content_type: str = "application/json; charset=utf-8"
     hold: float = 0.0  # seconds to hold the reply
+    drop: bool = False  # close the connection without a reply
 
 
 @attrs.define
@@ -226,6 +228,9 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.hold > 0 and fake._stopping.wait(reply.hold):
             self.close_connection = True
             return
+        if reply.drop:
+            self.close_connection = True
+            return
         try:
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
@@ -285,6 +290,7 @@ class FakeAppium:
         self._session_failures: list[tuple[int, bool]] = []
         self._garbage: list[int] = []
         self._stall = 0.0
+        self._drop = 0
         self._connections: set[socket.socket] = set()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -425,6 +431,11 @@ class FakeAppium:
         with self._lock:
             self._garbage.append(status)
 
+    def drop_next_reply(self, count: int = 1) -> None:
+        """Handle the next ``count`` requests, then close each connection without a reply."""
+        with self._lock:
+            self._drop += count
+
     def stall_next_reply(self, seconds: float) -> None:
         """Handle the next request, then hold its reply ``seconds`` before sending it."""
         with self._lock:
@@ -461,6 +472,8 @@ class FakeAppium:
             self._requests.append(AppiumRequest(method, raw_path, route, session, body, command, dict(headers or {})))
             garbage = self._garbage.pop(0) if self._garbage else None
             stall, self._stall = self._stall, 0.0
+            drop = self._drop > 0
+            self._drop -= 1 if drop else 0
         if garbage is not None:
             return _Reply(garbage, _LB_PAGE, "text/html")
         if self._latency > 0 and self._stopping.wait(self._latency):
@@ -469,8 +482,8 @@ class FakeAppium:
             value = self._route(method, path, session, route, _object(body, bad_body=bad_body))
         except _Failure as failure:
             content = "text/html" if isinstance(failure, _HtmlFailure) else "application/json; charset=utf-8"
-            return _Reply(failure.status, _error_body(failure), content, hold=stall)
-        return _Reply(200, json.dumps({"value": value}, ensure_ascii=False).encode("utf-8"), hold=stall)
+            return _Reply(failure.status, _error_body(failure), content, hold=stall, drop=drop)
+        return _Reply(200, json.dumps({"value": value}, ensure_ascii=False).encode("utf-8"), hold=stall, drop=drop)
 
     def _route(self, method: str, path: str, sid: str | None, route: str, body: dict[str, Any]) -> Any:
         if path == "/status" and method == "GET":

@@ -754,3 +754,20 @@ def test_terminate_and_app_state(appium: FakeAppium, make: Any) -> None:
         "mobile: queryAppState",
         "mobile: terminateApp",
     ]
+
+
+def test_a_dropped_reply_is_never_sent_again_whatever_the_method(appium: FakeAppium, make: Any) -> None:
+    device = make(appium.url)
+    run(launched(device))
+    appium.drop_next_reply()
+    before = len(appium.requests)
+    with pytest.raises(mc.UnknownOutcome, match=r"HOME: .*no complete reply to mobile: pressButton .*not sent again"):
+        run(device.act(Action(Op.HOME)))
+    assert commands(appium, before) == ["mobile: pressButton"]
+    assert appium.wda.phone.front == SPRINGBOARD  # it had landed
+    appium.drop_next_reply()
+    before = len(appium.requests)
+    with pytest.raises(mc.DeviceError, match=r"didn't answer GET /screenshot") as caught:
+        run(device.screenshot())  # a GET: urllib3's default retries would have sent it 4 times
+    assert not isinstance(caught.value, mc.UnknownOutcome)
+    assert commands(appium, before) == ["GET /screenshot"]
