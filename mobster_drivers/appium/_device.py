@@ -30,8 +30,9 @@ Rule 5: actions: ``TAP`` is ``mobile: tap`` at the element's centre in points (X
         same way; swipes are ``mobile: dragFromToForDuration`` (0.1 s press, as the WDA driver);
         ``HOME`` is ``mobile: pressButton`` ``home``; ``LAUNCH_APP`` is ``mobile: activateApp``;
         ``OPEN_URL`` is ``mobile: deepLink``.
-Rule 6: a launch is ``mobile: isAppInstalled`` (a ``DeviceError``, nothing sent, when it isn't),
-        ``mobile: terminateApp``, ``mobile: launchApp`` with the arguments and environment
+Rule 6: a launch is ``mobile: isAppInstalled`` (a ``DeviceError``, nothing sent, when it isn't;
+        ``mobile: queryAppState`` where a server refuses it), ``mobile: terminateApp``,
+        ``mobile: launchApp`` with the arguments and environment
         (``launchApp`` only brings a running app to the front and drops its arguments, hence the
         terminate), then ``mobile: deepLink`` for ``options.url``. Appium can't wipe an app's
         data on every device: a launch with a reset relaunches the app as it is (logged).
@@ -181,14 +182,14 @@ class AppiumDevice:
     ) -> None:
         self._caps = caps if isinstance(caps, AppiumCaps) else AppiumCaps.from_mapping(caps or {})
         session_capabilities(self._caps, bundle=bundle)  # a caps file Mobster can't use fails now
-        self._wire = AppiumWire(url, secrets=self._caps.secrets)
-        self._provider = detect_provider(self._wire.url, self._caps.capabilities)
-        self._clock: Clock = clock or SystemClock()
-        self._bundle = bundle
         self._bundles: dict[str, BundleInfo] = {}
         for path in app_files:
             info = read_bundle_info(path)  # ValueError naming the file: a usage error, found now
             self._bundles[info.bundle] = info
+        self._wire = AppiumWire(url, secrets=self._caps.secrets)  # last: it holds a pool and a log filter
+        self._provider = detect_provider(self._wire.url, self._caps.capabilities)
+        self._clock: Clock = clock or SystemClock()
+        self._bundle = bundle
         self._timeouts = timeouts or AppiumTimeouts()
         self._name, self._kind, self._ios = name, kind, ios
         self._session_lock = threading.Lock()
@@ -362,7 +363,25 @@ class AppiumDevice:
         return None
 
     def _require_installed(self, bundle: str, what: str) -> None:
-        value = self._mobile("isAppInstalled", {"bundleId": bundle}, timeout=self._timeouts.read, begin=True)
+        """DeviceError when ``bundle`` isn't installed (Rule 6).
+
+        ``mobile: isAppInstalled``; a server that refuses it (a cloud that allows only some
+        ``mobile:`` commands) is asked ``mobile: queryAppState`` (0: unknown, not installed);
+        when it refuses that too, the launch itself will say.
+        """
+        try:
+            value = self._mobile("isAppInstalled", {"bundleId": bundle}, timeout=self._timeouts.read, begin=True)
+        except DeviceError as exc:
+            if not isinstance(exc.__cause__, AppiumErrorReply):
+                raise
+            _log.debug("mobile: isAppInstalled is not available (%s); asking queryAppState", exc)
+            try:
+                state = self._mobile("queryAppState", {"bundleId": bundle}, timeout=self._timeouts.read, begin=True)
+            except DeviceError as again:
+                if not isinstance(again.__cause__, AppiumErrorReply):
+                    raise
+                return
+            value = not (isinstance(state, int) and not isinstance(state, bool) and state == 0)
         if not isinstance(value, bool):
             raise DeviceError(
                 f"{what}: {self._where()} sent an answer to mobile: isAppInstalled that is not true or false"

@@ -219,3 +219,21 @@ def test_a_w3c_error_inside_a_200_reply_is_still_an_error(table: Table) -> None:
     dev = device(table)
     with pytest.raises(mc.UnknownOutcome, match="WDA crashed"):
         run_on(dev, dev.act(Action(Op.HOME)))
+
+
+def test_a_cloud_that_refuses_is_app_installed_is_asked_the_app_state(table: Table) -> None:
+    table.answers["mobile: isAppInstalled"] = {"value": {"error": "unsupported operation", "message": "not allowed"}}
+    table.answers["mobile: queryAppState"] = {"value": 0}
+    dev = device(table)
+    with pytest.raises(mc.DeviceError, match=r"com\.example\.app is not installed"):
+        run_on(dev, dev.launch("com.example.app", LaunchOptions()))
+    table.answers["mobile: queryAppState"] = {"value": 1}
+    for name in ("terminateApp", "launchApp"):
+        table.answers[f"mobile: {name}"] = {"value": None}
+    dev = device(table)
+    run_on(dev, dev.launch("com.example.app", LaunchOptions()))
+    assert [k for k in table.seen if not k.startswith("DELETE")][-2:] == ["mobile: terminateApp", "mobile: launchApp"]
+    del table.answers["mobile: queryAppState"]  # refused too: the launch itself will say
+    dev = device(table)
+    run_on(dev, dev.launch("com.example.app", LaunchOptions()))
+    assert [k for k in table.seen if not k.startswith("DELETE")][-2:] == ["mobile: terminateApp", "mobile: launchApp"]
