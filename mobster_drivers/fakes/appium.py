@@ -84,8 +84,9 @@ server or Mac runs here: the exact text of Appium's messages, the proxy-error te
 status of a W3C-less session request and of a non-``mobile:`` script in the native context
 (405 ``unknown method`` here), the shape of ``deviceInfo`` on a real device (XCUITest adds the
 phone's lockdown values; the fake returns WDA's), whether the server's reply to a new session
-carries ``platformVersion`` when the caps didn't, and every cloud's wording and status for a
-refused credential or a parallel limit.
+carries ``platformVersion`` when the caps didn't, ``terminateApp`` of an app that isn't
+installed (false here, as WDA answers; the driver's docs say it throws), and every cloud's
+wording and status for a refused credential or a parallel limit.
 """
 
 from __future__ import annotations
