@@ -538,7 +538,9 @@ class AppiumDevice:
         if session is None:
             return
         try:
-            self._wire.call("quit", timeout=self._timeouts.read, what="DELETE /session", session=session)
+            # At most 10 s: ending a session must not hold up a suite; an abandoned one idles out.
+            timeout = min(self._timeouts.read, 10.0)
+            self._wire.call("quit", timeout=timeout, what="DELETE /session", session=session)
         except AppiumTransportError as exc:
             _log.debug("ending the Appium session failed (the server ends it after newCommandTimeout): %s", exc)
 
