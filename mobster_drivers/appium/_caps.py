@@ -1,0 +1,369 @@
+"""Appium capabilities: the caps file, ``${ENV}`` references, what a check needs, and secrets.
+
+Pure, except :func:`load_caps`, which reads one file (or one environment variable).
+
+Rule 1: a caps file is one JSON object of capabilities (UTF-8, at most 1 MiB), written as a user
+        would give them to any Appium client: ``{"platformName": "iOS", "appium:deviceName":
+        "iPhone 15", "bstack:options": {...}}``. A W3C envelope (``capabilities``,
+        ``alwaysMatch``, ``firstMatch``) is refused with a hint: the file holds the capabilities
+        themselves.
+Rule 2: every ``${NAME}`` in a string value, at any depth, is replaced by the environment
+        variable ``NAME`` (``[A-Za-z_][A-Za-z0-9_]*``); ``$${`` writes a literal ``${``. A
+        variable that is unset or empty is an error naming the file, the key path and the
+        variable. Keys are never expanded.
+Rule 3: keys are spelled as the client sends them: the W3C capability names stay as they are,
+        any other name without a vendor prefix gets ``appium:`` (``deviceName`` is
+        ``appium:deviceName``). One capability written twice (``udid`` and ``appium:udid``) is
+        an error naming both.
+Rule 4: Mobster's own capabilities (:data:`REQUIRED_CAPABILITIES`, plus ``appium:bundleId``
+        when the device knows the app) are merged over the file. A file that sets one of them to
+        another value is an error naming the key and the value Mobster needs; nothing is
+        overridden silently. ``appium:newCommandTimeout`` may be raised, never lowered below
+        :data:`NEW_COMMAND_TIMEOUT`.
+Rule 5: secrets are the string values of keys whose name ends in ``key``, ``secret``,
+        ``password``, ``passwd``, ``pass`` or ``token`` (``accessKey``, ``apiKey``), at any depth;
+        the values of ``${VAR}`` references whose variable name says the same
+        (``BROWSERSTACK_ACCESS_KEY``); the password of a URL's user info, and the URL's path
+        segments that look like tokens (20 or more letters, digits and ``-_.~%+=``: a cloud's
+        per-session endpoint carries one, and is a credential). :func:`scrub`
+        replaces each (and its JSON-escaped and URL-quoted forms) with ``***``. Every message and
+        log line the driver writes goes through it.
+Rule 6: the provider (who to tell the verdict, and how) is read from the URL's host first
+        (``*.browserstack.com``, ``*.saucelabs.com``, ``*.lambdatest.com``), else from the
+        vendor option blocks in the capabilities (``bstack:options``, ``sauce:options``,
+        ``lt:options``, any case). A URL on another host with no such block has no provider.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+import attrs
+
+__all__ = [
+    "CAPS_ENV",
+    "NEW_COMMAND_TIMEOUT",
+    "REQUIRED_CAPABILITIES",
+    "AppiumCaps",
+    "CapsError",
+    "Provider",
+    "detect_provider",
+    "load_caps",
+    "scrub",
+    "session_capabilities",
+    "split_url",
+    "url_secrets",
+]
+
+#: The environment variable that names the caps file (or holds its JSON) when no file is given.
+CAPS_ENV = "MOBSTER_APPIUM_CAPS"
+#: ``appium:newCommandTimeout``, in seconds. Appium ends a session that gets no command for this
+#: long (its default is 60 s). The longest quiet spell in a run is one Smart or heal run waiting
+#: on its model, bounded by the check's ``budget.max_seconds`` (default 180, at most 600): at
+#: 600 s no check, even one with the largest budget, loses its session to a thinking model.
+NEW_COMMAND_TIMEOUT = 600
+#: What every Mobster session needs (Rule 4): an iOS device driven by XCUITest, the app left as
+#: it is (Mobster launches and resets it itself) and not launched at session start.
+REQUIRED_CAPABILITIES: Mapping[str, Any] = {
+    "platformName": "iOS",
+    "appium:automationName": "XCUITest",
+    "appium:noReset": True,
+    "appium:autoLaunch": False,
+}
+#: The W3C capability names, sent without a prefix (the Appium client's list).
+W3C_NAMES = frozenset(
+    {
+        "acceptInsecureCerts",
+        "browserName",
+        "browserVersion",
+        "platformName",
+        "pageLoadStrategy",
+        "proxy",
+        "setWindowRect",
+        "timeouts",
+        "unhandledPromptBehavior",
+        "strictFileInteractability",
+        "userAgent",
+        "webSocketUrl",
+    }
+)
+_OLD_NAMES = {"acceptSslCerts": "acceptInsecureCerts", "version": "browserVersion", "platform": "platformName"}
+_MAX_BYTES = 1 << 20
+_REFERENCE = re.compile(r"\$\$\{|\$\{([^}]*)\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TOKEN_SEGMENT = re.compile(r"[A-Za-z0-9\-_.~%+=]{20,}")
+_SECRET_NAME = re.compile(r"(key|secret|password|passwd|pass|token)$", re.IGNORECASE)
+_MASK = "***"
+
+
+class CapsError(ValueError):
+    """A caps file (or the capabilities given) can't be used; the message names the file and key."""
+
+
+class Provider(enum.StrEnum):
+    """A device cloud whose convention for a session's name and verdict the driver follows."""
+
+    BROWSERSTACK = "browserstack"
+    SAUCE = "sauce"
+    LAMBDATEST = "lambdatest"
+
+
+_HOSTS = {
+    "browserstack.com": Provider.BROWSERSTACK,
+    "saucelabs.com": Provider.SAUCE,
+    "lambdatest.com": Provider.LAMBDATEST,
+}
+_OPTION_BLOCKS = {
+    "bstack:options": Provider.BROWSERSTACK,
+    "sauce:options": Provider.SAUCE,
+    "lt:options": Provider.LAMBDATEST,
+}
+
+
+@attrs.frozen
+class AppiumCaps:
+    """Capabilities with their ``${ENV}`` references expanded, keys normalized (Rules 1-3).
+
+    ``source`` names where they came from (a file, ``$MOBSTER_APPIUM_CAPS``) for messages;
+    ``secrets`` are the values :func:`scrub` hides (Rule 5).
+    """
+
+    capabilities: Mapping[str, Any] = attrs.field(factory=dict)
+    secrets: frozenset[str] = frozenset()
+    source: str = "the capabilities given"
+
+    @classmethod
+    def from_mapping(
+        cls,
+        capabilities: Mapping[str, Any],
+        *,
+        source: str = "the capabilities given",
+        environ: Mapping[str, str] | None = None,
+    ) -> AppiumCaps:
+        """Expand, normalize and check capabilities given in code (Rules 1-3, 5)."""
+        env = os.environ if environ is None else environ
+        if not isinstance(capabilities, Mapping):
+            raise CapsError(f"{source}: capabilities are one JSON object, got {type(capabilities).__name__}")
+        for envelope in ("capabilities", "alwaysMatch", "firstMatch", "desiredCapabilities"):
+            if envelope in capabilities:
+                raise CapsError(
+                    f"{source}: {envelope!r} is the W3C request envelope; write the capabilities themselves as one "
+                    'object, e.g. {"appium:deviceName": "iPhone 15", "bstack:options": {...}}'
+                )
+        secrets: set[str] = set()
+        expanded = _expand(dict(capabilities), source, "", env, secrets)
+        normalized: dict[str, Any] = {}
+        spelled: dict[str, str] = {}
+        for key, value in expanded.items():
+            if not isinstance(key, str) or not key:
+                raise CapsError(f"{source}: capability names are non-empty strings, got {key!r}")
+            name = normalize_key(key)
+            if name in spelled:
+                raise CapsError(f"{source}: {spelled[name]!r} and {key!r} are the same capability; keep one")
+            spelled[name] = key
+            normalized[name] = value
+        _collect_secrets(normalized, secrets)
+        return cls(capabilities=normalized, secrets=frozenset(s for s in secrets if s), source=source)
+
+    @classmethod
+    def from_json(cls, text: str, *, source: str, environ: Mapping[str, str] | None = None) -> AppiumCaps:
+        """Parse a caps file's text (Rule 1) and expand it."""
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise CapsError(f"{source}: not valid JSON ({exc})") from None  # the text may hold a key: not chained
+        if not isinstance(data, dict):
+            raise CapsError(f"{source}: a caps file is one JSON object of capabilities, got {type(data).__name__}")
+        return cls.from_mapping(data, source=source, environ=environ)
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every secret replaced by ``***`` (Rule 5)."""
+        return scrub(text, self.secrets)
+
+
+def load_caps(path: str | os.PathLike[str] | None = None, *, environ: Mapping[str, str] | None = None) -> AppiumCaps:
+    """The capabilities of a caps file; without ``path``, of ``$MOBSTER_APPIUM_CAPS``.
+
+    ``$MOBSTER_APPIUM_CAPS`` holds a file's path, or the JSON itself when it starts with ``{``
+    (handy as one CI secret). With neither, the capabilities are empty: a local Appium needs
+    nothing more than Mobster's own. Raises :class:`CapsError` naming the file and what is wrong.
+    """
+    env = os.environ if environ is None else environ
+    if path is None:
+        value = env.get(CAPS_ENV, "").strip()
+        if not value:
+            return AppiumCaps(source="no caps file")
+        if value.startswith("{"):
+            return AppiumCaps.from_json(value, source=f"${CAPS_ENV}", environ=env)
+        path = value
+    file = Path(path)
+    try:
+        with file.open("rb") as handle:
+            raw = handle.read(_MAX_BYTES + 1)
+    except OSError as exc:
+        raise CapsError(f"can't read the caps file {file}: {exc.strerror or exc}") from exc
+    if len(raw) > _MAX_BYTES:
+        raise CapsError(f"{file}: a caps file is at most 1 MiB")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CapsError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return AppiumCaps.from_json(text, source=str(file), environ=env)
+
+
+def normalize_key(key: str) -> str:
+    """A capability's name as sent (Rule 3): ``deviceName`` → ``appium:deviceName``."""
+    name = _OLD_NAMES.get(key, key)
+    if name in W3C_NAMES or ":" in name:
+        return name
+    return f"appium:{name}"
+
+
+def session_capabilities(caps: AppiumCaps, *, bundle: str | None = None) -> dict[str, Any]:
+    """The capabilities a session is created with: the file's, with Mobster's merged over (Rule 4)."""
+    merged = dict(caps.capabilities)
+    required = dict(REQUIRED_CAPABILITIES)
+    if bundle:
+        required["appium:bundleId"] = bundle
+    for key, value in required.items():
+        if key not in merged:
+            merged[key] = value
+            continue
+        given = merged[key]
+        same = given.lower() == value.lower() if isinstance(given, str) and isinstance(value, str) else given == value
+        if not same or type(given) is not type(value):
+            raise CapsError(
+                f"{caps.source}: {key} is {given!r}, but Mobster needs {value!r} "
+                f"({_WHY.get(key, 'the check depends on it')}); remove it from the caps file"
+            )
+        merged[key] = value
+    timeout = merged.get("appium:newCommandTimeout", NEW_COMMAND_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise CapsError(f"{caps.source}: appium:newCommandTimeout is a number of seconds, got {timeout!r}")
+    if timeout != 0 and timeout < NEW_COMMAND_TIMEOUT:  # 0 disables Appium's timeout: fine
+        raise CapsError(
+            f"{caps.source}: appium:newCommandTimeout is {timeout:g} s; Mobster needs at least "
+            f"{NEW_COMMAND_TIMEOUT} s so a session outlives a model's thinking (remove it or raise it)"
+        )
+    merged["appium:newCommandTimeout"] = timeout
+    return merged
+
+
+_WHY = {
+    "platformName": "the checks run on iOS",
+    "appium:automationName": "the driver speaks the XCUITest driver's mobile: commands",
+    "appium:noReset": "Mobster launches and resets the app itself",
+    "appium:autoLaunch": "Mobster launches the app itself, with the check's arguments",
+    "appium:bundleId": "the check's app",
+}
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each secret, and its JSON-escaped and URL-quoted forms, replaced by ``***``."""
+    forms: set[str] = set()
+    for secret in secrets:
+        if not secret:
+            continue
+        forms.update({secret, json.dumps(secret)[1:-1], quote(secret, safe=""), quote(secret)})
+    for form in sorted(forms, key=len, reverse=True):
+        if form:
+            text = text.replace(form, _MASK)
+    return text
+
+
+def split_url(url: str) -> tuple[str, str | None, str | None]:
+    """``(url without user info, user, password)``; raises ``ValueError`` for a URL that isn't one.
+
+    ``https://USER:KEY@hub.example.com/wd/hub`` → ``("https://hub.example.com/wd/hub", "USER",
+    "KEY")``. The driver sends the user and password as HTTP basic auth instead of in the URL, so
+    neither lands in a log line. A trailing slash is dropped.
+    """
+    text = url.strip()
+    parts = urlsplit(text)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            "expected an Appium server URL such as http://127.0.0.1:4723 or https://hub.example.com/wd/hub"
+        )
+    if parts.query or parts.fragment:
+        raise ValueError("an Appium server URL has no query or fragment")
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError("bad port in the Appium server URL") from exc
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{port}" if port is not None else host
+    clean = urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
+    user = unquote(parts.username) if parts.username else None
+    password = unquote(parts.password) if parts.password else None
+    return clean, user, password
+
+
+def url_secrets(url: str) -> set[str]:
+    """What of ``url`` is a credential (Rule 5): its password and its token-like path segments."""
+    parts = urlsplit(url.strip())
+    found = {unquote(parts.password)} if parts.password else set()
+    found.update(segment for segment in parts.path.split("/") if _TOKEN_SEGMENT.fullmatch(segment))
+    return found
+
+
+def detect_provider(url: str, capabilities: Mapping[str, Any]) -> Provider | None:
+    """The cloud behind ``url`` (Rule 6), or None for a local Appium, a Grid or another farm."""
+    host = (urlsplit(url).hostname or "").lower()
+    for domain, provider in _HOSTS.items():
+        if host == domain or host.endswith(f".{domain}"):
+            return provider
+    for key in capabilities:
+        block = _OPTION_BLOCKS.get(key.lower()) if isinstance(key, str) else None
+        if block is not None:
+            return block
+    return None
+
+
+def _expand(value: Any, source: str, where: str, env: Mapping[str, str], secrets: set[str]) -> Any:
+    if isinstance(value, str):
+        return _expand_text(value, source, where, env, secrets)
+    if isinstance(value, dict):
+        return {k: _expand(v, source, f"{where}.{k}" if where else str(k), env, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v, source, f"{where}[{i}]", env, secrets) for i, v in enumerate(value)]
+    return value
+
+
+def _expand_text(text: str, source: str, where: str, env: Mapping[str, str], secrets: set[str]) -> str:
+    def replace(match: re.Match[str]) -> str:
+        if match.group(0) == "$${":
+            return "${"
+        name = match.group(1)
+        if not _NAME.fullmatch(name):
+            raise CapsError(f"{source}: {where}: ${{{name}}} is not a variable name (letters, digits and _)")
+        value = env.get(name, "")
+        if not value:
+            raise CapsError(
+                f"{source}: {where} refers to ${{{name}}}, which is not set in the environment; "
+                f"export {name}=… (or put it in the CI's secrets)"
+            )
+        if _SECRET_NAME.search(name.replace("_", "")) or _SECRET_NAME.search(where.rsplit(".", 1)[-1]):
+            secrets.add(value)
+        return value
+
+    return _REFERENCE.sub(replace, text)
+
+
+def _collect_secrets(value: Any, secrets: set[str], key: str = "") -> None:
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _collect_secrets(v, secrets, str(k))
+    elif isinstance(value, list):
+        for v in value:
+            _collect_secrets(v, secrets, key)
+    elif isinstance(value, str) and _SECRET_NAME.search(key.rsplit(":", 1)[-1].replace("_", "")):
+        secrets.add(value)

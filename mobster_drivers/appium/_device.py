@@ -1,0 +1,706 @@
+r"""The Appium device: ``Device`` and ``Screenshots`` over an Appium server's XCUITest driver.
+
+Rule 1: every action is one command, sent once, with an explicit timeout; the wire never
+        re-sends (``_wire``'s rules).
+Rule 2: errors are mapped here, at the edge. Nothing sent (Appium unreachable, an app that isn't
+        installed) and every failed read is a :class:`DeviceError`. An action Appium refused
+        with an error that means "not done" (:data:`REFUSED_ERRORS`, or any HTTP 4xx) is a
+        ``DeviceError`` too. Any other error reply to an action (``unknown error``, which is
+        what Appium answers when its call to WebDriverAgent failed half-way, ``timeout``, any
+        other 5xx), a timeout, a dropped connection and a reply that isn't W3C JSON are an
+        :class:`UnknownOutcome`. Messages name the command, never the session id or a secret.
+Rule 3: one session serves every call, created on first need with ``session_capabilities``. A
+        stale session (``invalid session id``: Appium's newCommandTimeout ran out, the provider
+        ended it, the server restarted) is replaced, and the call sent once more, only by the
+        calls that begin a check (``info``, ``app_info``, ``launch``): Appium refuses a stale
+        session before it does anything. In the middle of a check (``read``, ``act``,
+        ``screenshot``) it is a ``DeviceError``: a new session on a cloud may be another phone,
+        and a check can't go on on a phone whose state it doesn't know. The next launch starts
+        a new session.
+Rule 4: a read is ``mobile: activeAppInfo`` (the app in front) and ``mobile: source`` with
+        ``{"format": "json", "excludedAttributes": "visible,accessible"}``: the XCUITest driver
+        hands them to WebDriverAgent's source as ``excluded_attributes``, WDA's fast read. The
+        tree goes through the WDA driver's parser and visibility rules (``_screen_of``); the
+        screen size comes from the window rect when the root has none.
+Rule 5: actions: ``TAP`` is ``mobile: tap`` at the element's centre in points (XCTest's
+        coordinate tap: no pointer travel, unlike the client's W3C tap, which moves the finger
+        for about 0.35 s); ``LONG_PRESS`` is ``mobile: touchAndHold`` for 1 s; ``TYPE`` taps the
+        field, then sends the text to the element that has the keyboard focus
+        (``GET /element/active``, ``POST /element/{id}/value``); ``SUBMIT`` sends ``"\n"`` the
+        same way; swipes are ``mobile: dragFromToForDuration`` (0.1 s press, as the WDA driver);
+        ``HOME`` is ``mobile: pressButton`` ``home``; ``LAUNCH_APP`` is ``mobile: activateApp``;
+        ``OPEN_URL`` is ``mobile: deepLink``.
+Rule 6: a launch is ``mobile: isAppInstalled`` (a ``DeviceError``, nothing sent, when it isn't;
+        ``mobile: queryAppState`` where a server refuses it), ``mobile: terminateApp``,
+        ``mobile: launchApp`` with the arguments and environment
+        (``launchApp`` only brings a running app to the front and drops its arguments, hence the
+        terminate), then ``mobile: deepLink`` for ``options.url``. Appium can't wipe an app's
+        data on every device: a launch with a reset relaunches the app as it is (logged).
+Rule 7: the device's iOS version, name and UDID come from the capabilities the session was
+        created with (the server's reply first), else ``mobile: deviceInfo``; its kind from
+        ``mobile: deviceInfo``'s ``isSimulator``, else the UDID's shape (a simulator's is a
+        UUID), else an iPhone (the stricter safety rules). The app's version and build come
+        from ``mobile: listApps`` on an iPhone (the XCUITest driver refuses it on a simulator),
+        else from the ``.app``/``.ipa`` the caller points at, else they are unknown (the
+        iPhone rule: the replay env keys on the iOS major and the kind).
+Rule 8: :meth:`AppiumDevice.report` names the session after the check and tells the provider
+        the verdict where it has a convention (``_provider``); it never raises: the verdict is
+        already decided.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from mobster_core import (
+    SPRINGBOARD,
+    Action,
+    AppInfo,
+    Clock,
+    DeviceError,
+    DeviceInfo,
+    DeviceKind,
+    LaunchOptions,
+    Op,
+    Reset,
+    Screen,
+    SystemClock,
+    UnknownOutcome,
+    Verdict,
+)
+from mobster_drivers.wda._device import _describe
+from mobster_drivers.wda._tree import LONG_PRESS_MS, center_points, screen_from_source, swipe_points
+
+from ._bundle import BundleInfo, read_bundle_info
+from ._caps import AppiumCaps, Provider, detect_provider, session_capabilities
+from ._provider import provider_scripts
+from ._wire import AppiumBadReply, AppiumErrorReply, AppiumNoReply, AppiumTransportError, AppiumUnreachable, AppiumWire
+
+__all__ = ["REFUSED_ERRORS", "SOURCE_ARGS", "AppiumDevice", "AppiumTimeouts", "appium_device"]
+
+_log = logging.getLogger("mobster.drivers.appium")
+
+#: ``mobile: source``'s arguments: WDA's JSON tree without its costly attributes (Rule 4).
+SOURCE_ARGS: Mapping[str, str] = {"format": "json", "excludedAttributes": "visible,accessible"}
+#: W3C errors that mean the command was refused before anything was done (Rule 2).
+REFUSED_ERRORS = frozenset(
+    {
+        "invalid argument",
+        "invalid session id",
+        "unknown command",
+        "unknown method",
+        "unsupported operation",
+        "session not created",
+        "no such element",
+        "stale element reference",
+        "element not interactable",
+        "element not visible",
+        "invalid element state",
+        "invalid coordinates",
+        "invalid selector",
+        "no such alert",
+        "no such window",
+        "unauthorized",
+    }
+)
+#: How long a swipe's press lasts before the drag, in seconds (as the WDA driver).
+SWIPE_SECONDS = 0.1
+_PNG = b"\x89PNG\r\n\x1a\n"
+_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
+_SIMULATOR_UDID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+_ELEMENT_KEYS = ("element-6066-11e4-a52e-4f735466cecf", "ELEMENT")
+_INVALID_SESSION = "invalid session id"
+
+
+@attrs.frozen
+class AppiumTimeouts:
+    """How long each kind of command may take, in seconds, before it counts as failed."""
+
+    read: float = 30.0
+    action: float = 30.0
+    launch: float = 90.0
+    #: A cloud may queue a new session for minutes while it finds a phone.
+    session: float = 300.0
+
+
+def appium_device(
+    url: str,
+    caps: AppiumCaps,
+    clock: Clock,
+    *,
+    bundle: str | None = None,
+    app_files: Iterable[str | os.PathLike[str]] = (),
+    timeouts: AppiumTimeouts | None = None,
+) -> AppiumDevice:
+    """One device on the Appium server at ``url``; a pool calls this once per session it wants.
+
+    Each device has its own connection and its own session; nothing is shared between them.
+    """
+    return AppiumDevice(url, caps, clock=clock, bundle=bundle, app_files=app_files, timeouts=timeouts)
+
+
+def _screen_of(tree: Any, app: str, size: tuple[int, int] | None) -> Screen:
+    """The screen of WDA's JSON tree: the WDA driver's parser and visibility rules (Rule 4).
+
+    The one place the read's visibility step lives, so it can follow the WDA parser's changes.
+    """
+    return screen_from_source(tree, app, size=size)
+
+
+class AppiumDevice:
+    """A phone behind an Appium server (local Appium, Selenium Grid, a device cloud).
+
+    Implements ``Device`` and ``Screenshots``; the module rules describe the behaviour. ``caps``
+    are the user's capabilities (:func:`~mobster_drivers.appium.load_caps`); ``bundle`` is the
+    app under test (``appium:bundleId``); ``app_files`` are ``.app`` folders or ``.ipa`` files
+    whose ``Info.plist`` gives an app's version where Appium can't. ``name``, ``kind`` and
+    ``ios`` override what the server reports. Blocking calls run in a worker thread.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        caps: AppiumCaps | Mapping[str, Any] | None = None,
+        *,
+        clock: Clock | None = None,
+        bundle: str | None = None,
+        app_files: Iterable[str | os.PathLike[str]] = (),
+        timeouts: AppiumTimeouts | None = None,
+        name: str | None = None,
+        kind: DeviceKind | None = None,
+        ios: str | None = None,
+    ) -> None:
+        self._caps = caps if isinstance(caps, AppiumCaps) else AppiumCaps.from_mapping(caps or {})
+        session_capabilities(self._caps, bundle=bundle)  # a caps file Mobster can't use fails now
+        self._bundles: dict[str, BundleInfo] = {}
+        for path in app_files:
+            info = read_bundle_info(path)  # ValueError naming the file: a usage error, found now
+            self._bundles[info.bundle] = info
+        self._wire = AppiumWire(url, secrets=self._caps.secrets)  # last: it holds a pool and a log filter
+        self._provider = detect_provider(self._wire.url, self._caps.capabilities)
+        self._clock: Clock = clock or SystemClock()
+        self._bundle = bundle
+        self._timeouts = timeouts or AppiumTimeouts()
+        self._name, self._kind, self._ios = name, kind, ios
+        self._session_lock = threading.Lock()
+        self._session_id: str | None = None
+        self._session_caps: Mapping[str, Any] = {}
+        self._last_command: float | None = None
+        self._size: tuple[int, int] | None = None
+        self._info: DeviceInfo | None = None
+
+    # -- what callers read --------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """The server's URL as messages show it: no user info, a token in its path as ``***``."""
+        return self._wire.scrub(self._wire.url)
+
+    @property
+    def provider(self) -> Provider | None:
+        """The device cloud behind the URL, None for a local Appium or a Grid."""
+        return self._provider
+
+    @property
+    def session_id(self) -> str | None:
+        """The Appium session in use, None before the first call that needs one."""
+        return self._session_id
+
+    def scrub(self, text: str) -> str:
+        """``text`` without the caps' secrets (for callers that print what the device said)."""
+        return self._wire.scrub(text)
+
+    # -- Device ------------------------------------------------------------------------------
+
+    async def info(self) -> DeviceInfo:
+        """The device's name, iOS version and kind (Rule 7)."""
+        return await asyncio.to_thread(self._info_sync)
+
+    async def app_info(self, bundle: str) -> AppInfo:
+        """The app's version and build where they can be read (Rule 7); DeviceError if not installed."""
+        return await asyncio.to_thread(self._app_info_sync, bundle)
+
+    async def launch(self, bundle: str, options: LaunchOptions) -> None:
+        """(Re)launch ``bundle`` with arguments and environment, then open ``options.url`` (Rule 6)."""
+        await asyncio.to_thread(self._launch_sync, bundle, options)
+
+    async def read(self) -> Screen:
+        """The app in front and its accessibility tree (Rule 4)."""
+        return await asyncio.to_thread(self.read_sync)
+
+    async def act(self, action: Action) -> None:
+        """Send one action, once (Rules 1, 5)."""
+        await asyncio.to_thread(self._act_sync, action)
+
+    async def screenshot(self) -> bytes:
+        """The screen as PNG bytes (``GET /session/{id}/screenshot``)."""
+        return await asyncio.to_thread(self._screenshot_sync)
+
+    # -- extras ------------------------------------------------------------------------------
+
+    async def terminate(self, bundle: str) -> bool:
+        """Terminate an app (``mobile: terminateApp``); True when it was running. An action: sent once."""
+        value = await asyncio.to_thread(
+            self._mobile,
+            "terminateApp",
+            {"bundleId": bundle},
+            timeout=self._timeouts.action,
+            action=f"terminating {bundle}",
+        )
+        return bool(value)
+
+    async def app_state(self, bundle: str) -> int:
+        """The XCUIApplicationState of an app (``mobile: queryAppState``): 1 not running, 4 in front."""
+        value = await asyncio.to_thread(
+            self._mobile, "queryAppState", {"bundleId": bundle}, timeout=self._timeouts.read
+        )
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise DeviceError(f"{self._where()} sent an app state that is not a number: {self.scrub(repr(value))[:80]}")
+        return value
+
+    # -- the session and the provider ---------------------------------------------------------
+
+    async def report(self, name: str, verdict: Verdict | str, reason: str = "") -> bool:
+        """Name the session after the check and tell the provider its verdict (Rule 8).
+
+        Returns True when every command was accepted, False when there is no provider, no
+        session, or a command failed (logged at debug level). Never raises.
+        """
+        return await asyncio.to_thread(self._report_sync, name, Verdict(verdict), reason)
+
+    async def end_session(self) -> None:
+        """End the Appium session (``DELETE /session/{id}``); the next call starts a new one.
+
+        On a cloud, ending the session after each check makes each check one session (one video,
+        one name, one verdict) on the dashboard. A failure is logged, not raised: the server
+        ends an abandoned session after newCommandTimeout.
+        """
+        await asyncio.to_thread(self._end_session_sync)
+
+    def close(self) -> None:
+        """End the session and release the connection (safe to call twice)."""
+        self._end_session_sync()
+        self._wire.close()
+
+    # -- the blocking core -------------------------------------------------------------------
+
+    def _where(self) -> str:
+        return f"Appium at {self.url}"
+
+    def _info_sync(self) -> DeviceInfo:
+        if self._info is not None and self._session_id is not None:
+            return self._info
+        self._session()
+        caps = {**self._requested(), **self._session_caps}
+        details = self._device_details()
+        lockdown = details.get("lockdownInfo")
+        lockdown = lockdown if isinstance(lockdown, Mapping) else {}
+        ios = self._ios or _text(_cap(caps, "platformVersion")) or _text(lockdown.get("ProductVersion"))
+        if ios is None or not _VERSION.fullmatch(ios):
+            raise DeviceError(
+                f"{self._where()} doesn't say the device's iOS version (platformVersion: {ios!r}); "
+                f"set appium:platformVersion in {self._caps.source}"
+            )
+        udid = _text(_cap(caps, "udid")) or _text(details.get("uuid")) or ""
+        kind = self._kind or _kind_of(details, udid)
+        name = self._name or _text(_cap(caps, "deviceName")) or _text(details.get("name")) or self._where()
+        self._info = DeviceInfo(name=name, ios=ios, kind=kind, udid=udid)
+        return self._info
+
+    def _requested(self) -> dict[str, Any]:
+        return session_capabilities(self._caps, bundle=self._bundle)
+
+    def _device_details(self) -> Mapping[str, Any]:
+        """``mobile: deviceInfo`` (name, isSimulator, …), or {} on a server that refuses it."""
+        try:
+            value = self._mobile("deviceInfo", {}, timeout=self._timeouts.read, begin=True)
+        except DeviceError as exc:
+            if isinstance(exc.__cause__, AppiumErrorReply):
+                return {}
+            raise
+        return value if isinstance(value, Mapping) else {}
+
+    def _app_info_sync(self, bundle: str) -> AppInfo:
+        if self._session_id is None and self._bundle is None:
+            self._bundle = bundle
+        self._require_installed(bundle, "app_info")
+        if self._info_sync().kind is DeviceKind.IPHONE:
+            listed = self._listed(bundle)
+            if listed is not None:
+                return listed
+        known = self._bundles.get(bundle)
+        if known is not None:
+            return AppInfo(bundle, known.version, known.build)
+        return AppInfo(bundle)
+
+    def _listed(self, bundle: str) -> AppInfo | None:
+        """The app's version from ``mobile: listApps`` (real devices only), None when it says nothing."""
+        try:
+            value = self._mobile("listApps", {"applicationType": "User"}, timeout=self._timeouts.read, begin=True)
+        except DeviceError as exc:
+            if isinstance(exc.__cause__, AppiumErrorReply):
+                _log.debug("mobile: listApps is not available: %s", exc)
+                return None
+            raise
+        apps: list[Any] = value if isinstance(value, list) else [value]
+        for item in apps:
+            props = item.get(bundle) if isinstance(item, Mapping) else None
+            if isinstance(props, Mapping):
+                version = _text(props.get("CFBundleShortVersionString"))
+                build = _text(props.get("CFBundleVersion"))
+                if version or build:
+                    return AppInfo(bundle, version, build)
+        return None
+
+    def _require_installed(self, bundle: str, what: str) -> None:
+        """DeviceError when ``bundle`` isn't installed (Rule 6).
+
+        ``mobile: isAppInstalled``; a server that refuses it (a cloud that allows only some
+        ``mobile:`` commands) is asked ``mobile: queryAppState`` (0: unknown, not installed);
+        when it refuses that too, the launch itself will say.
+        """
+        try:
+            value = self._mobile("isAppInstalled", {"bundleId": bundle}, timeout=self._timeouts.read, begin=True)
+        except DeviceError as exc:
+            if not isinstance(exc.__cause__, AppiumErrorReply):
+                raise
+            _log.debug("mobile: isAppInstalled is not available (%s); asking queryAppState", exc)
+            try:
+                state = self._mobile("queryAppState", {"bundleId": bundle}, timeout=self._timeouts.read, begin=True)
+            except DeviceError as again:
+                if not isinstance(again.__cause__, AppiumErrorReply):
+                    raise
+                return
+            value = not (isinstance(state, int) and not isinstance(state, bool) and state == 0)
+        if not isinstance(value, bool):
+            raise DeviceError(
+                f"{what}: {self._where()} sent an answer to mobile: isAppInstalled that is not true or false"
+            )
+        if not value:
+            raise DeviceError(f"{what}: {bundle} is not installed on {self._display_name()}")
+
+    def _display_name(self) -> str:
+        if self._info is not None:
+            return self._info.name
+        return self._name or _text(_cap(self._session_caps, "deviceName")) or f"the device behind {self._where()}"
+
+    def _launch_sync(self, bundle: str, options: LaunchOptions) -> None:
+        if self._session_id is None and self._bundle is None:
+            self._bundle = bundle
+        self._require_installed(bundle, "launch")
+        if options.reset is not Reset.NONE:
+            _log.debug(
+                "reset %s of %s: Appium can't wipe app data everywhere; relaunching as it is", options.reset, bundle
+            )
+        timeout = self._timeouts.launch
+        self._mobile("terminateApp", {"bundleId": bundle}, timeout=timeout, action=f"terminating {bundle}", begin=True)
+        args = {"bundleId": bundle, "arguments": list(options.args), "environment": dict(options.env)}
+        self._mobile("launchApp", args, timeout=timeout, action=f"launching {bundle}", begin=True)
+        if options.url is not None:
+            self._mobile(
+                "deepLink",
+                {"url": options.url, "bundleId": bundle},
+                timeout=timeout,
+                action=f"opening {options.url}",
+                begin=True,
+            )
+
+    def read_sync(self) -> Screen:
+        """The blocking form of :meth:`read`."""
+        front = self._mobile("activeAppInfo", {}, timeout=self._timeouts.read)
+        bundle = front.get("bundleId") if isinstance(front, Mapping) else None
+        if not isinstance(bundle, str) or not bundle:
+            raise DeviceError(f"{self._where()} sent no bundleId for the app in front: {self.scrub(repr(front))[:80]}")
+        tree = self._mobile("source", dict(SOURCE_ARGS), timeout=self._timeouts.read)
+        try:
+            screen = _screen_of(tree, bundle, self._size)
+        except ValueError as exc:
+            if self._size is not None:
+                raise DeviceError(f"{self._where()} sent a source tree that can't be read: {exc}") from exc
+            self._size = self._window_size()
+            try:
+                screen = _screen_of(tree, bundle, self._size)
+            except ValueError as again:
+                raise DeviceError(f"{self._where()} sent a source tree that can't be read: {again}") from again
+        self._size = screen.size
+        return screen
+
+    def _window_size(self) -> tuple[int, int]:
+        value = self._call("getWindowRect", what="GET /window/rect", timeout=self._timeouts.read)
+        if isinstance(value, Mapping):
+            width, height = _positive(value.get("width")), _positive(value.get("height"))
+            if width is not None and height is not None:
+                return (round(width), round(height))
+        raise DeviceError(f"{self._where()} sent a window rect that is not a size: {value!r:.80}")
+
+    def _screen_size(self) -> tuple[int, int]:
+        if self._size is None:
+            self._size = self._window_size()
+        return self._size
+
+    def _act_sync(self, action: Action) -> None:
+        op = action.op
+        what = _describe(action)
+        timeout = self._timeouts.action
+        if op in (Op.TAP, Op.LONG_PRESS, Op.TYPE):
+            assert action.element is not None  # Action refuses these without an element
+            x, y = center_points(action.element.frame, self._screen_size())
+            if op is Op.LONG_PRESS:
+                args = {"x": x, "y": y, "duration": LONG_PRESS_MS / 1000}
+                self._mobile("touchAndHold", args, timeout=timeout, action=what)
+            else:
+                tap_what = f"focusing {action.element.role} {action.element.label!r} to type" if op is Op.TYPE else what
+                self._mobile("tap", {"x": x, "y": y}, timeout=timeout, action=tap_what)
+            if op is Op.TYPE:
+                self._type(action.text or "", what)
+        elif op is Op.SUBMIT:
+            self._type("\n", what)
+        elif op.is_swipe:
+            frame = action.element.frame if action.element is not None else None
+            fx, fy, tx, ty = swipe_points(op, frame, self._screen_size())
+            args = {"fromX": fx, "fromY": fy, "toX": tx, "toY": ty, "duration": SWIPE_SECONDS}
+            self._mobile("dragFromToForDuration", args, timeout=timeout, action=what)
+        elif op is Op.HOME or (op is Op.LAUNCH_APP and action.text == SPRINGBOARD):
+            self._mobile("pressButton", {"name": "home"}, timeout=timeout, action=what)
+        elif op is Op.LAUNCH_APP:
+            self._mobile("activateApp", {"bundleId": action.text}, timeout=self._timeouts.launch, action=what)
+        elif op is Op.OPEN_URL:
+            self._mobile("deepLink", {"url": action.text}, timeout=self._timeouts.launch, action=what)
+        else:  # pragma: no cover - every Op is handled above
+            raise DeviceError(f"{op} is not something the Appium driver can do")
+
+    def _type(self, text: str, what: str) -> None:
+        """Send ``text`` to the element with the keyboard focus (Rule 5)."""
+        try:
+            element = self._call("w3cGetActiveElement", what="GET /element/active", timeout=self._timeouts.read)
+        except DeviceError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, AppiumErrorReply) and cause.error == "no such element":
+                raise DeviceError(f"{what}: no element has the keyboard focus; nothing was typed") from cause
+            raise
+        ref = next(
+            (element[k] for k in _ELEMENT_KEYS if isinstance(element, Mapping) and isinstance(element.get(k), str)),
+            None,
+        )
+        if ref is None:
+            raise DeviceError(f"{what}: {self._where()} sent an active element that is not an element reference")
+        args = {"id": ref, "text": text, "value": list(text)}
+        self._call(
+            "sendKeysToElement", args, what="POST /element/{id}/value", timeout=self._timeouts.action, action=what
+        )
+
+    def _screenshot_sync(self) -> bytes:
+        value = self._call("screenshot", what="GET /screenshot", timeout=self._timeouts.read)
+        if not isinstance(value, str):
+            raise DeviceError(f"{self._where()} sent a screenshot that is not base64 text")
+        try:
+            png = base64.b64decode(value, validate=False)
+        except (binascii.Error, ValueError) as exc:
+            raise DeviceError(f"{self._where()} sent a screenshot that is not base64") from exc
+        if not png.startswith(_PNG):
+            raise DeviceError(f"{self._where()} sent a screenshot that is not a PNG")
+        return png
+
+    def _report_sync(self, name: str, verdict: Verdict, reason: str) -> bool:
+        provider, session = self._provider, self._session_id
+        if provider is None or session is None:
+            return False
+        done = True
+        for script in provider_scripts(provider, self.scrub(name), verdict, self.scrub(reason)):
+            what = f"telling {provider.value} the session's name and verdict"
+            try:
+                self._wire.call(
+                    "w3cExecuteScript",
+                    {"script": script, "args": []},
+                    timeout=self._timeouts.read,
+                    what=what,
+                    session=session,
+                )
+            except AppiumTransportError as exc:
+                _log.debug("%s failed: %s", what, self.scrub(str(exc)))
+                done = False
+        return done
+
+    def _end_session_sync(self) -> None:
+        with self._session_lock:
+            session, self._session_id = self._session_id, None
+            self._session_caps, self._info, self._size = {}, None, None
+        if session is None:
+            return
+        try:
+            # At most 10 s: ending a session must not hold up a suite; an abandoned one idles out.
+            timeout = min(self._timeouts.read, 10.0)
+            self._wire.call("quit", timeout=timeout, what="DELETE /session", session=session)
+        except AppiumTransportError as exc:
+            _log.debug("ending the Appium session failed (the server ends it after newCommandTimeout): %s", exc)
+
+    # -- sessions and commands ---------------------------------------------------------------
+
+    def _session(self) -> str:
+        with self._session_lock:
+            if self._session_id is None:
+                self._session_id, self._session_caps = self._create_session()
+                self._last_command = self._clock.now()
+            return self._session_id
+
+    def _drop_session(self, stale: str) -> None:
+        with self._session_lock:
+            if self._session_id == stale:
+                self._session_id, self._session_caps, self._info, self._size = None, {}, None, None
+
+    def _create_session(self) -> tuple[str, Mapping[str, Any]]:
+        from appium.options.common.base import AppiumOptions
+
+        body = AppiumOptions().load_capabilities(self._requested()).to_w3c()
+        try:
+            reply = self._wire.call("newSession", body, timeout=self._timeouts.session, what="POST /session")
+        except AppiumErrorReply as exc:
+            hint = ""
+            if exc.status in (401, 403) or exc.error == "unauthorized":
+                hint = f"; check the user name and access key in {self._caps.source}"
+            raise DeviceError(self.scrub(f"{self._where()} refused a new session: {exc.detail}{hint}")) from exc
+        except AppiumUnreachable as exc:
+            raise DeviceError(
+                self.scrub(
+                    f"{self._where()} isn't answering ({exc.detail}): is the Appium server running there? "
+                    "See docs/scale.md"
+                )
+            ) from exc
+        except AppiumTransportError as exc:
+            kind = "a bad reply" if isinstance(exc, AppiumBadReply) else "no complete reply"
+            raise DeviceError(
+                self.scrub(
+                    f"{self._where()} sent {kind} to POST /session ({exc.detail}); if a session was made, "
+                    "the server ends it after its newCommandTimeout"
+                )
+            ) from exc
+        value = reply.value if isinstance(reply.value, Mapping) else {}
+        session = reply.session_id or value.get("sessionId")
+        if not isinstance(session, str) or not session:
+            raise DeviceError(f"{self._where()} created a session without a sessionId")
+        caps = value.get("capabilities")
+        _log.debug("Appium session %s at %s", session, self.url)
+        return session, dict(caps) if isinstance(caps, Mapping) else {}
+
+    def _mobile(
+        self, name: str, args: Mapping[str, Any], *, timeout: float, action: str | None = None, begin: bool = False
+    ) -> Any:
+        """One ``mobile:`` command through ``execute/sync``."""
+        params = {"script": f"mobile: {name}", "args": [dict(args)]}
+        return self._call(
+            "w3cExecuteScript", params, what=f"mobile: {name}", timeout=timeout, action=action, begin=begin
+        )
+
+    def _call(
+        self,
+        command: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        what: str,
+        timeout: float,
+        action: str | None = None,
+        begin: bool = False,
+    ) -> Any:
+        """One command in the session; ``action`` names an action (Rule 2), ``begin`` a check's start (Rule 3)."""
+        for attempt in (1, 2):
+            session = self._session()
+            try:
+                value = self._wire.call(command, params, timeout=timeout, what=what, session=session).value
+            except AppiumErrorReply as exc:
+                if exc.error == _INVALID_SESSION:
+                    idle = self._idle()
+                    self._drop_session(session)
+                    if begin and attempt == 1:
+                        _log.debug("the Appium session ended (idle %.0f s); starting a new one", idle)
+                        continue
+                    raise self._stale(what, action, idle) from exc
+                raise self._failure(exc, action) from exc
+            except AppiumTransportError as exc:
+                raise self._failure(exc, action) from exc
+            self._last_command = self._clock.now()
+            return value
+        raise DeviceError(f"{self._where()} ended two sessions in a row before {what}")  # pragma: no cover
+
+    def _idle(self) -> float:
+        return 0.0 if self._last_command is None else max(0.0, self._clock.now() - self._last_command)
+
+    def _stale(self, what: str, action: str | None, idle: float) -> DeviceError:
+        timeout = self._requested().get("appium:newCommandTimeout")
+        subject = f"{action}: " if action else ""
+        return DeviceError(
+            f"{subject}{self._where()} no longer knows the session ({what}: 'invalid session id', {idle:.0f} s after "
+            f"the last command; newCommandTimeout is {timeout} s, or the provider or the server ended it); nothing "
+            "was done. The next check starts a new session"
+        )
+
+    def _failure(self, exc: AppiumTransportError, action: str | None) -> DeviceError:
+        where = self._where()
+        if isinstance(exc, AppiumUnreachable):
+            sent = f"{action}: nothing was sent. " if action else ""
+            message = (
+                f"{sent}{where} isn't answering ({exc.what}: {exc.detail}): is the Appium server running there? "
+                "See docs/scale.md"
+            )
+            return DeviceError(self.scrub(message))
+        if action is None:
+            if isinstance(exc, AppiumBadReply):
+                return DeviceError(self.scrub(f"{where} sent a bad reply to {exc.what}: {exc.detail}"))
+            if isinstance(exc, AppiumNoReply):
+                return DeviceError(self.scrub(f"{where} didn't answer {exc.what}: {exc.detail}"))
+            return DeviceError(self.scrub(f"{where}: {exc.what} failed: {exc.detail}"))
+        if isinstance(exc, AppiumErrorReply) and _refused(exc):
+            return DeviceError(self.scrub(f"{action}: {where} refused {exc.what}: {exc.detail}"))
+        kind = (
+            "a bad reply"
+            if isinstance(exc, AppiumBadReply)
+            else "an error"
+            if isinstance(exc, AppiumErrorReply)
+            else "no complete reply"
+        )
+        return UnknownOutcome(
+            self.scrub(
+                f"{action}: {where} sent {kind} to {exc.what} ({exc.detail}); it may or may not have happened, "
+                "and it was not sent again"
+            )
+        )
+
+
+def _refused(exc: AppiumErrorReply) -> bool:
+    return exc.error in REFUSED_ERRORS or (exc.status is not None and 400 <= exc.status < 500)
+
+
+def _cap(caps: Mapping[str, Any], name: str) -> Any:
+    return caps.get(f"appium:{name}", caps.get(name))
+
+
+def _kind_of(details: Mapping[str, Any], udid: str) -> DeviceKind:
+    flag = details.get("isSimulator")
+    if isinstance(flag, bool):
+        return DeviceKind.SIMULATOR if flag else DeviceKind.IPHONE
+    if flag in (0, 1, "0", "1"):
+        return DeviceKind.SIMULATOR if flag in (1, "1") else DeviceKind.IPHONE
+    if _SIMULATOR_UDID.fullmatch(udid):
+        return DeviceKind.SIMULATOR
+    return DeviceKind.IPHONE
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+def _positive(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
