@@ -173,8 +173,10 @@ PATTERNS = [
 ]  # fmt: skip
 # Combining marks (category M) and "other numbers" (No) are left out: the two differences found
 # (in 60,000 random cases over every assigned character), tested below and listed in docs/checks.md.
+# Unassigned code points (Cn) are left out too: regex carries a newer Unicode database than this
+# Python's, so a code point one of them hasn't heard of yet classifies differently.
 TEXTS = st.text(
-    alphabet=st.characters(exclude_categories=["Cs", "Mn", "Mc", "Me", "No"]), max_size=30
+    alphabet=st.characters(exclude_categories=["Cs", "Cn", "Mn", "Mc", "Me", "No"]), max_size=30
 ) | st.sampled_from(
     ["Save 20%", "ada@example.com", "$39.99 / year", "Plan_annual", "café", "CAFÉ", "ſave", "Σίσυφος", "ǅ", "ﬀ"]
 )
@@ -185,7 +187,7 @@ TEXTS = st.text(
 def test_regex_and_re_agree_on_check_patterns(text: str, pattern: str, ignore_case: bool) -> None:
     text = normalize(text)
     # NFKC can make a mark of its own (the acute accent U+00B4 becomes a space and U+0301).
-    assume(not any(unicodedata.category(c) in {"Mn", "Mc", "Me", "No"} for c in text))
+    assume(not any(unicodedata.category(c) in {"Cn", "Mn", "Mc", "Me", "No"} for c in text))
     flags_re = re.IGNORECASE if ignore_case else 0
     flags_regex = regex.V0 | (regex.IGNORECASE if ignore_case else 0)
     expected = re.search(pattern, text, flags_re)
