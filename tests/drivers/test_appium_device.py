@@ -32,6 +32,7 @@ from mobster_drivers.appium._device import _refused
 from mobster_drivers.fakes import appium as fake_appium
 from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.scripted import AppScript, sample_path
+from mobster_drivers.wda import SourceRead
 
 YOURAPP = "com.example.yourapp"
 ALL_CHECKS = [
@@ -45,6 +46,8 @@ ALL_CHECKS = [
     "typing sets the field's value",
     "open a link",
     "screenshot",
+    "evidence read",
+    "target check",
 ]
 SECRET = "k3y-Very-Secret-0042"
 T = TypeVar("T")
@@ -275,14 +278,14 @@ def test_the_window_rect_is_asked_once_when_a_root_has_no_rect(
 ) -> None:
     device = make(appium.url)
     run(device.launch(YOURAPP, LaunchOptions()))
-    from mobster_drivers.appium import _device
+    from mobster_drivers.wda import _visibility
 
-    original = _device._screen_of
+    original = _visibility.read_source
 
-    def rootless(tree: Any, app: str, size: tuple[int, int] | None) -> mc.Screen:
-        return original({k: v for k, v in tree.items() if k not in ("rect", "frame")}, app, size)
+    def rootless(tree: Any, app: str, *, size: tuple[float, float] | None = None) -> SourceRead:
+        return original({k: v for k, v in tree.items() if k not in ("rect", "frame")}, app, size=size)
 
-    monkeypatch.setattr(_device, "_screen_of", rootless)
+    monkeypatch.setattr(_visibility, "read_source", rootless)
     run(device.read())
     run(device.read())
     assert commands(appium).count("GET /window/rect") == 1

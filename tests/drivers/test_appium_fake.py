@@ -129,7 +129,7 @@ def test_a_session_launches_its_app_unless_auto_launch_is_off(fake: FakeAppium) 
 
 def test_unknown_routes_sessions_and_commands(fake: FakeAppium) -> None:
     sid = session(fake)
-    status, reply = raw(fake, "GET", f"/session/{sid}/timeouts")
+    status, reply = raw(fake, "GET", f"/session/{sid}/no/such/route")
     assert (status, error(reply)[0]) == (404, "unknown command")
     status, reply = raw(fake, "GET", "/session/nope/window/rect")
     assert (status, error(reply)) == (404, ("invalid session id", "A session is either terminated or not started"))
