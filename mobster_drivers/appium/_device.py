@@ -629,6 +629,7 @@ class AppiumDevice:
         with self._session_lock:
             session, self._session_id = self._session_id, None
             self._session_caps, self._info, self._size = {}, None, None
+            self._queries_ready = None
         self._visibility.reset()
         if session is None:
             return
@@ -652,6 +653,7 @@ class AppiumDevice:
         with self._session_lock:
             if self._session_id == stale:
                 self._session_id, self._session_caps, self._info, self._size = None, {}, None, None
+                self._queries_ready = None
                 self._visibility.reset()
 
     def _create_session(self) -> tuple[str, Mapping[str, Any]]:

@@ -32,7 +32,7 @@ from mobster_drivers.appium._device import _refused
 from mobster_drivers.fakes import appium as fake_appium
 from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.scripted import AppScript, sample_path
-from mobster_drivers.wda import SourceRead
+from mobster_drivers.wda import SourceRead, read_source
 
 YOURAPP = "com.example.yourapp"
 ALL_CHECKS = [
@@ -278,14 +278,11 @@ def test_the_window_rect_is_asked_once_when_a_root_has_no_rect(
 ) -> None:
     device = make(appium.url)
     run(device.launch(YOURAPP, LaunchOptions()))
-    from mobster_drivers.wda import _visibility
-
-    original = _visibility.read_source
 
     def rootless(tree: Any, app: str, *, size: tuple[float, float] | None = None) -> SourceRead:
-        return original({k: v for k, v in tree.items() if k not in ("rect", "frame")}, app, size=size)
+        return read_source({k: v for k, v in tree.items() if k not in ("rect", "frame")}, app, size=size)
 
-    monkeypatch.setattr(_visibility, "read_source", rootless)
+    monkeypatch.setattr("mobster_drivers.wda._visibility.read_source", rootless)
     run(device.read())
     run(device.read())
     assert commands(appium).count("GET /window/rect") == 1
