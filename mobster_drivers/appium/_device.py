@@ -197,10 +197,10 @@ class AppiumDevice:
     """A phone behind an Appium server (local Appium, Selenium Grid, a device cloud).
 
     Implements ``Device``, ``Screenshots``, ``EvidenceReads`` and ``TargetChecks``; the module
-    rules describe the behaviour. ``caps``
-    are the user's capabilities (:func:`~mobster_drivers.appium.load_caps`); ``bundle`` is the
-    app under test (``appium:bundleId``); ``app_files`` are ``.app`` folders or ``.ipa`` files
-    whose ``Info.plist`` gives an app's version where Appium can't. ``name``, ``kind`` and
+    rules describe the behaviour. ``caps`` are the user's capabilities
+    (:func:`~mobster_drivers.appium.load_caps`); ``bundle`` is the app under test
+    (``appium:bundleId``); ``app_files`` are ``.app`` folders or ``.ipa`` files whose
+    ``Info.plist`` gives an app's version where Appium can't. ``name``, ``kind`` and
     ``ios`` override what the server reports. Blocking calls run in a worker thread.
     """
 

@@ -33,6 +33,7 @@ from mobster_drivers.fakes import appium as fake_appium
 from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.scripted import AppScript, sample_path
 from mobster_drivers.wda import SourceRead, read_source
+from tests.core.helpers import step_on
 
 YOURAPP = "com.example.yourapp"
 ALL_CHECKS = [
@@ -295,6 +296,53 @@ def test_a_failed_read_is_a_device_error(appium: FakeAppium, make: Any) -> None:
     with pytest.raises(mc.DeviceError, match=r"mobile: source failed: HTTP 500 'unknown error'") as caught:
         run(device.read())
     assert not isinstance(caught.value, mc.UnknownOutcome)
+
+
+HIDDEN = """
+  com.example.hidden:
+    name: Hidden
+    version: "1"
+    build: "1"
+    launch: main
+    screens:
+      main:
+        - {role: StaticText, label: Shown, id: shown}
+        - {role: Button, label: Ghost, visible: false}
+        - {role: Button, label: Below, frame: [0.1, 0.9, 0.8, 0.1]}
+"""
+
+
+def test_a_lone_hidden_button_fools_the_fast_read_only_and_a_replayed_tap_on_it_drifts(make: Any) -> None:
+    # Real WDA keeps a hidden view's full frame: without `visible` nothing tells it apart. The
+    # evidence read and the check before a tap ask WDA (through Appium), so the verdict never
+    # counts it and the replay never taps it.
+    text = sample_path("yourapp").read_text("utf-8") + HIDDEN
+    with FakeAppium(AppScript.from_text(text, "hidden.yaml"), lifetime=60) as fake:
+        device = make(fake.url, bundle="com.example.hidden")
+        replayer = mc.Replayer(
+            device,
+            mc.SystemClock(),
+            kind=DeviceKind.SIMULATOR,
+            provenance=mc.Provenance(),
+            policy=mc.PollPolicy(interval=0.01, drift_after=0.05, give_up_after=0.5),
+        )
+
+        async def go() -> tuple[mc.Screen, mc.Screen, bool, bool, mc.ReplayResult]:
+            await device.launch("com.example.hidden", LaunchOptions())
+            fast = await device.read()  # shows Ghost: a step can be recorded on it
+            ghost, below = fast.find("Button", "Ghost")[0], fast.find("Button", "Below")[0]
+            checks = await device.check_target(ghost), await device.check_target(below)
+            replayed = await replayer.run([step_on(fast, label="Ghost")])
+            return fast, await device.read_evidence(), *checks, replayed
+
+        fast, evidence, ghost_ok, below_ok, result = run(go())
+        sent = fake.commands
+    assert ("Button", "Ghost") in fast.signature_pairs
+    assert ("Button", "Ghost") not in evidence.signature_pairs
+    assert (ghost_ok, below_ok) == (False, True)
+    assert result.stop is mc.Stop.DRIFTED
+    assert result.message.endswith('"Ghost" is in the tree but hidden: the device says it isn\'t visible')
+    assert "mobile: tap" not in sent
 
 
 # -- actions, each sent once -------------------------------------------------------------------
