@@ -436,3 +436,12 @@ def test_an_older_wda_that_keeps_visible_in_the_fast_read_is_read_truthfully(
     assert all(shown_labels(s) == {"Weekly summary", "Go"} for s in screens)
     assert "POST /elements" not in table.seen  # WDA's own flag decided: nothing to ask
     assert sum("WebDriverAgent before 8.11" in r.message for r in caplog.records) == 1  # said once
+
+
+def test_a_session_that_ends_during_the_query_set_up_is_a_failed_read(table: Table) -> None:
+    pages(table, {"value": []})
+    table.answers["POST /timeouts"] = {"value": {"error": "invalid session id", "message": "gone"}}
+    dev = device(table)
+    with pytest.raises(mc.DeviceError, match="no longer knows the session"):
+        run_on(dev, dev.read())
+    assert "POST /elements" not in table.seen
