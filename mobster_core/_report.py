@@ -48,7 +48,7 @@ from ._frames import FINAL, heal_frames, sniff, step_frame
 from ._frames import frame_file as _frame_file
 from ._fsutil import UnsafeFile, read_private
 from ._matcher import SIMILAR, SIMILAR_SETTLED
-from ._text import escape_controls
+from ._text import escape_controls, valid_text
 
 __all__ = [
     "CSP",
@@ -327,7 +327,7 @@ def render_run(report: RunReport) -> str:
             f"<p class=note>{pictures.left_out} picture{'s' if pictures.left_out != 1 else ''} left out: "
             "the page's picture budget is spent. The full frames are in the run's <code>frames/</code> folder.</p>",
         )
-    title = f"{html.escape(word)}: {_a(r.get('name'), 200)}"
+    title = f"{_a(word, 80)}: {_a(r.get('name'), 200)}"
     return _page(title, "".join(parts))
 
 
@@ -740,7 +740,7 @@ def report_href(run_dir: str, here: str) -> str | None:
     absolute, give it a scheme (``javascript:``) or add a query. None when ``run_dir`` is empty
     or absolute.
     """
-    run_dir = run_dir.replace("\\", "/")
+    run_dir, here = valid_text(run_dir).replace("\\", "/"), valid_text(here)
     if not run_dir or run_dir.startswith("/") or not here or here.startswith("/"):
         return None
     rel = posixpath.relpath(posixpath.join(posixpath.normpath(run_dir), "report.html"), posixpath.normpath(here))

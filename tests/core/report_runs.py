@@ -12,7 +12,7 @@ phone received and the run's own assertion results.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +176,50 @@ def suite_results(runs: Mapping[str, tuple[RunReport, dict[str, Any]]]) -> dict[
         },
         "checks": checks,
     }
+
+
+# -- hostile text -----------------------------------------------------------------------------
+
+HOSTILE = (
+    "<script>alert(1)</script>",
+    "</style><script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "' onmouseover='alert(1)",
+    "javascript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "background:url(javascript:alert(1));",
+    "\u202egnp.exe\u202c",
+    "\u200f\u061c\u2066rtl\u2069",
+    "a\x00b\x1b[31mred",
+    "\ud800 lone \udfff",
+    "W" * 10_000,
+    "</bdi></span></p></li></ol></section>",
+    "<!-- -->",
+    "]]><![CDATA[",
+    "&amp;&lt;&#x3c;",
+    "{{7*7}}${7*7}",
+    "\r\n\t\u2028\u2029",
+    "\U0001f600e\u0301",
+)
+
+
+def replace_strings(value: Any, new: Callable[[str], str]) -> Any:
+    """``value`` with every string (not the keys) replaced by ``new(string)``."""
+    if isinstance(value, str):
+        return new(value)
+    if isinstance(value, Mapping):
+        return {k: replace_strings(v, new) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [replace_strings(v, new) for v in value]
+    return value
+
+
+def cycling(strings: list[str]) -> Callable[[str], str]:
+    """Replaces the n-th string met with ``strings[n % len(strings)]`` (a fixed number of draws)."""
+    count = [0]
+
+    def new(_: str) -> str:
+        count[0] += 1
+        return strings[(count[0] - 1) % len(strings)]
+
+    return new
