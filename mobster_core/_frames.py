@@ -28,7 +28,8 @@ Rule 4 (small pictures): a thumbnail or view is the full picture shrunk by the s
         factor that fits (a box filter, ``Raster.thumbnail``), encoded as PNG, and as JPEG too
         when the PNG is over a size where JPEG may do better; the smaller is kept. Flat
         interfaces compress best as PNG; photos, gradients and blur as JPEG (docs/reports.md
-        has the figures). A picture that already fits is its own view, bytes unchanged.
+        has the figures). A frame that already fits is its own picture, bytes unchanged, unless
+        it is over that size and encoding it again is smaller.
 """
 
 from __future__ import annotations
@@ -272,10 +273,12 @@ def make_picture(png: bytes, size: str = "thumb") -> Picture:
         raise ValueError(f"a picture is a 'thumb' or a 'view', not {size!r}")
     box, jpeg_over = (THUMB_BOX, JPEG_TRY_THUMB) if size == "thumb" else (VIEW_BOX, JPEG_TRY_VIEW)
     raster = decode_png(png)
-    if raster.width <= box[0] and raster.height <= box[1] and size == "view":
-        return Picture(png, "png", raster.width, raster.height)
-    small = raster.thumbnail(*box)
-    return _smaller(small, jpeg_over)
+    if raster.width <= box[0] and raster.height <= box[1]:
+        if len(png) <= jpeg_over:
+            return Picture(png, "png", raster.width, raster.height)
+        smaller = _smaller(raster, jpeg_over)
+        return smaller if len(smaller.data) < len(png) else Picture(png, "png", raster.width, raster.height)
+    return _smaller(raster.thumbnail(*box), jpeg_over)
 
 
 def _smaller(raster: Raster, jpeg_over: int) -> Picture:

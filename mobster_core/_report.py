@@ -68,6 +68,8 @@ EMBED_BUDGET = 6 * 1024 * 1024
 MAX_TEXT = 4000
 #: The most journal entries a page lists (the rest stay in ``journal.jsonl``).
 MAX_JOURNAL = 2000
+#: The most characters of one string in a list that repeats per step or entry (the journal, actions).
+MAX_CELL = 300
 #: The largest picture file read from disk, in bytes.
 MAX_PICTURE_FILE = 32 * 1024 * 1024
 
@@ -132,9 +134,9 @@ def _a(value: object, limit: int = 300) -> str:
     return html.escape(text + (f"… ({more:,} more characters)" if more else ""), quote=True)
 
 
-def _q(value: object) -> str:
+def _q(value: object, limit: int = MAX_TEXT) -> str:
     """A string from outside, in quotes, isolated from the text around it (bidi)."""
-    return f"“<bdi>{_t(value)}</bdi>”"
+    return f"“<bdi>{_t(value, limit)}</bdi>”"
 
 
 def _str(data: Mapping[str, Any], key: str) -> str:
@@ -549,9 +551,10 @@ def _action_rows(actions: Sequence[object]) -> str:
         box = _Box.of(m.get("frame"))
         frame = "—" if box is None else f"{box.x:.3f}, {box.y:.3f}, {box.w:.3f}, {box.h:.3f}"  # numbers we formatted
         text = m.get("text")
-        typed = f" text {_q(text)}" if text is not None else ""
+        typed = f" text {_q(text, MAX_CELL)}" if text is not None else ""
+        label = _q(m.get("label"), MAX_CELL) if m.get("label") is not None else ""
         rows.append(
-            f"<li><code>{_t(m.get('op'), 40)}</code> {_q(m.get('label')) if m.get('label') is not None else ''}"
+            f"<li><code>{_t(m.get('op'), 40)}</code> {label}"
             f" <span class=dim>{_t(m.get('role'), 80)} {_t(m.get('id'), 200)}</span>{typed}"
             f"<div class=dim>frame {frame}</div></li>"
         )
@@ -659,7 +662,7 @@ def _steps(steps: Sequence[Mapping[str, Any]], failing: int | None, pictures: _P
             f'id="step-{p}">'
             f"{fig}<div class=body><p class=title><span class=n>{shown}</span> "
             f'<span class="badge b-{"drifted" if drifted else scls}">{_t(badge, 40)}</span></p>'
-            f"<p class=text>{_t(s.get('text'))}</p>"
+            f"<p class=text>{_t(s.get('text'), 1000)}</p>"
             f"<p class=why>{_why(s)}</p>"
             + (f"<p class=metrics>{' · '.join(metrics)}</p>" if metrics else "")
             + "</div></li>"
@@ -682,13 +685,13 @@ def _journal(entries: Sequence[Mapping[str, Any]]) -> str:
             what = _t(m.get("op"), 40)
             if target:
                 what += (
-                    f" {_q(target.get('label'))} "
+                    f" {_q(target.get('label'), MAX_CELL)} "
                     f"<span class=dim>{_t(target.get('role'), 80)} {_t(target.get('path'), 200)}</span>"
                 )
             if m.get("masked") is True:
                 what += " text <span class=masked>•••• (masked)</span>"
             elif m.get("text") is not None:
-                what += f" text {_q(m.get('text'))}"
+                what += f" text {_q(m.get('text'), MAX_CELL)}"
             extra = {k: v for k, v in m.items() if k not in _JOURNAL_KEYS}
             if extra:
                 what += f" <span class=dim>{_t(json.dumps(extra, ensure_ascii=False, default=str), 400)}</span>"
@@ -701,7 +704,7 @@ def _journal(entries: Sequence[Mapping[str, Any]]) -> str:
             ocls = outcome if outcome in ("ok", "unknown", "refused", "not_sent") else "other"
             what = f'<span class="oc oc-{ocls}">{_t(outcome, 40)}</span>'
             if m.get("detail"):
-                what += f" {_t(m.get('detail'))}"
+                what += f" {_t(m.get('detail'), MAX_CELL)}"
             where = ""
         rows.append(
             f"<tr><td>{_t(m.get('seq'), 20)}</td><td>{_t(event, 20)}</td><td><code>{_t(m.get('key'), 120)}</code></td>"

@@ -192,6 +192,14 @@ def test_a_view_of_a_frame_that_already_fits_is_the_frame_itself() -> None:
     assert big.width <= VIEW_BOX[0]
 
 
+def test_a_large_frame_that_fits_is_encoded_again_when_that_is_smaller() -> None:
+    png = photo().png()
+    assert len(png) > 64 * 1024
+    picture = make_picture(png, "view")
+    assert (picture.kind, picture.width, picture.height) == ("jpg", 402, 874)
+    assert len(picture.data) < len(png) // 4
+
+
 def test_pictures_refuse_what_is_not_a_png() -> None:
     with pytest.raises(PngError):
         make_picture(b"\xff\xd8\xff\xe0 a jpeg", "thumb")

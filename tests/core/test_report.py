@@ -232,6 +232,21 @@ def test_long_text_is_cut_and_says_how_much(report_runs: Runs) -> None:
     assert "x" * (MAX_TEXT + 1) not in plain
 
 
+def test_a_long_run_of_long_strings_still_makes_a_page_under_ten_megabytes(report_runs: Runs) -> None:
+    report, data = report_runs["heal"]
+    long = "W" * 10_000
+    step = {"index": 1, "op": "TAP", "text": long, "source": "replay", "waited_s": 0.1, "similarity": 0.9,
+            "settled": True, "reason": long, "target": {"label": long, "frame": [0.1, 0.1, 0.5, 0.1]}}  # fmt: skip
+    action = {"op": "TAP", "label": long, "role": long, "id": long, "text": long}
+    heal = {"step": 1, "from": long, "to": long, "why": long, "old": [action] * 3, "new": [action] * 3}
+    result = {**data, "message": long, "steps": [step] * 200, "heals": [heal] * 50,
+              "assertions": [{"text": long, "ok": False, "observed": long}] * 20}  # fmt: skip
+    entry = {"seq": long, "event": "intent", "key": long, "op": long, "step": long, "source": long,
+             "target": {"label": long, "role": long, "path": long}, "text": long, "extra": long}  # fmt: skip
+    text = render_run(RunReport(result=result, journal=[entry] * 2100, frames=report.frames))
+    assert len(text.encode()) < 10_000_000
+
+
 def test_a_journal_is_cut_at_its_limit(report_runs: Runs) -> None:
     entries = [{"seq": n, "event": "outcome", "key": f"k{n}", "outcome": "ok", "detail": ""} for n in range(2100)]
     plain = Page(render(report_runs, "record", journal=entries)).plain
