@@ -380,7 +380,7 @@ def _header(r: Mapping[str, Any], mark: str, word: str, vclass: str, heals: Sequ
     return (
         f'<header class="verdict v-{vclass}"><div class=mark aria-hidden="true">{mark}</div><div>'
         f"<h1><span class=word>{_t(word, 80)}</span>{badge}</h1>{lines}"
-        f"<p class=name><bdi>{_t(r.get('name'))}</bdi> <span class=file>{_t(r.get('file'))}</span></p>"
+        f"<p class=name><bdi>{_t(r.get('name'), 1000)}</bdi> <span class=file>{_t(r.get('file'), 1000)}</span></p>"
         "</div></header>"
     )
 
@@ -395,18 +395,18 @@ def _facts(r: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], heals: Sequ
         rows.append(
             (
                 "Device",
-                f"<bdi>{_t(device.get('name'))}</bdi>, iOS {_t(device.get('ios'))}"
-                + (f" <span class=dim>({_t(kind)})</span>" if kind else ""),
+                f"<bdi>{_t(device.get('name'), 200)}</bdi>, iOS {_t(device.get('ios'), 40)}"
+                + (f" <span class=dim>({_t(kind, 40)})</span>" if kind else ""),
             )
         )
     else:
         rows.append(("Device", "<span class=dim>none</span>"))
     if app:
-        build = f"<span class=dim>(build {_t(app.get('build'))})</span>"
-        rows.append(("App", f"{_t(app.get('bundle'))} {_t(app.get('version'))} {build}"))
+        build = f"<span class=dim>(build {_t(app.get('build'), 80)})</span>"
+        rows.append(("App", f"{_t(app.get('bundle'), 200)} {_t(app.get('version'), 80)} {build}"))
     mode = _str(r, "mode")
     counts = _source_counts(steps)
-    rows.append(("Mode", f"{_t(mode)}" + (f" <span class=dim>· {counts}</span>" if counts else "")))
+    rows.append(("Mode", f"{_t(mode, 40)}" + (f" <span class=dim>· {counts}</span>" if counts else "")))
     rows.append(("Time", _seconds(r.get("seconds"))))
     calls = _num(r.get("model_calls"))
     rows.append(("Model calls", "—" if calls is None else f"{calls:.0f}"))
