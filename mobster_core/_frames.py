@@ -35,7 +35,7 @@ Rule 4 (small pictures): a thumbnail or view is the full picture shrunk by the s
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -55,7 +55,6 @@ __all__ = [
     "frame_file",
     "heal_frames",
     "make_picture",
-    "picture_names",
     "plan_frames",
     "sniff",
     "step_frame",
@@ -288,11 +287,3 @@ def _smaller(raster: Raster, jpeg_over: int) -> Picture:
         if len(jpg) < len(png):
             return Picture(jpg, "jpg", raster.width, raster.height)
     return Picture(png, "png", raster.width, raster.height)
-
-
-def picture_names(base: str) -> Iterable[tuple[str, str]]:
-    """Every file name a frame may have, by size: (``thumb``, name), (``view``, name), (``full``, name)."""
-    for size in ("thumb", "view"):
-        for kind in ("jpg", "png"):
-            yield size, frame_file(base, size, kind)
-    yield "full", frame_file(base)

@@ -37,7 +37,7 @@ import json
 import math
 import posixpath
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -224,8 +224,14 @@ class _Pictures:
         self.frames = frames
         self.spent = 0
         self.left_out = 0
+        self._read: dict[str, bytes | None] = {}
 
     def _bytes(self, name: str) -> bytes | None:
+        if name not in self._read:
+            self._read[name] = self._load(name)
+        return self._read[name]
+
+    def _load(self, name: str) -> bytes | None:
         value = self.frames.get(name)
         if isinstance(value, bytes | bytearray | memoryview):
             return bytes(value)
@@ -315,7 +321,7 @@ def render_run(report: RunReport) -> str:
         _facts(r, steps, heals),
     ]
     if vclass != "passed":
-        parts.append(_stopped(steps, failing, assertions, pictures))
+        parts.append(_stopped(steps, failing, assertions, pictures, vclass))
     if heals:
         parts.append(_heals(r, steps, heals, pictures))
     if vclass == "passed":
@@ -327,7 +333,7 @@ def render_run(report: RunReport) -> str:
         parts.insert(
             2,
             f"<p class=note>{pictures.left_out} picture{'s' if pictures.left_out != 1 else ''} left out: "
-            "the page's picture budget is spent. The full frames are in the run's <code>frames/</code> folder.</p>",
+            "the page's picture budget is spent. The run folder's <code>frames/</code> keeps what the run kept.</p>",
         )
     title = f"{_a(word, 80)}: {_a(r.get('name'), 200)}"
     return _page(title, "".join(parts))
@@ -479,7 +485,14 @@ def _stopped(
     failing: int | None,
     assertions: Sequence[Mapping[str, Any]],
     pictures: _Pictures,
+    vclass: str,
 ) -> str:
+    if vclass == "needs_review":
+        title = "What to review"
+    elif failing is None and assertions:
+        title = "What the verdict saw"  # the steps ran; the verdict's read decided
+    else:
+        title = "Where it stopped"
     final_caption = "<b>The final screen</b>" + (" (the verdict's read)" if assertions else "")
     final_marks = _assertion_marks(assertions)
     figures = []
@@ -510,7 +523,7 @@ def _stopped(
         else "<p class=dim>The run stopped before the verdict: no assertion was evaluated.</p>"
     )
     return (
-        "<section id=stopped><h2>Where it stopped</h2>"
+        f"<section id=stopped><h2>{title}</h2>"
         f"<div class=pair><div class=figs>{''.join(figures)}</div><div class=side>{listed}</div></div></section>"
     )
 
@@ -873,19 +886,6 @@ def _cell_link(c: Mapping[str, Any], here: str, *, full: bool = False) -> str:
             label += " <span class=dim>healed</span>"
     inner = f'<a href="{href}">{label}</a>' if href else label
     return f'<div class="cell v-{vclass}">{inner}</div>'
-
-
-def _iter_strings(value: object) -> Iterable[str]:
-    """Every string in nested data (for tests that feed hostile text through every field)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from _iter_strings(k)
-            yield from _iter_strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _iter_strings(v)
 
 
 _CSS = """

@@ -134,6 +134,14 @@ def test_assertions_are_numbered_outlined_and_failures_come_first(report_runs: R
     numbers = re.findall(r'<span class="box (pass|fail)"[^>]*><b>(\d)</b>', stopped)
     assert numbers == [("pass", "1"), ("pass", "2")]  # the third found nothing to outline
     assert 'not on the screen; closest labels: "Restore Purchases"' in page.plain
+    assert "What the verdict saw" in page.plain  # the steps all ran: nothing stopped
+
+
+def test_a_run_to_review_says_so(report_runs: Runs) -> None:
+    _, data = report_runs["record"]
+    result = {**data, "verdict": "needs_review", "class": "no_assertions", "message": "the check has no assertions"}
+    plain = Page(render(report_runs, "record", result=result)).plain
+    assert plain.index("needs review") < plain.index("no_assertions") < plain.index("What to review")
 
 
 def test_masked_text_stays_masked(report_runs: Runs) -> None:
