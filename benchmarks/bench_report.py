@@ -29,6 +29,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import platform
 import random
@@ -54,8 +55,20 @@ from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScreenRenderer, ScriptedPhone
 
-sys.path.insert(0, str(Path(__file__).parent))
-from bench_screenshots import crowded, sample_screens
+
+def _sibling(name: str) -> Any:
+    """A script beside this one (the benchmarks are a folder of scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", Path(__file__).parent / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_screens = _sibling("bench_screenshots")
+crowded, sample_screens = _screens.crowded, _screens.sample_screens
 
 #: The long check's steps, and the one whose button a rebuild renames (three quarters in).
 STEPS = 200

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from mobster_core._image import decode_png
+from mobster_core._frames import FINAL, frame_file
+from mobster_core._image import Raster, decode_png
+from mobster_core._jpeg import encode_jpeg
 from mobster_core._report import CSP, RunReport, render_run, render_suite
 from tests.browser import CHROMIUM, Browser
 from tests.core.report_runs import HOSTILE, cycling, replace_strings, suite_results
@@ -122,6 +124,36 @@ def test_the_tap_outline_sits_on_the_tapped_button(browser: Browser, pages: dict
 
 def _near(colour: tuple[int, int, int], target: tuple[int, int, int], tolerance: int = 60) -> bool:
     return sum(abs(a - b) for a, b in zip(colour, target, strict=True)) <= tolerance
+
+
+def test_our_jpeg_renders_in_the_browser(browser: Browser, report_runs: Runs, tmp_path: Path) -> None:
+    # Four colour quadrants with texture: what the encoder must keep (colour, place) at 4:2:0.
+    colours = [(220, 40, 40), (40, 160, 60), (30, 80, 220), (240, 200, 40)]
+    width, height = 134, 292
+    rows = []
+    for y in range(height):
+        row = bytearray()
+        for x in range(width):
+            r, g, b = colours[(x >= width // 2) + 2 * (y >= height // 2)]
+            grain = (x * 7 + y * 13) % 9 - 4
+            row += bytes((r + grain, g + grain, b + grain))
+        rows.append(bytes(row))
+    jpeg = encode_jpeg(Raster.from_rows(width, rows))
+    _, data = report_runs["assertion"]
+    page = tmp_path / "jpeg.html"
+    page.write_text(render_run(RunReport(result=data, frames={frame_file(FINAL, "view", "jpg"): jpeg})))
+    assert browser.load(page) == []
+    size = browser.evaluate(
+        "(() => { const i = document.querySelector('#stopped img');"
+        "return [i.src.slice(0, 23), i.complete, i.naturalWidth, i.naturalHeight]; })()"
+    )
+    assert size == ["data:image/jpeg;base64,", True, width, height]
+    (img,) = browser.rects("#stopped img")
+    shot = decode_png(browser.screenshot(clip=(img["x"], img["y"], img["width"], img["height"])))
+    for k, colour in enumerate(colours):
+        px = round(shot.width * (0.25 + 0.5 * (k % 2)))
+        py = round(shot.height * (0.25 + 0.5 * (k // 2)))
+        assert _near(shot.pixel(px, py), colour, 36), (k, shot.pixel(px, py))
 
 
 def test_a_hostile_page_injects_nothing(browser: Browser, report_runs: Runs, tmp_path: Path) -> None:
