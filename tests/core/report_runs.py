@@ -127,7 +127,14 @@ def _run(
     return result, phone
 
 
-def scenarios(root: Path) -> dict[str, tuple[RunReport, dict[str, Any]]]:
+class Runs(dict[str, tuple[RunReport, dict[str, Any]]]):
+    """Report inputs by scenario name, with a short repr (Hypothesis prints a failing test's arguments)."""
+
+    def __repr__(self) -> str:
+        return f"<report inputs of the runs {', '.join(self)}>"
+
+
+def scenarios(root: Path) -> Runs:
     """Five real runs in a project at ``root``: record, replay, heal, drift (strict CI) and a failed assertion."""
     checks = root / ".mobster" / "checks"
     checks.mkdir(parents=True)
@@ -137,7 +144,7 @@ def scenarios(root: Path) -> dict[str, tuple[RunReport, dict[str, Any]]]:
     paywall.write_text(PAYWALL_WRONG)
     app = sample_path("yourapp").read_text()
     renamed = sample_path("yourapp-renamed").read_text()
-    out: dict[str, tuple[RunReport, dict[str, Any]]] = {}
+    out = Runs()
     result, phone = _run(root, signup, app, model=True)
     assert result.verdict is mc.Verdict.PASSED, result.outcome
     out["record"] = build_report(root, result, phone)

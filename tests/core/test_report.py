@@ -16,9 +16,7 @@ from mobster_core import _report
 from mobster_core._frames import FINAL, frame_file
 from mobster_core._report import CSP, MAX_TEXT, RunReport, render_run, render_suite, report_href
 from mobster_core._text import escape_controls, valid_text
-from tests.core.report_runs import HOSTILE, cycling, replace_strings, suite_results
-
-Runs = dict[str, tuple[RunReport, dict[str, Any]]]
+from tests.core.report_runs import HOSTILE, Runs, cycling, replace_strings, suite_results
 
 
 class Page(HTMLParser):
@@ -374,9 +372,12 @@ def test_hostile_strings_in_every_field_stay_text(report_runs: Runs, name: str, 
     )
 
     # The same run with every hostile string replaced by plain letters of the same shown length
-    # has the same elements: no string added, removed or changed one.
+    # has the same elements: no string added, removed or changed one. Distinct strings get
+    # distinct letters, so what the page groups or compares (steps by source) stays apart.
+    letter = {text: "abcdefgh"[k] for k, text in enumerate(dict.fromkeys(strings))}
+
     def letters(s: str) -> str:
-        return "x" * len(escape_controls(s))
+        return letter[s] * len(escape_controls(s))
 
     benign = Page(
         render_run(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,14 +16,13 @@ from mobster_core._image import Raster, decode_png
 from mobster_core._jpeg import encode_jpeg
 from mobster_core._report import CSP, RunReport, render_run, render_suite
 from tests.browser import CHROMIUM, Browser
-from tests.core.report_runs import HOSTILE, cycling, replace_strings, suite_results
+from tests.core.report_runs import HOSTILE, Runs, cycling, replace_strings, suite_results
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
     reason="no /usr/bin/chromium: install Debian's chromium package (apt-get install -y chromium)",
 )
 
-Runs = dict[str, tuple[RunReport, dict[str, Any]]]
 TAP = (255, 10, 120)  # the tap outline's colour in the light theme (--tap: #ff0a78)
 BUTTON = (0, 122, 255)  # the scripted phone's filled button (systemBlue)
 
