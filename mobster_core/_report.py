@@ -11,7 +11,7 @@ Rule 1 (self-contained): one file; pictures are ``data:`` URIs; the only other l
         form-action 'none'``. There is no script: what opens and closes is ``<details>``.
 Rule 2 (escaping): every string from the app, the check, the model or a results file is made
         valid Unicode, its control and bidi characters shown as escapes (``\u202e``), cut to
-        :data:`MAX_TEXT` characters (saying how many more there were), then HTML-escaped, quotes
+        :data:`MAX_TEXT` characters (saying how long it was), then HTML-escaped, quotes
         included, before it reaches the page; and it reaches only element text or a quoted
         attribute value. It never reaches a ``<style>``, a ``style`` attribute, a class name, a
         URL or a data URI: those hold only this module's constants, numbers it formats itself,
@@ -113,25 +113,37 @@ class RunReport:
 
 
 def _plain(value: object, limit: int = MAX_TEXT) -> tuple[str, int]:
-    """Rule 2 before escaping: valid, controls shown, cut to ``limit``; and how many characters were cut."""
-    text = value if isinstance(value, str) else ("" if value is None else str(value))
-    text = escape_controls(text)
-    if len(text) > limit:
-        return text[:limit], len(text) - limit
-    return text, 0
+    """Rule 2 before escaping: valid, controls shown, cut to ``limit`` characters.
+
+    Returns the text and, when it was cut, how many characters the whole string has (else 0).
+    Only the start of a long string is escaped: shown as escapes, characters only get longer,
+    so ``limit + 1`` characters say whether it is cut.
+    """
+    if isinstance(value, str):
+        text = value
+    elif value is None:
+        text = ""
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**100:
+        text = "(a number too large to show)"  # int -> str refuses over 4,300 digits
+    else:
+        text = str(value)
+    shown = escape_controls(text[: limit + 1])
+    if len(shown) > limit:
+        return shown[:limit], len(text)
+    return shown, 0
 
 
 def _t(value: object, limit: int = MAX_TEXT) -> str:
     """Rule 2: any value as element text: valid, controls shown, cut, escaped."""
-    text, more = _plain(value, limit)
-    cut = f"<span class=more>… {more:,} more characters</span>" if more else ""
+    text, total = _plain(value, limit)
+    cut = f"<span class=more>… ({total:,} characters in all)</span>" if total else ""
     return html.escape(text, quote=True) + cut
 
 
 def _a(value: object, limit: int = 300) -> str:
     """Rule 2: any value as a quoted attribute's text (no markup at all)."""
-    text, more = _plain(value, limit)
-    return html.escape(text + (f"… ({more:,} more characters)" if more else ""), quote=True)
+    text, total = _plain(value, limit)
+    return html.escape(text + (f"… ({total:,} characters in all)" if total else ""), quote=True)
 
 
 def _q(value: object, limit: int = MAX_TEXT) -> str:
@@ -147,7 +159,10 @@ def _str(data: Mapping[str, Any], key: str) -> str:
 def _num(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int past a float's range
+        return None
     return number if math.isfinite(number) else None
 
 

@@ -234,7 +234,7 @@ def test_the_picture_budget_leaves_the_list_of_steps_out_first(
 def test_long_text_is_cut_and_says_how_much(report_runs: Runs) -> None:
     _, data = report_runs["drift"]
     plain = Page(render(report_runs, "drift", result={**data, "message": "x" * 10_000})).plain
-    assert "x" * MAX_TEXT + f"… {10_000 - MAX_TEXT:,} more characters" in plain
+    assert "x" * MAX_TEXT + "… (10,000 characters in all)" in plain
     assert "x" * (MAX_TEXT + 1) not in plain
 
 
@@ -251,6 +251,13 @@ def test_a_long_run_of_long_strings_still_makes_a_page_under_ten_megabytes(repor
              "target": {"label": long, "role": long, "path": long}, "text": long, "extra": long}  # fmt: skip
     text = render_run(RunReport(result=result, journal=[entry] * 2100, frames=report.frames))
     assert len(text.encode()) < 10_000_000
+
+
+def test_numbers_out_of_range_are_shown_as_nothing_or_said_too_large(report_runs: Runs) -> None:
+    _, data = report_runs["record"]
+    plain = Page(render(report_runs, "record", result={**data, "seconds": 10**400, "name": 10**5000})).plain
+    assert "Time—" in plain
+    assert "(a number too large to show)" in plain
 
 
 def test_a_journal_is_cut_at_its_limit(report_runs: Runs) -> None:
@@ -408,7 +415,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_any_json_in_any_field_renders(report_runs: Runs, data: st.DataObject) -> None:
     report, _ = report_runs[data.draw(st.sampled_from(["heal", "drift", "assertion"]))]
@@ -422,7 +429,8 @@ def test_any_json_in_any_field_renders(report_runs: Runs, data: st.DataObject) -
         result[key] = data.draw(json_values)
     keys = st.sampled_from(["seq", "event", "key", "text", "masked", "target", "step", "outcome", "other"])
     journal = data.draw(st.lists(st.dictionaries(keys, json_values), max_size=4))
-    assert_nothing_got_out(render_run(RunReport(result=result, journal=journal, frames=report.frames)))
+    thumbs = {k: v for k, v in report.frames.items() if ".thumb." in k}  # small pages parse fast
+    assert_nothing_got_out(render_run(RunReport(result=result, journal=journal, frames=thumbs)))
     assert_nothing_got_out(
         render_suite({"suite_id": data.draw(json_values), "checks": [result, data.draw(json_values)]})
     )
