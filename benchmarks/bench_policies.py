@@ -66,7 +66,7 @@ import attrs
 from ruamel.yaml import YAML
 
 import mobster_core as mc
-from mobster_core._dispatch import DispatchFailed
+from mobster_core._run.dispatch import DispatchFailed
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import PROFILES, AppScript, ScriptedPhone

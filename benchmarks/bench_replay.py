@@ -184,7 +184,7 @@ def settled_read_marks(clock: mc.Clock, marks: list[tuple[float, float]]) -> Ite
 
     ``run_check`` calls ``settled_read`` from its own module; the wrapper times the same function.
     """
-    import mobster_core._run as run_module
+    import mobster_core._run.check as run_module
 
     original: Callable[..., Awaitable[mc.SettledRead]] = vars(run_module)["settled_read"]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mobster_core import RunOptions, SuiteResult, run_suite
-from mobster_core._cost import DEFAULT_PRICES, PriceTable
+from mobster_core._rules.cost import DEFAULT_PRICES, PriceTable
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path

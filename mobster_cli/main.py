@@ -360,7 +360,7 @@ def _identity_of(check: Any) -> str:
 
 def _heal_lines(root: Path, file: Path) -> list[str]:
     from mobster_core import ReplayCache, heal_file_for, load_check, read_heal_file
-    from mobster_core._healfile import load_heal_state
+    from mobster_core._store.healfile import load_heal_state
 
     from ._render import heal_listing
 

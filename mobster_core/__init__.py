@@ -8,33 +8,41 @@ from __future__ import annotations
 
 import logging
 
-from ._agent import Agent, AgentResult, AgentStop, Budget
-from ._assertions import Assertion, AssertionResult, ExpectError, Selector, evaluate
-from ._breaker import Breaker
-from ._cache import Lookup, ReplayCache, StoredEnv
-from ._checks import Check, CheckError, find_checks, load_check, load_check_text
 from ._clock import SystemClock
-from ._cost import Cost, Price, PriceTable, estimate_usage
-from ._device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
-from ._dispatch import Dispatcher
-from ._fsutil import UnsafeFile, find_project_root
-from ._heal import HealEnd, HealOutcome, heal_step
-from ._healfile import HealEntry, HealFileError, accept_heals, heal_file_for, read_heal_file, reject_heals
-from ._identity import Env, path_identity, why_fresh
-from ._journal import DuplicateEffect, EffectLedger, Journal, JournalError, Outcome, UnknownOutcomePending, read_journal
-from ._matcher import Match, match_step
-from ._model import Decision, DecisionKind, ModelAction, Prompt, Usage
-from ._prompt import ACTION_TOOL, SYSTEM_PROMPT, parse_decision, screen_rows
-from ._replay import LiveStep, Replayer, ReplayResult, StepReport, StepSource, Stop
-from ._run import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
-from ._safety import SafetyDecision, check_commit, classify
-from ._screen import DEFAULT_SCREEN_SIZE, Element, Screen, similarity
-from ._settle import DEFAULT_POLICY, PollPolicy
-from ._steps import Commit, Op, ScreenRef, Step, Target, describe_action, dump_path, load_path
-from ._suite import SCHEMA, SuiteResult, SuiteStopped, junit_xml, parse_shard, run_suite, shard
-from ._typing_rules import Provenance, is_masked, record_text
-from ._verdict import FailureClass, SettledRead, Verdict, decide, settled_read, suite_exit_code
-from ._verdict import Outcome as CheckOutcome
+from ._rules.assertions import Assertion, AssertionResult, ExpectError, Selector, evaluate
+from ._rules.breaker import Breaker
+from ._rules.cost import Cost, Price, PriceTable, estimate_usage
+from ._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
+from ._rules.identity import Env, path_identity, why_fresh
+from ._rules.matcher import Match, match_step
+from ._rules.model import Decision, DecisionKind, ModelAction, Prompt, Usage
+from ._rules.prompt import ACTION_TOOL, SYSTEM_PROMPT, parse_decision, screen_rows
+from ._rules.safety import SafetyDecision, check_commit, classify
+from ._rules.screen import DEFAULT_SCREEN_SIZE, Element, Screen, similarity
+from ._rules.settle import DEFAULT_POLICY, PollPolicy
+from ._rules.steps import Commit, Op, ScreenRef, Step, Target, describe_action, dump_path, load_path
+from ._rules.typing_rules import Provenance, is_masked, record_text
+from ._rules.verdict import FailureClass, SettledRead, Verdict, decide, settled_read, suite_exit_code
+from ._rules.verdict import Outcome as CheckOutcome
+from ._run.agent import Agent, AgentResult, AgentStop, Budget
+from ._run.check import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
+from ._run.dispatch import Dispatcher
+from ._run.heal import HealEnd, HealOutcome, heal_step
+from ._run.replay import LiveStep, Replayer, ReplayResult, StepReport, StepSource, Stop
+from ._run.suite import SCHEMA, SuiteResult, SuiteStopped, junit_xml, parse_shard, run_suite, shard
+from ._store.cache import Lookup, ReplayCache, StoredEnv
+from ._store.checks import Check, CheckError, find_checks, load_check, load_check_text
+from ._store.fsutil import UnsafeFile, find_project_root
+from ._store.healfile import HealEntry, HealFileError, accept_heals, heal_file_for, read_heal_file, reject_heals
+from ._store.journal import (
+    DuplicateEffect,
+    EffectLedger,
+    Journal,
+    JournalError,
+    Outcome,
+    UnknownOutcomePending,
+    read_journal,
+)
 from .exceptions import (
     DeviceError,
     MobsterError,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from ._device import Action, AppInfo, DeviceInfo, LaunchOptions
-from ._model import Decision, Prompt
-from ._screen import Element, Screen
+from ._rules.device import Action, AppInfo, DeviceInfo, LaunchOptions
+from ._rules.model import Decision, Prompt
+from ._rules.screen import Element, Screen
 
 __all__ = ["Clock", "Device", "EvidenceReads", "Model", "Screenshots", "TargetChecks"]
 

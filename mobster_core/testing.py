@@ -16,9 +16,9 @@ import selectors
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from ._device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
-from ._screen import Screen
-from ._steps import Op
+from ._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from ._rules.screen import Screen
+from ._rules.steps import Op
 from .exceptions import DeviceError, MobsterError
 from .protocols import Device, EvidenceReads, Screenshots, TargetChecks
 

@@ -16,8 +16,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mobster_cli.main import cli
-from mobster_core import _run, _verdict
-from mobster_core._verdict import ReadPolicy
+from mobster_core._rules import verdict as _verdict
+from mobster_core._rules.verdict import ReadPolicy
+from mobster_core._run import check as _run
 from mobster_drivers.fakes.wda import FakeWda
 from tests.wda_trees import tree_path
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import mobster_core as mc
-from mobster_core._matcher import position
+from mobster_core._rules.matcher import position
 
 APP = "com.example.yourapp"
 

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._agent import Agent, AgentStop, Budget, _relocate
-from mobster_core._cost import Price, PriceTable
-from mobster_core._dispatch import Dispatcher
+from mobster_core._rules.cost import Price, PriceTable
+from mobster_core._run.agent import Agent, AgentStop, Budget, _relocate
+from mobster_core._run.dispatch import Dispatcher
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._assertions import (
+from mobster_core._rules.assertions import (
     ELEMENT_TYPES,
     FRIENDLY_ROLES,
     MAX_MATCHES,

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core import _cache
-from mobster_core._cache import KEEP_ENVS, Lookup, ReplayCache
-from mobster_core._fsutil import MOBSTER_DIR, UnsafeFile
-from mobster_core._identity import Env
+from mobster_core._rules.identity import Env
+from mobster_core._store import cache as _cache
+from mobster_core._store.cache import KEEP_ENVS, Lookup, ReplayCache
+from mobster_core._store.fsutil import MOBSTER_DIR, UnsafeFile
 
 ID = "b4f5b1de9d5b86e2"
 OTHER_ID = "7286775e3f4f9ecb"

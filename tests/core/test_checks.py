@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from mobster_core._assertions import Kind, Pattern, Selector
-from mobster_core._checks import (
+from mobster_core._rules.assertions import Kind, Pattern, Selector
+from mobster_core._rules.device import LaunchOptions, Reset
+from mobster_core._rules.yaml import MAX_YAML_BYTES
+from mobster_core._store.checks import (
     DEFAULT_MAX_SECONDS,
     DEFAULT_MAX_USD,
     Budget,
@@ -20,8 +22,6 @@ from mobster_core._checks import (
     load_check,
     load_check_text,
 )
-from mobster_core._device import LaunchOptions, Reset
-from mobster_core._yaml import MAX_YAML_BYTES
 
 DATA = Path(__file__).parent.parent / "data" / "checks"
 APP = "app: {bundle: com.example.yourapp}\n"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mobster_core import MobsterError
-from mobster_core._fsutil import (
+from mobster_core._store.fsutil import (
     GITIGNORE_TEXT,
     MOBSTER_DIR,
     Problem,

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import mobster_core as mc
-from mobster_core._healfile import (
+from mobster_core._rules.identity import Env
+from mobster_core._store.healfile import (
     STATE_FORMAT,
     HealEntry,
     HealFileError,
@@ -20,7 +21,6 @@ from mobster_core._healfile import (
     save_heal_state,
     write_heal_file,
 )
-from mobster_core._identity import Env
 from tests.core.helpers import SIGNUP_ELEMENTS, screen, step_on
 
 ID = "b4f5b1de9d5b86e2"

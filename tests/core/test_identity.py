@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mobster_core import AppInfo, DeviceInfo, DeviceKind, Reset
-from mobster_core._identity import Env, path_identity, why_fresh
+from mobster_core._rules.identity import Env, path_identity, why_fresh
 
 SIGNUP: dict[str, Any] = {
     "steps": ['Tap "Create account"', "Type ada@example.com into Email", 'Tap "Continue"'],

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core import _journal
-from mobster_core._fsutil import MOBSTER_DIR
-from mobster_core._journal import (
+from mobster_core._store import journal as _journal
+from mobster_core._store.fsutil import MOBSTER_DIR
+from mobster_core._store.journal import (
     DuplicateEffect,
     EffectLedger,
     Journal,

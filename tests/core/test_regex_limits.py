@@ -14,8 +14,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core import _assertions
-from mobster_core._assertions import (
+from mobster_core._rules import assertions as _assertions
+from mobster_core._rules.assertions import (
     ExpectError,
     Pattern,
     RegexTimeout,
@@ -23,7 +23,7 @@ from mobster_core._assertions import (
     normalize,
     parse_assertion,
 )
-from mobster_core._verdict import FailureClass, Verdict, decide
+from mobster_core._rules.verdict import FailureClass, Verdict, decide
 
 APP = "com.example.yourapp"
 CATASTROPHIC = "/(a|a)+$/"

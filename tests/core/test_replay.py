@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._cache import ReplayCache
-from mobster_core._identity import Env, path_identity
-from mobster_core._journal import Journal, read_journal
-from mobster_core._replay import Replayer, StepSource, Stop
-from mobster_core._typing_rules import Provenance, record_text
+from mobster_core._rules.identity import Env, path_identity
+from mobster_core._rules.typing_rules import Provenance, record_text
+from mobster_core._run.replay import Replayer, StepSource, Stop
+from mobster_core._store.cache import ReplayCache
+from mobster_core._store.journal import Journal, read_journal
 from mobster_core.testing import FakeClock
 from mobster_drivers.scripted import ScriptedPhone, sample_path
 
@@ -533,7 +533,7 @@ def test_a_password_never_reaches_the_disk(tmp_path: Path) -> None:
 
 
 def mc_outcome_ok() -> Any:
-    from mobster_core._journal import Outcome
+    from mobster_core._store.journal import Outcome
 
     return Outcome.OK
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._checks import load_check
-from mobster_core._healfile import accept_heals, heal_file_for, read_heal_file, reject_heals
-from mobster_core._run import RunOptions, run_check
+from mobster_core._run.check import RunOptions, run_check
+from mobster_core._store.checks import load_check
+from mobster_core._store.healfile import accept_heals, heal_file_for, read_heal_file, reject_heals
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mobster_core import Commit, DeviceKind
-from mobster_core._safety import (
+from mobster_core._rules.safety import (
     _ORDER,
     COMMIT_WORDS,
     COMMIT_WORDS_BY_LANGUAGE,

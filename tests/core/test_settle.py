@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from mobster_core._settle import DEFAULT_POLICY, PollPolicy, PollVerdict, WaitState
+from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy, PollVerdict, WaitState
 
 
 def run(fingerprints: list[str], read_s: float = 0.0, policy: PollPolicy = DEFAULT_POLICY) -> tuple[float, list[float]]:

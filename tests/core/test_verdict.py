@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._assertions import Assertion, AssertionResult, evaluate, parse_expect
-from mobster_core._verdict import (
+from mobster_core._rules.assertions import Assertion, AssertionResult, evaluate, parse_expect
+from mobster_core._rules.verdict import (
     BASELINE_POLICY,
     DEFAULT_READ_POLICY,
     FailureClass,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from mobster_core._yaml import MAX_YAML_BYTES, YamlProblem, did_you_mean, load_yaml
+from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlProblem, did_you_mean, load_yaml
 
 
 def test_lines_of_keys_and_items() -> None:
@@ -49,7 +49,7 @@ def test_did_you_mean() -> None:
 
 # -- issue 15: nesting capped before the parser, numbers bounded, valid text ----------------
 
-from mobster_core._yaml import MAX_YAML_DEPTH, _Refused, _yaml  # noqa: E402
+from mobster_core._rules.yaml import MAX_YAML_DEPTH, _Refused, _yaml  # noqa: E402
 
 
 def deep_forms(depth: int) -> dict[str, str]:
@@ -72,7 +72,7 @@ def test_nesting_beyond_the_limit_is_refused_before_the_parser_runs(form: str, m
     def no_parser(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the parser ran")
 
-    monkeypatch.setattr("mobster_core._yaml._yaml", no_parser)
+    monkeypatch.setattr("mobster_core._rules.yaml._yaml", no_parser)
     with pytest.raises(YamlProblem, match=f"nested more than {MAX_YAML_DEPTH} levels deep; flatten it"):
         load_yaml(deep_forms(5000)[form][:200_000], "deep.yaml")
 

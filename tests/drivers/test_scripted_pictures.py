@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import mobster_core as mc
 from mobster_core import Action, LaunchOptions, Op
-from mobster_core._image import RGB, Raster, decode_png
+from mobster_core._rules.image import RGB, Raster, decode_png
 from mobster_core.testing import SPRINGBOARD, FakeClock
 from mobster_drivers.scripted import ScreenRenderer, ScriptedPhone, _draw, _font, render_screen, sample_path
 from tests.strategies import screens

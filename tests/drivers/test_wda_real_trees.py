@@ -16,7 +16,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import LaunchOptions, PollPolicy, Replayer, Stop, evaluate
-from mobster_core._assertions import parse_expect
+from mobster_core._rules.assertions import parse_expect
 from mobster_drivers.fakes.wda import FakeWda, WdaRequest
 from mobster_drivers.wda import WdaDevice, read_source
 from tests.core.helpers import step_on

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._prompt import parse_decision
+from mobster_core._rules.prompt import parse_decision
 from mobster_drivers.scripted import AppScript, sample_path
 
 # JSON-like values, including the awkward ones: deep nesting, big numbers, odd strings.

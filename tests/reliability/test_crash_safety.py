@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 
 import mobster_core as mc
-from mobster_core._fsutil import remove_stale_temps
+from mobster_core._store.fsutil import remove_stale_temps
 
 WRITER = r"""
 import json, sys
 from pathlib import Path
-from mobster_core._fsutil import atomic_write
-from mobster_core._journal import Journal
+from mobster_core._store.fsutil import atomic_write
+from mobster_core._store.journal import Journal
 target = Path(sys.argv[1])
 journal = Journal(target.parent / "run")
 n = 0
@@ -61,8 +61,8 @@ def test_sigkill_at_many_points_never_tears_a_file(tmp_path: Path) -> None:
 MERGER = r"""
 import sys
 from pathlib import Path
-from mobster_core._fsutil import project_lock
-from mobster_core._healfile import HealEntry, heal_file_for, merge_entries, read_heal_file, write_heal_file
+from mobster_core._store.fsutil import project_lock
+from mobster_core._store.healfile import HealEntry, heal_file_for, merge_entries, read_heal_file, write_heal_file
 root, check, first = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 for step in range(first, first + 40, 2):
     with project_lock(root):

@@ -17,10 +17,10 @@ from click.testing import CliRunner
 import mobster_core as mc
 from mobster_cli._render import check_lines, heal_listing, json_text, visible
 from mobster_cli.main import cli
-from mobster_core._canon import digest
-from mobster_core._healfile import write_heal_file
-from mobster_core._prompt import parse_decision
-from mobster_core._text import REPLACEMENT, escape_controls, utf8, valid_data, valid_text, xml_text
+from mobster_core._rules.canon import digest
+from mobster_core._rules.prompt import parse_decision
+from mobster_core._rules.text import REPLACEMENT, escape_controls, utf8, valid_data, valid_text, xml_text
+from mobster_core._store.healfile import write_heal_file
 
 ESC = "\x1b"
 APP_SCRIPT = r"""
@@ -217,7 +217,7 @@ def test_json_for_the_terminal_is_the_same_json() -> None:
 CATASTROPHE = """
 import sys
 import mobster_core as mc
-from mobster_core._assertions import evaluate, parse_assertion
+from mobster_core._rules.assertions import evaluate, parse_assertion
 
 (a,) = parse_assertion({"text": "/(a|a)+$/"})
 row = {"role": "StaticText", "label": "a" * 40 + "!", "frame": [0, 0, 1, 1]}

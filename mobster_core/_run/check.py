@@ -38,18 +38,23 @@ from typing import Any
 
 import attrs
 
-from ._agent import Agent, AgentStop
-from ._agent import Budget as AgentBudget
-from ._assertions import AssertionResult, evaluate
-from ._breaker import Breaker
-from ._cache import ReplayCache, StoredPath
-from ._checks import Check
-from ._cost import Cost, PriceTable
-from ._device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind
-from ._dispatch import Dispatcher, DispatchFailed
-from ._fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore, private_dir, project_lock
-from ._heal import HealEnd, heal_step
-from ._healfile import (
+from mobster_core._log import get_logger
+from mobster_core._rules.assertions import AssertionResult, evaluate
+from mobster_core._rules.breaker import Breaker
+from mobster_core._rules.cost import Cost, PriceTable
+from mobster_core._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind
+from mobster_core._rules.identity import Env, path_identity
+from mobster_core._rules.safety import classify
+from mobster_core._rules.screen import Screen
+from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
+from mobster_core._rules.steps import Step
+from mobster_core._rules.text import utf8
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.verdict import BASELINE_POLICY, FailureClass, Outcome, Verdict, decide, settled_read
+from mobster_core._store.cache import ReplayCache, StoredPath
+from mobster_core._store.checks import Check
+from mobster_core._store.fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore, private_dir, project_lock
+from mobster_core._store.healfile import (
     HealEntry,
     HealFileError,
     HealState,
@@ -60,19 +65,15 @@ from ._healfile import (
     save_heal_state,
     write_heal_file,
 )
-from ._identity import Env, path_identity
-from ._journal import Journal
-from ._log import get_logger
-from ._replay import Replayer, ReplayResult, StepReport, StepSource, Stop
-from ._safety import classify
-from ._screen import Screen
-from ._settle import DEFAULT_POLICY, PollPolicy
-from ._steps import Step
-from ._text import utf8
-from ._typing_rules import Provenance
-from ._verdict import BASELINE_POLICY, FailureClass, Outcome, Verdict, decide, settled_read
-from .exceptions import DeviceError, MobsterError, ModelError
-from .protocols import Clock, Device, Model, Screenshots
+from mobster_core._store.journal import Journal
+from mobster_core.exceptions import DeviceError, MobsterError, ModelError
+from mobster_core.protocols import Clock, Device, Model, Screenshots
+
+from .agent import Agent, AgentStop
+from .agent import Budget as AgentBudget
+from .dispatch import Dispatcher, DispatchFailed
+from .heal import HealEnd, heal_step
+from .replay import Replayer, ReplayResult, StepReport, StepSource, Stop
 
 __all__ = ["CheckResult", "Mode", "RunOptions", "RunStopped", "new_run_id", "run_check"]
 

@@ -39,8 +39,8 @@ from typing import Any
 
 import attrs
 
-from ._canon import digest
-from ._text import valid_text
+from .canon import digest
+from .text import valid_text
 
 __all__ = ["DEFAULT_SCREEN_SIZE", "MAX_ELEMENTS", "MAX_TREE_DEPTH", "Element", "Frame", "Screen", "similarity"]
 

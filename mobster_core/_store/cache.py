@@ -43,7 +43,13 @@ from typing import Any, NoReturn
 
 import attrs
 
-from ._fsutil import (
+from mobster_core._log import get_logger
+from mobster_core._rules.identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH, Env, why_fresh
+from mobster_core._rules.steps import Step, dump_path, load_path
+from mobster_core._rules.text import utf8
+from mobster_core.exceptions import PathError
+
+from .fsutil import (
     MOBSTER_DIR,
     Problem,
     UnsafeFile,
@@ -52,11 +58,6 @@ from ._fsutil import (
     private_dir,
     read_private,
 )
-from ._identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH, Env, why_fresh
-from ._log import get_logger
-from ._steps import Step, dump_path, load_path
-from ._text import utf8
-from .exceptions import PathError
 
 __all__ = ["FORMAT", "KEEP_ENVS", "MAX_CACHE_BYTES", "Lookup", "ReplayCache", "StoredEnv", "StoredPath"]
 

@@ -25,7 +25,7 @@ import attrs
 import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 
-from .exceptions import PathError
+from mobster_core.exceptions import PathError
 
 __all__ = ["Commit", "Op", "ScreenRef", "Step", "Target", "dump_path", "load_path"]
 

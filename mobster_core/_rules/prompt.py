@@ -16,11 +16,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._model import Decision, DecisionKind, ModelAction, Usage
-from ._screen import Screen
-from ._steps import Op
-from ._text import valid_text
-from .exceptions import ModelError
+from mobster_core.exceptions import ModelError
+
+from .model import Decision, DecisionKind, ModelAction, Usage
+from .screen import Screen
+from .steps import Op
+from .text import valid_text
 
 __all__ = [
     "ACTION_TOOL",

@@ -31,10 +31,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from ._fsutil import UnsafeFile, private_dir, read_private
-from ._log import get_logger
-from ._text import utf8
-from .exceptions import MobsterError
+from mobster_core._log import get_logger
+from mobster_core._rules.text import utf8
+from mobster_core.exceptions import MobsterError
+
+from .fsutil import UnsafeFile, private_dir, read_private
 
 __all__ = [
     "JOURNAL_NAME",

@@ -26,18 +26,19 @@ from typing import NoReturn
 
 import attrs
 
-from ._device import Action, DeviceKind, LaunchOptions
-from ._dispatch import Dispatcher, DispatchFailed, Failure, unknown_message
-from ._journal import EffectLedger, Journal
-from ._log import get_logger
-from ._matcher import Match, match_step
-from ._safety import check_commit, classify, strictest
-from ._screen import Element, Screen
-from ._settle import DEFAULT_POLICY, PollPolicy, PollVerdict
-from ._steps import Op, Step
-from ._typing_rules import SEARCH_ROLES, Provenance
-from .exceptions import DeviceError, ModelError
-from .protocols import Clock, Device
+from mobster_core._log import get_logger
+from mobster_core._rules.device import Action, DeviceKind, LaunchOptions
+from mobster_core._rules.matcher import Match, match_step
+from mobster_core._rules.safety import check_commit, classify, strictest
+from mobster_core._rules.screen import Element, Screen
+from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy, PollVerdict
+from mobster_core._rules.steps import Op, Step
+from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._store.journal import EffectLedger, Journal
+from mobster_core.exceptions import DeviceError, ModelError
+from mobster_core.protocols import Clock, Device
+
+from .dispatch import Dispatcher, DispatchFailed, Failure, unknown_message
 
 __all__ = ["LiveStep", "ReplayResult", "Replayer", "StepReport", "StepSource", "Stop"]
 

@@ -30,8 +30,8 @@ from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from ._log import get_logger
-from .exceptions import MobsterError
+from mobster_core._log import get_logger
+from mobster_core.exceptions import MobsterError
 
 __all__ = [
     "MOBSTER_DIR",

@@ -26,15 +26,16 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from ._agent import Agent
-from ._breaker import Breaker
-from ._dispatch import DispatchFailed, Failure
-from ._matcher import match_step
-from ._model import Decision, DecisionKind
-from ._screen import Screen
-from ._settle import PollVerdict
-from ._steps import Step
-from .exceptions import ModelError
+from mobster_core._rules.breaker import Breaker
+from mobster_core._rules.matcher import match_step
+from mobster_core._rules.model import Decision, DecisionKind
+from mobster_core._rules.screen import Screen
+from mobster_core._rules.settle import PollVerdict
+from mobster_core._rules.steps import Step
+from mobster_core.exceptions import ModelError
+
+from .agent import Agent
+from .dispatch import DispatchFailed, Failure
 
 __all__ = ["LOOKAHEAD", "HealEnd", "HealOutcome", "heal_step"]
 

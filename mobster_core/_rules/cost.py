@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from ._model import Prompt, Usage
+from .model import Prompt, Usage
 
 __all__ = ["DEFAULT_PRICES", "Cost", "Price", "PriceTable", "estimate_usage"]
 

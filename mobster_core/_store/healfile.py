@@ -31,14 +31,15 @@ import attrs
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from ._cache import ReplayCache
-from ._fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, read_private
-from ._identity import Env
-from ._log import get_logger
-from ._steps import Step, dump_path, load_path
-from ._text import utf8
-from ._yaml import YamlProblem, load_yaml
-from .exceptions import MobsterError, PathError
+from mobster_core._log import get_logger
+from mobster_core._rules.identity import Env
+from mobster_core._rules.steps import Step, dump_path, load_path
+from mobster_core._rules.text import utf8
+from mobster_core._rules.yaml import YamlProblem, load_yaml
+from mobster_core.exceptions import MobsterError, PathError
+
+from .cache import ReplayCache
+from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, read_private
 
 __all__ = [
     "HealEntry",

@@ -26,14 +26,15 @@ from typing import Any
 
 import attrs
 
-from ._checks import CheckError, load_check
-from ._cost import Cost
-from ._fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore
-from ._run import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
-from ._text import utf8, valid_text, xml_text
-from ._verdict import FailureClass, Outcome, Verdict, suite_exit_code
-from .exceptions import MobsterError
-from .protocols import Clock, Device, Model
+from mobster_core._rules.cost import Cost
+from mobster_core._rules.text import utf8, valid_text, xml_text
+from mobster_core._rules.verdict import FailureClass, Outcome, Verdict, suite_exit_code
+from mobster_core._store.checks import CheckError, load_check
+from mobster_core._store.fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore
+from mobster_core.exceptions import MobsterError
+from mobster_core.protocols import Clock, Device, Model
+
+from .check import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
 
 __all__ = ["SCHEMA", "SuiteResult", "SuiteStopped", "parse_shard", "run_suite", "shard"]
 

@@ -28,7 +28,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.scanner import RoundTripScanner, Scanner
 
-from ._text import valid_data, valid_text
+from .text import valid_data, valid_text
 
 __all__ = ["MAX_INT_DIGITS", "MAX_YAML_BYTES", "MAX_YAML_DEPTH", "YamlDoc", "YamlProblem", "did_you_mean", "load_yaml"]
 

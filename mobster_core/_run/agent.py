@@ -27,20 +27,21 @@ from collections.abc import Sequence
 
 import attrs
 
-from ._cost import Cost, PriceTable
-from ._device import Action, DeviceKind
-from ._dispatch import Dispatcher, DispatchFailed, Failure
-from ._matcher import pick, position
-from ._model import Decision, DecisionKind, ModelAction, Prompt, Usage
-from ._prompt import ACTION_TOOL, SYSTEM_PROMPT, screen_rows
-from ._replay import StepReport, StepSource
-from ._safety import check_commit, classify
-from ._screen import Element, Screen
-from ._settle import DEFAULT_POLICY, PollPolicy, PollVerdict
-from ._steps import Op, Step, describe_action
-from ._typing_rules import Provenance, record_text
-from .exceptions import ModelError
-from .protocols import Clock, Model, Screenshots
+from mobster_core._rules.cost import Cost, PriceTable
+from mobster_core._rules.device import Action, DeviceKind
+from mobster_core._rules.matcher import pick, position
+from mobster_core._rules.model import Decision, DecisionKind, ModelAction, Prompt, Usage
+from mobster_core._rules.prompt import ACTION_TOOL, SYSTEM_PROMPT, screen_rows
+from mobster_core._rules.safety import check_commit, classify
+from mobster_core._rules.screen import Element, Screen
+from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy, PollVerdict
+from mobster_core._rules.steps import Op, Step, describe_action
+from mobster_core._rules.typing_rules import Provenance, record_text
+from mobster_core.exceptions import ModelError
+from mobster_core.protocols import Clock, Model, Screenshots
+
+from .dispatch import Dispatcher, DispatchFailed, Failure
+from .replay import StepReport, StepSource
 
 __all__ = ["Agent", "AgentResult", "AgentStop", "Budget"]
 

@@ -22,15 +22,15 @@ import enum
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from ._device import Action
-from ._journal import DuplicateEffect, EffectLedger, Journal, Outcome
-from ._log import get_logger
-from ._screen import Element, Screen
-from ._settle import DEFAULT_POLICY, PollPolicy
-from ._steps import Op
-from ._typing_rules import is_masked
-from .exceptions import DeviceError, UnknownOutcome
-from .protocols import Clock, Device, TargetChecks
+from mobster_core._log import get_logger
+from mobster_core._rules.device import Action
+from mobster_core._rules.screen import Element, Screen
+from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
+from mobster_core._rules.steps import Op
+from mobster_core._rules.typing_rules import is_masked
+from mobster_core._store.journal import DuplicateEffect, EffectLedger, Journal, Outcome
+from mobster_core.exceptions import DeviceError, UnknownOutcome
+from mobster_core.protocols import Clock, Device, TargetChecks
 
 __all__ = ["BULLET", "DispatchFailed", "Dispatcher", "Failure"]
 

@@ -13,7 +13,7 @@ import hashlib
 import json
 from typing import Any
 
-from ._text import utf8
+from .text import utf8
 
 
 def canonical_json(value: Any) -> str:

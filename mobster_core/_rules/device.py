@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 
 import attrs
 
-from ._screen import Element
-from ._steps import Op
+from .screen import Element
+from .steps import Op
 
 __all__ = ["SPRINGBOARD", "Action", "AppInfo", "DeviceInfo", "DeviceKind", "LaunchOptions", "Reset"]
 

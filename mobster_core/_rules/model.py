@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from ._steps import Op, Step
+from .steps import Op, Step
 
 __all__ = ["Decision", "DecisionKind", "ModelAction", "Prompt", "Usage"]
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import attrs
 
-from ._canon import digest
-from ._device import AppInfo, DeviceInfo, DeviceKind, Reset
+from .canon import digest
+from .device import AppInfo, DeviceInfo, DeviceKind, Reset
 
 __all__ = ["ENV_DIGEST_LENGTH", "IDENTITY_LENGTH", "Env", "path_identity", "why_fresh"]
 

@@ -30,8 +30,8 @@ from collections.abc import Sequence
 
 import attrs
 
-from ._screen import Element, Screen
-from ._steps import Step
+from .screen import Element, Screen
+from .steps import Step
 
 __all__ = ["SIMILAR", "SIMILAR_SETTLED", "Match", "match_step", "pick", "position", "times"]
 

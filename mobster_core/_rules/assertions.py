@@ -66,10 +66,11 @@ from typing import Any, TypeAlias
 import attrs
 import regex
 
-from ._clock import work_seconds
-from ._screen import MAX_ELEMENTS, Element, Screen
-from ._yaml import did_you_mean
-from .exceptions import MobsterError
+from mobster_core._clock import work_seconds
+from mobster_core.exceptions import MobsterError
+
+from .screen import MAX_ELEMENTS, Element, Screen
+from .yaml import did_you_mean
 
 __all__ = [
     "ELEMENT_TYPES",

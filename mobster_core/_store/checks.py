@@ -54,11 +54,12 @@ from typing import Any, NoReturn
 
 import attrs
 
-from ._assertions import Assertion, ExpectError, Keys, dotted, kind_of, parse_expect, quote_fix
-from ._device import LaunchOptions, Reset
-from ._fsutil import MOBSTER_DIR, find_project_root
-from ._yaml import MAX_YAML_BYTES, YamlDoc, YamlProblem, did_you_mean, load_yaml
-from .exceptions import MobsterError
+from mobster_core._rules.assertions import Assertion, ExpectError, Keys, dotted, kind_of, parse_expect, quote_fix
+from mobster_core._rules.device import LaunchOptions, Reset
+from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlDoc, YamlProblem, did_you_mean, load_yaml
+from mobster_core.exceptions import MobsterError
+
+from .fsutil import MOBSTER_DIR, find_project_root
 
 __all__ = [
     "DEFAULT_MAX_SECONDS",

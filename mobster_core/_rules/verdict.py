@@ -36,9 +36,10 @@ from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
-from ._assertions import Assertion, AssertionResult
-from ._screen import Screen
-from .protocols import Clock, Device, EvidenceReads
+from mobster_core.protocols import Clock, Device, EvidenceReads
+
+from .assertions import Assertion, AssertionResult
+from .screen import Screen
 
 __all__ = [
     "BASELINE_POLICY",

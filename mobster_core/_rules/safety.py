@@ -37,9 +37,9 @@ from collections.abc import Mapping
 
 import attrs
 
-from ._device import DeviceKind
-from ._steps import Commit
-from ._text import valid_text
+from .device import DeviceKind
+from .steps import Commit
+from .text import valid_text
 
 __all__ = [
     "COMMIT_WORDS",
