@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 import attrs
 
 import mobster_core as mc
-from mobster_core._rules.verdict import settled_read
+from mobster_core._run.judge import settled_read
 from mobster_drivers.fakes.wda import FakeWda, ReadCosts
 from mobster_drivers.scripted import AppScript
 from mobster_drivers.wda import WdaDevice, read_source, resolve

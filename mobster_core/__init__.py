@@ -19,15 +19,16 @@ from ._rules.model import Decision, DecisionKind, ModelAction, Prompt, Usage
 from ._rules.prompt import ACTION_TOOL, SYSTEM_PROMPT, parse_decision, screen_rows
 from ._rules.safety import SafetyDecision, check_commit, classify
 from ._rules.screen import DEFAULT_SCREEN_SIZE, Element, Screen, similarity
-from ._rules.settle import DEFAULT_POLICY, PollPolicy
+from ._rules.settle import DEFAULT_POLICY, PollPolicy, SettledRead
 from ._rules.steps import Commit, Op, ScreenRef, Step, Target, describe_action, dump_path, load_path
 from ._rules.typing_rules import Provenance, is_masked, record_text
-from ._rules.verdict import FailureClass, SettledRead, Verdict, decide, settled_read, suite_exit_code
+from ._rules.verdict import FailureClass, Verdict, decide, suite_exit_code
 from ._rules.verdict import Outcome as CheckOutcome
 from ._run.agent import Agent, AgentResult, AgentStop, Budget
 from ._run.check import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
 from ._run.dispatch import Dispatcher
 from ._run.heal import HealEnd, HealOutcome, heal_step
+from ._run.judge import settled_read
 from ._run.replay import LiveStep, Replayer, ReplayResult, StepReport, StepSource, Stop
 from ._run.suite import SCHEMA, SuiteResult, SuiteStopped, junit_xml, parse_shard, run_suite, shard
 from ._store.cache import Lookup, ReplayCache, StoredEnv

@@ -26,6 +26,7 @@ Percentages are rounded down to whole numbers.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 
 import attrs
@@ -33,7 +34,7 @@ import attrs
 from .screen import Element, Screen
 from .steps import Step
 
-__all__ = ["SIMILAR", "SIMILAR_SETTLED", "Match", "match_step", "pick", "position", "times"]
+__all__ = ["SIMILAR", "SIMILAR_SETTLED", "Match", "MatchRule", "match_step", "pick", "position", "times"]
 
 #: Rule 2: how alike the screen must be to act at once.
 SIMILAR = 0.8
@@ -41,19 +42,27 @@ SIMILAR = 0.8
 SIMILAR_SETTLED = 0.5
 
 
+class MatchRule(enum.StrEnum):
+    """The rule a step failed: the app in front, its target, or the screen."""
+
+    APP = "app"
+    TARGET = "target"
+    SCREEN = "screen"
+
+
 @attrs.frozen
 class Match:
     """The matcher's answer.
 
     ``element`` is the element to act on as it is now (its current frame), when the step has a
-    target and Rule 3 found it. ``rule`` names the failing rule (``app``, ``target``, ``screen``).
+    target and Rule 3 found it. ``rule`` names the failing rule, None when the step matched.
     """
 
     ok: bool
     similarity: float
     reason: str | None = None
     element: Element | None = None
-    rule: str | None = None
+    rule: MatchRule | None = None
 
 
 def match_step(step: Step, screen: Screen, *, settled: bool) -> Match:
@@ -68,11 +77,11 @@ def match_step(step: Step, screen: Screen, *, settled: bool) -> Match:
     if step.op.is_global:
         return Match(ok=True, similarity=alike)
 
-    def no(reason: str, rule: str, element: Element | None = None) -> Match:
+    def no(reason: str, rule: MatchRule, element: Element | None = None) -> Match:
         return Match(ok=False, similarity=alike, reason=reason, element=element, rule=rule)
 
     if screen.app != step.app:
-        return no(f"{screen.app} is in front, not {step.app}", "app")
+        return no(f"{screen.app} is in front, not {step.app}", MatchRule.APP)
 
     element: Element | None = None
     exactly_once = False
@@ -80,24 +89,25 @@ def match_step(step: Step, screen: Screen, *, settled: bool) -> Match:
         target = step.target
         found = screen.find(target.role, target.label)
         if not found:
-            return no(f'"{target.label}" isn\'t on the screen', "target")
+            return no(f'"{target.label}" isn\'t on the screen', MatchRule.TARGET)
         element = pick(found, count=target.count, nth=target.nth, path=target.id)
         if element is None:
             if len(found) == target.count:
                 return no(
                     f'"{target.label}" is on the screen {times(len(found))} as recorded, but another of them '
                     "took its place",
-                    "target",
+                    MatchRule.TARGET,
                 )
             return no(
-                f'"{target.label}" is on the screen {times(len(found))}, recorded {times(target.count)}', "target"
+                f'"{target.label}" is on the screen {times(len(found))}, recorded {times(target.count)}',
+                MatchRule.TARGET,
             )
         exactly_once = target.count == 1
 
     same_screen = screen.hash == step.screen.hash
     if same_screen or alike >= SIMILAR or (settled and exactly_once and alike >= SIMILAR_SETTLED):
         return Match(ok=True, similarity=alike, element=element)
-    return no(f"the screen is different ({percent}% alike)", "screen", element)
+    return no(f"the screen is different ({percent}% alike)", MatchRule.SCREEN, element)
 
 
 def pick(found: Sequence[Element], *, count: int, nth: int, path: str) -> Element | None:

@@ -34,7 +34,7 @@ from mobster_core._rules.model import Decision, DecisionKind, ModelAction, Promp
 from mobster_core._rules.prompt import ACTION_TOOL, SYSTEM_PROMPT, screen_rows
 from mobster_core._rules.safety import check_commit, classify
 from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy, PollVerdict
+from mobster_core._rules.settle import DEFAULT_POLICY, ChangeWait, PollPolicy, SettleWait, Sighting, WatchWait
 from mobster_core._rules.steps import Op, Step, describe_action
 from mobster_core._rules.typing_rules import Provenance, record_text
 from mobster_core.exceptions import ModelError
@@ -42,6 +42,7 @@ from mobster_core.protocols import Clock, Model, Screenshots
 
 from .dispatch import Dispatcher, DispatchFailed, Failure
 from .replay import StepReport, StepSource
+from .wait import drive
 
 __all__ = ["Agent", "AgentResult", "AgentStop", "Budget"]
 
@@ -251,11 +252,13 @@ class Agent:
         cost in time: pass ``latest[-1]`` to :meth:`act_turn`.
         """
 
+        async def read() -> Screen:
+            latest[:] = [await self.dispatch.read()]
+            return latest[0]
+
         async def keep_reading() -> None:
             try:
-                while True:
-                    await self.clock.sleep(self.policy.interval)
-                    latest[:] = [await self.dispatch.read()]
+                await drive(WatchWait(Sighting.first(self.clock.now(), screen), _never, self.policy), self.clock, read)
             except DispatchFailed:
                 return  # a failing read here changes nothing: the action is checked again anyway
 
@@ -273,32 +276,11 @@ class Agent:
 
     async def settled_screen(self) -> Screen:
         """Read until two reads in a row agree, or ``give_up_after`` passes (the last read wins)."""
-        state = self.policy.start(self.clock.now())
-        screen: Screen | None = None
-        while True:
-            now = self.clock.now()
-            if screen is not None and state.settled:
-                return screen
-            decision = self.policy.next(state, now)
-            if decision.verdict is PollVerdict.DRIFTED and screen is not None:
-                return screen
-            if decision.verdict is PollVerdict.SLEEP:
-                await self.clock.sleep(decision.until - now)
-                continue
-            started = self.clock.now()
-            screen = await self.dispatch.read()
-            state = state.observe(started=started, fingerprint=screen.fingerprint)
+        return (await drive(SettleWait(self.policy), self.clock, self.dispatch.read)).screen
 
     async def after_action(self, before: Screen) -> Screen:
         """Rule 6: wait for the screen to change (bounded), then for it to settle."""
-        began = self.clock.now()
-        while self.clock.now() - began < self.policy.give_up_after:
-            started = self.clock.now()
-            screen = await self.dispatch.read()
-            if screen.fingerprint != before.fingerprint:
-                break
-            await self.clock.sleep(max(0.0, started + self.policy.interval - self.clock.now()))
-        return await self.settled_screen()
+        return (await drive(ChangeWait(before.fingerprint, self.policy), self.clock, self.dispatch.read)).screen
 
     # -- rules -----------------------------------------------------------------------------
 
@@ -387,3 +369,7 @@ def _relocate(seen: Screen, screen: Screen, old: Element) -> Element | None:
         return now if now is not None and now.role == old.role and screen.is_shown(now) else None
     count, nth = position(seen, old)
     return pick(screen.find(old.role, old.label), count=count, nth=nth, path=old.path)
+
+
+def _never(_seen: Sighting) -> None:
+    """A watch that never answers: the reads go on until they are cancelled."""

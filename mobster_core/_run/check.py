@@ -46,11 +46,11 @@ from mobster_core._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo,
 from mobster_core._rules.identity import Env, path_identity
 from mobster_core._rules.safety import classify
 from mobster_core._rules.screen import Screen
-from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
+from mobster_core._rules.settle import BASELINE_POLICY, DEFAULT_POLICY, PollPolicy
 from mobster_core._rules.steps import Step
 from mobster_core._rules.text import utf8
 from mobster_core._rules.typing_rules import Provenance
-from mobster_core._rules.verdict import BASELINE_POLICY, FailureClass, Outcome, Verdict, decide, settled_read
+from mobster_core._rules.verdict import FailureClass, Outcome, Verdict, decide
 from mobster_core._store.cache import ReplayCache, StoredPath
 from mobster_core._store.checks import Check
 from mobster_core._store.fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore, private_dir, project_lock
@@ -73,6 +73,7 @@ from .agent import Agent, AgentStop
 from .agent import Budget as AgentBudget
 from .dispatch import Dispatcher, DispatchFailed
 from .heal import HealEnd, heal_step
+from .judge import settled_read
 from .replay import Replayer, ReplayResult, StepReport, StepSource, Stop
 
 __all__ = ["CheckResult", "Mode", "RunOptions", "RunStopped", "new_run_id", "run_check"]

@@ -25,19 +25,18 @@ from typing import Any, NoReturn
 from mobster_core._log import get_logger
 from mobster_core._rules.device import Action
 from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
+from mobster_core._rules.settle import BULLET, DEFAULT_POLICY, PollPolicy, TypingWait
 from mobster_core._rules.steps import Op
 from mobster_core._rules.typing_rules import is_masked
 from mobster_core._store.journal import DuplicateEffect, EffectLedger, Journal, Outcome
 from mobster_core.exceptions import DeviceError, UnknownOutcome
 from mobster_core.protocols import Clock, Device, TargetChecks
 
+from .wait import drive
+
 __all__ = ["BULLET", "DispatchFailed", "Dispatcher", "Failure"]
 
 log = get_logger(__name__)
-
-#: What a secure field shows for each typed character.
-BULLET = "\u2022"
 
 
 class Failure(enum.StrEnum):
@@ -150,29 +149,14 @@ class Dispatcher:
             self.journal.outcome(key, Outcome.REFUSED, detail)
 
     async def confirm_typing(self, what: str, field: Element, text: str) -> None:
-        """Rule 4: poll until the field holds the text, for at most the policy's drift time."""
-        secure = field.role == "SecureTextField"
-        before = field.value.count(BULLET)
-        began = self.clock.now()
-        while True:
-            screen = await self.read(what)
-            now_field = screen.element_at(field.path)
-            value = now_field.value if now_field is not None and now_field.role == field.role else None
-            if value is not None and (value.count(BULLET) - before == len(text) if secure else text in value):
-                return
-            if self.clock.now() - began >= self.policy.drift_after:
-                if value is None:
-                    shown = "no such field"
-                elif secure:
-                    shown = f"{value.count(BULLET)} bullets"
-                else:
-                    shown = repr(value)
-                raise DispatchFailed(
-                    Failure.UNKNOWN_OUTCOME,
-                    f'{what}: the field "{field.label}" shows {shown} after typing, not what was typed; '
-                    "the typing may have half happened. Look at the app before running again.",
-                )
-            await self.clock.sleep(self.policy.interval)
+        """Rule 4: read until the field holds the text, for at most the policy's drift time."""
+        shown = await drive(TypingWait(field, text, self.policy), self.clock, lambda: self.read(what))
+        if shown is not None:
+            raise DispatchFailed(
+                Failure.UNKNOWN_OUTCOME,
+                f'{what}: the field "{field.label}" shows {shown} after typing, not what was typed; '
+                "the typing may have half happened. Look at the app before running again.",
+            )
 
     # -- internals ---------------------------------------------------------------------------
 

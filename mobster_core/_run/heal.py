@@ -30,12 +30,13 @@ from mobster_core._rules.breaker import Breaker
 from mobster_core._rules.matcher import match_step
 from mobster_core._rules.model import Decision, DecisionKind
 from mobster_core._rules.screen import Screen
-from mobster_core._rules.settle import PollVerdict
+from mobster_core._rules.settle import Sighting, WatchWait
 from mobster_core._rules.steps import Step
 from mobster_core.exceptions import ModelError
 
 from .agent import Agent
 from .dispatch import DispatchFailed, Failure
+from .wait import drive
 
 __all__ = ["LOOKAHEAD", "HealEnd", "HealOutcome", "heal_step"]
 
@@ -179,26 +180,19 @@ async def _watch(
     With ``expect`` (Rule 6), a settled read on which the expectations hold ends it too: the index
     returned is then the number of steps.
     """
-    policy = agent.policy
-    clock = agent.clock
-    state = policy.start(clock.now()).observe(started=clock.now(), fingerprint=screen.fingerprint)
-    while True:
+
+    def answer(seen: Sighting) -> int | None:
         for j in watch:
-            if match_step(steps[j], screen, settled=state.settled).ok:
-                return j, screen
-        if expect is not None and state.settled and expect(screen):
-            return len(steps), screen
-        now = clock.now()
-        decision = policy.next(state, now)
-        if decision.verdict is PollVerdict.SLEEP:
-            await clock.sleep(decision.until - now)
-        elif decision.verdict is PollVerdict.DRIFTED:
-            # The screen is still and matches nothing: keep watching at the poll interval while
-            # the model thinks; only a new read can change the answer.
-            state = policy.start(clock.now()).observe(started=clock.now(), fingerprint=screen.fingerprint)
-            await clock.sleep(policy.interval)
-        started = clock.now()
-        screen = await agent.dispatch.read()
-        latest.append(screen)
-        del latest[:-1]
-        state = state.observe(started=started, fingerprint=screen.fingerprint)
+            if match_step(steps[j], seen.screen, settled=seen.settled).ok:
+                return j
+        if expect is not None and seen.settled and expect(seen.screen):
+            return len(steps)
+        return None
+
+    async def read() -> Screen:
+        latest[:] = [await agent.dispatch.read()]
+        return latest[0]
+
+    clock = agent.clock
+    j = await drive(WatchWait(Sighting.first(clock.now(), screen), answer, agent.policy), clock, read)
+    return j, latest[-1]

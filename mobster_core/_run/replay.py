@@ -28,10 +28,10 @@ import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.device import Action, DeviceKind, LaunchOptions
-from mobster_core._rules.matcher import Match, match_step
+from mobster_core._rules.matcher import Match
 from mobster_core._rules.safety import check_commit, classify, strictest
 from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy, PollVerdict
+from mobster_core._rules.settle import DEFAULT_POLICY, Drifted, PollPolicy, StepWait
 from mobster_core._rules.steps import Op, Step
 from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
 from mobster_core._store.journal import EffectLedger, Journal
@@ -39,6 +39,7 @@ from mobster_core.exceptions import DeviceError, ModelError
 from mobster_core.protocols import Clock, Device
 
 from .dispatch import Dispatcher, DispatchFailed, Failure, unknown_message
+from .wait import drive
 
 __all__ = ["LiveStep", "ReplayResult", "Replayer", "StepReport", "StepSource", "Stop"]
 
@@ -182,44 +183,23 @@ class Replayer:
         self._reports.append(StepReport(index, step.op, step.describe(), source, waited, match.similarity, settled))
 
     async def _wait_for(self, index: int, step: Step) -> tuple[Screen, Match, float, bool]:
-        """Poll until the matcher says ``ok`` or the step drifts (§5)."""
-        state = self.policy.start(self.clock.now())
-        match: Match | None = None
-        screen: Screen | None = None
-        while True:
-            now = self.clock.now()
-            decision = self.policy.next(state, now)
-            if decision.verdict is PollVerdict.DRIFTED:
-                # A read always comes before a drift (the policy reads first), so both are set.
-                assert match is not None
-                assert screen is not None
-                reason = match.reason or "the step didn't match"
-                report = StepReport(
-                    index, step.op, step.describe(), StepSource.REPLAY, now - state.began,
-                    match.similarity, state.settled, reason,
-                )  # fmt: skip
-                self._reports.append(report)
-                message = f"step {index} ({step.describe()}) drifted: {reason}"
-                result = ReplayResult(Stop.DRIFTED, tuple(self._reports), index, message, match, screen)
-                raise _Ended(result)
-            if decision.verdict is PollVerdict.SLEEP:
-                await self.clock.sleep(decision.until - now)
-                continue
-            started = self.clock.now()
-            screen = await self.dispatch.read(f"step {index}")
-            state = state.observe(started=started, fingerprint=screen.fingerprint)
-            match = match_step(step, screen, settled=state.settled)
-            if (
-                match.ok
-                and match.element is not None
-                and not await self.dispatch.target_shown(match.element, f"step {index}")
-            ):
-                # Rule 7: the tree has it, the phone doesn't show it (a view faded out keeps its frame).
-                label = match.element.label or f"{match.element.role} at {match.element.path}"
-                reason = f'"{label}" is in the tree but hidden: the device says it isn\'t visible'
-                match = attrs.evolve(match, ok=False, reason=reason, rule="target")
-            if match.ok:
-                return screen, match, self.clock.now() - state.began, state.settled
+        """Poll until the matcher says ``ok`` or the step drifts (the step's wait of ``_rules/settle``)."""
+        what = f"step {index}"
+        end = await drive(
+            StepWait(step, self.policy),
+            self.clock,
+            lambda: self.dispatch.read(what),
+            lambda element: self.dispatch.target_shown(element, what),
+        )
+        if isinstance(end, Drifted):
+            report = StepReport(
+                index, step.op, step.describe(), StepSource.REPLAY, end.waited, end.match.similarity, end.settled,
+                end.reason,
+            )  # fmt: skip
+            self._reports.append(report)
+            message = f"step {index} ({step.describe()}) drifted: {end.reason}"
+            raise _Ended(ReplayResult(Stop.DRIFTED, tuple(self._reports), index, message, end.match, end.screen))
+        return end.screen, end.match, end.waited, end.settled
 
     def _needs_model(self, step: Step) -> bool:
         if step.live or step.text is None or step.target is None:

@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mobster_cli.main import cli
-from mobster_core._rules import verdict as _verdict
-from mobster_core._rules.verdict import ReadPolicy
+from mobster_core._rules.settle import DEFAULT_READ_POLICY, ReadPolicy
 from mobster_core._run import check as _run
+from mobster_core._run import judge as _judge
 from mobster_drivers.fakes.wda import FakeWda
 from tests.wda_trees import tree_path
 
@@ -90,9 +90,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     quick = ReadPolicy(settle_gap=0.05, interval=0.05, timeout=0.2)
 
     async def settled_read(device: Any, clock: Any, policy: ReadPolicy = quick, **kw: Any) -> Any:
-        return await _verdict.settled_read(
-            device, clock, quick if policy is _verdict.DEFAULT_READ_POLICY else policy, **kw
-        )
+        return await _judge.settled_read(device, clock, quick if policy is DEFAULT_READ_POLICY else policy, **kw)
 
     monkeypatch.setattr(_run, "settled_read", settled_read)
     (tmp_path / ".mobster" / "checks").mkdir(parents=True)

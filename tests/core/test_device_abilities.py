@@ -10,7 +10,7 @@ import attrs
 import mobster_core as mc
 from mobster_core import Element, Screen
 from mobster_core._rules.typing_rules import Provenance
-from mobster_core._rules.verdict import settled_read
+from mobster_core._run.judge import settled_read
 from mobster_core._run.replay import Replayer, Stop
 from mobster_core.testing import FakeClock
 from mobster_drivers.scripted import ScriptedPhone, sample_path

@@ -10,21 +10,18 @@ from hypothesis import strategies as st
 
 import mobster_core as mc
 from mobster_core._rules.assertions import Assertion, AssertionResult, evaluate, parse_expect
-from mobster_core._rules.verdict import (
+from mobster_core._rules.settle import (
     BASELINE_POLICY,
     DEFAULT_READ_POLICY,
-    FailureClass,
-    Outcome,
-    ReadAction,
-    ReadDecision,
+    Done,
+    Read,
     ReadPolicy,
-    ReadState,
     SettledRead,
-    Verdict,
-    decide,
-    settled_read,
-    suite_exit_code,
+    SettledReadWait,
+    Sleep,
 )
+from mobster_core._rules.verdict import FailureClass, Outcome, Verdict, decide, suite_exit_code
+from mobster_core._run.judge import settled_read
 from mobster_core.testing import FakeClock
 
 APP = "com.example.yourapp"
@@ -171,25 +168,21 @@ def test_defaults_are_the_spec_numbers_in_one_place() -> None:
 
 
 def test_the_policy_is_pure() -> None:
-    policy = ReadPolicy()
-    state = policy.start(10.0)
-    assert policy.next(state, 10.0) == ReadDecision(ReadAction.READ)
-    state = state.observe(started=10.0, fingerprint="a")
-    wait = policy.next(state, 10.0)
-    assert wait.action is ReadAction.SLEEP
-    assert wait.until == pytest.approx(10.3)
-    assert policy.next(state, 10.5).action is ReadAction.READ  # late: read at once
-    state = state.observe(started=10.3, fingerprint="a")
-    assert state.settled
-    assert policy.next(state, 10.3) == ReadDecision(ReadAction.DONE, stable=True)
-    refused = (
-        ReadState(began=10.0)
-        .observe(started=10.0, fingerprint="a")
-        .observe(started=10.3, fingerprint="a", accepted=False)
-    )
-    wait = policy.next(refused, 10.3)
-    assert wait.action is ReadAction.SLEEP
-    assert wait.until == pytest.approx(10.8)
+    wait = SettledReadWait()
+    state = wait.start(10.0)
+    assert wait.next(state, 10.0) == Read()
+    state = wait.saw(state, 10.0, screen("a"))
+    assert wait.next(state, 10.0) == Sleep(pytest.approx(10.3))  # type: ignore[arg-type]
+    assert wait.next(state, 10.5) == Read()  # late: read at once
+    state = wait.saw(state, 10.3, screen("a"))
+    assert state.sighting is not None
+    assert state.sighting.settled
+    done = wait.next(state, 10.3)
+    assert isinstance(done, Done)
+    assert (done.result.stable, done.result.reads, done.result.screen) == (True, 2, screen("a"))
+    refusing = SettledReadWait(accept=lambda s: False)
+    refused = refusing.saw(refusing.saw(refusing.start(10.0), 10.0, screen("a")), 10.3, screen("a"))
+    assert refusing.next(refused, 10.3) == Sleep(pytest.approx(10.8))  # type: ignore[arg-type]
 
 
 # -- verdicts, classes and exit codes --------------------------------------------------------
