@@ -575,7 +575,7 @@ def run_one(root: Path, build: Build, plan: CheckPlan, *, carry: bool) -> tuple[
     model = Oracle(clock, phone, build.intents[plan.name])
     options = mc.RunOptions(carry=carry, screenshots=False, prices=PRICES)
     check = mc.load_check(root / ".mobster" / "checks" / plan.file.name)
-    result = clock.run(mc.run_check(check, phone, clock, root=root, model=model, options=options))
+    result = clock.run(mc.run_check(check, phone, clock, model=model, options=attrs.evolve(options, root=root)))
     return result, phone.attempts
 
 

@@ -182,9 +182,9 @@ class TimedModel:
 def settled_read_marks(clock: mc.Clock, marks: list[tuple[float, float]]) -> Iterator[None]:
     """Note the start and end of each settled read ``run_check`` takes: the baseline, then the verdict.
 
-    ``run_check`` calls ``settled_read`` from its own module; the wrapper times the same function.
+    Both go through ``settled_read`` of the judge module; the wrapper times that function.
     """
-    import mobster_core._run.check as run_module
+    import mobster_core._run.judge as run_module
 
     original: Callable[..., Awaitable[mc.SettledRead]] = vars(run_module)["settled_read"]
 
@@ -369,7 +369,7 @@ def run_once(setup: Setup, mode: str, project: Path, check_file: Path, app: AppS
     options = mc.RunOptions(fresh=mode == "fresh", screenshots=False, prices=setup.prices)
     check = mc.load_check(check_file)
     with settled_read_marks(clock, marks):
-        result = runner(mc.run_check(check, device, clock, root=project, model=model, options=options))
+        result = runner(mc.run_check(check, device, clock, model=model, options=attrs.evolve(options, root=project)))
     if len(marks) != 2:
         raise SystemExit(f"{mode}: expected two settled reads (baseline, verdict), saw {len(marks)}: {result.outcome}")
     (_, baseline_end), (verdict_start, verdict_end) = marks
@@ -414,9 +414,8 @@ def record(setup: Setup, folder: Path) -> tuple[Path, tuple[mc.Step, ...]]:
             mc.load_check(check_file),
             phone,
             clock,
-            root=folder,
             model=ScriptedModel(clock=clock),
-            options=mc.RunOptions(screenshots=False),
+            options=mc.RunOptions(screenshots=False, root=folder),
         )
     )
     if result.verdict is not mc.Verdict.PASSED:

@@ -82,9 +82,8 @@ def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
     def make_model() -> Any:
         return ScriptedModel(clock=clock, delay=MODEL_SECONDS) if model else None
 
-    return clock.run(
-        run_suite(files, [phone], clock, root=folder, make_model=make_model, options=RunOptions(prices=prices))
-    )
+    options = RunOptions(prices=prices, root=folder)
+    return clock.run(run_suite(files, [phone], clock, models=make_model, options=options))
 
 
 def _show(title: str, suite: SuiteResult) -> None:

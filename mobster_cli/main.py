@@ -157,7 +157,16 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
     import asyncio  # here, not at the top: `mobster --help` doesn't pay for it
     import signal
 
-    from mobster_core import MobsterError, RunOptions, SuiteStopped, SystemClock, parse_shard, run_suite, shard
+    from mobster_core import (
+        FailureClass,
+        MobsterError,
+        RunOptions,
+        SuiteStopped,
+        SystemClock,
+        parse_shard,
+        run_suite,
+        shard,
+    )
 
     from ._devices import make_devices, model_factory, read_env_file
 
@@ -192,16 +201,18 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
     progress = _console(err=True)
     from ._render import visible
 
+    def on_result(result: CheckResult) -> None:
+        _print_check(out, result)
+
     options = RunOptions(
         no_heal=opts["no_heal"],
         fresh=opts["fresh"],
         carry=bool(opts.get("carry")),
         max_usd=opts.get("max_usd"),
+        root=root,
         on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
+        on_result=on_result,
     )
-
-    def on_result(result: CheckResult) -> None:
-        _print_check(out, result)
 
     progress.print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
     received: list[int] = []
@@ -220,9 +231,7 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop, signum)
         try:
-            return await run_suite(
-                files, devices, clock, root=root, make_model=make_model, options=options, on_result=on_result
-            )
+            return await run_suite(files, devices, clock, models=make_model, options=options)
         finally:
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(signum)
@@ -231,7 +240,7 @@ def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
         suite = asyncio.run(suite_until_stopped())
     except SuiteStopped as exc:
         for result in exc.suite.checks:
-            if result.outcome.failure_class == "stopped":
+            if result.outcome.failure_class is FailureClass.STOPPED:
                 _print_check(out, result)
         _print_summary(out, exc.suite, root)
         signum = received[0] if received else signal.SIGINT
@@ -288,7 +297,9 @@ def _pending_heals(files: Sequence[Path]) -> int:
 
 
 def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None) -> None:
-    from mobster_core import CheckError, HealFileError, accept_heals, load_check, reject_heals
+    from mobster_core import load_check
+    from mobster_core.exceptions import CheckError
+    from mobster_core.heals import HealFileError, accept_heals, reject_heals
 
     from ._render import visible
 
@@ -300,17 +311,15 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
         file = _resolve_check(accept or reject or "", cwd)
         try:
             check = load_check(file)
-            identity = _identity_of(check)
-            root = _root_of(file)
             if accept:
-                n = accept_heals(root, file, identity)
+                n = accept_heals(check)
                 out.print(
                     f"kept {n} heal{'s' if n != 1 else ''} of {visible(file.name)}: "
                     "the healed steps are the recorded path",
                     markup=False,
                 )
             else:
-                n = reject_heals(root, file, identity)
+                n = reject_heals(check)
                 out.print(
                     f"rejected {n} heal{'s' if n != 1 else ''} of {visible(file.name)}: "
                     "the recorded steps are back and fail with class drift when they change again",
@@ -336,55 +345,23 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
         out.print("accept: mobster test heal --accept CHECK    reject: mobster test heal --reject CHECK")
 
 
-def _root_of(file: Path) -> Path:
-    from mobster_core import find_project_root
-
-    return find_project_root(file.parent) or file.parent
-
-
-def _identity_of(check: Any) -> str:
-    from mobster_core import path_identity
-
-    return str(
-        path_identity(
-            steps=check.steps,
-            bundle=check.app.bundle or "",
-            app_path=check.app.path,
-            launch_args=check.launch.args,
-            launch_env=check.launch.env,
-            launch_url=check.launch.url,
-            reset=check.effective_reset,
-        )
-    )
-
-
 def _heal_lines(root: Path, file: Path) -> list[str]:
-    from mobster_core import ReplayCache, heal_file_for, load_check, read_heal_file
-    from mobster_core._store.healfile import load_heal_state
+    from mobster_core import load_check
+    from mobster_core.heals import heal_file_for, pending_heals, read_heal_file
 
     from ._render import heal_listing
 
-    entries = read_heal_file(heal_file_for(file))
-    if not entries:
+    if not read_heal_file(heal_file_for(file)):
         return []
     check = load_check(file)
-    identity = _identity_of(check)
-    cache = ReplayCache(root)
     rows = []
-    for e in entries:
+    for heal in pending_heals(check, root):
         diff: list[str] = []
-        for stored in cache.envs(identity):
-            state = load_heal_state(root, identity, stored.env)
-            lookup = cache.lookup(identity, stored.env)
-            if state.original is None or lookup.steps is None or e.step > len(state.original):
-                continue
-            before = {tuple(p) for p in state.original[e.step - 1].screen.signature}
-            healed = lookup.steps[e.step - 1] if e.step <= len(lookup.steps) else None
-            after = set() if healed is None else {tuple(p) for p in healed.screen.signature}
-            diff = [f"- {r} {label!r}" for r, label in sorted(before - after)]
-            diff += [f"+ {r} {label!r}" for r, label in sorted(after - before)]
-            diff.insert(0, f"screen before → after ({stored.env.describe_app()}):")
-            break
+        if heal.env is not None:
+            diff = [f"screen before → after ({heal.env}):"]
+            diff += [f"- {role} {label!r}" for role, label in heal.gone]
+            diff += [f"+ {role} {label!r}" for role, label in heal.came]
+        e = heal.entry
         rows.append((e.step, e.from_, e.to, e.why, diff))
     return heal_listing(f"{check.name} ({file.name})", rows)
 

@@ -22,25 +22,25 @@ from ._rules.screen import DEFAULT_SCREEN_SIZE, Element, Screen, similarity
 from ._rules.settle import DEFAULT_POLICY, PollPolicy, SettledRead
 from ._rules.steps import Commit, Op, ScreenRef, Step, Target, describe_action, dump_path, load_path
 from ._rules.typing_rules import Provenance, is_masked, record_text
-from ._rules.verdict import FailureClass, Verdict, decide, suite_exit_code
-from ._rules.verdict import Outcome as CheckOutcome
-from ._run.agent import Agent, AgentResult, AgentStop, Budget
-from ._run.check import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
+from ._rules.verdict import FailureClass, Outcome, Verdict, decide, suite_exit_code
+from ._run.agent import Agent, Brief, Limits, ModelCalls, Recorded
+from ._run.check import RunOptions, RunStopped, run_check
 from ._run.dispatch import Dispatcher
-from ._run.heal import HealEnd, HealOutcome, heal_step
+from ._run.heal import Healed, HealJob, heal_step
 from ._run.judge import settled_read
-from ._run.replay import LiveStep, Replayer, ReplayResult, StepReport, StepSource, Stop
-from ._run.suite import SCHEMA, SuiteResult, SuiteStopped, junit_xml, parse_shard, run_suite, shard
+from ._run.replay import Drift, LiveStep, Replayed, Replayer
+from ._run.results import SCHEMA, CheckResult, Mode, StepReport, StepSource, SuiteResult, junit_xml
+from ._run.suite import SuiteStopped, parse_shard, run_suite, shard
 from ._store.cache import Lookup, ReplayCache, StoredEnv
 from ._store.checks import Check, CheckError, find_checks, load_check, load_check_text
 from ._store.fsutil import UnsafeFile, find_project_root
 from ._store.healfile import HealEntry, HealFileError, accept_heals, heal_file_for, read_heal_file, reject_heals
 from ._store.journal import (
     DuplicateEffect,
+    Effect,
     EffectLedger,
     Journal,
     JournalError,
-    Outcome,
     UnknownOutcomePending,
     read_journal,
 )
@@ -63,16 +63,13 @@ __all__ = [
     "SYSTEM_PROMPT",
     "Action",
     "Agent",
-    "AgentResult",
-    "AgentStop",
     "AppInfo",
     "Assertion",
     "AssertionResult",
     "Breaker",
-    "Budget",
+    "Brief",
     "Check",
     "CheckError",
-    "CheckOutcome",
     "CheckResult",
     "Clock",
     "Commit",
@@ -84,20 +81,23 @@ __all__ = [
     "DeviceInfo",
     "DeviceKind",
     "Dispatcher",
+    "Drift",
     "DuplicateEffect",
+    "Effect",
     "EffectLedger",
     "Element",
     "Env",
     "EvidenceReads",
     "ExpectError",
     "FailureClass",
-    "HealEnd",
     "HealEntry",
     "HealFileError",
-    "HealOutcome",
+    "HealJob",
+    "Healed",
     "Journal",
     "JournalError",
     "LaunchOptions",
+    "Limits",
     "LiveStep",
     "Lookup",
     "Match",
@@ -105,6 +105,7 @@ __all__ = [
     "Mode",
     "Model",
     "ModelAction",
+    "ModelCalls",
     "ModelError",
     "Op",
     "Outcome",
@@ -114,8 +115,9 @@ __all__ = [
     "PriceTable",
     "Prompt",
     "Provenance",
+    "Recorded",
     "ReplayCache",
-    "ReplayResult",
+    "Replayed",
     "Replayer",
     "Reset",
     "RunOptions",
@@ -130,7 +132,6 @@ __all__ = [
     "Step",
     "StepReport",
     "StepSource",
-    "Stop",
     "StoredEnv",
     "SuiteResult",
     "SuiteStopped",
@@ -160,7 +161,6 @@ __all__ = [
     "load_check_text",
     "load_path",
     "match_step",
-    "new_run_id",
     "parse_decision",
     "parse_shard",
     "path_identity",

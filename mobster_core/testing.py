@@ -5,12 +5,16 @@ on a timer, time jumps to the next deadline at once, so a test of a 3-second dri
 microseconds (the idea of trio's autojump clock, on asyncio).
 
 ``check_device`` is the conformance suite every :class:`~mobster_core.protocols.Device` must pass.
+
+``MemoryJournal`` is a run's journal kept in memory, under the journal's rules, for a harness or
+a benchmark that drives the runner's parts without a run folder.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import re
 import selectors
 from collections.abc import Awaitable, Callable, Coroutine
@@ -19,12 +23,36 @@ from typing import Any, TypeVar
 from ._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
 from ._rules.screen import Screen
 from ._rules.steps import Op
-from .exceptions import DeviceError, MobsterError
+from ._store.journal import JournalWriter
+from .exceptions import DeviceError, JournalError, MobsterError
 from .protocols import Device, EvidenceReads, Screenshots, TargetChecks
 
-__all__ = ["SPRINGBOARD", "FakeClock", "check_device"]
+__all__ = ["SPRINGBOARD", "FakeClock", "MemoryJournal", "check_device"]
 
 T = TypeVar("T")
+
+
+class MemoryJournal(JournalWriter):
+    """A run's journal in memory: the journal's rules (masked text, JSON only, ``seq``) without a file.
+
+    ``entries`` holds what the file journal would have written, in order. An entry that isn't
+    JSON raises ``JournalError`` as the file journal does.
+    """
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+
+    def _append(self, record: dict[str, Any]) -> int:
+        try:
+            line = json.dumps(record, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise JournalError(f"the journal entry for {record['key']!r} isn't JSON ({exc})") from exc
+        self.entries.append(json.loads(line))
+        self._seq += 1
+        return self._seq
+
+    def close(self) -> None:
+        """Nothing to close: the entries stay readable."""
 
 
 class FakeClock:

@@ -66,10 +66,10 @@ from typing import Any, TypeAlias
 import attrs
 import regex
 
-from mobster_core._clock import work_seconds
 from mobster_core.exceptions import MobsterError
 
 from .screen import MAX_ELEMENTS, Element, Screen
+from .work import work_seconds
 from .yaml import did_you_mean
 
 __all__ = [

@@ -75,6 +75,8 @@ def _env(value: Mapping[str, str] | None) -> dict[str, str]:
 
 
 def _args(value: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(value, str | bytes):
+        raise TypeError("args is a list of strings, not a single string")
     return tuple(value)
 
 

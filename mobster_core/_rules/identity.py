@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 from .canon import digest
-from .device import AppInfo, DeviceInfo, DeviceKind, Reset
+from .device import AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
 
 __all__ = ["ENV_DIGEST_LENGTH", "IDENTITY_LENGTH", "Env", "path_identity", "why_fresh"]
 
@@ -34,31 +34,22 @@ _FORMAT = 1
 _ENV_KEYS = ("app_version", "app_build", "ios_major", "kind")
 
 
-def path_identity(
-    *,
-    steps: Sequence[str],
-    bundle: str,
-    app_path: str | None,
-    launch_args: Sequence[str],
-    launch_env: Mapping[str, str],
-    launch_url: str | None,
-    reset: Reset,
-) -> str:
+def path_identity(steps: Sequence[str], *, bundle: str, app_path: str | None, launch: LaunchOptions) -> str:
     """The identity of a check's path (Rule 1): 16 lowercase hex digits.
 
     ``steps`` are the check's plain-English steps; ``app_path`` the app file (only its name
-    counts: ``build/YourApp.app`` and ``dist/YourApp.app`` are one identity).
+    counts: ``build/YourApp.app`` and ``dist/YourApp.app`` are one identity); ``launch`` its
+    launch arguments, environment, deep link and reset.
     """
-    for name, value in (("steps", steps), ("launch_args", launch_args)):
-        if isinstance(value, str | bytes):
-            raise TypeError(f"{name} is a list of strings, not a single string")
+    if isinstance(steps, str | bytes):
+        raise TypeError("steps is a list of strings, not a single string")
     payload = {
         "format": _FORMAT,
         "steps": [" ".join(s.split()) for s in steps],
         "bundle": bundle,
         "app_file": None if app_path is None else PurePosixPath(app_path).name,
-        "launch": {"args": list(launch_args), "env": dict(launch_env), "url": launch_url},
-        "reset": Reset(reset).value,
+        "launch": {"args": list(launch.args), "env": dict(launch.env), "url": launch.url},
+        "reset": Reset(launch.reset).value,
     }
     return digest(payload, IDENTITY_LENGTH)
 

@@ -9,10 +9,13 @@ Rule 2: the read that decides is a settled read (the timing is ``_rules/settle.p
         for a check with steps) counts as taken only when it settled.
 Rule 5: :func:`decide` picks the outcome, first matching rule wins: ``failed``
         ``app_not_running`` (the app under test is not in front at the end); ``failed``
-        ``assertion`` (an assertion failed); ``needs_review`` ``no_assertions``; ``needs_review``
-        ``held_before_flow`` (every assertion already held on the baseline); else ``passed``.
-        Classes that come before these (``usage``, ``model``, ``device``, ``drift``, …) are decided
-        by the runner before it asks for a verdict.
+        ``assertion`` (an assertion failed), or ``refused`` when Smart had an action refused by
+        the safety rules, or ``blocked`` when Smart said it was blocked (what Smart said picks the
+        class and leads the message; it never decides the verdict); ``couldnt_run`` ``usage``
+        (an assertion couldn't be evaluated, and none failed for sure); ``needs_review``
+        ``no_assertions``; ``needs_review`` ``held_before_flow`` (every assertion already held on
+        the baseline); else ``passed``. Classes that come before these (``usage``, ``model``,
+        ``device``, ``drift``, …) end a run before it asks for a verdict, where they happen.
 Rule 6: exit codes: ``passed`` 0, ``failed`` 1, ``needs_review`` 2, ``couldnt_run`` 3. A suite
         exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs review, else 0.
 """
@@ -26,7 +29,7 @@ import attrs
 
 from .assertions import Assertion, AssertionResult
 
-__all__ = ["FailureClass", "Outcome", "Verdict", "decide", "suite_exit_code"]
+__all__ = ["Evidence", "FailureClass", "Outcome", "SmartNote", "Verdict", "decide", "suite_exit_code"]
 
 
 class Verdict(enum.StrEnum):
@@ -66,14 +69,10 @@ class FailureClass(enum.StrEnum):
     # the check, the run, the machine
     USAGE = "usage"
     DEVICE = "device"
+    BUSY = "busy"
+    ENVIRONMENT = "environment"
     STOPPED = "stopped"
     INTERNAL = "internal"
-    ENVIRONMENT = "environment"
-    SIMULATOR = "simulator"
-    WDA = "wda"
-    INSTALL = "install"
-    LAUNCH = "launch"
-    BUSY = "busy"
 
 
 @attrs.frozen
@@ -94,38 +93,51 @@ class Outcome:
         return self.verdict.exit_code
 
 
-def decide(
-    *,
-    assertions: Sequence[Assertion],
-    results: Sequence[AssertionResult],
-    baseline_results: Sequence[AssertionResult] | None,
-    app_in_front: str,
-    app_bundle: str,
-) -> Outcome:
-    """The outcome of a run whose steps all ran (Rule 5).
+@attrs.frozen
+class SmartNote:
+    """What Smart said of its run that picks the class of a failed verdict (Rule 5).
 
-    ``results`` are the assertions evaluated on the settled read, in order. ``baseline_results``
-    are the same assertions evaluated on the baseline, or None when the check has no steps or no
-    baseline was taken. ``app_in_front`` is the bundle id in front at the end.
+    ``failure_class`` is ``refused`` or ``blocked``; ``message`` says why (``Tap "Buy" was
+    refused: …``, ``the model was blocked: …``).
     """
+
+    failure_class: FailureClass
+    message: str
+
+
+@attrs.frozen
+class Evidence:
+    """What a verdict is decided on (Rule 5).
+
+    ``results`` are the assertions evaluated on the settled read, in order; ``app_in_front`` the
+    bundle id in front at the end; ``baseline`` the same assertions evaluated on the baseline, or
+    None when the check has no steps or no baseline was taken; ``smart`` what Smart said, when it
+    ran and said something that picks the class.
+    """
+
+    results: tuple[AssertionResult, ...]
+    app_in_front: str
+    baseline: tuple[AssertionResult, ...] | None = None
+    smart: SmartNote | None = None
+
+
+def decide(assertions: Sequence[Assertion], evidence: Evidence, app_bundle: str) -> Outcome:
+    """The outcome of a run whose steps all ran (Rule 5); ``app_bundle`` is the app under test."""
+    results = evidence.results
     if len(results) != len(assertions):
         raise ValueError(f"{len(results)} results for {len(assertions)} assertions: evaluate every assertion")
-    if app_in_front != app_bundle:
+    if evidence.app_in_front != app_bundle:
         return Outcome(
             Verdict.FAILED,
             FailureClass.APP_NOT_RUNNING,
-            f"{app_in_front} is in front, not {app_bundle}: the app crashed or the flow left it",
+            f"{evidence.app_in_front} is in front, not {app_bundle}: the app crashed or the flow left it",
         )
     # An assertion that couldn't be evaluated (its regex hit a time limit) is no failure of the
     # app: a check with one fails only when another assertion failed for sure, else it couldn't run.
     failures = [r for r in results if not r.ok and r.error is None]
     unevaluated = [r for r in results if r.error is not None]
     if failures:
-        first = failures[0]
-        more = f" (and {len(failures) - 1} more failed)" if len(failures) > 1 else ""
-        if unevaluated:
-            more += f" ({len(unevaluated)} couldn't be evaluated)"
-        return Outcome(Verdict.FAILED, FailureClass.ASSERTION, f"{first.text} failed: {first.observed}{more}")
+        return _failed(failures, unevaluated, evidence.smart)
     if unevaluated:
         return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, str(unevaluated[0].error))
     if not assertions:
@@ -134,7 +146,7 @@ def decide(
             FailureClass.NO_ASSERTIONS,
             "the check has no expectations, so nothing decides it; add an expect list",
         )
-    if baseline_results and all(r.ok for r in baseline_results):
+    if evidence.baseline and all(r.ok for r in evidence.baseline):
         return Outcome(
             Verdict.NEEDS_REVIEW,
             FailureClass.HELD_BEFORE_FLOW,
@@ -142,6 +154,19 @@ def decide(
             "nothing the steps did; add an expectation that only holds after them",
         )
     return Outcome(Verdict.PASSED)
+
+
+def _failed(
+    failures: Sequence[AssertionResult], unevaluated: Sequence[AssertionResult], smart: SmartNote | None
+) -> Outcome:
+    first = failures[0]
+    more = f" (and {len(failures) - 1} more failed)" if len(failures) > 1 else ""
+    if unevaluated:
+        more += f" ({len(unevaluated)} couldn't be evaluated)"
+    message = f"{first.text} failed: {first.observed}{more}"
+    if smart is None:
+        return Outcome(Verdict.FAILED, FailureClass.ASSERTION, message)
+    return Outcome(Verdict.FAILED, smart.failure_class, f"{smart.message}; {message}")
 
 
 def suite_exit_code(verdicts: Iterable[Verdict]) -> int:

@@ -16,13 +16,18 @@ Rule 6: after an action the agent waits for the screen to change (up to ``give_u
         checks the model's actions against the newest read. When a turn asked for several actions
         and the screen changed under the next one's target, the rest of the turn is dropped and the
         model asked again.
-Rule 7: the run stops when a budget runs out: ``max_usd``, ``max_seconds`` or ``max_turns``.
+Rule 7: the run stops when a budget runs out: ``max_usd``, ``max_seconds`` or ``max_turns``
+        (``couldnt_run``, class ``budget``).
+Rule 8: the model saying blocked ends Smart with the reason beside the path: it is not a failure by
+        itself (the verdict decides; a failed verdict is then class ``blocked``).
+Rule 9: every model call of a run goes through the run's :class:`ModelCalls`, which counts and
+        prices it as it is made, so a run's cost is never lost to a failure later on. A model call
+        that fails ends the run, ``couldnt_run``, class ``model``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import enum
 from collections.abc import Sequence
 
 import attrs
@@ -37,19 +42,21 @@ from mobster_core._rules.screen import Element, Screen
 from mobster_core._rules.settle import DEFAULT_POLICY, ChangeWait, PollPolicy, SettleWait, Sighting, WatchWait
 from mobster_core._rules.steps import Op, Step, describe_action
 from mobster_core._rules.typing_rules import Provenance, record_text
+from mobster_core._rules.verdict import FailureClass, Outcome
 from mobster_core.exceptions import ModelError
-from mobster_core.protocols import Clock, Model, Screenshots
+from mobster_core.protocols import Model
 
-from .dispatch import Dispatcher, DispatchFailed, Failure
-from .replay import StepReport, StepSource
+from .dispatch import Dispatcher
+from .ended import Ended, couldnt
+from .results import StepReport, StepSource
 from .wait import drive
 
-__all__ = ["Agent", "AgentResult", "AgentStop", "Budget"]
+__all__ = ["Agent", "Brief", "Limits", "ModelCalls", "Recorded"]
 
 
 @attrs.frozen
-class Budget:
-    """What one Smart run may spend: USD, seconds, model turns, invalid turns."""
+class Limits:
+    """What one Smart run may spend: USD, seconds, model turns, invalid turns (Rules 2, 7)."""
 
     max_usd: float = 0.25
     max_seconds: float = 180.0
@@ -57,29 +64,69 @@ class Budget:
     max_invalid: int = 3
 
 
-class AgentStop(enum.StrEnum):
-    """How a Smart run ended."""
+@attrs.frozen
+class Brief:
+    """What an agent is told, and how it names what it does (Smart, a heal, a live step).
 
-    DONE = "done"
-    BLOCKED = "blocked"
-    BUDGET = "budget"
-    MODEL = "model"
-    UNKNOWN_OUTCOME = "unknown_outcome"
-    DEVICE = "device"
+    ``request`` is the check as text, ``steps`` its steps; ``kind`` and ``provenance`` feed the
+    safety and typing rules; ``first_index`` numbers the first action (a heal's is the healed
+    step's) and ``key_prefix`` names its actions in the effect ledger (``smart-3``); ``history``
+    is what was done before (a heal's replayed steps); ``purpose`` names the job in a model
+    failure's message (``healing step 3``).
+    """
+
+    request: str
+    kind: DeviceKind
+    provenance: Provenance
+    steps: tuple[str, ...] = ()
+    screenshots: bool = True
+    timing: PollPolicy = DEFAULT_POLICY
+    limits: Limits = Limits()
+    first_index: int = 1
+    key_prefix: str = "smart"
+    history: tuple[str, ...] = ()
+    purpose: str = ""
+
+
+class ModelCalls:
+    """Every model call of one run (Rule 9): made through it, counted and priced as it is made."""
+
+    def __init__(self, model: Model, prices: PriceTable | None = None) -> None:
+        self.model = model
+        self.prices = prices or PriceTable()
+        self.count = 0
+        self.usage = Usage()
+        self.cost = Cost()
+
+    async def decide(self, prompt: Prompt) -> tuple[Decision, Cost]:
+        """Ask the model once; return its decision and what the call cost."""
+        self.count += 1
+        decision = await self.model.decide(prompt)
+        used = decision.usage
+        self.usage = Usage(
+            self.usage.input_tokens + used.input_tokens,
+            self.usage.output_tokens + used.output_tokens,
+            self.usage.cached_tokens + used.cached_tokens,
+            self.usage.estimated or used.estimated,
+        )
+        cost = self.prices.cost(self.model.name, used)
+        self.cost = self.cost + cost
+        return decision, cost
 
 
 @attrs.frozen
-class AgentResult:
-    """The end of a Smart run: how it stopped, the path it recorded, and what it cost."""
+class Recorded:
+    """What a Smart run did: the path it recorded, its steps, and how it ended.
 
-    stop: AgentStop
+    ``blocked`` is the model's reason when it said it was blocked (Rule 8); ``refusals`` are the
+    actions the safety rules refused; ``failure`` is how the run failed, when it did.
+    """
+
     path: tuple[Step, ...]
     reports: tuple[StepReport, ...]
-    model_calls: int
-    usage: Usage
-    cost: Cost
-    message: str = ""
+    blocked: str | None = None
     refusals: tuple[str, ...] = ()
+    failure: Outcome | None = None
 
 
 class _Invalid(Exception):
@@ -87,120 +134,89 @@ class _Invalid(Exception):
 
 
 class Agent:
-    """One Smart run on one device (see the module rules)."""
+    """One model-driven session on one device (see the module rules)."""
 
-    def __init__(
-        self,
-        model: Model,
-        dispatcher: Dispatcher,
-        clock: Clock,
-        *,
-        kind: DeviceKind,
-        provenance: Provenance,
-        request: str,
-        steps: Sequence[str] = (),
-        prices: PriceTable | None = None,
-        budget: Budget | None = None,
-        policy: PollPolicy = DEFAULT_POLICY,
-        screenshots: bool = True,
-        first_index: int = 1,
-        key_prefix: str = "smart",
-    ) -> None:
-        self.model = model
-        self.dispatch = dispatcher
-        self.clock = clock
-        self.kind = kind
-        self.provenance = provenance
-        self.request = request
-        self.steps = tuple(steps)
-        self.prices = prices or PriceTable()
-        self.budget = budget or Budget()
-        self.policy = policy
-        self.screenshots = screenshots
-        self.history: list[str] = []
+    def __init__(self, calls: ModelCalls, dispatch: Dispatcher, brief: Brief) -> None:
+        self.calls = calls
+        self.dispatch = dispatch
+        self.brief = brief
+        self.history: list[str] = list(brief.history)
         self.path: list[Step] = []
         self.reports: list[StepReport] = []
         self.refusals: list[str] = []
-        self.calls = 0
-        self.usage = Usage()
+        #: This agent's own model calls and their cost (the run's are in ``calls``).
+        self.turns = 0
         self.cost = Cost()
-        self._next_index = first_index
+        self._next_index = brief.first_index
         self._invalid = 0
-        #: The effect ledger's key of each action is ``<key_prefix>-<step>`` (``smart-3``).
-        self.key_prefix = key_prefix
 
-    async def run(self) -> AgentResult:
-        """Run turns until the model says done or blocked, or a budget or failure stops it."""
-        began = self.clock.now()
+    async def run(self) -> Recorded:
+        """Smart: turns until the model says done or blocked, or a budget or failure stops it."""
+        began = self.dispatch.clock.now()
         try:
             screen = await self.settled_screen()
             while True:
-                stop = self._over_budget(began)
-                if stop is not None:
-                    return self._result(AgentStop.BUDGET, stop)
-                remaining = began + self.budget.max_seconds - self.clock.now()
-                latest = [screen]
-                try:
-                    decision = await asyncio.wait_for(self.ask_while_reading(screen, latest), timeout=remaining)
-                except TimeoutError:
-                    return self._result(AgentStop.BUDGET, f"the time budget of {self.budget.max_seconds:g} s is spent")
+                decision = await self._turn(screen, began)
                 if decision.kind is DecisionKind.DONE:
-                    return self._result(AgentStop.DONE, decision.reason)
+                    return self._recorded()
                 if decision.kind is DecisionKind.BLOCKED:
-                    return self._result(AgentStop.BLOCKED, decision.reason or "the model says it is blocked")
-                screen = await self.act_turn(screen, decision.actions, latest=latest[-1])
-                if self._invalid > self.budget.max_invalid:
-                    return self._result(
-                        AgentStop.MODEL,
-                        f"the model gave invalid actions {self._invalid} times; the last: {self.history[-1]}",
-                    )
-        except ModelError as exc:
-            return self._result(AgentStop.MODEL, str(exc))
-        except DispatchFailed as exc:
-            stop = AgentStop.UNKNOWN_OUTCOME if exc.failure is Failure.UNKNOWN_OUTCOME else AgentStop.DEVICE
-            return self._result(stop, exc.message)
+                    return self._recorded(blocked=decision.reason or "the model says it is blocked")
+                screen = await self.act_turn(screen, decision.actions)
+                limit = self.brief.limits.max_invalid
+                if self._invalid > limit:
+                    why = f"the model gave invalid actions {self._invalid} times; the last: {self.history[-1]}"
+                    raise couldnt(FailureClass.MODEL, why)
+        except Ended as ended:
+            return self._recorded(failure=ended.outcome)
+
+    async def _turn(self, screen: Screen, began: float) -> Decision:
+        """One model turn within the budgets (Rule 7)."""
+        over = self._over_budget(began)
+        if over is not None:
+            raise couldnt(FailureClass.BUDGET, over)
+        limits = self.brief.limits
+        remaining = began + limits.max_seconds - self.dispatch.clock.now()
+        try:
+            return await asyncio.wait_for(self.ask_while_reading(screen), timeout=remaining)
+        except TimeoutError:
+            raise couldnt(FailureClass.BUDGET, f"the time budget of {limits.max_seconds:g} s is spent") from None
 
     # -- one turn --------------------------------------------------------------------------
 
     async def ask(self, screen: Screen, *, recorded: Sequence[Step] = (), request: str | None = None) -> Decision:
-        """Build the prompt for ``screen``, call the model once, and account for the call."""
+        """Build the prompt for ``screen`` and call the model once (a failure ends the run)."""
+        brief = self.brief
         rows, _ids = screen_rows(screen)
-        shot = None
-        if self.screenshots and isinstance(self.dispatch.device, Screenshots):
-            shot = await self.dispatch.device.screenshot()
+        shot = await self.dispatch.screenshot() if brief.screenshots else None
         prompt = Prompt(
             system=SYSTEM_PROMPT,
-            request=request or self.request,
+            request=request or brief.request,
             history=tuple(self.history),
             screen=rows,
             tool_schema=ACTION_TOOL,
             screenshot=shot,
-            steps=self.steps,
+            steps=brief.steps,
             recorded=tuple(recorded),
         )
-        self.calls += 1
-        decision = await self.model.decide(prompt)
-        self.usage = Usage(
-            self.usage.input_tokens + decision.usage.input_tokens,
-            self.usage.output_tokens + decision.usage.output_tokens,
-            self.usage.cached_tokens + decision.usage.cached_tokens,
-            self.usage.estimated or decision.usage.estimated,
-        )
-        self.cost = self.cost + self.prices.cost(self.model.name, decision.usage)
+        self.turns += 1
+        try:
+            decision, cost = await self.calls.decide(prompt)
+        except ModelError as exc:
+            raise couldnt(FailureClass.MODEL, f"{brief.purpose}: {exc}" if brief.purpose else str(exc)) from exc
+        self.cost = self.cost + cost
         return decision
 
-    async def act_turn(self, screen: Screen, actions: Sequence[ModelAction], *, latest: Screen | None = None) -> Screen:
+    async def act_turn(self, screen: Screen, actions: Sequence[ModelAction]) -> Screen:
         """Validate and send one turn's actions; return the settled screen after them.
 
-        The model decided on ``screen``; the phone may have moved while it thought (``latest`` is
-        a newer read, when the caller has one: the heal's watcher reads while the model thinks).
-        Each action's target is found again on the newest read (same role and label, the recorded
-        path breaking a tie); a target that is gone drops the rest of the turn, and the model is
-        asked again.
+        The model decided on ``screen``; the phone may have moved while it thought: the run's
+        newest read (``Dispatcher.latest``) may be newer. Each action's target is found again on
+        the newest read (same role and label, the recorded path breaking a tie); a target that is
+        gone drops the rest of the turn, and the model is asked again.
         """
         seen = screen  # the screen the model saw: its row ids name elements of this read
         _rows, ids = screen_rows(seen)
-        now = latest or seen
+        now = self.dispatch.latest or seen
         for n, wanted in enumerate(actions):
             element = None
             if wanted.target is not None and now.fingerprint != seen.fingerprint:
@@ -226,9 +242,9 @@ class Agent:
         label = None if element is None else element.label
         said = describe_action(action.op, label, action.text if action.op is not Op.TYPE else "…")
         commit = classify(element.label, element.role) if element is not None else None
-        safety = check_commit(commit, self.kind)
+        safety = check_commit(commit, self.brief.kind)
         index = self._next_index
-        key = f"{self.key_prefix}-{index}"
+        key = f"{self.brief.key_prefix}-{index}"
         if not safety.allowed:
             note = f"{said} was refused: {safety.rule}"
             self.refusals.append(note)
@@ -243,44 +259,39 @@ class Agent:
         self.history.append(f"{step.describe() if not step.live else said}: done")
         return True
 
-    async def ask_while_reading(
-        self, screen: Screen, latest: list[Screen], *, recorded: Sequence[Step] = (), request: str | None = None
-    ) -> Decision:
-        """:meth:`ask`, while reading the screen every poll interval into ``latest`` (Rule 6).
+    async def ask_while_reading(self, screen: Screen, *, recorded: Sequence[Step] = ()) -> Decision:
+        """:meth:`ask`, while reading the screen every poll interval (Rule 6).
 
-        The actions it decides on are then checked against a read at most one interval old, at no
-        cost in time: pass ``latest[-1]`` to :meth:`act_turn`.
+        The actions it decides on are then checked against a read at most one interval old
+        (``Dispatcher.latest``), at no cost in time.
         """
-
-        async def read() -> Screen:
-            latest[:] = [await self.dispatch.read()]
-            return latest[0]
+        dispatch = self.dispatch
 
         async def keep_reading() -> None:
+            watch: WatchWait[None] = WatchWait(Sighting.first(dispatch.clock.now(), screen), _never, self.brief.timing)
             try:
-                await drive(WatchWait(Sighting.first(self.clock.now(), screen), _never, self.policy), self.clock, read)
-            except DispatchFailed:
+                await drive(watch, dispatch.clock, dispatch.read)
+            except Ended:
                 return  # a failing read here changes nothing: the action is checked again anyway
 
         reader = asyncio.ensure_future(keep_reading())
         try:
             # The answer is used the moment it comes: a read still in flight is dropped, not awaited.
-            return await self.ask(screen, recorded=recorded, request=request)
+            return await self.ask(screen, recorded=recorded)
         finally:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
 
-    def renumber(self, index: int) -> None:
-        """Number the next action as step ``index`` (a heal's first action is the healed step's)."""
-        self._next_index = index
-
     async def settled_screen(self) -> Screen:
         """Read until two reads in a row agree, or ``give_up_after`` passes (the last read wins)."""
-        return (await drive(SettleWait(self.policy), self.clock, self.dispatch.read)).screen
+        dispatch = self.dispatch
+        return (await drive(SettleWait(self.brief.timing), dispatch.clock, dispatch.read)).screen
 
     async def after_action(self, before: Screen) -> Screen:
         """Rule 6: wait for the screen to change (bounded), then for it to settle."""
-        return (await drive(ChangeWait(before.fingerprint, self.policy), self.clock, self.dispatch.read)).screen
+        dispatch = self.dispatch
+        wait = ChangeWait(before.fingerprint, self.brief.timing)
+        return (await drive(wait, dispatch.clock, dispatch.read)).screen
 
     # -- rules -----------------------------------------------------------------------------
 
@@ -312,7 +323,7 @@ class Agent:
         text, live = action.text, False
         if action.op is Op.TYPE and e is not None and action.text is not None:
             kept = record_text(
-                action.text, role=e.role, label=e.label, identifier=e.identifier, provenance=self.provenance
+                action.text, role=e.role, label=e.label, identifier=e.identifier, provenance=self.brief.provenance
             )
             text, live = kept.text, kept.live
         return Step.from_dict(
@@ -328,26 +339,17 @@ class Agent:
         )
 
     def _over_budget(self, began: float) -> str | None:
-        b = self.budget
-        if self.cost.usd >= b.max_usd:
-            return f"the model budget of ${b.max_usd:.2f} is spent (${self.cost.usd:.2f})"
-        if self.clock.now() - began >= b.max_seconds:
-            return f"the time budget of {b.max_seconds:g} s is spent"
-        if self.calls >= b.max_turns:
-            return f"the model had {b.max_turns} turns and the check isn't done"
+        limits = self.brief.limits
+        if self.cost.usd >= limits.max_usd:
+            return f"the model budget of ${limits.max_usd:.2f} is spent (${self.cost.usd:.2f})"
+        if self.dispatch.clock.now() - began >= limits.max_seconds:
+            return f"the time budget of {limits.max_seconds:g} s is spent"
+        if self.turns >= limits.max_turns:
+            return f"the model had {limits.max_turns} turns and the check isn't done"
         return None
 
-    def _result(self, stop: AgentStop, message: str) -> AgentResult:
-        return AgentResult(
-            stop,
-            tuple(self.path),
-            tuple(self.reports),
-            self.calls,
-            self.usage,
-            self.cost,
-            message,
-            tuple(self.refusals),
-        )
+    def _recorded(self, *, blocked: str | None = None, failure: Outcome | None = None) -> Recorded:
+        return Recorded(tuple(self.path), tuple(self.reports), blocked, tuple(self.refusals), failure)
 
 
 def _element(screen: Screen, ids: dict[str, int], target: str) -> Element | None:

@@ -8,72 +8,101 @@ Rule 2: after each of its actions the screen is compared with the drifted step a
 Rule 3: the next model turn and the screen comparison run concurrently: a match that appears
         while the model is thinking wins at once. Before the model's first action only the
         drifted step itself is watched (a later step's screen must not skip the drifted one).
-Rule 4: the breaker is checked before every model action (the caller checks it before the heal).
+Rule 4: the breaker is checked before every model action, and before the heal (:func:`refusal`).
 Rule 5: the model saying done drops the remaining steps (the verdict decides); blocked fails the
-        check with class ``drift``; an unknown outcome ends the run.
+        check, class ``blocked``, saying why; an unknown outcome ends the run.
 Rule 6: when the drifted step is the last one (no recorded step is left to match after it), the
         comparison after the model has acted is also the check's own expectations on a settled
         read (two reads in a row agree): once they all hold, the model is cancelled (a call in
         flight included) and the heal ends with no "done" call. The tree decides, never the model.
         The drifted step itself is still watched (a popup dismissed before it lets it replay).
+Rule 7: a drifted step is healed only when nothing rules it out (:func:`refusal`), in this order:
+        the app under test is gone (the home screen in front: ``failed``, ``app_not_running``, a
+        heal would hide a crash); the user chose to keep the step failing (``drift``); no heal
+        (``--no-heal``) or no model (``drift``); the breaker (``heal_limit``).
+Rule 8: a heal returns its own steps: the healed path, where the replay resumes, the reports and
+        the heal file's entry of the steps the model took, or the failure that ended it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import enum
 from collections.abc import Callable, Sequence
 
 import attrs
 
 from mobster_core._rules.breaker import Breaker
-from mobster_core._rules.matcher import match_step
+from mobster_core._rules.device import SPRINGBOARD
+from mobster_core._rules.matcher import MatchRule, match_step
 from mobster_core._rules.model import Decision, DecisionKind
 from mobster_core._rules.screen import Screen
 from mobster_core._rules.settle import Sighting, WatchWait
 from mobster_core._rules.steps import Step
-from mobster_core.exceptions import ModelError
+from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._store.healfile import HealEntry
 
 from .agent import Agent
-from .dispatch import DispatchFailed, Failure
+from .ended import Ended, failed
+from .replay import Drift
+from .results import StepReport, StepSource
 from .wait import drive
 
-__all__ = ["LOOKAHEAD", "HealEnd", "HealOutcome", "heal_step"]
+__all__ = ["LOOKAHEAD", "HealJob", "Healed", "heal_request", "heal_step", "refusal"]
 
 #: Rule 2: how many steps after the drifted one the screen is compared with.
 LOOKAHEAD = 4
-_HELD = "the check's expectations hold on a settled read"
-
-
-class HealEnd(enum.StrEnum):
-    """How a heal ended."""
-
-    RESUMED = "resumed"
-    EXPECTED = "expected"
-    DONE = "done"
-    BLOCKED = "blocked"
-    HEAL_LIMIT = "heal_limit"
-    MODEL = "model"
-    UNKNOWN_OUTCOME = "unknown_outcome"
-    DEVICE = "device"
 
 
 @attrs.frozen
-class HealOutcome:
-    """The end of one heal.
+class HealJob:
+    """What a heal is asked to do: the path, the drift in it, the breaker, and the expectations.
 
-    ``resume_at`` is where replay resumes (0-based; the number of steps when the expectations
-    held after a heal of the last step, Rule 6), ``new`` the steps the model took, ``old`` the
-    recorded steps they replace, ``breaker`` the breaker after the heal.
+    ``expect`` says whether the check's expectations all hold on a screen (Rule 6); None when the
+    check has none (the model's "done" then ends a heal of the last step).
     """
 
-    end: HealEnd
-    step: int
-    new: tuple[Step, ...]
-    old: tuple[Step, ...]
+    steps: tuple[Step, ...]
+    drift: Drift
     breaker: Breaker
-    resume_at: int | None = None
-    message: str = ""
+    expect: Callable[[Screen], bool] | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen
+class Healed:
+    """What a heal did (Rule 8).
+
+    ``steps`` is the path as it now runs; ``resume_at`` the step (0-based) the replay resumes at,
+    None when the heal ended the steps (the expectations held, or the model said done);
+    ``entry`` is None when the screen came right by itself (nothing to review).
+    """
+
+    steps: tuple[Step, ...]
+    resume_at: int | None
+    reports: tuple[StepReport, ...]
+    entry: HealEntry | None
+    breaker: Breaker
+    failure: Outcome | None = None
+
+
+def refusal(
+    drift: Drift, *, keep_failing: frozenset[int], no_heal: bool, model: bool, breaker: Breaker
+) -> Outcome | None:
+    """Rule 7: why ``drift`` is not healed, as the outcome of the check; None when it may be."""
+    why = None
+    if drift.match.rule is MatchRule.APP and drift.screen.app == SPRINGBOARD:
+        # The app under test is gone (it crashed, or the flow left it): a heal would hide it.
+        return Outcome(
+            Verdict.FAILED, FailureClass.APP_NOT_RUNNING, f"{drift.message}: the app crashed or the flow left it"
+        )
+    if drift.at in keep_failing:
+        why = "you chose to keep this step failing"
+    elif no_heal or not model:
+        why = "--no-heal" if no_heal else "no model to heal it"
+    if why is not None:
+        return Outcome(Verdict.FAILED, FailureClass.DRIFT, f"{drift.message} ({why})")
+    if not breaker.allows_one_more():
+        return Outcome(Verdict.FAILED, FailureClass.HEAL_LIMIT, breaker.message(drift.at))
+    return None
 
 
 def heal_request(request: str, step: int, drifted: Step, why: str) -> str:
@@ -85,114 +114,113 @@ def heal_request(request: str, step: int, drifted: Step, why: str) -> str:
     )
 
 
-async def heal_step(
-    agent: Agent,
-    steps: Sequence[Step],
-    *,
-    index: int,
-    why: str,
-    screen: Screen,
-    breaker: Breaker,
-    expectations: Callable[[Screen], bool] | None = None,
-) -> HealOutcome:
-    """Heal ``steps[index]`` (0-based) with the agent's model (see the module rules).
-
-    ``expectations`` says whether the check's expectations all hold on a screen (Rule 6); None
-    when the check has none (the model's "done" then ends a heal of the last step).
-    """
-    step_no = index + 1
-    drifted = steps[index]
-    request = heal_request(agent.request, step_no, drifted, why)
-    recorded = tuple(steps[index:])
-    first_new = len(agent.path)
-    expect = expectations if index == len(steps) - 1 else None
-
-    def outcome(end: HealEnd, *, resume_at: int | None = None, message: str = "") -> HealOutcome:
-        new = tuple(agent.path[first_new:])
-        upto = len(steps) if resume_at is None else resume_at
-        old = tuple(steps[index:upto])
-        return HealOutcome(end, step_no, new, old, breaker, resume_at, message)
-
+async def heal_step(agent: Agent, job: HealJob) -> Healed:
+    """Heal the drifted step of ``job`` with the agent's model (see the module rules)."""
+    heal = _Heal(agent, job)
     try:
+        return await heal.run()
+    except Ended as ended:
+        return heal.healed(None, failure=ended.outcome)
+
+
+class _Heal:
+    """One heal's loop (Rules 2-6); :meth:`healed` turns where it ended into a :class:`Healed`."""
+
+    def __init__(self, agent: Agent, job: HealJob) -> None:
+        self.agent = agent
+        self.job = job
+        self.index = job.drift.at - 1
+        self.breaker = job.breaker
+        steps = job.steps
+        self.expect = job.expect if self.index == len(steps) - 1 else None
+        self.request = heal_request(agent.brief.request, job.drift.at, job.drift.step, job.drift.why)
+
+    async def run(self) -> Healed:
+        agent, steps, index = self.agent, self.job.steps, self.index
+        screen = self.job.drift.screen
         while True:
-            acted = len(agent.path) > first_new
+            acted = bool(agent.path)
             watch = range(index, min(len(steps), index + LOOKAHEAD + 1)) if acted else range(index, index + 1)
             if acted:
                 # The screen after an action is settled (or gave up settling): check it at once,
                 # so a match costs no model call at all.
                 for j in watch:
                     if match_step(steps[j], screen, settled=True).ok:
-                        return outcome(HealEnd.RESUMED, resume_at=j)
-                if expect is not None:
+                        return self.healed(j)
+                if self.expect is not None:
                     # Rule 6: one more read; when it agrees with the last, the read is settled.
                     again = await agent.dispatch.read()
-                    if again.fingerprint == screen.fingerprint and expect(again):
-                        return outcome(HealEnd.EXPECTED, resume_at=len(steps), message=_HELD)
+                    if again.fingerprint == screen.fingerprint and self.expect(again):
+                        return self.healed(len(steps))
                     screen = again
-            turn = asyncio.ensure_future(agent.ask(screen, recorded=recorded, request=request))
-            latest = [screen]  # the watcher's newest read, for the action the model decides on
-            watcher = asyncio.ensure_future(
-                _watch(agent, steps, watch, screen, latest, expect=expect if acted else None)
-            )
-            try:
-                done, _pending = await asyncio.wait({turn, watcher}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for task in (turn, watcher):
-                    if not task.done():
-                        task.cancel()
-                await asyncio.gather(turn, watcher, return_exceptions=True)
-            if watcher in done and not watcher.cancelled() and watcher.exception() is None:
-                resume_at, _seen = watcher.result()
-                if resume_at == len(steps):
-                    return outcome(HealEnd.EXPECTED, resume_at=resume_at, message=_HELD)
-                return outcome(HealEnd.RESUMED, resume_at=resume_at)
-            decision: Decision = turn.result()
+            found, decision = await self._race(screen, watch, acted=acted)
+            if found is not None:
+                return self.healed(found)
+            assert decision is not None
             if decision.kind is DecisionKind.DONE:
-                return outcome(HealEnd.DONE, message=decision.reason)
+                return self.healed(None)
             if decision.kind is DecisionKind.BLOCKED:
-                reason = decision.reason or "the model is blocked"
-                return outcome(
-                    HealEnd.BLOCKED, message=f"step {step_no} ({drifted.describe()}) drifted: {why}; {reason}"
-                )
-            if not breaker.allows_one_more():
-                return outcome(HealEnd.HEAL_LIMIT, message=breaker.message(step_no))
+                drift = self.job.drift
+                reason = decision.reason or "it gave no reason"
+                message = f"{drift.message}; the model was blocked: {reason}"
+                return self.healed(None, failure=Outcome(Verdict.FAILED, FailureClass.BLOCKED, message))
+            if not self.breaker.allows_one_more():
+                raise failed(FailureClass.HEAL_LIMIT, self.breaker.message(self.job.drift.at))
             before = len(agent.path)
-            screen = await agent.act_turn(screen, decision.actions[:1], latest=latest[-1])
-            breaker = breaker.record(len(agent.path) - before)
-    except ModelError as exc:
-        return outcome(HealEnd.MODEL, message=f"healing step {step_no}: {exc}")
-    except DispatchFailed as exc:
-        end = HealEnd.UNKNOWN_OUTCOME if exc.failure is Failure.UNKNOWN_OUTCOME else HealEnd.DEVICE
-        return outcome(end, message=exc.message)
+            screen = await agent.act_turn(screen, decision.actions[:1])
+            self.breaker = self.breaker.record(len(agent.path) - before)
 
+    async def _race(self, screen: Screen, watch: Sequence[int], *, acted: bool) -> tuple[int | None, Decision | None]:
+        """Rule 3: the model's turn against the watch; the first to answer wins, the other is cancelled."""
+        turn = asyncio.ensure_future(
+            self.agent.ask(screen, recorded=self.job.steps[self.index :], request=self.request)
+        )
+        watcher = asyncio.ensure_future(self._watch(screen, watch, expect=self.expect if acted else None))
+        try:
+            done, _pending = await asyncio.wait({turn, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (turn, watcher):
+                if not task.done():
+                    task.cancel()
+            await asyncio.gather(turn, watcher, return_exceptions=True)
+        if watcher in done:
+            return watcher.result(), None  # a failed read of the watcher ends the heal too
+        return None, turn.result()
 
-async def _watch(
-    agent: Agent,
-    steps: Sequence[Step],
-    watch: Sequence[int],
-    screen: Screen,
-    latest: list[Screen],
-    *,
-    expect: Callable[[Screen], bool] | None,
-) -> tuple[int, Screen]:
-    """Rule 2: poll the screen until one of the watched steps matches; return its index.
+    async def _watch(self, screen: Screen, watch: Sequence[int], *, expect: Callable[[Screen], bool] | None) -> int:
+        """Rule 2: poll until a watched step matches; return its index (0-based).
 
-    With ``expect`` (Rule 6), a settled read on which the expectations hold ends it too: the index
-    returned is then the number of steps.
-    """
+        With ``expect`` (Rule 6) a settled read on which the expectations hold ends it too: the
+        index is then the number of steps.
+        """
+        steps = self.job.steps
 
-    def answer(seen: Sighting) -> int | None:
-        for j in watch:
-            if match_step(steps[j], seen.screen, settled=seen.settled).ok:
-                return j
-        if expect is not None and seen.settled and expect(seen.screen):
-            return len(steps)
-        return None
+        def answer(seen: Sighting) -> int | None:
+            for j in watch:
+                if match_step(steps[j], seen.screen, settled=seen.settled).ok:
+                    return j
+            if expect is not None and seen.settled and expect(seen.screen):
+                return len(steps)
+            return None
 
-    async def read() -> Screen:
-        latest[:] = [await agent.dispatch.read()]
-        return latest[0]
+        dispatch = self.agent.dispatch
+        wait = WatchWait(Sighting.first(dispatch.clock.now(), screen), answer, self.agent.brief.timing)
+        return await drive(wait, dispatch.clock, dispatch.read)
 
-    clock = agent.clock
-    j = await drive(WatchWait(Sighting.first(clock.now(), screen), answer, agent.policy), clock, read)
-    return j, latest[-1]
+    def healed(self, resume_at: int | None, *, failure: Outcome | None = None) -> Healed:
+        """Where the heal ended: ``resume_at`` a step (0-based), the number of steps or None (done)."""
+        steps, index = self.job.steps, self.index
+        new = tuple(self.agent.path)
+        reports = tuple(
+            StepReport(index + n + 1, s.op, s.describe(), StepSource.HEALED, 0.0, None, settled=True)
+            for n, s in enumerate(new)
+        )
+        upto = len(steps) if resume_at is None else resume_at
+        old = steps[index:upto]
+        entry = None
+        if failure is None and (new or resume_at != index):
+            # A step whose screen came right while the model thought took no heal: nothing to review.
+            entry = HealEntry.of(self.job.drift.at, self.job.drift.why, old, new)
+        path = (*steps[:index], *new, *steps[upto:])
+        resume = None if resume_at is None or resume_at == len(steps) else index + len(new)
+        return Healed(path, resume, reports, entry, self.breaker, failure)

@@ -12,84 +12,43 @@ Rule 4: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 
         review, else 0.
 Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight write its
         ``stopped`` result, starts no other, writes its files, and raises :class:`SuiteStopped`.
+Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run``, class ``usage``.
+Rule 7: a suite starts by deleting the temporary files a killed writer left in the replay cache,
+        the heal states and the checks folder (older than a minute before the suite started).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import xml.etree.ElementTree as ET
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import attrs
 
+from mobster_core._clock import utc_now
 from mobster_core._rules.cost import Cost
-from mobster_core._rules.text import utf8, valid_text, xml_text
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict, suite_exit_code
+from mobster_core._rules.text import utf8, valid_text
+from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import CheckError, load_check
-from mobster_core._store.fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore
+from mobster_core._store.fsutil import (
+    MOBSTER_DIR,
+    atomic_write,
+    ensure_gitignore,
+    find_project_root,
+    remove_stale_temps,
+)
+from mobster_core._store.runs import run_id
 from mobster_core.exceptions import MobsterError
 from mobster_core.protocols import Clock, Device, Model
 
-from .check import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
+from .check import RunOptions, RunStopped, run_check
+from .results import CheckResult, Mode, SuiteResult, junit_xml
 
-__all__ = ["SCHEMA", "SuiteResult", "SuiteStopped", "parse_shard", "run_suite", "shard"]
-
-SCHEMA = "mobster.test/1"
+__all__ = ["ModelFactory", "SuiteStopped", "parse_shard", "project_of", "run_suite", "shard"]
 
 #: Makes a model for one check run (the scripted model keeps state per run), or None: no model.
 ModelFactory = Callable[[], Model | None]
-
-
-@attrs.frozen
-class SuiteResult:
-    """A suite's results (SPEC §12's ``results.json``)."""
-
-    suite_id: str
-    started_at: str
-    seconds: float
-    checks: tuple[CheckResult, ...]
-    folder: Path
-
-    @property
-    def exit_code(self) -> int:
-        """Rule 4."""
-        return suite_exit_code(c.verdict for c in self.checks)
-
-    @property
-    def healed_steps(self) -> int:
-        """Steps healed in this suite."""
-        return sum(len(h.new) for c in self.checks for h in c.heals)
-
-    @property
-    def cost(self) -> Cost:
-        """What the model calls cost."""
-        total = Cost()
-        for c in self.checks:
-            total = total + c.cost
-        return total
-
-    def to_dict(self) -> dict[str, Any]:
-        """The ``mobster.test/1`` document."""
-        counts = {v.value: sum(1 for c in self.checks if c.verdict is v) for v in Verdict}
-        return {
-            "schema": SCHEMA,
-            "suite_id": self.suite_id,
-            "started_at": self.started_at,
-            "seconds": round(self.seconds, 3),
-            "exit_code": self.exit_code,
-            "summary": {
-                **counts,
-                "healed_steps": self.healed_steps,
-                "model_calls": sum(c.model_calls for c in self.checks),
-                "cost_usd": round(self.cost.usd, 6),
-                "cost_estimated": self.cost.estimated,
-            },
-            "checks": [c.to_dict() for c in self.checks],
-        }
 
 
 class SuiteStopped(Exception):
@@ -116,22 +75,35 @@ def shard(items: Sequence[Path], index: int, total: int) -> list[Path]:
     return [p for k, p in enumerate(sorted(items)) if k % total == index - 1]
 
 
+def _no_model() -> Model | None:
+    return None
+
+
 async def run_suite(
     files: Sequence[Path],
     devices: Sequence[Device],
     clock: Clock,
     *,
-    root: Path,
-    make_model: ModelFactory,
+    models: ModelFactory = _no_model,
     options: RunOptions | None = None,
-    on_result: Callable[[CheckResult], Awaitable[None] | None] | None = None,
 ) -> SuiteResult:
-    """Run ``files`` on ``devices`` (Rule 1) and write the suite's files (Rule 3)."""
+    """Run the check ``files`` on ``devices`` (Rule 1) and write the suite's files (Rule 3).
+
+    ``models`` makes a model for each check run (none by default); ``options.root`` is the
+    project (by default the one holding the first check file).
+    """
     if not devices:
         raise MobsterError("a suite needs at least one device")
     options = options or RunOptions()
-    started = datetime.now(UTC)
-    suite_id = new_run_id(started)
+    root = options.root or (project_of(files[0]) if files else Path.cwd())
+    options = attrs.evolve(options, root=root)
+    started = utc_now()
+    for folder in (
+        root / MOBSTER_DIR / "cache" / "replay",
+        root / MOBSTER_DIR / "cache" / "heals",
+        root / MOBSTER_DIR / "checks",
+    ):
+        remove_stale_temps(folder, started_at=started)  # Rule 7
     began = clock.now()
     queue: asyncio.Queue[tuple[int, Path]] = asyncio.Queue()
     for item in enumerate(files):
@@ -142,15 +114,10 @@ async def run_suite(
         while not queue.empty():
             n, file = queue.get_nowait()
             try:
-                result = await _one(file, device, clock, root=root, model=make_model(), options=options)
+                results[n] = await _one(file, device, clock, models(), options)
             except RunStopped as exc:
                 results[n] = exc.result
                 return
-            results[n] = result
-            if on_result is not None:
-                maybe = on_result(result)
-                if maybe is not None:
-                    await maybe
 
     workers = [asyncio.ensure_future(worker(d)) for d in devices]
     stopped = False
@@ -160,6 +127,7 @@ async def run_suite(
         # Rule 5: let every check in flight write its stopped result, then write the suite's.
         stopped = True
         await asyncio.gather(*workers, return_exceptions=True)
+    suite_id = run_id(started)
     suite = SuiteResult(
         suite_id=suite_id,
         started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -175,17 +143,24 @@ async def run_suite(
     return suite
 
 
-async def _one(
-    file: Path, device: Device, clock: Clock, *, root: Path, model: Model | None, options: RunOptions
-) -> CheckResult:
+async def _one(file: Path, device: Device, clock: Clock, model: Model | None, options: RunOptions) -> CheckResult:
     try:
         check = load_check(file)
     except (CheckError, MobsterError, OSError) as exc:
-        return _usage_result(file, root, str(exc))
-    return await run_check(check, device, clock, root=root, model=model, options=options)
+        result = _usage_result(file, options.root or file.parent, str(exc))
+        if options.on_result is not None:
+            options.on_result(result)
+        return result
+    return await run_check(check, device, clock, model=model, options=options)
+
+
+def project_of(file: Path) -> Path:
+    """The project a check file belongs to: the folder holding ``.mobster/``, else the file's folder."""
+    return find_project_root(file.parent) or file.parent.absolute()
 
 
 def _usage_result(file: Path, root: Path, message: str) -> CheckResult:
+    """Rule 6."""
     try:
         shown = str(file.resolve().relative_to(root.resolve()))
     except ValueError:
@@ -209,42 +184,3 @@ def _usage_result(file: Path, root: Path, message: str) -> CheckResult:
         assertions=(),
         run_dir="",
     )
-
-
-def junit_xml(suite: SuiteResult) -> bytes:
-    """Rule 3's ``junit.xml``: valid JUnit, one testcase per check and device."""
-    x = xml_text
-    counts = {v: sum(1 for c in suite.checks if c.verdict is v) for v in Verdict}
-    root = ET.Element("testsuites", name="mobster", tests=str(len(suite.checks)), time=f"{suite.seconds:.3f}")
-    ts = ET.SubElement(
-        root,
-        "testsuite",
-        name="mobster test",
-        tests=str(len(suite.checks)),
-        failures=str(counts[Verdict.FAILED]),
-        errors=str(counts[Verdict.COULDNT_RUN]),
-        skipped=str(counts[Verdict.NEEDS_REVIEW]),
-        time=f"{suite.seconds:.3f}",
-        timestamp=suite.started_at.removesuffix("Z"),
-    )
-    for c in suite.checks:
-        device = "no device" if c.device is None else f"{c.device.name}, iOS {c.device.ios}"
-        case = ET.SubElement(
-            ts, "testcase", classname=x(c.file), name=x(f"{c.name} on {device}"), time=f"{c.seconds:.3f}"
-        )
-        cls = "" if c.outcome.failure_class is None else c.outcome.failure_class.value
-        message = x(c.outcome.message)
-        if c.verdict is Verdict.FAILED:
-            ET.SubElement(case, "failure", message=message, type=cls).text = message
-        elif c.verdict is Verdict.COULDNT_RUN:
-            ET.SubElement(case, "error", message=message, type=cls).text = message
-        elif c.verdict is Verdict.NEEDS_REVIEW:
-            ET.SubElement(case, "skipped", message=f"needs review ({cls}): {message}")
-        lines = [f"mode: {c.mode}, model calls: {c.model_calls}, cost: ${c.cost.usd:.4f}"]
-        if c.carried_from is not None:
-            lines.append(f"carried the path from {c.carried_from}")
-        lines += [f"healed step {h.step}: {h.from_} -> {h.to} ({h.why})" for h in c.heals]
-        lines += [f"{'ok' if a.ok else 'FAILED'}: {a.text}: {a.observed}" for a in c.assertions]
-        ET.SubElement(case, "system-out").text = x("\n".join(lines))
-    ET.indent(root)
-    return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))

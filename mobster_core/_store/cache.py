@@ -168,16 +168,16 @@ class ReplayCache:
             why = f"the path recorded here was set aside: {set_aside[0]}"
         return Lookup(None, why, tuple(dropped), newest)
 
-    def store(self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime | None = None) -> Path:
+    def store(self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime) -> Path:
         """Store ``steps`` as ``identity``'s path for ``env``; keep the four newest envs (Rules 2, 3).
 
-        ``recorded_at`` (timezone-aware; now when None) is informational: order comes from ``seq``.
+        ``recorded_at`` (timezone-aware) is informational: order comes from ``seq``.
         Raises :class:`PathError` when the path is larger than :data:`MAX_CACHE_BYTES`, and
         :class:`UnsafeFile` when a cache folder is a symlink or another user's.
         """
         target = self.file_for(identity, env)
         ensure_gitignore(self.root)
-        when = datetime.now(UTC) if recorded_at is None else recorded_at.astimezone(UTC)
+        when = recorded_at.astimezone(UTC)
         records = self._records(identity)
         seq = 1 + max((r.stored.seq for r in records), default=0)
         payload = {

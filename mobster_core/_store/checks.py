@@ -56,8 +56,9 @@ import attrs
 
 from mobster_core._rules.assertions import Assertion, ExpectError, Keys, dotted, kind_of, parse_expect, quote_fix
 from mobster_core._rules.device import LaunchOptions, Reset
+from mobster_core._rules.identity import path_identity
 from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlDoc, YamlProblem, did_you_mean, load_yaml
-from mobster_core.exceptions import MobsterError
+from mobster_core.exceptions import CheckError
 
 from .fsutil import MOBSTER_DIR, find_project_root
 
@@ -129,20 +130,6 @@ _TOP_HINTS = {
 }
 
 
-class CheckError(MobsterError):
-    """A check file that can't be used (Rule 4): a run of it is ``couldnt_run``, class ``usage``.
-
-    ``file`` names the file, ``line`` is the 1-based line (None when unknown), ``key`` the dotted
-    key path (None for the whole file).
-    """
-
-    def __init__(self, message: str, *, file: str, line: int | None = None, key: str | None = None) -> None:
-        super().__init__(message)
-        self.file = file
-        self.line = line
-        self.key = key
-
-
 @attrs.frozen
 class CheckApp:
     """The app under test: a bundle id, an app file, or both (at least one)."""
@@ -212,6 +199,18 @@ class Check:
         if self.reset is not None:
             return self.reset
         return Reset.REINSTALL if self.app.path is not None else Reset.DATA
+
+    @property
+    def identity(self) -> str:
+        """The identity of this check's recorded path (16 hex digits; ``_rules/identity.py``).
+
+        It covers the steps, the app and how it launches, never the name or the expectations:
+        rewording an assertion keeps the path. A check that names only ``app.path`` has no
+        bundle id yet: its identity uses an empty one.
+        """
+        return path_identity(
+            self.steps, bundle=self.app.bundle or "", app_path=self.app.path, launch=self.launch_options()
+        )
 
     def launch_options(self) -> LaunchOptions:
         """The launch arguments, environment, deep link and reset of this check."""

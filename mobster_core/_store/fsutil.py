@@ -19,7 +19,6 @@ Folders are opened one component at a time relative to their parent (``dir_fd``)
 from __future__ import annotations
 
 import contextlib
-import enum
 import errno
 import fcntl
 import os
@@ -27,11 +26,11 @@ import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import suppress
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from mobster_core._log import get_logger
-from mobster_core.exceptions import MobsterError
+from mobster_core.exceptions import Problem, UnsafeFile
 
 __all__ = [
     "MOBSTER_DIR",
@@ -58,7 +57,6 @@ TEMP_PREFIX = ".tmp-"
 #: parallel run that is writing one right now keeps it.
 STALE_TEMP_GRACE = timedelta(seconds=60)
 
-DEFAULT_FIX = "delete it; the next run records a new path"
 GITIGNORE_TEXT = (
     "# Written by mobster when missing, never overwritten: what stays out of version control.\n"
     "cache/\n"
@@ -74,32 +72,6 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
 # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
-
-
-class Problem(enum.StrEnum):
-    """What is wrong with a refused file or folder."""
-
-    SYMLINK = "symlink"
-    NOT_REGULAR = "not_regular"
-    NOT_FOLDER = "not_folder"
-    OWNER = "owner"
-    MODE = "mode"
-    TOO_LARGE = "too_large"
-
-
-class UnsafeFile(MobsterError):
-    """A file or folder under ``.mobster/`` that is refused: never followed, never trusted.
-
-    ``path`` is the file, ``reason`` what is wrong, ``problem`` the same as a stable value, and
-    ``fix`` what the user does about it.
-    """
-
-    def __init__(self, path: Path, reason: str, *, problem: Problem | None = None, fix: str = DEFAULT_FIX) -> None:
-        super().__init__(f"refusing {path}: {reason}; {fix}")
-        self.path = path
-        self.reason = reason
-        self.problem = problem
-        self.fix = fix
 
 
 def find_project_root(start: Path) -> Path | None:
@@ -286,15 +258,14 @@ def ensure_gitignore(root: Path) -> Path:
     return target
 
 
-def remove_stale_temps(folder: Path, *, started_at: datetime | None = None) -> int:
+def remove_stale_temps(folder: Path, *, started_at: datetime) -> int:
     """Delete the ``.tmp-*`` files a killed writer left in ``folder``; return how many.
 
     A temporary file is stale when it was last written more than :data:`STALE_TEMP_GRACE` before
-    ``started_at`` (the run's start, timezone-aware; now when None). Only files directly in
-    ``folder`` are looked at; a symlink named ``.tmp-*`` is removed itself, never its target.
+    ``started_at`` (the run's start, timezone-aware). Only files directly in ``folder`` are looked
+    at; a symlink named ``.tmp-*`` is removed itself, never its target.
     """
-    start = datetime.now(UTC) if started_at is None else started_at
-    cutoff = (start - STALE_TEMP_GRACE).timestamp()
+    cutoff = (started_at - STALE_TEMP_GRACE).timestamp()
     removed = 0
     try:
         entries = list(os.scandir(folder))

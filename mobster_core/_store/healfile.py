@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from mobster_core._rules.identity import Env
 from mobster_core._rules.steps import Step, dump_path, load_path
 from mobster_core._rules.text import utf8
 from mobster_core._rules.yaml import YamlProblem, load_yaml
-from mobster_core.exceptions import MobsterError, PathError
+from mobster_core.exceptions import HealFileError, PathError
 
 from .cache import ReplayCache
 from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, read_private
@@ -66,10 +67,6 @@ A heal never changes an expectation. The check file itself is untouched.
 _MAX_STATE_BYTES = 8 * 1024 * 1024
 #: The heal state's format (Rule 5): 2 since targets keep ``count`` and ``nth``.
 STATE_FORMAT = 2
-
-
-class HealFileError(MobsterError):
-    """A heal file or heal state that can't be read; the message names the file and line."""
 
 
 @attrs.frozen
@@ -310,14 +307,17 @@ def accept_heals(root: Path, check_file: Path, identity: str) -> int:
     return len(entries)
 
 
-def reject_heals(root: Path, check_file: Path, identity: str) -> int:
-    """Rule 4, reject: the recorded steps come back, marked keep-failing. Returns how many heals."""
+def reject_heals(root: Path, check_file: Path, identity: str, *, recorded_at: datetime) -> int:
+    """Rule 4, reject: the recorded steps come back, marked keep-failing. Returns how many heals.
+
+    ``recorded_at`` (timezone-aware) is when the steps come back, as the cache records it.
+    """
     entries = read_heal_file(heal_file_for(check_file))
     cache = ReplayCache(root)
     for env in _envs_with_state(root, identity):
         state = load_heal_state(root, identity, env)
         if state.original is not None:
-            cache.store(identity, env, state.original)
+            cache.store(identity, env, state.original, recorded_at=recorded_at)
         keep = state.keep_failing | {e.step for e in entries}
         save_heal_state(root, identity, env, HealState(None, frozenset(keep)))
     write_heal_file(check_file, [])

@@ -33,7 +33,7 @@ from typing import Any, Self
 
 from mobster_core._log import get_logger
 from mobster_core._rules.text import utf8
-from mobster_core.exceptions import MobsterError
+from mobster_core.exceptions import DuplicateEffect, JournalError, UnknownOutcomePending
 
 from .fsutil import UnsafeFile, private_dir, read_private
 
@@ -41,10 +41,11 @@ __all__ = [
     "JOURNAL_NAME",
     "MAX_JOURNAL_BYTES",
     "DuplicateEffect",
+    "Effect",
     "EffectLedger",
     "Journal",
     "JournalError",
-    "Outcome",
+    "JournalWriter",
     "UnknownOutcomePending",
     "read_journal",
 ]
@@ -61,7 +62,7 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | _CLOEXEC
 
 
-class Outcome(enum.StrEnum):
+class Effect(enum.StrEnum):
     """What became of an action: done, maybe done, refused, or never sent."""
 
     OK = "ok"
@@ -70,34 +71,52 @@ class Outcome(enum.StrEnum):
     NOT_SENT = "not_sent"
 
 
-class JournalError(MobsterError):
-    """The journal can't be written (or read): the run stops and no further action is sent."""
+class JournalWriter:
+    """The journal's rules (1-3) without a file: subclasses write a record and return its ``seq``.
 
-
-class DuplicateEffect(MobsterError):
-    """The ledger refused to dispatch ``key``: it was dispatched before in this run.
-
-    Its subclass :class:`UnknownOutcomePending` is the other refusal: an earlier outcome is unknown.
+    :class:`Journal` appends to ``journal.jsonl``; ``mobster_core.testing.MemoryJournal`` keeps the
+    records in memory for tests and benchmarks, under the same rules.
     """
 
-    def __init__(self, key: str, message: str | None = None) -> None:
-        super().__init__(message or f"{key!r} was already dispatched in this run; a step is dispatched at most once")
-        self.key = key
+    _seq = 0
+
+    def intent(self, key: str, entry: Mapping[str, Any], *, masked: bool | None = None) -> int:
+        """Append the intent to send ``key`` (Rules 1, 3); return its ``seq`` once it is written.
+
+        ``entry`` is what is about to be sent (op, step, target, …). When it holds a ``text`` key,
+        ``masked`` is required: True writes the text as null.
+        """
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"a journal key is a non-empty string, got {key!r}")
+        clash = sorted(_RESERVED & set(entry))
+        if clash:
+            raise ValueError(f"entry key {clash[0]!r} is the journal's own; rename it")
+        if masked is None and _has_text(entry):
+            raise ValueError(
+                f"the entry for {key!r} holds text: pass masked=True (it is written as null) or masked=False"
+            )
+        body = _masked(entry) if masked else dict(entry)
+        record: dict[str, Any] = {"seq": self._seq + 1, "event": "intent", "key": key, **body}
+        if masked is not None:
+            record["masked"] = masked
+        return self._append(record)
+
+    def outcome(self, key: str, outcome: Effect, detail: str = "") -> None:
+        """Append the outcome of ``key`` (Rule 1). ``detail`` never holds typed text (Rule 3)."""
+        record = {
+            "seq": self._seq + 1,
+            "event": "outcome",
+            "key": key,
+            "outcome": Effect(outcome).value,
+            "detail": detail,
+        }
+        self._append(record)
+
+    def _append(self, record: dict[str, Any]) -> int:
+        raise NotImplementedError
 
 
-class UnknownOutcomePending(DuplicateEffect):
-    """The ledger refused to dispatch ``key``: the outcome of ``pending`` is unknown."""
-
-    def __init__(self, key: str, pending: str) -> None:
-        super().__init__(
-            key,
-            f"{key!r} is not sent: the outcome of {pending!r} is unknown, and nothing is sent after an "
-            "unknown outcome; look at the app before running again",
-        )
-        self.pending = pending
-
-
-class Journal:
+class Journal(JournalWriter):
     """The run's journal at ``<run_dir>/journal.jsonl`` (see the module rules); a context manager.
 
     Opening an existing journal appends to it: ``seq`` goes on from its last entry, and a torn last
@@ -118,38 +137,6 @@ class Journal:
             raise
         self._fd: int | None = fd
         self._broken: str | None = None
-
-    def intent(self, key: str, entry: Mapping[str, Any], *, masked: bool | None = None) -> int:
-        """Append the intent to send ``key`` (Rules 1, 3); return its ``seq`` once it is on disk.
-
-        ``entry`` is what is about to be sent (op, step, target, …). When it holds a ``text`` key,
-        ``masked`` is required: True writes the text as null.
-        """
-        if not isinstance(key, str) or not key:
-            raise ValueError(f"a journal key is a non-empty string, got {key!r}")
-        clash = sorted(_RESERVED & set(entry))
-        if clash:
-            raise ValueError(f"entry key {clash[0]!r} is the journal's own; rename it")
-        if masked is None and _has_text(entry):
-            raise ValueError(
-                f"the entry for {key!r} holds text: pass masked=True (it is written as null) or masked=False"
-            )
-        body = _masked(entry) if masked else dict(entry)
-        record: dict[str, Any] = {"seq": self._seq + 1, "event": "intent", "key": key, **body}
-        if masked is not None:
-            record["masked"] = masked
-        return self._append(record)
-
-    def outcome(self, key: str, outcome: Outcome, detail: str = "") -> None:
-        """Append the outcome of ``key`` (Rule 1). ``detail`` never holds typed text (Rule 3)."""
-        record = {
-            "seq": self._seq + 1,
-            "event": "outcome",
-            "key": key,
-            "outcome": Outcome(outcome).value,
-            "detail": detail,
-        }
-        self._append(record)
 
     def close(self) -> None:
         """Close the file (every entry is already on disk). Closing twice is fine."""
@@ -266,7 +253,7 @@ class EffectLedger:
 
     def __init__(self) -> None:
         # key -> its outcome; None while begun and not settled (it counts as unknown).
-        self._effects: dict[str, Outcome | None] = {}
+        self._effects: dict[str, Effect | None] = {}
         # The keys whose outcome is unknown, in the order begun: kept apart so that ``begin``
         # stays O(1) however long the run (a dict used as an ordered set).
         self._unknown: dict[str, None] = {}
@@ -284,20 +271,20 @@ class EffectLedger:
         self._effects[key] = None
         self._unknown[key] = None
 
-    def settle(self, key: str, outcome: Outcome) -> None:
+    def settle(self, key: str, outcome: Effect) -> None:
         """Record how ``key``'s action ended. ``not_sent`` and ``refused`` release the key."""
-        outcome = Outcome(outcome)
+        outcome = Effect(outcome)
         self._check_open(key)
-        if outcome in (Outcome.NOT_SENT, Outcome.REFUSED):
+        if outcome in (Effect.NOT_SENT, Effect.REFUSED):
             del self._effects[key]
         else:
             self._effects[key] = outcome
-        if outcome is not Outcome.UNKNOWN:
+        if outcome is not Effect.UNKNOWN:
             self._unknown.pop(key, None)
 
     def not_sent(self, key: str) -> None:
         """Release ``key``: its action was refused or failed before dispatch, so nothing ran."""
-        self.settle(key, Outcome.NOT_SENT)
+        self.settle(key, Effect.NOT_SENT)
 
     @property
     def unknown(self) -> tuple[str, ...]:

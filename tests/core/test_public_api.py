@@ -9,25 +9,24 @@ from mobster_core import protocols, testing
 def test_all_is_pinned() -> None:
     assert sorted(mc.__all__) == sorted(
         [
-            "ACTION_TOOL", "Action", "Agent", "AgentResult", "AgentStop", "AppInfo", "Assertion",
-            "AssertionResult", "Breaker", "Budget", "Check", "CheckError", "CheckOutcome", "CheckResult",
-            "Clock", "Commit", "Cost", "DEFAULT_POLICY", "DEFAULT_SCREEN_SIZE", "Decision", "DecisionKind",
-            "Device", "DeviceError", "DeviceInfo", "DeviceKind", "Dispatcher", "DuplicateEffect",
-            "EffectLedger", "Element", "Env", "EvidenceReads", "ExpectError", "FailureClass", "HealEnd", "HealEntry",
-            "HealFileError", "HealOutcome", "Journal", "JournalError", "LaunchOptions", "LiveStep", "Lookup",
-            "Match", "MobsterError", "Mode", "Model", "ModelAction", "ModelError", "Op", "Outcome",
-            "PathError", "PollPolicy", "Price", "PriceTable", "Prompt", "Provenance", "ReplayCache",
-            "ReplayResult", "Replayer", "Reset", "RunOptions", "RunStopped", "SCHEMA", "SPRINGBOARD",
-            "SYSTEM_PROMPT", "SafetyDecision", "Screen", "ScreenRef", "Screenshots", "ScriptError",
-            "Selector", "SettledRead", "Step", "StepReport", "StepSource", "Stop", "StoredEnv", "SuiteResult",
-            "SuiteStopped", "SystemClock", "Target", "TargetChecks", "UnknownOutcome", "UnknownOutcomePending",
-            "UnsafeFile",
-            "Usage", "Verdict", "accept_heals", "check_commit", "classify", "decide", "describe_action",
-            "dump_path", "estimate_usage", "evaluate", "find_checks", "find_project_root", "heal_file_for",
-            "heal_step", "is_masked", "junit_xml", "load_check", "load_check_text", "load_path", "match_step",
-            "new_run_id", "parse_decision", "parse_shard", "path_identity", "read_heal_file", "read_journal",
-            "record_text", "reject_heals", "run_check", "run_suite", "screen_rows", "settled_read", "shard",
-            "similarity", "suite_exit_code", "why_fresh",
+            "ACTION_TOOL", "Action", "Agent", "AppInfo", "Assertion", "AssertionResult", "Breaker", "Brief",
+            "Check", "CheckError", "CheckResult", "Clock", "Commit", "Cost", "DEFAULT_POLICY",
+            "DEFAULT_SCREEN_SIZE", "Decision", "DecisionKind", "Device", "DeviceError", "DeviceInfo",
+            "DeviceKind", "Dispatcher", "Drift", "DuplicateEffect", "Effect", "EffectLedger", "Element",
+            "Env", "EvidenceReads", "ExpectError", "FailureClass", "HealEntry", "HealFileError", "HealJob",
+            "Healed", "Journal", "JournalError", "LaunchOptions", "Limits", "LiveStep", "Lookup", "Match",
+            "MobsterError", "Mode", "Model", "ModelAction", "ModelCalls", "ModelError", "Op", "Outcome",
+            "PathError", "PollPolicy", "Price", "PriceTable", "Prompt", "Provenance", "Recorded",
+            "ReplayCache", "Replayed", "Replayer", "Reset", "RunOptions", "RunStopped", "SCHEMA",
+            "SPRINGBOARD", "SYSTEM_PROMPT", "SafetyDecision", "Screen", "ScreenRef", "Screenshots",
+            "ScriptError", "Selector", "SettledRead", "Step", "StepReport", "StepSource", "StoredEnv",
+            "SuiteResult", "SuiteStopped", "SystemClock", "Target", "TargetChecks", "UnknownOutcome",
+            "UnknownOutcomePending", "UnsafeFile", "Usage", "Verdict", "accept_heals", "check_commit",
+            "classify", "decide", "describe_action", "dump_path", "estimate_usage", "evaluate", "find_checks",
+            "find_project_root", "heal_file_for", "heal_step", "is_masked", "junit_xml", "load_check",
+            "load_check_text", "load_path", "match_step", "parse_decision", "parse_shard", "path_identity",
+            "read_heal_file", "read_journal", "record_text", "reject_heals", "run_check", "run_suite",
+            "screen_rows", "settled_read", "shard", "similarity", "suite_exit_code", "why_fresh",
         ]
     )  # fmt: skip
     for name in mc.__all__:
@@ -36,7 +35,7 @@ def test_all_is_pinned() -> None:
 
 def test_protocols_and_testing_exports() -> None:
     assert sorted(protocols.__all__) == ["Clock", "Device", "EvidenceReads", "Model", "Screenshots", "TargetChecks"]
-    assert sorted(testing.__all__) == ["FakeClock", "SPRINGBOARD", "check_device"]
+    assert sorted(testing.__all__) == ["FakeClock", "MemoryJournal", "SPRINGBOARD", "check_device"]
 
 
 def test_exception_tree() -> None:

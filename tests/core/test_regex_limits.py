@@ -23,7 +23,7 @@ from mobster_core._rules.assertions import (
     normalize,
     parse_assertion,
 )
-from mobster_core._rules.verdict import FailureClass, Verdict, decide
+from mobster_core._rules.verdict import Evidence, FailureClass, Verdict, decide
 
 APP = "com.example.yourapp"
 CATASTROPHIC = "/(a|a)+$/"
@@ -145,7 +145,7 @@ def test_decide_a_check_whose_regex_timed_out_could_not_run(tmp_path: Path) -> N
     check = mc.load_check(file)
     final = screen("Welcome", SLOW_TEXT)
     results = evaluate(check.expect, final)
-    outcome = decide(assertions=check.expect, results=results, baseline_results=None, app_in_front=APP, app_bundle=APP)
+    outcome = decide(check.expect, Evidence(results, APP), APP)
     assert (outcome.verdict, outcome.failure_class) == (Verdict.COULDNT_RUN, FailureClass.USAGE)
     assert outcome.message.startswith(f"{file}:5: expect[1]: no_text /(a|a)+$/: couldn't evaluate the regex")
     assert outcome.exit_code == 3
@@ -154,7 +154,7 @@ def test_decide_a_check_whose_regex_timed_out_could_not_run(tmp_path: Path) -> N
 def test_a_sure_failure_still_fails_beside_a_regex_that_timed_out() -> None:
     assertions = (one({"text": "Welcome"}), one({"no_text": CATASTROPHIC}))
     results = evaluate(assertions, screen("Goodbye", SLOW_TEXT))
-    outcome = decide(assertions=assertions, results=results, baseline_results=None, app_in_front=APP, app_bundle=APP)
+    outcome = decide(assertions, Evidence(results, APP), APP)
     assert (outcome.verdict, outcome.failure_class) == (Verdict.FAILED, FailureClass.ASSERTION)
     assert outcome.message.endswith("(1 couldn't be evaluated)")
 

@@ -15,6 +15,7 @@ from mobster_core._store.healfile import accept_heals, heal_file_for, read_heal_
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path
+from tests.core.helpers import NOW
 
 SIGNUP = """\
 version: 1
@@ -92,7 +93,7 @@ def run(
     scripted = ScriptedModel(clock=clock, delay=delay) if model else None
     root = check_file.parent.parent.parent
     result = clock.run(
-        run_check(load_check(check_file), phone, clock, root=root, model=scripted, options=RunOptions(**options))
+        run_check(load_check(check_file), phone, clock, model=scripted, options=RunOptions(root=root, **options))
     )
     return result, phone, scripted
 
@@ -241,7 +242,7 @@ def test_reject_brings_the_recorded_steps_back_and_they_fail_with_drift(tmp_path
     run(check, changed)
     identity = run(check, changed, model=False)[0].identity
     assert identity is not None
-    assert reject_heals(tmp_path, check, identity) == 1
+    assert reject_heals(tmp_path, check, identity, recorded_at=NOW) == 1
     assert not heal_file_for(check).exists()
     result, _, model = run(check, changed)
     assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
@@ -322,15 +323,106 @@ def test_a_renamed_last_step_heals_in_one_model_call(tmp_path: Path) -> None:
     assert [s.source for s in result.steps][-1] is mc.StepSource.HEALED
 
 
-def test_blocked_heal_fails_with_drift(tmp_path: Path) -> None:
+def test_a_blocked_heal_fails_with_class_blocked_and_says_why(tmp_path: Path) -> None:
     check = four_steps(tmp_path)
     two_new = FOUR_STEPS_APP.replace(
         "        - {role: Button, label: CONTINUE, tap: plan}\n",
         "        - {role: Button, label: Go on, tap: plan}\n        - {role: Button, label: Skip, tap: plan}\n",
     )
     result, _, _ = run(check, two_new)
-    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.BLOCKED)
+    assert " drifted: " in result.outcome.message
+    assert "; the model was blocked: " in result.outcome.message
     assert "no single new control" in result.outcome.message
+    assert result.heals == ()
+
+
+NOPE = """\
+version: 1
+name: Nope
+app: {{bundle: com.example.yourapp}}
+steps:
+  - Tap "Sign up"
+  - Tap "Nope"
+expect:
+  - text: {expect}
+"""
+
+
+def test_a_smart_run_the_model_says_is_blocked_fails_with_class_blocked(tmp_path: Path) -> None:
+    check = project(tmp_path, NOPE.format(expect="Nope"))
+    result, _, _ = run(check, sample_path("yourapp"))
+    assert (result.verdict, result.outcome.failure_class, result.mode) == (
+        mc.Verdict.FAILED, mc.FailureClass.BLOCKED, "smart",
+    )  # fmt: skip
+    assert result.outcome.message.startswith('the model was blocked: step 2: "Nope" isn\'t on the screen')
+    assert '; text "Nope" failed: not on the screen' in result.outcome.message
+
+
+def test_a_blocked_model_whose_expectations_hold_passes(tmp_path: Path) -> None:
+    # What a model says is never the verdict: the tree decides (and the path it took is kept).
+    check = project(tmp_path, NOPE.format(expect="Create your account"))
+    result, _, _ = run(check, sample_path("yourapp"))
+    assert (result.verdict, result.mode, result.model_calls) == (mc.Verdict.PASSED, "smart", 2)
+
+
+class HeldPhone(ScriptedPhone):
+    """A device another run holds: every call says so, and nothing is sent."""
+
+    async def info(self) -> mc.DeviceInfo:
+        raise mc.exceptions.DeviceBusy("sim ABC is in use by another mobster run (pid 42)")
+
+
+def test_a_device_another_run_holds_is_class_busy(tmp_path: Path) -> None:
+    check_file = project(tmp_path, SHORT_SIGNUP)
+    clock = FakeClock()
+    phone = HeldPhone.from_text(sample_path("yourapp").read_text(), clock=clock)
+    result = clock.run(run_check(load_check(check_file), phone, clock, options=RunOptions(root=tmp_path)))
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.BUSY)
+    assert "pid 42" in result.outcome.message
+    assert phone.actions == []
+
+
+class BrokenModel:
+    """A model adapter with a bug: it raises something no adapter should."""
+
+    name = "scripted"
+
+    async def decide(self, prompt: mc.Prompt) -> mc.Decision:
+        raise ZeroDivisionError("a bug in the adapter")
+
+
+def test_an_unexpected_error_is_class_internal_with_the_traceback_in_the_run_folder(tmp_path: Path) -> None:
+    check_file = project(tmp_path, SHORT_SIGNUP)
+    clock = FakeClock()
+    phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+    result = clock.run(
+        run_check(load_check(check_file), phone, clock, model=BrokenModel(), options=RunOptions(root=tmp_path))
+    )
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.INTERNAL)
+    assert result.outcome.message.startswith("an unexpected error (ZeroDivisionError: a bug in the adapter)")
+    trace = (tmp_path / result.run_dir / "traceback.txt").read_text()
+    assert "ZeroDivisionError" in trace
+    assert "Traceback" not in result.outcome.message
+    assert json.loads((tmp_path / result.run_dir / "result.json").read_text())["class"] == "internal"
+
+
+def test_a_run_whose_files_cant_be_read_is_class_environment(tmp_path: Path) -> None:
+    check = project(tmp_path, SHORT_SIGNUP)
+    heal_file_for(check).mkdir()  # the heal file's name is taken by a folder: it can't be read
+    result, phone, _ = run(check, sample_path("yourapp"))
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.ENVIRONMENT)
+    assert "signup.heal.yaml" in result.outcome.message
+    assert phone.actions == []
+
+
+def test_a_cached_path_that_is_refused_is_dropped_and_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    check = four_steps(tmp_path)
+    for f in (tmp_path / ".mobster" / "cache" / "replay").iterdir():
+        f.chmod(0o644)  # another tool widened it: the cache refuses it
+    result, _, _ = run(check, FOUR_STEPS_APP)
+    assert (result.verdict, result.mode) == (mc.Verdict.PASSED, "smart")
+    assert "a cached path was dropped" in caplog.text
 
 
 @pytest.mark.parametrize("kind", ["simulator", "iphone"])
@@ -375,7 +467,7 @@ class TapModel:
 def run_with(check_file: Path, app: str, model: mc.Model, clock: FakeClock) -> mc.CheckResult:
     phone = ScriptedPhone.from_text(app, clock=clock)
     root = check_file.parent.parent.parent
-    return clock.run(run_check(load_check(check_file), phone, clock, root=root, model=model))
+    return clock.run(run_check(load_check(check_file), phone, clock, model=model, options=RunOptions(root=root)))
 
 
 def test_a_last_step_that_needs_two_actions_takes_two_calls_and_no_done(tmp_path: Path) -> None:
@@ -467,7 +559,7 @@ def test_heals_made_while_carrying_wait_for_review(tmp_path: Path) -> None:
     assert [e.to for e in read_heal_file(heal_file_for(check))] == ['Tap "NEXT"']
     # --reject brings the carried steps back under the new build, marked keep failing.
     assert result.identity is not None
-    assert reject_heals(tmp_path, check, result.identity) == 1
+    assert reject_heals(tmp_path, check, result.identity, recorded_at=NOW) == 1
     again, _, model = run(check, newer)
     assert (again.verdict, again.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
     assert "keep this step failing" in again.outcome.message

@@ -40,7 +40,7 @@ def _run(fake: FakeAppium, root: Path, *, model: ScriptedModel | None) -> mc.Che
     clock = mc.SystemClock()
     device: AppiumDevice = appium_device(fake.url, AppiumCaps(), clock, bundle="com.example.yourapp")
     try:
-        return asyncio.run(mc.run_check(check, device, clock, root=root, model=model))
+        return asyncio.run(mc.run_check(check, device, clock, model=model, options=mc.RunOptions(root=root)))
     finally:
         device.close()
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import mobster_core as mc
 from mobster_core._rules.prompt import parse_decision
 from mobster_drivers.scripted import AppScript, sample_path
+from tests.core.helpers import NOW
 
 # JSON-like values, including the awkward ones: deep nesting, big numbers, odd strings.
 json_values = st.recursive(
@@ -120,7 +121,7 @@ def test_yaml_tricks_in_check_files(text: str, message: str) -> None:
 def test_a_corrupt_cache_file_is_set_aside_and_the_run_records_again(tmp_path: Path) -> None:
     env = mc.Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
     cache = mc.ReplayCache(tmp_path)
-    file = cache.store("0123456789abcdef", env, ())
+    file = cache.store("0123456789abcdef", env, (), recorded_at=NOW)
     file.write_bytes(b'{"format": 1, "steps": [{"op": "PINCH"}')
     lookup = cache.lookup("0123456789abcdef", env)
     assert lookup.steps is None

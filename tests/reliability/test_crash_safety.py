@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import mobster_core as mc
@@ -54,7 +55,7 @@ def test_sigkill_at_many_points_never_tears_a_file(tmp_path: Path) -> None:
     temps = list(target.parent.glob(".tmp-*"))
     for t in temps:
         os.utime(t, (time.time() - 3600, time.time() - 3600))
-    remove_stale_temps(target.parent)
+    remove_stale_temps(target.parent, started_at=datetime.now(UTC))
     assert not list(target.parent.glob(".tmp-*"))
 
 

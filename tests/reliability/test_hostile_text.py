@@ -21,6 +21,8 @@ from mobster_core._rules.canon import digest
 from mobster_core._rules.prompt import parse_decision
 from mobster_core._rules.text import REPLACEMENT, escape_controls, utf8, valid_data, valid_text, xml_text
 from mobster_core._store.healfile import write_heal_file
+from mobster_core._store.journal import Effect
+from tests.core.helpers import NOW
 
 ESC = "\x1b"
 APP_SCRIPT = r"""
@@ -156,7 +158,7 @@ def test_hashes_json_and_files_never_fail_on_a_surrogate_that_got_in(tmp_path: P
     assert utf8("a\ud800b") == "a\ufffdb".encode()
     with mc.Journal(tmp_path / "run") as journal:
         journal.intent("k1", {"op": "TAP", "label": "x\ud800"}, masked=False)
-        journal.outcome("k1", mc.Outcome.OK, "detail \udc80")
+        journal.outcome("k1", Effect.OK, "detail \udc80")
     lines = (tmp_path / "run" / "journal.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[0])["label"] == "x\ufffd"
     check_file = tmp_path / "c.yaml"
@@ -268,7 +270,7 @@ def test_a_cached_path_with_a_surrogate_that_got_in_is_stored_and_read_back(tmp_
     }
     env = mc.Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
     cache = mc.ReplayCache(tmp_path)
-    file = cache.store("0123456789abcdef", env, mc.load_path([step]))
+    file = cache.store("0123456789abcdef", env, mc.load_path([step]), recorded_at=NOW)
     json.loads(file.read_text(encoding="utf-8"))
     steps = cache.lookup("0123456789abcdef", env).steps
     assert steps is not None

@@ -85,7 +85,7 @@ def test_two_hundred_replays_with_random_faults(tmp_path: Path) -> None:
     check = mc.load_check(checks / "signup.yaml")
     clock = FakeClock()
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
-    first = clock.run(mc.run_check(check, phone, clock, root=tmp_path, model=ScriptedModel()))
+    first = clock.run(mc.run_check(check, phone, clock, model=ScriptedModel(), options=mc.RunOptions(root=tmp_path)))
     assert first.verdict is mc.Verdict.PASSED
 
     rnd = random.Random(20261130)
@@ -96,7 +96,7 @@ def test_two_hundred_replays_with_random_faults(tmp_path: Path) -> None:
         injected[fault] += 1
         clock = FakeClock()
         device: Any = AfterFirstAction(ScriptedPhone.from_file(sample_path("yourapp"), clock=clock), fault)
-        result = clock.run(mc.run_check(check, device, clock, root=tmp_path))
+        result = clock.run(mc.run_check(check, device, clock, options=mc.RunOptions(root=tmp_path)))
         expected = FAULTS[fault]
         got = result.outcome.failure_class
         assert got == expected, (fault, result.outcome)
