@@ -41,10 +41,14 @@ from pathlib import Path
 from typing import Any
 
 import mobster_core as mc
+from mobster_core._rules.identity import Env
+from mobster_core._rules.settle import DEFAULT_POLICY
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayed, Replayer
-from mobster_core._store.journal import Effect
+from mobster_core._store.cache import ReplayCache
+from mobster_core._store.journal import Effect, EffectLedger
+from mobster_core.exceptions import PathError
 from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.scripted import AppScript, ScriptedPhone
 
@@ -107,7 +111,7 @@ def per_read(n: int, *, quick: bool) -> dict[str, float]:
     els = tuple(elements(n))
     recorded = mc.Screen(APP, els)
     step = step_on(recorded)
-    poll = mc.DEFAULT_POLICY
+    poll = DEFAULT_POLICY
     number = max(5, 4000 // n) if not quick else 3
     repeat = 7 if not quick else 2
 
@@ -173,7 +177,7 @@ def ledger_us_per_action(n: int, *, repeat: int) -> float:
     """
 
     def run() -> None:
-        ledger = mc.EffectLedger()
+        ledger = EffectLedger()
         for i in range(n):
             ledger.begin(f"step-{i}")
             ledger.settle(f"step-{i}", Effect.OK)
@@ -280,10 +284,10 @@ def run_check_cpu(app_text: str, n: int, work: Path) -> tuple[float, float] | No
     script = AppScript.from_text(app_text)
     info, app = script.device, script.apps[APP]
     identity = check.identity
-    env = mc.Env.of(info, mc.AppInfo(APP, app.version, app.build))
+    env = Env.of(info, mc.AppInfo(APP, app.version, app.build))
     try:
-        mc.ReplayCache(project).store(identity, env, path, recorded_at=datetime.now(UTC))
-    except mc.PathError as exc:
+        ReplayCache(project).store(identity, env, path, recorded_at=datetime.now(UTC))
+    except PathError as exc:
         print(f"run_check, {n} steps: {exc}", file=sys.stderr)
         return None
     clock = FakeClock()

@@ -67,12 +67,15 @@ from ruamel.yaml import YAML
 
 import mobster_core as mc
 from mobster_core._rules.assertions import evaluate
+from mobster_core._rules.settle import DEFAULT_POLICY
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._rules.verdict import Evidence, decide
 from mobster_core._run.agent import Agent, Brief, ModelCalls
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.ended import Ended
 from mobster_core._run.judge import settled_read
+from mobster_core.prompts import estimate_usage
+from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import PROFILES, AppScript, ScriptedPhone
@@ -602,7 +605,7 @@ class OracleModel:
     async def decide(self, prompt: mc.Prompt) -> mc.Decision:
         self.calls += 1
         await self.clock.sleep(self.delay)
-        usage = mc.estimate_usage(prompt)
+        usage = estimate_usage(prompt)
         done, _wrong = progress(self.wanted, self.device.log)
         if done >= len(self.wanted):
             return mc.Decision(mc.DecisionKind.DONE, reason="every intended action is done", usage=usage)
@@ -715,7 +718,7 @@ def run_ours(rec: Recorded, app: AppScript, sc: Scenario, policy: str, work: Pat
         mc.run_check(check, device, clock, model=model, options=mc.RunOptions(screenshots=False, root=project))
     )
     done, wrong = progress(sc.wants, device.log)
-    replayed = sum(1 for s in result.steps if s.source is mc.StepSource.REPLAY)
+    replayed = sum(1 for s in result.steps if s.source is StepSource.REPLAY)
     why = f"{result.outcome.failure_class.value}: {result.outcome.message}" if result.outcome.failure_class else ""
     return Outcome(
         sc.name, policy, result.model_calls, replayed, wrong, done, len(sc.wants), result.verdict.value, why,
@@ -746,10 +749,10 @@ def jaccard_rule(step: mc.Step, screen: mc.Screen) -> mc.Element | bool | None:
 
 
 async def _wait_for(
-    policy: str, step: mc.Step, fingerprint: str, dispatch: mc.Dispatcher, clock: mc.Clock
+    policy: str, step: mc.Step, fingerprint: str, dispatch: Dispatcher, clock: mc.Clock
 ) -> mc.Element | bool | None:
     """Poll like the SDK's replay (SPEC §5) until the policy's reuse rule holds; False when it never does."""
-    poll = mc.DEFAULT_POLICY
+    poll = DEFAULT_POLICY
     state = poll.start(clock.now())
     while True:
         now = clock.now()
@@ -771,7 +774,7 @@ async def _wait_for(
 
 
 async def _wait_for_key(
-    keys: Collection[str], dispatch: mc.Dispatcher, clock: mc.Clock, stale: str | None = None
+    keys: Collection[str], dispatch: Dispatcher, clock: mc.Clock, stale: str | None = None
 ) -> mc.Screen:
     """Poll like the SDK's replay until a read's fingerprint is one of ``keys``, or the screen drifts.
 
@@ -779,7 +782,7 @@ async def _wait_for_key(
     the screen before the action took effect, not a decision to take again. Returns the last read
     either way (the caller looks its fingerprint up).
     """
-    poll = mc.DEFAULT_POLICY
+    poll = DEFAULT_POLICY
     state = poll.start(clock.now())
     screen: mc.Screen | None = None
     while True:

@@ -59,6 +59,8 @@ from unittest import mock
 import attrs
 
 import mobster_core as mc
+from mobster_core._rules.settle import SettledRead
+from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import PROFILES, AppScript, Latency, ScriptedElement, ScriptedPhone
@@ -186,9 +188,9 @@ def settled_read_marks(clock: mc.Clock, marks: list[tuple[float, float]]) -> Ite
     """
     import mobster_core._run.judge as run_module
 
-    original: Callable[..., Awaitable[mc.SettledRead]] = vars(run_module)["settled_read"]
+    original: Callable[..., Awaitable[SettledRead]] = vars(run_module)["settled_read"]
 
-    async def timed(*args: Any, **kwargs: Any) -> mc.SettledRead:
+    async def timed(*args: Any, **kwargs: Any) -> SettledRead:
         start = clock.now()
         try:
             return await original(*args, **kwargs)
@@ -376,7 +378,7 @@ def run_once(setup: Setup, mode: str, project: Path, check_file: Path, app: AppS
     step_calls = [c for c in calls if baseline_end <= c.start < verdict_start]
     end = steps_end(calls, verdict_start)
     acts = [c for c in step_calls if c.kind == "act"]
-    healed = sum(1 for s in result.steps if s.source is mc.StepSource.HEALED)
+    healed = sum(1 for s in result.steps if s.source is StepSource.HEALED)
     need = needed_calls(mode, len(acts))
     launch = next(c for c in calls if c.kind == "launch")
     frames = [c for c in calls if c.kind == "frame"]

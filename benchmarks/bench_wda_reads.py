@@ -44,6 +44,7 @@ from typing import Any, TypeVar
 import attrs
 
 import mobster_core as mc
+from mobster_core._rules.settle import SettledRead
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.judge import settled_read
@@ -325,7 +326,7 @@ def verdict_read(costs: ReadCosts) -> dict[str, Any]:
     with FakeWda(script, costs=costs, lifetime=600) as fake:
         device = WdaDevice(fake.url)
 
-        async def go() -> mc.SettledRead:
+        async def go() -> SettledRead:
             await device.launch(APP, mc.LaunchOptions())
             dispatch = Dispatcher(device, mc.SystemClock(), MemoryJournal())
             return await settled_read(lambda: dispatch.read_evidence("the verdict"), mc.SystemClock())

@@ -12,8 +12,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from mobster_core import RunOptions, SuiteResult, run_suite
-from mobster_core._rules.cost import DEFAULT_PRICES, PriceTable
+from mobster_core import PriceTable, RunOptions, SuiteResult, run_suite
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path
@@ -75,7 +74,8 @@ def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
     clock = FakeClock()
     phone = ScriptedPhone.from_file(app, clock=clock)
     # Price the scripted model like a Sonnet-class model, to show what a real first run costs.
-    prices = PriceTable().extend({"scripted": DEFAULT_PRICES["claude-sonnet"]})
+    sonnet, _guessed = PriceTable().price_of("claude-sonnet")
+    prices = PriceTable().extend({"scripted": sonnet})
     files = sorted((folder / ".mobster" / "checks").glob("*.yaml"))
     files = [f for f in files if not f.name.endswith(".heal.yaml")]
 

@@ -18,7 +18,7 @@ class UsageProblem(MobsterError):
     """The command was asked for something it can't do; the message says what to do instead."""
 
 
-def make_devices(
+def make_devices(  # noqa: PLR0913 - reshaped with the --driver option
     *, scripted: str | None, wda: str | None, sim: str | None, device: str | None, parallel: int, clock: Clock
 ) -> list[Device]:
     """The devices a suite runs on: ``parallel`` of them."""

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from mobster_core import CheckResult, SuiteResult, Verdict
-from mobster_core._rules.text import escape_controls, valid_text
+from mobster_core.text import escape_controls, valid_text
 
 __all__ = ["check_lines", "heal_listing", "json_text", "pending_line", "summary_line", "visible"]
 

@@ -123,7 +123,8 @@ def demo(directory: Path | None) -> None:
 
 
 def _root_and_files(checks: Sequence[str]) -> tuple[Path, list[Path]]:
-    from mobster_core import find_checks, find_project_root
+    from mobster_core import find_checks
+    from mobster_core.checks import find_project_root
 
     cwd = Path.cwd()
     if checks:
@@ -140,7 +141,7 @@ def _root_and_files(checks: Sequence[str]) -> tuple[Path, list[Path]]:
 
 
 def _resolve_check(name: str, cwd: Path) -> Path:
-    from mobster_core import find_project_root
+    from mobster_core.checks import find_project_root
 
     path = Path(name)
     if path.exists():
@@ -153,20 +154,12 @@ def _resolve_check(name: str, cwd: Path) -> Path:
     _fail(f"no check {name!r}: give a path, or a name in .mobster/checks/")
 
 
-def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:
+def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:  # noqa: C901, PLR0915 - reshaped next
     import asyncio  # here, not at the top: `mobster --help` doesn't pay for it
     import signal
 
-    from mobster_core import (
-        FailureClass,
-        MobsterError,
-        RunOptions,
-        SuiteStopped,
-        SystemClock,
-        parse_shard,
-        run_suite,
-        shard,
-    )
+    from mobster_core import FailureClass, MobsterError, RunOptions, SuiteStopped, SystemClock, run_suite
+    from mobster_core.checks import parse_shard, shard
 
     from ._devices import make_devices, model_factory, read_env_file
 
@@ -282,7 +275,8 @@ def _print_summary(out: Any, suite: SuiteResult, root: Path) -> None:
 
 
 def _pending_heals(files: Sequence[Path]) -> int:
-    from mobster_core import HealFileError, heal_file_for, read_heal_file
+    from mobster_core.exceptions import HealFileError
+    from mobster_core.heals import heal_file_for, read_heal_file
 
     total = 0
     for f in files:

@@ -16,10 +16,9 @@ from pathlib import Path
 import attrs
 
 from ._clock import utc_now
-from ._run.suite import project_of
 from ._store import healfile
 from ._store.cache import ReplayCache
-from ._store.checks import Check
+from ._store.checks import Check, project_of
 from ._store.healfile import HealEntry, HealFileError, heal_file_for, load_heal_state, read_heal_file
 
 __all__ = [

@@ -29,7 +29,7 @@ from .protocols import Device, EvidenceReads, Screenshots, TargetChecks
 
 __all__ = ["SPRINGBOARD", "FakeClock", "MemoryJournal", "check_device"]
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 class MemoryJournal(JournalWriter):
@@ -83,7 +83,7 @@ class FakeClock:
             raise ValueError("time only moves forward")
         self._now += seconds
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+    def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
         """Run ``coro`` to completion on virtual time and return its result."""
         loop = _VirtualTimeLoop(self)
         self._loop = loop
@@ -115,7 +115,7 @@ class _VirtualSelector(selectors.DefaultSelector):
             if not events:
                 raise RuntimeError("FakeClock: every task waits and no timer is set (a deadlock)")
             return events
-        self._clock._now += timeout
+        self._clock.advance(timeout)
         return []
 
 
@@ -125,7 +125,7 @@ class _VirtualTimeLoop(asyncio.SelectorEventLoop):
         self._fake_clock = clock
 
     def time(self) -> float:
-        return self._fake_clock._now
+        return self._fake_clock.now()
 
 
 def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
@@ -173,23 +173,8 @@ async def check_device(
         checks.append(("typing sets the field's value", lambda d: _check_type(d, app, tap, field)))
     if link is not None:
         checks.append(("open a link", lambda d: _check_link(d, app, link)))
-    ran: list[str] = []
-    for name, check in checks:
-        device = make_device()
-        if inspect.isawaitable(device):
-            device = await device
-        if not isinstance(device, Device):
-            raise AssertionError(f"check_device: the factory made {device!r}, which is not a Device")
-        try:
-            await check(device)
-        except AssertionError as exc:
-            raise AssertionError(f"check_device [{name}]: {exc}") from exc
-        except MobsterError as exc:
-            raise AssertionError(f"check_device [{name}]: raised {type(exc).__name__}: {exc}") from exc
-        ran.append(name)
-    device = make_device()
-    if inspect.isawaitable(device):
-        device = await device
+    ran = [name for name, check in checks if await _conform(make_device, name, check)]
+    device = await _made(make_device)
     if isinstance(device, Screenshots):
         await device.launch(app, LaunchOptions())
         png = await device.screenshot()
@@ -200,18 +185,34 @@ async def check_device(
         ("target check", TargetChecks, _check_target),
     ]
     for name, ability, check_ability in abilities:
-        device = make_device()
-        if inspect.isawaitable(device):
-            device = await device
-        if isinstance(device, ability):
-            try:
-                await check_ability(device, app)
-            except AssertionError as exc:
-                raise AssertionError(f"check_device [{name}]: {exc}") from exc
-            except MobsterError as exc:
-                raise AssertionError(f"check_device [{name}]: raised {type(exc).__name__}: {exc}") from exc
+        if isinstance(await _made(make_device), ability):
+            await _conform(make_device, name, _on_app(check_ability, app))
             ran.append(name)
     return ran
+
+
+def _on_app(check: Callable[[Device, str], Awaitable[None]], app: str) -> Callable[[Device], Awaitable[None]]:
+    return lambda device: check(device, app)
+
+
+async def _made(make_device: DeviceFactory) -> Device:
+    device = make_device()
+    if inspect.isawaitable(device):
+        device = await device
+    if not isinstance(device, Device):
+        raise AssertionError(f"check_device: the factory made {device!r}, which is not a Device")
+    return device
+
+
+async def _conform(make_device: DeviceFactory, name: str, check: Callable[[Device], Awaitable[None]]) -> bool:
+    """Run one check on a fresh device; its failure names it. True when it passed."""
+    try:
+        await check(await _made(make_device))
+    except AssertionError as exc:
+        raise AssertionError(f"check_device [{name}]: {exc}") from exc
+    except MobsterError as exc:
+        raise AssertionError(f"check_device [{name}]: raised {type(exc).__name__}: {exc}") from exc
+    return True
 
 
 async def _check_evidence(device: Device, app: str) -> None:

@@ -339,45 +339,49 @@ def _repeat_problem(source: str) -> str | None:
     i, n = 0, len(source)
     while i < n:
         c = source[i]
-        if c == "\\":
-            if source.startswith("N{", i + 1):  # a character by name, \N{EM DASH}
-                close = source.find("}", i)
-                i = n if close < 0 else close + 1
-            else:
-                i += 2
-            last = 1
-            continue
-        if c == "[":
-            i = _class_end(source, i)
-            last = 1
-            continue
-        if c == "(":
+        if c in "\\[":
+            i, last = _atom_end(source, i), 1
+        elif c == "(":
             groups.append(1)
             i += 1
-            continue
-        if c == ")" and len(groups) > 1:
+        elif c == ")" and len(groups) > 1:
             last = groups.pop()
             groups[-1] = max(groups[-1], last)
             i += 1
-            continue
-        found = _REPEAT.match(source, i) if c == "{" else None
-        if found is not None and (found.group(1) or found.group(3)):
-            low, high = found.group(1), found.group(3)
-            count = max(int(low or 0), int(high or 0))
-            if count > MAX_REGEX_REPEAT:
-                return f"the repeat {found.group()} is over {MAX_REGEX_REPEAT}"
-            product = count * last
-            if product > MAX_REGEX_EXPANSION:
-                return f"repeats nested in repeats multiply to {product}, over {MAX_REGEX_EXPANSION}"
-            groups[-1] = max(groups[-1], product)
-            i, last = found.end(), 1
-            continue
-        if c == "{":
-            # re reads a brace that isn't a repeat as itself, the regex library as fuzzy matching
-            # ({e<=1}): the same pattern would mean two things.
-            return "a brace that is not a repeat count; write a literal brace as \\{"
-        i, last = i + 1, 1
+        elif c == "{":
+            product, i, problem = _repeat(source, i, last)
+            if problem is not None:
+                return problem
+            groups[-1], last = max(groups[-1], product), 1
+        else:
+            i, last = i + 1, 1
     return None
+
+
+def _atom_end(source: str, i: int) -> int:
+    """The index after the escape or the character class at ``i``."""
+    if source[i] == "[":
+        return _class_end(source, i)
+    if source.startswith("N{", i + 1):  # a character by name, \N{EM DASH}
+        close = source.find("}", i)
+        return len(source) if close < 0 else close + 1
+    return i + 2
+
+
+def _repeat(source: str, i: int, last: int) -> tuple[int, int, str | None]:
+    """The repeat count at ``source[i] == "{"``: its product with ``last``, where it ends, and a problem."""
+    found = _REPEAT.match(source, i)
+    if found is None or not (found.group(1) or found.group(3)):
+        # re reads a brace that isn't a repeat as itself, the regex library as fuzzy matching
+        # ({e<=1}): the same pattern would mean two things.
+        return 0, i + 1, "a brace that is not a repeat count; write a literal brace as \\{"
+    count = max(int(found.group(1) or 0), int(found.group(3) or 0))
+    if count > MAX_REGEX_REPEAT:
+        return 0, i + 1, f"the repeat {found.group()} is over {MAX_REGEX_REPEAT}"
+    product = count * last
+    if product > MAX_REGEX_EXPANSION:
+        return 0, i + 1, f"repeats nested in repeats multiply to {product}, over {MAX_REGEX_EXPANSION}"
+    return product, found.end(), None
 
 
 def _class_end(source: str, i: int) -> int:
@@ -434,22 +438,6 @@ class Selector:
     def types(self) -> frozenset[str]:
         """The element types ``role`` covers (empty when there is no role)."""
         return frozenset() if self.role is None else role_types(self.role)
-
-    def _matches(self, node: _Node) -> bool:
-        e = node.element
-        if self.id is not None and not (node.ident and self.id.equals(node.ident)):
-            return False
-        if self.label is not None and not self.label.equals(node.label):
-            return False
-        if self.value is not None and not self.value.equals(node.value):
-            return False
-        if self.role is not None and e.role not in self.types:
-            in_tab_bar = self.role == "tab" and e.role == "Button" and node.in_tab_bar
-            if not in_tab_bar:
-                return False
-        if self.enabled is not None and e.enabled != self.enabled:
-            return False
-        return self.selected is None or e.selected == self.selected
 
     def show(self) -> str:
         """One line, such as ``id=plan_annual``, ``label="Restore Purchases" role=button``."""
@@ -810,6 +798,27 @@ def _pattern(value: Any, keys: Keys) -> Pattern:
 
 
 def _selector(value: Any, keys: Keys) -> Selector:
+    _selector_keys(value, keys)
+    fields: dict[str, Any] = {}
+    for name in ("id", "label", "value"):
+        if name in value:
+            fields[name] = _pattern(value[name], (*keys, name))
+    if "role" in value:
+        role = _string(value["role"], (*keys, "role"))
+        try:
+            role_types(role)
+        except ValueError as exc:
+            problem, _, fix = str(exc).partition("; ")
+            raise ExpectError((*keys, "role"), problem, fix) from exc
+        fields["role"] = role
+    for name in ("enabled", "selected"):
+        if name in value:
+            fields[name] = _selector_flag(value[name], (*keys, name))
+    return Selector(**fields)
+
+
+def _selector_keys(value: Any, keys: Keys) -> None:
+    """A selector is a mapping of known keys, at least one."""
     kind = keys[-1]
     if not isinstance(value, Mapping):
         example = f"{{label: {_json(value)}}}" if isinstance(value, str) else "{label: Continue}"
@@ -831,29 +840,17 @@ def _selector(value: Any, keys: Keys) -> Selector:
         raise ExpectError(
             keys, f"the selector is empty; it needs at least one of {', '.join(_SELECTOR_KEYS)}", "write {id: …}"
         )
-    fields: dict[str, Any] = {}
-    for name in ("id", "label", "value"):
-        if name in value:
-            fields[name] = _pattern(value[name], (*keys, name))
-    if "role" in value:
-        role = _string(value["role"], (*keys, "role"))
-        try:
-            role_types(role)
-        except ValueError as exc:
-            problem, _, fix = str(exc).partition("; ")
-            raise ExpectError((*keys, "role"), problem, fix) from exc
-        fields["role"] = role
-    for name in ("enabled", "selected"):
-        if name in value:
-            flag = value[name]
-            if not isinstance(flag, bool):
-                raise ExpectError(
-                    (*keys, name),
-                    f"expected true or false, got {kind_of(flag)}",
-                    f"write {name}: true or {name}: false (yes and no are strings in YAML 1.2)",
-                )
-            fields[name] = flag
-    return Selector(**fields)
+
+
+def _selector_flag(flag: Any, keys: Keys) -> bool:
+    if not isinstance(flag, bool):
+        name = keys[-1]
+        raise ExpectError(
+            keys,
+            f"expected true or false, got {kind_of(flag)}",
+            f"write {name}: true or {name}: false (yes and no are strings in YAML 1.2)",
+        )
+    return flag
 
 
 def _string(value: Any, keys: Keys) -> str:
@@ -871,7 +868,7 @@ def quote_fix(keys: Keys, value: Any) -> str:
     return f"quote it: {last}: {shown}" if isinstance(last, str) else f"quote it: {shown}"
 
 
-def kind_of(value: Any) -> str:
+def kind_of(value: Any) -> str:  # noqa: PLR0911 - one return per kind of value: it reads as the table it is
     """Describe an untrusted value for a message: ``3 (a number)``, ``'yes' (a string)``."""
     if value is None:
         return "nothing (null)"
@@ -1055,35 +1052,51 @@ def _text(kind: Kind, pattern: Pattern, view: _View) -> _Outcome:
     return False, "not on the screen" + _near_note(pattern.word, candidates, "") + _hidden_note(hidden), nodes
 
 
+def _selects(selector: Selector, node: _Node) -> bool:
+    """Rule 5: every field the selector gives matches the element (a tab bar's Button is a tab)."""
+    e = node.element
+    # ``and`` in this order: a field that fails spares the regexes of the next ones their time.
+    return (
+        (selector.id is None or bool(node.ident and selector.id.equals(node.ident)))
+        and (selector.label is None or selector.label.equals(node.label))
+        and (selector.value is None or selector.value.equals(node.value))
+        and (
+            selector.role is None
+            or e.role in selector.types
+            or (selector.role == "tab" and e.role == "Button" and node.in_tab_bar)
+        )
+        and (selector.enabled is None or e.enabled == selector.enabled)
+        and (selector.selected is None or e.selected == selector.selected)
+    )
+
+
 def _selected(assertion: Assertion, selector: Selector, view: _View) -> _Outcome:
-    matches = [n for n in view.shown if selector._matches(n)]
-    count = len(matches)
+    matches = [n for n in view.shown if _selects(selector, n)]
     bound = assertion.bound
     if bound is None:  # visible or absent
-        if assertion.kind is Kind.ABSENT:
-            if matches:
-                return False, f"found {view.names(matches)}", matches
-            return True, "not on the screen", matches
-        if matches:
-            return True, f"found {view.names(matches)}", matches
-        return False, _not_found("not on the screen", selector, view), matches
+        return _present(assertion.kind is Kind.ABSENT, matches, selector, view)
     op, expected = bound
     if assertion.kind is Kind.COUNT:
-        limit = int(expected)
+        limit, count = int(expected), len(matches)
         ok = {"equals": count == limit, "at_least": count >= limit, "at_most": count <= limit}[op]
-        if ok:
-            return ok, f"found {count}", matches
-        return False, _count_note(count, matches, selector, view), matches
+        return ok, f"found {count}" if ok else _count_note(count, matches, selector, view), matches
     if not matches:
         return False, _not_found("not found", selector, view), matches
-    if count > 1:
-        return False, f"ambiguous: {count} match ({view.names(matches)})", matches
+    if len(matches) > 1:
+        return False, f"ambiguous: {len(matches)} match ({view.names(matches)})", matches
     node = matches[0]
     ok, note = _compare(expected, node.value)
     placeholder = node.element.placeholder
     if placeholder and not node.value:
         note += f" (it shows its placeholder {_json(_cut(placeholder))})"
     return ok, f"{view.name(node)} is {_json(_cut(node.value))}{note}", matches
+
+
+def _present(absent: bool, matches: list[_Node], selector: Selector, view: _View) -> _Outcome:
+    """``visible`` holds when something matches; ``absent`` when nothing does."""
+    if matches:
+        return not absent, f"found {view.names(matches)}", matches
+    return absent, "not on the screen" if absent else _not_found("not on the screen", selector, view), matches
 
 
 def _count_note(count: int, matches: Sequence[_Node], selector: Selector, view: _View) -> str:
@@ -1099,7 +1112,7 @@ def _count_note(count: int, matches: Sequence[_Node], selector: Selector, view: 
 
 def _hidden(selector: Selector, view: _View) -> list[_Node]:
     """The elements that match but aren't shown, without containers and Toggles' inner switches."""
-    return [n for n in view.hidden if _countable(n) and selector._matches(n)]
+    return [n for n in view.hidden if _countable(n) and _selects(selector, n)]
 
 
 def _countable(node: _Node) -> bool:
@@ -1118,7 +1131,7 @@ def _role_note(selector: Selector, view: _View) -> str:
     loose = attrs.evolve(selector, role=None) if _has_other_fields(selector) else None
     if loose is None:
         return ""
-    others = [n for n in view.shown if loose._matches(n)]
+    others = [n for n in view.shown if _selects(loose, n)]
     if not others:
         return ""
     roles: list[str] = []

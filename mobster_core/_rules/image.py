@@ -31,6 +31,7 @@ import zlib
 from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import NamedTuple
 
 __all__ = ["MAX_PIXELS", "RGB", "PngError", "Raster", "decode_png", "encode_png", "frame_box"]
 
@@ -365,14 +366,32 @@ def decode_png(data: bytes, *, background: RGB = _WHITE) -> Raster:
     (about 0.3 and 0.5 seconds a megabyte of samples); PNGs written by :func:`encode_png` use no
     filter and decode at C speed.
     """
+    png = _read_png(data)
+    channels = _CHANNELS[png.colour_type]
+    row_bytes = (png.width * channels * png.depth + 7) // 8
+    raw = _inflate(png.idat, png.height * (row_bytes + 1))
+    rows = _unfilter(raw, png.height, row_bytes, max(1, channels * png.depth // 8))
+    convert = _Converter(png, background)
+    return Raster.from_rows(png.width, [convert.rgb(row) for row in rows])
+
+
+class _Png(NamedTuple):
+    """What a PNG's chunks say: its header, its palette and transparency, and its image data."""
+
+    width: int
+    height: int
+    depth: int
+    colour_type: int
+    palette: bytes | None
+    transparency: bytes | None
+    idat: bytes
+
+
+def _chunks(data: bytes) -> Iterator[tuple[bytes, bytes, int]]:
+    """Each chunk of a PNG as ``(kind, body, offset)``, checked for length and CRC."""
     if not data.startswith(_SIGNATURE):
         raise PngError("not a PNG: the file does not start with the PNG signature")
     pos = len(_SIGNATURE)
-    header: tuple[int, ...] | None = None
-    palette: bytes | None = None
-    transparency: bytes | None = None
-    idat: list[bytes] = []
-    ended = False
     while pos < len(data):
         if pos + 12 > len(data):
             raise PngError(f"truncated PNG: a chunk header at byte {pos} is cut short")
@@ -384,46 +403,36 @@ def decode_png(data: bytes, *, background: RGB = _WHITE) -> Raster:
         (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
         if crc != zlib.crc32(body, zlib.crc32(kind)):
             raise PngError(f"damaged PNG: the {kind!r} chunk at byte {pos} fails its CRC")
+        yield kind, body, pos
         pos += 12 + length
+
+
+def _read_png(data: bytes) -> _Png:
+    """The chunks this module reads, up to IEND; an unknown critical chunk can't be skipped."""
+    header: tuple[int, int, int, int] | None = None
+    found: dict[bytes, bytes] = {}
+    idat: list[bytes] = []
+    for kind, body, pos in _chunks(data):
         if header is None and kind != b"IHDR":
             raise PngError(f"not a valid PNG: the first chunk is {kind!r}, not IHDR")
+        if kind == b"IEND":
+            break
         if kind == b"IHDR":
             header = _header(body)
-        elif kind == b"PLTE":
-            palette = body
-        elif kind == b"tRNS":
-            transparency = body
         elif kind == b"IDAT":
             idat.append(body)
-        elif kind == b"IEND":
-            ended = True
-            break
-        elif not kind[0] & 0x20:  # an unknown chunk marked critical can't be skipped
-            raise PngError(f"unsupported PNG: unknown critical chunk {kind!r}")
-    if header is None:
-        raise PngError("not a valid PNG: no IHDR chunk")
-    if not ended:
-        raise PngError("truncated PNG: no IEND chunk")
+        elif kind in (b"PLTE", b"tRNS"):
+            found[kind] = body
+        elif not kind[0] & 0x20:
+            raise PngError(f"unsupported PNG: unknown critical chunk {kind!r} at byte {pos}")
+    else:
+        raise PngError("truncated PNG: no IEND chunk" if header is not None else "not a valid PNG: no IHDR chunk")
+    assert header is not None  # the first chunk was IHDR, or the loop raised
     if not idat:
         raise PngError("not a valid PNG: no image data (IDAT)")
-    width, height, depth, colour_type = header[:4]
-    if colour_type == 3 and palette is None:
+    if header[3] == 3 and b"PLTE" not in found:
         raise PngError("not a valid PNG: a palette image without a PLTE chunk")
-    channels = _CHANNELS[colour_type]
-    row_bytes = (width * channels * depth + 7) // 8
-    expected = height * (row_bytes + 1)
-    raw = _inflate(b"".join(idat), expected)
-    bpp = max(1, channels * depth // 8)
-    rows = _unfilter(raw, height, row_bytes, bpp)
-    convert = _Converter(
-        width=width,
-        depth=depth,
-        colour_type=colour_type,
-        palette=palette,
-        transparency=transparency,
-        background=background,
-    )
-    return Raster.from_rows(width, [convert.rgb(row) for row in rows])
+    return _Png(*header, found.get(b"PLTE"), found.get(b"tRNS"), b"".join(idat))
 
 
 def _header(body: bytes) -> tuple[int, int, int, int]:
@@ -538,17 +547,9 @@ def _paeth(line: bytes, prev: bytes, bpp: int) -> bytes:
 class _Converter:
     """Turns unfiltered rows of any PNG colour type into RGB bytes (Rule 4)."""
 
-    def __init__(
-        self,
-        *,
-        width: int,
-        depth: int,
-        colour_type: int,
-        palette: bytes | None,
-        transparency: bytes | None,
-        background: RGB,
-    ) -> None:
-        self.width = width
+    def __init__(self, png: _Png, background: RGB) -> None:
+        depth, colour_type = png.depth, png.colour_type
+        self.width = png.width
         self.depth = depth
         self.colour_type = colour_type
         self.background = background
@@ -561,10 +562,10 @@ class _Converter:
             scale = 255 // top if colour_type == 0 else 1
             self.unpack = [bytes(((b >> (8 - depth * (k + 1))) & top) * scale for k in range(per)) for b in range(256)]
         if colour_type == 3:
-            assert palette is not None
-            self.tables = _palette_tables(palette, transparency or b"", background)
-        elif transparency is not None and colour_type in (0, 2):
-            self.key = _transparent_key(transparency, colour_type, depth)
+            assert png.palette is not None
+            self.tables = _palette_tables(png.palette, png.transparency or b"", background)
+        elif png.transparency is not None and colour_type in (0, 2):
+            self.key = _transparent_key(png.transparency, colour_type, depth)
 
     def samples(self, row: bytes) -> bytes:
         """The row as one byte per sample: packed samples unpacked, 16-bit samples' high bytes."""

@@ -65,7 +65,7 @@ class Match:
     rule: MatchRule | None = None
 
 
-def match_step(step: Step, screen: Screen, *, settled: bool) -> Match:
+def match_step(step: Step, screen: Screen, *, settled: bool) -> Match:  # noqa: PLR0911 - one return per rule, in order
     """Check the three rules for ``step`` on ``screen`` (see the module docstring)."""
     recorded = step.screen.pairs
     now = screen.signature_set

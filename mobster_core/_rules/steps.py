@@ -213,7 +213,7 @@ class Step:
         }
 
 
-def describe_action(op: Op, label: str | None, text: str | None) -> str:
+def describe_action(op: Op, label: str | None, text: str | None) -> str:  # noqa: PLR0911 - one line per op, as a table
     """Describe an action in one line, as the heal file and the terminal show it (SPEC §10)."""
     on = "" if label is None else f' "{label}"'
     match op:
@@ -350,7 +350,7 @@ def _structure_step(data: Any, number: int | None) -> Step:
         raise PathError(f"{where}: key {exc.key!r}: {exc}", step=number, key=exc.key) from exc
 
 
-def _first_error(exc: BaseException, prefix: str = "") -> tuple[str, str]:
+def _first_error(exc: BaseException, prefix: str = "") -> tuple[str, str]:  # noqa: PLR0911 - one return per kind of cattrs error
     """Walk cattrs' exception groups to the first leaf: (dotted key, message)."""
     if isinstance(exc, ForbiddenExtraKeysError):
         extra = min(exc.extra_fields)

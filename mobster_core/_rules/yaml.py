@@ -101,6 +101,8 @@ def load_yaml(raw: bytes | str, source: str) -> YamlDoc:
         raise YamlProblem(f"{source}{line}: {what}; fix the YAML there") from exc
     except YAMLError as exc:
         raise YamlProblem(f"{source}: not valid YAML ({exc})") from exc
+    except ValueError as exc:  # a scalar the YAML library resolved but can't construct
+        raise YamlProblem(f"{source}: not valid YAML ({exc}); quote the value if it is text") from exc
     return YamlDoc(source, valid_data(data), tree)
 
 
@@ -182,7 +184,14 @@ class _SafeConstructor(SafeConstructor):
                 f"a number of {digits} digits; numbers here have at most {MAX_INT_DIGITS} (quote it if it is text)",
                 node.start_mark.line + 1,
             )
-        return super().construct_yaml_int(node)
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            # ruamel resolves ``+_`` or ``0x_`` as an int and then can't read it: it is no number.
+            raise _Refused(
+                f"{str(node.value)[:40]!r} looks like a number but isn't one; quote it if it is text",
+                node.start_mark.line + 1,
+            ) from None
 
 
 _SafeConstructor.add_constructor("tag:yaml.org,2002:int", _SafeConstructor.construct_yaml_int)
@@ -220,71 +229,86 @@ class _DepthScan:
         self.quote: str | None = None
         self.block_scalar: int | None = None
         self.expect_node = True
+        self._extra = 0  # the nesting indicators (``- ``, ``? ``, ``: ``) of this line so far
+        self._deepest = 0  # the deepest nesting of this line so far
 
     def line(self, line: str) -> int:
         """Scan one line; return the deepest nesting seen on it."""
-        n = len(line)
-        i = 0
-        extra = 0
-        if self.quote is None and self.flow == 0:
-            stripped = line.lstrip(" ")
-            indent = n - len(stripped)
-            if self.block_scalar is not None:
-                if not stripped.strip() or indent > self.block_scalar:
-                    return 0
-                self.block_scalar = None
-            if not stripped or stripped.startswith("#"):
-                return 0
-            while self.indents and self.indents[-1] > indent:
-                self.indents.pop()
-            if not self.indents or self.indents[-1] < indent:
-                self.indents.append(indent)
-            i = indent
-            self.expect_node = True
-        deepest = len(self.indents) + self.flow
-        while i < n:
-            c = line[i]
-            if self.quote is not None:
-                i = self._close_quote(line, i)
-                continue
-            if c in " \t":
-                i += 1
-                continue
-            if c == "#" and (i == 0 or line[i - 1] in " \t"):
-                break
-            blank_after = i + 1 == n or line[i + 1] in " \t"
-            if self.expect_node:
-                if c in "-?:" and blank_after and self.flow == 0:
-                    extra += 1
-                    deepest = max(deepest, len(self.indents) + extra)
-                    i += 1
-                    continue
-                if c in "[{":
-                    self.flow += 1
-                    deepest = max(deepest, len(self.indents) + extra + self.flow)
-                    i += 1
-                    continue
-                if c in "\"'":
-                    self.quote = c
-                    i += 1
-                    continue
-                if c in "|>" and self.flow == 0:
-                    self.block_scalar = len(line) - len(line.lstrip(" "))
-                    break
-                if c in "&!":
-                    while i < n and line[i] not in " \t":
-                        i += 1
-                    continue
-                self.expect_node = False
-            if self.flow:
-                if c in "]}":
-                    self.flow -= 1
-                elif c == "," or (c == ":" and (blank_after or line[i + 1] in ",[]{}")):
-                    self.expect_node = True
-            elif c == ":" and blank_after:
+        i = self._indent(line) if self.quote is None and self.flow == 0 else 0
+        if i < 0:
+            return 0  # a line that nests nothing: blank, a comment, or inside a block scalar
+        self._extra = 0
+        self._deepest = len(self.indents) + self.flow
+        while i < len(line):
+            i = self._step(line, i)
+        return self._deepest
+
+    def _indent(self, line: str) -> int:
+        """Block indentation: where the line's content starts, or -1 for a line that nests nothing."""
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if self.block_scalar is not None:
+            if not stripped.strip() or indent > self.block_scalar:
+                return -1
+            self.block_scalar = None
+        if not stripped or stripped.startswith("#"):
+            return -1
+        while self.indents and self.indents[-1] > indent:
+            self.indents.pop()
+        if not self.indents or self.indents[-1] < indent:
+            self.indents.append(indent)
+        self.expect_node = True
+        return indent
+
+    def _step(self, line: str, i: int) -> int:
+        """Scan the character at ``i``; return where to go on (the line's length to stop)."""
+        c = line[i]
+        if self.quote is not None:
+            return self._close_quote(line, i)
+        if c in " \t":
+            return i + 1
+        if c == "#" and (i == 0 or line[i - 1] in " \t"):
+            return len(line)
+        blank_after = i + 1 == len(line) or line[i + 1] in " \t"
+        if self.expect_node:
+            moved = self._node_start(line, i, blank_after=blank_after)
+            if moved is not None:
+                return moved
+            self.expect_node = False
+        if self.flow:
+            if c in "]}":
+                self.flow -= 1
+            elif c == "," or (c == ":" and (blank_after or line[i + 1] in ",[]{}")):
                 self.expect_node = True
-            i += 1
-        return deepest
+        elif c == ":" and blank_after:
+            self.expect_node = True
+        return i + 1
+
+    def _node_start(self, line: str, i: int, *, blank_after: bool) -> int | None:
+        """Where a node may start: an indicator that nests, a quote, a block scalar, a property.
+
+        Returns where to go on, or None when the character starts a plain scalar.
+        """
+        c = line[i]
+        if c in "-?:" and blank_after and self.flow == 0:
+            self._extra += 1
+            self._deepest = max(self._deepest, len(self.indents) + self._extra)
+            return i + 1
+        if c in "[{":
+            self.flow += 1
+            self._deepest = max(self._deepest, len(self.indents) + self._extra + self.flow)
+            return i + 1
+        if c in "\"'":
+            self.quote = c
+            return i + 1
+        if c in "|>" and self.flow == 0:
+            self.block_scalar = len(line) - len(line.lstrip(" "))
+            return len(line)
+        if c in "&!":
+            while i < len(line) and line[i] not in " \t":
+                i += 1
+            return i
+        return None
 
     def _close_quote(self, line: str, i: int) -> int:
         """Move past the end of the open quoted scalar on this line, or to the end of the line."""

@@ -33,8 +33,8 @@ from mobster_core._rules.cost import Cost
 from mobster_core._rules.device import DeviceInfo
 from mobster_core._rules.text import utf8
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
-from mobster_core._store.checks import Check
-from mobster_core._store.fsutil import UnsafeFile, atomic_write, find_project_root
+from mobster_core._store.checks import Check, project_of
+from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
 from mobster_core._store.runs import new_run_folder
 from mobster_core.exceptions import PathError
@@ -87,7 +87,7 @@ async def run_check(
 ) -> CheckResult:
     """Run one check on one device (see the module rules) and write its run folder."""
     options = options or RunOptions()
-    root = options.root or find_project_root(check.file.parent) or check.file.parent.absolute()
+    root = options.root or project_of(check.file)
     began = clock.now()
     folder = new_run_folder(root, utc_now())
     calls = None if model is None else ModelCalls(model, options.prices)

@@ -142,17 +142,9 @@ class _Heal:
             acted = bool(agent.path)
             watch = range(index, min(len(steps), index + LOOKAHEAD + 1)) if acted else range(index, index + 1)
             if acted:
-                # The screen after an action is settled (or gave up settling): check it at once,
-                # so a match costs no model call at all.
-                for j in watch:
-                    if match_step(steps[j], screen, settled=True).ok:
-                        return self.healed(j)
-                if self.expect is not None:
-                    # Rule 6: one more read; when it agrees with the last, the read is settled.
-                    again = await agent.dispatch.read()
-                    if again.fingerprint == screen.fingerprint and self.expect(again):
-                        return self.healed(len(steps))
-                    screen = again
+                found, screen = await self._settled_after_action(screen, watch)
+                if found is not None:
+                    return self.healed(found)
             found, decision = await self._race(screen, watch, acted=acted)
             if found is not None:
                 return self.healed(found)
@@ -169,6 +161,25 @@ class _Heal:
             before = len(agent.path)
             screen = await agent.act_turn(screen, decision.actions[:1])
             self.breaker = self.breaker.record(len(agent.path) - before)
+
+    async def _settled_after_action(self, screen: Screen, watch: Sequence[int]) -> tuple[int | None, Screen]:
+        """Rules 2 and 6 on the settled screen after an action.
+
+        A watched step that matches it, or the expectations on one more read that agrees with it
+        (the index is then the number of steps).
+        """
+        steps = self.job.steps
+        # The screen after an action is settled (or gave up settling): check it at once, so a
+        # match costs no model call at all.
+        for j in watch:
+            if match_step(steps[j], screen, settled=True).ok:
+                return j, screen
+        if self.expect is None:
+            return None, screen
+        again = await self.agent.dispatch.read()
+        if again.fingerprint == screen.fingerprint and self.expect(again):
+            return len(steps), again
+        return None, again
 
     async def _race(self, screen: Screen, watch: Sequence[int], *, acted: bool) -> tuple[int | None, Decision | None]:
         """Rule 3: the model's turn against the watch; the first to answer wins, the other is cancelled."""

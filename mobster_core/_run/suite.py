@@ -30,12 +30,11 @@ from mobster_core._clock import utc_now
 from mobster_core._rules.cost import Cost
 from mobster_core._rules.text import utf8, valid_text
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
-from mobster_core._store.checks import CheckError, load_check
+from mobster_core._store.checks import CheckError, load_check, project_of
 from mobster_core._store.fsutil import (
     MOBSTER_DIR,
     atomic_write,
     ensure_gitignore,
-    find_project_root,
     remove_stale_temps,
 )
 from mobster_core._store.runs import run_id
@@ -45,7 +44,7 @@ from mobster_core.protocols import Clock, Device, Model
 from .check import RunOptions, RunStopped, run_check
 from .results import CheckResult, Mode, SuiteResult, junit_xml
 
-__all__ = ["ModelFactory", "SuiteStopped", "parse_shard", "project_of", "run_suite", "shard"]
+__all__ = ["ModelFactory", "SuiteStopped", "parse_shard", "run_suite", "shard"]
 
 #: Makes a model for one check run (the scripted model keeps state per run), or None: no model.
 ModelFactory = Callable[[], Model | None]
@@ -98,13 +97,30 @@ async def run_suite(
     root = options.root or (project_of(files[0]) if files else Path.cwd())
     options = attrs.evolve(options, root=root)
     started = utc_now()
-    for folder in (
-        root / MOBSTER_DIR / "cache" / "replay",
-        root / MOBSTER_DIR / "cache" / "heals",
-        root / MOBSTER_DIR / "checks",
-    ):
-        remove_stale_temps(folder, started_at=started)  # Rule 7
+    for folder in ("cache/replay", "cache/heals", "checks"):
+        remove_stale_temps(root / MOBSTER_DIR / folder, started_at=started)  # Rule 7
     began = clock.now()
+    results, stopped = await _run_all(files, devices, clock, models, options)
+    suite_id = run_id(started)
+    suite = SuiteResult(
+        suite_id=suite_id,
+        started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        seconds=clock.now() - began,
+        checks=results,
+        folder=root / MOBSTER_DIR / "test-results" / suite_id,
+    )
+    ensure_gitignore(root)
+    atomic_write(suite.folder / "results.json", utf8(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
+    atomic_write(suite.folder / "junit.xml", junit_xml(suite))
+    if stopped:
+        raise SuiteStopped(suite)
+    return suite
+
+
+async def _run_all(
+    files: Sequence[Path], devices: Sequence[Device], clock: Clock, models: ModelFactory, options: RunOptions
+) -> tuple[tuple[CheckResult, ...], bool]:
+    """Rules 1 and 5: each device runs the next check until none is left; True when stopped."""
     queue: asyncio.Queue[tuple[int, Path]] = asyncio.Queue()
     for item in enumerate(files):
         queue.put_nowait(item)
@@ -127,20 +143,7 @@ async def run_suite(
         # Rule 5: let every check in flight write its stopped result, then write the suite's.
         stopped = True
         await asyncio.gather(*workers, return_exceptions=True)
-    suite_id = run_id(started)
-    suite = SuiteResult(
-        suite_id=suite_id,
-        started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        seconds=clock.now() - began,
-        checks=tuple(results[k] for k in sorted(results)),
-        folder=root / MOBSTER_DIR / "test-results" / suite_id,
-    )
-    ensure_gitignore(root)
-    atomic_write(suite.folder / "results.json", utf8(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
-    atomic_write(suite.folder / "junit.xml", junit_xml(suite))
-    if stopped:
-        raise SuiteStopped(suite)
-    return suite
+    return tuple(results[k] for k in sorted(results)), stopped
 
 
 async def _one(file: Path, device: Device, clock: Clock, model: Model | None, options: RunOptions) -> CheckResult:
@@ -152,11 +155,6 @@ async def _one(file: Path, device: Device, clock: Clock, model: Model | None, op
             options.on_result(result)
         return result
     return await run_check(check, device, clock, model=model, options=options)
-
-
-def project_of(file: Path) -> Path:
-    """The project a check file belongs to: the folder holding ``.mobster/``, else the file's folder."""
-    return find_project_root(file.parent) or file.parent.absolute()
 
 
 def _usage_result(file: Path, root: Path, message: str) -> CheckResult:

@@ -29,6 +29,7 @@ Rule 5: a file that can't be used is dropped, never followed and never a crash: 
 Rule 6: readers skip ``.tmp-*`` files and every name that isn't ``<identity>-<env>.json``.
 Rule 7: a miss names the newest readable path of another env (:attr:`Lookup.carry`): a run that
         carries paths to a new build replays it.
+Rule 8: :func:`recorded_paths` lists a check's readable paths, newest first, for people and tools.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from mobster_core._rules.steps import Step, dump_path, load_path
 from mobster_core._rules.text import utf8
 from mobster_core.exceptions import PathError
 
+from .checks import Check, project_of
 from .fsutil import (
     MOBSTER_DIR,
     Problem,
@@ -59,7 +61,17 @@ from .fsutil import (
     read_private,
 )
 
-__all__ = ["FORMAT", "KEEP_ENVS", "MAX_CACHE_BYTES", "Lookup", "ReplayCache", "StoredEnv", "StoredPath"]
+__all__ = [
+    "FORMAT",
+    "KEEP_ENVS",
+    "MAX_CACHE_BYTES",
+    "Lookup",
+    "RecordedPath",
+    "ReplayCache",
+    "StoredEnv",
+    "StoredPath",
+    "recorded_paths",
+]
 
 log = get_logger(__name__)
 
@@ -270,6 +282,38 @@ class ReplayCache:
         return None
 
 
+@attrs.frozen
+class RecordedPath:
+    """A path recorded for a check (Rule 8).
+
+    ``env`` says where it was recorded, in words (``1.0 (1) on iOS 26 on a simulator``), and
+    ``env_digest`` as its 12-hex-digit key; ``recorded_at`` is when (UTC); ``steps`` are the steps
+    it replays; ``file`` is where it is kept.
+    """
+
+    env: str
+    env_digest: str
+    recorded_at: datetime
+    steps: tuple[Step, ...]
+    file: Path
+
+
+def recorded_paths(check: Check, root: Path | None = None) -> tuple[RecordedPath, ...]:
+    """The readable recorded paths of ``check``, newest first (Rule 8).
+
+    ``root`` is the project (by default the one holding the check file). A file that can't be
+    used is dropped by the cache's rules (Rule 5), as a run would.
+    """
+    cache = ReplayCache(root or project_of(check.file))
+    identity = check.identity
+    paths = []
+    for stored in cache.envs(identity):
+        steps = cache.lookup(identity, stored.env).steps
+        if steps is not None:
+            paths.append(RecordedPath(stored.env.describe(), stored.env.digest, stored.recorded_at, steps, stored.path))
+    return tuple(paths)
+
+
 def _check_identity(identity: str) -> None:
     if not isinstance(identity, str) or not _IDENTITY.fullmatch(identity):
         raise ValueError(f"an identity is {IDENTITY_LENGTH} lowercase hex digits, got {identity!r}")
@@ -299,7 +343,28 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _parse(file: Path, identity: str, env_digest: str) -> _Record:
     """Read and validate one file; raises ``_Dropped``, ``UnsafeFile`` or ``OSError``."""
-    raw = read_private(file, max_bytes=MAX_CACHE_BYTES)
+    data = _envelope(read_private(file, max_bytes=MAX_CACHE_BYTES))
+    if data["identity"] != identity:
+        _drop(f"key 'identity': the file is named for {identity}, but holds {data['identity']!r}")
+    try:
+        env = Env.from_dict(data["env"])
+    except ValueError as exc:
+        _drop(str(exc))
+    if env.digest != env_digest:
+        _drop(f"key 'env': the file is named for env {env_digest}, but holds env {env.digest}")
+    recorded_at = _timestamp(data["recorded_at"])
+    seq = data["seq"]
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
+        _drop(f"key 'seq': expected a whole number from 1 up, got {seq!r}")
+    try:
+        steps = load_path(data["steps"])
+    except PathError as exc:
+        _drop(f"key 'steps': {exc}")
+    return _Record(StoredEnv(env, seq, recorded_at, file, len(steps)), steps)
+
+
+def _envelope(raw: bytes) -> dict[str, Any]:
+    """The file as a JSON object with exactly the keys of this format (Rule 5's corrupt files)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -321,23 +386,7 @@ def _parse(file: Path, identity: str, env_digest: str) -> _Record:
         _drop(f"key {missing[0]!r} is missing")
     if data["format"] != _FORMAT or isinstance(data["format"], bool):
         _drop(f"key 'format': expected {_FORMAT}, got {data['format']!r}")
-    if data["identity"] != identity:
-        _drop(f"key 'identity': the file is named for {identity}, but holds {data['identity']!r}")
-    try:
-        env = Env.from_dict(data["env"])
-    except ValueError as exc:
-        _drop(str(exc))
-    if env.digest != env_digest:
-        _drop(f"key 'env': the file is named for env {env_digest}, but holds env {env.digest}")
-    recorded_at = _timestamp(data["recorded_at"])
-    seq = data["seq"]
-    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
-        _drop(f"key 'seq': expected a whole number from 1 up, got {seq!r}")
-    try:
-        steps = load_path(data["steps"])
-    except PathError as exc:
-        _drop(f"key 'steps': {exc}")
-    return _Record(StoredEnv(env, seq, recorded_at, file, len(steps)), steps)
+    return data
 
 
 def _check_format(value: Any) -> None:

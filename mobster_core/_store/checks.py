@@ -73,6 +73,7 @@ __all__ = [
     "find_checks",
     "load_check",
     "load_check_text",
+    "project_of",
 ]
 
 #: Smart's time limit when the check sets none (seconds).
@@ -246,6 +247,11 @@ class Check:
         else:
             lines.append("Expectations: none.")
         return "\n".join(lines)
+
+
+def project_of(file: Path) -> Path:
+    """The project a check file belongs to: the folder holding ``.mobster/``, else the file's folder."""
+    return find_project_root(file.parent) or file.parent.absolute()
 
 
 def find_checks(root: Path) -> list[Path]:

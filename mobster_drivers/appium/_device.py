@@ -63,7 +63,6 @@ from typing import Any
 import attrs
 
 from mobster_core import (
-    SPRINGBOARD,
     Action,
     AppInfo,
     Clock,
@@ -78,6 +77,7 @@ from mobster_core import (
     UnknownOutcome,
     Verdict,
 )
+from mobster_core.protocols import SPRINGBOARD
 from mobster_drivers.wda._device import _describe
 from mobster_drivers.wda._tree import LONG_PRESS_MS, center_points, screen_from_source, swipe_points
 

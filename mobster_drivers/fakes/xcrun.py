@@ -40,7 +40,8 @@ from typing import Any
 
 import attrs
 
-from mobster_core import SPRINGBOARD, DeviceError, Screen
+from mobster_core import DeviceError, Screen
+from mobster_core.protocols import SPRINGBOARD
 from mobster_drivers.scripted import render_screen
 from mobster_drivers.simulator import SimctlTimeout
 

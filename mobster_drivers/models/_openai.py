@@ -22,7 +22,8 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
-from mobster_core import ACTION_TOOL, Decision, ModelError, Prompt, Usage, estimate_usage, parse_decision
+from mobster_core import Decision, ModelError, Prompt, Usage
+from mobster_core.prompts import ACTION_TOOL, estimate_usage, parse_decision
 
 from ._common import checked_key as _checked_key
 from ._common import count as _count

@@ -25,7 +25,8 @@ import re
 
 import attrs
 
-from mobster_core import Clock, Decision, DecisionKind, ModelAction, Op, Prompt, Step, estimate_usage
+from mobster_core import Clock, Decision, DecisionKind, ModelAction, Op, Prompt, Step
+from mobster_core.prompts import estimate_usage
 
 __all__ = ["ScriptedModel", "parse_step"]
 

@@ -32,7 +32,6 @@ from collections.abc import Sequence
 import attrs
 
 from mobster_core import (
-    SPRINGBOARD,
     Action,
     AppInfo,
     Clock,
@@ -45,6 +44,7 @@ from mobster_core import (
     Screen,
     UnknownOutcome,
 )
+from mobster_core.protocols import SPRINGBOARD
 
 from ._draw import DEFAULT_SCALE, ScreenRenderer
 from ._script import EPSILON, TEXT_ROLES, AppScript, Latency, ScriptedApp, ScriptedElement, TapKind

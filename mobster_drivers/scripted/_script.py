@@ -30,9 +30,10 @@ from typing import Any, NoReturn
 
 import attrs
 
-from mobster_core import DEFAULT_SCREEN_SIZE, SPRINGBOARD, DeviceInfo, DeviceKind, ScriptError
-from mobster_core._rules.screen import Frame
-from mobster_core._rules.yaml import YamlProblem, did_you_mean, load_yaml
+from mobster_core import DeviceInfo, DeviceKind
+from mobster_core.exceptions import ScriptError
+from mobster_core.protocols import DEFAULT_SCREEN_SIZE, SPRINGBOARD, Frame
+from mobster_core.yaml import YamlProblem, did_you_mean, load_yaml
 
 __all__ = [
     "PROFILES",

@@ -28,17 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mobster_core import (
-    Action,
-    AppInfo,
-    DeviceError,
-    DeviceInfo,
-    DeviceKind,
-    Element,
-    LaunchOptions,
-    Reset,
-    Screen,
-)
+from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, Element, LaunchOptions, Reset, Screen
 from mobster_drivers.wda import WdaDevice, WdaTimeouts, WdaTransport
 
 from ._simctl import Simctl, SimctlRunner, Simulator, pick_simulator

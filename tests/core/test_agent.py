@@ -9,11 +9,15 @@ import attrs
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.cost import Price, PriceTable
+from mobster_core import Price, PriceTable
+from mobster_core._rules.identity import Env
+from mobster_core._rules.steps import dump_path
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._run.agent import Agent, Brief, Limits, ModelCalls, Recorded, _relocate
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayer
+from mobster_core._store.cache import ReplayCache
+from mobster_core._store.journal import Journal
 from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path
@@ -109,7 +113,7 @@ def test_smart_records_the_signup_path_and_it_validates() -> None:
     assert result.stop == "done"
     assert result.calls.count == 5  # four steps and "done"
     assert phone.screen_name(APP) == "done"
-    path = mc.load_path(mc.dump_path(result.path))
+    path = mc.load_path(dump_path(result.path))
     assert [s.describe() for s in path] == [
         'Tap "Sign up"',
         'Type "ada@example.com" into "Email"',
@@ -142,11 +146,11 @@ def test_the_recorded_path_replays_with_zero_model_calls_except_live_steps() -> 
 
 
 def test_a_password_typed_while_recording_is_nowhere_on_disk(tmp_path: Path) -> None:
-    journal = mc.Journal(tmp_path / ".mobster" / "runs" / "r1")
+    journal = Journal(tmp_path / ".mobster" / "runs" / "r1")
     result, _, _ = smart(journal=journal)
     journal.close()
-    cache = mc.ReplayCache(tmp_path)
-    env = mc.Env(app_version="1.0", app_build="1", ios_major=26, kind=mc.DeviceKind.SIMULATOR)
+    cache = ReplayCache(tmp_path)
+    env = Env(app_version="1.0", app_build="1", ios_major=26, kind=mc.DeviceKind.SIMULATOR)
     cache.store("0123456789abcdef", env, result.path, recorded_at=NOW)
     files = [f for f in (tmp_path / ".mobster").rglob("*") if f.is_file()]
     assert len(files) >= 3

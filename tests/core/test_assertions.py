@@ -13,7 +13,6 @@ from mobster_core._rules.assertions import (
     FRIENDLY_ROLES,
     MAX_MATCHES,
     Assertion,
-    AssertionResult,
     ExpectError,
     Kind,
     Pattern,
@@ -29,6 +28,7 @@ from mobster_core._rules.assertions import (
     role_types,
     shown_elements,
 )
+from mobster_core.results import AssertionResult
 
 APP = "com.example.yourapp"
 ROW = 0.0

@@ -14,9 +14,11 @@ import pytest
 
 import mobster_core as mc
 from mobster_core._rules.identity import Env
+from mobster_core._rules.steps import dump_path
 from mobster_core._store import cache as _cache
 from mobster_core._store.cache import KEEP_ENVS, Lookup, ReplayCache
-from mobster_core._store.fsutil import MOBSTER_DIR, UnsafeFile
+from mobster_core._store.fsutil import MOBSTER_DIR
+from mobster_core.exceptions import PathError, UnsafeFile
 from tests.core.helpers import NOW
 
 ID = "b4f5b1de9d5b86e2"
@@ -123,7 +125,7 @@ def test_the_file_is_private_readable_and_complete(
         },
         "recorded_at": "2026-05-01T09:30:00.000000+00:00",
         "seq": 1,
-        "steps": mc.dump_path(STEPS),
+        "steps": dump_path(STEPS),
     }
 
 
@@ -257,7 +259,7 @@ def test_a_file_removed_while_pruning_is_fine(cache: ReplayCache, monkeypatch: p
 
 def test_a_path_over_the_size_limit_is_not_stored(cache: ReplayCache, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_cache, "MAX_CACHE_BYTES", 100)
-    with pytest.raises(mc.PathError, match="over the replay cache's limit of 100 bytes"):
+    with pytest.raises(PathError, match="over the replay cache's limit of 100 bytes"):
         cache.store(ID, SIM, STEPS, recorded_at=NOW)
     assert cache.envs(ID) == []
 

@@ -14,15 +14,14 @@ from mobster_core import MobsterError
 from mobster_core._store.fsutil import (
     GITIGNORE_TEXT,
     MOBSTER_DIR,
-    Problem,
-    UnsafeFile,
     atomic_write,
     ensure_gitignore,
-    find_project_root,
     private_dir,
     read_private,
     remove_stale_temps,
 )
+from mobster_core.checks import find_project_root
+from mobster_core.exceptions import Problem, UnsafeFile
 
 
 @pytest.fixture

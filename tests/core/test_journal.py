@@ -13,15 +13,8 @@ import pytest
 import mobster_core as mc
 from mobster_core._store import journal as _journal
 from mobster_core._store.fsutil import MOBSTER_DIR
-from mobster_core._store.journal import (
-    DuplicateEffect,
-    Effect,
-    EffectLedger,
-    Journal,
-    JournalError,
-    UnknownOutcomePending,
-    read_journal,
-)
+from mobster_core._store.journal import Effect, EffectLedger, Journal, read_journal
+from mobster_core.exceptions import DuplicateEffect, JournalError, UnknownOutcomePending
 
 SECRET = "hunter2-correct-horse"
 TAP = {"op": "TAP", "step": 1, "target": {"label": "Continue", "role": "Button", "path": "/0/3/1"}}

@@ -14,16 +14,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
+from mobster_core import FailureClass, Verdict
 from mobster_core._rules import assertions as _assertions
-from mobster_core._rules.assertions import (
-    ExpectError,
-    Pattern,
-    RegexTimeout,
-    evaluate,
-    normalize,
-    parse_assertion,
-)
-from mobster_core._rules.verdict import Evidence, FailureClass, Verdict, decide
+from mobster_core._rules.assertions import ExpectError, Pattern, RegexTimeout, evaluate, normalize, parse_assertion
+from mobster_core._rules.verdict import Evidence, decide
+from mobster_core.checks import CheckError
 
 APP = "com.example.yourapp"
 CATASTROPHIC = "/(a|a)+$/"
@@ -92,7 +87,7 @@ def test_reasonable_repeats_load(pattern: str) -> None:
 def test_a_regex_error_in_a_check_names_the_file_and_line(tmp_path: Path) -> None:
     file = tmp_path / "paywall.yaml"
     file.write_text("version: 1\napp: {bundle: a.b}\nexpect:\n  - text: /a{100000000}/\n")
-    with pytest.raises(mc.CheckError, match=r"paywall\.yaml:4: expect\[0\]\.text: '/a\{100000000\}/': the repeat"):
+    with pytest.raises(CheckError, match=r"paywall\.yaml:4: expect\[0\]\.text: '/a\{100000000\}/': the repeat"):
         mc.load_check(file)
 
 

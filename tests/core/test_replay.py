@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
+from mobster_core import FailureClass
 from mobster_core._rules.identity import Env, path_identity
 from mobster_core._rules.typing_rules import Provenance, record_text
-from mobster_core._rules.verdict import FailureClass
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.ended import Ended
 from mobster_core._run.replay import Replayed, Replayer
-from mobster_core._run.results import StepSource
 from mobster_core._store.cache import ReplayCache
 from mobster_core._store.journal import Journal, read_journal
+from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.scripted import ScriptedPhone, sample_path
 from tests.core.helpers import NOW

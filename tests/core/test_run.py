@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._run.check import RunOptions, run_check
-from mobster_core._store.checks import load_check
+from mobster_core import RunOptions, load_check, run_check
 from mobster_core._store.healfile import accept_heals, heal_file_for, read_heal_file, reject_heals
+from mobster_core.prompts import estimate_usage
+from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path
@@ -120,7 +121,7 @@ def test_replay_without_a_live_step_needs_no_model(tmp_path: Path) -> None:
     run(check, sample_path("yourapp"))
     second, _, _ = run(check, sample_path("yourapp"), model=False)
     assert (second.verdict, second.mode, second.model_calls, second.cost.usd) == (mc.Verdict.PASSED, "replay", 0, 0.0)
-    assert [s.source for s in second.steps] == [mc.StepSource.REPLAY] * 3
+    assert [s.source for s in second.steps] == [StepSource.REPLAY] * 3
     data = json.loads((tmp_path / second.run_dir / "result.json").read_text())
     assert data["mode"] == "replay"
     assert data["path"]["used"] is True
@@ -144,10 +145,10 @@ def test_the_live_password_step_is_typed_by_the_model_each_run(tmp_path: Path) -
     assert second.verdict is mc.Verdict.PASSED
     assert second.model_calls == 1
     assert [s.source for s in second.steps] == [
-        mc.StepSource.REPLAY,
-        mc.StepSource.REPLAY,
-        mc.StepSource.LIVE,
-        mc.StepSource.REPLAY,
+        StepSource.REPLAY,
+        StepSource.REPLAY,
+        StepSource.LIVE,
+        StepSource.REPLAY,
     ]
     for f in (tmp_path / ".mobster").rglob("*"):
         if f.is_file() and f.suffix != ".yaml":
@@ -221,7 +222,7 @@ def test_a_renamed_button_heals_in_one_call_and_the_next_run_replays_at_no_cost(
     assert [h.to_dict()["from"] for h in healed.heals] == ['Tap "CONTINUE"']
     assert [h.to_dict()["to"] for h in healed.heals] == ['Tap "NEXT"']
     assert [s.source for s in healed.steps] == [
-        mc.StepSource.REPLAY, mc.StepSource.REPLAY, mc.StepSource.HEALED, mc.StepSource.REPLAY,
+        StepSource.REPLAY, StepSource.REPLAY, StepSource.HEALED, StepSource.REPLAY,
     ]  # fmt: skip
     assert check.read_bytes() == before  # the check file is never touched
     entries = read_heal_file(heal_file_for(check))
@@ -271,7 +272,7 @@ def test_the_breaker_stops_a_check_whose_steps_mostly_changed(tmp_path: Path) ->
     result, _, _ = run(check, changed)
     assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.HEAL_LIMIT)
     assert "would make 3 of 4 recorded steps healed" in result.outcome.message
-    healed = [s for s in result.steps if s.source is mc.StepSource.HEALED]
+    healed = [s for s in result.steps if s.source is StepSource.HEALED]
     assert len(healed) == 2
 
 
@@ -288,7 +289,7 @@ def test_an_inserted_popup_heals_by_one_action_and_replay_takes_over_at_the_same
     (entry,) = result.heals
     assert (entry.step, entry.from_, entry.to) == (1, "nothing", 'Tap "Not now"')
     assert [s.source for s in result.steps] == [
-        mc.StepSource.HEALED, mc.StepSource.REPLAY, mc.StepSource.REPLAY, mc.StepSource.REPLAY, mc.StepSource.REPLAY,
+        StepSource.HEALED, StepSource.REPLAY, StepSource.REPLAY, StepSource.REPLAY, StepSource.REPLAY,
     ]  # fmt: skip
 
 
@@ -303,7 +304,7 @@ def test_a_screen_that_comes_right_while_the_model_thinks_wins_at_once(tmp_path:
     assert result.verdict is mc.Verdict.PASSED
     assert model is not None
     assert model.calls == 2  # the heal's action, and the turn that was cancelled
-    healed_at = [s for s in result.steps if s.source is mc.StepSource.HEALED]
+    healed_at = [s for s in result.steps if s.source is StepSource.HEALED]
     assert len(healed_at) == 1
     # The whole run: replay 2 steps, drift at ~1 s, 2.5 s model call, tap, ~0.5 s until FREE shows.
     assert result.seconds < 2.5 + 2.5, "the second model call was not cancelled"
@@ -320,7 +321,7 @@ def test_a_renamed_last_step_heals_in_one_model_call(tmp_path: Path) -> None:
     assert model is not None
     assert model.calls == 1
     assert [h.to for h in result.heals] == ['Tap "Next"']
-    assert [s.source for s in result.steps][-1] is mc.StepSource.HEALED
+    assert [s.source for s in result.steps][-1] is StepSource.HEALED
 
 
 def test_a_blocked_heal_fails_with_class_blocked_and_says_why(tmp_path: Path) -> None:
@@ -456,7 +457,7 @@ class TapModel:
     async def decide(self, prompt: mc.Prompt) -> mc.Decision:
         self.calls += 1
         await self.clock.sleep(self.delay)
-        usage = mc.estimate_usage(prompt)
+        usage = estimate_usage(prompt)
         if not self.labels:
             return mc.Decision(kind=mc.DecisionKind.DONE, reason="done", usage=usage)
         label = self.labels.pop(0)
@@ -509,7 +510,7 @@ def test_a_popup_before_the_last_step_lets_the_last_step_replay(tmp_path: Path) 
     result, _, _ = run(check, popup)
     assert result.verdict is mc.Verdict.PASSED
     assert result.model_calls == 1
-    assert [s.source for s in result.steps][-2:] == [mc.StepSource.HEALED, mc.StepSource.REPLAY]
+    assert [s.source for s in result.steps][-2:] == [StepSource.HEALED, StepSource.REPLAY]
 
 
 # -- carrying a path to a new build (§6) ----------------------------------------------------------
@@ -599,7 +600,7 @@ def test_a_carried_path_past_the_breaker_records_afresh_in_the_same_run(tmp_path
     assert model is not None
     assert result.model_calls == model.calls == 2 + 4
     sources = [s.source for s in result.steps]
-    assert sources == [mc.StepSource.HEALED, mc.StepSource.SMART, mc.StepSource.SMART, mc.StepSource.SMART]
+    assert sources == [StepSource.HEALED, StepSource.SMART, StepSource.SMART, StepSource.SMART]
     journal = [json.loads(line) for line in (tmp_path / result.run_dir / "journal.jsonl").read_text().splitlines()]
     keys = [e["key"] for e in journal if e["event"] == "intent"]
     assert keys == ["launch", "smart-1", "relaunch", "fresh-1", "fresh-2", "fresh-3"]

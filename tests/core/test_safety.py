@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mobster_core import Commit, DeviceKind
+from mobster_core import DeviceKind
 from mobster_core._rules.safety import (
     _ORDER,
     COMMIT_WORDS,
@@ -18,6 +18,7 @@ from mobster_core._rules.safety import (
     fold,
     strictest,
 )
+from mobster_core._rules.steps import Commit
 
 
 @pytest.mark.parametrize(

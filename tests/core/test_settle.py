@@ -7,15 +7,14 @@ from typing import TypeVar
 
 import pytest
 
+from mobster_core import PollPolicy, Screen, Step
 from mobster_core._rules.matcher import MatchRule
-from mobster_core._rules.screen import Screen
 from mobster_core._rules.settle import (
     DEFAULT_POLICY,
     ChangeWait,
     Check,
     Done,
     Found,
-    PollPolicy,
     PollVerdict,
     Read,
     Sighting,
@@ -26,7 +25,6 @@ from mobster_core._rules.settle import (
     WaitState,
     WatchWait,
 )
-from mobster_core._rules.steps import Step
 
 S = TypeVar("S")
 R = TypeVar("R")

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._rules.assertions import Assertion, AssertionResult, evaluate, parse_expect
+from mobster_core import FailureClass, Outcome, Verdict
+from mobster_core._rules.assertions import Assertion, evaluate, parse_expect
 from mobster_core._rules.settle import (
     BASELINE_POLICY,
     DEFAULT_READ_POLICY,
@@ -20,8 +21,10 @@ from mobster_core._rules.settle import (
     SettledReadWait,
     Sleep,
 )
-from mobster_core._rules.verdict import Evidence, FailureClass, Outcome, Verdict, decide, suite_exit_code
+from mobster_core._rules.verdict import Evidence, decide, suite_exit_code
 from mobster_core._run.judge import settled_read
+from mobster_core.protocols import SPRINGBOARD
+from mobster_core.results import AssertionResult
 from mobster_core.testing import FakeClock
 
 APP = "com.example.yourapp"
@@ -248,15 +251,15 @@ def test_a_failing_assertion_fails_and_names_the_first() -> None:
 
 
 def test_the_app_not_in_front_fails_first() -> None:
-    outcome = verdict(end=screen("Welcome aboard", app=mc.SPRINGBOARD))
+    outcome = verdict(end=screen("Welcome aboard", app=SPRINGBOARD))
     assert outcome == Outcome(
         Verdict.FAILED,
         FailureClass.APP_NOT_RUNNING,
         "com.apple.springboard is in front, not com.example.yourapp: the app crashed or the flow left it",
     )
-    failing_too = verdict(end=screen("Error", app=mc.SPRINGBOARD))
+    failing_too = verdict(end=screen("Error", app=SPRINGBOARD))
     assert failing_too.failure_class is FailureClass.APP_NOT_RUNNING
-    no_assertions = verdict(assertions=(), end=screen("x", app=mc.SPRINGBOARD))
+    no_assertions = verdict(assertions=(), end=screen("x", app=SPRINGBOARD))
     assert no_assertions.failure_class is FailureClass.APP_NOT_RUNNING
 
 

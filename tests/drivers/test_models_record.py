@@ -13,9 +13,13 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
+from mobster_core._rules.identity import Env
+from mobster_core._rules.steps import dump_path
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._run.agent import Agent, Brief, ModelCalls, Recorded
 from mobster_core._run.dispatch import Dispatcher
+from mobster_core._store.cache import ReplayCache
+from mobster_core._store.journal import Journal
 from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.fakes.llm import FakeAnthropic, FakeOpenAI
 from mobster_drivers.models import AnthropicModel, OpenAIModel
@@ -44,7 +48,7 @@ def _no_vendor_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def record(
-    model: Any, clock: mc.Clock, run: Callable[[Any], Any], journal: mc.Journal | None = None
+    model: Any, clock: mc.Clock, run: Callable[[Any], Any], journal: Journal | None = None
 ) -> tuple[Recorded, ModelCalls]:
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
     calls = ModelCalls(model)
@@ -87,7 +91,7 @@ def test_each_real_sdk_records_the_same_path_as_the_scripted_model(
             model = AnthropicModel("claude-test-1", api_key=KEY, base_url=fake.url)
         else:
             model = OpenAIModel("gpt-test-1", api_key=KEY, base_url=fake.url)
-        journal = mc.Journal(tmp_path / ".mobster" / "runs" / "r1")
+        journal = Journal(tmp_path / ".mobster" / "runs" / "r1")
         result, calls = record(model, mc.SystemClock(), asyncio.run, journal)
         journal.close()
         assert len(fake.requests) == 5
@@ -95,10 +99,10 @@ def test_each_real_sdk_records_the_same_path_as_the_scripted_model(
     assert calls.count == 5
     assert not calls.usage.estimated
     assert calls.usage.input_tokens > 0
-    assert mc.dump_path(result.path) == mc.dump_path(scripted_path())
-    mc.load_path(mc.dump_path(result.path))
-    cache = mc.ReplayCache(tmp_path)
-    cache.store("0123456789abcdef", mc.Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR), result.path, recorded_at=NOW)
+    assert dump_path(result.path) == dump_path(scripted_path())
+    mc.load_path(dump_path(result.path))
+    cache = ReplayCache(tmp_path)
+    cache.store("0123456789abcdef", Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR), result.path, recorded_at=NOW)
     for f in (tmp_path / ".mobster").rglob("*"):
         if f.is_file():
             data = f.read_bytes()

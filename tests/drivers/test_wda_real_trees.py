@@ -15,11 +15,12 @@ import attrs
 import pytest
 
 import mobster_core as mc
-from mobster_core import LaunchOptions, PollPolicy, evaluate
-from mobster_core._rules.assertions import parse_expect
+from mobster_core import LaunchOptions, PollPolicy
+from mobster_core._rules.assertions import evaluate, parse_expect
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayed, Replayer
+from mobster_core.results import AssertionResult
 from mobster_core.testing import MemoryJournal
 from mobster_drivers.fakes.wda import FakeWda, WdaRequest
 from mobster_drivers.wda import WdaDevice, read_source
@@ -71,7 +72,7 @@ def served(request: pytest.FixtureRequest) -> Served:
     return serve(str(request.param))
 
 
-def check(screen: mc.Screen, *expect: dict[str, Any]) -> list[mc.AssertionResult]:
+def check(screen: mc.Screen, *expect: dict[str, Any]) -> list[AssertionResult]:
     return list(evaluate(parse_expect(list(expect)), screen))
 
 

@@ -13,8 +13,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-import mobster_core as mc
 from mobster_core._store.fsutil import remove_stale_temps
+from mobster_core._store.journal import read_journal
+from mobster_core.heals import heal_file_for, read_heal_file
 
 WRITER = r"""
 import json, sys
@@ -48,7 +49,7 @@ def test_sigkill_at_many_points_never_tears_a_file(tmp_path: Path) -> None:
             data = json.loads(target.read_text())  # whole: the old file or the new one
             assert isinstance(data["n"], int)
             assert oct(target.stat().st_mode & 0o777) == "0o600"
-        events = mc.read_journal(tmp_path / ".mobster" / "cache" / "replay" / "run" / "journal.jsonl")
+        events = read_journal(tmp_path / ".mobster" / "cache" / "replay" / "run" / "journal.jsonl")
         assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert kills == 12
     # Temporary files a killed writer left are ignored by readers and swept by the next run.
@@ -82,5 +83,5 @@ def test_two_processes_writing_one_heal_file_lose_nothing(tmp_path: Path) -> Non
     ]
     for p in procs:
         assert p.wait(timeout=60) == 0
-    steps = [e.step for e in mc.read_heal_file(mc.heal_file_for(check))]
+    steps = [e.step for e in read_heal_file(heal_file_for(check))]
     assert steps == list(range(1, 41))
