@@ -1,4 +1,4 @@
-"""How long a check takes fresh, replayed and healed, against the floor of what it must wait for (SPEC §16).
+"""How long a check takes fresh, replayed and healed, against the floor of what it must wait for.
 
 It runs the SDK's own ``run_check`` (the path of ``mobster test``: launch, baseline, replay or Smart,
 heal, verdict, run folder) on the scripted phone with the ``usb-iphone`` latency profile, on the
@@ -74,7 +74,7 @@ DEFAULT_CHECK = DATA / "open-paywall.yaml"
 DEFAULT_RENAME = "Membership=Your plan"
 MODES = ("fresh", "replay", "heal", "heal-first", "heal-last")
 DEFAULT_MODES = MODES
-#: What the scripted model sleeps a call (SPEC §16), before --scale.
+#: What the scripted model sleeps a call, before --scale.
 MODEL_SECONDS = 2.5
 #: The product note's real-device figures for the steps: iPhone 15 Pro, iOS 26.0.1, USB, Claude Sonnet,
 #: median of 5 runs, 17 October 2026 (seed note, "What it saves").
@@ -305,7 +305,7 @@ class Setup:
 
 
 def needed_calls(mode: str, actions: int) -> int:
-    """The model calls a mode can't do without (SPEC §16's floor)."""
+    """The model calls a mode can't do without (the floor)."""
     if mode == "fresh":
         return actions + 1  # one per step, and the one that says done
     if mode == "replay":
@@ -517,7 +517,7 @@ def cpu_name() -> str:
 
 
 def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
-    """The table of SPEC §16, with the ranges, a breakdown of each run and the note's figures."""
+    """The table, with the ranges, a breakdown of each run and the note's figures."""
     out: list[str] = []
     clock = "a FakeClock (simulated seconds)" if setup.fake_clock else "the real clock"
     out.append(
@@ -594,7 +594,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every latency and the model's sleep")
     parser.add_argument("--price-in", type=float, default=2.0, help="USD per million input tokens (default 2)")
     parser.add_argument("--price-out", type=float, default=10.0, help="USD per million output tokens (default 10)")
-    parser.add_argument("--json", type=Path, help="write SPEC §16's JSON here")
+    parser.add_argument("--json", type=Path, help="write the JSON here")
     parser.add_argument("--fake-clock", action="store_true", help="simulated time (instant; for tests)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = parser.parse_args(argv)

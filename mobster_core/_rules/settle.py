@@ -224,7 +224,7 @@ class WaitState:
 
 @attrs.frozen
 class PollPolicy:
-    """The timing of a step's wait and of Smart's waits, in seconds. The defaults are SPEC §5's."""
+    """The timing of a step's wait and of Smart's waits, in seconds. The defaults: 0.15, 1.0 and 3.0 s."""
 
     interval: float = attrs.field(default=0.15, validator=attrs.validators.gt(0))
     drift_after: float = attrs.field(default=1.0, validator=attrs.validators.ge(0))
@@ -340,7 +340,7 @@ class StepWait:
 
 @attrs.frozen
 class ReadPolicy:
-    """The timing of a settled read, in seconds (Rule 5). The defaults are SPEC §11's."""
+    """The timing of a settled read, in seconds (Rule 5). The defaults: 0.3, 0.5 and 5 s."""
 
     settle_gap: float = attrs.field(default=0.3, validator=attrs.validators.gt(0))
     interval: float = attrs.field(default=0.5, validator=attrs.validators.gt(0))

@@ -1,4 +1,4 @@
-"""Smart: the agent loop that performs a check's steps with a model and records the path (SPEC §15).
+"""Smart: the agent loop that performs a check's steps with a model and records the path.
 
 Rule 1: each turn the model sees the check, what was done so far, and the settled screen as rows;
         it answers act (1-3 actions), done or blocked. It never decides the verdict.

@@ -1,4 +1,4 @@
-"""The heal (SPEC §10): a drifted step is healed by the model for that step only.
+"""The heal: a drifted step is healed by the model for that step only.
 
 Rule 1: the model gets the check's own request, is told which recorded step changed and why (the
         matcher's reason), and sees the replayed steps as its history.

@@ -1,8 +1,8 @@
 """The replayer: runs a recorded path on a device, step by step (read, match, act).
 
 This is the one small loop of the replay that talks to the device and the clock; every decision
-comes from pure rules: the matcher (§4), the poll policy (§5), the typing rules (§7) and safety
-(§8). The journal and the effect ledger (§9) see every action before it is sent.
+comes from pure rules: the matcher, the step's wait, the typing rules and safety. The
+journal and the effect ledger see every action before it is sent.
 
 Rule 1: a step acts on the element found on the current screen (its current frame), never on
         the recorded coordinates.

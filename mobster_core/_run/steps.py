@@ -37,7 +37,7 @@ from .context import Run
 from .ended import Ended, couldnt
 from .heal import HealJob, heal_step, refusal
 from .judge import Baseline, take_baseline
-from .plan import NO_MODEL, Plan, Prepared
+from .plan import Plan, Prepared, no_model
 from .replay import Drift, LiveStep, Replayer
 from .results import Mode, StepReport
 
@@ -154,11 +154,18 @@ def _expect(run: Run) -> Callable[[Screen], bool] | None:
     return lambda screen: all(r.ok for r in evaluate(expect, screen))
 
 
-def _live_step(run: Run, prepared: Prepared) -> LiveStep | None:
-    """Rule 3: the model types a live step, or None when there is no model."""
+def _live_step(run: Run, prepared: Prepared) -> LiveStep:
+    """Rule 3: the model types a live step (with no model, the step can't run, and says why)."""
     calls: ModelCalls | None = run.calls
     if calls is None:
-        return None
+
+        async def no_live(index: int, step: Step, _screen: Screen) -> None:
+            what = f"step {index} ({step.describe()})"
+            raise couldnt(
+                FailureClass.MODEL, f"{what} is typed by the model on every run, and {no_model(run.options, 'type it')}"
+            )
+
+        return no_live
 
     async def live(index: int, step: Step, screen: Screen) -> None:
         what = f"step {index} ({step.describe()})"
@@ -214,7 +221,7 @@ async def _fall_back(run: Run, prepared: Prepared, carried: Executed) -> Execute
         )
         return attrs.evolve(carried, failure=Outcome(outcome.verdict, outcome.failure_class, why))
     if run.calls is None:
-        why = f"{said}; there is no model to record a new path: {NO_MODEL}"
+        why = f"{said}; {no_model(run.options, 'record a new path')}"
         return attrs.evolve(carried, failure=Outcome(Verdict.COULDNT_RUN, FailureClass.MODEL, why))
     dropped = len(carried.heals)
     note = f" ({dropped} heal{'s' if dropped != 1 else ''} dropped)" if dropped else ""
