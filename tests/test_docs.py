@@ -11,9 +11,8 @@ import mobster_drivers
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md", ROOT / "CHANGELOG.md"]
-CODE = [
-    p for package in (mobster_core, mobster_drivers, mobster_cli) for p in Path(str(package.__file__)).parent.rglob("*.py")
-]
+PACKAGES = [Path(str(package.__file__)).parent for package in (mobster_core, mobster_drivers, mobster_cli)]
+CODE = [p for package in PACKAGES for p in package.rglob("*.py")]
 
 
 def flat(path: Path) -> str:
