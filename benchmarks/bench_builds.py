@@ -84,6 +84,8 @@ import attrs
 from ruamel.yaml import YAML
 
 import mobster_core as mc
+from mobster_core.heals import accept_heals
+from mobster_core.prompts import estimate_usage
 from mobster_core.testing import FakeClock
 from mobster_drivers.scripted import AppScript, ScriptedPhone
 
@@ -523,7 +525,7 @@ class Oracle:
     async def decide(self, prompt: mc.Prompt) -> mc.Decision:
         self.calls += 1
         await self.clock.sleep(MODEL_SECONDS)
-        usage = mc.estimate_usage(prompt)
+        usage = estimate_usage(prompt)
         done = 0
         for acted in self.phone.since_launch:
             if done < len(self.intents) and acted.key == self.intents[done].key:
@@ -575,7 +577,7 @@ def run_one(root: Path, build: Build, plan: CheckPlan, *, carry: bool) -> tuple[
     model = Oracle(clock, phone, build.intents[plan.name])
     options = mc.RunOptions(carry=carry, screenshots=False, prices=PRICES)
     check = mc.load_check(root / ".mobster" / "checks" / plan.file.name)
-    result = clock.run(mc.run_check(check, phone, clock, root=root, model=model, options=options))
+    result = clock.run(mc.run_check(check, phone, clock, model=model, options=attrs.evolve(options, root=root)))
     return result, phone.attempts
 
 
@@ -598,7 +600,7 @@ def run_series(builds: Sequence[Build], plans: Sequence[CheckPlan], work: Path, 
             result, attempts = run_one(carried, build, plan, carry=True)
             runs.append(summarize(build, plan, "carry", result, wrong_actions(attempts, reference)))
             if not pending and result.heals and result.identity is not None:
-                mc.accept_heals(carried, carried / ".mobster" / "checks" / plan.file.name, result.identity)
+                accept_heals(mc.load_check(carried / ".mobster" / "checks" / plan.file.name), carried)
     return runs
 
 

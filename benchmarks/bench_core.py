@@ -1,4 +1,4 @@
-"""CPU cost of the replay core per replayed step, and how it grows with the work (SPEC §16).
+"""CPU cost of the replay core per replayed step, and how it grows with the work.
 
 Three parts, all CPU time (``time.process_time``), never wall-clock waits:
 
@@ -36,17 +36,26 @@ import tempfile
 import time
 import timeit
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import mobster_core as mc
-from mobster_core.testing import FakeClock
+from mobster_core._rules.identity import Env
+from mobster_core._rules.settle import DEFAULT_POLICY
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.replay import Replayed, Replayer
+from mobster_core._store.cache import ReplayCache
+from mobster_core._store.journal import Effect, EffectLedger
+from mobster_core.exceptions import PathError
+from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.scripted import AppScript, ScriptedPhone
 
 APP = "com.example.yourapp"
 SIZES = (50, 200, 1000)
 REPLAY_STEPS = (10, 100, 1000)
-#: SPEC §16: core CPU per replayed step under 1 ms for a 200-element screen.
+#: The target: core CPU per replayed step under 1 ms for a 200-element screen.
 TARGET_MS_AT_200 = 1.0
 
 ROLES = ("StaticText", "Button", "Cell", "Image", "Switch", "TextField", "Other")
@@ -102,7 +111,7 @@ def per_read(n: int, *, quick: bool) -> dict[str, float]:
     els = tuple(elements(n))
     recorded = mc.Screen(APP, els)
     step = step_on(recorded)
-    poll = mc.DEFAULT_POLICY
+    poll = DEFAULT_POLICY
     number = max(5, 4000 // n) if not quick else 3
     repeat = 7 if not quick else 2
 
@@ -168,10 +177,10 @@ def ledger_us_per_action(n: int, *, repeat: int) -> float:
     """
 
     def run() -> None:
-        ledger = mc.EffectLedger()
+        ledger = EffectLedger()
         for i in range(n):
             ledger.begin(f"step-{i}")
-            ledger.settle(f"step-{i}", mc.Outcome.OK)
+            ledger.settle(f"step-{i}", Effect.OK)
 
     return cpu_per_call(run, number=1, repeat=repeat) / n * 1e6
 
@@ -230,7 +239,7 @@ def ping_pong_path(n: int, ping: mc.Screen, pong: mc.Screen) -> tuple[mc.Step, .
 
 
 def replayer_cpu(app_text: str, n: int) -> float:
-    """CPU seconds of the SDK's Replayer replaying ``n`` steps (no journal), zero latency, FakeClock."""
+    """CPU seconds of the SDK's Replayer replaying ``n`` steps (an in-memory journal), zero latency, FakeClock."""
     clock = FakeClock()
     phone = ScriptedPhone.from_text(app_text, clock=clock)
     ping, pong = clock.run(read_two(phone))
@@ -238,15 +247,15 @@ def replayer_cpu(app_text: str, n: int) -> float:
     clock = FakeClock()
     phone = ScriptedPhone.from_text(app_text, clock=clock)
 
-    async def replay() -> mc.ReplayResult:
+    async def replay() -> Replayed:
         await phone.launch(APP, mc.LaunchOptions())
-        replayer = mc.Replayer(phone, clock, kind=mc.DeviceKind.SIMULATOR, provenance=mc.Provenance())
-        return await replayer.run(path)
+        dispatch = Dispatcher(phone, clock, MemoryJournal())
+        return await Replayer(dispatch, mc.DeviceKind.SIMULATOR, Provenance()).run(path)
 
     began = time.process_time()
     result = clock.run(replay())
     spent = time.process_time() - began
-    if result.stop is not mc.Stop.COMPLETED:
+    if not result.completed:
         raise SystemExit(f"replay of {n} steps stopped: {result.message}")
     return spent
 
@@ -274,25 +283,17 @@ def run_check_cpu(app_text: str, n: int, work: Path) -> tuple[float, float] | No
     check = mc.load_check(check_file)
     script = AppScript.from_text(app_text)
     info, app = script.device, script.apps[APP]
-    identity = mc.path_identity(
-        steps=check.steps,
-        bundle=APP,
-        app_path=check.app.path,
-        launch_args=check.launch.args,
-        launch_env=check.launch.env,
-        launch_url=check.launch.url,
-        reset=check.effective_reset,
-    )
-    env = mc.Env.of(info, mc.AppInfo(APP, app.version, app.build))
+    identity = check.identity
+    env = Env.of(info, mc.AppInfo(APP, app.version, app.build))
     try:
-        mc.ReplayCache(project).store(identity, env, path)
-    except mc.PathError as exc:
+        ReplayCache(project).store(identity, env, path, recorded_at=datetime.now(UTC))
+    except PathError as exc:
         print(f"run_check, {n} steps: {exc}", file=sys.stderr)
         return None
     clock = FakeClock()
     phone = ScriptedPhone.from_text(app_text, clock=clock)
     began_cpu, began_wall = time.process_time(), time.perf_counter()
-    result = clock.run(mc.run_check(check, phone, clock, root=project, options=mc.RunOptions(screenshots=False)))
+    result = clock.run(mc.run_check(check, phone, clock, options=mc.RunOptions(screenshots=False, root=project)))
     spent = time.process_time() - began_cpu, time.perf_counter() - began_wall
     if (result.verdict, result.mode) != (mc.Verdict.PASSED, "replay"):
         raise SystemExit(f"run_check of {n} steps: {result.verdict} {result.mode} {result.outcome.message}")

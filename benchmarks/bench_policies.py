@@ -1,4 +1,4 @@
-"""When may a recorded step be reused? Our policy against models of other tools' policies (SPEC §16).
+"""When may a recorded step be reused? Our policy against models of other tools' policies.
 
 A path is recorded once on the benchmark app (``data/settings-paywall.yaml``: six taps from the
 home screen to a paywall through Settings): by the SDK's Smart with the scripted model, or, for the
@@ -66,8 +66,17 @@ import attrs
 from ruamel.yaml import YAML
 
 import mobster_core as mc
-from mobster_core._dispatch import DispatchFailed
-from mobster_core.testing import FakeClock
+from mobster_core._rules.assertions import evaluate
+from mobster_core._rules.settle import DEFAULT_POLICY
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.verdict import Evidence, decide
+from mobster_core._run.agent import Agent, Brief, ModelCalls
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.ended import Ended
+from mobster_core._run.judge import settled_read
+from mobster_core.prompts import estimate_usage
+from mobster_core.results import StepSource
+from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import PROFILES, AppScript, ScriptedPhone
 
@@ -596,7 +605,7 @@ class OracleModel:
     async def decide(self, prompt: mc.Prompt) -> mc.Decision:
         self.calls += 1
         await self.clock.sleep(self.delay)
-        usage = mc.estimate_usage(prompt)
+        usage = estimate_usage(prompt)
         done, _wrong = progress(self.wanted, self.device.log)
         if done >= len(self.wanted):
             return mc.Decision(mc.DecisionKind.DONE, reason="every intended action is done", usage=usage)
@@ -679,9 +688,8 @@ def record(base: AppScript, work: Path, name: str, wants: Sequence[Want] | None)
             mc.load_check(check_file),
             device,
             clock,
-            root=project,
             model=model,
-            options=mc.RunOptions(screenshots=False),
+            options=mc.RunOptions(screenshots=False, root=project),
         )
     )
     if result.verdict is not mc.Verdict.PASSED:
@@ -707,10 +715,10 @@ def run_ours(rec: Recorded, app: AppScript, sc: Scenario, policy: str, work: Pat
         model = OracleModel(clock, device, sc.wants, MODEL_SECONDS)
     check = mc.load_check(project / ".mobster" / "checks" / rec.check_file.name)
     result = clock.run(
-        mc.run_check(check, device, clock, root=project, model=model, options=mc.RunOptions(screenshots=False))
+        mc.run_check(check, device, clock, model=model, options=mc.RunOptions(screenshots=False, root=project))
     )
     done, wrong = progress(sc.wants, device.log)
-    replayed = sum(1 for s in result.steps if s.source is mc.StepSource.REPLAY)
+    replayed = sum(1 for s in result.steps if s.source is StepSource.REPLAY)
     why = f"{result.outcome.failure_class.value}: {result.outcome.message}" if result.outcome.failure_class else ""
     return Outcome(
         sc.name, policy, result.model_calls, replayed, wrong, done, len(sc.wants), result.verdict.value, why,
@@ -741,10 +749,10 @@ def jaccard_rule(step: mc.Step, screen: mc.Screen) -> mc.Element | bool | None:
 
 
 async def _wait_for(
-    policy: str, step: mc.Step, fingerprint: str, dispatch: mc.Dispatcher, clock: mc.Clock
+    policy: str, step: mc.Step, fingerprint: str, dispatch: Dispatcher, clock: mc.Clock
 ) -> mc.Element | bool | None:
-    """Poll like the SDK's replay (SPEC §5) until the policy's reuse rule holds; False when it never does."""
-    poll = mc.DEFAULT_POLICY
+    """Poll like the SDK's replay (a step's wait) until the policy's reuse rule holds; False when it never does."""
+    poll = DEFAULT_POLICY
     state = poll.start(clock.now())
     while True:
         now = clock.now()
@@ -766,7 +774,7 @@ async def _wait_for(
 
 
 async def _wait_for_key(
-    keys: Collection[str], dispatch: mc.Dispatcher, clock: mc.Clock, stale: str | None = None
+    keys: Collection[str], dispatch: Dispatcher, clock: mc.Clock, stale: str | None = None
 ) -> mc.Screen:
     """Poll like the SDK's replay until a read's fingerprint is one of ``keys``, or the screen drifts.
 
@@ -774,7 +782,7 @@ async def _wait_for_key(
     the screen before the action took effect, not a decision to take again. Returns the last read
     either way (the caller looks its fingerprint up).
     """
-    poll = mc.DEFAULT_POLICY
+    poll = DEFAULT_POLICY
     state = poll.start(clock.now())
     screen: mc.Screen | None = None
     while True:
@@ -805,19 +813,18 @@ class Tally:
     why: str = ""
 
 
-async def model_turn(agent: mc.Agent, screen: mc.Screen, rest: Sequence[mc.Step]) -> tuple[mc.Decision, mc.Screen]:
+async def model_turn(agent: Agent, screen: mc.Screen, rest: Sequence[mc.Step]) -> tuple[mc.Decision, mc.Screen]:
     """One model decision as the SDK's agent takes it: reading while the model thinks, then acting
     (one action) on the newest read; returns the decision and the screen after it."""
-    latest = [screen]
-    decision = await agent.ask_while_reading(screen, latest, recorded=rest)
+    decision = await agent.ask_while_reading(screen, recorded=rest)
     if decision.kind is mc.DecisionKind.ACT and decision.actions:
-        screen = await agent.act_turn(screen, decision.actions[:1], latest=latest[-1])
+        screen = await agent.act_turn(screen, decision.actions[:1])
     elif decision.kind is mc.DecisionKind.ACT:
         screen = await agent.settled_screen()
     return decision, screen
 
 
-async def per_decision(rec: Recorded, agent: mc.Agent, dispatch: mc.Dispatcher, clock: mc.Clock, tally: Tally) -> str:
+async def per_decision(rec: Recorded, agent: Agent, dispatch: Dispatcher, clock: mc.Clock, tally: Tally) -> str:
     """``exact-hash-step``: every decision asks the cache first; returns why it was blocked, or ""."""
     cache: dict[str, mc.Step] = {}
     for fingerprint, recorded in zip(rec.fingerprints, rec.steps, strict=True):
@@ -852,19 +859,17 @@ async def run_other_async(
 ) -> None:
     """A model of another tool's policy (see the module doc); fills ``tally``."""
     check = mc.load_check(rec.check_file)
-    dispatch = mc.Dispatcher(device, clock)
+    dispatch = Dispatcher(device, clock, MemoryJournal())
     await dispatch.launch(BUNDLE, check.launch_options())
     info = await device.info()
-    agent = mc.Agent(
-        model,
-        dispatch,
-        clock,
-        kind=info.kind,
-        provenance=mc.Provenance.of(steps=check.steps),
+    brief = Brief(
         request=check.request_text(),
+        kind=info.kind,
+        provenance=Provenance.of(steps=check.steps),
         steps=check.steps,
         screenshots=False,
     )
+    agent = Agent(ModelCalls(model), dispatch, brief)
     blocked = ""
     if policy == "exact-hash-step":
         blocked = await per_decision(rec, agent, dispatch, clock, tally)
@@ -903,14 +908,10 @@ async def run_other_async(
         tally.verdict, tally.why = "failed", f"blocked: {blocked}"
         return
     expect = check.expect
-    read = await mc.settled_read(device, clock, accept=lambda s: all(r.ok for r in mc.evaluate(expect, s)))
-    outcome = mc.decide(
-        assertions=expect,
-        results=mc.evaluate(expect, read.screen),
-        baseline_results=None,
-        app_in_front=read.screen.app,
-        app_bundle=BUNDLE,
+    read = await settled_read(
+        lambda: dispatch.read_evidence("the verdict"), clock, accept=lambda s: all(r.ok for r in evaluate(expect, s))
     )
+    outcome = decide(expect, Evidence(evaluate(expect, read.screen), read.screen.app), BUNDLE)
     tally.verdict = outcome.verdict.value
     tally.why = outcome.failure_class.value if outcome.failure_class else ""
 
@@ -923,10 +924,10 @@ def run_other(rec: Recorded, app: AppScript, sc: Scenario, policy: str) -> Outco
     tally = Tally()
     try:
         clock.run(run_other_async(policy, rec, device, clock, model, tally))
-    except DispatchFailed as exc:
+    except Ended as exc:
         # As the SDK ends a run: an action the phone refused before sending it (its element is no longer
         # where the read showed it), or one whose outcome is unknown.
-        tally.verdict, tally.why = "couldnt_run", f"{exc.failure.value}: {exc.message}"
+        tally.verdict, tally.why = "couldnt_run", f"{exc.outcome.failure_class}: {exc.outcome.message}"
     done, wrong = progress(sc.wants, device.log)
     return Outcome(
         sc.name, policy, model.calls, tally.replayed, wrong, done, len(sc.wants), tally.verdict, tally.why,

@@ -6,7 +6,7 @@ the size of a long check's report under the default frame policy.
 
 1. **Pictures** per screen: at thumbnail size (fits 140 x 300: 134 x 292 from a 402 or 1206 pixel
    wide screen) and at view size (fits 440 x 960), PNG at zlib level 9 against baseline JPEG at
-   quality 75 (``mobster_core._jpeg``), and what ``make_picture`` keeps (the smaller; JPEG is tried
+   quality 75 (``mobster_core._rules.jpeg``), and what ``make_picture`` keeps (the smaller; JPEG is tried
    only when the PNG is large). Screens: the sample app's (flat interfaces), a 150-element list,
    the home screen (a gradient wallpaper) and a textured "photo" screen (the worst case for PNG).
    CPU milliseconds, the least of several repetitions; bytes.
@@ -39,18 +39,21 @@ import tempfile
 import time
 import zlib
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import mobster_core as mc
-from mobster_core._checks import load_check
-from mobster_core._frames import FINAL, FramesMode, frame_file, make_picture, plan_frames, step_frame
-from mobster_core._image import Raster, decode_png
-from mobster_core._journal import read_journal
-from mobster_core._jpeg import encode_jpeg
-from mobster_core._matcher import position
-from mobster_core._report import RunReport, render_run
+from mobster_core import load_check
+from mobster_core._rules.frames import FINAL, FramesMode, frame_file, make_picture, plan_frames, step_frame
+from mobster_core._rules.identity import Env
+from mobster_core._rules.jpeg import encode_jpeg
+from mobster_core._rules.matcher import position
+from mobster_core._store.cache import ReplayCache
+from mobster_core._store.journal import read_journal
+from mobster_core._store.report import RunReport, render_run
+from mobster_core.image import Raster, decode_png
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScreenRenderer, ScriptedPhone
@@ -227,16 +230,8 @@ async def record_path(root: Path, check: mc.Check, app: str, clock: FakeClock, s
     of English, and Smart may take many actions for one of them; the scripted model takes one)."""
     phone = ScriptedPhone.from_text(app, clock=clock)
     bundle = check.app.bundle or ""
-    identity = mc.path_identity(
-        steps=check.steps,
-        bundle=bundle,
-        app_path=check.app.path,
-        launch_args=check.launch.args,
-        launch_env=check.launch.env,
-        launch_url=check.launch.url,
-        reset=check.effective_reset,
-    )
-    env = mc.Env.of(await phone.info(), await phone.app_info(bundle))
+    identity = check.identity
+    env = Env.of(await phone.info(), await phone.app_info(bundle))
     await phone.launch(bundle, check.launch_options())
     path = []
     for k in range(1, steps + 1):
@@ -258,7 +253,7 @@ async def record_path(root: Path, check: mc.Check, app: str, clock: FakeClock, s
             )
         )
         await phone.act(mc.Action(mc.Op.TAP, element=button))
-    mc.ReplayCache(root).store(identity, env, path)
+    ReplayCache(root).store(identity, env, path, recorded_at=datetime.now(UTC))
 
 
 def run_long(root: Path, app: str, *, scale: float) -> tuple[mc.CheckResult, FramedPhone]:
@@ -266,7 +261,9 @@ def run_long(root: Path, app: str, *, scale: float) -> tuple[mc.CheckResult, Fra
     phone = FramedPhone.from_text(app, clock=clock, screenshot_scale=scale)
     assert isinstance(phone, FramedPhone)
     check = load_check(root / ".mobster" / "checks" / "long.yaml")
-    result = clock.run(mc.run_check(check, phone, clock, root=root, model=ScriptedModel(clock=clock)))
+    result = clock.run(
+        mc.run_check(check, phone, clock, model=ScriptedModel(clock=clock), options=mc.RunOptions(root=root))
+    )
     return result, phone
 
 

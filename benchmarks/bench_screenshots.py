@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import mobster_core as mc
-from mobster_core._image import decode_png
+from mobster_core.image import decode_png
 from mobster_core.testing import FakeClock
 from mobster_drivers.scripted import ScreenRenderer, ScriptedPhone, _draw, _font, sample_path
 

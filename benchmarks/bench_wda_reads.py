@@ -48,7 +48,12 @@ from typing import Any, TypeVar
 import attrs
 
 import mobster_core as mc
-from mobster_core._verdict import settled_read
+from mobster_core._rules.settle import SettledRead
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.judge import settled_read
+from mobster_core._run.replay import Replayed, Replayer
+from mobster_core.testing import MemoryJournal
 from mobster_drivers.appium import AppiumDevice
 from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.fakes.wda import FakeWda, ReadCosts
@@ -237,15 +242,16 @@ def replay_scenario(name: str, *, stacked: bool, steps: int, runs: int, costs: R
             recorder.close()
             device = Timed(WdaDevice(fake.url))
             policy = mc.PollPolicy() if not quick_policy else mc.PollPolicy(interval=0.015, drift_after=0.1)
-            replayer = mc.Replayer(
-                device, mc.SystemClock(), kind=mc.DeviceKind.SIMULATOR, provenance=mc.Provenance(), policy=policy
-            )
+            dispatch = Dispatcher(device, mc.SystemClock(), MemoryJournal())
+            replayer = Replayer(dispatch, mc.DeviceKind.SIMULATOR, Provenance(), timing=policy)
 
             async def go(
-                replayer: mc.Replayer = replayer, device: Timed = device, path: list[mc.Step] = path
-            ) -> mc.ReplayResult:
-                failed = await replayer.launch(APP, mc.LaunchOptions())
-                assert failed is None
+                replayer: Replayer = replayer,
+                dispatch: Dispatcher = dispatch,
+                device: Timed = device,
+                path: list[mc.Step] = path,
+            ) -> Replayed:
+                await dispatch.launch(APP, mc.LaunchOptions())
                 device.calls.clear()
                 before = len(fake.requests)
                 result = await replayer.run(path)
@@ -253,7 +259,7 @@ def replay_scenario(name: str, *, stacked: bool, steps: int, runs: int, costs: R
                 return result
 
             result = asyncio.run(go())
-            if result.stop is not mc.Stop.COMPLETED:
+            if not result.completed:
                 raise SystemExit(f"{name}: the replay didn't complete: {result.message}")
             rows.extend(per_step(device.calls, tap, transition))
             finds = [str(r.body.get("value", "")) for r in fake.requests if r.route == "/elements"]
@@ -346,9 +352,10 @@ def verdict_read(costs: ReadCosts) -> dict[str, Any]:
     with FakeWda(script, costs=costs, lifetime=600) as fake:
         device = WdaDevice(fake.url)
 
-        async def go() -> mc.SettledRead:
+        async def go() -> SettledRead:
             await device.launch(APP, mc.LaunchOptions())
-            return await settled_read(device, mc.SystemClock())
+            dispatch = Dispatcher(device, mc.SystemClock(), MemoryJournal())
+            return await settled_read(lambda: dispatch.read_evidence("the verdict"), mc.SystemClock())
 
         read = asyncio.run(go())
         device.close()

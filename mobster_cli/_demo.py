@@ -1,4 +1,4 @@
-"""``mobster demo``: a sample project run on the scripted phone, no key, no phone (SPEC §12).
+"""``mobster demo``: a sample project run on the scripted phone, no key, no phone.
 
 The demo runs the library's own suite code (the same as ``mobster test``) on the scripted phone
 with the ``usb-iphone`` latency profile and the scripted model thinking 2.5 s a call, on a
@@ -8,12 +8,13 @@ the SDK waits on, not the time the demo takes.
 
 from __future__ import annotations
 
+import shlex
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
-from mobster_core import RunOptions, SuiteResult, run_suite
-from mobster_core._cost import DEFAULT_PRICES, PriceTable
+from mobster_core import PriceTable, RunOptions, SuiteResult, run_suite
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path
@@ -75,16 +76,16 @@ def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
     clock = FakeClock()
     phone = ScriptedPhone.from_file(app, clock=clock)
     # Price the scripted model like a Sonnet-class model, to show what a real first run costs.
-    prices = PriceTable().extend({"scripted": DEFAULT_PRICES["claude-sonnet"]})
+    sonnet, _guessed = PriceTable().price_of("claude-sonnet")
+    prices = PriceTable().extend({"scripted": sonnet})
     files = sorted((folder / ".mobster" / "checks").glob("*.yaml"))
     files = [f for f in files if not f.name.endswith(".heal.yaml")]
 
     def make_model() -> Any:
         return ScriptedModel(clock=clock, delay=MODEL_SECONDS) if model else None
 
-    return clock.run(
-        run_suite(files, [phone], clock, root=folder, make_model=make_model, options=RunOptions(prices=prices))
-    )
+    options = RunOptions(prices=prices, root=folder)
+    return clock.run(run_suite(files, [phone], clock, models=make_model, options=options))
 
 
 def _show(title: str, suite: SuiteResult) -> None:
@@ -92,11 +93,16 @@ def _show(title: str, suite: SuiteResult) -> None:
     for result in suite.checks:
         for line in check_lines(result):
             print(line)
-    calls = sum(c.model_calls for c in suite.checks)
-    print(summary_line(suite) + f", {calls} model call{'' if calls == 1 else 's'}")
+    print(summary_line(suite))
     waiting = pending_line(sum(len(h.new) for c in suite.checks for h in c.heals))
     if waiting:
         print(waiting)
+
+
+def _mobster() -> str:
+    """The ``mobster`` command to type: its full path beside this Python, so no virtualenv needs activating."""
+    beside = Path(sys.executable).with_name("mobster")
+    return shlex.quote(str(beside)) if beside.exists() else "mobster"
 
 
 def run_demo(folder: Path) -> int:
@@ -123,14 +129,19 @@ def run_demo(folder: Path) -> int:
     print("\n== The heal waits for review beside the check:", heal.relative_to(folder))
     if heal.exists():
         print(heal.read_text().rstrip())
-    print("\n   mobster test heal                      # what healed, with the screen before and after")
-    print("   mobster test heal --accept signup.yaml   # keep the healed steps as the recorded path")
-    print("   mobster test heal --reject signup.yaml   # bring the recorded steps back; they fail if they change")
+    mobster = _mobster()
+    print()
+    for command, what in (
+        ("test heal", "what healed, with the screen before and after"),
+        ("test heal --accept signup.yaml", "keep the healed steps as the recorded path"),
+        ("test heal --reject signup.yaml", "bring the recorded steps back; they fail if they change"),
+    ):
+        print(f"   {mobster} {command:<31}# {what}")
     print(f"\nLook at: {folder.name}/.mobster/test-results/*/results.json and junit.xml,")
     print(f"         {folder.name}/.mobster/runs/*/journal.jsonl (every action, written before it was sent),")
     print(f"         {folder.name}/.mobster/cache/replay/ (the recorded paths).")
-    print(f"Try it yourself: cd {folder.name} && mobster test --scripted apps/yourapp-rebuild.yaml")
-    print("  (replays the healed path at $0 while the heal waits for review; then try mobster test heal)")
+    print(f"Try it yourself: cd {shlex.quote(str(folder))} && {mobster} test --scripted apps/yourapp-rebuild.yaml")
+    print(f"  (replays the healed path at $0 while the heal waits for review; then try {mobster} test heal)")
 
     expected = (
         first.exit_code == 0

@@ -1,173 +1,90 @@
 """Mobster replay: end-to-end checks of iOS apps that replay a passed path with zero model calls.
 
-The core is pure: it decides, and a thin runner carries the decisions out on a
-:class:`~mobster_core.protocols.Device`. See ``docs/architecture.md``.
+What a harness, a driver author and a model-adapter author need, and nothing else (``__all__`` is
+pinned by a test). Start with ``docs/python.md``. The details live in public submodules:
+
+- :mod:`mobster_core.protocols`: the interfaces a driver or a model implements;
+- :mod:`mobster_core.results`: every type of a result, and ``junit.xml``;
+- :mod:`mobster_core.checks`: check files and the project that holds them;
+- :mod:`mobster_core.heals`: reviewing heals (list, accept, reject);
+- :mod:`mobster_core.prompts`: what a model adapter translates;
+- :mod:`mobster_core.exceptions`: the error tree;
+- :mod:`mobster_core.testing`: a fake clock, an in-memory journal, ``check_device``;
+- :mod:`mobster_core.text`, :mod:`mobster_core.yaml`, :mod:`mobster_core.image`: helpers for drivers.
+
+Everything else (modules whose names start with ``_``) is internal: importable, never promised.
 """
 
-from __future__ import annotations
+import logging as _logging
 
-import logging
-
-from ._agent import Agent, AgentResult, AgentStop, Budget
-from ._assertions import Assertion, AssertionResult, ExpectError, Selector, evaluate
-from ._breaker import Breaker
-from ._cache import Lookup, ReplayCache, StoredEnv
-from ._checks import Check, CheckError, find_checks, load_check, load_check_text
 from ._clock import SystemClock
-from ._cost import Cost, Price, PriceTable, estimate_usage
-from ._device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
-from ._dispatch import Dispatcher
-from ._fsutil import UnsafeFile, find_project_root
-from ._heal import HealEnd, HealOutcome, heal_step
-from ._healfile import HealEntry, HealFileError, accept_heals, heal_file_for, read_heal_file, reject_heals
-from ._identity import Env, path_identity, why_fresh
-from ._journal import DuplicateEffect, EffectLedger, Journal, JournalError, Outcome, UnknownOutcomePending, read_journal
-from ._matcher import Match, match_step
-from ._model import Decision, DecisionKind, ModelAction, Prompt, Usage
-from ._prompt import ACTION_TOOL, SYSTEM_PROMPT, parse_decision, screen_rows
-from ._replay import LiveStep, Replayer, ReplayResult, StepReport, StepSource, Stop
-from ._run import CheckResult, Mode, RunOptions, RunStopped, new_run_id, run_check
-from ._safety import SafetyDecision, check_commit, classify
-from ._screen import DEFAULT_SCREEN_SIZE, Element, Screen, similarity
-from ._settle import DEFAULT_POLICY, PollPolicy
-from ._steps import Commit, Op, ScreenRef, Step, Target, describe_action, dump_path, load_path
-from ._suite import SCHEMA, SuiteResult, SuiteStopped, junit_xml, parse_shard, run_suite, shard
-from ._typing_rules import Provenance, is_masked, record_text
-from ._verdict import FailureClass, SettledRead, Verdict, decide, settled_read, suite_exit_code
-from ._verdict import Outcome as CheckOutcome
-from .exceptions import (
-    DeviceError,
-    MobsterError,
-    ModelError,
-    PathError,
-    ScriptError,
-    UnknownOutcome,
-)
+from ._rules.cost import Price, PriceTable
+from ._rules.device import Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
+from ._rules.matcher import Match, match_step
+from ._rules.model import Decision, DecisionKind, ModelAction, Prompt, Usage
+from ._rules.screen import Element, Screen, similarity
+from ._rules.settle import PollPolicy
+from ._rules.steps import Op, Step, Target, load_path
+from ._rules.verdict import FailureClass, Outcome, Verdict
+from ._run.check import RunOptions, RunStopped, run_check
+from ._run.results import CheckResult, SuiteResult
+from ._run.suite import SuiteStopped, run_suite
+from ._store.cache import RecordedPath, recorded_paths
+from ._store.checks import Check, find_checks, load_check
+from .exceptions import DeviceError, MobsterError, ModelError, UnknownOutcome
 from .protocols import Clock, Device, EvidenceReads, Model, Screenshots, TargetChecks
 
 __all__ = [
-    "ACTION_TOOL",
-    "DEFAULT_POLICY",
-    "DEFAULT_SCREEN_SIZE",
-    "SCHEMA",
-    "SPRINGBOARD",
-    "SYSTEM_PROMPT",
     "Action",
-    "Agent",
-    "AgentResult",
-    "AgentStop",
     "AppInfo",
-    "Assertion",
-    "AssertionResult",
-    "Breaker",
-    "Budget",
     "Check",
-    "CheckError",
-    "CheckOutcome",
     "CheckResult",
     "Clock",
-    "Commit",
-    "Cost",
     "Decision",
     "DecisionKind",
     "Device",
     "DeviceError",
     "DeviceInfo",
     "DeviceKind",
-    "Dispatcher",
-    "DuplicateEffect",
-    "EffectLedger",
     "Element",
-    "Env",
     "EvidenceReads",
-    "ExpectError",
     "FailureClass",
-    "HealEnd",
-    "HealEntry",
-    "HealFileError",
-    "HealOutcome",
-    "Journal",
-    "JournalError",
     "LaunchOptions",
-    "LiveStep",
-    "Lookup",
     "Match",
     "MobsterError",
-    "Mode",
     "Model",
     "ModelAction",
     "ModelError",
     "Op",
     "Outcome",
-    "PathError",
     "PollPolicy",
     "Price",
     "PriceTable",
     "Prompt",
-    "Provenance",
-    "ReplayCache",
-    "ReplayResult",
-    "Replayer",
+    "RecordedPath",
     "Reset",
     "RunOptions",
     "RunStopped",
-    "SafetyDecision",
     "Screen",
-    "ScreenRef",
     "Screenshots",
-    "ScriptError",
-    "Selector",
-    "SettledRead",
     "Step",
-    "StepReport",
-    "StepSource",
-    "Stop",
-    "StoredEnv",
     "SuiteResult",
     "SuiteStopped",
     "SystemClock",
     "Target",
     "TargetChecks",
     "UnknownOutcome",
-    "UnknownOutcomePending",
-    "UnsafeFile",
     "Usage",
     "Verdict",
-    "accept_heals",
-    "check_commit",
-    "classify",
-    "decide",
-    "describe_action",
-    "dump_path",
-    "estimate_usage",
-    "evaluate",
     "find_checks",
-    "find_project_root",
-    "heal_file_for",
-    "heal_step",
-    "is_masked",
-    "junit_xml",
     "load_check",
-    "load_check_text",
     "load_path",
     "match_step",
-    "new_run_id",
-    "parse_decision",
-    "parse_shard",
-    "path_identity",
-    "read_heal_file",
-    "read_journal",
-    "record_text",
-    "reject_heals",
+    "recorded_paths",
     "run_check",
     "run_suite",
-    "screen_rows",
-    "settled_read",
-    "shard",
     "similarity",
-    "suite_exit_code",
-    "why_fresh",
 ]
 
 # The library never configures logging; it only makes sure nothing prints unless asked to.
-logging.getLogger("mobster").addHandler(logging.NullHandler())
+_logging.getLogger("mobster").addHandler(_logging.NullHandler())

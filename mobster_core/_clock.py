@@ -1,20 +1,24 @@
-"""The system clock: the one module of the core that imports ``time``.
+"""The system clocks: the one module of the core that reads the time of day.
 
-``work_seconds`` is not a clock for waiting: it measures CPU time spent on bounded work (a
-check's regexes on one read), so the work can stop at its budget whatever the injected clock says.
+Rule 1: :class:`SystemClock` is the real monotonic clock (``time.monotonic``) and sleeps with
+        ``asyncio.sleep``; every wait of a run goes through it (or a fake clock in tests).
+Rule 2: :func:`utc_now` is the one reading of the wall clock: for timestamps written into files
+        (``recorded_at``, ``started_at``), run ids, and the age of the temporary files a killed
+        writer left. It never decides what a run does (an AST test holds it to this module).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC, datetime
 
-__all__ = ["SystemClock", "work_seconds"]
+__all__ = ["SystemClock", "utc_now"]
 
 
-def work_seconds() -> float:
-    """CPU seconds this process has used (``time.process_time``): to bound work, never to wait."""
-    return time.process_time()
+def utc_now() -> datetime:
+    """The wall clock, timezone-aware in UTC (Rule 2)."""
+    return datetime.now(UTC)
 
 
 class SystemClock:

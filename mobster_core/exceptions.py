@@ -1,4 +1,4 @@
-"""The exceptions of Mobster replay.
+"""The exceptions of Mobster replay, in one tree.
 
 Exceptions are for misuse and infrastructure failures. What the app under test does (a drifted
 step, a failed assertion) is a result with a class and a message, never an exception.
@@ -7,28 +7,44 @@ step, a failed assertion) is a result with a class and a message, never an excep
 
     MobsterError
     ├── PathError            a recorded path (or one step of it) is malformed
+    ├── CheckError           a check file can't be used: the message names the file, line and key
     ├── ScriptError          a scripted phone's app script is malformed
     ├── DeviceError          the device could not do what was asked; nothing was sent
-    │   └── UnknownOutcome   an action may or may not have happened; never re-send it
+    │   ├── UnknownOutcome   an action may or may not have happened; never re-send it
+    │   └── DeviceBusy       another run holds the device (its lock): nothing was sent
     ├── ModelError           a model call failed or replied with something unusable
     ├── UnsafeFile           a file under .mobster/ is a symlink, someone else's, or too open
+    ├── HealFileError        a heal file or heal state can't be read
     ├── JournalError         the run's journal can't be written: no further action is sent
     └── DuplicateEffect      the effect ledger refused to send a side effect twice
         └── UnknownOutcomePending   ... or to send anything after an unknown outcome
 
-(``UnsafeFile`` lives in ``_fsutil``; ``JournalError``, ``DuplicateEffect`` and
-``UnknownOutcomePending`` in ``_journal``; all are re-exported by ``mobster_core``.)
+A run maps each to the class of the check's result where it happens: ``DeviceBusy`` is ``busy``,
+another ``DeviceError`` ``device`` (``unknown_outcome`` for ``UnknownOutcome``), ``ModelError``
+``model``, ``CheckError`` and ``HealFileError`` ``usage``, ``UnsafeFile`` and ``JournalError``
+``environment``.
 """
 
 from __future__ import annotations
 
+import enum
+from pathlib import Path
+
 __all__ = [
+    "CheckError",
+    "DeviceBusy",
     "DeviceError",
+    "DuplicateEffect",
+    "HealFileError",
+    "JournalError",
     "MobsterError",
     "ModelError",
     "PathError",
+    "Problem",
     "ScriptError",
     "UnknownOutcome",
+    "UnknownOutcomePending",
+    "UnsafeFile",
 ]
 
 
@@ -48,6 +64,20 @@ class PathError(MobsterError):
         self.key = key
 
 
+class CheckError(MobsterError):
+    """A check file that can't be used (Rule 4): a run of it is ``couldnt_run``, class ``usage``.
+
+    ``file`` names the file, ``line`` is the 1-based line (None when unknown), ``key`` the dotted
+    key path (None for the whole file).
+    """
+
+    def __init__(self, message: str, *, file: str, line: int | None = None, key: str | None = None) -> None:
+        super().__init__(message)
+        self.file = file
+        self.line = line
+        self.key = key
+
+
 class ScriptError(MobsterError):
     """A scripted phone's app script is malformed: the message names the file, line and key."""
 
@@ -63,5 +93,76 @@ class UnknownOutcome(DeviceError):
     """
 
 
+class DeviceBusy(DeviceError):
+    """Another run holds the device (its lock): nothing was sent. A run ends ``couldnt_run``, ``busy``.
+
+    Drivers raise it when they find the device held; the CLI when its device lock is taken.
+    """
+
+
 class ModelError(MobsterError):
     """A model call failed (network, rate limit, server error) or its reply was unusable."""
+
+
+class Problem(enum.StrEnum):
+    """What is wrong with a refused file or folder."""
+
+    SYMLINK = "symlink"
+    NOT_REGULAR = "not_regular"
+    NOT_FOLDER = "not_folder"
+    OWNER = "owner"
+    MODE = "mode"
+    TOO_LARGE = "too_large"
+
+
+class UnsafeFile(MobsterError):
+    """A file or folder under ``.mobster/`` that is refused: never followed, never trusted.
+
+    ``path`` is the file, ``reason`` what is wrong, ``problem`` the same as a stable value, and
+    ``fix`` what the user does about it.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        reason: str,
+        *,
+        problem: Problem | None = None,
+        fix: str = "delete it; the next run records a new path",
+    ) -> None:
+        super().__init__(f"refusing {path}: {reason}; {fix}")
+        self.path = path
+        self.reason = reason
+        self.problem = problem
+        self.fix = fix
+
+
+class HealFileError(MobsterError):
+    """A heal file or heal state that can't be read; the message names the file and line."""
+
+
+class JournalError(MobsterError):
+    """The journal can't be written (or read): the run stops and no further action is sent."""
+
+
+class DuplicateEffect(MobsterError):
+    """The ledger refused to dispatch ``key``: it was dispatched before in this run.
+
+    Its subclass :class:`UnknownOutcomePending` is the other refusal: an earlier outcome is unknown.
+    """
+
+    def __init__(self, key: str, message: str | None = None) -> None:
+        super().__init__(message or f"{key!r} was already dispatched in this run; a step is dispatched at most once")
+        self.key = key
+
+
+class UnknownOutcomePending(DuplicateEffect):
+    """The ledger refused to dispatch ``key``: the outcome of ``pending`` is unknown."""
+
+    def __init__(self, key: str, pending: str) -> None:
+        super().__init__(
+            key,
+            f"{key!r} is not sent: the outcome of {pending!r} is unknown, and nothing is sent after an "
+            "unknown outcome; look at the app before running again",
+        )
+        self.pending = pending

@@ -1,18 +1,31 @@
 """The interfaces between the core and the world: a clock, a device, a model.
 
 They are ``typing.Protocol`` classes: implement the methods, no base class needed. The ones that
-do I/O are async so a run can cancel them (a heal cancels a model call in flight).
+do I/O are async so a run can cancel them (a heal cancels a model call in flight). The values they
+exchange (``Screen``, ``Action``, ``Prompt``, …) are in ``mobster_core``; the few only a driver
+needs are here too: :data:`SPRINGBOARD` (the home screen's bundle id), :data:`DEFAULT_SCREEN_SIZE`
+and :data:`Frame` (an element's normalized ``(x, y, w, h)``).
 """
 
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from ._device import Action, AppInfo, DeviceInfo, LaunchOptions
-from ._model import Decision, Prompt
-from ._screen import Element, Screen
+from ._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, LaunchOptions
+from ._rules.model import Decision, Prompt
+from ._rules.screen import DEFAULT_SCREEN_SIZE, Element, Frame, Screen
 
-__all__ = ["Clock", "Device", "EvidenceReads", "Model", "Screenshots", "TargetChecks"]
+__all__ = [
+    "DEFAULT_SCREEN_SIZE",
+    "SPRINGBOARD",
+    "Clock",
+    "Device",
+    "EvidenceReads",
+    "Frame",
+    "Model",
+    "Screenshots",
+    "TargetChecks",
+]
 
 
 @runtime_checkable
@@ -108,7 +121,7 @@ class TargetChecks(Protocol):
 
 @runtime_checkable
 class Model(Protocol):
-    """**Protocol:** a model that decides the next actions of a check (SPEC §15).
+    """**Protocol:** a model that decides the next actions of a check.
 
     Given a provider-neutral prompt it returns 1 to a few actions, or done, or blocked, with the
     token usage. Adapters translate; prompts and the action schema live in the core.

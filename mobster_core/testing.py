@@ -5,26 +5,54 @@ on a timer, time jumps to the next deadline at once, so a test of a 3-second dri
 microseconds (the idea of trio's autojump clock, on asyncio).
 
 ``check_device`` is the conformance suite every :class:`~mobster_core.protocols.Device` must pass.
+
+``MemoryJournal`` is a run's journal kept in memory, under the journal's rules, for a harness or
+a benchmark that drives the runner's parts without a run folder.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import re
 import selectors
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from ._device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
-from ._screen import Screen
-from ._steps import Op
-from .exceptions import DeviceError, MobsterError
+from ._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from ._rules.screen import Screen
+from ._rules.steps import Op
+from ._store.journal import JournalWriter
+from .exceptions import DeviceError, JournalError, MobsterError
 from .protocols import Device, EvidenceReads, Screenshots, TargetChecks
 
-__all__ = ["SPRINGBOARD", "FakeClock", "check_device"]
+__all__ = ["SPRINGBOARD", "FakeClock", "MemoryJournal", "check_device"]
 
-T = TypeVar("T")
+_T = TypeVar("_T")
+
+
+class MemoryJournal(JournalWriter):
+    """A run's journal in memory: the journal's rules (masked text, JSON only, ``seq``) without a file.
+
+    ``entries`` holds what the file journal would have written, in order. An entry that isn't
+    JSON raises ``JournalError`` as the file journal does.
+    """
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+
+    def _append(self, record: dict[str, Any]) -> int:
+        try:
+            line = json.dumps(record, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise JournalError(f"the journal entry for {record['key']!r} isn't JSON ({exc})") from exc
+        self.entries.append(json.loads(line))
+        self._seq += 1
+        return self._seq
+
+    def close(self) -> None:
+        """Nothing to close: the entries stay readable."""
 
 
 class FakeClock:
@@ -55,7 +83,7 @@ class FakeClock:
             raise ValueError("time only moves forward")
         self._now += seconds
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+    def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
         """Run ``coro`` to completion on virtual time and return its result."""
         loop = _VirtualTimeLoop(self)
         self._loop = loop
@@ -87,7 +115,7 @@ class _VirtualSelector(selectors.DefaultSelector):
             if not events:
                 raise RuntimeError("FakeClock: every task waits and no timer is set (a deadlock)")
             return events
-        self._clock._now += timeout
+        self._clock.advance(timeout)
         return []
 
 
@@ -97,7 +125,7 @@ class _VirtualTimeLoop(asyncio.SelectorEventLoop):
         self._fake_clock = clock
 
     def time(self) -> float:
-        return self._fake_clock._now
+        return self._fake_clock.now()
 
 
 def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
@@ -145,23 +173,8 @@ async def check_device(
         checks.append(("typing sets the field's value", lambda d: _check_type(d, app, tap, field)))
     if link is not None:
         checks.append(("open a link", lambda d: _check_link(d, app, link)))
-    ran: list[str] = []
-    for name, check in checks:
-        device = make_device()
-        if inspect.isawaitable(device):
-            device = await device
-        if not isinstance(device, Device):
-            raise AssertionError(f"check_device: the factory made {device!r}, which is not a Device")
-        try:
-            await check(device)
-        except AssertionError as exc:
-            raise AssertionError(f"check_device [{name}]: {exc}") from exc
-        except MobsterError as exc:
-            raise AssertionError(f"check_device [{name}]: raised {type(exc).__name__}: {exc}") from exc
-        ran.append(name)
-    device = make_device()
-    if inspect.isawaitable(device):
-        device = await device
+    ran = [name for name, check in checks if await _conform(make_device, name, check)]
+    device = await _made(make_device)
     if isinstance(device, Screenshots):
         await device.launch(app, LaunchOptions())
         png = await device.screenshot()
@@ -172,18 +185,34 @@ async def check_device(
         ("target check", TargetChecks, _check_target),
     ]
     for name, ability, check_ability in abilities:
-        device = make_device()
-        if inspect.isawaitable(device):
-            device = await device
-        if isinstance(device, ability):
-            try:
-                await check_ability(device, app)
-            except AssertionError as exc:
-                raise AssertionError(f"check_device [{name}]: {exc}") from exc
-            except MobsterError as exc:
-                raise AssertionError(f"check_device [{name}]: raised {type(exc).__name__}: {exc}") from exc
+        if isinstance(await _made(make_device), ability):
+            await _conform(make_device, name, _on_app(check_ability, app))
             ran.append(name)
     return ran
+
+
+def _on_app(check: Callable[[Device, str], Awaitable[None]], app: str) -> Callable[[Device], Awaitable[None]]:
+    return lambda device: check(device, app)
+
+
+async def _made(make_device: DeviceFactory) -> Device:
+    device = make_device()
+    if inspect.isawaitable(device):
+        device = await device
+    if not isinstance(device, Device):
+        raise AssertionError(f"check_device: the factory made {device!r}, which is not a Device")
+    return device
+
+
+async def _conform(make_device: DeviceFactory, name: str, check: Callable[[Device], Awaitable[None]]) -> bool:
+    """Run one check on a fresh device; its failure names it. True when it passed."""
+    try:
+        await check(await _made(make_device))
+    except AssertionError as exc:
+        raise AssertionError(f"check_device [{name}]: {exc}") from exc
+    except MobsterError as exc:
+        raise AssertionError(f"check_device [{name}]: raised {type(exc).__name__}: {exc}") from exc
+    return True
 
 
 async def _check_evidence(device: Device, app: str) -> None:

@@ -6,7 +6,7 @@ Rule 1: a device is known by its *identity*, a string such as ``wda http://127.0
 Rule 2: the locks live in a per-user folder: ``$MOBSTER_LOCK_DIR``, else
         ``$XDG_RUNTIME_DIR/mobster-locks``, else ``<temp dir>/mobster-<uid>/locks``. It is made
         0700 and must be a real folder the user owns that no one else can write to.
-Rule 3: acquiring never waits: when another holder has the lock, :class:`DeviceError` says so at
+Rule 3: acquiring never waits: when another holder has the lock, :class:`DeviceBusy` says so at
         once, with the holder's pid (kept in a ``.owner`` file beside the lock while it is held).
 Rule 4: the lock is an OS file lock (``flock``): it is released when the holder releases it or its
         process ends, whatever way it ends. Two holders in one process exclude each other too.
@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from mobster_core import DeviceError
+from mobster_core.exceptions import DeviceBusy, DeviceError
 
 __all__ = ["DeviceLock", "device_lock", "lock_dir", "normalize_identity"]
 
@@ -92,7 +92,7 @@ class DeviceLock:
         return self._lock is not None and bool(self._lock.is_locked)
 
     def acquire(self) -> Self:
-        """Take the lock at once, or raise ``DeviceError`` naming the holder's pid (Rule 3)."""
+        """Take the lock at once, or raise ``DeviceBusy`` naming the holder's pid (Rule 3)."""
         import filelock
 
         if self.held:
@@ -102,7 +102,7 @@ class DeviceLock:
         try:
             lock.acquire(blocking=False)
         except filelock.Timeout as exc:
-            raise DeviceError(
+            raise DeviceBusy(
                 f"{self._identity} is in use by another mobster run (pid {self._holder()}); "
                 "wait for it to finish, or choose another device"
             ) from exc

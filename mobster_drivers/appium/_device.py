@@ -87,7 +87,6 @@ from typing import Any
 import attrs
 
 from mobster_core import (
-    SPRINGBOARD,
     Action,
     AppInfo,
     Clock,
@@ -103,6 +102,7 @@ from mobster_core import (
     UnknownOutcome,
     Verdict,
 )
+from mobster_core.protocols import SPRINGBOARD
 from mobster_drivers.wda._device import SESSION_SETTINGS, _describe
 from mobster_drivers.wda._tree import LONG_PRESS_MS, center_points, swipe_points
 from mobster_drivers.wda._visibility import QueryRefused, Visibility, read_tree

@@ -115,7 +115,6 @@ from urllib.parse import parse_qs, urlsplit
 import attrs
 
 from mobster_core import (
-    SPRINGBOARD,
     Action,
     DeviceError,
     DeviceKind,
@@ -127,6 +126,7 @@ from mobster_core import (
     SystemClock,
     UnknownOutcome,
 )
+from mobster_core.protocols import SPRINGBOARD
 from mobster_drivers.scripted import AppScript, ScriptedPhone
 from mobster_drivers.wda._loop import LoopThread
 from mobster_drivers.wda._tree import parse_xml_source, source_bundle

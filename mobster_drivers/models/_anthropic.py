@@ -1,7 +1,7 @@
-"""The Anthropic adapter: one forced ``act`` tool call per turn over the Messages API (SPEC §15).
+"""The Anthropic adapter: one forced ``act`` tool call per turn over the Messages API.
 
 Rule 1: the SDK is imported when a model is made, never when this module is imported (``import
-        anthropic`` takes about a second; ``reference/dependencies.md`` §4).
+        anthropic`` takes about a second).
 Rule 2: one turn is one request: the system text, the ``act`` tool, ``tool_choice`` forcing that
         one tool with parallel calls off, and one user message (the prompt's text, then the
         screenshot as a PNG image block when there is one). The SDK never retries
@@ -21,7 +21,8 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
-from mobster_core import ACTION_TOOL, Decision, ModelError, Prompt, Usage, estimate_usage, parse_decision
+from mobster_core import Decision, ModelError, Prompt, Usage
+from mobster_core.prompts import ACTION_TOOL, estimate_usage, parse_decision
 
 from ._common import checked_key as _checked_key
 from ._common import count as _count

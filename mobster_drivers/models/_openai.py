@@ -1,4 +1,4 @@
-"""The OpenAI adapter: one forced ``act`` function call per turn over the Responses API (SPEC §15).
+"""The OpenAI adapter: one forced ``act`` function call per turn over the Responses API.
 
 Rule 1: the SDK is imported when a model is made, never when this module is imported.
 Rule 2: one turn is one stateless request (``store=False``: screenshots of the app under test
@@ -22,7 +22,8 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
-from mobster_core import ACTION_TOOL, Decision, ModelError, Prompt, Usage, estimate_usage, parse_decision
+from mobster_core import Decision, ModelError, Prompt, Usage
+from mobster_core.prompts import ACTION_TOOL, estimate_usage, parse_decision
 
 from ._common import checked_key as _checked_key
 from ._common import count as _count

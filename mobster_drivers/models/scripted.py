@@ -1,4 +1,4 @@
-"""The scripted model (``--model scripted``): no key, no network (SPEC §15).
+"""The scripted model (``--model scripted``): no key, no network.
 
 Rule 1 (a first run): it follows the check's steps, one action per step, and says done after the
         last. The grammar: ``Tap "X"``, ``Long press "X"``, ``Type "T" into "F"``, ``Submit``,
@@ -25,7 +25,8 @@ import re
 
 import attrs
 
-from mobster_core import Clock, Decision, DecisionKind, ModelAction, Op, Prompt, Step, estimate_usage
+from mobster_core import Clock, Decision, DecisionKind, ModelAction, Op, Prompt, Step
+from mobster_core.prompts import estimate_usage
 
 __all__ = ["ScriptedModel", "parse_step"]
 

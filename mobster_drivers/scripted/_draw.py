@@ -37,8 +37,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
 
-from mobster_core import SPRINGBOARD, Element, Screen
-from mobster_core._image import RGB, Raster
+from mobster_core import Element, Screen
+from mobster_core.image import RGB, Raster
+from mobster_core.protocols import SPRINGBOARD
 
 from ._font import BOLD, REGULAR, SEMIBOLD, draw_text, layout, line_height
 
@@ -135,7 +136,7 @@ class ScreenRenderer:
         return png
 
     def raster(self, screen: Screen) -> Raster:
-        """The picture of a screen as a fresh :class:`~mobster_core._image.Raster` (not cached)."""
+        """The picture of a screen as a fresh :class:`~mobster_core.image.Raster` (not cached)."""
         return _Painter(screen, self.scale).paint()
 
 

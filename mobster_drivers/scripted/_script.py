@@ -1,4 +1,4 @@
-"""The scripted phone's app script (SPEC §14): loaded, validated strictly, kept as frozen data.
+"""The scripted phone's app script: loaded, validated strictly, kept as frozen data.
 
 Rule 1: every key is known. An unknown key anywhere (the top level, ``device``, a ``latency``
         mapping, an app, an element, a ``tap``) is an error with a "did you mean" hint.
@@ -30,9 +30,10 @@ from typing import Any, NoReturn
 
 import attrs
 
-from mobster_core import DEFAULT_SCREEN_SIZE, SPRINGBOARD, DeviceInfo, DeviceKind, ScriptError
-from mobster_core._screen import Frame
-from mobster_core._yaml import YamlProblem, did_you_mean, load_yaml
+from mobster_core import DeviceInfo, DeviceKind
+from mobster_core.exceptions import ScriptError
+from mobster_core.protocols import DEFAULT_SCREEN_SIZE, SPRINGBOARD, Frame
+from mobster_core.yaml import YamlProblem, did_you_mean, load_yaml
 
 __all__ = [
     "PROFILES",

@@ -1,4 +1,4 @@
-"""The simulator device: ``xcrun simctl`` for the apps, WebDriverAgent for the screen (SPEC §13).
+"""The simulator device: ``xcrun simctl`` for the apps, WebDriverAgent for the screen.
 
 Rule 1: apps are launched, terminated and reset with simctl (arguments, ``SIMCTL_CHILD_``
         environment, a deep link with ``openurl``); the screen is read and driven through the WDA
@@ -28,17 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mobster_core import (
-    Action,
-    AppInfo,
-    DeviceError,
-    DeviceInfo,
-    DeviceKind,
-    Element,
-    LaunchOptions,
-    Reset,
-    Screen,
-)
+from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, Element, LaunchOptions, Reset, Screen
 from mobster_drivers.wda import WdaDevice, WdaTimeouts, WdaTransport
 
 from ._simctl import Simctl, SimctlRunner, Simulator, pick_simulator

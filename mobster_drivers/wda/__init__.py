@@ -1,4 +1,4 @@
-"""The WebDriverAgent device (SPEC §13): a phone driven through WDA's HTTP API.
+"""The WebDriverAgent device: a phone driven through WDA's HTTP API.
 
 ::
 

@@ -55,7 +55,6 @@ from typing import Any
 import attrs
 
 from mobster_core import (
-    SPRINGBOARD,
     Action,
     AppInfo,
     DeviceError,
@@ -68,6 +67,7 @@ from mobster_core import (
     Screen,
     UnknownOutcome,
 )
+from mobster_core.protocols import SPRINGBOARD
 
 from ._transport import (
     FacebookWdaTransport,

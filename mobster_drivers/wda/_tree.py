@@ -65,7 +65,7 @@ from typing import Any
 import attrs
 
 from mobster_core import Element, Op, Screen
-from mobster_core._screen import Frame
+from mobster_core.protocols import Frame
 
 __all__ = [
     "LONG_PRESS_MS",

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mobster_cli.main import cli
-from mobster_core import _run, _verdict
-from mobster_core._verdict import ReadPolicy
+from mobster_core._rules.settle import DEFAULT_READ_POLICY, ReadPolicy
+from mobster_core._run import judge as _judge
 from mobster_drivers.fakes.wda import FakeWda
 from tests.wda_trees import tree_path
 
@@ -88,12 +88,12 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # loading); a served capture never changes, so the test reads for 0.2 s instead.
     quick = ReadPolicy(settle_gap=0.05, interval=0.05, timeout=0.2)
 
-    async def settled_read(device: Any, clock: Any, policy: ReadPolicy = quick, **kw: Any) -> Any:
-        return await _verdict.settled_read(
-            device, clock, quick if policy is _verdict.DEFAULT_READ_POLICY else policy, **kw
-        )
+    original = _judge.settled_read
 
-    monkeypatch.setattr(_run, "settled_read", settled_read)
+    async def settled_read(read: Any, clock: Any, policy: ReadPolicy = quick, **kw: Any) -> Any:
+        return await original(read, clock, quick if policy is DEFAULT_READ_POLICY else policy, **kw)
+
+    monkeypatch.setattr(_judge, "settled_read", settled_read)
     (tmp_path / ".mobster" / "checks").mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
     return tmp_path

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import mobster_core as mc
-from mobster_core._matcher import position
+from mobster_core._rules.matcher import position
 
 APP = "com.example.yourapp"
+#: A wall-clock time for files that record one (it never decides anything).
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 SIGNUP_ELEMENTS: list[dict[str, Any]] = [
     {"role": "StaticText", "label": "Create your account", "frame": [0.1, 0.1, 0.8, 0.05]},

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import mobster_core as mc
-from mobster_core._checks import load_check
-from mobster_core._frames import FINAL, frame_file, make_picture, plan_frames, step_frame
-from mobster_core._journal import read_journal
-from mobster_core._report import RunReport
-from mobster_core._run import RunOptions, run_check
+from mobster_core import RunOptions, load_check, run_check
+from mobster_core._rules.frames import FINAL, frame_file, make_picture, plan_frames, step_frame
+from mobster_core._rules.verdict import suite_exit_code
+from mobster_core._store.journal import read_journal
+from mobster_core._store.report import RunReport
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path
@@ -122,7 +122,7 @@ def _run(
     assert isinstance(phone, FramedPhone)
     scripted = ScriptedModel(clock=clock) if model else None
     result = clock.run(
-        run_check(load_check(check), phone, clock, root=root, model=scripted, options=RunOptions(**options))
+        run_check(load_check(check), phone, clock, model=scripted, options=RunOptions(root=root, **options))
     )
     return result, phone
 
@@ -173,7 +173,7 @@ def suite_results(runs: Mapping[str, tuple[RunReport, dict[str, Any]]]) -> dict[
         "suite_id": "20261130T051500Z-3f9a1c",
         "started_at": "2026-11-30T05:15:00Z",
         "seconds": round(sum(c["seconds"] for c in checks), 3),
-        "exit_code": mc.suite_exit_code(mc.Verdict(v) for v in verdicts),
+        "exit_code": suite_exit_code(mc.Verdict(v) for v in verdicts),
         "summary": {
             **{v.value: verdicts.count(v.value) for v in mc.Verdict},
             "healed_steps": sum(len(h["new"]) for c in checks for h in c["heals"]),

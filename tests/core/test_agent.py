@@ -5,18 +5,87 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 import mobster_core as mc
-from mobster_core._agent import Agent, AgentStop, Budget, _relocate
-from mobster_core._cost import Price, PriceTable
-from mobster_core._dispatch import Dispatcher
-from mobster_core.testing import FakeClock
+from mobster_core import Price, PriceTable
+from mobster_core._rules.identity import Env
+from mobster_core._rules.steps import dump_path
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._run.agent import Agent, Brief, Limits, ModelCalls, Recorded, _relocate
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.replay import Replayer
+from mobster_core._store.cache import ReplayCache
+from mobster_core._store.journal import Journal
+from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path
+from tests.core.helpers import NOW
 
 APP = "com.example.yourapp"
 STEPS = ('Tap "Sign up"', 'Type "ada@example.com" into "Email"', 'Type "hunter22" into "Password"', 'Tap "Continue"')
+
+
+@attrs.frozen
+class Ran:
+    """What a Smart run returned, with the run's model calls (their count and cost)."""
+
+    recorded: Recorded
+    calls: ModelCalls
+
+    @property
+    def stop(self) -> str:
+        failure = self.recorded.failure
+        if failure is not None:
+            assert failure.failure_class is not None
+            return failure.failure_class.value
+        return "done" if self.recorded.blocked is None else "blocked"
+
+    @property
+    def message(self) -> str:
+        failure = self.recorded.failure
+        return failure.message if failure is not None else self.recorded.blocked or ""
+
+    @property
+    def path(self) -> tuple[mc.Step, ...]:
+        return self.recorded.path
+
+    @property
+    def refusals(self) -> tuple[str, ...]:
+        return self.recorded.refusals
+
+
+def brief(steps: tuple[str, ...] = STEPS, limits: Limits | None = None, request: str | None = None) -> Brief:
+    return Brief(
+        request=request or "Check: a new user signs up\nSteps:\n" + "\n".join(steps),
+        kind=mc.DeviceKind.SIMULATOR,
+        provenance=Provenance.of(steps=steps),
+        steps=steps,
+        limits=limits or Limits(),
+    )
+
+
+def run_smart(
+    phone: ScriptedPhone,
+    clock: FakeClock,
+    model: Any,
+    the_brief: Brief,
+    *,
+    prices: PriceTable | None = None,
+    journal: Any = None,
+    before: Any = None,
+) -> Ran:
+    calls = ModelCalls(model, prices)
+    agent = Agent(calls, Dispatcher(phone, clock, MemoryJournal() if journal is None else journal), the_brief)
+
+    async def go() -> Recorded:
+        await phone.launch(APP, mc.LaunchOptions())
+        if before is not None:
+            before()
+        return await agent.run()
+
+    return Ran(clock.run(go()), calls)
 
 
 def smart(
@@ -24,41 +93,27 @@ def smart(
     *,
     phone_name: str = "yourapp",
     text: str | None = None,
-    journal: mc.Journal | None = None,
-    budget: Budget | None = None,
+    journal: Any = None,
+    limits: Limits | None = None,
     model: Any = None,
     delay: float = 0.0,
-) -> tuple[Any, ScriptedPhone, FakeClock]:
+) -> tuple[Ran, ScriptedPhone, FakeClock]:
     clock = FakeClock()
     phone = (
         ScriptedPhone.from_text(text, clock=clock)
         if text
         else ScriptedPhone.from_file(sample_path(phone_name), clock=clock)
     )
-    agent = Agent(
-        model or ScriptedModel(clock=clock, delay=delay),
-        Dispatcher(phone, clock, journal=journal),
-        clock,
-        kind=mc.DeviceKind.SIMULATOR,
-        provenance=mc.Provenance.of(steps=steps),
-        request="Check: a new user signs up\nSteps:\n" + "\n".join(steps),
-        steps=steps,
-        budget=budget,
-    )
-
-    async def go() -> Any:
-        await phone.launch(APP, mc.LaunchOptions())
-        return await agent.run()
-
-    return clock.run(go()), phone, clock
+    model = model or ScriptedModel(clock=clock, delay=delay)
+    return run_smart(phone, clock, model, brief(steps, limits), journal=journal), phone, clock
 
 
 def test_smart_records_the_signup_path_and_it_validates() -> None:
     result, phone, _ = smart()
-    assert result.stop is AgentStop.DONE
-    assert result.model_calls == 5  # four steps and "done"
+    assert result.stop == "done"
+    assert result.calls.count == 5  # four steps and "done"
     assert phone.screen_name(APP) == "done"
-    path = mc.load_path(mc.dump_path(result.path))
+    path = mc.load_path(dump_path(result.path))
     assert [s.describe() for s in path] == [
         'Tap "Sign up"',
         'Type "ada@example.com" into "Email"',
@@ -70,32 +125,33 @@ def test_smart_records_the_signup_path_and_it_validates() -> None:
     assert path[1].text == "ada@example.com"
     assert not path[1].live
     assert all(s.app == APP for s in path)
-    assert result.usage.estimated
-    assert result.cost.usd == 0.0
+    assert result.calls.usage.estimated
+    assert result.calls.cost.usd == 0.0
 
 
 def test_the_recorded_path_replays_with_zero_model_calls_except_live_steps() -> None:
     result, _, _ = smart(STEPS[:2] + STEPS[3:])  # no password step
     clock = FakeClock()
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
-    replayer = mc.Replayer(phone, clock, kind=mc.DeviceKind.SIMULATOR, provenance=mc.Provenance.of(steps=STEPS))
+    dispatch = Dispatcher(phone, clock, MemoryJournal())
+    replayer = Replayer(dispatch, mc.DeviceKind.SIMULATOR, Provenance.of(steps=STEPS))
 
     async def go() -> Any:
-        await replayer.launch(APP, mc.LaunchOptions())
+        await dispatch.launch(APP, mc.LaunchOptions())
         return await replayer.run(result.path)
 
     replayed = clock.run(go())
-    assert replayed.stop is mc.Stop.COMPLETED
+    assert replayed.completed
     assert phone.screen_name(APP) == "done"
 
 
 def test_a_password_typed_while_recording_is_nowhere_on_disk(tmp_path: Path) -> None:
-    journal = mc.Journal(tmp_path / ".mobster" / "runs" / "r1")
+    journal = Journal(tmp_path / ".mobster" / "runs" / "r1")
     result, _, _ = smart(journal=journal)
     journal.close()
-    cache = mc.ReplayCache(tmp_path)
-    env = mc.Env(app_version="1.0", app_build="1", ios_major=26, kind=mc.DeviceKind.SIMULATOR)
-    cache.store("0123456789abcdef", env, result.path)
+    cache = ReplayCache(tmp_path)
+    env = Env(app_version="1.0", app_build="1", ios_major=26, kind=mc.DeviceKind.SIMULATOR)
+    cache.store("0123456789abcdef", env, result.path, recorded_at=NOW)
     files = [f for f in (tmp_path / ".mobster").rglob("*") if f.is_file()]
     assert len(files) >= 3
     for f in files:
@@ -105,7 +161,7 @@ def test_a_password_typed_while_recording_is_nowhere_on_disk(tmp_path: Path) -> 
 def test_a_purchase_is_refused_and_told_to_the_model() -> None:
     steps = ('Tap "Settings"', 'Tap "Upgrade to Pro"', 'Tap "Subscribe"')
     result, phone, _ = smart(steps)
-    assert result.stop is AgentStop.DONE
+    assert result.stop == "done"
     assert result.refusals == ('Tap "Subscribe" was refused: a purchase is refused on a simulator',)
     assert [a.element.label for a in phone.actions if a.element] == ["Settings", "Upgrade to Pro"]
     assert [s.describe() for s in result.path] == ['Tap "Settings"', 'Tap "Upgrade to Pro"']
@@ -113,13 +169,13 @@ def test_a_purchase_is_refused_and_told_to_the_model() -> None:
 
 def test_blocked_when_the_element_is_missing() -> None:
     result, _, _ = smart(('Tap "Nope"',))
-    assert result.stop is AgentStop.BLOCKED
+    assert result.stop == "blocked"
     assert '"Nope"' in result.message
 
 
 def test_the_turn_limit_stops_a_run() -> None:
-    result, _, _ = smart(budget=Budget(max_turns=2))
-    assert result.stop is AgentStop.BUDGET
+    result, _, _ = smart(limits=Limits(max_turns=2))
+    assert result.stop == "budget"
     assert "2 turns" in result.message
 
 
@@ -129,31 +185,18 @@ def test_the_usd_budget_stops_a_run() -> None:
 
     clock = FakeClock()
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
-    agent = Agent(
-        Pricey(name="claude-opus-x"),
-        Dispatcher(phone, clock),
-        clock,
-        kind=mc.DeviceKind.SIMULATOR,
-        provenance=mc.Provenance.of(steps=STEPS),
-        request="r",
-        steps=STEPS,
-        prices=PriceTable().extend({"claude-opus-x": Price(1000.0, 1000.0)}),
-        budget=Budget(max_usd=0.25),
+    prices = PriceTable().extend({"claude-opus-x": Price(1000.0, 1000.0)})
+    result = run_smart(
+        phone, clock, Pricey(name="claude-opus-x"), brief(request="r", limits=Limits(max_usd=0.25)), prices=prices
     )
-
-    async def go() -> Any:
-        await phone.launch(APP, mc.LaunchOptions())
-        return await agent.run()
-
-    result = clock.run(go())
-    assert result.stop is AgentStop.BUDGET
-    assert result.model_calls == 1
+    assert result.stop == "budget"
+    assert result.calls.count == 1
     assert "$0.25" in result.message
 
 
 def test_the_time_budget_stops_a_run() -> None:
-    result, _, clock = smart(budget=Budget(max_seconds=5.0), delay=2.5)
-    assert result.stop is AgentStop.BUDGET
+    result, _, clock = smart(limits=Limits(max_seconds=5.0), delay=2.5)
+    assert result.stop == "budget"
     assert "time budget" in result.message
     assert clock.now() == pytest.approx(5.0)  # the call in flight is cut at the deadline
 
@@ -186,7 +229,7 @@ def test_invalid_actions_are_told_back_and_never_sent() -> None:
         ]
     )
     result, phone, _ = smart(model=model)
-    assert result.stop is AgentStop.DONE
+    assert result.stop == "done"
     assert phone.actions == []
     history = model.prompts[-1].history
     assert history == (
@@ -198,8 +241,8 @@ def test_invalid_actions_are_told_back_and_never_sent() -> None:
 
 def test_too_many_invalid_turns_stop_the_run() -> None:
     model = ScriptedReplies([act(mc.ModelAction(mc.Op.TAP, target="e99"))] * 5)
-    result, _, _ = smart(model=model, budget=Budget(max_invalid=2))
-    assert result.stop is AgentStop.MODEL
+    result, _, _ = smart(model=model, limits=Limits(max_invalid=2))
+    assert result.stop == "model"
     assert "invalid actions 3 times" in result.message
 
 
@@ -220,23 +263,8 @@ def test_several_actions_in_one_turn_follow_the_screen() -> None:
 def test_an_action_that_raises_ends_the_run_with_unknown_outcome() -> None:
     clock = FakeClock()
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
-    agent = Agent(
-        ScriptedModel(),
-        Dispatcher(phone, clock),
-        clock,
-        kind=mc.DeviceKind.SIMULATOR,
-        provenance=mc.Provenance.of(steps=STEPS),
-        request="r",
-        steps=STEPS,
-    )
-
-    async def go() -> Any:
-        await phone.launch(APP, mc.LaunchOptions())
-        phone.fail_next_action()
-        return await agent.run()
-
-    result = clock.run(go())
-    assert result.stop is AgentStop.UNKNOWN_OUTCOME
+    result = run_smart(phone, clock, ScriptedModel(), brief(request="r"), before=phone.fail_next_action)
+    assert result.stop == "unknown_outcome"
     assert len(phone.actions) == 1
 
 

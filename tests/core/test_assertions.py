@@ -8,12 +8,11 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._assertions import (
+from mobster_core._rules.assertions import (
     ELEMENT_TYPES,
     FRIENDLY_ROLES,
     MAX_MATCHES,
     Assertion,
-    AssertionResult,
     ExpectError,
     Kind,
     Pattern,
@@ -29,6 +28,7 @@ from mobster_core._assertions import (
     role_types,
     shown_elements,
 )
+from mobster_core.results import AssertionResult
 
 APP = "com.example.yourapp"
 ROW = 0.0

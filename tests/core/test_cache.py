@@ -13,10 +13,13 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core import _cache
-from mobster_core._cache import KEEP_ENVS, Lookup, ReplayCache
-from mobster_core._fsutil import MOBSTER_DIR, UnsafeFile
-from mobster_core._identity import Env
+from mobster_core._rules.identity import Env
+from mobster_core._rules.steps import dump_path
+from mobster_core._store import cache as _cache
+from mobster_core._store.cache import KEEP_ENVS, Lookup, ReplayCache
+from mobster_core._store.fsutil import MOBSTER_DIR
+from mobster_core.exceptions import PathError, UnsafeFile
+from tests.core.helpers import NOW
 
 ID = "b4f5b1de9d5b86e2"
 OTHER_ID = "7286775e3f4f9ecb"
@@ -91,7 +94,7 @@ def plant(cache: ReplayCache, content: bytes | dict[str, Any], env: Env = SIM) -
 
 
 def test_a_stored_path_is_found_again(cache: ReplayCache) -> None:
-    cache.store(ID, SIM, STEPS)
+    cache.store(ID, SIM, STEPS, recorded_at=NOW)
     found = cache.lookup(ID, SIM)
     assert found == Lookup(STEPS, None, ())
     assert found.hit
@@ -122,12 +125,12 @@ def test_the_file_is_private_readable_and_complete(
         },
         "recorded_at": "2026-05-01T09:30:00.000000+00:00",
         "seq": 1,
-        "steps": mc.dump_path(STEPS),
+        "steps": dump_path(STEPS),
     }
 
 
 def test_recorded_at_is_utc_with_microseconds(cache: ReplayCache) -> None:
-    path = cache.store(ID, SIM, STEPS)
+    path = cache.store(ID, SIM, STEPS, recorded_at=NOW)
     when = json.loads(path.read_text())["recorded_at"]
     assert when.endswith("+00:00")
     assert len(when.split(".")[1]) == len("123456+00:00")
@@ -143,19 +146,19 @@ def timezone_plus_two() -> Any:
 
 
 def test_every_store_makes_sure_of_the_gitignore(cache: ReplayCache, tmp_path: Path) -> None:
-    cache.store(ID, SIM, STEPS)
+    cache.store(ID, SIM, STEPS, recorded_at=NOW)
     gitignore = tmp_path / MOBSTER_DIR / ".gitignore"
     assert "cache/" in gitignore.read_text().splitlines()
     gitignore.write_text("edited\n")
-    cache.store(ID, PHONE, STEPS)
+    cache.store(ID, PHONE, STEPS, recorded_at=NOW)
     assert gitignore.read_text() == "edited\n"
     gitignore.unlink()
-    cache.store(ID, PHONE, STEPS)
+    cache.store(ID, PHONE, STEPS, recorded_at=NOW)
     assert gitignore.exists()
 
 
 def test_an_empty_path_is_stored(cache: ReplayCache) -> None:
-    cache.store(ID, SIM, [])
+    cache.store(ID, SIM, [], recorded_at=NOW)
     assert cache.lookup(ID, SIM).steps == ()
 
 
@@ -166,7 +169,7 @@ def test_nothing_stored_is_no_recorded_path_yet(cache: ReplayCache, tmp_path: Pa
 
 
 def test_a_miss_says_why_against_the_newest_env(cache: ReplayCache) -> None:
-    cache.store(ID, SIM, STEPS)
+    cache.store(ID, SIM, STEPS, recorded_at=NOW)
     found = cache.lookup(ID, SIM_NEW_APP)
     assert (found.steps, found.why, found.dropped) == (
         None,
@@ -177,7 +180,7 @@ def test_a_miss_says_why_against_the_newest_env(cache: ReplayCache) -> None:
     # The newest path of another env is named, for a run that carries paths to a new build.
     assert found.carry is not None
     assert (found.carry.stored.env, found.carry.steps) == (SIM, STEPS)
-    cache.store(ID, PHONE, STEPS)
+    cache.store(ID, PHONE, STEPS, recorded_at=NOW)
     newer = cache.lookup(ID, SIM_NEW_APP)
     assert newer.why == "recorded on an iPhone, this is a simulator"
     assert newer.carry is not None
@@ -185,13 +188,13 @@ def test_a_miss_says_why_against_the_newest_env(cache: ReplayCache) -> None:
 
 
 def test_another_identity_is_not_a_match(cache: ReplayCache) -> None:
-    cache.store(OTHER_ID, SIM, STEPS)
+    cache.store(OTHER_ID, SIM, STEPS, recorded_at=NOW)
     assert cache.lookup(ID, SIM) == Lookup(None, "no recorded path yet", ())
 
 
 def test_a_minor_ios_update_finds_the_same_path(cache: ReplayCache) -> None:
     app = mc.AppInfo("com.example.yourapp", "1.0", "1")
-    cache.store(ID, Env.of(mc.DeviceInfo("sim", "26.4", mc.DeviceKind.SIMULATOR), app), STEPS)
+    cache.store(ID, Env.of(mc.DeviceInfo("sim", "26.4", mc.DeviceKind.SIMULATOR), app), STEPS, recorded_at=NOW)
     found = cache.lookup(ID, Env.of(mc.DeviceInfo("sim", "26.5", mc.DeviceKind.SIMULATOR), app))
     assert found.steps == STEPS
     later = cache.lookup(ID, Env.of(mc.DeviceInfo("sim", "27.0", mc.DeviceKind.SIMULATOR), app))
@@ -199,8 +202,8 @@ def test_a_minor_ios_update_finds_the_same_path(cache: ReplayCache) -> None:
 
 
 def test_storing_the_same_env_again_replaces_it_with_a_higher_seq(cache: ReplayCache) -> None:
-    cache.store(ID, SIM, STEPS)
-    cache.store(ID, SIM, STEPS[:1])
+    cache.store(ID, SIM, STEPS, recorded_at=NOW)
+    cache.store(ID, SIM, STEPS[:1], recorded_at=NOW)
     assert cache.lookup(ID, SIM).steps == STEPS[:1]
     [only] = cache.envs(ID)
     assert only.seq == 2
@@ -230,9 +233,9 @@ def test_the_four_newest_envs_are_kept_by_seq_not_by_clock(cache: ReplayCache) -
 
 
 def test_pruning_keeps_other_identities(cache: ReplayCache) -> None:
-    cache.store(OTHER_ID, SIM, STEPS)
+    cache.store(OTHER_ID, SIM, STEPS, recorded_at=NOW)
     for env in envs_of(KEEP_ENVS + 2):
-        cache.store(ID, env, STEPS)
+        cache.store(ID, env, STEPS, recorded_at=NOW)
     assert len(cache.envs(ID)) == KEEP_ENVS
     assert cache.lookup(OTHER_ID, SIM).hit
 
@@ -240,7 +243,7 @@ def test_pruning_keeps_other_identities(cache: ReplayCache) -> None:
 def test_a_file_removed_while_pruning_is_fine(cache: ReplayCache, monkeypatch: pytest.MonkeyPatch) -> None:
     envs = envs_of(KEEP_ENVS + 1)
     for env in envs[:KEEP_ENVS]:
-        cache.store(ID, env, STEPS)
+        cache.store(ID, env, STEPS, recorded_at=NOW)
     oldest = cache.file_for(ID, envs[0])
     real = Path.unlink
 
@@ -250,14 +253,14 @@ def test_a_file_removed_while_pruning_is_fine(cache: ReplayCache, monkeypatch: p
         real(self, missing_ok=missing_ok)
 
     monkeypatch.setattr(Path, "unlink", racing)
-    cache.store(ID, envs[KEEP_ENVS], STEPS)
+    cache.store(ID, envs[KEEP_ENVS], STEPS, recorded_at=NOW)
     assert len(cache.envs(ID)) == KEEP_ENVS
 
 
 def test_a_path_over_the_size_limit_is_not_stored(cache: ReplayCache, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_cache, "MAX_CACHE_BYTES", 100)
-    with pytest.raises(mc.PathError, match="over the replay cache's limit of 100 bytes"):
-        cache.store(ID, SIM, STEPS)
+    with pytest.raises(PathError, match="over the replay cache's limit of 100 bytes"):
+        cache.store(ID, SIM, STEPS, recorded_at=NOW)
     assert cache.envs(ID) == []
 
 
@@ -266,13 +269,13 @@ def test_an_identity_is_16_hex_digits(cache: ReplayCache, bad: Any) -> None:
     with pytest.raises(ValueError, match="16 lowercase hex digits"):
         cache.lookup(bad, SIM)
     with pytest.raises(ValueError, match="16 lowercase hex digits"):
-        cache.store(bad, SIM, STEPS)
+        cache.store(bad, SIM, STEPS, recorded_at=NOW)
     with pytest.raises(ValueError, match="16 lowercase hex digits"):
         cache.envs(bad)
 
 
 def test_temps_and_foreign_names_are_ignored(cache: ReplayCache) -> None:
-    cache.store(ID, SIM, STEPS)
+    cache.store(ID, SIM, STEPS, recorded_at=NOW)
     for name in (f".tmp-{ID}-{SIM.digest}.json-1a2b", f"{ID}-{PHONE.digest}.json.corrupt", "notes.txt"):
         (cache.folder / name).write_bytes(b"garbage")
     found = cache.lookup(ID, PHONE)
@@ -332,7 +335,7 @@ def test_a_corrupt_file_is_dropped_and_kept_aside(
     assert record.__dict__["file"] == str(path)
     assert reason in record.__dict__["reason"]
     # The next recording goes ahead and is found.
-    cache.store(ID, SIM, STEPS)
+    cache.store(ID, SIM, STEPS, recorded_at=NOW)
     assert cache.lookup(ID, SIM).steps == STEPS
 
 
@@ -345,7 +348,7 @@ def test_a_file_over_the_size_limit_is_dropped_aside(cache: ReplayCache, monkeyp
 
 
 def test_a_dropped_file_of_this_env_falls_back_to_the_newest_other_env(cache: ReplayCache) -> None:
-    cache.store(ID, SIM_NEW_APP, STEPS)
+    cache.store(ID, SIM_NEW_APP, STEPS, recorded_at=NOW)
     plant(cache, b"junk", env=SIM)
     found = cache.lookup(ID, SIM)
     assert found.why == "the app changed (recorded on 1.1 (2), this is 1.0 (1))"
@@ -406,7 +409,7 @@ def test_a_symlinked_cache_file_is_refused_and_its_target_untouched(cache: Repla
     assert victim.read_bytes() == before
     assert mode(victim) == 0o600
     # A new recording replaces the link itself, never writing through it.
-    cache.store(ID, SIM, STEPS)
+    cache.store(ID, SIM, STEPS, recorded_at=NOW)
     assert victim.read_bytes() == before
     assert not path.is_symlink()
     assert cache.lookup(ID, SIM).steps == STEPS
@@ -476,12 +479,12 @@ def test_a_symlinked_cache_folder_is_a_miss_and_store_refuses_it(cache: ReplayCa
     assert found.why == "no recorded path yet"
     assert "is a symlink" in found.dropped[0]
     with pytest.raises(UnsafeFile):
-        cache.store(ID, SIM, STEPS)
+        cache.store(ID, SIM, STEPS, recorded_at=NOW)
     assert list((elsewhere / "replay").iterdir()) == []
 
 
 def test_an_unreadable_cache_folder_is_a_miss(cache: ReplayCache, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache.store(ID, SIM, STEPS)
+    cache.store(ID, SIM, STEPS, recorded_at=NOW)
 
     def denied(_path: Any) -> Any:
         raise PermissionError(errno.EACCES, "Permission denied")
@@ -526,7 +529,7 @@ def test_a_path_in_an_older_format_is_set_aside_and_recorded_afresh(
     assert (cache.folder / f"{path.name}.format1").read_bytes()  # kept, never deleted
     assert any(r.getMessage() == "replay cache file dropped" for r in logs.records)
     # The next recording goes ahead, and the file set aside stays out of its way.
-    cache.store(ID, SIM, STEPS)
+    cache.store(ID, SIM, STEPS, recorded_at=NOW)
     assert cache.lookup(ID, SIM).steps == STEPS
     assert (cache.folder / f"{path.name}.format1").exists()
 
@@ -551,8 +554,8 @@ def test_an_older_format_of_another_env_is_never_carried(cache: ReplayCache) -> 
 
 def test_a_lookup_carries_the_newest_other_env_by_seq(cache: ReplayCache) -> None:
     older = mc.load_path([TAP])
-    cache.store(ID, PHONE, older)
-    cache.store(ID, SIM_NEW_APP, STEPS)
+    cache.store(ID, PHONE, older, recorded_at=NOW)
+    cache.store(ID, SIM_NEW_APP, STEPS, recorded_at=NOW)
     found = cache.lookup(ID, SIM)
     assert found.carry is not None
     assert (found.carry.stored.env, found.carry.steps, found.carry.stored.seq) == (SIM_NEW_APP, STEPS, 2)

@@ -7,21 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mobster_core._assertions import Kind, Pattern, Selector
-from mobster_core._checks import (
-    DEFAULT_MAX_SECONDS,
-    DEFAULT_MAX_USD,
-    Budget,
-    Check,
-    CheckApp,
-    CheckError,
-    CheckLaunch,
-    find_checks,
-    load_check,
-    load_check_text,
-)
-from mobster_core._device import LaunchOptions, Reset
-from mobster_core._yaml import MAX_YAML_BYTES
+from mobster_core import Check, LaunchOptions, Reset, find_checks, load_check
+from mobster_core._rules.assertions import Kind, Pattern, Selector
+from mobster_core._store.checks import DEFAULT_MAX_SECONDS, DEFAULT_MAX_USD
+from mobster_core.checks import Budget, CheckApp, CheckError, CheckLaunch, load_check_text
+from mobster_core.yaml import MAX_YAML_BYTES
 
 DATA = Path(__file__).parent.parent / "data" / "checks"
 APP = "app: {bundle: com.example.yourapp}\n"

@@ -8,11 +8,12 @@ from typing import Any
 import attrs
 
 import mobster_core as mc
-from mobster_core import Element, Screen
-from mobster_core._replay import Replayer, Stop
-from mobster_core._typing_rules import Provenance
-from mobster_core._verdict import settled_read
-from mobster_core.testing import FakeClock
+from mobster_core import Element, FailureClass, Screen
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.judge import settled_read
+from mobster_core._run.replay import Replayed, Replayer
+from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.scripted import ScriptedPhone, sample_path
 from tests.core.helpers import step_on
 
@@ -70,7 +71,8 @@ def test_the_settled_read_uses_the_evidence_read_when_the_device_has_one() -> No
 
     async def go() -> Any:
         await d.launch(APP, mc.LaunchOptions())
-        return await settled_read(d, clock)
+        dispatch = Dispatcher(d, clock, MemoryJournal())
+        return await settled_read(lambda: dispatch.read_evidence("the verdict"), clock)
 
     read = clock.run(go())
     assert d.reads == ["evidence", "evidence"]
@@ -86,18 +88,19 @@ def test_a_device_without_an_evidence_read_is_read_as_it_is() -> None:
 
     async def go() -> Any:
         await phone.launch(APP, mc.LaunchOptions())
-        return await settled_read(phone, clock)
+        dispatch = Dispatcher(phone, clock, MemoryJournal())
+        return await settled_read(lambda: dispatch.read_evidence("the verdict"), clock)
 
     assert not isinstance(phone, mc.EvidenceReads)
     assert clock.run(go()).stable
 
 
-def replay(d: Wrapped, clock: FakeClock, label: str) -> mc.ReplayResult:
-    async def go() -> mc.ReplayResult:
+def replay(d: Wrapped, clock: FakeClock, label: str) -> Replayed:
+    async def go() -> Replayed:
         await d.launch(APP, mc.LaunchOptions())
         screen = await d.read()
         step = step_on(screen, label=label)
-        replayer = Replayer(d, clock, kind=mc.DeviceKind.SIMULATOR, provenance=Provenance())
+        replayer = Replayer(Dispatcher(d, clock, MemoryJournal()), mc.DeviceKind.SIMULATOR, Provenance())
         return await replayer.run([step])
 
     return clock.run(go())
@@ -107,7 +110,7 @@ def test_a_replayed_tap_on_a_target_the_device_says_is_hidden_drifts_and_is_neve
     clock = FakeClock()
     d = device(clock, hide="Sign up")
     result = replay(d, clock, "Sign up")
-    assert result.stop is Stop.DRIFTED
+    assert result.drift is not None
     assert result.message == (
         'step 1 (Tap "Sign up") drifted: "Sign up" is in the tree but hidden: the device says it isn\'t visible'
     )
@@ -121,7 +124,7 @@ def test_a_target_the_device_confirms_is_tapped_after_one_check() -> None:
     clock = FakeClock()
     d = device(clock)
     result = replay(d, clock, "Sign up")
-    assert result.stop is Stop.COMPLETED
+    assert result.completed
     assert d.checked == ["Sign up"]
     assert [a.op for a in d.phone.actions] == [mc.Op.TAP]
 
@@ -130,11 +133,12 @@ def test_a_check_that_fails_once_is_asked_again_and_twice_is_a_device_problem() 
     clock = FakeClock()
     d = device(clock)
     d.fail_checks = 1
-    assert replay(d, clock, "Sign up").stop is Stop.COMPLETED
+    assert replay(d, clock, "Sign up").completed
     clock = FakeClock()
     d = device(clock)
     d.fail_checks = 2
     result = replay(d, clock, "Sign up")
-    assert result.stop is Stop.DEVICE
+    assert result.failure is not None
+    assert result.failure.failure_class is FailureClass.DEVICE
     assert result.message.startswith("couldn't check the target: the check's reply was garbled")
     assert d.phone.actions == []

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mobster_core._frames import (
+from mobster_core._rules.frames import (
     FINAL,
     FULL_FIRST,
     THUMB_BOX,
@@ -25,7 +25,7 @@ from mobster_core._frames import (
     sniff,
     step_frame,
 )
-from mobster_core._image import PngError, Raster, decode_png
+from mobster_core.image import PngError, Raster, decode_png
 
 
 def step(index: int, source: str = "replay", reason: str | None = None) -> dict[str, Any]:

@@ -11,18 +11,17 @@ from typing import Any
 import pytest
 
 from mobster_core import MobsterError
-from mobster_core._fsutil import (
+from mobster_core._store.fsutil import (
     GITIGNORE_TEXT,
     MOBSTER_DIR,
-    Problem,
-    UnsafeFile,
     atomic_write,
     ensure_gitignore,
-    find_project_root,
     private_dir,
     read_private,
     remove_stale_temps,
 )
+from mobster_core.checks import find_project_root
+from mobster_core.exceptions import Problem, UnsafeFile
 
 
 @pytest.fixture
@@ -416,7 +415,7 @@ def test_stale_temps_are_removed_and_the_rest_kept(tmp_path: Path) -> None:
     dangling.symlink_to(tmp_path / "nowhere")
     for p in (old, data, folder, dangling):
         age(p, 3600)
-    assert remove_stale_temps(tmp_path) == 2
+    assert remove_stale_temps(tmp_path, started_at=datetime.now(UTC)) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == [".tmp-b.json-2", ".tmp-folder", "a.json"]
 
 
@@ -429,7 +428,7 @@ def test_temps_are_judged_against_the_start_of_the_run(tmp_path: Path) -> None:
 
 
 def test_stale_temps_of_a_missing_folder(tmp_path: Path) -> None:
-    assert remove_stale_temps(tmp_path / "nothing") == 0
+    assert remove_stale_temps(tmp_path / "nothing", started_at=datetime.now(UTC)) == 0
 
 
 def test_a_temp_removed_by_another_run_is_not_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -441,4 +440,4 @@ def test_a_temp_removed_by_another_run_is_not_counted(tmp_path: Path, monkeypatc
         raise FileNotFoundError(errno.ENOENT, "gone", str(self))
 
     monkeypatch.setattr(Path, "unlink", gone)
-    assert remove_stale_temps(tmp_path) == 0
+    assert remove_stale_temps(tmp_path, started_at=datetime.now(UTC)) == 0

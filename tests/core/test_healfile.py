@@ -9,18 +9,17 @@ from pathlib import Path
 import pytest
 
 import mobster_core as mc
-from mobster_core._healfile import (
+from mobster_core._rules.identity import Env
+from mobster_core._store.healfile import (
     STATE_FORMAT,
-    HealEntry,
-    HealFileError,
     HealState,
     compact,
     load_heal_state,
-    read_heal_file,
     save_heal_state,
     write_heal_file,
 )
-from mobster_core._identity import Env
+from mobster_core.exceptions import HealFileError
+from mobster_core.heals import HealEntry, read_heal_file
 from tests.core.helpers import SIGNUP_ELEMENTS, screen, step_on
 
 ID = "b4f5b1de9d5b86e2"

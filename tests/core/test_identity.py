@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mobster_core import AppInfo, DeviceInfo, DeviceKind, Reset
-from mobster_core._identity import Env, path_identity, why_fresh
+from mobster_core import AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
+from mobster_core._rules.identity import Env, path_identity, why_fresh
 
 SIGNUP: dict[str, Any] = {
     "steps": ['Tap "Create account"', "Type ada@example.com into Email", 'Tap "Continue"'],
@@ -26,7 +26,11 @@ PHONE = Env(None, None, 26, DeviceKind.IPHONE)
 
 
 def identity(**changes: Any) -> str:
-    return path_identity(**{**SIGNUP, **changes})
+    given = {**SIGNUP, **changes}
+    launch = LaunchOptions(
+        args=given["launch_args"], env=given["launch_env"], url=given["launch_url"], reset=given["reset"]
+    )
+    return path_identity(given["steps"], bundle=given["bundle"], app_path=given["app_path"], launch=launch)
 
 
 def sha16(text: str) -> str:
@@ -39,15 +43,7 @@ def sha16(text: str) -> str:
 def test_identity_golden_digest() -> None:
     assert identity() == SIGNUP_IDENTITY
     assert (
-        path_identity(
-            steps=[],
-            bundle="com.example.yourapp",
-            app_path=None,
-            launch_args=[],
-            launch_env={},
-            launch_url=None,
-            reset=Reset.NONE,
-        )
+        path_identity([], bundle="com.example.yourapp", app_path=None, launch=LaunchOptions(reset=Reset.NONE))
         == "7286775e3f4f9ecb"
     )
 
@@ -99,16 +95,16 @@ def test_name_expectations_tags_and_budget_are_not_parameters() -> None:
     # Rewording an assertion keeps the path: there is nowhere to pass them.
     for name in ("name", "expect", "tags", "budget"):
         with pytest.raises(TypeError):
-            path_identity(**{**SIGNUP, name: "anything"})
+            path_identity(SIGNUP["steps"], bundle="b", app_path=None, launch=LaunchOptions(), **{name: "anything"})
 
 
 def test_reset_may_be_given_as_its_value() -> None:
     assert identity(reset="data") == SIGNUP_IDENTITY
 
 
-@pytest.mark.parametrize("name", ["steps", "launch_args"])
-def test_a_single_string_is_not_a_list(name: str) -> None:
-    with pytest.raises(TypeError, match=name):
+@pytest.mark.parametrize(("name", "said"), [("steps", "steps"), ("launch_args", "args")])
+def test_a_single_string_is_not_a_list(name: str, said: str) -> None:
+    with pytest.raises(TypeError, match=said):
         identity(**{name: "Tap Continue"})
 
 

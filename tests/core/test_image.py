@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mobster_core._image import MAX_PIXELS, RGB, PngError, Raster, decode_png, encode_png, frame_box
+from mobster_core.image import MAX_PIXELS, RGB, PngError, Raster, decode_png, encode_png, frame_box
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -11,17 +11,10 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core import _journal
-from mobster_core._fsutil import MOBSTER_DIR
-from mobster_core._journal import (
-    DuplicateEffect,
-    EffectLedger,
-    Journal,
-    JournalError,
-    Outcome,
-    UnknownOutcomePending,
-    read_journal,
-)
+from mobster_core._store import journal as _journal
+from mobster_core._store.fsutil import MOBSTER_DIR
+from mobster_core._store.journal import Effect, EffectLedger, Journal, read_journal
+from mobster_core.exceptions import DuplicateEffect, JournalError, UnknownOutcomePending
 
 SECRET = "hunter2-correct-horse"
 TAP = {"op": "TAP", "step": 1, "target": {"label": "Continue", "role": "Button", "path": "/0/3/1"}}
@@ -46,9 +39,9 @@ def lines(path: Path) -> list[dict[str, Any]]:
 def test_intents_and_outcomes_are_lines_in_order(run_dir: Path) -> None:
     with Journal(run_dir) as journal:
         assert journal.intent("step-1", TAP) == 1
-        journal.outcome("step-1", Outcome.OK)
+        journal.outcome("step-1", Effect.OK)
         assert journal.intent("step-2", {"op": "SUBMIT"}) == 3
-        journal.outcome("step-2", Outcome.UNKNOWN, "timed out after 10 s")
+        journal.outcome("step-2", Effect.UNKNOWN, "timed out after 10 s")
     assert journal.path == run_dir / "journal.jsonl"
     assert lines(journal.path) == [
         {"seq": 1, "event": "intent", "key": "step-1", **TAP},
@@ -94,7 +87,7 @@ def test_the_intent_is_fsynced_before_intent_returns(run_dir: Path, monkeypatch:
     monkeypatch.setattr(os, "fsync", fsync)
     journal.intent("step-1", TAP)
     assert events == ["write", "fsync"]  # on disk by the time the caller may send
-    journal.outcome("step-1", Outcome.OK)
+    journal.outcome("step-1", Effect.OK)
     assert events == ["write", "fsync", "write", "fsync"]
     journal.close()
 
@@ -114,7 +107,7 @@ def test_a_short_write_is_finished(run_dir: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_every_outcome_value() -> None:
-    assert [o.value for o in Outcome] == ["ok", "unknown", "refused", "not_sent"]
+    assert [o.value for o in Effect] == ["ok", "unknown", "refused", "not_sent"]
 
 
 def test_an_outcome_may_be_given_as_its_value(run_dir: Path) -> None:
@@ -142,7 +135,7 @@ def test_masked_text_is_never_written(run_dir: Path, tmp_path: Path) -> None:
             },
             masked=True,
         )
-        journal.outcome("step-2", Outcome.OK)
+        journal.outcome("step-2", Effect.OK)
     for path in every_file(tmp_path):
         assert SECRET.encode() not in path.read_bytes(), path
     [intent, _] = lines(journal.path)
@@ -205,7 +198,7 @@ def test_a_failed_write_stops_every_later_action(run_dir: Path, monkeypatch: pyt
     assert isinstance(info.value.__cause__, OSError)
     monkeypatch.undo()
     with pytest.raises(JournalError, match=r"an earlier write .* failed .*no further action is sent"):
-        journal.outcome("step-1", Outcome.OK)
+        journal.outcome("step-1", Effect.OK)
     journal.close()
 
 
@@ -275,7 +268,7 @@ def test_a_journal_of_another_user_is_refused(run_dir: Path, monkeypatch: pytest
 def test_reopening_goes_on_from_the_last_seq(run_dir: Path) -> None:
     with Journal(run_dir) as journal:
         journal.intent("launch", {"op": "LAUNCH"})
-        journal.outcome("launch", Outcome.OK)
+        journal.outcome("launch", Effect.OK)
     journal.path.chmod(0o644)
     with Journal(run_dir) as again:
         assert again.intent("step-1", TAP) == 3
@@ -307,7 +300,7 @@ def test_a_torn_last_line_is_left_out_and_reported(run_dir: Path, caplog: pytest
     caplog.set_level(logging.DEBUG, logger="mobster_core")
     with Journal(run_dir) as journal:
         journal.intent("step-1", TAP)
-        journal.outcome("step-1", Outcome.OK)
+        journal.outcome("step-1", Effect.OK)
     with journal.path.open("ab") as f:
         f.write('{"seq": 3, "event": "intent", "key": "step-2", "label": "Caf\u00e9'.encode()[:-1])  # mid-character
     entries = read_journal(journal.path)
@@ -356,7 +349,7 @@ def test_an_empty_journal_reads_as_nothing(run_dir: Path) -> None:
 def test_a_key_is_dispatched_at_most_once() -> None:
     ledger = EffectLedger()
     ledger.begin("step-1")
-    ledger.settle("step-1", Outcome.OK)
+    ledger.settle("step-1", Effect.OK)
     with pytest.raises(DuplicateEffect, match="'step-1' was already dispatched") as info:
         ledger.begin("step-1")
     assert info.value.key == "step-1"
@@ -367,7 +360,7 @@ def test_a_key_is_dispatched_at_most_once() -> None:
 def test_nothing_is_sent_after_an_unknown_outcome() -> None:
     ledger = EffectLedger()
     ledger.begin("step-1")
-    ledger.settle("step-1", Outcome.UNKNOWN)
+    ledger.settle("step-1", Effect.UNKNOWN)
     assert ledger.unknown == ("step-1",)
     with pytest.raises(UnknownOutcomePending, match="the outcome of 'step-1' is unknown") as info:
         ledger.begin("step-2")
@@ -393,7 +386,7 @@ def test_a_key_not_sent_is_released() -> None:
     ledger.not_sent("step-1")
     assert ledger.unknown == ()
     ledger.begin("step-1")
-    ledger.settle("step-1", Outcome.REFUSED)
+    ledger.settle("step-1", Effect.REFUSED)
     ledger.begin("step-1")
     ledger.settle("step-1", "ok")  # type: ignore[arg-type]
     assert ledger.unknown == ()
@@ -402,7 +395,7 @@ def test_a_key_not_sent_is_released() -> None:
 def test_unknown_lists_keys_in_the_order_they_were_begun() -> None:
     ledger = EffectLedger()
     ledger.begin("b")
-    ledger.settle("b", Outcome.UNKNOWN)
+    ledger.settle("b", Effect.UNKNOWN)
     ledger._effects["a"] = None  # a second one can't be begun through the front door
     ledger._unknown["a"] = None
     assert ledger.unknown == ("b", "a")
@@ -411,10 +404,10 @@ def test_unknown_lists_keys_in_the_order_they_were_begun() -> None:
 def test_settling_a_key_that_isnt_open_is_a_mistake() -> None:
     ledger = EffectLedger()
     with pytest.raises(ValueError, match="never begun"):
-        ledger.settle("step-1", Outcome.OK)
+        ledger.settle("step-1", Effect.OK)
     with pytest.raises(ValueError, match="never begun"):
         ledger.not_sent("step-1")
     ledger.begin("step-1")
-    ledger.settle("step-1", Outcome.OK)
+    ledger.settle("step-1", Effect.OK)
     with pytest.raises(ValueError, match="already settled: ok"):
-        ledger.settle("step-1", Outcome.UNKNOWN)
+        ledger.settle("step-1", Effect.UNKNOWN)

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mobster_core._image import Raster
-from mobster_core._jpeg import _AAN, _dct, _zigzag, encode_jpeg
+from mobster_core._rules.jpeg import _AAN, _dct, _zigzag, encode_jpeg
+from mobster_core.image import Raster
 
 Image = pytest.importorskip("PIL.Image", reason="Pillow (installed with facebook-wda in the dev group) decodes")
 

@@ -9,7 +9,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._matcher import match_step, position
+from mobster_core import match_step
+from mobster_core._rules.matcher import position
 from tests.core.helpers import SIGNUP_ELEMENTS, screen, step_on
 from tests.strategies import screens
 

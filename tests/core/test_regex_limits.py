@@ -14,16 +14,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core import _assertions
-from mobster_core._assertions import (
-    ExpectError,
-    Pattern,
-    RegexTimeout,
-    evaluate,
-    normalize,
-    parse_assertion,
-)
-from mobster_core._verdict import FailureClass, Verdict, decide
+from mobster_core import FailureClass, Verdict
+from mobster_core._rules import assertions as _assertions
+from mobster_core._rules.assertions import ExpectError, Pattern, RegexTimeout, evaluate, normalize, parse_assertion
+from mobster_core._rules.verdict import Evidence, decide
+from mobster_core.checks import CheckError
 
 APP = "com.example.yourapp"
 CATASTROPHIC = "/(a|a)+$/"
@@ -92,7 +87,7 @@ def test_reasonable_repeats_load(pattern: str) -> None:
 def test_a_regex_error_in_a_check_names_the_file_and_line(tmp_path: Path) -> None:
     file = tmp_path / "paywall.yaml"
     file.write_text("version: 1\napp: {bundle: a.b}\nexpect:\n  - text: /a{100000000}/\n")
-    with pytest.raises(mc.CheckError, match=r"paywall\.yaml:4: expect\[0\]\.text: '/a\{100000000\}/': the repeat"):
+    with pytest.raises(CheckError, match=r"paywall\.yaml:4: expect\[0\]\.text: '/a\{100000000\}/': the repeat"):
         mc.load_check(file)
 
 
@@ -145,7 +140,7 @@ def test_decide_a_check_whose_regex_timed_out_could_not_run(tmp_path: Path) -> N
     check = mc.load_check(file)
     final = screen("Welcome", SLOW_TEXT)
     results = evaluate(check.expect, final)
-    outcome = decide(assertions=check.expect, results=results, baseline_results=None, app_in_front=APP, app_bundle=APP)
+    outcome = decide(check.expect, Evidence(results, APP), APP)
     assert (outcome.verdict, outcome.failure_class) == (Verdict.COULDNT_RUN, FailureClass.USAGE)
     assert outcome.message.startswith(f"{file}:5: expect[1]: no_text /(a|a)+$/: couldn't evaluate the regex")
     assert outcome.exit_code == 3
@@ -154,7 +149,7 @@ def test_decide_a_check_whose_regex_timed_out_could_not_run(tmp_path: Path) -> N
 def test_a_sure_failure_still_fails_beside_a_regex_that_timed_out() -> None:
     assertions = (one({"text": "Welcome"}), one({"no_text": CATASTROPHIC}))
     results = evaluate(assertions, screen("Goodbye", SLOW_TEXT))
-    outcome = decide(assertions=assertions, results=results, baseline_results=None, app_in_front=APP, app_bundle=APP)
+    outcome = decide(assertions, Evidence(results, APP), APP)
     assert (outcome.verdict, outcome.failure_class) == (Verdict.FAILED, FailureClass.ASSERTION)
     assert outcome.message.endswith("(1 couldn't be evaluated)")
 

@@ -10,13 +10,18 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._cache import ReplayCache
-from mobster_core._identity import Env, path_identity
-from mobster_core._journal import Journal, read_journal
-from mobster_core._replay import Replayer, StepSource, Stop
-from mobster_core._typing_rules import Provenance, record_text
-from mobster_core.testing import FakeClock
+from mobster_core import FailureClass
+from mobster_core._rules.identity import Env, path_identity
+from mobster_core._rules.typing_rules import Provenance, record_text
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.ended import Ended
+from mobster_core._run.replay import Replayed, Replayer
+from mobster_core._store.cache import ReplayCache
+from mobster_core._store.journal import Journal, read_journal
+from mobster_core.results import StepSource
+from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.scripted import ScriptedPhone, sample_path
+from tests.core.helpers import NOW
 
 APP = "com.example.yourapp"
 CHECK_STEPS = [
@@ -117,11 +122,11 @@ def replay(
     live: Callable[[int, mc.Step, mc.Screen], Awaitable[None]] | None = None,
     before: Callable[[], None] | None = None,
 ) -> Any:
-    replayer = Replayer(phone, clock, kind=kind, provenance=PROVENANCE, journal=journal, live=live)
+    dispatch = Dispatcher(phone, clock, MemoryJournal() if journal is None else journal)
+    replayer = Replayer(dispatch, kind, PROVENANCE, live=live)
 
     async def go() -> Any:
-        failed = await replayer.launch(APP, mc.LaunchOptions())
-        assert failed is None
+        await dispatch.launch(APP, mc.LaunchOptions())
         if before is not None:
             before()
         return await replayer.run(steps)
@@ -129,12 +134,16 @@ def replay(
     return clock.run(go())
 
 
+def failure_of(result: Replayed) -> FailureClass | None:
+    return None if result.failure is None else result.failure.failure_class
+
+
 def test_a_recorded_path_replays_on_the_same_app() -> None:
     steps = recorded_signup()
     clock = FakeClock()
     phone = phone_of(clock)
     result = replay(phone, clock, steps)
-    assert result.stop is Stop.COMPLETED
+    assert result.completed
     assert [r.source for r in result.steps] == [StepSource.REPLAY] * 3
     assert [r.text for r in result.steps] == [
         'Tap "Sign up"',
@@ -150,9 +159,9 @@ def test_renamed_button_drifts_at_one_second_once_settled() -> None:
     clock = FakeClock()
     phone = phone_of(clock, "yourapp-renamed")
     result = replay(phone, clock, steps)
-    assert result.stop is Stop.DRIFTED
-    assert result.at == 3
-    assert result.match.reason == '"Continue" isn\'t on the screen'
+    assert result.drift is not None
+    assert len(result.reports) == 2
+    assert result.drift.match.reason == '"Continue" isn\'t on the screen'
     drifted = result.steps[-1]
     assert (drifted.index, drifted.waited_s, drifted.settled) == (3, pytest.approx(1.0), True)
     assert result.message == 'step 3 (Tap "Continue") drifted: "Continue" isn\'t on the screen'
@@ -186,7 +195,7 @@ def test_a_screen_that_never_settles_drifts_at_three_seconds() -> None:
     clock2 = FakeClock()
     phone2 = ScriptedPhone.from_text(script(screens), clock=clock2)
     result = replay(phone2, clock2, [steps[0], never])
-    assert result.stop is Stop.DRIFTED
+    assert result.drift is not None
     assert result.steps[-1].waited_s == pytest.approx(3.0)
     assert not result.steps[-1].settled
 
@@ -212,7 +221,7 @@ def test_a_target_that_appears_later_is_acted_on_at_the_first_read_that_shows_it
     clock2 = FakeClock()
     phone2 = ScriptedPhone.from_text(script(screens), clock=clock2)
     result = replay(phone2, clock2, steps)
-    assert result.stop is Stop.COMPLETED
+    assert result.completed
     assert result.steps[0].waited_s == pytest.approx(0.6)
     assert phone2.screen_name(APP) == "next"
 
@@ -239,7 +248,7 @@ def test_banner_case_runs_only_once_two_reads_agree() -> None:
     clock2 = FakeClock()
     phone2 = ScriptedPhone.from_text(script(banner), clock=clock2)
     result = replay(phone2, clock2, steps)
-    assert result.stop is Stop.COMPLETED
+    assert result.completed
     report = result.steps[0]
     assert (report.waited_s, report.settled, report.similarity) == (pytest.approx(0.15), True, 0.75)
 
@@ -275,7 +284,8 @@ def test_a_slow_read_is_followed_by_the_next_read_at_once() -> None:
     clock = FakeClock()
     phone = ScriptedPhone.from_text(slow, clock=clock)
     logged = ReadLog(phone, clock)
-    replayer = Replayer(logged, clock, kind=mc.DeviceKind.SIMULATOR, provenance=PROVENANCE)
+    dispatch = Dispatcher(logged, clock, MemoryJournal())
+    replayer = Replayer(dispatch, mc.DeviceKind.SIMULATOR, PROVENANCE)
     # a step that never matches: the reads run back to back, 0.25 s apart, not 0.15
     never = mc.Step.from_dict(
         {
@@ -285,11 +295,11 @@ def test_a_slow_read_is_followed_by_the_next_read_at_once() -> None:
     )
 
     async def go() -> Any:
-        await replayer.launch(APP, mc.LaunchOptions())
+        await dispatch.launch(APP, mc.LaunchOptions())
         return await replayer.run([never])
 
     result = clock.run(go())
-    assert result.stop is Stop.DRIFTED
+    assert result.drift is not None
     gaps = [b - a for a, b in zip(logged.starts, logged.starts[1:], strict=False)]
     assert gaps
     assert all(g == pytest.approx(0.25) for g in gaps)
@@ -308,7 +318,7 @@ def test_the_replay_acts_on_the_current_frame_not_the_recorded_one() -> None:
     clock = FakeClock()
     phone = ScriptedPhone.from_text(moved, clock=clock)
     result = replay(phone, clock, steps)
-    assert result.stop is Stop.COMPLETED
+    assert result.completed
     last = phone.actions[-1]
     assert last.element is not None
     assert last.element.frame == (0.2, 0.9, 0.6, 0.05)
@@ -324,8 +334,8 @@ def test_an_action_that_raises_ends_with_unknown_outcome_and_nothing_after() -> 
     clock = FakeClock()
     phone = phone_of(clock)
     result = replay(phone, clock, steps, before=phone.fail_next_action)
-    assert result.stop is Stop.UNKNOWN_OUTCOME
-    assert result.at == 1
+    assert failure_of(result) is FailureClass.UNKNOWN_OUTCOME
+    assert len(result.reports) == 0
     assert "Look at the app before running again" in result.message
     assert "It was not sent again" in result.message
     assert len(phone.actions) == 1
@@ -336,8 +346,8 @@ def test_a_field_that_drops_typed_text_is_an_unknown_outcome() -> None:
     clock = FakeClock()
     phone = phone_of(clock)
     result = replay(phone, clock, steps, before=phone.drop_typing)
-    assert result.stop is Stop.UNKNOWN_OUTCOME
-    assert result.at == 2
+    assert failure_of(result) is FailureClass.UNKNOWN_OUTCOME
+    assert len(result.reports) == 1
     assert 'the field "Email" shows' in result.message
     assert [a.op for a in phone.actions] == [mc.Op.TAP, mc.Op.TYPE]
 
@@ -347,7 +357,7 @@ def test_a_read_after_an_action_that_fails_twice_is_an_unknown_outcome() -> None
     clock = FakeClock()
     phone = phone_of(clock)
     result = replay(phone, clock, steps, before=lambda: phone.fail_next_read(2))
-    assert result.stop is Stop.UNKNOWN_OUTCOME
+    assert failure_of(result) is FailureClass.UNKNOWN_OUTCOME
     assert "reading the screen for step 1" in result.message
     assert phone.actions == []
 
@@ -357,16 +367,16 @@ def test_one_failed_read_is_read_again() -> None:
     clock = FakeClock()
     phone = phone_of(clock)
     result = replay(phone, clock, steps, before=lambda: phone.fail_next_read(1))
-    assert result.stop is Stop.COMPLETED
+    assert result.completed
 
 
 def test_a_read_that_fails_before_any_action_is_a_device_problem() -> None:
     clock = FakeClock()
     phone = phone_of(clock)
-    replayer = Replayer(phone, clock, kind=mc.DeviceKind.SIMULATOR, provenance=PROVENANCE)
+    replayer = Replayer(Dispatcher(phone, clock, MemoryJournal()), mc.DeviceKind.SIMULATOR, PROVENANCE)
     phone.fail_next_read(2)
     result = clock.run(replayer.run(recorded_signup()))
-    assert result.stop is Stop.DEVICE
+    assert failure_of(result) is FailureClass.DEVICE
     assert result.message.startswith("couldn't read the screen")
 
 
@@ -374,17 +384,18 @@ def test_a_step_is_never_dispatched_twice_in_a_run() -> None:
     steps = recorded_signup()
     clock = FakeClock()
     phone = phone_of(clock)
-    replayer = Replayer(phone, clock, kind=mc.DeviceKind.SIMULATOR, provenance=PROVENANCE)
+    dispatch = Dispatcher(phone, clock, MemoryJournal())
+    replayer = Replayer(dispatch, mc.DeviceKind.SIMULATOR, PROVENANCE)
 
     async def go() -> Any:
-        await replayer.launch(APP, mc.LaunchOptions())
+        await dispatch.launch(APP, mc.LaunchOptions())
         first = await replayer.run(steps[:1])
         await phone.launch(APP, mc.LaunchOptions())
         return first, await replayer.run(steps[:1])
 
     first, again = clock.run(go())
-    assert first.stop is Stop.COMPLETED
-    assert again.stop is Stop.UNKNOWN_OUTCOME
+    assert first.completed
+    assert failure_of(again) is FailureClass.UNKNOWN_OUTCOME
     assert "step-1" in again.message
     assert len(phone.actions) == 1
 
@@ -392,11 +403,11 @@ def test_a_step_is_never_dispatched_twice_in_a_run() -> None:
 def test_a_launch_that_fails(tmp_path: Path) -> None:
     clock = FakeClock()
     phone = phone_of(clock)
-    replayer = Replayer(phone, clock, kind=mc.DeviceKind.SIMULATOR, provenance=PROVENANCE)
-    result = clock.run(replayer.launch("com.example.missing", mc.LaunchOptions()))
-    assert result is not None
-    assert result.stop is Stop.DEVICE
-    assert "couldn't launch com.example.missing" in result.message
+    dispatch = Dispatcher(phone, clock, MemoryJournal())
+    with pytest.raises(Ended) as ended:
+        clock.run(dispatch.launch("com.example.missing", mc.LaunchOptions()))
+    assert ended.value.outcome.failure_class is FailureClass.DEVICE
+    assert "couldn't launch com.example.missing" in ended.value.outcome.message
 
 
 # -- safety (§8) -------------------------------------------------------------------------------
@@ -427,8 +438,8 @@ def test_a_purchase_is_refused_and_never_sent(kind: str) -> None:
     clock = FakeClock()
     phone = ScriptedPhone.from_text(text, clock=clock)
     result = replay(phone, clock, steps, kind=mc.DeviceKind(kind))
-    assert result.stop is Stop.REFUSED
-    assert result.at == 3
+    assert failure_of(result) is FailureClass.REFUSED
+    assert len(result.reports) == 2
     assert result.message.startswith('step 3 (Tap "Subscribe") was refused: a purchase is refused on')
     assert [a.element.label for a in phone.actions if a.element] == ["Settings", "Upgrade to Pro"]
 
@@ -439,7 +450,7 @@ def test_a_recorded_commit_is_refused_even_when_the_label_looks_harmless() -> No
     clock = FakeClock()
     phone = phone_of(clock)
     result = replay(phone, clock, [*steps[:2], sneaky], kind=mc.DeviceKind.IPHONE)
-    assert result.stop is Stop.REFUSED
+    assert failure_of(result) is FailureClass.REFUSED
     assert "a send is refused on an iPhone" in result.message
     assert len(phone.actions) == 2
 
@@ -453,8 +464,8 @@ def test_a_live_step_without_a_model_cannot_run() -> None:
     clock = FakeClock()
     phone = phone_of(clock)
     result = replay(phone, clock, [steps[0], live, steps[2]])
-    assert result.stop is Stop.MODEL
-    assert result.at == 2
+    assert failure_of(result) is FailureClass.MODEL
+    assert len(result.reports) == 1
     assert "is typed by the model on every run, and there is no model" in result.message
     assert len(phone.actions) == 1
 
@@ -465,7 +476,7 @@ def test_text_not_in_the_checks_words_is_never_replayed() -> None:
     clock = FakeClock()
     phone = phone_of(clock)
     result = replay(phone, clock, [steps[0], invented])
-    assert result.stop is Stop.MODEL
+    assert failure_of(result) is FailureClass.MODEL
     assert all(a.text != "someone@else.com" for a in phone.actions)
 
 
@@ -487,18 +498,10 @@ def test_a_password_never_reaches_the_disk(tmp_path: Path) -> None:
     assert steps[2].text is None
     assert steps[2].live
 
-    identity = path_identity(
-        steps=CHECK_STEPS,
-        bundle=APP,
-        app_path="YourApp.app",
-        launch_args=(),
-        launch_env={},
-        launch_url=None,
-        reset=mc.Reset.NONE,
-    )
+    identity = path_identity(CHECK_STEPS, bundle=APP, app_path="YourApp.app", launch=mc.LaunchOptions())
     env = Env.of(clock.run(phone.info()), clock.run(phone.app_info(APP)))
     cache = ReplayCache(tmp_path)
-    cache.store(identity, env, steps)
+    cache.store(identity, env, steps, recorded_at=NOW)
 
     clock2 = FakeClock()
     phone2 = phone_of(clock2)
@@ -515,7 +518,7 @@ def test_a_password_never_reaches_the_disk(tmp_path: Path) -> None:
     assert lookup.steps is not None
     result = replay(phone2, clock2, list(lookup.steps), journal=journal, live=model_types_the_password)
     journal.close()
-    assert result.stop is Stop.COMPLETED
+    assert result.completed
     assert [r.source for r in result.steps] == [
         StepSource.REPLAY,
         StepSource.REPLAY,
@@ -533,9 +536,9 @@ def test_a_password_never_reaches_the_disk(tmp_path: Path) -> None:
 
 
 def mc_outcome_ok() -> Any:
-    from mobster_core._journal import Outcome
+    from mobster_core._store.journal import Effect
 
-    return Outcome.OK
+    return Effect.OK
 
 
 def test_the_journal_has_each_intent_before_its_outcome(tmp_path: Path) -> None:
@@ -545,7 +548,7 @@ def test_the_journal_has_each_intent_before_its_outcome(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "run")
     result = replay(phone, clock, steps, journal=journal, before=phone.fail_next_action)
     journal.close()
-    assert result.stop is Stop.UNKNOWN_OUTCOME
+    assert failure_of(result) is FailureClass.UNKNOWN_OUTCOME
     events = read_journal(tmp_path / "run" / "journal.jsonl")
     assert [(e["event"], e["key"], e.get("outcome")) for e in events] == [
         ("intent", "launch", None),

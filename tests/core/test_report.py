@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mobster_core import _report
-from mobster_core._frames import FINAL, frame_file
-from mobster_core._report import CSP, MAX_TEXT, RunReport, render_run, render_suite, report_href
-from mobster_core._text import escape_controls, valid_text
+from mobster_core._rules.frames import FINAL, frame_file
+from mobster_core._rules.text import escape_controls, valid_text
+from mobster_core._store import report as _report
+from mobster_core._store.report import CSP, MAX_TEXT, RunReport, render_run, render_suite, report_href
 from tests.core.report_runs import HOSTILE, Runs, cycling, replace_strings, suite_results
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from mobster_core._frames import FINAL, frame_file
-from mobster_core._image import Raster, decode_png
-from mobster_core._jpeg import encode_jpeg
-from mobster_core._report import CSP, RunReport, render_run, render_suite
+from mobster_core._rules.frames import FINAL, frame_file
+from mobster_core._rules.jpeg import encode_jpeg
+from mobster_core._store.report import CSP, RunReport, render_run, render_suite
+from mobster_core.image import Raster, decode_png
 from tests.browser import CHROMIUM, Browser
 from tests.core.report_runs import HOSTILE, Runs, cycling, replace_strings, suite_results
 

@@ -9,12 +9,14 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._checks import load_check
-from mobster_core._healfile import accept_heals, heal_file_for, read_heal_file, reject_heals
-from mobster_core._run import RunOptions, run_check
+from mobster_core import RunOptions, load_check, run_check
+from mobster_core._store.healfile import accept_heals, heal_file_for, read_heal_file, reject_heals
+from mobster_core.prompts import estimate_usage
+from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path
+from tests.core.helpers import NOW
 
 SIGNUP = """\
 version: 1
@@ -92,7 +94,7 @@ def run(
     scripted = ScriptedModel(clock=clock, delay=delay) if model else None
     root = check_file.parent.parent.parent
     result = clock.run(
-        run_check(load_check(check_file), phone, clock, root=root, model=scripted, options=RunOptions(**options))
+        run_check(load_check(check_file), phone, clock, model=scripted, options=RunOptions(root=root, **options))
     )
     return result, phone, scripted
 
@@ -119,7 +121,7 @@ def test_replay_without_a_live_step_needs_no_model(tmp_path: Path) -> None:
     run(check, sample_path("yourapp"))
     second, _, _ = run(check, sample_path("yourapp"), model=False)
     assert (second.verdict, second.mode, second.model_calls, second.cost.usd) == (mc.Verdict.PASSED, "replay", 0, 0.0)
-    assert [s.source for s in second.steps] == [mc.StepSource.REPLAY] * 3
+    assert [s.source for s in second.steps] == [StepSource.REPLAY] * 3
     data = json.loads((tmp_path / second.run_dir / "result.json").read_text())
     assert data["mode"] == "replay"
     assert data["path"]["used"] is True
@@ -143,10 +145,10 @@ def test_the_live_password_step_is_typed_by_the_model_each_run(tmp_path: Path) -
     assert second.verdict is mc.Verdict.PASSED
     assert second.model_calls == 1
     assert [s.source for s in second.steps] == [
-        mc.StepSource.REPLAY,
-        mc.StepSource.REPLAY,
-        mc.StepSource.LIVE,
-        mc.StepSource.REPLAY,
+        StepSource.REPLAY,
+        StepSource.REPLAY,
+        StepSource.LIVE,
+        StepSource.REPLAY,
     ]
     for f in (tmp_path / ".mobster").rglob("*"):
         if f.is_file() and f.suffix != ".yaml":
@@ -220,7 +222,7 @@ def test_a_renamed_button_heals_in_one_call_and_the_next_run_replays_at_no_cost(
     assert [h.to_dict()["from"] for h in healed.heals] == ['Tap "CONTINUE"']
     assert [h.to_dict()["to"] for h in healed.heals] == ['Tap "NEXT"']
     assert [s.source for s in healed.steps] == [
-        mc.StepSource.REPLAY, mc.StepSource.REPLAY, mc.StepSource.HEALED, mc.StepSource.REPLAY,
+        StepSource.REPLAY, StepSource.REPLAY, StepSource.HEALED, StepSource.REPLAY,
     ]  # fmt: skip
     assert check.read_bytes() == before  # the check file is never touched
     entries = read_heal_file(heal_file_for(check))
@@ -241,7 +243,7 @@ def test_reject_brings_the_recorded_steps_back_and_they_fail_with_drift(tmp_path
     run(check, changed)
     identity = run(check, changed, model=False)[0].identity
     assert identity is not None
-    assert reject_heals(tmp_path, check, identity) == 1
+    assert reject_heals(tmp_path, check, identity, recorded_at=NOW) == 1
     assert not heal_file_for(check).exists()
     result, _, model = run(check, changed)
     assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
@@ -270,7 +272,7 @@ def test_the_breaker_stops_a_check_whose_steps_mostly_changed(tmp_path: Path) ->
     result, _, _ = run(check, changed)
     assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.HEAL_LIMIT)
     assert "would make 3 of 4 recorded steps healed" in result.outcome.message
-    healed = [s for s in result.steps if s.source is mc.StepSource.HEALED]
+    healed = [s for s in result.steps if s.source is StepSource.HEALED]
     assert len(healed) == 2
 
 
@@ -287,7 +289,7 @@ def test_an_inserted_popup_heals_by_one_action_and_replay_takes_over_at_the_same
     (entry,) = result.heals
     assert (entry.step, entry.from_, entry.to) == (1, "nothing", 'Tap "Not now"')
     assert [s.source for s in result.steps] == [
-        mc.StepSource.HEALED, mc.StepSource.REPLAY, mc.StepSource.REPLAY, mc.StepSource.REPLAY, mc.StepSource.REPLAY,
+        StepSource.HEALED, StepSource.REPLAY, StepSource.REPLAY, StepSource.REPLAY, StepSource.REPLAY,
     ]  # fmt: skip
 
 
@@ -302,7 +304,7 @@ def test_a_screen_that_comes_right_while_the_model_thinks_wins_at_once(tmp_path:
     assert result.verdict is mc.Verdict.PASSED
     assert model is not None
     assert model.calls == 2  # the heal's action, and the turn that was cancelled
-    healed_at = [s for s in result.steps if s.source is mc.StepSource.HEALED]
+    healed_at = [s for s in result.steps if s.source is StepSource.HEALED]
     assert len(healed_at) == 1
     # The whole run: replay 2 steps, drift at ~1 s, 2.5 s model call, tap, ~0.5 s until FREE shows.
     assert result.seconds < 2.5 + 2.5, "the second model call was not cancelled"
@@ -319,18 +321,109 @@ def test_a_renamed_last_step_heals_in_one_model_call(tmp_path: Path) -> None:
     assert model is not None
     assert model.calls == 1
     assert [h.to for h in result.heals] == ['Tap "Next"']
-    assert [s.source for s in result.steps][-1] is mc.StepSource.HEALED
+    assert [s.source for s in result.steps][-1] is StepSource.HEALED
 
 
-def test_blocked_heal_fails_with_drift(tmp_path: Path) -> None:
+def test_a_blocked_heal_fails_with_class_blocked_and_says_why(tmp_path: Path) -> None:
     check = four_steps(tmp_path)
     two_new = FOUR_STEPS_APP.replace(
         "        - {role: Button, label: CONTINUE, tap: plan}\n",
         "        - {role: Button, label: Go on, tap: plan}\n        - {role: Button, label: Skip, tap: plan}\n",
     )
     result, _, _ = run(check, two_new)
-    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.BLOCKED)
+    assert " drifted: " in result.outcome.message
+    assert "; the model was blocked: " in result.outcome.message
     assert "no single new control" in result.outcome.message
+    assert result.heals == ()
+
+
+NOPE = """\
+version: 1
+name: Nope
+app: {{bundle: com.example.yourapp}}
+steps:
+  - Tap "Sign up"
+  - Tap "Nope"
+expect:
+  - text: {expect}
+"""
+
+
+def test_a_smart_run_the_model_says_is_blocked_fails_with_class_blocked(tmp_path: Path) -> None:
+    check = project(tmp_path, NOPE.format(expect="Nope"))
+    result, _, _ = run(check, sample_path("yourapp"))
+    assert (result.verdict, result.outcome.failure_class, result.mode) == (
+        mc.Verdict.FAILED, mc.FailureClass.BLOCKED, "smart",
+    )  # fmt: skip
+    assert result.outcome.message.startswith('the model was blocked: step 2: "Nope" isn\'t on the screen')
+    assert '; text "Nope" failed: not on the screen' in result.outcome.message
+
+
+def test_a_blocked_model_whose_expectations_hold_passes(tmp_path: Path) -> None:
+    # What a model says is never the verdict: the tree decides (and the path it took is kept).
+    check = project(tmp_path, NOPE.format(expect="Create your account"))
+    result, _, _ = run(check, sample_path("yourapp"))
+    assert (result.verdict, result.mode, result.model_calls) == (mc.Verdict.PASSED, "smart", 2)
+
+
+class HeldPhone(ScriptedPhone):
+    """A device another run holds: every call says so, and nothing is sent."""
+
+    async def info(self) -> mc.DeviceInfo:
+        raise mc.exceptions.DeviceBusy("sim ABC is in use by another mobster run (pid 42)")
+
+
+def test_a_device_another_run_holds_is_class_busy(tmp_path: Path) -> None:
+    check_file = project(tmp_path, SHORT_SIGNUP)
+    clock = FakeClock()
+    phone = HeldPhone.from_text(sample_path("yourapp").read_text(), clock=clock)
+    result = clock.run(run_check(load_check(check_file), phone, clock, options=RunOptions(root=tmp_path)))
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.BUSY)
+    assert "pid 42" in result.outcome.message
+    assert phone.actions == []
+
+
+class BrokenModel:
+    """A model adapter with a bug: it raises something no adapter should."""
+
+    name = "scripted"
+
+    async def decide(self, prompt: mc.Prompt) -> mc.Decision:
+        raise ZeroDivisionError("a bug in the adapter")
+
+
+def test_an_unexpected_error_is_class_internal_with_the_traceback_in_the_run_folder(tmp_path: Path) -> None:
+    check_file = project(tmp_path, SHORT_SIGNUP)
+    clock = FakeClock()
+    phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+    result = clock.run(
+        run_check(load_check(check_file), phone, clock, model=BrokenModel(), options=RunOptions(root=tmp_path))
+    )
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.INTERNAL)
+    assert result.outcome.message.startswith("an unexpected error (ZeroDivisionError: a bug in the adapter)")
+    trace = (tmp_path / result.run_dir / "traceback.txt").read_text()
+    assert "ZeroDivisionError" in trace
+    assert "Traceback" not in result.outcome.message
+    assert json.loads((tmp_path / result.run_dir / "result.json").read_text())["class"] == "internal"
+
+
+def test_a_run_whose_files_cant_be_read_is_class_environment(tmp_path: Path) -> None:
+    check = project(tmp_path, SHORT_SIGNUP)
+    heal_file_for(check).mkdir()  # the heal file's name is taken by a folder: it can't be read
+    result, phone, _ = run(check, sample_path("yourapp"))
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.ENVIRONMENT)
+    assert "signup.heal.yaml" in result.outcome.message
+    assert phone.actions == []
+
+
+def test_a_cached_path_that_is_refused_is_dropped_and_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    check = four_steps(tmp_path)
+    for f in (tmp_path / ".mobster" / "cache" / "replay").iterdir():
+        f.chmod(0o644)  # another tool widened it: the cache refuses it
+    result, _, _ = run(check, FOUR_STEPS_APP)
+    assert (result.verdict, result.mode) == (mc.Verdict.PASSED, "smart")
+    assert "a cached path was dropped" in caplog.text
 
 
 @pytest.mark.parametrize("kind", ["simulator", "iphone"])
@@ -364,7 +457,7 @@ class TapModel:
     async def decide(self, prompt: mc.Prompt) -> mc.Decision:
         self.calls += 1
         await self.clock.sleep(self.delay)
-        usage = mc.estimate_usage(prompt)
+        usage = estimate_usage(prompt)
         if not self.labels:
             return mc.Decision(kind=mc.DecisionKind.DONE, reason="done", usage=usage)
         label = self.labels.pop(0)
@@ -375,7 +468,7 @@ class TapModel:
 def run_with(check_file: Path, app: str, model: mc.Model, clock: FakeClock) -> mc.CheckResult:
     phone = ScriptedPhone.from_text(app, clock=clock)
     root = check_file.parent.parent.parent
-    return clock.run(run_check(load_check(check_file), phone, clock, root=root, model=model))
+    return clock.run(run_check(load_check(check_file), phone, clock, model=model, options=RunOptions(root=root)))
 
 
 def test_a_last_step_that_needs_two_actions_takes_two_calls_and_no_done(tmp_path: Path) -> None:
@@ -417,7 +510,7 @@ def test_a_popup_before_the_last_step_lets_the_last_step_replay(tmp_path: Path) 
     result, _, _ = run(check, popup)
     assert result.verdict is mc.Verdict.PASSED
     assert result.model_calls == 1
-    assert [s.source for s in result.steps][-2:] == [mc.StepSource.HEALED, mc.StepSource.REPLAY]
+    assert [s.source for s in result.steps][-2:] == [StepSource.HEALED, StepSource.REPLAY]
 
 
 # -- carrying a path to a new build (§6) ----------------------------------------------------------
@@ -467,7 +560,7 @@ def test_heals_made_while_carrying_wait_for_review(tmp_path: Path) -> None:
     assert [e.to for e in read_heal_file(heal_file_for(check))] == ['Tap "NEXT"']
     # --reject brings the carried steps back under the new build, marked keep failing.
     assert result.identity is not None
-    assert reject_heals(tmp_path, check, result.identity) == 1
+    assert reject_heals(tmp_path, check, result.identity, recorded_at=NOW) == 1
     again, _, model = run(check, newer)
     assert (again.verdict, again.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
     assert "keep this step failing" in again.outcome.message
@@ -507,7 +600,7 @@ def test_a_carried_path_past_the_breaker_records_afresh_in_the_same_run(tmp_path
     assert model is not None
     assert result.model_calls == model.calls == 2 + 4
     sources = [s.source for s in result.steps]
-    assert sources == [mc.StepSource.HEALED, mc.StepSource.SMART, mc.StepSource.SMART, mc.StepSource.SMART]
+    assert sources == [StepSource.HEALED, StepSource.SMART, StepSource.SMART, StepSource.SMART]
     journal = [json.loads(line) for line in (tmp_path / result.run_dir / "journal.jsonl").read_text().splitlines()]
     keys = [e["key"] for e in journal if e["event"] == "intent"]
     assert keys == ["launch", "smart-1", "relaunch", "fresh-1", "fresh-2", "fresh-3"]
@@ -574,3 +667,16 @@ def test_fresh_wins_over_carry(tmp_path: Path) -> None:
     run(check, sample_path("yourapp"))
     result, _, _ = run(check, build(sample_path("yourapp").read_text()), carry=True, fresh=True)
     assert (result.mode, result.carried_from, result.path_why) == ("smart", None, "--fresh: recording again")
+
+
+def test_a_one_step_check_can_never_be_healed(tmp_path: Path) -> None:
+    # One healed step of one is more than half: the breaker stops it before the model is asked.
+    check = project(tmp_path, 'version: 1\nname: One\napp: {bundle: com.example.yourapp}\nsteps:\n  - Tap "Sign up"\n'
+                    "expect:\n  - text: Create your account\n")  # fmt: skip
+    run(check, sample_path("yourapp"))
+    renamed_app = sample_path("yourapp").read_text().replace("label: Sign up,", "label: Join,")
+    result, _, model = run(check, renamed_app)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.HEAL_LIMIT)
+    assert result.outcome.message.startswith("healing step 1 would make 1 of 1 recorded steps healed")
+    assert model is not None
+    assert model.calls == 0

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mobster_core import Commit, DeviceKind
-from mobster_core._safety import (
+from mobster_core import DeviceKind
+from mobster_core._rules.safety import (
     _ORDER,
     COMMIT_WORDS,
     COMMIT_WORDS_BY_LANGUAGE,
@@ -18,6 +18,7 @@ from mobster_core._safety import (
     fold,
     strictest,
 )
+from mobster_core._rules.steps import Commit
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mobster_core import DeviceKind
-from mobster_core._safety import check_commit, classify
+from mobster_core._rules.safety import check_commit, classify
 
 CORPUS = Path(__file__).parents[1] / "data" / "safety" / "labels.tsv"
 CLASSES = {"purchase", "send", "post", "delete", "none"}

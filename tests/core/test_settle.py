@@ -3,10 +3,33 @@
 from __future__ import annotations
 
 import itertools
+from typing import TypeVar
 
 import pytest
 
-from mobster_core._settle import DEFAULT_POLICY, PollPolicy, PollVerdict, WaitState
+from mobster_core import PollPolicy, Screen, Step
+from mobster_core._rules.matcher import MatchRule
+from mobster_core._rules.settle import (
+    DEFAULT_POLICY,
+    ChangeWait,
+    Check,
+    Done,
+    Drifted,
+    Found,
+    PollVerdict,
+    Read,
+    SettleWait,
+    Sighting,
+    Sleep,
+    StepWait,
+    TypingWait,
+    Wait,
+    WaitState,
+    WatchWait,
+)
+
+S = TypeVar("S")
+R = TypeVar("R")
 
 
 def run(fingerprints: list[str], read_s: float = 0.0, policy: PollPolicy = DEFAULT_POLICY) -> tuple[float, list[float]]:
@@ -103,3 +126,148 @@ def test_sleep_is_always_in_the_future() -> None:
     d = DEFAULT_POLICY.next(state, 0.05)
     assert d.verdict is PollVerdict.SLEEP
     assert d.until == pytest.approx(0.15)
+
+
+# -- every wait is a pure policy the one loop drives --------------------------------------------
+
+
+def screen_of(label: str, value: str = "") -> Screen:
+    return Screen.from_dict(
+        {"app": "com.example.app", "elements": [{"role": "TextField", "label": label, "value": value}]}
+    )
+
+
+def drive_by_hand(wait: Wait[S, R], reads: list[Screen], read_s: float = 0.0) -> tuple[R, list[float]]:
+    """The one loop's moves, on a hand-moved clock; the last screen repeats."""
+    now, starts = 0.0, list[float]()
+    state = wait.start(now)
+    while True:
+        move = wait.next(state, now)
+        if isinstance(move, Done):
+            return move.result, starts
+        if isinstance(move, Sleep):
+            assert move.until > now
+            now = move.until
+            continue
+        assert isinstance(move, Read)
+        starts.append(now)
+        screen = reads[min(len(starts) - 1, len(reads) - 1)]
+        now += read_s
+        state = wait.saw(state, starts[-1], screen)
+
+
+def test_after_an_action_the_wait_reads_until_a_change_then_until_it_settles() -> None:
+    before, after = screen_of("Old"), screen_of("New")
+    wait: ChangeWait[None] = ChangeWait(before.fingerprint)
+    changed, starts = drive_by_hand(wait, [before, before, after, after, after])
+    assert changed.sighting.screen == after
+    assert changed.sighting.settled
+    # two reads of the old screen, the change, and one more read that agrees with it
+    assert starts == pytest.approx([0.0, 0.15, 0.3, 0.45])
+
+
+def test_a_tap_that_changes_nothing_settles_after_give_up_after() -> None:
+    same = screen_of("Same")
+    wait: ChangeWait[None] = ChangeWait(same.fingerprint)
+    changed, starts = drive_by_hand(wait, [same])
+    assert changed.sighting.screen == same
+    assert changed.sighting.settled
+    assert starts[-1] == pytest.approx(3.0)  # the read at the deadline ends it: it agrees with the one before
+
+
+def test_a_watch_after_an_action_answers_from_the_first_changed_read() -> None:
+    before, after = screen_of("Old"), screen_of("New")
+    wait = ChangeWait(before.fingerprint, watch=lambda s: "matched" if s.screen == after else None)
+    changed, starts = drive_by_hand(wait, [before, after])
+    assert (changed.answer, changed.sighting.settled) == ("matched", False)
+    assert starts == pytest.approx([0.0, 0.15])
+
+
+def test_typing_is_confirmed_when_the_field_holds_the_text() -> None:
+    field = screen_of("Email").elements[0]
+    held, starts = drive_by_hand(TypingWait(field, "ada"), [screen_of("Email"), screen_of("Email", "ada")], 0.05)
+    assert held is None
+    assert starts == pytest.approx([0.0, 0.15])
+
+
+def test_typing_that_never_shows_says_what_the_field_shows_after_drift_after() -> None:
+    field = screen_of("Email").elements[0]
+    shown, starts = drive_by_hand(TypingWait(field, "ada"), [screen_of("Email", "ad")], 0.05)
+    assert shown == "'ad'"
+    assert starts[-1] < 1.0 <= starts[-1] + 0.15
+
+
+def test_a_watch_reads_every_interval_until_it_answers() -> None:
+    screens = [screen_of("a"), screen_of("b"), screen_of("c")]
+    wait = WatchWait(Sighting.first(0.0, screens[0]), lambda s: "seen c" if s.screen == screens[2] else None)
+    (answer, seen), starts = drive_by_hand(wait, screens[1:])
+    assert (answer, seen.screen) == ("seen c", screens[2])
+    assert starts == pytest.approx([0.15, 0.3])
+
+
+def test_a_step_wait_checks_a_matched_target_before_acting() -> None:
+    s = screen_of("Email")
+    step = Step.from_dict(
+        {
+            "op": "TAP", "app": s.app, "screen": {"hash": s.hash, "signature": s.signature}, "text": None,
+            "commit": None, "live": False,
+            "target": {"label": "Email", "role": "TextField", "id": "/0/0", "frame": [0, 0, 0, 0],
+                       "count": 1, "nth": 0},
+        }
+    )  # fmt: skip
+    wait = StepWait(step)
+    state = wait.saw(wait.start(0.0), 0.0, s)
+    move = wait.next(state, 0.1)
+    assert move == Check(s.elements[0])
+    hidden = wait.checked(state, False)
+    assert hidden.match is not None
+    assert (hidden.match.ok, hidden.match.rule) == (False, MatchRule.TARGET)
+    shown = wait.next(wait.checked(state, True), 0.1)
+    assert isinstance(shown, Done)
+    assert isinstance(shown.result, Found)
+
+
+def test_a_step_wait_on_a_settled_earlier_read_drifts_as_soon_as_its_screen_has_been_there_long_enough() -> None:
+    # The first step starts on the baseline's last read: the screen appeared 0.5 s before the
+    # wait began, so the 1.0 s drift timer runs from then, not from the wait's start.
+    s = screen_of("Email")
+    seed = Sighting(s, started=-0.2, since=-0.5, settled=True)
+    step = Step.from_dict(
+        {
+            "op": "TAP", "app": s.app, "screen": {"hash": s.hash, "signature": s.signature}, "text": None,
+            "commit": None, "live": False,
+            "target": {"label": "Gone", "role": "Button", "id": "/0/0", "frame": [0, 0, 0, 0],
+                       "count": 1, "nth": 0},
+        }
+    )  # fmt: skip
+    drifted, starts = drive_by_hand(StepWait(step, seed=seed), [s])
+    assert isinstance(drifted, Drifted)
+    assert starts[-1] < 0.5 <= starts[-1] + 0.15  # drifted at 0.5 s: 1.0 s after the screen appeared
+    unseeded, later = drive_by_hand(StepWait(step), [s])
+    assert isinstance(unseeded, Drifted)
+    assert later[-1] >= 0.85  # a wait with no earlier read counts from its own start
+
+
+def test_a_step_that_matches_the_seed_is_acted_on_without_a_read() -> None:
+    s = screen_of("Email")
+    step = Step.from_dict(
+        {
+            "op": "TAP", "app": s.app, "screen": {"hash": s.hash, "signature": s.signature}, "text": None,
+            "commit": None, "live": False,
+            "target": {"label": "Email", "role": "TextField", "id": "/0/0", "frame": [0, 0, 0, 0],
+                       "count": 1, "nth": 0},
+        }
+    )  # fmt: skip
+    wait = StepWait(step, seed=Sighting.first(0.0, s))
+    state = wait.start(0.1)
+    assert wait.next(state, 0.1) == Check(s.elements[0])
+    found = wait.next(wait.checked(state, True), 0.1)
+    assert isinstance(found, Done)
+    assert isinstance(found.result, Found)
+
+
+def test_a_settle_wait_on_a_settled_seed_needs_no_read() -> None:
+    s = screen_of("Email")
+    seed = Sighting(s, started=0.0, since=-0.3, settled=True)
+    seen, starts = drive_by_hand(SettleWait(seed=seed), [s])
+    assert (seen, starts) == (seed, [])

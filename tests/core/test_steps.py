@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
+from mobster_core._rules.steps import dump_path
+from mobster_core.exceptions import PathError
 
 TAP: dict[str, Any] = {
     "op": "TAP",
@@ -63,7 +65,7 @@ def test_every_op_round_trips() -> None:
         step(commit="purchase"),
     ]
     path = mc.load_path(samples)
-    assert mc.dump_path(path) == samples
+    assert dump_path(path) == samples
 
 
 def test_whole_numbers_are_numbers() -> None:
@@ -136,7 +138,7 @@ DROPS: list[tuple[str, Mutation, str, str]] = [
 def test_a_bad_step_drops_the_path_naming_step_and_key(why: str, mutate: Mutation, key: str, message: str) -> None:
     bad = copy.deepcopy(TAP)
     mutate(bad)
-    with pytest.raises(mc.PathError) as info:
+    with pytest.raises(PathError) as info:
         mc.load_path([TAP, TAP, bad])
     assert info.value.step == 3
     assert info.value.key == key
@@ -145,18 +147,18 @@ def test_a_bad_step_drops_the_path_naming_step_and_key(why: str, mutate: Mutatio
 
 
 def test_a_step_that_is_not_a_mapping() -> None:
-    with pytest.raises(mc.PathError, match="step 2: expected a mapping"):
+    with pytest.raises(PathError, match="step 2: expected a mapping"):
         mc.load_path([TAP, "TAP"])
 
 
 @pytest.mark.parametrize("data", [{"steps": []}, "TAP", b"x", 3])
 def test_a_path_that_is_not_a_list(data: object) -> None:
-    with pytest.raises(mc.PathError, match="a path is a list of steps"):
+    with pytest.raises(PathError, match="a path is a list of steps"):
         mc.load_path(data)
 
 
 def test_from_dict_errors_say_step_without_a_number() -> None:
-    with pytest.raises(mc.PathError, match=r"^step: key 'op'"):
+    with pytest.raises(PathError, match=r"^step: key 'op'"):
         mc.Step.from_dict(step(op="PINCH"))
 
 

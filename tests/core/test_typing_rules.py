@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from mobster_core._typing_rules import Provenance, is_masked, record_text
+from mobster_core._rules.typing_rules import Provenance, is_masked, record_text
 
 PROV = Provenance.of(
     steps=['Tap "Sign up"', 'Type "ada@example.com" into "Email"', "Search for blue shoes"],

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from mobster_core._yaml import MAX_YAML_BYTES, YamlProblem, did_you_mean, load_yaml
+from mobster_core.yaml import MAX_YAML_BYTES, YamlProblem, did_you_mean, load_yaml
 
 
 def test_lines_of_keys_and_items() -> None:
@@ -49,7 +49,7 @@ def test_did_you_mean() -> None:
 
 # -- issue 15: nesting capped before the parser, numbers bounded, valid text ----------------
 
-from mobster_core._yaml import MAX_YAML_DEPTH, _Refused, _yaml  # noqa: E402
+from mobster_core._rules.yaml import MAX_YAML_DEPTH, _Refused, _yaml  # noqa: E402
 
 
 def deep_forms(depth: int) -> dict[str, str]:
@@ -72,7 +72,7 @@ def test_nesting_beyond_the_limit_is_refused_before_the_parser_runs(form: str, m
     def no_parser(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the parser ran")
 
-    monkeypatch.setattr("mobster_core._yaml._yaml", no_parser)
+    monkeypatch.setattr("mobster_core._rules.yaml._yaml", no_parser)
     with pytest.raises(YamlProblem, match=f"nested more than {MAX_YAML_DEPTH} levels deep; flatten it"):
         load_yaml(deep_forms(5000)[form][:200_000], "deep.yaml")
 
@@ -121,3 +121,10 @@ def test_lone_surrogates_become_the_replacement_character() -> None:
     doc = load_yaml('"\\ud800k": "a\\udfffb"\nlist: ["\\ud83d"]\n', "s.yaml")
     assert doc.data == {"\ufffdk": "a\ufffdb", "list": ["\ufffd"]}
     assert load_yaml("a: x\ud800", "s").data == {"a": "x\ufffd"}
+
+
+@pytest.mark.parametrize("text", ["+_", "a: +_", "a: 0x_", "a: -_"])
+def test_a_scalar_that_looks_like_a_number_and_isnt_one_is_a_problem_with_its_line(text: str) -> None:
+    # Found by the fuzz test: ruamel resolves these as integers, then can't read them.
+    with pytest.raises(YamlProblem, match=r"x\.yaml:1: .* looks like a number but isn't one"):
+        load_yaml(text, "x.yaml")

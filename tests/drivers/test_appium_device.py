@@ -18,7 +18,10 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import Action, DeviceKind, LaunchOptions, Op
-from mobster_core.testing import SPRINGBOARD, check_device
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.replay import Replayed, Replayer
+from mobster_core.testing import SPRINGBOARD, MemoryJournal, check_device
 from mobster_drivers.appium import (
     SOURCE_ARGS,
     AppiumCaps,
@@ -319,15 +322,11 @@ def test_a_lone_hidden_button_fools_the_fast_read_only_and_a_replayed_tap_on_it_
     text = sample_path("yourapp").read_text("utf-8") + HIDDEN
     with FakeAppium(AppScript.from_text(text, "hidden.yaml"), lifetime=60) as fake:
         device = make(fake.url, bundle="com.example.hidden")
-        replayer = mc.Replayer(
-            device,
-            mc.SystemClock(),
-            kind=DeviceKind.SIMULATOR,
-            provenance=mc.Provenance(),
-            policy=mc.PollPolicy(interval=0.01, drift_after=0.05, give_up_after=0.5),
-        )
+        dispatch = Dispatcher(device, mc.SystemClock(), MemoryJournal())
+        quick = mc.PollPolicy(interval=0.01, drift_after=0.05, give_up_after=0.5)
+        replayer = Replayer(dispatch, DeviceKind.SIMULATOR, Provenance(), timing=quick)
 
-        async def go() -> tuple[mc.Screen, mc.Screen, bool, bool, mc.ReplayResult]:
+        async def go() -> tuple[mc.Screen, mc.Screen, bool, bool, Replayed]:
             await device.launch("com.example.hidden", LaunchOptions())
             fast = await device.read()  # shows Ghost: a step can be recorded on it
             ghost, below = fast.find("Button", "Ghost")[0], fast.find("Button", "Below")[0]
@@ -340,7 +339,7 @@ def test_a_lone_hidden_button_fools_the_fast_read_only_and_a_replayed_tap_on_it_
     assert ("Button", "Ghost") in fast.signature_pairs
     assert ("Button", "Ghost") not in evidence.signature_pairs
     assert (ghost_ok, below_ok) == (False, True)
-    assert result.stop is mc.Stop.DRIFTED
+    assert result.drift is not None
     assert result.message.endswith('"Ghost" is in the tree but hidden: the device says it isn\'t visible')
     assert "mobile: tap" not in sent
 

@@ -16,7 +16,11 @@ import attrs
 import pytest
 
 import mobster_core as mc
-from mobster_core import LaunchOptions, PollPolicy, Replayer, Stop
+from mobster_core import LaunchOptions, PollPolicy
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.replay import Replayed, Replayer
+from mobster_core.testing import MemoryJournal
 from mobster_drivers.appium import QUERY_STRATEGY, AppiumDevice
 from mobster_drivers.fakes.appium import AppiumRequest, FakeAppium
 from mobster_drivers.fakes.wda import WdaRequest
@@ -165,14 +169,14 @@ def test_a_target_check_through_appium_confirms_only_what_wda_shows() -> None:
 # -- a replayed tap on a hidden label ---------------------------------------------------------
 
 
-def _replay(device: AppiumDevice, bundle: str, elements: list[dict[str, Any]], label: str) -> mc.ReplayResult:
+def _replay(device: AppiumDevice, bundle: str, elements: list[dict[str, Any]], label: str) -> Replayed:
     recorded = mc.Screen.from_dict({"app": bundle, "elements": elements})
     step = step_on(recorded, label=label)
-    kind = mc.DeviceKind.SIMULATOR
-    replayer = Replayer(device, mc.SystemClock(), kind=kind, provenance=mc.Provenance(), policy=QUICK)
+    dispatch = Dispatcher(device, mc.SystemClock(), MemoryJournal())
+    replayer = Replayer(dispatch, mc.DeviceKind.SIMULATOR, Provenance(), timing=QUICK)
 
-    async def go() -> mc.ReplayResult:
-        assert await replayer.launch(bundle, LaunchOptions()) is None
+    async def go() -> Replayed:
+        await dispatch.launch(bundle, LaunchOptions())
         return await replayer.run([step])
 
     return asyncio.run(go())
@@ -201,7 +205,7 @@ def test_a_replayed_tap_on_a_hidden_page_drifts_through_appium_and_taps_nothing(
             device.close()
         commands = fake.commands
         wda_posts = [r.route for r in fake.wda.requests if r.method == "POST"]
-    assert result.stop is Stop.DRIFTED
+    assert result.drift is not None
     assert result.message.endswith('drifted: "Reset data" isn\'t on the screen')
     assert not {"mobile: tap", "POST /actions"} & set(commands)
     assert not {"/wda/tap", "/actions"} & set(wda_posts)

@@ -10,6 +10,7 @@ import asyncio
 from pathlib import Path
 
 import mobster_core as mc
+from mobster_core.checks import load_check_text
 from mobster_drivers.appium import AppiumCaps, AppiumDevice, appium_device
 from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.models.scripted import ScriptedModel
@@ -36,11 +37,11 @@ def _script(name: str) -> AppScript:
 
 
 def _run(fake: FakeAppium, root: Path, *, model: ScriptedModel | None) -> mc.CheckResult:
-    check = mc.load_check_text(SIGNUP, str(root / ".mobster" / "checks" / "signup.yaml"))
+    check = load_check_text(SIGNUP, str(root / ".mobster" / "checks" / "signup.yaml"))
     clock = mc.SystemClock()
     device: AppiumDevice = appium_device(fake.url, AppiumCaps(), clock, bundle="com.example.yourapp")
     try:
-        return asyncio.run(mc.run_check(check, device, clock, root=root, model=model))
+        return asyncio.run(mc.run_check(check, device, clock, model=model, options=mc.RunOptions(root=root)))
     finally:
         device.close()
 

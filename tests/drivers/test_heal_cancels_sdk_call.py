@@ -61,6 +61,7 @@ def test_the_heal_cancels_the_anthropic_call_in_flight(tmp_path: Path) -> None:
     (checks / "plan.yaml").write_text(CHECK)
     check = mc.load_check(checks / "plan.yaml")
     clock = mc.SystemClock()
+    options = mc.RunOptions(root=tmp_path)
     with FakeAnthropic(lifetime=60) as api:
         # Record with the model: tap CONTINUE, tap FREE, done.
         api.reply_tool({"status": "act", "actions": [{"op": "TAP", "target": "e1"}]})
@@ -68,7 +69,7 @@ def test_the_heal_cancels_the_anthropic_call_in_flight(tmp_path: Path) -> None:
         api.reply_tool({"status": "done"})
         model = AnthropicModel("claude-test-1", api_key="sk-test-key", base_url=api.url)
         first = asyncio.run(
-            mc.run_check(check, ScriptedPhone.from_text(APP, clock=clock), clock, root=tmp_path, model=model)
+            mc.run_check(check, ScriptedPhone.from_text(APP, clock=clock), clock, model=model, options=options)
         )
         assert first.verdict is mc.Verdict.PASSED, first.outcome
 
@@ -80,7 +81,7 @@ def test_the_heal_cancels_the_anthropic_call_in_flight(tmp_path: Path) -> None:
         model = AnthropicModel("claude-test-1", api_key="sk-test-key", base_url=api.url)
         began = time.monotonic()
         healed = asyncio.run(
-            mc.run_check(check, ScriptedPhone.from_text(renamed, clock=clock), clock, root=tmp_path, model=model)
+            mc.run_check(check, ScriptedPhone.from_text(renamed, clock=clock), clock, model=model, options=options)
         )
         took = time.monotonic() - began
         deadline = time.monotonic() + 5

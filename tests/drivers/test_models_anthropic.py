@@ -15,8 +15,7 @@ import attrs
 import pytest
 
 from mobster_core import Decision, DecisionKind, Model, ModelAction, ModelError, Op, Prompt, Usage
-from mobster_core._cost import estimate_usage
-from mobster_core._prompt import ACTION_TOOL, SYSTEM_PROMPT
+from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT, estimate_usage
 from mobster_drivers.fakes.llm import FakeAnthropic
 from mobster_drivers.models import AnthropicModel
 

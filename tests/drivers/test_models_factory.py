@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from mobster_core import Decision, DecisionKind, Model, ModelError, Prompt
-from mobster_core._prompt import ACTION_TOOL, SYSTEM_PROMPT
+from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT
 from mobster_drivers.fakes.llm import FakeAnthropic, FakeOpenAI
 from mobster_drivers.models import (
     DEFAULT_ANTHROPIC_URL,

@@ -13,11 +13,19 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core.testing import FakeClock
+from mobster_core._rules.identity import Env
+from mobster_core._rules.steps import dump_path
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._run.agent import Agent, Brief, ModelCalls, Recorded
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._store.cache import ReplayCache
+from mobster_core._store.journal import Journal
+from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.fakes.llm import FakeAnthropic, FakeOpenAI
 from mobster_drivers.models import AnthropicModel, OpenAIModel
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path
+from tests.core.helpers import NOW
 
 APP = "com.example.yourapp"
 STEPS = ('Tap "Sign up"', 'Type "ada@example.com" into "Email"', 'Type "hunter22" into "Password"', 'Tap "Continue"')
@@ -39,31 +47,32 @@ def _no_vendor_env(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
-def record(model: Any, clock: mc.Clock, run: Callable[[Any], Any], journal: mc.Journal | None = None) -> mc.AgentResult:
+def record(
+    model: Any, clock: mc.Clock, run: Callable[[Any], Any], journal: Journal | None = None
+) -> tuple[Recorded, ModelCalls]:
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
-    agent = mc.Agent(
-        model,
-        mc.Dispatcher(phone, clock, journal=journal),
-        clock,
-        kind=mc.DeviceKind.SIMULATOR,
-        provenance=mc.Provenance.of(steps=STEPS),
+    calls = ModelCalls(model)
+    brief = Brief(
         request="Check: a new user signs up\n" + "\n".join(STEPS),
+        kind=mc.DeviceKind.SIMULATOR,
+        provenance=Provenance.of(steps=STEPS),
         steps=STEPS,
     )
+    agent = Agent(calls, Dispatcher(phone, clock, MemoryJournal() if journal is None else journal), brief)
 
-    async def go() -> mc.AgentResult:
+    async def go() -> Recorded:
         await phone.launch(APP, mc.LaunchOptions())
         return await agent.run()
 
-    result: mc.AgentResult = run(go())
-    return result
+    recorded: Recorded = run(go())
+    return recorded, calls
 
 
 def scripted_path() -> tuple[mc.Step, ...]:
     clock = FakeClock()
-    result = record(ScriptedModel(), clock, clock.run)
-    assert result.stop is mc.AgentStop.DONE
-    return result.path
+    recorded, _ = record(ScriptedModel(), clock, clock.run)
+    assert (recorded.failure, recorded.blocked) == (None, None)
+    return recorded.path
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
@@ -82,18 +91,18 @@ def test_each_real_sdk_records_the_same_path_as_the_scripted_model(
             model = AnthropicModel("claude-test-1", api_key=KEY, base_url=fake.url)
         else:
             model = OpenAIModel("gpt-test-1", api_key=KEY, base_url=fake.url)
-        journal = mc.Journal(tmp_path / ".mobster" / "runs" / "r1")
-        result = record(model, mc.SystemClock(), asyncio.run, journal)
+        journal = Journal(tmp_path / ".mobster" / "runs" / "r1")
+        result, calls = record(model, mc.SystemClock(), asyncio.run, journal)
         journal.close()
         assert len(fake.requests) == 5
-    assert result.stop is mc.AgentStop.DONE, result.message
-    assert result.model_calls == 5
-    assert not result.usage.estimated
-    assert result.usage.input_tokens > 0
-    assert mc.dump_path(result.path) == mc.dump_path(scripted_path())
-    mc.load_path(mc.dump_path(result.path))
-    cache = mc.ReplayCache(tmp_path)
-    cache.store("0123456789abcdef", mc.Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR), result.path)
+    assert (result.failure, result.blocked) == (None, None)
+    assert calls.count == 5
+    assert not calls.usage.estimated
+    assert calls.usage.input_tokens > 0
+    assert dump_path(result.path) == dump_path(scripted_path())
+    mc.load_path(dump_path(result.path))
+    cache = ReplayCache(tmp_path)
+    cache.store("0123456789abcdef", Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR), result.path, recorded_at=NOW)
     for f in (tmp_path / ".mobster").rglob("*"):
         if f.is_file():
             data = f.read_bytes()

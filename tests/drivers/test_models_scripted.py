@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import mobster_core as mc
-from mobster_core._prompt import screen_rows
+from mobster_core.prompts import screen_rows
 from mobster_drivers.models.scripted import ScriptedModel
 
 APP = "com.example.yourapp"

@@ -9,6 +9,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import Action, LaunchOptions, Op, Reset
+from mobster_core.exceptions import ScriptError
 from mobster_core.testing import SPRINGBOARD, FakeClock, check_device
 from mobster_drivers.scripted import ScriptedPhone, sample_path
 
@@ -314,7 +315,7 @@ def test_many_apps_fit_on_the_home_screen() -> None:
 
 def test_many_apps_and_the_default_source_name() -> None:
     clock = FakeClock()
-    with pytest.raises(mc.ScriptError, match=r"^<script>: "):
+    with pytest.raises(ScriptError, match=r"^<script>: "):
         ScriptedPhone.from_text("version: 2\n", clock=clock)
 
 

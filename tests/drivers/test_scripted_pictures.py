@@ -14,13 +14,14 @@ from hypothesis import strategies as st
 
 import mobster_core as mc
 from mobster_core import Action, LaunchOptions, Op
-from mobster_core._image import RGB, Raster, decode_png
+from mobster_core.image import RGB, Raster, decode_png
+from mobster_core.protocols import DEFAULT_SCREEN_SIZE
 from mobster_core.testing import SPRINGBOARD, FakeClock
 from mobster_drivers.scripted import ScreenRenderer, ScriptedPhone, _draw, _font, render_screen, sample_path
 from tests.strategies import screens
 
 YOURAPP = "com.example.yourapp"
-W, H = mc.DEFAULT_SCREEN_SIZE
+W, H = DEFAULT_SCREEN_SIZE
 WHITE: RGB = (255, 255, 255)
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 import mobster_core as mc
+from mobster_core.exceptions import ScriptError
+from mobster_core.protocols import DEFAULT_SCREEN_SIZE
 from mobster_drivers.scripted import (
     PROFILES,
     SAMPLES,
@@ -54,7 +56,7 @@ def parse(text: str) -> AppScript:
 
 
 def error_of(text: str) -> str:
-    with pytest.raises(mc.ScriptError) as info:
+    with pytest.raises(ScriptError) as info:
         parse(text)
     return str(info.value)
 
@@ -72,7 +74,7 @@ def test_the_sample_loads_into_frozen_data() -> None:
     assert script.source == str(SAMPLES / "yourapp.yaml")
     assert script.device == mc.DeviceInfo(name="Scripted iPhone", ios="26.4", kind=mc.DeviceKind.SIMULATOR)
     assert script.latency == Latency()
-    assert script.size == mc.DEFAULT_SCREEN_SIZE
+    assert script.size == DEFAULT_SCREEN_SIZE
     app = script.apps[APP]
     assert (app.name, app.version, app.build, app.file, app.launch) == (
         "YourApp",
@@ -174,15 +176,13 @@ def test_from_dict_validates_the_same_way() -> None:
     }
     assert AppScript.from_dict(data).apps["com.example.a"].name == "A"
     data["apps"]["com.example.a"]["screens"] = {"w": [{"role": "Button", "lable": "x"}]}  # type: ignore[index]
-    with pytest.raises(
-        mc.ScriptError, match=r"^<dict>: apps\.\"com\.example\.a\"\.screens\.w\[0\]\.lable: unknown key"
-    ):
+    with pytest.raises(ScriptError, match=r"^<dict>: apps\.\"com\.example\.a\"\.screens\.w\[0\]\.lable: unknown key"):
         AppScript.from_dict(data)
 
 
 def test_a_missing_file_is_a_script_error(tmp_path: Path) -> None:
     missing = tmp_path / "nope.yaml"
-    with pytest.raises(mc.ScriptError, match=r"nope\.yaml: can't read the app script \(No such file or directory\)"):
+    with pytest.raises(ScriptError, match=r"nope\.yaml: can't read the app script \(No such file or directory\)"):
         AppScript.from_file(missing)
 
 
@@ -514,9 +514,9 @@ def test_python_tag_is_refused() -> None:
 
 
 def test_not_utf8_and_not_yaml() -> None:
-    with pytest.raises(mc.ScriptError, match=r"^x\.yaml: not UTF-8 text"):
+    with pytest.raises(ScriptError, match=r"^x\.yaml: not UTF-8 text"):
         AppScript.from_text(b"\xff\xfe", "x.yaml")
-    with pytest.raises(mc.ScriptError, match=r"^x\.yaml:2: .*fix the YAML there"):
+    with pytest.raises(ScriptError, match=r"^x\.yaml:2: .*fix the YAML there"):
         AppScript.from_text("a: [1,\n", "x.yaml")
 
 

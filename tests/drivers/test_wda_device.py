@@ -12,7 +12,10 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import Action, DeviceKind, LaunchOptions, Op, Reset
-from mobster_core.testing import SPRINGBOARD, check_device
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.replay import Replayed, Replayer
+from mobster_core.testing import SPRINGBOARD, MemoryJournal, check_device
 from mobster_drivers.fakes.wda import FakeWda
 from mobster_drivers.scripted import AppScript, sample_path
 from mobster_drivers.wda import SESSION_SETTINGS, SOURCE_PATH, WdaDevice, WdaErrorReply, WdaReply, WdaTimeouts
@@ -558,15 +561,11 @@ def test_wda_without_device_info_or_version() -> None:
 def test_a_replayed_tap_on_a_lone_hidden_button_drifts_and_is_never_sent() -> None:
     with FakeWda(script(extra=HIDDEN), lifetime=60) as fake:
         device = WdaDevice(fake.url)
-        replayer = mc.Replayer(
-            device,
-            mc.SystemClock(),
-            kind=DeviceKind.SIMULATOR,
-            provenance=mc.Provenance(),
-            policy=mc.PollPolicy(interval=0.01, drift_after=0.05, give_up_after=0.5),
-        )
+        quick = mc.PollPolicy(interval=0.01, drift_after=0.05, give_up_after=0.5)
+        dispatch = Dispatcher(device, mc.SystemClock(), MemoryJournal())
+        replayer = Replayer(dispatch, DeviceKind.SIMULATOR, Provenance(), timing=quick)
 
-        async def go() -> mc.ReplayResult:
+        async def go() -> Replayed:
             await device.launch("com.example.hidden", LaunchOptions())
             recorded = await device.read()  # the fast read shows Ghost: a step can be recorded on it
             step = step_on(recorded, label="Ghost")
@@ -574,6 +573,6 @@ def test_a_replayed_tap_on_a_lone_hidden_button_drifts_and_is_never_sent() -> No
 
         result = run(go())
         sent = posts(fake)
-    assert result.stop is mc.Stop.DRIFTED
+    assert result.drift is not None
     assert result.message.endswith('"Ghost" is in the tree but hidden: the device says it isn\'t visible')
     assert "/actions" not in sent

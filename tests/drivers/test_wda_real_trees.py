@@ -15,8 +15,13 @@ import attrs
 import pytest
 
 import mobster_core as mc
-from mobster_core import LaunchOptions, PollPolicy, Replayer, Stop, evaluate
-from mobster_core._assertions import parse_expect
+from mobster_core import LaunchOptions, PollPolicy
+from mobster_core._rules.assertions import evaluate, parse_expect
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.replay import Replayed, Replayer
+from mobster_core.results import AssertionResult
+from mobster_core.testing import MemoryJournal
 from mobster_drivers.fakes.wda import FakeWda, WdaRequest
 from mobster_drivers.wda import WdaDevice, read_source
 from tests.core.helpers import step_on
@@ -67,7 +72,7 @@ def served(request: pytest.FixtureRequest) -> Served:
     return serve(str(request.param))
 
 
-def check(screen: mc.Screen, *expect: dict[str, Any]) -> list[mc.AssertionResult]:
+def check(screen: mc.Screen, *expect: dict[str, Any]) -> list[AssertionResult]:
     return list(evaluate(parse_expect(list(expect)), screen))
 
 
@@ -250,21 +255,16 @@ def test_a_replayed_tap_on_a_hidden_page_drifts_and_taps_nothing() -> None:
             }
         )
         step = step_on(recorded, label="Reset data")
-        replayer = Replayer(
-            device,
-            mc.SystemClock(),
-            kind=mc.DeviceKind.SIMULATOR,
-            provenance=mc.Provenance(),
-            policy=QUICK,
-        )
+        dispatch = Dispatcher(device, mc.SystemClock(), MemoryJournal())
+        replayer = Replayer(dispatch, mc.DeviceKind.SIMULATOR, Provenance(), timing=QUICK)
 
-        async def go() -> mc.ReplayResult:
-            assert await replayer.launch(bundle, LaunchOptions()) is None
+        async def go() -> Replayed:
+            await dispatch.launch(bundle, LaunchOptions())
             return await replayer.run([step])
 
         result = asyncio.run(go())
         sent = [r.route for r in fake.requests if r.method == "POST"]
-    assert result.stop is Stop.DRIFTED
+    assert result.drift is not None
     assert result.message.endswith('drifted: "Reset data" isn\'t on the screen')
     assert "/actions" not in sent
     assert "/wda/tap" not in sent

@@ -12,8 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._prompt import parse_decision
+from mobster_core._rules.identity import Env
+from mobster_core._store.cache import ReplayCache
+from mobster_core.checks import load_check_text
+from mobster_core.exceptions import HealFileError, PathError, ScriptError
+from mobster_core.heals import read_heal_file
+from mobster_core.prompts import parse_decision
 from mobster_drivers.scripted import AppScript, sample_path
+from tests.core.helpers import NOW
 
 # JSON-like values, including the awkward ones: deep nesting, big numbers, odd strings.
 json_values = st.recursive(
@@ -29,7 +35,7 @@ FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 @given(st.dictionaries(st.sampled_from(CHECK_KEYS) | st.text(max_size=6), json_values, max_size=8))
 def test_check_files_fail_only_with_check_errors(data: dict[str, Any]) -> None:
     try:
-        mc.load_check_text(json.dumps(data), "fuzz.yaml")
+        load_check_text(json.dumps(data), "fuzz.yaml")
     except mc.MobsterError as exc:
         assert "fuzz.yaml" in str(exc)
 
@@ -50,7 +56,7 @@ def test_check_bytes_fail_only_with_check_errors(raw: bytes, tmp_path_factory: p
 def test_app_scripts_fail_only_with_script_errors(data: dict[str, Any]) -> None:
     try:
         AppScript.from_text(json.dumps(data), "fuzz-app.yaml")
-    except mc.ScriptError as exc:
+    except ScriptError as exc:
         assert "fuzz-app.yaml" in str(exc)
 
 
@@ -59,7 +65,7 @@ def test_app_scripts_fail_only_with_script_errors(data: dict[str, Any]) -> None:
 def test_paths_fail_only_with_path_errors(data: list[Any]) -> None:
     try:
         mc.load_path(data)
-    except mc.PathError as exc:
+    except PathError as exc:
         assert str(exc)
 
 
@@ -113,14 +119,14 @@ def test_a_tree_five_thousand_deep_is_refused_clearly() -> None:
 )
 def test_yaml_tricks_in_check_files(text: str, message: str) -> None:
     with pytest.raises(mc.MobsterError) as info:
-        mc.load_check_text(text, "fuzz.yaml")
+        load_check_text(text, "fuzz.yaml")
     assert message in str(info.value)
 
 
 def test_a_corrupt_cache_file_is_set_aside_and_the_run_records_again(tmp_path: Path) -> None:
-    env = mc.Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
-    cache = mc.ReplayCache(tmp_path)
-    file = cache.store("0123456789abcdef", env, ())
+    env = Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
+    cache = ReplayCache(tmp_path)
+    file = cache.store("0123456789abcdef", env, (), recorded_at=NOW)
     file.write_bytes(b'{"format": 1, "steps": [{"op": "PINCH"}')
     lookup = cache.lookup("0123456789abcdef", env)
     assert lookup.steps is None
@@ -140,8 +146,8 @@ def test_a_corrupt_cache_file_is_set_aside_and_the_run_records_again(tmp_path: P
 def test_a_bad_heal_file_is_a_clear_error(tmp_path: Path, text: str) -> None:
     heal = tmp_path / "signup.heal.yaml"
     heal.write_text(text)
-    with pytest.raises(mc.HealFileError) as info:
-        mc.read_heal_file(heal)
+    with pytest.raises(HealFileError) as info:
+        read_heal_file(heal)
     assert "signup.heal.yaml" in str(info.value)
 
 

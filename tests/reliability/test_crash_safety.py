@@ -10,16 +10,18 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
-import mobster_core as mc
-from mobster_core._fsutil import remove_stale_temps
+from mobster_core._store.fsutil import remove_stale_temps
+from mobster_core._store.journal import read_journal
+from mobster_core.heals import heal_file_for, read_heal_file
 
 WRITER = r"""
 import json, sys
 from pathlib import Path
-from mobster_core._fsutil import atomic_write
-from mobster_core._journal import Journal
+from mobster_core._store.fsutil import atomic_write
+from mobster_core._store.journal import Journal
 target = Path(sys.argv[1])
 journal = Journal(target.parent / "run")
 n = 0
@@ -47,22 +49,22 @@ def test_sigkill_at_many_points_never_tears_a_file(tmp_path: Path) -> None:
             data = json.loads(target.read_text())  # whole: the old file or the new one
             assert isinstance(data["n"], int)
             assert oct(target.stat().st_mode & 0o777) == "0o600"
-        events = mc.read_journal(tmp_path / ".mobster" / "cache" / "replay" / "run" / "journal.jsonl")
+        events = read_journal(tmp_path / ".mobster" / "cache" / "replay" / "run" / "journal.jsonl")
         assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert kills == 12
     # Temporary files a killed writer left are ignored by readers and swept by the next run.
     temps = list(target.parent.glob(".tmp-*"))
     for t in temps:
         os.utime(t, (time.time() - 3600, time.time() - 3600))
-    remove_stale_temps(target.parent)
+    remove_stale_temps(target.parent, started_at=datetime.now(UTC))
     assert not list(target.parent.glob(".tmp-*"))
 
 
 MERGER = r"""
 import sys
 from pathlib import Path
-from mobster_core._fsutil import project_lock
-from mobster_core._healfile import HealEntry, heal_file_for, merge_entries, read_heal_file, write_heal_file
+from mobster_core._store.fsutil import project_lock
+from mobster_core._store.healfile import HealEntry, heal_file_for, merge_entries, read_heal_file, write_heal_file
 root, check, first = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 for step in range(first, first + 40, 2):
     with project_lock(root):
@@ -81,5 +83,5 @@ def test_two_processes_writing_one_heal_file_lose_nothing(tmp_path: Path) -> Non
     ]
     for p in procs:
         assert p.wait(timeout=60) == 0
-    steps = [e.step for e in mc.read_heal_file(mc.heal_file_for(check))]
+    steps = [e.step for e in read_heal_file(heal_file_for(check))]
     assert steps == list(range(1, 41))

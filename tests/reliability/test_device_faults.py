@@ -57,7 +57,9 @@ def run(check: Path, fault: Any = None, *, model: bool = False) -> tuple[mc.Chec
 
     root = check.parent.parent.parent
     scripted = ScriptedModel(clock=clock) if model else None
-    result = clock.run(mc.run_check(mc.load_check(check), FaultyAfterLaunch(), clock, root=root, model=scripted))
+    result = clock.run(
+        mc.run_check(mc.load_check(check), FaultyAfterLaunch(), clock, model=scripted, options=mc.RunOptions(root=root))
+    )
     return result, phone
 
 

@@ -17,10 +17,17 @@ from click.testing import CliRunner
 import mobster_core as mc
 from mobster_cli._render import check_lines, heal_listing, json_text, visible
 from mobster_cli.main import cli
-from mobster_core._canon import digest
-from mobster_core._healfile import write_heal_file
-from mobster_core._prompt import parse_decision
-from mobster_core._text import REPLACEMENT, escape_controls, utf8, valid_data, valid_text, xml_text
+from mobster_core._rules.canon import digest
+from mobster_core._rules.identity import Env
+from mobster_core._rules.text import REPLACEMENT, valid_data
+from mobster_core._store.cache import ReplayCache
+from mobster_core._store.healfile import write_heal_file
+from mobster_core._store.journal import Effect, Journal
+from mobster_core.checks import load_check_text
+from mobster_core.heals import HealEntry, read_heal_file
+from mobster_core.prompts import parse_decision
+from mobster_core.text import escape_controls, utf8, valid_text, xml_text
+from tests.core.helpers import NOW
 
 ESC = "\x1b"
 APP_SCRIPT = r"""
@@ -136,7 +143,7 @@ def test_screens_make_their_text_valid() -> None:
 
 
 def test_check_files_make_their_text_valid() -> None:
-    check = mc.load_check_text(
+    check = load_check_text(
         'version: 1\nname: "n\\ud800"\napp: {bundle: a.b}\nsteps: ["Tap \\udc00"]\nexpect: [{text: "t\\ud800"}]\n', "c"
     )
     assert check.name == "n\ufffd"
@@ -154,15 +161,15 @@ def test_model_replies_make_their_text_valid() -> None:
 def test_hashes_json_and_files_never_fail_on_a_surrogate_that_got_in(tmp_path: Path) -> None:
     assert digest(["\ud800"], 16) == digest(["\ufffd"], 16)
     assert utf8("a\ud800b") == "a\ufffdb".encode()
-    with mc.Journal(tmp_path / "run") as journal:
+    with Journal(tmp_path / "run") as journal:
         journal.intent("k1", {"op": "TAP", "label": "x\ud800"}, masked=False)
-        journal.outcome("k1", mc.Outcome.OK, "detail \udc80")
+        journal.outcome("k1", Effect.OK, "detail \udc80")
     lines = (tmp_path / "run" / "journal.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[0])["label"] == "x\ufffd"
     check_file = tmp_path / "c.yaml"
-    entry = mc.HealEntry(step=1, from_="Tap \ud800", to="Tap \ufffd", why="w\udc00", old=(), new=())
+    entry = HealEntry(step=1, from_="Tap \ud800", to="Tap \ufffd", why="w\udc00", old=(), new=())
     heal = write_heal_file(check_file, [entry])
-    (read,) = mc.read_heal_file(heal)
+    (read,) = read_heal_file(heal)
     assert (read.from_, read.why) == ("Tap \ufffd", "w\ufffd")
 
 
@@ -217,7 +224,7 @@ def test_json_for_the_terminal_is_the_same_json() -> None:
 CATASTROPHE = """
 import sys
 import mobster_core as mc
-from mobster_core._assertions import evaluate, parse_assertion
+from mobster_core._rules.assertions import evaluate, parse_assertion
 
 (a,) = parse_assertion({"text": "/(a|a)+$/"})
 row = {"role": "StaticText", "label": "a" * 40 + "!", "frame": [0, 0, 1, 1]}
@@ -266,9 +273,9 @@ def test_a_cached_path_with_a_surrogate_that_got_in_is_stored_and_read_back(tmp_
         "commit": None,
         "live": False,
     }
-    env = mc.Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
-    cache = mc.ReplayCache(tmp_path)
-    file = cache.store("0123456789abcdef", env, mc.load_path([step]))
+    env = Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
+    cache = ReplayCache(tmp_path)
+    file = cache.store("0123456789abcdef", env, mc.load_path([step]), recorded_at=NOW)
     json.loads(file.read_text(encoding="utf-8"))
     steps = cache.lookup("0123456789abcdef", env).steps
     assert steps is not None

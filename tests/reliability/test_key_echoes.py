@@ -17,7 +17,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from mobster_core import ModelError, Prompt
-from mobster_core._prompt import ACTION_TOOL, SYSTEM_PROMPT
+from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT
 from mobster_drivers.fakes.llm import FakeAnthropic, FakeOpenAI
 from mobster_drivers.models import AnthropicModel, OpenAIModel, make_model
 from mobster_drivers.models._common import MIN_FRAGMENT, REDACTED, scrub

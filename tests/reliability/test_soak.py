@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
+from mobster_core._rules.steps import dump_path
+from mobster_core._store.cache import ReplayCache
 from mobster_core.testing import FakeClock
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import ScriptedPhone, sample_path
@@ -85,7 +87,7 @@ def test_two_hundred_replays_with_random_faults(tmp_path: Path) -> None:
     check = mc.load_check(checks / "signup.yaml")
     clock = FakeClock()
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
-    first = clock.run(mc.run_check(check, phone, clock, root=tmp_path, model=ScriptedModel()))
+    first = clock.run(mc.run_check(check, phone, clock, model=ScriptedModel(), options=mc.RunOptions(root=tmp_path)))
     assert first.verdict is mc.Verdict.PASSED
 
     rnd = random.Random(20261130)
@@ -96,7 +98,7 @@ def test_two_hundred_replays_with_random_faults(tmp_path: Path) -> None:
         injected[fault] += 1
         clock = FakeClock()
         device: Any = AfterFirstAction(ScriptedPhone.from_file(sample_path("yourapp"), clock=clock), fault)
-        result = clock.run(mc.run_check(check, device, clock, root=tmp_path))
+        result = clock.run(mc.run_check(check, device, clock, options=mc.RunOptions(root=tmp_path)))
         expected = FAULTS[fault]
         got = result.outcome.failure_class
         assert got == expected, (fault, result.outcome)
@@ -105,13 +107,13 @@ def test_two_hundred_replays_with_random_faults(tmp_path: Path) -> None:
         seen[fault] += 1
     assert seen == injected
 
-    cache = mc.ReplayCache(tmp_path)
+    cache = ReplayCache(tmp_path)
     stored = list((tmp_path / ".mobster" / "cache" / "replay").glob("*.json"))
     assert len(stored) == 1
     for entry in cache.envs(first.identity or ""):
         lookup = cache.lookup(first.identity or "", entry.env)
         assert lookup.steps is not None
-        mc.load_path(mc.dump_path(lookup.steps))
+        mc.load_path(dump_path(lookup.steps))
     assert not list((tmp_path / ".mobster").rglob(".tmp-*"))
     runs = list((tmp_path / ".mobster" / "runs").glob("*/result.json"))
     assert len(runs) == 201

@@ -1,0 +1,26 @@
+"""Canonical JSON and short digests: the one way the core turns data into a stable hash.
+
+Rule 1: canonical JSON is ``json.dumps`` with sorted keys, no spaces, and non-ASCII kept as is.
+Rule 2: a digest is the first N hex digits of SHA-256 over the UTF-8 of that JSON.
+Rule 3: never hash a float: callers round frames to whole points before hashing.
+Rule 4: text that UTF-8 can't encode (a lone surrogate) is hashed as U+FFFD, the way it is
+        stored (``_text.py``): hashing never fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from .text import utf8
+
+
+def canonical_json(value: Any) -> str:
+    """Return the canonical JSON text of ``value`` (sorted keys, compact, UTF-8 kept)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest(value: Any, length: int) -> str:
+    """Return the first ``length`` hex digits of SHA-256 over the canonical JSON of ``value``."""
+    return hashlib.sha256(utf8(canonical_json(value))).hexdigest()[:length]

@@ -1,0 +1,320 @@
+"""Safety: what an action commits, and which commits a device refuses.
+
+Safety errs toward refusing: when in doubt, a label commits.
+
+Rule 1: an action is classified before it is sent, from its target's label and role and the
+        step's recorded ``commit``: ``purchase``, ``send``, ``post``, ``delete`` or none. When
+        the recorded commit and the label disagree, the stricter one counts (``strictest``).
+Rule 2: only elements a person presses can commit (buttons, cells, links, menu items, keys…): a
+        ``StaticText`` that says "Delete" is a title, not a delete.
+Rule 3: a label is normalized before it is read (``fold``): invalid text repaired, Unicode NFKC
+        (full-width letters become plain), case folded, every invisible character removed
+        (zero-width spaces and joiners, the soft hyphen, bidi marks and the other format
+        characters, variation selectors), accents dropped, and letters that look Latin in
+        Cyrillic or Greek read as the Latin letter they look like.
+Rule 4: a label commits when a commit word of ``COMMIT_WORDS`` (English, Simplified and
+        Traditional Chinese, Japanese, Spanish, German) is in it anywhere: as a whole word or
+        phrase in a language with spaces, inside the text in Chinese and Japanese, or spelled
+        out letter by letter ("D E L E T E"). No other word in the label vetoes it ("Erase All
+        Content and Settings", "Send more invites", "Buy more coins" all commit).
+Rule 5: the one exception is a label part that is, as a whole, a known harmless phrase of
+        ``HARMLESS_PHRASES`` ("Purchase History", "Payment Methods", "Delete Key Settings"). A
+        label's parts are what VoiceOver joins with commas ("Subscriptions, 2"); each part that
+        holds a commit word must be harmless as a whole, or the label commits.
+Rule 6: a Button whose whole label is a price ("$0.99", "4,99 €") is a purchase.
+Rule 7: when a label commits several things, the order of ``COMMIT_WORDS`` decides: purchase,
+        then delete, send, post (so a simulator, which refuses only purchases, never misses one).
+Rule 8: on a simulator every ``purchase`` is refused; on an iPhone every ``send``, ``post``,
+        ``delete`` and ``purchase`` is refused. A refused action is never sent.
+Rule 9: the work is linear in the label's length: a label of a megabyte is classified, not skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+
+import attrs
+
+from .device import DeviceKind
+from .steps import Commit
+from .text import valid_text
+
+__all__ = [
+    "COMMIT_WORDS",
+    "COMMIT_WORDS_BY_LANGUAGE",
+    "HARMLESS_PHRASES",
+    "PRESSABLE_ROLES",
+    "REFUSED",
+    "SafetyDecision",
+    "check_commit",
+    "classify",
+    "commit_of_label",
+    "fold",
+    "strictest",
+]
+
+#: Rule 4's table, by language and by what the words commit. A multi-word entry matches as a
+#: phrase; an entry in Chinese or Japanese matches anywhere in the text. Imperatives and the
+#: infinitive, with their common inflections; not the past participle ("Sent", "Deleted" name
+#: mailboxes and albums) and not the "-ing" form ("Sending…" is a status).
+COMMIT_WORDS_BY_LANGUAGE: Mapping[str, Mapping[Commit, tuple[str, ...]]] = {
+    "en": {
+        Commit.PURCHASE: (
+            "buy", "buy now", "purchase", "subscribe", "resubscribe", "subscription", "pay", "payment",
+            "order", "place order", "checkout", "check out", "rent", "trial", "start free trial", "try free",
+            "add funds", "add money", "top up", "redeem", "donate", "transfer", "send money", "request money",
+        ),
+        Commit.DELETE: (
+            "delete", "unsend", "remove", "erase", "discard", "trash", "wipe", "reset", "clear all", "clear history",
+            "clear data", "empty trash", "empty bin", "deactivate", "unsubscribe", "close account",
+            "close my account",
+        ),
+        Commit.SEND: (
+            "send", "resend", "reply", "reply all", "share", "forward", "invite", "submit", "call", "dial",
+            "facetime",
+        ),
+        Commit.POST: ("post", "repost", "publish", "tweet", "retweet", "comment", "upload"),
+    },
+    "es": {
+        Commit.PURCHASE: (
+            "comprar", "compra", "compre", "comprar ahora", "suscribirse", "suscribirme", "suscribir",
+            "suscribete", "suscribase", "suscripcion", "pagar", "paga", "pague", "pago", "pedir", "pedido",
+            "realizar pedido", "tramitar pedido", "alquilar", "prueba gratis", "prueba gratuita", "canjear",
+            "donar", "transferir", "enviar dinero",
+        ),
+        Commit.DELETE: (
+            "eliminar", "elimina", "elimine", "borrar", "borra", "borre", "quitar", "quita", "quite",
+            "suprimir", "descartar", "vaciar", "restablecer", "desactivar", "cerrar cuenta",
+        ),
+        Commit.SEND: (
+            "enviar", "envia", "envie", "reenviar", "responder", "responder a todos", "compartir", "comparte",
+            "invitar", "invita", "llamar",
+        ),
+        Commit.POST: ("publicar", "publica", "publique", "comentar", "comenta", "subir", "tuitear"),
+    },
+    "de": {
+        Commit.PURCHASE: (
+            "kaufen", "kaufe", "jetzt kaufen", "bestellen", "bestelle", "bestellung aufgeben", "bezahlen",
+            "zahlen", "zahle", "abonnieren", "abonniere", "abo", "abonnement", "abo abschliessen", "mieten",
+            "leihen", "kostenlos testen", "gratis testen", "probeabo", "einlosen", "spenden", "uberweisen",
+            "geld senden",
+        ),
+        Commit.DELETE: (
+            "loschen", "losche", "loeschen", "entfernen", "entferne", "verwerfen", "zurucksetzen",
+            "papierkorb leeren", "deaktivieren", "konto schliessen",
+        ),
+        Commit.SEND: (
+            "senden", "sende", "absenden", "versenden", "verschicken", "schicken", "abschicken", "antworten",
+            "allen antworten", "weiterleiten", "teilen", "einladen", "anrufen", "einreichen",
+        ),
+        Commit.POST: ("posten", "poste", "veroffentlichen", "veroeffentlichen", "kommentieren", "hochladen"),
+    },
+    "zh": {
+        Commit.PURCHASE: (
+            "购买", "購買", "买入", "下单", "提交订单", "支付", "付款", "结账", "結帳", "结算", "订阅", "訂閱",
+            "续订", "开通会员", "免费试用", "租借", "兑换", "充值", "转账", "轉帳", "打赏", "捐款",
+        ),
+        Commit.DELETE: ("删除", "刪除", "抹掉", "清除", "移除", "清空", "还原", "重置", "注销", "丢弃"),
+        Commit.SEND: ("发送", "發送", "回复", "回覆", "转发", "轉寄", "分享", "邀请", "拨打", "提交"),
+        Commit.POST: ("发布", "發佈", "发表", "發表", "评论", "評論", "上传", "上傳", "发帖"),
+    },
+    "ja": {
+        Commit.PURCHASE: (
+            "購入", "買う", "注文", "支払", "決済", "購読", "無料トライアル", "トライアルを開始", "レンタル",
+            "引き換え", "チャージ", "送金", "寄付", "レジに進む",
+        ),
+        Commit.DELETE: ("削除", "消去", "取り除く", "除去", "破棄", "リセット", "ゴミ箱に移動", "退会"),
+        Commit.SEND: ("送信", "送る", "転送", "返信", "共有", "シェア", "招待", "発信", "電話をかける", "提出"),
+        Commit.POST: ("投稿", "公開", "ツイート", "コメント", "アップロード"),
+    },
+}  # fmt: skip
+
+#: Rule 4's table with the languages merged, by commit, in Rule 7's order of precedence.
+COMMIT_WORDS: Mapping[Commit, tuple[str, ...]] = {
+    commit: tuple(word for table in COMMIT_WORDS_BY_LANGUAGE.values() for word in table.get(commit, ()))
+    for commit in (Commit.PURCHASE, Commit.DELETE, Commit.SEND, Commit.POST)
+}
+
+#: Rule 5's table: label parts that hold a commit word but, as a whole, only show or manage
+#: something. Each entry must hold a commit word (a test says so); compared after ``fold``.
+HARMLESS_PHRASES: frozenset[str] = frozenset(
+    {
+        # English: Settings, the App Store, Messages, Wallet, paywalls, shops
+        "Purchase History", "View Purchase History", "Restore Purchase", "Subscription Details",
+        "Subscription Settings", "Subscription Status", "Subscription Info", "Subscription Information",
+        "Manage Subscription", "Your Subscription", "My Subscription", "Payment Methods", "Payment Method",
+        "Payment & Shipping", "Payment Details", "Payment History", "Payment Settings", "Order History",
+        "Order Status", "Order Details", "Order Summary", "Track Order", "Delete Key Settings",
+        "Send & Receive", "Undo Send", "Transfer or Reset iPhone", "Redeem Gift Card or Code", "Trial Details",
+        # Spanish
+        "Historial de compra", "Restaurar compra", "Gestionar suscripción", "Administrar suscripción",
+        "Detalles de la suscripción", "Mi suscripción", "Métodos de pago", "Método de pago", "Pago y envío",
+        "Estado del pedido", "Detalles del pedido", "Transferir o restablecer el iPhone",
+        "Enviar y recibir",
+        # German
+        "Käufe wiederherstellen", "Abo verwalten", "Abonnement verwalten", "Abo-Details",
+        "iPhone übertragen/zurücksetzen", "Senden & Empfangen",
+        # Simplified Chinese
+        "购买记录", "恢复购买", "管理订阅", "订阅详情", "支付方式", "付款方式", "付款与配送", "最近删除",
+        "传输或还原iPhone", "发送与接收",
+        # Japanese
+        "購入履歴", "購入を復元", "購入の復元", "お支払い方法", "支払い方法", "お支払いと配送先", "注文履歴",
+        "最近削除した項目", "転送またはiPhoneをリセット",
+    }
+)  # fmt: skip
+
+#: Rule 2: the roles a person presses to commit something.
+PRESSABLE_ROLES = frozenset(
+    {
+        "Button", "Cell", "Link", "MenuItem", "MenuButton", "Key", "Image", "Icon", "Other",
+        "Tab", "ToolbarButton", "PopUpButton", "SegmentedControl",
+    }
+)  # fmt: skip
+
+#: Rule 8: what each kind of device refuses.
+REFUSED: dict[DeviceKind, frozenset[Commit]] = {
+    DeviceKind.SIMULATOR: frozenset({Commit.PURCHASE}),
+    DeviceKind.IPHONE: frozenset({Commit.SEND, Commit.POST, Commit.DELETE, Commit.PURCHASE}),
+}
+
+# -- Rule 3: folding ------------------------------------------------------------------------
+
+# Rule 3's invisible characters: every format character (Unicode category Cf: zero-width space,
+# joiners, the soft hyphen, bidi marks, the BOM, tag characters…; a test checks the list against
+# the running Python's Unicode tables), the combining grapheme joiner, Hangul fillers, Khmer
+# inherent vowels, Mongolian selectors and variation selectors.
+_INVISIBLE = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0\ufe00-\ufe0f\U000e0100-\U000e01ef]"
+)
+# Cyrillic and Greek letters (after casefolding) that look like a Latin letter (Cyrillic a, e, o,
+# p, c, y, x…; Greek alpha, omicron, rho, nu…), and the Latin letter each looks like.
+_LOOKALIKE = str.maketrans(
+    "\u0430\u0432\u0435\u0451\u0456\u0457\u0458\u043a\u043c\u043d"
+    "\u043e\u0440\u0441\u0442\u0443\u0445\u0455\u0501\u051b\u051d"
+    "\u0261\u04bb\u04cf\u03b1\u03b2\u03b5\u03b7\u03b9\u03ba\u03bd"
+    "\u03bf\u03c1\u03c4\u03c5\u03c7\u03f2\u0131\u0237",
+    "abeeiijkmhopctyxsdqwghlabenikvoptuxcij",
+)
+# Accents: the combining diacritical marks (not the kana voicing marks, which change a word).
+_ACCENT = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_PARTS = re.compile(r"[,;\u3001]")
+_WORD = re.compile(r"[^\W_]+")
+_SPACELESS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Rule 6: a currency (a symbol, with a country's letters such as "US$" or "R$", or an ISO code)
+# before or after an amount, and an optional period ("/ month").
+_CURRENCY = r"(?:(?:us|ca|a|au|nz|hk|nt|mx|r|s)?[$€£¥₩₹₽]|usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|krw|inr|brl|mxn|hkd|sgd)"
+_AMOUNT = r"\d[\d.,\s]*\d|\d"
+_PRICE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURRENCY})(?:\s?/\s?[^\W\d_]+)?")
+
+
+def fold(text: str) -> str:
+    """Rule 3: the form in which labels and table entries are compared (words joined by spaces)."""
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", valid_text(text)).casefold())
+    bare = _ACCENT.sub("", unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFC", bare).translate(_LOOKALIKE)
+
+
+@attrs.frozen
+class _Part:
+    words: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        return " ".join(self.words)
+
+    @property
+    def squashed(self) -> str:
+        return "".join(self.words)
+
+
+def _parts(label: str) -> list[_Part]:
+    return [_Part(tuple(_WORD.findall(part))) for part in _PARTS.split(fold(label))]
+
+
+def _entries() -> tuple[dict[tuple[str, ...], Commit], list[tuple[str, Commit]], dict[str, Commit], int]:
+    """Index Rule 4's table: phrases by words, spaceless entries, and words spelled out."""
+    phrases: dict[tuple[str, ...], Commit] = {}
+    spaceless: list[tuple[str, Commit]] = []
+    squashed: dict[str, Commit] = {}
+    for commit, words in COMMIT_WORDS.items():
+        for entry in words:
+            folded = tuple(_WORD.findall(fold(entry)))
+            if _SPACELESS.search(entry):
+                spaceless.append(("".join(folded), commit))
+                continue
+            phrases.setdefault(folded, commit)
+            squashed.setdefault("".join(folded), commit)
+    longest = max(len(p) for p in phrases)
+    return phrases, spaceless, squashed, longest
+
+
+_PHRASES, _SPACELESS_WORDS, _SQUASHED, _LONGEST = _entries()
+_HARMLESS = frozenset(" ".join(_WORD.findall(fold(p))) for p in HARMLESS_PHRASES)
+_ORDER = tuple(COMMIT_WORDS)
+
+
+def _commits_in(part: _Part) -> set[Commit]:
+    found: set[Commit] = set()
+    words = part.words
+    for i in range(len(words)):
+        for n in range(1, min(_LONGEST, len(words) - i) + 1):
+            commit = _PHRASES.get(words[i : i + n])
+            if commit is not None:
+                found.add(commit)
+    squashed = part.squashed
+    commit = _SQUASHED.get(squashed)
+    if commit is not None:
+        found.add(commit)
+    if _SPACELESS.search(squashed):
+        found.update(commit for entry, commit in _SPACELESS_WORDS if entry in squashed)
+    return found
+
+
+def commit_of_label(label: str) -> Commit | None:
+    """What a label commits when a person presses it (Rules 3 to 7), whatever the role."""
+    found: set[Commit] = set()
+    for part in _parts(label):
+        if part.key in _HARMLESS:
+            continue
+        found |= _commits_in(part)
+    return strictest(*found)
+
+
+def classify(label: str, role: str) -> Commit | None:
+    """What pressing an element with this label and role commits (Rules 2 to 7)."""
+    if role not in PRESSABLE_ROLES:
+        return None
+    if role == "Button" and _PRICE.fullmatch(" ".join(fold(label).split())):
+        return Commit.PURCHASE
+    return commit_of_label(label)
+
+
+def strictest(*commits: Commit | None) -> Commit | None:
+    """The commit that is refused on the most devices (Rule 7's order); None when there is none."""
+    given = {c for c in commits if c is not None}
+    return next((c for c in _ORDER if c in given), None)
+
+
+@attrs.frozen
+class SafetyDecision:
+    """Whether an action may be sent. ``commit`` is what it commits; ``rule`` says why it's refused."""
+
+    allowed: bool
+    commit: Commit | None = None
+    rule: str = ""
+
+
+def check_commit(commit: Commit | None, kind: DeviceKind) -> SafetyDecision:
+    """Apply Rule 8 to an action that commits ``commit`` on a device of ``kind``."""
+    if commit is None or commit not in REFUSED[kind]:
+        return SafetyDecision(allowed=True, commit=commit)
+    if kind is DeviceKind.SIMULATOR:
+        rule = f"a {commit} is refused on a simulator"
+    else:
+        rule = f"a {commit} is refused on an iPhone (send, post, delete and purchase are)"
+    return SafetyDecision(allowed=False, commit=commit, rule=rule)

@@ -1,0 +1,384 @@
+"""Steps and paths: what a passing run executed, as plain dictionaries.
+
+Rule 1: a step is ``{"op", "app", "target", "screen", "text", "commit", "live"}``, in that order,
+        every key present, no other key.
+Rule 2: values are never converted: ``"1.5"`` is not a number and ``1`` is not a label.
+Rule 3: ``TAP``, ``LONG_PRESS`` and ``TYPE`` need a target; swipes may have one; ``SUBMIT``,
+        ``LAUNCH_APP``, ``HOME`` and ``OPEN_URL`` take none.
+Rule 4: ``text`` is the typed text for ``TYPE`` (null only when the step is live), the bundle id
+        for ``LAUNCH_APP``, the URL for ``OPEN_URL``, and null for every other op.
+Rule 5: a path is validated whole: one bad step drops the whole path (``PathError`` names the
+        step, counted from 1, and the key).
+Rule 6: a target is ``{"label", "role", "id", "frame", "count", "nth"}``: ``count`` is how many shown
+        elements had its label and role on the recorded screen (1 or more) and ``nth`` which of
+        them it was (0-based, in tree order), so ``0 <= nth < count``.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+import cattrs
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+
+from mobster_core.exceptions import PathError
+
+__all__ = ["Commit", "Op", "ScreenRef", "Step", "Target", "dump_path", "load_path"]
+
+
+class Op(enum.StrEnum):
+    """What a step does."""
+
+    TAP = "TAP"
+    LONG_PRESS = "LONG_PRESS"
+    TYPE = "TYPE"
+    SUBMIT = "SUBMIT"
+    SWIPE_UP = "SWIPE_UP"
+    SWIPE_DOWN = "SWIPE_DOWN"
+    SWIPE_LEFT = "SWIPE_LEFT"
+    SWIPE_RIGHT = "SWIPE_RIGHT"
+    LAUNCH_APP = "LAUNCH_APP"
+    HOME = "HOME"
+    OPEN_URL = "OPEN_URL"
+
+    @property
+    def needs_target(self) -> bool:
+        """True for ops that act on an element."""
+        return self in _NEEDS_TARGET
+
+    @property
+    def takes_target(self) -> bool:
+        """True for ops that may have a target."""
+        return self in _NEEDS_TARGET or self in SWIPES
+
+    @property
+    def is_swipe(self) -> bool:
+        """True for the four swipes."""
+        return self in SWIPES
+
+    @property
+    def is_global(self) -> bool:
+        """True for ops that need nothing on the screen (the matcher skips every rule)."""
+        return self in _GLOBAL
+
+
+class Commit(enum.StrEnum):
+    """What an action commits, by the safety classifier."""
+
+    SEND = "send"
+    POST = "post"
+    DELETE = "delete"
+    PURCHASE = "purchase"
+
+
+SWIPES = frozenset({Op.SWIPE_UP, Op.SWIPE_DOWN, Op.SWIPE_LEFT, Op.SWIPE_RIGHT})
+_NEEDS_TARGET = frozenset({Op.TAP, Op.LONG_PRESS, Op.TYPE})
+_GLOBAL = frozenset({Op.LAUNCH_APP, Op.HOME, Op.OPEN_URL})
+_HEX16 = re.compile(r"[0-9a-f]{16}")
+_TREE_PATH = re.compile(r"/0(/[0-9]+)*")
+
+
+class _KeyedError(ValueError):
+    """A rule broken by one key of a step; ``key`` is relative to the object that raised it."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _non_empty(_inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    if not value:
+        raise _KeyedError(attribute.name, "must not be empty")
+
+
+def _frame(_inst: object, attribute: attrs.Attribute[Any], value: tuple[float, ...]) -> None:
+    if len(value) != 4:
+        raise _KeyedError(attribute.name, f"expected [x, y, w, h], four numbers; got {len(value)}")
+    for v in value:
+        if not 0.0 <= v <= 1.0:
+            raise _KeyedError(attribute.name, f"frame numbers are normalized to the screen, each in 0..1; got {v}")
+
+
+def _tree_path(_inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    if not _TREE_PATH.fullmatch(value):
+        raise _KeyedError(attribute.name, f"expected a tree path such as /0/3/1; got {value!r}")
+
+
+def _count(_inst: object, attribute: attrs.Attribute[Any], value: int) -> None:
+    if value < 1:
+        raise _KeyedError(attribute.name, f"expected how often the label was on the screen, 1 or more; got {value}")
+
+
+@attrs.frozen
+class Target:
+    """The element a step acts on, as recorded (Rule 6).
+
+    Its label and role, tree path (``id``) and frame; ``count``, how many shown elements had this
+    label and role on the recorded screen, and ``nth``, which of them it was (0-based, tree order).
+    """
+
+    label: str = attrs.field(validator=_non_empty)
+    role: str = attrs.field(validator=_non_empty)
+    id: str = attrs.field(validator=_tree_path)
+    frame: tuple[float, float, float, float] = attrs.field(validator=_frame)
+    count: int = attrs.field(validator=_count)
+    nth: int = attrs.field()
+
+    @nth.validator
+    def _nth(self, attribute: attrs.Attribute[Any], value: int) -> None:
+        if not 0 <= value < self.count:
+            raise _KeyedError(
+                attribute.name, f"expected which of the {self.count} it was, 0 to {self.count - 1}; got {value}"
+            )
+
+
+def _hash(_inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    if not _HEX16.fullmatch(value):
+        raise _KeyedError(attribute.name, f"expected 16 lowercase hex digits; got {value!r}")
+
+
+@attrs.frozen
+class ScreenRef:
+    """The screen a step was recorded on: its hash and signature."""
+
+    hash: str = attrs.field(validator=_hash)
+    signature: tuple[tuple[str, str], ...]
+
+    @property
+    def pairs(self) -> frozenset[tuple[str, str]]:
+        """The signature as a set of ``(role, label)`` pairs."""
+        return frozenset(self.signature)
+
+
+@attrs.frozen
+class Step:
+    """One recorded action. See the module rules; build from data with :meth:`from_dict`."""
+
+    op: Op
+    app: str = attrs.field(validator=_non_empty)
+    target: Target | None
+    screen: ScreenRef
+    text: str | None
+    commit: Commit | None
+    live: bool
+
+    def __attrs_post_init__(self) -> None:
+        if self.op.needs_target and self.target is None:
+            raise _KeyedError("target", f"{self.op} needs a target")
+        if self.target is not None and not self.op.takes_target:
+            raise _KeyedError("target", f"{self.op} takes no target; it must be null")
+        if self.op is Op.TYPE:
+            if self.text is None and not self.live:
+                raise _KeyedError("text", "a TYPE step has text, or is live with text null")
+        elif self.op in (Op.LAUNCH_APP, Op.OPEN_URL):
+            if not self.text:
+                raise _KeyedError("text", f"{self.op} needs text (the bundle id or the URL)")
+        elif self.text is not None:
+            raise _KeyedError("text", f"{self.op} takes no text; it must be null")
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Step:
+        """Build a step from its dictionary; raises :class:`PathError` on anything malformed."""
+        return _structure_step(data, None)
+
+    def describe(self) -> str:
+        """One line for people: ``Tap "Continue"``, ``Type "ada@example.com" into "Email"``, ``Swipe up``."""
+        return describe_action(self.op, None if self.target is None else self.target.label, self.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The step's dictionary, keys in the order of Rule 1."""
+        target = None
+        if self.target is not None:
+            t = self.target
+            target = {
+                "label": t.label,
+                "role": t.role,
+                "id": t.id,
+                "frame": list(t.frame),
+                "count": t.count,
+                "nth": t.nth,
+            }
+        return {
+            "op": self.op.value,
+            "app": self.app,
+            "target": target,
+            "screen": {"hash": self.screen.hash, "signature": [list(p) for p in self.screen.signature]},
+            "text": self.text,
+            "commit": None if self.commit is None else self.commit.value,
+            "live": self.live,
+        }
+
+
+def describe_action(op: Op, label: str | None, text: str | None) -> str:  # noqa: PLR0911 - one line per op, as a table
+    """Describe an action in one line, as the heal file and the terminal show it."""
+    on = "" if label is None else f' "{label}"'
+    match op:
+        case Op.TAP:
+            return f"Tap{on}"
+        case Op.LONG_PRESS:
+            return f"Long press{on}"
+        case Op.TYPE:
+            what = "" if text is None else f' "{text}"'
+            return f"Type{what} into{on}"
+        case Op.SUBMIT:
+            return "Submit"
+        case Op.LAUNCH_APP:
+            return f"Open {text}"
+        case Op.HOME:
+            return "Go home"
+        case Op.OPEN_URL:
+            return f'Open link "{text}"'
+        case _:
+            direction = op.value.removeprefix("SWIPE_").lower()
+            return f"Swipe {direction}" + ("" if label is None else f" on{on}")
+
+
+def load_path(data: Any) -> tuple[Step, ...]:
+    """Validate a whole path (a list of step dictionaries); raises :class:`PathError` on any flaw."""
+    if not isinstance(data, Sequence) or isinstance(data, str | bytes):
+        raise PathError(f"a path is a list of steps, not {type(data).__name__}")
+    return tuple(_structure_step(item, i + 1) for i, item in enumerate(data))
+
+
+def dump_path(steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """The path as JSON-ready dictionaries."""
+    return [s.to_dict() for s in steps]
+
+
+# -- strict structuring ---------------------------------------------------------------------
+
+_STEP_KEYS = ("op", "app", "target", "screen", "text", "commit", "live")
+
+
+def _strict_str(value: Any, _type: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {_show(value)}")
+    return value
+
+
+def _strict_bool(value: Any, _type: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"expected true or false, got {_show(value)}")
+    return value
+
+
+def _strict_float(value: Any, _type: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"expected a number, got {_show(value)}")
+    return float(value)
+
+
+def _strict_int(value: Any, _type: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected a whole number, got {_show(value)}")
+    return value
+
+
+def _strict_list(value: Any) -> Sequence[Any]:
+    if not isinstance(value, list | tuple):
+        raise TypeError(f"expected a list, got {_show(value)}")
+    return value
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _make_converter() -> cattrs.Converter:
+    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    conv.register_structure_hook(str, _strict_str)
+    conv.register_structure_hook(bool, _strict_bool)
+    conv.register_structure_hook(float, _strict_float)
+    conv.register_structure_hook(int, _strict_int)
+
+    def frame_hook(value: Any, _type: Any) -> tuple[float, float, float, float]:
+        items = _strict_list(value)
+        if len(items) != 4:
+            raise ValueError(f"expected [x, y, w, h], four numbers; got {len(items)}")
+        a, b, c, d = (_strict_float(v, float) for v in items)
+        return (a, b, c, d)
+
+    def pair_hook(value: Any, _type: Any) -> tuple[str, str]:
+        items = _strict_list(value)
+        if len(items) != 2:
+            raise ValueError(f"expected [role, label]; got {len(items)} items")
+        return (_strict_str(items[0], str), _strict_str(items[1], str))
+
+    def signature_hook(value: Any, _type: Any) -> tuple[tuple[str, str], ...]:
+        return tuple(pair_hook(v, None) for v in _strict_list(value))
+
+    def op_hook(value: Any, _type: Any) -> Op:
+        if not isinstance(value, str) or value not in Op.__members__:
+            raise ValueError(f"unknown op {_show(value)} (ops: {', '.join(Op)})")
+        return Op(value)
+
+    def commit_hook(value: Any, _type: Any) -> Commit:
+        if not isinstance(value, str) or value not in {c.value for c in Commit}:
+            raise ValueError(f"unknown commit {_show(value)} (send, post, delete, purchase or null)")
+        return Commit(value)
+
+    frame_type = tuple[float, float, float, float]
+    signature_type = tuple[tuple[str, str], ...]
+    conv.register_structure_hook_func(lambda t: t == frame_type, frame_hook)
+    conv.register_structure_hook_func(lambda t: t == signature_type, signature_hook)
+    conv.register_structure_hook(Op, op_hook)
+    conv.register_structure_hook(Commit, commit_hook)
+    return conv
+
+
+_CONVERTER = _make_converter()
+
+
+def _structure_step(data: Any, number: int | None) -> Step:
+    where = "step" if number is None else f"step {number}"
+    if not isinstance(data, Mapping):
+        raise PathError(f"{where}: expected a mapping of {', '.join(_STEP_KEYS)}", step=number)
+    missing = [k for k in _STEP_KEYS if k not in data]
+    if missing:
+        raise PathError(f"{where}: key {missing[0]!r} is missing", step=number, key=missing[0])
+    try:
+        return _CONVERTER.structure(dict(data), Step)
+    except cattrs.BaseValidationError as exc:
+        key, message = _first_error(exc)
+        raise PathError(f"{where}: key {key!r}: {message}", step=number, key=key) from exc
+    except _KeyedError as exc:
+        raise PathError(f"{where}: key {exc.key!r}: {exc}", step=number, key=exc.key) from exc
+
+
+def _first_error(exc: BaseException, prefix: str = "") -> tuple[str, str]:  # noqa: PLR0911 - one return per kind of cattrs error
+    """Walk cattrs' exception groups to the first leaf: (dotted key, message)."""
+    if isinstance(exc, ForbiddenExtraKeysError):
+        extra = min(exc.extra_fields)
+        return (f"{prefix}.{extra}".lstrip("."), f"unknown key {extra!r}")
+    if isinstance(exc, ClassValidationError | IterableValidationError):
+        for sub in exc.exceptions:
+            note = _note_of(sub)
+            if isinstance(note, str):
+                return _first_error(sub, f"{prefix}.{note}".lstrip(".") if note else prefix)
+            if isinstance(note, int):
+                return _first_error(sub, f"{prefix}[{note}]")
+            return _first_error(sub, prefix)
+        return (prefix or "?", str(exc))  # pragma: no cover - cattrs never raises an empty group
+    if isinstance(exc, KeyError):
+        # cattrs notes the missing attribute's name on the KeyError, so ``prefix`` ends with it.
+        return (prefix, f"key {prefix.rsplit('.', 1)[-1]!r} is missing")
+    if isinstance(exc, _KeyedError):
+        return (f"{prefix}.{exc.key}".lstrip("."), str(exc))
+    return (prefix or "step", str(exc))
+
+
+def _note_of(exc: BaseException) -> str | int | None:
+    """The attribute name or list index cattrs attached to a sub-exception, if any."""
+    for note in getattr(exc, "__notes__", []):
+        name = getattr(note, "name", None)
+        if isinstance(name, str):
+            return name
+        index = getattr(note, "index", None)
+        if isinstance(index, int):
+            return index
+    return None

@@ -1,0 +1,190 @@
+"""Running one check end to end: prepare, choose a path, the steps, the verdict, what it keeps.
+
+Rule 1: the phases run in order and each returns a value: :func:`~.plan.prepare` (device, app,
+        identity, env), :func:`~.plan.choose_path` (replay, record or carry, and why),
+        :func:`~.steps.execute` (launch, baseline, replay and heals, or Smart), :func:`~.judge.judge`
+        (the verdict on one settled read, never a model's word) and :func:`~.keep.keep` (a pass
+        keeps the path and the heals). ``_rules``, ``_store`` and the phases' modules hold their
+        rules.
+Rule 2: a failure is the outcome the check reports, made where it happened; the first one ends the
+        run. Everything a run says is a result with a class and a message.
+Rule 3: each run writes ``.mobster/runs/<run_id>/``: ``result.json``, ``journal.jsonl``, and the
+        last frame when the device gives screenshots.
+Rule 4: a run cancelled from outside (Ctrl+C, SIGTERM) still writes its result, class ``stopped``,
+        never updates the cache or the heal file, then raises :class:`RunStopped`. It keeps what
+        the phases that ended before the stop returned; the journal lists every action.
+Rule 5: the run's own files can't be written (the journal, ``.mobster/`` refused or full):
+        ``couldnt_run``, class ``environment``. Anything unexpected is ``internal``: the message
+        says what and where the traceback was written (``traceback.txt`` in the run folder).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import traceback
+from pathlib import Path
+
+import attrs
+
+from mobster_core._clock import utc_now
+from mobster_core._log import get_logger
+from mobster_core._rules.cost import Cost
+from mobster_core._rules.device import DeviceInfo
+from mobster_core._rules.text import utf8
+from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._store.checks import Check, project_of
+from mobster_core._store.fsutil import UnsafeFile, atomic_write
+from mobster_core._store.journal import Journal, JournalError
+from mobster_core._store.runs import new_run_folder
+from mobster_core.exceptions import PathError
+from mobster_core.protocols import Clock, Device, Model
+
+from .agent import ModelCalls
+from .context import Run, RunOptions
+from .dispatch import Dispatcher
+from .ended import Ended
+from .judge import Judged, judge
+from .keep import keep
+from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
+from .results import CheckResult, Mode
+from .steps import Executed, execute
+
+__all__ = ["RunOptions", "RunStopped", "run_check"]
+
+log = get_logger(__name__)
+
+_STOPPED = Outcome(
+    Verdict.COULDNT_RUN,
+    FailureClass.STOPPED,
+    "the run was stopped; an action in flight may or may not have happened (the journal says which). "
+    "Look at the app before running again.",
+)
+
+
+class RunStopped(Exception):
+    """A check run was stopped from outside (Ctrl+C, SIGTERM); ``result`` is what it wrote."""
+
+    def __init__(self, result: CheckResult) -> None:
+        super().__init__(result.outcome.message)
+        self.result = result
+
+
+@attrs.frozen
+class _Story:
+    """What a run found out, phase by phase: the values the phases returned, and how it ended."""
+
+    info: DeviceInfo | None = None
+    prepared: Prepared | None = None
+    plan: Plan = attrs.field(factory=Plan)
+    executed: Executed | None = None
+    judged: Judged | None = None
+    outcome: Outcome = attrs.field(factory=lambda: Outcome(Verdict.PASSED))
+
+
+async def run_check(
+    check: Check, device: Device, clock: Clock, *, model: Model | None = None, options: RunOptions | None = None
+) -> CheckResult:
+    """Run one check on one device (see the module rules) and write its run folder."""
+    options = options or RunOptions()
+    root = options.root or project_of(check.file)
+    began = clock.now()
+    folder = new_run_folder(root, utc_now())
+    calls = None if model is None else ModelCalls(model, options.prices)
+    with Journal(folder) as journal:
+        dispatch = Dispatcher(device, clock, journal, timing=options.policy, on_sent=options.on_sent)
+        run = Run(check, device, clock, root, options, dispatch, calls)
+        story, stopped = await _tell(run, folder)
+    if stopped is None and options.screenshots:
+        await _final_frame(run, folder)
+    result = _result(run, story, seconds=clock.now() - began, folder=folder)
+    atomic_write(folder / "result.json", utf8(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
+    if options.on_result is not None:
+        options.on_result(result)
+    if stopped is not None:
+        raise RunStopped(result) from stopped
+    return result
+
+
+async def _tell(run: Run, folder: Path) -> tuple[_Story, asyncio.CancelledError | None]:
+    """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5)."""
+    story = _Story()
+    try:
+        info = await read_device(run)
+        story = attrs.evolve(story, info=info)
+        prepared = await prepare(run, info)
+        story = attrs.evolve(story, prepared=prepared)
+        plan = choose_path(run, prepared)
+        story = attrs.evolve(story, plan=plan)
+        require_model(run, plan)
+        executed = await execute(run, prepared, plan)
+        story = attrs.evolve(story, executed=executed, outcome=executed.failure or story.outcome)
+        if executed.failure is None:
+            judged = await judge(run, executed.baseline, executed.smart)
+            story = attrs.evolve(story, judged=judged, outcome=judged.outcome)
+            if judged.outcome.verdict is Verdict.PASSED:
+                keep(run, prepared, executed)
+    except Ended as ended:
+        return attrs.evolve(story, outcome=ended.outcome), None
+    except asyncio.CancelledError as exc:
+        return attrs.evolve(story, outcome=_STOPPED), exc
+    except (JournalError, UnsafeFile, PathError, OSError) as exc:
+        return attrs.evolve(story, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.ENVIRONMENT, str(exc))), None
+    except Exception as exc:  # noqa: BLE001 - Rule 5: whatever else went wrong is ours; say so, keep the trace
+        return attrs.evolve(story, outcome=_internal(exc, folder)), None
+    return story, None
+
+
+def _internal(exc: Exception, folder: Path) -> Outcome:
+    """Rule 5: an unexpected error, with its traceback in the run folder (never on the terminal)."""
+    file = folder / "traceback.txt"
+    try:
+        atomic_write(file, utf8("".join(traceback.format_exception(exc))))
+    except OSError:
+        log.exception("the traceback couldn't be written", file=str(file))
+    message = f"an unexpected error ({type(exc).__name__}: {exc}); the traceback is in {file}"
+    return Outcome(Verdict.COULDNT_RUN, FailureClass.INTERNAL, message)
+
+
+async def _final_frame(run: Run, folder: Path) -> None:
+    """Rule 3: the last frame, when the device gives screenshots."""
+    shot = await run.dispatch.screenshot()
+    if shot is not None:
+        try:
+            atomic_write(folder / "frame-final.png", shot)
+        except OSError as exc:
+            log.debug("no final frame", error=str(exc))
+
+
+def _result(run: Run, story: _Story, *, seconds: float, folder: Path) -> CheckResult:
+    check, prepared, plan = run.check, story.prepared, story.plan
+    executed, judged = story.executed, story.judged
+    mode = Mode.LAUNCH if check.launch_only else Mode.REPLAY
+    return CheckResult(
+        name=check.name,
+        file=_relative(check.file, run.root),
+        device=story.info,
+        app=None if prepared is None else prepared.app,
+        outcome=story.outcome,
+        mode=mode if executed is None else executed.mode,
+        seconds=seconds,
+        cost=Cost() if run.calls is None else run.calls.cost,
+        model_calls=0 if run.calls is None else run.calls.count,
+        identity=None if prepared is None else prepared.identity,
+        env=None if prepared is None else prepared.env.digest,
+        path_used=(plan if executed is None else executed.plan).used,
+        path_why=(plan if executed is None else executed.plan).why,
+        steps=() if executed is None else executed.reports,
+        heals=() if executed is None else executed.heals,
+        assertions=() if judged is None else judged.assertions,
+        run_dir=_relative(folder, run.root),
+        stable=None if judged is None else judged.stable,
+        carried_from=plan.carried_from,
+    )
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,79 @@
+"""How a check is run: the options a caller gives, and what every phase of one run shares.
+
+Rule 1: :class:`RunOptions` is frozen: the same options run a whole suite.
+Rule 2: :class:`Run` is built once per check run and never changes; the phases read it and
+        return values of their own. Its dispatcher and model calls are the run's two records of
+        effects (what was sent, what the model cost): they are written only through their methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+
+from mobster_core._rules.cost import PriceTable
+from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._store.checks import Check
+from mobster_core.protocols import Clock, Device
+
+from .agent import ModelCalls
+from .dispatch import Dispatcher
+from .results import CheckResult
+
+__all__ = ["Run", "RunOptions"]
+
+
+@attrs.frozen
+class RunOptions:
+    """How to run checks (Rule 1).
+
+    ``no_heal``: strict CI, a changed step fails (class ``drift``) and no model is asked.
+    ``fresh``: record again with Smart. ``carry``: replay the newest path of another env (a new
+    build) when this env has none. ``max_usd`` caps each check's model spend (the lower of it and
+    the check's ``budget.max_usd``). ``prices`` prices the model's tokens. ``policy`` times every
+    wait of a step. ``screenshots``: give the model a picture and keep the last frame, when the
+    device takes screenshots. ``root`` is the project folder (the one holding ``.mobster/``); by
+    default the one holding the check file, else the check file's folder. ``on_sent`` is called
+    with a line per action sent (``step 2 (Tap "Sign up")``) and ``on_result`` with each check's
+    result once it is written, for progress output.
+    """
+
+    no_heal: bool = False
+    fresh: bool = False
+    carry: bool = False
+    max_usd: float | None = None
+    prices: PriceTable = attrs.field(factory=PriceTable)
+    policy: PollPolicy = DEFAULT_POLICY
+    screenshots: bool = True
+    root: Path | None = None
+    on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
+    on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen
+class Run:
+    """What the phases of one check run share (Rule 2)."""
+
+    check: Check
+    device: Device
+    clock: Clock
+    root: Path
+    options: RunOptions
+    dispatch: Dispatcher
+    calls: ModelCalls | None
+    provenance: Provenance = attrs.field(init=False)
+
+    @provenance.default
+    def _provenance(self) -> Provenance:
+        check = self.check
+        return Provenance.of(
+            steps=check.steps, launch_url=check.launch.url, launch_args=check.launch.args, launch_env=check.launch.env
+        )
+
+    @property
+    def bundle(self) -> str:
+        """The app under test (a check without a bundle never gets this far)."""
+        return self.check.app.bundle or ""

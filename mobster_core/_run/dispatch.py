@@ -1,0 +1,230 @@
+"""Sending actions safely: the part the replayer, the agent and the heal share.
+
+Rule 1: an action is journaled (intent, fsynced) before it is sent, and its outcome after.
+Rule 2: the effect ledger lets a key be sent at most once per run, and nothing once an outcome
+        is unknown.
+Rule 3: an action that raises (a timeout included) has an unknown outcome: the run ends, nothing
+        more is sent. A ``DeviceError`` that is not ``UnknownOutcome`` means nothing was sent.
+Rule 4: typed text is confirmed: the field, read back, holds the text (a secure field shows one
+        more bullet per character). Otherwise the outcome is unknown.
+Rule 5: a read that fails is tried once more; a read that fails twice after an action has been
+        sent is an unknown outcome (the action may have changed the app).
+Rule 6: masked text never reaches the journal: it is written as null.
+Rule 7: a run stopped (cancelled) while an action is in flight journals that action as unknown.
+Rule 8: before acting on an element, a device that can (``TargetChecks``) confirms it is shown; the
+        check is a read (tried once more when it fails, as Rule 5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, NoReturn, TypeVar
+
+from mobster_core._log import get_logger
+from mobster_core._rules.device import Action, LaunchOptions
+from mobster_core._rules.safety import classify
+from mobster_core._rules.screen import Element, Screen
+from mobster_core._rules.settle import BULLET, DEFAULT_POLICY, PollPolicy, TypingWait
+from mobster_core._rules.steps import Op
+from mobster_core._rules.typing_rules import is_masked
+from mobster_core._rules.verdict import FailureClass
+from mobster_core._store.journal import DuplicateEffect, Effect, EffectLedger, JournalWriter
+from mobster_core.exceptions import DeviceError, UnknownOutcome
+from mobster_core.protocols import Clock, Device, EvidenceReads, Screenshots, TargetChecks
+
+from .ended import Ended, couldnt
+from .wait import drive
+
+__all__ = ["BULLET", "Dispatcher", "unknown_message"]
+
+log = get_logger(__name__)
+
+T = TypeVar("T")
+
+
+def unknown_message(what: str, exc: BaseException) -> str:
+    """The user-facing message for an unknown outcome."""
+    return (
+        f"{what}: the outcome is unknown ({type(exc).__name__}: {exc}). It was not sent again. "
+        "Look at the app before running again."
+    )
+
+
+class Dispatcher:
+    """Reads and sends for one run, with the journal and the effect ledger (see the rules).
+
+    ``timing`` paces typing confirmation; ``on_sent`` is called with a line per action sent
+    (``step 2 (Tap "Sign up")``), for progress output.
+    """
+
+    def __init__(
+        self,
+        device: Device,
+        clock: Clock,
+        journal: JournalWriter,
+        *,
+        timing: PollPolicy = DEFAULT_POLICY,
+        on_sent: Callable[[str], None] | None = None,
+    ) -> None:
+        self.device = device
+        self.clock = clock
+        self.timing = timing
+        self._journal = journal
+        self._on_sent = on_sent
+        self._ledger = EffectLedger()
+        self._sent_any = False
+        self._sent: list[tuple[str, Action]] = []
+        self._latest: Screen | None = None
+
+    @property
+    def latest(self) -> Screen | None:
+        """The newest screen any read of this run returned (None before the first read)."""
+        return self._latest
+
+    # -- reads (Rules 5 and 8) -----------------------------------------------------------------
+
+    async def read(self, what: str = "the app") -> Screen:
+        """Read the screen (Rule 5)."""
+        self._latest = await self._twice(self.device.read, f"reading the screen for {what}", "couldn't read the screen")
+        return self._latest
+
+    async def read_evidence(self, what: str) -> Screen:
+        """A read that judges: the device's evidence read when it has one, else its read.
+
+        Tried once more when it fails (Rule 5); a failure is the device's, whatever was sent
+        (``couldnt_run``, class ``device``): the check can't be judged.
+        """
+        device = self.device
+        read = device.read_evidence if isinstance(device, EvidenceReads) else device.read
+        try:
+            screen = await self._retried(read)
+        except DeviceError as exc:
+            raise couldnt(FailureClass.DEVICE, f"couldn't read the screen for {what}: {exc}") from exc
+        self._latest = screen
+        return screen
+
+    async def target_shown(self, element: Element, what: str = "the app") -> bool:
+        """Rule 8: is ``element`` (from the latest read) shown, by the device's own account?
+
+        True when the device can't tell (it has no ``TargetChecks``).
+        """
+        device = self.device
+        if not isinstance(device, TargetChecks):
+            return True
+        return await self._twice(
+            lambda: device.check_target(element), f"checking the target for {what}", "couldn't check the target"
+        )
+
+    async def screenshot(self) -> bytes | None:
+        """A screenshot for the model when the device gives them: tried twice, else none (logged)."""
+        device = self.device
+        if not isinstance(device, Screenshots):
+            return None
+        try:
+            return await self._retried(device.screenshot)
+        except DeviceError as exc:
+            log.debug("no screenshot for the model", error=str(exc))
+            return None
+
+    # -- actions (Rules 1-4, 6, 7) -----------------------------------------------------------------
+
+    async def launch(self, bundle: str, options: LaunchOptions, *, key: str = "launch") -> None:
+        """Launch the app under test, journaled like any action (``key`` names a launch again)."""
+        self._begin(key, {"op": "LAUNCH", "app": bundle, "url": options.url, "reset": str(options.reset)})
+        launching = self.device.launch(bundle, options)
+        await self._call(key, f"launching {bundle}", launching, pre=f"couldn't launch {bundle}")
+
+    async def send(self, key: str, what: str, action: Action, info: dict[str, Any]) -> None:
+        """Journal and send one action once (Rules 1-3, 6); ``what`` names it in messages."""
+        element = action.element
+        masked = action.op is Op.TYPE and element is not None and _masked(element)
+        target = None if element is None else {"label": element.label, "role": element.role, "path": element.path}
+        entry = {"op": action.op.value, **info, "target": target, "text": action.text}
+        self._begin(key, entry, masked=masked)
+        await self._call(key, what, self.device.act(action), pre=f"{what} couldn't be sent")
+        self._sent.append((what, action))
+        if action.op is Op.TYPE and element is not None and action.text is not None:
+            await self.confirm_typing(what, element, action.text)
+        if self._on_sent is not None:
+            self._on_sent(what)  # progress for people: ``what`` never holds masked text
+
+    def refused(self, key: str, detail: str) -> None:
+        """Journal an action that was refused and never sent."""
+        self._journal.outcome(key, Effect.REFUSED, detail)
+
+    def first_commit(self) -> str | None:
+        """The first action sent that commits something (a send, post, delete or purchase)."""
+        for what, action in self._sent:
+            e = action.element
+            if e is not None and classify(e.label, e.role) is not None:
+                return what
+        return None
+
+    async def confirm_typing(self, what: str, field: Element, text: str) -> None:
+        """Rule 4: read until the field holds the text, for at most the timing's drift time."""
+        shown = await drive(TypingWait(field, text, self.timing), self.clock, lambda: self.read(what))
+        if shown is not None:
+            raise couldnt(
+                FailureClass.UNKNOWN_OUTCOME,
+                f'{what}: the field "{field.label}" shows {shown} after typing, not what was typed; '
+                "the typing may have half happened. Look at the app before running again.",
+            )
+
+    # -- internals ---------------------------------------------------------------------------
+
+    async def _retried(self, call: Callable[[], Awaitable[T]]) -> T:
+        """Rule 5: a read is safe to repeat, so a failed one is tried once more."""
+        try:
+            return await call()
+        except DeviceError as first:
+            log.debug("read failed, reading once more", error=str(first))
+            return await call()
+
+    async def _twice(self, call: Callable[[], Awaitable[T]], doing: str, failing: str) -> T:
+        """:meth:`_retried`; a second failure ends the run, an unknown outcome once anything was sent."""
+        try:
+            return await self._retried(call)
+        except DeviceError as exc:
+            if not self._sent_any:
+                raise couldnt(FailureClass.DEVICE, f"{failing}: {exc}") from exc
+            raise couldnt(FailureClass.UNKNOWN_OUTCOME, unknown_message(doing, exc)) from exc
+
+    def _begin(self, key: str, entry: dict[str, Any], *, masked: bool = False) -> None:
+        try:
+            self._ledger.begin(key)
+        except DuplicateEffect as exc:
+            raise couldnt(FailureClass.UNKNOWN_OUTCOME, f"not sent: {exc}") from exc
+        self._journal.intent(key, entry, masked=masked)
+
+    async def _call(self, key: str, what: str, call: Awaitable[None], *, pre: str) -> None:
+        try:
+            await call
+        except asyncio.CancelledError:
+            # Stopped (Ctrl+C, SIGTERM, a time budget) while the action was in flight: it may
+            # have happened. Journal it as unknown, so nothing re-sends it, and stop.
+            self._settle(key, Effect.UNKNOWN, "stopped while the action was in flight")
+            raise
+        except Exception as exc:  # noqa: BLE001 - any failure of a sent action: unknown outcome (Rule 3)
+            if isinstance(exc, DeviceError) and not isinstance(exc, UnknownOutcome):
+                self._settle(key, Effect.NOT_SENT, str(exc))
+                self._end(couldnt(FailureClass.DEVICE, f"{pre}: {exc}"), exc)
+            self._settle(key, Effect.UNKNOWN, str(exc))
+            self._end(couldnt(FailureClass.UNKNOWN_OUTCOME, unknown_message(what, exc)), exc)
+        self._sent_any = True
+        self._settle(key, Effect.OK)
+
+    def _settle(self, key: str, outcome: Effect, detail: str = "") -> None:
+        if outcome is Effect.NOT_SENT:
+            self._ledger.not_sent(key)
+        else:
+            self._ledger.settle(key, outcome)
+        self._journal.outcome(key, outcome, detail)
+
+    @staticmethod
+    def _end(ended: Ended, cause: BaseException) -> NoReturn:
+        raise ended from cause
+
+
+def _masked(element: Element) -> bool:
+    return is_masked(element.role, element.label, element.identifier)

@@ -1,0 +1,128 @@
+"""Before the first action: what is being run on (prepare) and which path it runs (choose a path).
+
+Rule 1: a check needs an app bundle id to run (``couldnt_run``, class ``usage``); the device's
+        info and the app's version are read once (a device failure is class ``device``; a device
+        another run holds, ``busy``).
+Rule 2: the path for the check's identity and the device's env is replayed when there is one;
+        Smart records when there is none or with ``fresh``. With ``carry`` and no path for this
+        env, the newest path of another env is replayed. A launch-only check (no steps) has no
+        path. A cached path that can't be used is dropped and logged (the cache's rules).
+Rule 3: a heal file or heal state that can't be read is ``couldnt_run``, class ``usage``.
+Rule 4: a run that must record (no path) and has no model is ``couldnt_run``, class ``model``, saying
+        why it records and how to give it a model.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from mobster_core._log import get_logger
+from mobster_core._rules.device import AppInfo, DeviceInfo
+from mobster_core._rules.identity import Env
+from mobster_core._rules.steps import Step
+from mobster_core._rules.verdict import FailureClass
+from mobster_core._store.cache import ReplayCache, StoredPath
+from mobster_core._store.healfile import HealFileError, HealState, heal_file_for, load_heal_state, read_heal_file
+from mobster_core.exceptions import DeviceBusy, DeviceError
+
+from .context import Run, RunOptions
+from .ended import couldnt
+
+__all__ = ["NO_MODEL", "Plan", "Prepared", "choose_path", "no_model", "prepare", "read_device", "require_model"]
+
+log = get_logger(__name__)
+
+#: Rule 4: how to give a run a model.
+NO_MODEL = "set ANTHROPIC_API_KEY or OPENAI_API_KEY (or --env-file), or pass --model scripted"
+
+
+def no_model(options: RunOptions, to: str) -> str:
+    """Why there is no model ``to`` do something, and what to do: under ``no_heal`` it is the option."""
+    if options.no_heal:
+        return f"--no-heal runs no model: run without --no-heal (or with --fresh) to {to}"
+    return f"there is no model to {to}: {NO_MODEL}"
+
+
+@attrs.frozen
+class Prepared:
+    """What the run is on: the device, the app, and the keys of its path (identity and env)."""
+
+    info: DeviceInfo
+    app: AppInfo
+    identity: str
+    env: Env
+
+
+@attrs.frozen
+class Plan:
+    """The path a run takes (Rule 2).
+
+    ``path`` is the path to replay (None: Smart records); ``used`` says a recorded path is replayed;
+    ``why`` why none is (or what happened to it); ``carried`` the stored path replayed from
+    another env, ``carried_from`` that env in words (``1.0 (1)``); ``state`` the heal state
+    (the keep-failing steps); ``pending`` how many steps heals pending review have healed.
+    """
+
+    path: tuple[Step, ...] | None = None
+    used: bool = False
+    why: str | None = None
+    carried: StoredPath | None = None
+    carried_from: str | None = None
+    state: HealState = attrs.field(factory=HealState)
+    pending: int = 0
+
+
+async def read_device(run: Run) -> DeviceInfo:
+    """The device's info (Rule 1)."""
+    try:
+        return await run.device.info()
+    except DeviceBusy as exc:
+        raise couldnt(FailureClass.BUSY, str(exc)) from exc
+    except DeviceError as exc:
+        raise couldnt(FailureClass.DEVICE, str(exc)) from exc
+
+
+async def prepare(run: Run, info: DeviceInfo) -> Prepared:
+    """Rule 1: the app's version, and the path's identity and env."""
+    check = run.check
+    if check.app.bundle is None:
+        raise couldnt(FailureClass.USAGE, f"{check.file}: app.bundle is needed to run this check")
+    try:
+        app = await run.device.app_info(check.app.bundle)
+    except DeviceError as exc:
+        raise couldnt(FailureClass.DEVICE, str(exc)) from exc
+    return Prepared(info, app, check.identity, Env.of(info, app))
+
+
+def choose_path(run: Run, prepared: Prepared) -> Plan:
+    """Rules 2-4: the path this run replays, or why Smart records."""
+    check, options = run.check, run.options
+    if check.launch_only:
+        return Plan()
+    lookup = ReplayCache(run.root).lookup(prepared.identity, prepared.env)
+    for dropped in lookup.dropped:
+        log.warning("a cached path was dropped", reason=dropped)
+    if options.fresh:
+        plan = Plan(why="--fresh: recording again")
+    elif lookup.steps is not None:
+        plan = Plan(lookup.steps, used=True)
+    elif options.carry and lookup.carry is not None:
+        carried = lookup.carry
+        came = carried.stored.env.describe(prepared.env)
+        plan = Plan(carried.steps, used=True, why=lookup.why, carried=carried, carried_from=came)
+    else:
+        plan = Plan(why=lookup.why)
+    env = prepared.env if plan.carried is None else plan.carried.stored.env
+    try:
+        state = load_heal_state(run.root, prepared.identity, env)
+        pending = sum(len(e.new) for e in read_heal_file(heal_file_for(check.file)))
+    except HealFileError as exc:
+        raise couldnt(FailureClass.USAGE, str(exc)) from exc
+    return attrs.evolve(plan, state=state, pending=pending)
+
+
+def require_model(run: Run, plan: Plan) -> None:
+    """Rule 4: a run that records needs a model."""
+    if plan.path is None and not run.check.launch_only and run.calls is None:
+        why = plan.why or "no recorded path yet"
+        raise couldnt(FailureClass.MODEL, f"{why}, and {no_model(run.options, 'record one')}")

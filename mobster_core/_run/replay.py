@@ -1,0 +1,192 @@
+"""The replayer: runs a recorded path on a device, step by step (read, match, act).
+
+This is the one small loop of the replay that talks to the device and the clock; every decision
+comes from pure rules: the matcher, the step's wait, the typing rules and safety. The
+journal and the effect ledger see every action before it is sent.
+
+Rule 1: a step acts on the element found on the current screen (its current frame), never on
+        the recorded coordinates.
+Rule 2: an action is journaled before it is sent; a step is dispatched at most once per run.
+Rule 3: an action that raises, a typed field that doesn't show its text, or a read after an action
+        that fails twice, ends the replay with an unknown outcome: nothing more is sent.
+Rule 4: a refused action is never sent; the replay ends there (``couldnt_run``, class
+        ``refused``).
+Rule 5: a live step (text the model writes each run, masked text) is done by the live-step
+        handler, the model; with none, the replay ends asking for a model (class ``model``).
+Rule 6: a read that fails is tried once more (reads are safe to repeat; actions are not).
+Rule 7: a step whose target matched is acted on only when the device confirms the target is shown
+        (``TargetChecks``); a target the device says is hidden counts as no match on that read, so
+        the replay keeps waiting and the step drifts if it stays hidden. It is never tapped.
+Rule 8: :meth:`Replayer.run` returns what that call did: the reports of the steps it ran, and how
+        it ended: all steps done, a step that drifted (:class:`Drift`, not a failure: the caller
+        may heal it), or a failure (the outcome the check reports).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+
+import attrs
+
+from mobster_core._rules.device import Action, DeviceKind
+from mobster_core._rules.matcher import Match
+from mobster_core._rules.safety import check_commit, classify, strictest
+from mobster_core._rules.screen import Element, Screen
+from mobster_core._rules.settle import DEFAULT_POLICY, Drifted, Found, PollPolicy, Sighting, StepWait
+from mobster_core._rules.steps import Op, Step
+from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.verdict import FailureClass, Outcome
+
+from .dispatch import Dispatcher
+from .ended import Ended, couldnt
+from .results import StepReport, StepSource
+from .wait import drive
+
+__all__ = ["Drift", "LiveStep", "Replayed", "Replayer"]
+
+#: Does one live step with the model: called with the step's index (from 1), the step and the
+#: screen it matched on. Raises ``Ended`` when the model can't do it or its action failed.
+LiveStep = Callable[[int, Step, Screen], Awaitable[None]]
+
+
+@attrs.frozen
+class Drift:
+    """A step that didn't match: which (``at``, from 1), the last read and match, and its report."""
+
+    at: int
+    step: Step
+    screen: Screen
+    match: Match
+    report: StepReport
+
+    @property
+    def why(self) -> str:
+        """The matcher's reason."""
+        return self.match.reason or "the screen changed"
+
+    @property
+    def message(self) -> str:
+        """``step 3 (Tap "Continue") drifted: "Continue" isn't on the screen``."""
+        return f"step {self.at} ({self.step.describe()}) drifted: {self.report.reason}"
+
+
+@attrs.frozen
+class Replayed:
+    """What one :meth:`Replayer.run` did: its steps' reports, and a drift or a failure (Rule 8)."""
+
+    reports: tuple[StepReport, ...]
+    drift: Drift | None = None
+    failure: Outcome | None = None
+
+    @property
+    def completed(self) -> bool:
+        """Every step ran."""
+        return self.drift is None and self.failure is None
+
+    @property
+    def steps(self) -> tuple[StepReport, ...]:
+        """The reports of the steps this call ran, the drifted step's included."""
+        return self.reports if self.drift is None else (*self.reports, self.drift.report)
+
+    @property
+    def message(self) -> str:
+        """How it ended, in words ("" when every step ran)."""
+        if self.drift is not None:
+            return self.drift.message
+        return "" if self.failure is None else self.failure.message
+
+
+class Replayer:
+    """Replays steps through one run's dispatcher (see the module rules)."""
+
+    def __init__(
+        self,
+        dispatch: Dispatcher,
+        kind: DeviceKind,
+        provenance: Provenance,
+        *,
+        timing: PollPolicy = DEFAULT_POLICY,
+        live: LiveStep | None = None,
+    ) -> None:
+        self.dispatch = dispatch
+        self.kind = kind
+        self.provenance = provenance
+        self.timing = timing
+        self.live = live
+
+    async def run(self, steps: Sequence[Step], *, start: int = 0, seed: Sighting | None = None) -> Replayed:
+        """Replay ``steps[start:]``; stop at the first step that can't run (Rule 8).
+
+        ``seed`` is a read taken just before (the baseline's last, or the read a heal ended on):
+        the first step's wait starts on it instead of reading again.
+        """
+        reports: list[StepReport] = []
+        try:
+            for i in range(start, len(steps)):
+                step = steps[i]
+                end = await self._wait_for(i + 1, step, seed if i == start else None)
+                if isinstance(end, Drifted):
+                    return Replayed(tuple(reports), drift=self._drift(i + 1, step, end))
+                reports.append(await self._act(i + 1, step, end))
+        except Ended as ended:
+            return Replayed(tuple(reports), failure=ended.outcome)
+        return Replayed(tuple(reports))
+
+    # -- one step ------------------------------------------------------------------------
+
+    async def _wait_for(self, index: int, step: Step, seed: Sighting | None) -> Found | Drifted:
+        """Poll until the matcher says ``ok`` or the step drifts (the step's wait of ``_rules/settle``)."""
+        what = f"step {index}"
+        dispatch = self.dispatch
+        return await drive(
+            StepWait(step, self.timing, seed),
+            dispatch.clock,
+            lambda: dispatch.read(what),
+            lambda element: dispatch.target_shown(element, what),
+        )
+
+    async def _act(self, index: int, step: Step, found: Found) -> StepReport:
+        """Rules 1-5: act on the matched element, unless safety refuses or the model types it."""
+        what = f"step {index} ({step.describe()})"
+        target = step.target
+        # The recorded commit and today's label may disagree (an older classifier, an edited path):
+        # the stricter one counts.
+        commit = strictest(step.commit, classify(target.label, target.role) if target is not None else None)
+        safety = check_commit(commit, self.kind)
+        if not safety.allowed:
+            self.dispatch.refused(f"step-{index}", f"{step.describe()}: {safety.rule}")
+            raise couldnt(FailureClass.REFUSED, f"{what} was refused: {safety.rule}")
+        source = StepSource.REPLAY
+        if step.op is Op.TYPE and self._needs_model(step):
+            if self.live is None:
+                raise couldnt(
+                    FailureClass.MODEL,
+                    f"{what} is typed by the model on every run, and there is no model: set "
+                    "ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model",
+                )
+            await self.live(index, step, found.screen)
+            source = StepSource.LIVE
+        else:
+            action = _action_for(step, found.match.element)
+            await self.dispatch.send(f"step-{index}", what, action, {"step": index, "source": source.value})
+        match = found.match
+        return StepReport(index, step.op, step.describe(), source, found.waited, match.similarity, found.settled)
+
+    @staticmethod
+    def _drift(index: int, step: Step, end: Drifted) -> Drift:
+        report = StepReport(
+            index, step.op, step.describe(), StepSource.REPLAY, end.waited, end.match.similarity, end.settled,
+            end.reason,
+        )  # fmt: skip
+        return Drift(index, step, end.screen, end.match, report)
+
+    def _needs_model(self, step: Step) -> bool:
+        if step.live or step.text is None or step.target is None:
+            return True
+        return step.target.role not in SEARCH_ROLES and not self.provenance.allows(step.text)
+
+
+def _action_for(step: Step, element: Element | None) -> Action:
+    if step.op.is_global:
+        return Action(step.op, text=step.text)
+    return Action(step.op, element=element, text=step.text if step.op is Op.TYPE else None)

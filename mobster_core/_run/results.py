@@ -1,0 +1,243 @@
+"""What runs return: a check's result, a suite's, and their stable forms.
+
+Rule 1: :meth:`CheckResult.to_dict` is a check's entry of ``results.json`` (the ``mobster.test/1``
+        contract, also each run's ``result.json``); :meth:`SuiteResult.to_dict` the whole document.
+        Keys are never renamed or removed; new keys may be added (documented in ``docs/cli.md``).
+Rule 2: ``junit.xml`` has one testcase per check and device: a failure, error or skipped element
+        by verdict, and the heals in ``system-out``. It stays well-formed whatever a label or a
+        check name holds: characters XML 1.0 forbids are removed (``_rules/text.xml_text``).
+Rule 3: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs
+        review, else 0.
+"""
+
+from __future__ import annotations
+
+import enum
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from mobster_core._rules.assertions import AssertionResult
+from mobster_core._rules.cost import Cost
+from mobster_core._rules.device import AppInfo, DeviceInfo
+from mobster_core._rules.steps import Op
+from mobster_core._rules.text import xml_text
+from mobster_core._rules.verdict import Outcome, Verdict, suite_exit_code
+from mobster_core._store.healfile import HealEntry
+
+__all__ = ["SCHEMA", "CheckResult", "Mode", "StepReport", "StepSource", "SuiteResult", "junit_xml"]
+
+#: The schema of ``results.json``.
+SCHEMA = "mobster.test/1"
+
+
+class Mode(enum.StrEnum):
+    """How a check's steps ran: ``launch`` (no steps), ``smart`` (the model) or ``replay``."""
+
+    LAUNCH = "launch"
+    SMART = "smart"
+    REPLAY = "replay"
+
+
+class StepSource(enum.StrEnum):
+    """Who did a step: the replay, the model for a live step, a heal, or Smart recording."""
+
+    REPLAY = "replay"
+    LIVE = "live"
+    HEALED = "healed"
+    SMART = "smart"
+
+
+@attrs.frozen
+class StepReport:
+    """What happened to one step (``steps`` of ``results.json``). ``index`` counts from 1; ``waited_s`` is seconds."""
+
+    index: int
+    op: Op
+    text: str
+    source: StepSource
+    waited_s: float
+    similarity: float | None
+    settled: bool
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The step as ``results.json`` shows it."""
+        return {
+            "index": self.index,
+            "op": self.op.value,
+            "text": self.text,
+            "source": self.source.value,
+            "waited_s": round(self.waited_s, 3),
+            "similarity": None if self.similarity is None else round(self.similarity, 4),
+            "settled": self.settled,
+            "reason": self.reason,
+        }
+
+
+@attrs.frozen
+class CheckResult:
+    """One check's result: a ``checks`` entry of ``results.json`` (:meth:`to_dict`).
+
+    ``seconds`` is the run's time on its clock; ``identity`` and ``env`` are the path's keys
+    (None when the run stopped before they were known); ``path_used`` says a recorded path was
+    replayed, ``path_why`` why one wasn't (or what happened to it); ``run_dir`` is the run's
+    folder, relative to the project root.
+    """
+
+    name: str
+    file: str
+    device: DeviceInfo | None
+    app: AppInfo | None
+    outcome: Outcome
+    mode: Mode
+    seconds: float
+    cost: Cost
+    model_calls: int
+    identity: str | None
+    env: str | None
+    path_used: bool
+    path_why: str | None
+    steps: tuple[StepReport, ...]
+    heals: tuple[HealEntry, ...]
+    assertions: tuple[AssertionResult, ...]
+    run_dir: str
+    stable: bool | None = None
+    #: The env the path was carried from (``1.0 (1)``), when a path was carried.
+    carried_from: str | None = None
+
+    @property
+    def verdict(self) -> Verdict:
+        """The verdict."""
+        return self.outcome.verdict
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable JSON shape (Rule 1)."""
+        return {
+            "name": self.name,
+            "file": self.file,
+            "device": None
+            if self.device is None
+            else {"name": self.device.name, "kind": self.device.kind.value, "ios": self.device.ios},
+            "app": None
+            if self.app is None
+            else {"bundle": self.app.bundle, "version": self.app.version, "build": self.app.build},
+            "verdict": self.outcome.verdict.value,
+            "class": None if self.outcome.failure_class is None else self.outcome.failure_class.value,
+            "message": self.outcome.message,
+            "mode": self.mode.value,
+            "seconds": round(self.seconds, 3),
+            "cost_usd": round(self.cost.usd, 6),
+            "cost_estimated": self.cost.estimated,
+            "model_calls": self.model_calls,
+            "path": {
+                "identity": self.identity,
+                "env": self.env,
+                "used": self.path_used,
+                "why": self.path_why,
+                "carried_from": self.carried_from,
+            },
+            "steps": [r.to_dict() for r in self.steps],
+            "heals": [h.to_dict() for h in self.heals],
+            "assertions": [{"text": a.text, "ok": a.ok, "observed": a.observed} for a in self.assertions],
+            "stable": self.stable,
+            "run_dir": self.run_dir,
+        }
+
+
+@attrs.frozen
+class SuiteResult:
+    """A suite's results: ``results.json`` (:meth:`to_dict`); ``folder`` holds it and ``junit.xml``."""
+
+    suite_id: str
+    started_at: str
+    seconds: float
+    checks: tuple[CheckResult, ...]
+    folder: Path
+
+    @property
+    def exit_code(self) -> int:
+        """Rule 3."""
+        return suite_exit_code(c.verdict for c in self.checks)
+
+    @property
+    def healed_steps(self) -> int:
+        """Steps healed in this suite."""
+        return sum(len(h.new) for c in self.checks for h in c.heals)
+
+    @property
+    def model_calls(self) -> int:
+        """Model calls in this suite."""
+        return sum(c.model_calls for c in self.checks)
+
+    @property
+    def cost(self) -> Cost:
+        """What the model calls cost."""
+        total = Cost()
+        for c in self.checks:
+            total = total + c.cost
+        return total
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``mobster.test/1`` document."""
+        counts = {v.value: sum(1 for c in self.checks if c.verdict is v) for v in Verdict}
+        return {
+            "schema": SCHEMA,
+            "suite_id": self.suite_id,
+            "started_at": self.started_at,
+            "seconds": round(self.seconds, 3),
+            "exit_code": self.exit_code,
+            "summary": {
+                **counts,
+                "healed_steps": self.healed_steps,
+                "model_calls": self.model_calls,
+                "cost_usd": round(self.cost.usd, 6),
+                "cost_estimated": self.cost.estimated,
+            },
+            "checks": [c.to_dict() for c in self.checks],
+        }
+
+
+def junit_xml(suite: SuiteResult) -> bytes:
+    """Rule 2's ``junit.xml``: valid JUnit, one testcase per check and device."""
+    counts = {v: sum(1 for c in suite.checks if c.verdict is v) for v in Verdict}
+    root = ET.Element("testsuites", name="mobster", tests=str(len(suite.checks)), time=f"{suite.seconds:.3f}")
+    ts = ET.SubElement(
+        root,
+        "testsuite",
+        name="mobster test",
+        tests=str(len(suite.checks)),
+        failures=str(counts[Verdict.FAILED]),
+        errors=str(counts[Verdict.COULDNT_RUN]),
+        skipped=str(counts[Verdict.NEEDS_REVIEW]),
+        time=f"{suite.seconds:.3f}",
+        timestamp=suite.started_at.removesuffix("Z"),
+    )
+    for c in suite.checks:
+        _testcase(ts, c)
+    ET.indent(root)
+    return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
+
+
+def _testcase(suite: ET.Element, c: CheckResult) -> None:
+    x = xml_text
+    device = "no device" if c.device is None else f"{c.device.name}, iOS {c.device.ios}"
+    case = ET.SubElement(
+        suite, "testcase", classname=x(c.file), name=x(f"{c.name} on {device}"), time=f"{c.seconds:.3f}"
+    )
+    cls = "" if c.outcome.failure_class is None else c.outcome.failure_class.value
+    message = x(c.outcome.message)
+    if c.verdict is Verdict.FAILED:
+        ET.SubElement(case, "failure", message=message, type=cls).text = message
+    elif c.verdict is Verdict.COULDNT_RUN:
+        ET.SubElement(case, "error", message=message, type=cls).text = message
+    elif c.verdict is Verdict.NEEDS_REVIEW:
+        ET.SubElement(case, "skipped", message=f"needs review ({cls}): {message}")
+    lines = [f"mode: {c.mode}, model calls: {c.model_calls}, cost: ${c.cost.usd:.4f}"]
+    if c.carried_from is not None:
+        lines.append(f"carried the path from {c.carried_from}")
+    lines += [f"healed step {h.step}: {h.from_} -> {h.to} ({h.why})" for h in c.heals]
+    lines += [f"{'ok' if a.ok else 'FAILED'}: {a.text}: {a.observed}" for a in c.assertions]
+    ET.SubElement(case, "system-out").text = x("\n".join(lines))

@@ -1,0 +1,245 @@
+"""A check's steps: launch, the baseline, then replay (healing what drifted) or Smart.
+
+Rule 1: the app is launched as the check says, journaled as an action; the baseline follows. The
+        first step's wait (or Smart's first turn) starts on the baseline's last read, and the
+        step a heal resumes at on the read the heal ended on: neither reads the screen again.
+Rule 2: a recorded path replays with no model; a drifted step is healed by the model for that
+        step only, when nothing rules it out (``heal.refusal``), and replay resumes where the heal
+        says. With no path, Smart performs the steps and records one.
+Rule 3: a live step (text the model writes on every run) is typed by the model through a fresh
+        agent told to do only that step.
+Rule 4 (carry): a carried path that stops before the verdict for a reason a recording may not have
+        (drift, the breaker, the app gone, a refusal) falls back: the app is launched again
+        (journaled as ``relaunch``) and Smart records afresh in the same run, its actions keyed
+        ``fresh-N``; the carried attempt's steps and model calls count, its heals are dropped, and
+        the path's ``why`` says what happened. It never falls back after an unknown outcome, a
+        device or model failure, or when the carried attempt sent an action that commits something
+        (a send, post, delete or purchase that a recording would repeat).
+Rule 5: every phase returns a value: what it did and, when it failed, the outcome; nothing here
+        writes another object's state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from mobster_core._log import get_logger
+from mobster_core._rules.assertions import evaluate
+from mobster_core._rules.breaker import Breaker
+from mobster_core._rules.screen import Screen
+from mobster_core._rules.settle import Sighting
+from mobster_core._rules.steps import Step
+from mobster_core._rules.verdict import FailureClass, Outcome, SmartNote, Verdict
+from mobster_core._store.healfile import HealEntry
+
+from .agent import Agent, Brief, Limits, ModelCalls, Recorded
+from .context import Run
+from .ended import Ended, couldnt
+from .heal import HealJob, heal_step, refusal
+from .judge import Baseline, take_baseline
+from .plan import Plan, Prepared, no_model
+from .replay import Drift, LiveStep, Replayer
+from .results import Mode, StepReport
+
+__all__ = ["Executed", "execute"]
+
+log = get_logger(__name__)
+
+#: Rule 4: how a carried path may stop and still fall back to a recording in the same run.
+_CARRY_FALLS_BACK = frozenset(
+    {FailureClass.DRIFT, FailureClass.HEAL_LIMIT, FailureClass.APP_NOT_RUNNING, FailureClass.REFUSED}
+)
+
+
+@attrs.frozen
+class Executed:
+    """What a check's steps did (Rule 5).
+
+    ``ran`` is the path as it ran (what a passing verdict stores); ``plan`` the plan as it ended
+    (a carried path that fell back is recorded afresh); ``smart`` what Smart said that picks the
+    class of a failed verdict; ``failure`` how the steps failed, when they did.
+    """
+
+    mode: Mode
+    plan: Plan
+    baseline: Baseline | None
+    ran: tuple[Step, ...] = ()
+    reports: tuple[StepReport, ...] = ()
+    heals: tuple[HealEntry, ...] = ()
+    smart: SmartNote | None = None
+    failure: Outcome | None = None
+
+
+async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
+    """Rules 1, 2 and 4: launch, the baseline, then the steps."""
+    await run.dispatch.launch(run.bundle, run.check.launch_options())
+    baseline = await take_baseline(run)
+    if run.check.launch_only:
+        return Executed(Mode.LAUNCH, plan, baseline)
+    if plan.path is None:
+        return await _smart(run, prepared, Executed(Mode.SMART, plan, baseline))
+    replayed = await _replay(run, prepared, Executed(Mode.REPLAY, plan, baseline), plan.path)
+    if plan.carried is not None and replayed.failure is not None:
+        return await _fall_back(run, prepared, replayed)
+    return replayed
+
+
+async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: str = "smart") -> Executed:
+    """Smart performs the steps and records the path (Rule 2)."""
+    assert run.calls is not None  # plan.require_model saw to it
+    agent = Agent(run.calls, run.dispatch, brief(run, prepared, key_prefix=key_prefix))
+    recorded = await agent.run(_seed(executed.baseline))
+    return attrs.evolve(
+        executed,
+        mode=Mode.SMART,
+        ran=recorded.path,
+        reports=executed.reports + recorded.reports,
+        smart=_note(recorded),
+        failure=recorded.failure,
+    )
+
+
+def _seed(baseline: Baseline | None) -> Sighting | None:
+    """The baseline's last read: the first step (or Smart's first turn) starts on it."""
+    return None if baseline is None else baseline.read.sighting
+
+
+def _note(recorded: Recorded) -> SmartNote | None:
+    """What Smart said that picks the class of a failed verdict: a refusal, else being blocked."""
+    if recorded.refusals:
+        return SmartNote(FailureClass.REFUSED, recorded.refusals[0])
+    if recorded.blocked is not None:
+        return SmartNote(FailureClass.BLOCKED, f"the model was blocked: {recorded.blocked}")
+    return None
+
+
+async def _replay(run: Run, prepared: Prepared, executed: Executed, path: tuple[Step, ...]) -> Executed:
+    """Replay ``path``, healing drifted steps (Rule 2); return the path as it ran."""
+    replayer = Replayer(
+        run.dispatch, prepared.info.kind, run.provenance, timing=run.options.policy, live=_live_step(run, prepared)
+    )
+    plan = executed.plan
+    steps, start, seed = path, 0, _seed(executed.baseline)
+    breaker = Breaker(recorded=len(path), pending=plan.pending)
+    reports, heals = list(executed.reports), list(executed.heals)
+    while True:
+        replayed = await replayer.run(steps, start=start, seed=seed)
+        reports += replayed.reports
+        drift = replayed.drift
+        failure = replayed.failure
+        if drift is not None:
+            failure = refusal(
+                drift, keep_failing=plan.state.keep_failing, no_heal=run.options.no_heal, model=run.calls is not None,
+                breaker=breaker,
+            )  # fmt: skip
+        if drift is None or failure is not None:
+            reports += [drift.report] if drift is not None else []
+            return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=failure)
+        healed = await heal_step(_healer(run, prepared, drift, reports), HealJob(steps, drift, breaker, _expect(run)))
+        reports += healed.reports
+        heals += [healed.entry] if healed.entry is not None else []
+        steps, breaker = healed.steps, healed.breaker
+        if healed.failure is not None or healed.resume_at is None:
+            return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=healed.failure)
+        start, seed = healed.resume_at, healed.seen
+
+
+def _healer(run: Run, prepared: Prepared, drift: Drift, reports: list[StepReport]) -> Agent:
+    """The agent of one heal: told what was done, its actions named for the step they heal."""
+    assert run.calls is not None  # heal.refusal saw to it
+    done = tuple(f"{r.text}: done" for r in reports if r.reason is None)
+    changes = {"first_index": drift.at, "history": done, "purpose": f"healing step {drift.at}"}
+    return Agent(run.calls, run.dispatch, brief(run, prepared, **changes))
+
+
+def _expect(run: Run) -> Callable[[Screen], bool] | None:
+    """Whether the check's expectations all hold on a screen, for a heal of the last step."""
+    expect = run.check.expect
+    if not expect:
+        return None
+    return lambda screen: all(r.ok for r in evaluate(expect, screen))
+
+
+def _live_step(run: Run, prepared: Prepared) -> LiveStep:
+    """Rule 3: the model types a live step (with no model, the step can't run, and says why)."""
+    calls: ModelCalls | None = run.calls
+    if calls is None:
+
+        async def no_live(index: int, step: Step, _screen: Screen) -> None:
+            what = f"step {index} ({step.describe()})"
+            raise couldnt(
+                FailureClass.MODEL, f"{what} is typed by the model on every run, and {no_model(run.options, 'type it')}"
+            )
+
+        return no_live
+
+    async def live(index: int, step: Step, screen: Screen) -> None:
+        what = f"step {index} ({step.describe()})"
+        agent = Agent(calls, run.dispatch, brief(run, prepared, first_index=index, purpose=what))
+        request = (
+            f"{run.check.request_text()}\n\nDo only step {index} now ({step.describe()}): its text is "
+            "written by you on every run."
+        )
+        decision = await agent.ask(screen, recorded=(step,), request=request)
+        if not decision.actions:
+            raise couldnt(
+                FailureClass.MODEL, f"{what}: the model didn't do the live step: {decision.reason or decision.kind}"
+            )
+        await agent.act_turn(screen, decision.actions[:1])
+        if len(agent.path) != 1:
+            raise couldnt(FailureClass.MODEL, f"{what}: the model's action for the live step was not sent")
+
+    return live
+
+
+def brief(run: Run, prepared: Prepared, **changes: Any) -> Brief:
+    """What every agent of this run is told, with ``changes`` (a heal's first index, …)."""
+    check, options = run.check, run.options
+    budget = check.budget
+    max_usd = budget.max_usd if options.max_usd is None else min(budget.max_usd, options.max_usd)
+    return Brief(
+        request=check.request_text(),
+        kind=prepared.info.kind,
+        provenance=run.provenance,
+        steps=check.steps,
+        screenshots=options.screenshots,
+        timing=options.policy,
+        limits=Limits(max_usd=max_usd, max_seconds=budget.max_seconds),
+        **changes,
+    )
+
+
+async def _fall_back(run: Run, prepared: Prepared, carried: Executed) -> Executed:
+    """Rule 4: the carried path stopped; record afresh in the same run, or say why it can't."""
+    outcome = carried.failure
+    assert outcome is not None
+    if outcome.failure_class not in _CARRY_FALLS_BACK:
+        return carried
+    plan = carried.plan
+    # The breaker's advice to record again is what happens next: leave it out.
+    message = outcome.message.removesuffix(". Record the check again with --fresh")
+    said = f"the path carried from {plan.carried_from} stopped: {message}"
+    committed = run.dispatch.first_commit()
+    if committed is not None:
+        why = (
+            f"{said}. It isn't recorded afresh in this run: {committed} was sent and commits something a "
+            "recording would do again. Look at the app, then run with --fresh"
+        )
+        return attrs.evolve(carried, failure=Outcome(outcome.verdict, outcome.failure_class, why))
+    if run.calls is None:
+        why = f"{said}; {no_model(run.options, 'record a new path')}"
+        return attrs.evolve(carried, failure=Outcome(Verdict.COULDNT_RUN, FailureClass.MODEL, why))
+    dropped = len(carried.heals)
+    note = f" ({dropped} heal{'s' if dropped != 1 else ''} dropped)" if dropped else ""
+    plan = attrs.evolve(plan, used=False, carried=None, why=f"{plan.why}; {said}{note}; recorded afresh")
+    log.info("carried path stopped; recording afresh", reason=outcome.message)
+    restart = attrs.evolve(carried, plan=plan, heals=(), failure=None)
+    try:
+        await run.dispatch.launch(run.bundle, run.check.launch_options(), key="relaunch")
+        restart = attrs.evolve(restart, baseline=await take_baseline(run))
+    except Ended as ended:
+        return attrs.evolve(restart, failure=ended.outcome)
+    return await _smart(run, prepared, restart, key_prefix="fresh")

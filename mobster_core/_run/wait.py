@@ -1,0 +1,44 @@
+"""The one wait loop: it drives any pure wait of ``_rules/settle.py`` against a clock and a read.
+
+Rule 1: the loop decides nothing. It asks the wait what to do, does it (sleep on the clock, read,
+        or ask the device whether a target is shown), and gives the wait what it saw.
+Rule 2: a read's start is the clock's time just before the read is sent; the wait spaces reads by
+        it (the next read starts an interval after the previous one started).
+Rule 3: a device that can't check targets answers that every target is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from mobster_core._rules.screen import Element, Screen
+from mobster_core._rules.settle import Check, Done, Sleep, Wait
+from mobster_core.protocols import Clock
+
+__all__ = ["Checker", "Reader", "drive"]
+
+S = TypeVar("S")
+R = TypeVar("R")
+
+#: Reads the screen (the run's read path: a failed read is tried once more).
+Reader = Callable[[], Awaitable[Screen]]
+#: Is this element of the latest read shown, by the device's own account?
+Checker = Callable[[Element], Awaitable[bool]]
+
+
+async def drive(wait: Wait[S, R], clock: Clock, read: Reader, check: Checker | None = None) -> R:
+    """Run ``wait`` to its end and return its result (see the module rules)."""
+    state = wait.start(clock.now())
+    while True:
+        now = clock.now()
+        move = wait.next(state, now)
+        if isinstance(move, Done):
+            return move.result
+        if isinstance(move, Sleep):
+            await clock.sleep(move.until - now)
+        elif isinstance(move, Check):
+            state = wait.checked(state, True if check is None else await check(move.element))
+        else:
+            started = clock.now()
+            state = wait.saw(state, started, await read())

@@ -1,0 +1,536 @@
+"""Check files: Mobster's version-1 check format, loaded strictly .
+
+Rule 1: a check file is YAML (JSON is YAML too) of at most 1 MiB, UTF-8, read in ruamel's safe
+        mode: no duplicate keys, no Python tags. YAML 1.2: ``yes`` is a string, ``1.0`` a number.
+Rule 2: every key is known. An unknown key anywhere is an error with a "did you mean" hint, so a
+        typo cannot quietly weaken a check. A key of Mobster's tool (MCP) shape says what to write
+        in a file instead.
+Rule 3: values are never converted: a number where text is expected, text where a number is
+        expected, or null anywhere, is an error that says what to write instead.
+Rule 4: every error is a :class:`CheckError` that reads ``file:line: key.path: what is wrong;
+        what to write instead``.
+Rule 5: the keys and their limits:
+
+        ============================  ===================================================================
+        ``version``                   1 (the only version; a flag or ``"1"`` is an error). Optional.
+        ``name``                      1-120 characters. Default: the first step (cut to 119 characters
+                                      plus "…"), else "Launch check".
+        ``app.bundle``                a bundle id: ``[A-Za-z0-9_.-]``, with a dot, up to 255 characters.
+        ``app.path``                  the app file; relative paths resolve against the project root
+                                      (the folder holding ``.mobster/``). An app needs a bundle, a
+                                      path, or both; ``app`` is the one required key.
+        ``device``, ``runtime``       1-200 characters (``iPhone 17 Pro``, ``iOS 26.4``).
+        ``reset``                     ``none``, ``data`` or ``reinstall`` (``auto``, the default:
+                                      reinstall with ``app.path``, else data; ``com.apple.*`` apps are
+                                      never reset).
+        ``tags``                      up to 10, each ``[a-z0-9][a-z0-9_-]{0,39}``.
+        ``launch.args``               up to 20 strings of up to 1,000 characters.
+        ``launch.env``                up to 20; keys ``[A-Z_][A-Z0-9_]*``, values strings of up to
+                                      1,000 characters.
+        ``launch.url``                a deep link of up to 2,000 characters, starting with a scheme
+                                      (``[A-Za-z][A-Za-z0-9+.-]*:``).
+        ``steps``                     a string or a list of strings: up to 20 steps of up to 500
+                                      characters. A string holds one step per non-empty line. An
+                                      empty list or a blank string is an error; no ``steps`` key is a
+                                      launch-only check.
+        ``expect``                    assertions (``_assertions.py``), up to 50 after lists expand.
+                                      None, or ``[]``, means the verdict is ``needs_review``.
+        ``budget.max_seconds``        more than 0, at most 600; default 180 (Smart's time limit).
+        ``budget.max_usd``            more than 0, at most 1.00; default 0.25 (Smart's spend cap).
+        ============================  ===================================================================
+
+Rule 6: checks live in ``<project>/.mobster/checks/``: every ``*.yaml`` and ``*.yml`` there (not in
+        sub-folders), except heal files (``*.heal.yaml``) and hidden files.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, NoReturn
+
+import attrs
+
+from mobster_core._rules.assertions import Assertion, ExpectError, Keys, dotted, kind_of, parse_expect, quote_fix
+from mobster_core._rules.device import LaunchOptions, Reset
+from mobster_core._rules.identity import path_identity
+from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlDoc, YamlProblem, did_you_mean, load_yaml
+from mobster_core.exceptions import CheckError
+
+from .fsutil import MOBSTER_DIR, find_project_root
+
+__all__ = [
+    "DEFAULT_MAX_SECONDS",
+    "DEFAULT_MAX_USD",
+    "Budget",
+    "Check",
+    "CheckApp",
+    "CheckError",
+    "CheckLaunch",
+    "find_checks",
+    "load_check",
+    "load_check_text",
+    "project_of",
+]
+
+#: Smart's time limit when the check sets none (seconds).
+DEFAULT_MAX_SECONDS = 180.0
+#: Smart's spend cap when the check sets none (US dollars).
+DEFAULT_MAX_USD = 0.25
+#: The name of a check that has neither a name nor steps.
+DEFAULT_NAME = "Launch check"
+
+MAX_NAME_CHARS = 120
+MAX_BUNDLE_CHARS = 255
+MAX_APP_PATH_CHARS = 4096
+MAX_DEVICE_CHARS = 200
+MAX_TAGS = 10
+MAX_LAUNCH_ARGS = 20
+MAX_LAUNCH_ARG_CHARS = 1000
+MAX_LAUNCH_ENV = 20
+MAX_LAUNCH_ENV_CHARS = 1000
+MAX_URL_CHARS = 2000
+MAX_STEPS = 20
+MAX_STEP_CHARS = 500
+MAX_SECONDS_LIMIT = 600.0
+MAX_USD_LIMIT = 1.00
+
+_BUNDLE = re.compile(r"[A-Za-z0-9_.-]+")
+_TAG = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+_ENV_KEY = re.compile(r"[A-Z_][A-Z0-9_]*")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_NEVER_RESET = "com.apple."
+_ELLIPSIS = "\u2026"
+
+_TOP_KEYS = ("version", "name", "app", "device", "runtime", "reset", "tags", "launch", "steps", "expect", "budget")
+_APP_KEYS = ("bundle", "path")
+_LAUNCH_KEYS = ("args", "env", "url")
+_BUDGET_KEYS = ("max_seconds", "max_usd")
+_RESETS = ("auto", *(r.value for r in Reset))
+# Keys of Mobster's tool (MCP) shape, and others written by habit: what a check file says instead.
+_TOP_HINTS = {
+    "bundle_id": "app: {bundle: …}",
+    "bundle": "app: {bundle: …}",
+    "app_path": "app: {path: …}",
+    "path": "app: {path: …}",
+    "launch_args": "launch: {args: […]}",
+    "args": "launch: {args: […]}",
+    "launch_env": "launch: {env: {…}}",
+    "env": "launch: {env: {…}}",
+    "open_url": "launch: {url: …}",
+    "url": "launch: {url: …}",
+    "max_usd": "budget: {max_usd: …}",
+    "max_seconds": "budget: {max_seconds: …}",
+    "assert": "expect: […]",
+    "assertions": "expect: […]",
+    "expectations": "expect: […]",
+    "image": "nothing: image is a key of the tool shape only; remove it",
+}
+
+
+@attrs.frozen
+class CheckApp:
+    """The app under test: a bundle id, an app file, or both (at least one)."""
+
+    bundle: str | None = None
+    path: str | None = None
+
+
+def _env_view(value: Mapping[str, str]) -> Mapping[str, str]:
+    return MappingProxyType(dict(value))
+
+
+@attrs.frozen
+class CheckLaunch:
+    """How the app is launched: arguments, environment and a deep link."""
+
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = attrs.field(factory=dict, converter=_env_view, hash=False)
+    url: str | None = None
+
+
+@attrs.frozen
+class Budget:
+    """Smart's limits for one run: seconds and US dollars."""
+
+    max_seconds: float = DEFAULT_MAX_SECONDS
+    max_usd: float = DEFAULT_MAX_USD
+
+
+@attrs.frozen
+class Check:
+    """One check, as loaded from ``file`` (Rule 5 lists every key).
+
+    ``steps`` is the normalized tuple of steps (a string's non-empty lines, each stripped);
+    ``steps_raw`` is what the file said (a string, a tuple of strings, or None). ``reset`` is None
+    when the file leaves it to the default; :attr:`effective_reset` says what a run does.
+    """
+
+    file: Path
+    app: CheckApp
+    name: str
+    version: int = 1
+    device: str | None = None
+    runtime: str | None = None
+    reset: Reset | None = None
+    tags: tuple[str, ...] = ()
+    launch: CheckLaunch = attrs.field(factory=CheckLaunch)
+    steps: tuple[str, ...] = ()
+    steps_raw: str | tuple[str, ...] | None = None
+    expect: tuple[Assertion, ...] = ()
+    budget: Budget = attrs.field(factory=Budget)
+
+    @property
+    def launch_only(self) -> bool:
+        """True when the check has no steps: it launches the app and judges the first screen."""
+        return not self.steps
+
+    @property
+    def effective_reset(self) -> Reset:
+        """The reset a run does.
+
+        A ``com.apple.*`` app is never reset; else the file's ``reset``; else (``auto``) reinstall
+        when the check names an app file, and wipe the app's data when it doesn't.
+        """
+        if self.app.bundle is not None and self.app.bundle.startswith(_NEVER_RESET):
+            return Reset.NONE
+        if self.reset is not None:
+            return self.reset
+        return Reset.REINSTALL if self.app.path is not None else Reset.DATA
+
+    @property
+    def identity(self) -> str:
+        """The identity of this check's recorded path (16 hex digits; ``_rules/identity.py``).
+
+        It covers the steps, the app and how it launches, never the name or the expectations:
+        rewording an assertion keeps the path. A check that names only ``app.path`` has no
+        bundle id yet: its identity uses an empty one.
+        """
+        return path_identity(
+            self.steps, bundle=self.app.bundle or "", app_path=self.app.path, launch=self.launch_options()
+        )
+
+    def launch_options(self) -> LaunchOptions:
+        """The launch arguments, environment, deep link and reset of this check."""
+        return LaunchOptions(
+            args=self.launch.args, env=dict(self.launch.env), url=self.launch.url, reset=self.effective_reset
+        )
+
+    def app_file(self) -> Path | None:
+        """``app.path`` as a path, or None when the check names no app file.
+
+        A relative path resolves against the project root (the folder holding ``.mobster/``, found
+        by walking up from the check file), or the check's own folder when there is none.
+        """
+        if self.app.path is None:
+            return None
+        path = Path(self.app.path)
+        if path.is_absolute():
+            return path
+        folder = self.file.parent
+        return (find_project_root(folder) or folder.absolute()) / path
+
+    def request_text(self) -> str:
+        """The check as plain text for the model: its name, steps and expectations."""
+        lines = [f"Check: {self.name}"]
+        if self.steps:
+            lines.append("Steps:")
+            lines.extend(f"{i}. {step}" for i, step in enumerate(self.steps, 1))
+        else:
+            lines.append("Steps: none (the check only launches the app).")
+        if self.expect:
+            lines.append("Afterwards the screen must show (checked by the SDK, not by you):")
+            lines.extend(f"- {a.show()}" + (f"  ({a.name})" if a.name else "") for a in self.expect)
+        else:
+            lines.append("Expectations: none.")
+        return "\n".join(lines)
+
+
+def project_of(file: Path) -> Path:
+    """The project a check file belongs to: the folder holding ``.mobster/``, else the file's folder."""
+    return find_project_root(file.parent) or file.parent.absolute()
+
+
+def find_checks(root: Path) -> list[Path]:
+    """Every check file of the project at ``root``, sorted by name (Rule 6); [] when there are none."""
+    folder = root / MOBSTER_DIR / "checks"
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.suffix in (".yaml", ".yml")
+        and not p.name.startswith(".")
+        and not p.name.endswith((".heal.yaml", ".heal.yml"))
+        and p.is_file()
+    )
+
+
+def load_check(path: Path) -> Check:
+    """Read and validate the check file at ``path``; raises :class:`CheckError` (Rule 4)."""
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_YAML_BYTES + 1)
+    except OSError as exc:
+        raise CheckError(
+            f"{path}: can't read the check file ({exc.strerror or exc}); check the path", file=str(path)
+        ) from exc
+    return _load(raw, str(path), path)
+
+
+def load_check_text(text: str, source: str) -> Check:
+    """Validate a check given as text; ``source`` names it in messages and becomes ``Check.file``."""
+    return _load(text, source, Path(source))
+
+
+def _load(raw: bytes | str, source: str, path: Path) -> Check:
+    try:
+        doc = load_yaml(raw, source)
+    except YamlProblem as exc:
+        head, _, _ = str(exc).partition(": ")
+        line = head.rpartition(":")[2]
+        raise CheckError(str(exc), file=source, line=int(line) if line.isdigit() else None) from exc
+    return _Reader(doc, source).check(doc.data, path)
+
+
+class _Reader:
+    """Walks the untrusted data once and builds the check; every failure is a CheckError."""
+
+    def __init__(self, doc: YamlDoc, source: str) -> None:
+        self._doc = doc
+        self._source = source
+
+    def fail(self, keys: Keys, problem: str, fix: str) -> NoReturn:
+        path = dotted(keys)
+        where = self._doc.where(keys)
+        message = f"{where}: {path}: {problem}; {fix}" if path else f"{where}: {problem}; {fix}"
+        raise CheckError(message, file=self._source, line=self._doc.line(keys), key=path or None)
+
+    # -- shapes ------------------------------------------------------------------------------
+
+    def mapping(self, value: Any, keys: Keys, allowed: tuple[str, ...], example: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            self.fail(keys, f"expected a mapping of {', '.join(allowed)}, got {kind_of(value)}", f"write {example}")
+        for key in value:
+            if key not in allowed:
+                name = str(key)
+                hint = _TOP_HINTS.get(name) if not keys else None
+                if hint is not None:
+                    self.fail((name,), f"unknown key {name!r}", f"in a check file write {hint}")
+                self.fail((*keys, name), f"unknown key {name!r}{did_you_mean(name, allowed)}", "rename it or remove it")
+        for key, item in value.items():
+            if item is None:
+                self.fail((*keys, key), "has no value (null)", "give it a value, or remove the key for the default")
+        return value
+
+    def string(self, value: Any, keys: Keys, *, limit: int, what: str = "characters") -> str:
+        if not isinstance(value, str):
+            self.fail(keys, f"expected a string, got {kind_of(value)}", quote_fix(keys, value))
+        text = value.strip()
+        if not text:
+            last = keys[-1]
+            self.fail(keys, "is blank", "remove the empty item" if isinstance(last, int) else f"write the {last}")
+        if len(text) > limit:
+            self.fail(keys, f"is {len(text)} {what} long; the limit is {limit}", "shorten it")
+        return text
+
+    def strings(self, value: Any, keys: Keys, *, count: int, limit: int) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            self.fail(keys, f"expected a list of strings, got {kind_of(value)}", f"write {keys[-1]}: [a, b]")
+        if len(value) > count:
+            self.fail(keys, f"has {len(value)} items; the limit is {count}", "remove some")
+        return tuple(self.raw_string(item, (*keys, i), limit=limit) for i, item in enumerate(value))
+
+    def raw_string(self, value: Any, keys: Keys, *, limit: int) -> str:
+        """A string kept exactly as written (launch arguments and values): may be empty."""
+        if not isinstance(value, str):
+            self.fail(keys, f"expected a string, got {kind_of(value)}", quote_fix(keys, value))
+        if len(value) > limit:
+            self.fail(keys, f"is {len(value)} characters long; the limit is {limit}", "shorten it")
+        return value
+
+    def number(self, value: Any, keys: Keys, *, most: float, unit: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            fix = (
+                f"write it without quotes: {keys[-1]}: {value}"
+                if isinstance(value, str)
+                else f"write a number of {unit}"
+            )
+            self.fail(keys, f"expected a number of {unit}, got {kind_of(value)}", fix)
+        if not math.isfinite(value) or not 0 < value <= most:
+            self.fail(
+                keys,
+                f"must be more than 0 and at most {most:g} {unit}, got {value!r}",
+                f"write a number up to {most:g}",
+            )
+        return float(value)
+
+    # -- the file ----------------------------------------------------------------------------
+
+    def check(self, data: Any, path: Path) -> Check:
+        if data is None:
+            self.fail((), "the file is empty", "write at least app: {bundle: com.example.app}")
+        top = self.mapping(data, (), _TOP_KEYS, "version: 1, name, app, steps and expect at the top")
+        if "version" in top:
+            version = top["version"]
+            if isinstance(version, bool) or version != 1 or not isinstance(version, int):
+                self.fail(("version",), f"only version 1 exists, got {kind_of(version)}", "write version: 1")
+        if "app" not in top:
+            self.fail((), "the app is missing", "add app: {bundle: com.example.app} or app: {path: build/App.app}")
+        steps_raw, steps = self.steps(top["steps"]) if "steps" in top else (None, ())
+        name = self.string(top["name"], ("name",), limit=MAX_NAME_CHARS) if "name" in top else _default_name(steps)
+        return Check(
+            file=path,
+            app=self.app(top["app"]),
+            name=name,
+            device=self.string(top["device"], ("device",), limit=MAX_DEVICE_CHARS) if "device" in top else None,
+            runtime=self.string(top["runtime"], ("runtime",), limit=MAX_DEVICE_CHARS) if "runtime" in top else None,
+            reset=self.reset(top["reset"]) if "reset" in top else None,
+            tags=self.tags(top["tags"]) if "tags" in top else (),
+            launch=self.launch(top["launch"]) if "launch" in top else CheckLaunch(),
+            steps=steps,
+            steps_raw=steps_raw,
+            expect=self.expect(top["expect"]) if "expect" in top else (),
+            budget=self.budget(top["budget"]) if "budget" in top else Budget(),
+        )
+
+    def app(self, value: Any) -> CheckApp:
+        keys: Keys = ("app",)
+        raw = self.mapping(value, keys, _APP_KEYS, "app: {bundle: com.example.app, path: build/App.app}")
+        if not raw:
+            self.fail(keys, "names no app", "write app: {bundle: com.example.app} or app: {path: build/App.app}")
+        bundle = None
+        if "bundle" in raw:
+            bundle = self.string(raw["bundle"], (*keys, "bundle"), limit=MAX_BUNDLE_CHARS)
+            if not _BUNDLE.fullmatch(bundle) or "." not in bundle:
+                self.fail(
+                    (*keys, "bundle"),
+                    f"{bundle!r} is not a bundle id (letters, digits, '_', '-' and '.', with a dot)",
+                    "write the reverse-DNS id, such as com.example.yourapp",
+                )
+        path = None
+        if "path" in raw:
+            path = self.string(raw["path"], (*keys, "path"), limit=MAX_APP_PATH_CHARS)
+            if "\x00" in path:
+                self.fail((*keys, "path"), "holds a NUL character", "write the path of the app file")
+        return CheckApp(bundle=bundle, path=path)
+
+    def reset(self, value: Any) -> Reset | None:
+        keys: Keys = ("reset",)
+        if not isinstance(value, str) or value not in _RESETS:
+            hint = did_you_mean(value, _RESETS) if isinstance(value, str) else f" (allowed: {', '.join(_RESETS)})"
+            self.fail(keys, f"unknown reset {kind_of(value)}{hint}", "write reset: none, data or reinstall")
+        return None if value == "auto" else Reset(value)
+
+    def tags(self, value: Any) -> tuple[str, ...]:
+        keys: Keys = ("tags",)
+        tags = self.strings(value, keys, count=MAX_TAGS, limit=40)
+        for i, tag in enumerate(tags):
+            if not _TAG.fullmatch(tag):
+                self.fail(
+                    (*keys, i),
+                    f"{tag!r} is not a tag: lowercase letters, digits, '_' and '-', starting with a letter or digit",
+                    f"write a tag such as {_tag_like(tag)}",
+                )
+        return tags
+
+    def launch(self, value: Any) -> CheckLaunch:
+        keys: Keys = ("launch",)
+        raw = self.mapping(value, keys, _LAUNCH_KEYS, 'launch: {args: [-Flag, "YES"], env: {KEY: value}, url: app://x}')
+        args = (
+            self.strings(raw["args"], (*keys, "args"), count=MAX_LAUNCH_ARGS, limit=MAX_LAUNCH_ARG_CHARS)
+            if "args" in raw
+            else ()
+        )
+        env = self.env(raw["env"]) if "env" in raw else {}
+        url = None
+        if "url" in raw:
+            url = self.string(raw["url"], (*keys, "url"), limit=MAX_URL_CHARS)
+            if not _SCHEME.match(url):
+                self.fail((*keys, "url"), f"{url!r} has no scheme", "write a deep link such as yourapp://signup")
+        return CheckLaunch(args=args, env=env, url=url)
+
+    def env(self, value: Any) -> dict[str, str]:
+        keys: Keys = ("launch", "env")
+        if not isinstance(value, Mapping):
+            self.fail(keys, f"expected a mapping of names to strings, got {kind_of(value)}", "write env: {KEY: value}")
+        if len(value) > MAX_LAUNCH_ENV:
+            self.fail(keys, f"has {len(value)} variables; the limit is {MAX_LAUNCH_ENV}", "remove some")
+        out: dict[str, str] = {}
+        for key, item in value.items():
+            name = str(key)
+            if not isinstance(key, str) or not _ENV_KEY.fullmatch(key):
+                self.fail(
+                    (*keys, name),
+                    f"{kind_of(key)} is not a variable name (A-Z, 0-9 and '_', not starting with a digit)",
+                    f"write a name such as {_env_like(name)}",
+                )
+            out[key] = self.raw_string(item, (*keys, key), limit=MAX_LAUNCH_ENV_CHARS)
+        return out
+
+    def steps(self, value: Any) -> tuple[str | tuple[str, ...], tuple[str, ...]]:
+        keys: Keys = ("steps",)
+        fix = "write at least one step, or remove steps for a launch-only check"
+        if isinstance(value, str):
+            steps = tuple(line.strip() for line in value.splitlines() if line.strip())
+            if not steps:
+                self.fail(keys, "is blank", fix)
+            for i, step in enumerate(steps):
+                if len(step) > MAX_STEP_CHARS:
+                    self.fail(
+                        keys,
+                        f"step {i + 1} is {len(step)} characters long; the limit is {MAX_STEP_CHARS}",
+                        "split it into shorter steps",
+                    )
+            raw: str | tuple[str, ...] = value
+        elif isinstance(value, list):
+            if not value:
+                self.fail(keys, "is an empty list", fix)
+            steps = tuple(self.string(item, (*keys, i), limit=MAX_STEP_CHARS) for i, item in enumerate(value))
+            raw = tuple(value)
+        else:
+            self.fail(keys, f"expected a step or a list of steps, got {kind_of(value)}", "write steps: [Tap Sign up]")
+        if len(steps) > MAX_STEPS:
+            self.fail(keys, f"has {len(steps)} steps; the limit is {MAX_STEPS}", "split the check in two")
+        return raw, steps
+
+    def expect(self, value: Any) -> tuple[Assertion, ...]:
+        try:
+            return parse_expect(value, locate=lambda keys: self._doc.where(("expect", *keys)))
+        except ExpectError as exc:
+            self.fail(("expect", *exc.keys), exc.problem, exc.fix)
+
+    def budget(self, value: Any) -> Budget:
+        keys: Keys = ("budget",)
+        raw = self.mapping(value, keys, _BUDGET_KEYS, "budget: {max_seconds: 180, max_usd: 0.25}")
+        seconds = (
+            self.number(raw["max_seconds"], (*keys, "max_seconds"), most=MAX_SECONDS_LIMIT, unit="seconds")
+            if "max_seconds" in raw
+            else DEFAULT_MAX_SECONDS
+        )
+        usd = (
+            self.number(raw["max_usd"], (*keys, "max_usd"), most=MAX_USD_LIMIT, unit="US dollars")
+            if "max_usd" in raw
+            else DEFAULT_MAX_USD
+        )
+        return Budget(max_seconds=seconds, max_usd=usd)
+
+
+def _default_name(steps: tuple[str, ...]) -> str:
+    if not steps:
+        return DEFAULT_NAME
+    first = steps[0]
+    return first if len(first) <= MAX_NAME_CHARS else first[: MAX_NAME_CHARS - 1] + _ELLIPSIS
+
+
+def _tag_like(tag: str) -> str:
+    cleaned = re.sub(r"[^a-z0-9_-]+", "-", tag.lower()).strip("-_")[:40]
+    return cleaned or "smoke"
+
+
+def _env_like(name: str) -> str:
+    cleaned = re.sub(r"[^A-Z0-9_]+", "_", name.upper())
+    return cleaned if _ENV_KEY.fullmatch(cleaned) else "MY_FLAG"

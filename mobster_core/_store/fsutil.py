@@ -1,0 +1,302 @@
+"""Private, atomic files under ``.mobster/``: the only way the core writes to disk.
+
+Rule 1: every folder from ``.mobster`` down is mode 0700 and owned by the current user, whatever
+        the umask; a wider existing folder is narrowed; a folder that is a symlink is refused.
+Rule 2: every file is written atomically: a temporary file (``.tmp-…``, created exclusively, never
+        through a symlink, mode 0600) in the same folder, flushed and fsynced, renamed over the
+        target, then the folder is fsynced. A failed write removes its temporary file.
+Rule 3: a file is read only through :func:`read_private`: never through a symlink, and only a
+        regular file of the current user, mode 0600 or narrower, within a size limit. Anything
+        else raises :class:`UnsafeFile`, naming the file, what is wrong, and the fix.
+Rule 4: readers ignore ``.tmp-*`` files; :func:`remove_stale_temps` clears the ones a killed writer
+        left behind, at start-up.
+Rule 5: ``.mobster/.gitignore`` is created when missing and never overwritten.
+
+Folders are opened one component at a time relative to their parent (``dir_fd``) with
+``O_NOFOLLOW``, so a component swapped for a symlink between a check and a use is still refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from contextlib import suppress
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from mobster_core._log import get_logger
+from mobster_core.exceptions import Problem, UnsafeFile
+
+__all__ = [
+    "MOBSTER_DIR",
+    "STALE_TEMP_GRACE",
+    "TEMP_PREFIX",
+    "Problem",
+    "UnsafeFile",
+    "atomic_write",
+    "ensure_gitignore",
+    "find_project_root",
+    "private_dir",
+    "project_lock",
+    "read_private",
+    "remove_stale_temps",
+]
+
+log = get_logger(__name__)
+
+#: The folder that marks a project root and holds everything Mobster writes.
+MOBSTER_DIR = ".mobster"
+#: Temporary files start with this; readers skip them.
+TEMP_PREFIX = ".tmp-"
+#: A temporary file is debris only when it is this much older than the run that clears it, so a
+#: parallel run that is writing one right now keeps it.
+STALE_TEMP_GRACE = timedelta(seconds=60)
+
+GITIGNORE_TEXT = (
+    "# Written by mobster when missing, never overwritten: what stays out of version control.\n"
+    "cache/\n"
+    "runs/\n"
+    "test-results/\n"
+)
+
+_DIR_MODE = 0o700
+_FILE_MODE = 0o600
+_READ_CHUNK = 256 * 1024
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
+# O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
+
+
+def find_project_root(start: Path) -> Path | None:
+    """The first of ``start`` and its parents that holds a ``.mobster/`` folder, or None.
+
+    A ``.mobster`` that is a symlink to a folder counts here; :func:`private_dir` refuses it when
+    it is used, with a message that says so.
+    """
+    here = start.absolute()
+    for folder in (here, *here.parents):
+        if (folder / MOBSTER_DIR).is_dir():
+            return folder
+    return None
+
+
+def private_dir(path: Path) -> Path:
+    """Make ``path`` a private folder (Rule 1) and return it.
+
+    The folders from the last ``.mobster`` component of ``path`` down to ``path`` itself are
+    created when missing, mode 0700, and checked one by one: a symlink, a non-folder or a folder
+    of another user raises :class:`UnsafeFile`. When ``path`` has no ``.mobster`` component only
+    its last component is private. Folders above are created as usual when missing.
+    """
+    path = Path(os.path.abspath(path))  # noqa: PTH100 - resolve() would follow the links refused here
+    parts = path.parts
+    # The last .mobster: a project that happens to live under another .mobster keeps its modes.
+    first = len(parts) - 1 - parts[::-1].index(MOBSTER_DIR) if MOBSTER_DIR in parts else len(parts) - 1
+    first = max(first, 1)  # the filesystem root is never ours to chmod
+    base = Path(*parts[:first])
+    base.mkdir(parents=True, exist_ok=True)
+    fd = os.open(base, _DIR_FLAGS & ~os.O_NOFOLLOW)
+    try:
+        here = base
+        for name in parts[first:]:
+            here = here / name
+            child = _private_child(fd, name, here)
+            os.close(fd)
+            fd = child
+    finally:
+        os.close(fd)
+    return path
+
+
+def _private_child(parent_fd: int, name: str, shown: Path) -> int:
+    """Open (creating when missing) the private folder ``name`` inside ``parent_fd``."""
+    with suppress(FileExistsError):
+        os.mkdir(name, _DIR_MODE, dir_fd=parent_fd)
+    try:
+        fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+    except OSError as exc:
+        st = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+        if stat.S_ISLNK(st.st_mode):
+            raise UnsafeFile(
+                shown, "it is a symlink (never followed)", problem=Problem.SYMLINK, fix="delete the link"
+            ) from exc
+        raise UnsafeFile(shown, "it is not a folder", problem=Problem.NOT_FOLDER, fix="move it out of the way") from exc
+    try:
+        _make_private(fd, shown)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _make_private(fd: int, shown: Path) -> None:
+    """Refuse a folder of another user; narrow (or widen to) mode 0700."""
+    st = os.fstat(fd)
+    if st.st_uid != os.getuid():
+        raise UnsafeFile(
+            shown,
+            f"it belongs to another user (uid {st.st_uid})",
+            problem=Problem.OWNER,
+            fix="delete it, or run as the user who owns it",
+        )
+    if stat.S_IMODE(st.st_mode) != _DIR_MODE:
+        os.fchmod(fd, _DIR_MODE)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, mode 0600 (Rule 2); the folder is made private.
+
+    A symlink at ``path`` is replaced, never followed: a rename acts on the name, not its target.
+    """
+    folder = private_dir(path.parent)
+    tmp = _write_temp(folder, path.name, data)
+    try:
+        tmp.replace(path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    _fsync_dir(folder)
+
+
+def _write_temp(folder: Path, name: str, data: bytes) -> Path:
+    """A fsynced temporary copy of ``data`` in ``folder``, mode 0600; removed on any error."""
+    tmp = folder / f"{TEMP_PREFIX}{name}-{secrets.token_hex(6)}"
+    fd = os.open(tmp, _TEMP_FLAGS, _FILE_MODE)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), _FILE_MODE)  # the umask may have taken bits off
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    return tmp
+
+
+def _unlink_quietly(path: Path) -> None:
+    path.unlink(missing_ok=True)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable. Filesystems that can't fsync a folder say EINVAL."""
+    fd = os.open(folder, _DIR_FLAGS)
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP):
+            raise
+    finally:
+        os.close(fd)
+
+
+def read_private(path: Path, *, max_bytes: int) -> bytes:
+    """The bytes of a private file (Rule 3); raises :class:`UnsafeFile` for anything else.
+
+    A missing or unreadable file raises the ``OSError`` of ``open`` (``FileNotFoundError``, …).
+    """
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafeFile(path, "it is a symlink (never followed)", problem=Problem.SYMLINK) from exc
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFile(path, "it is not a regular file", problem=Problem.NOT_REGULAR)
+        if st.st_uid != os.getuid():
+            raise UnsafeFile(path, f"it belongs to another user (uid {st.st_uid})", problem=Problem.OWNER)
+        mode = stat.S_IMODE(st.st_mode)
+        if mode & ~_FILE_MODE:
+            raise UnsafeFile(path, f"its mode is {mode:04o}; a private file is 0600 or narrower", problem=Problem.MODE)
+        if st.st_size > max_bytes:
+            raise _too_large(path, max_bytes)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, min(_READ_CHUNK, max_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes:  # it grew after the fstat
+                raise _too_large(path, max_bytes)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _too_large(path: Path, max_bytes: int) -> UnsafeFile:
+    return UnsafeFile(path, f"it is larger than the limit of {max_bytes} bytes", problem=Problem.TOO_LARGE)
+
+
+def ensure_gitignore(root: Path) -> Path:
+    """Create ``<root>/.mobster/.gitignore`` when missing (Rule 5); return its path.
+
+    The file appears whole or not at all (a temporary file hard-linked into place, which fails
+    rather than overwrite), so a file the user edited, or one made by a parallel run, is kept.
+    """
+    folder = private_dir(root / MOBSTER_DIR)
+    target = folder / ".gitignore"
+    if os.path.lexists(target):
+        return target
+    tmp = _write_temp(folder, target.name, GITIGNORE_TEXT.encode("utf-8"))
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        pass
+    else:
+        _fsync_dir(folder)
+        log.debug("created .mobster/.gitignore", file=str(target))
+    finally:
+        _unlink_quietly(tmp)
+    return target
+
+
+def remove_stale_temps(folder: Path, *, started_at: datetime) -> int:
+    """Delete the ``.tmp-*`` files a killed writer left in ``folder``; return how many.
+
+    A temporary file is stale when it was last written more than :data:`STALE_TEMP_GRACE` before
+    ``started_at`` (the run's start, timezone-aware). Only files directly in ``folder`` are looked
+    at; a symlink named ``.tmp-*`` is removed itself, never its target.
+    """
+    cutoff = (started_at - STALE_TEMP_GRACE).timestamp()
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return 0
+    for entry in entries:
+        if not entry.name.startswith(TEMP_PREFIX):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode) or st.st_mtime >= cutoff:
+                continue
+            Path(entry.path).unlink()
+        except FileNotFoundError:
+            continue  # another run cleared it first
+        removed += 1
+        log.debug("removed a stale temporary file", file=entry.path)
+    return removed
+
+
+@contextlib.contextmanager
+def project_lock(root: Path) -> Iterator[None]:
+    """Serialize read-modify-write of shared files (the cache, heal files) between processes.
+
+    An exclusive ``flock`` on ``.mobster/.lock``, held only for the few milliseconds a write takes,
+    so two ``mobster test`` processes in one project never lose each other's heal or path.
+    """
+    folder = private_dir(root / MOBSTER_DIR)
+    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

@@ -1,0 +1,28 @@
+"""The run folders: ``.mobster/runs/<run_id>/``, one per check run, and the ids of runs and suites.
+
+Rule 1: an id sorts by time: ``20261130T051500Z-3f9a1c`` (UTC to the second, then 6 random hex
+        digits, so two runs in one second don't collide).
+Rule 2: a run folder is private (0700) and ``.mobster/.gitignore`` exists once one is made.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .fsutil import MOBSTER_DIR, ensure_gitignore, private_dir
+
+__all__ = ["new_run_folder", "run_id"]
+
+
+def run_id(at: datetime) -> str:
+    """Rule 1's id of a run or suite started ``at`` (timezone-aware)."""
+    return f"{at.astimezone(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def new_run_folder(root: Path, at: datetime) -> Path:
+    """Make the folder of a run started ``at`` in the project at ``root`` (Rule 2); return it."""
+    folder = private_dir(root / MOBSTER_DIR / "runs" / run_id(at))
+    ensure_gitignore(root)
+    return folder

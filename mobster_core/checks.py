@@ -1,0 +1,27 @@
+"""Check files and the project that holds them.
+
+A project is a folder with ``.mobster/``; its checks are the ``*.yaml`` files of
+``.mobster/checks/``. :func:`load_check` reads one strictly (every problem a
+:class:`~mobster_core.exceptions.CheckError` naming the file, line and key); :func:`shard` picks
+every N-th of them for one of N machines. The format is in ``docs/checks.md``.
+"""
+
+from ._run.suite import parse_shard, shard
+from ._store.checks import Budget, Check, CheckApp, CheckLaunch, find_checks, load_check, load_check_text, project_of
+from ._store.fsutil import find_project_root
+from .exceptions import CheckError
+
+__all__ = [
+    "Budget",
+    "Check",
+    "CheckApp",
+    "CheckError",
+    "CheckLaunch",
+    "find_checks",
+    "find_project_root",
+    "load_check",
+    "load_check_text",
+    "parse_shard",
+    "project_of",
+    "shard",
+]

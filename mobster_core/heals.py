@@ -1,0 +1,87 @@
+"""Reviewing heals: what healed, how its screen changed, and keeping or rejecting it.
+
+A heal waits for review in ``<check stem>.heal.yaml`` beside the check (the heal file). Accepting
+keeps the healed steps as the recorded path and removes the heal file; rejecting brings the
+recorded steps back, marks them keep-failing (they fail, class ``drift``, when they change again)
+and removes the heal file. ``mobster test heal`` is these three functions.
+
+Every function takes the check (``load_check``) and the project folder (by default the one
+holding the check file).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from ._clock import utc_now
+from ._store import healfile
+from ._store.cache import ReplayCache
+from ._store.checks import Check, project_of
+from ._store.healfile import HealEntry, HealFileError, heal_file_for, load_heal_state, read_heal_file
+
+__all__ = [
+    "HealEntry",
+    "HealFileError",
+    "PendingHeal",
+    "accept_heals",
+    "heal_file_for",
+    "pending_heals",
+    "read_heal_file",
+    "reject_heals",
+]
+
+Pair = tuple[str, str]
+
+
+@attrs.frozen
+class PendingHeal:
+    """A heal waiting for review, and how the screen of its step changed.
+
+    ``entry`` is the heal file's entry; ``env`` the app version the screens are from
+    (``1.0 (1)``), None when no recording of them is left; ``gone`` the ``(role, label)`` pairs of
+    the recorded step's screen the healed one lacks, ``came`` those it has that the recorded one
+    didn't.
+    """
+
+    entry: HealEntry
+    env: str | None = None
+    gone: tuple[Pair, ...] = ()
+    came: tuple[Pair, ...] = ()
+
+
+def pending_heals(check: Check, root: Path | None = None) -> tuple[PendingHeal, ...]:
+    """The heals of ``check`` waiting for review, in step order. Raises ``HealFileError``."""
+    entries = read_heal_file(heal_file_for(check.file))
+    if not entries:
+        return ()
+    root = root or project_of(check.file)
+    identity, cache = check.identity, ReplayCache(root)
+    pending = []
+    for entry in entries:
+        found = PendingHeal(entry)
+        for stored in cache.envs(identity):
+            state = load_heal_state(root, identity, stored.env)
+            healed = cache.lookup(identity, stored.env).steps
+            if state.original is None or healed is None or entry.step > len(state.original):
+                continue
+            before = set(state.original[entry.step - 1].screen.signature)
+            after = set(healed[entry.step - 1].screen.signature) if entry.step <= len(healed) else set()
+            found = PendingHeal(
+                entry, stored.env.describe_app(), tuple(sorted(before - after)), tuple(sorted(after - before))
+            )
+            break
+        pending.append(found)
+    return tuple(pending)
+
+
+def accept_heals(check: Check, root: Path | None = None) -> int:
+    """Keep the healed steps of ``check`` as its recorded path; return how many heals."""
+    return healfile.accept_heals(root or project_of(check.file), check.file, check.identity)
+
+
+def reject_heals(check: Check, root: Path | None = None) -> int:
+    """Bring the recorded steps of ``check`` back, marked keep-failing; return how many heals."""
+    root = root or project_of(check.file)
+    return healfile.reject_heals(root, check.file, check.identity, recorded_at=utc_now())

@@ -1,0 +1,24 @@
+"""What runs return, in full: a check's result, its steps and heals, a suite's, and their files.
+
+:class:`CheckResult` and :class:`SuiteResult` are also in ``mobster_core``; this module adds the
+types of their fields and the ``junit.xml`` writer. ``to_dict()`` is the stable ``mobster.test/1``
+JSON (:data:`SCHEMA`) of ``results.json``; see ``docs/cli.md``.
+"""
+
+from ._rules.assertions import AssertionResult
+from ._rules.cost import Cost
+from ._run.results import SCHEMA, CheckResult, Mode, StepReport, StepSource, SuiteResult, junit_xml
+from ._store.healfile import HealEntry
+
+__all__ = [
+    "SCHEMA",
+    "AssertionResult",
+    "CheckResult",
+    "Cost",
+    "HealEntry",
+    "Mode",
+    "StepReport",
+    "StepSource",
+    "SuiteResult",
+    "junit_xml",
+]

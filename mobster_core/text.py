@@ -1,0 +1,10 @@
+"""Text from outside (labels, names, replies) made safe where it goes.
+
+:func:`valid_text` makes text valid Unicode (a lone surrogate reads as U+FFFD); :func:`escape_controls`
+shows control characters and escape sequences as escapes, for a terminal; :func:`xml_text` removes
+what XML 1.0 forbids; :func:`utf8` encodes whatever the text holds.
+"""
+
+from ._rules.text import escape_controls, utf8, valid_text, xml_text
+
+__all__ = ["escape_controls", "utf8", "valid_text", "xml_text"]
