@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test venv
+.PHONY: coverage demo test venv
 
 venv: $(BIN)/python
 
@@ -21,3 +21,8 @@ demo: venv
 test: venv
 	$(BIN)/python -m pip install --quiet -e '.[all]' --group dev
 	PATH="$(abspath $(BIN)):$$PATH" bash scripts/check.sh
+
+# The tests with line and branch coverage (a report in the terminal), on one core.
+coverage: venv
+	$(BIN)/python -m pip install --quiet -e '.[all]' --group dev
+	$(BIN)/pytest --cov --cov-report=term

@@ -20,6 +20,7 @@ Rule 6: an element is present on its screen from ``after`` seconds (inclusive) u
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import os
 import re
@@ -215,17 +216,31 @@ class AppScript:
 
     @classmethod
     def from_text(cls, text: str | bytes, source: str = "<script>") -> AppScript:
-        """Validate an app script given as YAML text; ``source`` names it in messages."""
-        try:
-            doc = load_yaml(text, source)
-        except YamlProblem as exc:
-            raise ScriptError(str(exc)) from exc
-        return _Reader(doc.where).script(doc.data, source)
+        """Validate an app script given as YAML text; ``source`` names it in messages.
+
+        A script is frozen, so the same text from the same source is parsed once per process
+        (the last :data:`_PARSED_SCRIPTS` kept): a suite, a pool or a soak makes one phone per
+        run from one file, and YAML parsing was most of a zero-latency run's CPU.
+        """
+        return _parse_script(text, source)
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "<dict>") -> AppScript:
         """Validate an app script given as plain data (messages name ``source``, no lines)."""
         return _Reader(lambda _keys: source).script(data, source)
+
+
+_PARSED_SCRIPTS = 16
+
+
+@functools.lru_cache(maxsize=_PARSED_SCRIPTS)
+def _parse_script(text: str | bytes, source: str) -> AppScript:
+    """Parse and validate one app script (an error is raised again on each try: never cached)."""
+    try:
+        doc = load_yaml(text, source)
+    except YamlProblem as exc:
+        raise ScriptError(str(exc)) from exc
+    return _Reader(doc.where).script(doc.data, source)
 
 
 # -- validation ------------------------------------------------------------------------------
