@@ -616,3 +616,17 @@ def test_bad_times(old: str, new: str, expected: str) -> None:
 )
 def test_bad_links_and_screens(old: str, new: str, expected: str) -> None:
     assert expected in error_of(edit(old, new))
+
+
+def test_one_text_is_parsed_once_and_a_bad_one_fails_every_time() -> None:
+    text = sample_path("yourapp").read_bytes()
+    first = AppScript.from_text(text, "yourapp.yaml")
+    assert AppScript.from_text(text, "yourapp.yaml") is first  # frozen: shared safely
+    # Another source is another script (its messages name their own file).
+    other = AppScript.from_text(text, "copy.yaml")
+    assert other is not first
+    assert (other.source, other.apps) == ("copy.yaml", first.apps)
+    bad = b"version: 1\napps: {}\ntypo: 3\n"
+    for _ in range(2):
+        with pytest.raises(ScriptError, match=r"bad\.yaml"):
+            AppScript.from_text(bad, "bad.yaml")
