@@ -1,4 +1,4 @@
-"""CPU cost of the replay core per replayed step, and how it grows with the work (SPEC §16).
+"""CPU cost of the replay core per replayed step, and how it grows with the work.
 
 Three parts, all CPU time (``time.process_time``), never wall-clock waits:
 
@@ -55,7 +55,7 @@ from mobster_drivers.scripted import AppScript, ScriptedPhone
 APP = "com.example.yourapp"
 SIZES = (50, 200, 1000)
 REPLAY_STEPS = (10, 100, 1000)
-#: SPEC §16: core CPU per replayed step under 1 ms for a 200-element screen.
+#: The target: core CPU per replayed step under 1 ms for a 200-element screen.
 TARGET_MS_AT_200 = 1.0
 
 ROLES = ("StaticText", "Button", "Cell", "Image", "Switch", "TextField", "Other")

@@ -1,4 +1,4 @@
-"""When may a recorded step be reused? Our policy against models of other tools' policies (SPEC §16).
+"""When may a recorded step be reused? Our policy against models of other tools' policies.
 
 A path is recorded once on the benchmark app (``data/settings-paywall.yaml``: six taps from the
 home screen to a paywall through Settings): by the SDK's Smart with the scripted model, or, for the
@@ -751,7 +751,7 @@ def jaccard_rule(step: mc.Step, screen: mc.Screen) -> mc.Element | bool | None:
 async def _wait_for(
     policy: str, step: mc.Step, fingerprint: str, dispatch: Dispatcher, clock: mc.Clock
 ) -> mc.Element | bool | None:
-    """Poll like the SDK's replay (SPEC §5) until the policy's reuse rule holds; False when it never does."""
+    """Poll like the SDK's replay (a step's wait) until the policy's reuse rule holds; False when it never does."""
     poll = DEFAULT_POLICY
     state = poll.start(clock.now())
     while True:

@@ -1,4 +1,4 @@
-"""How long a check takes fresh, replayed and healed, against the floor of what it must wait for (SPEC §16).
+"""How long a check takes fresh, replayed and healed, against the floor of what it must wait for.
 
 It runs the SDK's own ``run_check`` (the path of ``mobster test``: launch, baseline, replay or Smart,
 heal, verdict, run folder) on the scripted phone with the ``usb-iphone`` latency profile, on the
@@ -26,11 +26,13 @@ What is measured, per run (see ``docs/benchmarks.md`` for the method in full):
   and verdict) and every call the SDK makes to the device, through thin wrappers that change
   nothing.
 - ``floor_s``: what those steps can't avoid waiting for: per action sent, its latency, the screen
-  transition after it (when the screen changed), and one read to see the new screen; plus 2.5 s
-  per model call the mode needs (fresh: steps + 1 for "done"; replay: 0; heal, heal-first and
-  heal-last: 1, the renamed step's).
+  transition after it (when the screen changed), and one read to see the new screen; plus, per model
+  call the mode needs (fresh: steps + 1 for "done"; replay: 0; heal, heal-first and heal-last: 1, the
+  renamed step's), 2.5 s and the screenshot the model is given (a read's latency on the scripted
+  phone), since runs take screenshots as ``mobster test`` does (``--no-screenshots`` to compare).
 - ``ratio``: ``steps_s / floor_s``. Cost: the run's own estimate (4 characters a token plus 150 output
-  tokens a call, no caching, no screenshots) at ``--price-in``/``--price-out`` USD per million.
+  tokens a call, no caching; the screenshot's tokens are not counted) at ``--price-in``/``--price-out``
+  USD per million.
 
 Usage::
 
@@ -74,7 +76,7 @@ DEFAULT_CHECK = DATA / "open-paywall.yaml"
 DEFAULT_RENAME = "Membership=Your plan"
 MODES = ("fresh", "replay", "heal", "heal-first", "heal-last")
 DEFAULT_MODES = MODES
-#: What the scripted model sleeps a call (SPEC §16), before --scale.
+#: What the scripted model sleeps a call, before --scale.
 MODEL_SECONDS = 2.5
 #: The product note's real-device figures for the steps: iPhone 15 Pro, iOS 26.0.1, USB, Claude Sonnet,
 #: median of 5 runs, 17 October 2026 (seed note, "What it saves").
@@ -298,14 +300,20 @@ class Setup:
     fake_clock: bool
     work: Path
     latency: str = "usb-iphone"
+    #: Runs take screenshots (for the model and the last frame), as ``mobster test`` does.
+    screenshots: bool = True
 
     @property
     def model_seconds(self) -> float:
         return MODEL_SECONDS * self.scale
 
+    def call_seconds(self, latency: Latency) -> float:
+        """What one model call can't avoid: its 2.5 s, and the screenshot it is given."""
+        return self.model_seconds + (latency.read if self.screenshots else 0.0)
+
 
 def needed_calls(mode: str, actions: int) -> int:
-    """The model calls a mode can't do without (SPEC §16's floor)."""
+    """The model calls a mode can't do without (the floor)."""
     if mode == "fresh":
         return actions + 1  # one per step, and the one that says done
     if mode == "replay":
@@ -313,14 +321,14 @@ def needed_calls(mode: str, actions: int) -> int:
     return 1  # the healed action, wherever the renamed step is (a last step ends on the expectations)
 
 
-def floor_seconds(calls: Sequence[Call], latency: Latency, model_calls: int, model_seconds: float) -> float:
+def floor_seconds(calls: Sequence[Call], latency: Latency, model_calls: int, call_seconds: float) -> float:
     """Per action: its latency, the transition when the screen changed, one read; plus the model calls.
 
     ``calls`` are the whole run's calls: the screen the last action led to is often first seen by the
     verdict's read.
     """
     acts = [c for c in calls if c.kind == "act"]
-    total = model_calls * model_seconds
+    total = model_calls * call_seconds
     for n, act in enumerate(acts):
         total += action_seconds(act, latency) + latency.read
         after = acts[n + 1].where if n + 1 < len(acts) else last_where(calls)
@@ -368,7 +376,7 @@ def run_once(setup: Setup, mode: str, project: Path, check_file: Path, app: AppS
     model = None
     if mode != "replay":
         model = TimedModel(ScriptedModel(clock=clock, delay=setup.model_seconds), clock, calls)
-    options = mc.RunOptions(fresh=mode == "fresh", screenshots=False, prices=setup.prices)
+    options = mc.RunOptions(fresh=mode == "fresh", screenshots=setup.screenshots, prices=setup.prices)
     check = mc.load_check(check_file)
     with settled_read_marks(clock, marks):
         result = runner(mc.run_check(check, device, clock, model=model, options=attrs.evolve(options, root=project)))
@@ -389,7 +397,7 @@ def run_once(setup: Setup, mode: str, project: Path, check_file: Path, app: AppS
         verdict=result.verdict.value,
         run_s=result.seconds,
         steps_s=end - baseline_end,
-        floor_s=floor_seconds(calls, app.latency, need, setup.model_seconds),
+        floor_s=floor_seconds(calls, app.latency, need, setup.call_seconds(app.latency)),
         model_calls=result.model_calls,
         cost_usd=result.cost.usd,
         launch_s=launch.end - launch.start,
@@ -517,12 +525,13 @@ def cpu_name() -> str:
 
 
 def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
-    """The table of SPEC §16, with the ranges, a breakdown of each run and the note's figures."""
+    """The table, with the ranges, a breakdown of each run and the note's figures."""
     out: list[str] = []
     clock = "a FakeClock (simulated seconds)" if setup.fake_clock else "the real clock"
     out.append(
         f"Check {setup.check_file.name} ({steps} steps) on the scripted phone, latency {setup.latency} "
-        f"x{setup.scale:g}, scripted model {setup.model_seconds:g} s a call, on {clock}."
+        f"x{setup.scale:g}, scripted model {setup.model_seconds:g} s a call, on {clock}, "
+        f"screenshots {'on' if setup.screenshots else 'off'}."
     )
     out.append("A model of the world (the scripted phone), not a phone. Medians, [min-max].")
     out.append("")
@@ -594,9 +603,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every latency and the model's sleep")
     parser.add_argument("--price-in", type=float, default=2.0, help="USD per million input tokens (default 2)")
     parser.add_argument("--price-out", type=float, default=10.0, help="USD per million output tokens (default 10)")
-    parser.add_argument("--json", type=Path, help="write SPEC §16's JSON here")
+    parser.add_argument("--json", type=Path, help="write the JSON here")
     parser.add_argument("--fake-clock", action="store_true", help="simulated time (instant; for tests)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--no-screenshots", action="store_true", help="run without screenshots (mobster test takes them)"
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be 1 or more")
@@ -626,6 +638,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             fake_clock=args.fake_clock,
             work=Path(tmp),
             latency=args.latency,
+            screenshots=not args.no_screenshots,
         )
         started = datetime.now(UTC)
         summaries = run_benchmark(setup, args.mode_list, args.runs, progress=not args.quiet)
@@ -650,6 +663,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "app": args.app.name,
                 "latency": args.latency,
                 "model_seconds": setup.model_seconds,
+                "screenshots": setup.screenshots,
                 "prices_per_million": {"input": args.price_in, "output": args.price_out},
                 "note_steps_s": NOTE_STEPS_S,
             },

@@ -4,8 +4,9 @@ It drives the real :class:`~mobster_drivers.wda.WdaDevice` through the fake WDA 
 model on (``ReadCosts``: Mobster's measurements of Settings' first screen, scaled by node count), on
 the **real clock**:
 
-- ``reads``: one fast read, one evidence read, one target check and one visibility query of a
-  modelled 150-node screen, each timed through the device (HTTP, parsing and the modelled hold).
+- ``reads``: the fast read, the evidence read and the target check of a modelled 150-node screen
+  (medians of 5 each), and the first fast read, which asks one visibility query, each timed
+  through the device (HTTP, parsing and the modelled hold).
 - ``replay``: the SDK's own ``Replayer`` replays a recorded path of taps through screens of 150
   nodes (``plain``), and through screens that also stack a hidden page under the shown one
   (``stacked``: the fast read must ask WDA once per new screen). Per step: the time from the end of
@@ -14,6 +15,9 @@ the **real clock**:
   its screen costs no more than one fast read per poll beyond its floor (``overhead_s <= polls *
   fast_read_s``, steps 2+); the first step, whose screen is already there, is reported apart (its
   one poll plus the target check before the tap).
+- ``appium_reads``: the same reads through the Appium driver (``AppiumDevice``, the real
+  Appium-Python-Client, the fake Appium server in front of the same fake WDA): what the proxy hop
+  adds to each; the first query of a session also sets the session up (two more commands).
 - ``verdict``: the settled read the verdict takes on that screen (two evidence reads, 0.3 s apart).
 - ``trees``: on each of the eight real captures in ``../shared/wda-trees`` (when present), how many
   labelled elements each way of reading calls shown wrongly, against WDA's own flags: geometry only
@@ -50,6 +54,8 @@ from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.judge import settled_read
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core.testing import MemoryJournal
+from mobster_drivers.appium import AppiumDevice
+from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.fakes.wda import FakeWda, ReadCosts
 from mobster_drivers.scripted import AppScript
 from mobster_drivers.wda import WdaDevice, read_source, resolve
@@ -284,32 +290,40 @@ def replay_scenario(name: str, *, stacked: bool, steps: int, runs: int, costs: R
     }
 
 
+#: How many times each steady read is timed (the median is kept).
+SAMPLES = 5
+
+
+async def _time_reads(device: WdaDevice | AppiumDevice) -> dict[str, float]:
+    """The reads of the stacked screen through ``device``, in seconds (medians of ``SAMPLES``)."""
+
+    async def timed(call: Callable[[], Awaitable[object]]) -> float:
+        start = time.perf_counter()
+        await call()
+        return time.perf_counter() - start
+
+    await device.launch(APP, mc.LaunchOptions())
+    out: dict[str, float] = {}
+    start = time.perf_counter()
+    screen = await device.read()  # asks WDA about the stacked page: a query
+    out["fast_read_and_query_s"] = time.perf_counter() - start
+    (button,) = screen.find("Button", "Next")
+    # The same tree again: the answer is reused for 2 s, so a fast read stays a fast read.
+    out["fast_read_s"] = median([await timed(device.read) for _ in range(SAMPLES)])
+    out["evidence_read_s"] = median([await timed(device.read_evidence) for _ in range(SAMPLES)])
+    out["target_check_s"] = median([await timed(lambda: device.check_target(button)) for _ in range(SAMPLES)])
+    return out
+
+
 def reads_once(costs: ReadCosts) -> dict[str, Any]:
-    """One of each read of a modelled 150-node screen, timed through the device."""
+    """One of each read of a modelled 150-node screen, timed through the WDA device."""
     script = app_script(1, stacked=True, tap=0.0, transition=0.0)
     with FakeWda(script, costs=costs, lifetime=600) as fake:
         device = WdaDevice(fake.url)
-
-        async def go() -> dict[str, float]:
-            await device.launch(APP, mc.LaunchOptions())
-            out: dict[str, float] = {}
-            start = time.perf_counter()
-            screen = await device.read()  # asks WDA about the stacked page: a query
-            out["fast_read_and_query_s"] = time.perf_counter() - start
-            start = time.perf_counter()
-            await device.read()  # the same tree again: the answer is reused
-            out["fast_read_s"] = time.perf_counter() - start
-            start = time.perf_counter()
-            await device.read_evidence()
-            out["evidence_read_s"] = time.perf_counter() - start
-            (button,) = screen.find("Button", "Next")
-            start = time.perf_counter()
-            await device.check_target(button)
-            out["target_check_s"] = time.perf_counter() - start
-            return out
-
-        measured = asyncio.run(go())
-        device.close()
+        try:
+            measured = asyncio.run(_time_reads(device))
+        finally:
+            device.close()
     nodes = ELEMENTS + 1 + 1  # the stacked page adds one
     return {
         "nodes": nodes,
@@ -318,6 +332,18 @@ def reads_once(costs: ReadCosts) -> dict[str, Any]:
         "model_evidence_read_s": costs.source(nodes, visible=True, accessible=False),
         "model_target_check_s": costs.query(nodes, 1),
     }
+
+
+def appium_reads_once(costs: ReadCosts) -> dict[str, Any]:
+    """The same reads through the Appium device and the fake Appium server (in front of the fake WDA)."""
+    script = app_script(1, stacked=True, tap=0.0, transition=0.0)
+    with FakeAppium(script, costs=costs, lifetime=600) as fake:
+        device = AppiumDevice(fake.url, {}, bundle=APP)
+        try:
+            measured = asyncio.run(_time_reads(device))
+        finally:
+            device.close()
+    return {"nodes": ELEMENTS + 1 + 1, **measured}
 
 
 def verdict_read(costs: ReadCosts) -> dict[str, Any]:
@@ -412,6 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "transition_s": transition,
         },
         "reads": reads_once(costs),
+        "appium_reads": appium_reads_once(costs),
         "replay": [
             replay_scenario(
                 name,
@@ -443,6 +470,15 @@ def _print(report: dict[str, Any]) -> None:
     out(f"  fast read + query     {reads['fast_read_and_query_s']:.3f} s")
     out(f"  evidence read         {reads['evidence_read_s']:.3f} s  [{reads['model_evidence_read_s']:.3f}]")
     out(f"  target check          {reads['target_check_s']:.3f} s  [{reads['model_target_check_s']:.3f}]")
+    appium = report["appium_reads"]
+    out("The same reads through AppiumDevice and the fake Appium server (the first query sets the session up):")
+    for key, name in (
+        ("fast_read_s", "fast read"),
+        ("fast_read_and_query_s", "fast read + query"),
+        ("evidence_read_s", "evidence read"),
+        ("target_check_s", "target check"),
+    ):
+        out(f"  {name:<21} {appium[key]:.3f} s  ({appium[key] - reads[key]:+.3f} s against WdaDevice)")
     out("")
     out("Replayed steps (medians of steps 2+; a fast read as measured in the run, the model's in the last column):")
     out("  scenario  step_s  floor_s  overhead_s  polls  polls*fast_s  check_s  requests/step  within  model_fast_s")

@@ -1,4 +1,4 @@
-"""``mobster demo``: a sample project run on the scripted phone, no key, no phone (SPEC §12).
+"""``mobster demo``: a sample project run on the scripted phone, no key, no phone.
 
 The demo runs the library's own suite code (the same as ``mobster test``) on the scripted phone
 with the ``usb-iphone`` latency profile and the scripted model thinking 2.5 s a call, on a
@@ -8,7 +8,9 @@ the SDK waits on, not the time the demo takes.
 
 from __future__ import annotations
 
+import shlex
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -91,11 +93,16 @@ def _show(title: str, suite: SuiteResult) -> None:
     for result in suite.checks:
         for line in check_lines(result):
             print(line)
-    calls = sum(c.model_calls for c in suite.checks)
-    print(summary_line(suite) + f", {calls} model call{'' if calls == 1 else 's'}")
+    print(summary_line(suite))
     waiting = pending_line(sum(len(h.new) for c in suite.checks for h in c.heals))
     if waiting:
         print(waiting)
+
+
+def _mobster() -> str:
+    """The ``mobster`` command to type: its full path beside this Python, so no virtualenv needs activating."""
+    beside = Path(sys.executable).with_name("mobster")
+    return shlex.quote(str(beside)) if beside.exists() else "mobster"
 
 
 def run_demo(folder: Path) -> int:
@@ -122,14 +129,19 @@ def run_demo(folder: Path) -> int:
     print("\n== The heal waits for review beside the check:", heal.relative_to(folder))
     if heal.exists():
         print(heal.read_text().rstrip())
-    print("\n   mobster test heal                      # what healed, with the screen before and after")
-    print("   mobster test heal --accept signup.yaml   # keep the healed steps as the recorded path")
-    print("   mobster test heal --reject signup.yaml   # bring the recorded steps back; they fail if they change")
+    mobster = _mobster()
+    print()
+    for command, what in (
+        ("test heal", "what healed, with the screen before and after"),
+        ("test heal --accept signup.yaml", "keep the healed steps as the recorded path"),
+        ("test heal --reject signup.yaml", "bring the recorded steps back; they fail if they change"),
+    ):
+        print(f"   {mobster} {command:<31}# {what}")
     print(f"\nLook at: {folder.name}/.mobster/test-results/*/results.json and junit.xml,")
     print(f"         {folder.name}/.mobster/runs/*/journal.jsonl (every action, written before it was sent),")
     print(f"         {folder.name}/.mobster/cache/replay/ (the recorded paths).")
-    print(f"Try it yourself: cd {folder.name} && mobster test --scripted apps/yourapp-rebuild.yaml")
-    print("  (replays the healed path at $0 while the heal waits for review; then try mobster test heal)")
+    print(f"Try it yourself: cd {shlex.quote(str(folder))} && {mobster} test --scripted apps/yourapp-rebuild.yaml")
+    print(f"  (replays the healed path at $0 while the heal waits for review; then try {mobster} test heal)")
 
     expected = (
         first.exit_code == 0

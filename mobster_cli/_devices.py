@@ -1,50 +1,161 @@
-"""Choosing devices and models from the command line's options."""
+"""Choosing devices and models from the command line's options.
+
+Rule 1: exactly one device option: ``--scripted``, ``--wda``, ``--sim``, ``--device`` or ``--driver``.
+Rule 2: ``--driver FACTORY ARG`` makes devices with your own driver, no fork needed. ``FACTORY`` is
+        an import path, ``package.module:function``, or the name of an entry point in the
+        ``mobster.drivers`` group of an installed distribution. The factory is called once per
+        device (``--parallel N`` calls it N times) as ``factory(ARG, clock=clock)`` and returns a
+        ``Device`` (or an awaitable of one); ``clock`` is the clock the run waits on.
+Rule 3: a device that can't be opened (it isn't answering, another run holds it) is no usage
+        problem: every check of the run ends ``couldnt_run`` with the device's class (``device``,
+        ``busy``) and its message, and the results are written as for any run.
+"""
 
 from __future__ import annotations
 
 import atexit
+import importlib
+import inspect
 from collections.abc import Callable, Mapping
+from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any, NoReturn
 
-from mobster_core import Clock, Device, MobsterError, Model
+import attrs
 
-__all__ = ["UsageProblem", "make_devices", "model_factory", "read_env_file"]
+from mobster_core import (
+    Action,
+    AppInfo,
+    Clock,
+    Device,
+    DeviceError,
+    DeviceInfo,
+    LaunchOptions,
+    MobsterError,
+    Model,
+    Screen,
+)
+
+__all__ = ["DeviceChoice", "UsageProblem", "make_devices", "model_factory", "read_env_file", "unavailable"]
 
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
 DEFAULT_OPENAI_MODEL = "gpt-5.5"
+#: The entry point group a distribution registers its drivers in (Rule 2).
+DRIVER_GROUP = "mobster.drivers"
 
 
 class UsageProblem(MobsterError):
     """The command was asked for something it can't do; the message says what to do instead."""
 
 
-def make_devices(  # noqa: PLR0913 - reshaped with the --driver option
-    *, scripted: str | None, wda: str | None, sim: str | None, device: str | None, parallel: int, clock: Clock
-) -> list[Device]:
-    """The devices a suite runs on: ``parallel`` of them."""
-    chosen = [
-        name
-        for name, value in (("--scripted", scripted), ("--wda", wda), ("--sim", sim), ("--device", device))
-        if value
-    ]
+@attrs.frozen
+class DeviceChoice:
+    """The device options of the command line (Rule 1); ``driver`` is ``(FACTORY, ARG)``."""
+
+    scripted: str | None = None
+    wda: str | None = None
+    sim: str | None = None
+    device: str | None = None
+    driver: tuple[str, str] | None = None
+
+    def chosen(self) -> list[str]:
+        """The device options given."""
+        given = (("--scripted", self.scripted), ("--wda", self.wda), ("--sim", self.sim), ("--device", self.device))
+        return [name for name, value in (*given, ("--driver", self.driver)) if value]
+
+
+async def make_devices(choice: DeviceChoice, *, parallel: int, clock: Clock) -> list[Device]:
+    """The devices a suite runs on: ``parallel`` of them (Rules 1, 2)."""
+    chosen = choice.chosen()
     if len(chosen) > 1:
         raise UsageProblem(f"choose one device option, not {' and '.join(chosen)}")
-    if scripted:
+    if not chosen:
+        raise UsageProblem(
+            "choose a device: --scripted APP.yaml, --wda URL, --sim NAME, --device NAME or --driver FACTORY ARG"
+        )
+    if choice.scripted:
         from mobster_drivers.scripted import ScriptedPhone
 
-        return [ScriptedPhone.from_file(Path(scripted), clock=clock) for _ in range(parallel)]
-    if not chosen:
-        raise UsageProblem("choose a device: --scripted APP.yaml, --wda URL, --sim NAME or --device NAME")
+        return [ScriptedPhone.from_file(Path(choice.scripted), clock=clock) for _ in range(parallel)]
+    if choice.driver:
+        factory = load_driver(choice.driver[0])
+        return [await _made(factory, choice.driver, clock) for _ in range(parallel)]
     if parallel > 1:
         raise UsageProblem(
             f"--parallel {parallel} needs {parallel} devices, and {chosen[0]} names one: "
             "run one mobster per device (each with its own --shard)"
         )
-    if wda:
-        return [_open_wda(wda)]
-    if sim:
-        return [_open_simulator(sim)]
-    return [_open_iphone(device or "")]
+    if choice.wda:
+        return [_open_wda(choice.wda)]
+    if choice.sim:
+        return [_open_simulator(choice.sim)]
+    return [_open_iphone(choice.device or "")]
+
+
+def load_driver(spec: str) -> Callable[..., Any]:
+    """Rule 2: the factory an import path or an entry point names."""
+    if ":" in spec:
+        module_name, _, name = spec.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise UsageProblem(f"--driver {spec}: can't import {module_name} ({exc})") from exc
+        factory = getattr(module, name, None)
+    else:
+        found = [e for e in entry_points(group=DRIVER_GROUP) if e.name == spec]
+        if not found:
+            known = ", ".join(sorted(e.name for e in entry_points(group=DRIVER_GROUP))) or "none installed"
+            raise UsageProblem(
+                f"--driver {spec}: no driver of that name in the {DRIVER_GROUP} entry points ({known}); "
+                "give an import path such as mypackage.driver:make_device"
+            )
+        factory = found[0].load()
+    if not callable(factory):
+        raise UsageProblem(f"--driver {spec}: that is not a function that makes a device")
+    return factory  # type: ignore[no-any-return]
+
+
+async def _made(factory: Callable[..., Any], driver: tuple[str, str], clock: Clock) -> Device:
+    spec, arg = driver
+    try:
+        device = factory(arg, clock=clock)
+        if inspect.isawaitable(device):
+            device = await device
+    except MobsterError:
+        raise
+    except Exception as exc:  # a driver's own failure to start is said as a device problem
+        raise DeviceError(f"--driver {spec} {arg}: the driver failed to start ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(device, Device):
+        raise UsageProblem(f"--driver {spec}: the factory returned {type(device).__name__}, not a Device")
+    return device
+
+
+def unavailable(error: DeviceError) -> Device:
+    """Rule 3: a device that couldn't be opened: every call says why, and nothing is sent."""
+    return _Unavailable(error)
+
+
+class _Unavailable:
+    def __init__(self, error: DeviceError) -> None:
+        self.error = error
+
+    def _fail(self, *_asked: object) -> NoReturn:
+        raise self.error
+
+    async def info(self) -> DeviceInfo:
+        self._fail()
+
+    async def app_info(self, bundle: str) -> AppInfo:
+        self._fail(bundle)
+
+    async def launch(self, bundle: str, options: LaunchOptions) -> None:
+        self._fail(bundle, options)
+
+    async def read(self) -> Screen:
+        self._fail()
+
+    async def act(self, action: Action) -> None:
+        self._fail(action)
 
 
 # -- real devices: each one locked for this run (mobster_drivers._lock) -------------------------

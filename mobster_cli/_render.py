@@ -1,4 +1,4 @@
-r"""How results look in a terminal (SPEC §12). Pure functions from results to lines of text.
+r"""How results look in a terminal. Pure functions from results to lines of text.
 
 Rule 1: text that comes from outside (a check's name, a label, a message, a file name, a heal's
         description) goes through ``visible`` before it is printed: control characters and escape
@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from mobster_core import CheckResult, SuiteResult, Verdict
+from mobster_core.results import Mode
 from mobster_core.text import escape_controls, valid_text
 
 __all__ = ["check_lines", "heal_listing", "json_text", "pending_line", "summary_line", "visible"]
@@ -57,10 +58,14 @@ def check_lines(result: CheckResult) -> list[str]:
         cls = result.outcome.failure_class
         message = v(result.outcome.message)
         lines.append(f"    {cls}: {message}" if cls is not None else f"    {message}")
-    if result.carried_from and result.mode == "replay":
+    if result.carried_from and result.mode is Mode.REPLAY:
         lines.append(f"    carried the path from {v(result.carried_from)}")
-    if result.path_why and result.mode == "smart":
-        lines.append(f"    recorded a new path: {v(result.path_why)}")
+    if result.path_why and result.mode is Mode.SMART:
+        # A path is stored only when the verdict passed: say so only then.
+        if result.verdict is Verdict.PASSED:
+            lines.append(f"    recorded a new path: {v(result.path_why)}")
+        else:
+            lines.append(f"    ran with Smart ({v(result.path_why)}); no path was stored: the check didn't pass")
     return lines
 
 
@@ -69,15 +74,20 @@ def _money(usd: float, estimated: bool) -> str:
 
 
 def summary_line(suite: SuiteResult) -> str:
-    """``1 passed in 12 s, $0.00, 1 replayed with no model``."""
+    """``1 passed in 12 s, ~$0.01, 1 replayed with no model, 4 model calls``.
+
+    ``~`` marks a cost that is partly estimated; "replayed" counts the checks that replayed a
+    recorded path with no model call.
+    """
     counts = [(v, sum(1 for c in suite.checks if c.verdict is v)) for v in Verdict]
     parts = ", ".join(f"{n} {v.value}" for v, n in counts if n) or "no checks"
-    replayed = sum(1 for c in suite.checks if c.mode == "replay" and c.model_calls == 0)
+    replayed = sum(1 for c in suite.checks if c.mode is Mode.REPLAY and c.path_used and c.model_calls == 0)
     cost = suite.cost
     line = f"{parts} in {round(suite.seconds)} s, {_money(cost.usd, cost.estimated)}"
     if replayed:
         line += f", {replayed} replayed with no model"
-    return line
+    calls = suite.model_calls
+    return line + f", {calls} model call{'' if calls == 1 else 's'}"
 
 
 def pending_line(pending: int) -> str | None:

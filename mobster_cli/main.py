@@ -4,8 +4,12 @@ Start-up stays fast (``mobster --help`` well under 0.3 s): the library, drivers,
 are imported inside the commands that need them.
 
 Exit codes: a suite's (0 passed, 1 failed, 2 needs review, 3 couldn't run). A command that can't
-start (a bad option, no device, no checks) exits 3, with a message that says what to do, so that
-exit code 2 always means "needs review".
+start (a bad option, no checks, an env file that isn't there) exits 3, with one line that says
+what to do, so that exit code 2 always means "needs review". A device that can't be opened is no
+such problem: every check ends ``couldnt_run`` and the results are written as for any run.
+
+The clock and the way a coroutine runs come from the :class:`Runtime` in click's ``obj``: the
+system clock and ``asyncio.run`` by default; a test passes a fake clock and its ``run``.
 """
 
 from __future__ import annotations
@@ -13,18 +17,47 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+import attrs
 import click
 
 if TYPE_CHECKING:
-    from mobster_core import CheckResult, Model, SuiteResult
+    from mobster_core import CheckResult, Clock, Device, Model, RunOptions, SuiteResult
 
-__all__ = ["cli", "main"]
+__all__ = ["Runtime", "cli", "main"]
 
 USAGE_EXIT = 3
+_HEAL_ARGS = "mobster.heal-args"
+
+
+@attrs.frozen
+class Runtime:
+    """What the command runs on: a clock, and how to run a coroutine to its end.
+
+    ``clock`` is None for the system clock (made when first needed, so ``--help`` imports nothing).
+    """
+
+    clock: Clock | None = None
+    run: Callable[[Coroutine[Any, Any, Any]], Any] | None = None
+
+    def the_clock(self) -> Clock:
+        """The clock every wait of the command goes through."""
+        if self.clock is not None:
+            return self.clock
+        from mobster_core import SystemClock
+
+        return SystemClock()
+
+    def run_to_end(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        """Run ``coro`` to its end: ``asyncio.run`` unless the runtime says otherwise."""
+        if self.run is not None:
+            return self.run(coro)
+        import asyncio
+
+        return asyncio.run(coro)
 
 
 def _fail(message: str) -> NoReturn:
@@ -38,6 +71,11 @@ def _console(err: bool = False) -> Any:
     from rich.console import Console
 
     return Console(stderr=err, highlight=False, soft_wrap=True)
+
+
+def _runtime(ctx: click.Context) -> Runtime:
+    obj = ctx.find_object(Runtime)
+    return obj if obj is not None else Runtime()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -58,11 +96,18 @@ def _device_options(f: Any) -> Any:
             click.option("--wda", metavar="URL", help="Drive a WebDriverAgent already listening at URL."),
             click.option("--sim", metavar="NAME", help="Run on the iOS simulator NAME (or UDID)."),
             click.option("--device", metavar="NAME", help="Run on the USB iPhone NAME (or UDID)."),
+            click.option(
+                "--driver",
+                nargs=2,
+                metavar="FACTORY ARG",
+                help="Run on your own driver: FACTORY is package.module:function or an entry point of "
+                "mobster.drivers, called as FACTORY(ARG, clock=clock).",
+            ),
             click.option("--model", metavar="NAME", help="claude-…, gpt-…, or scripted. Default: from your keys."),
             click.option(
                 "--env-file", type=click.Path(dir_okay=False, path_type=Path), help="Read API keys from this file."
             ),
-            click.option("--no-heal", is_flag=True, help="Strict CI: fail a check whose screen changed; no key."),
+            click.option("--no-heal", is_flag=True, help="Strict CI: fail a check whose screen changed; no model."),
             click.option("--fresh", is_flag=True, help="Run every step with Smart and record again."),
             click.option(
                 "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
@@ -76,38 +121,69 @@ def _device_options(f: Any) -> Any:
     return f
 
 
-@cli.command(context_settings={"ignore_unknown_options": False})
+class _TestCommand(click.Command):
+    """``mobster test``; ``mobster test heal …`` is its own command, with its own options and help."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args[:1] == ["heal"]:
+            ctx.meta[_HEAL_ARGS] = args[1:]
+            return []
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        rest = ctx.meta.get(_HEAL_ARGS)
+        if rest is None:
+            return super().invoke(ctx)
+        return heal.main(rest, prog_name=f"{ctx.command_path} heal", standalone_mode=False, obj=ctx.obj)
+
+
+@cli.command(cls=_TestCommand, epilog="`mobster test heal --help` says how to review heals.")
 @click.argument("checks", nargs=-1)
 @_device_options
 @click.option("--parallel", type=click.IntRange(1, 64), default=1, show_default=True, help="Devices at once.")
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
-@click.option("--accept", metavar="CHECK", help="With `test heal`: keep the healed steps of CHECK.")
-@click.option("--reject", metavar="CHECK", help="With `test heal`: bring CHECK's recorded steps back.")
-def test(checks: tuple[str, ...], **opts: Any) -> None:
+@click.pass_context
+def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
     """Run checks (every check in .mobster/checks by default).
 
     With a key (or --model scripted), Smart runs each check until it passes once, then later runs
     replay. Without a key: replay, $0.
 
-    `mobster test heal [CHECK]` lists the heals waiting for review; add --accept CHECK or
-    --reject CHECK to decide.
+    `mobster test heal [CHECK]` lists the heals waiting for review.
     """
-    if checks and checks[0] == "heal":
-        _heal_command(checks[1:], accept=opts["accept"], reject=opts["reject"])
-        return
-    if opts["accept"] or opts["reject"]:
-        _fail("--accept and --reject go with `mobster test heal`")
-    code = _run_tests(list(checks), opts)
-    raise SystemExit(code)
+    raise SystemExit(_run_tests(_runtime(ctx), list(checks), opts))
 
 
-@cli.command()
-@click.option("--check", "check_file", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.command(name="heal")
+@click.argument("checks", nargs=-1)
+@click.option("--accept", metavar="CHECK", help="Keep the healed steps of CHECK as its recorded path.")
+@click.option(
+    "--reject", metavar="CHECK", help="Bring CHECK's recorded steps back; they fail (class drift) if they change."
+)
+def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> None:
+    """List the heals waiting for review, with the screen before and after; or decide one.
+
+    With no option it lists the heals of CHECKS (every check by default). A heal is in the heal
+    file beside its check (signup.heal.yaml); replays run the healed steps until you decide.
+    """
+    _heal_command(checks, accept=accept, reject=reject)
+
+
+@cli.command(epilog="Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run.")
+@click.option(
+    "--check",
+    "check_file",
+    required=True,
+    metavar="FILE",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The check file to run.",
+)
 @_device_options
-def verify(check_file: Path, **opts: Any) -> None:
-    """Run one check file and exit with its verdict's code."""
+@click.pass_context
+def verify(ctx: click.Context, /, check_file: Path, **opts: Any) -> None:
+    """Run one check file on one device and exit with its verdict's code."""
     opts.update(parallel=1, shard=None)
-    raise SystemExit(_run_tests([str(check_file)], opts))
+    raise SystemExit(_run_tests(_runtime(ctx), [str(check_file)], opts))
 
 
 @cli.command()
@@ -154,101 +230,157 @@ def _resolve_check(name: str, cwd: Path) -> Path:
     _fail(f"no check {name!r}: give a path, or a name in .mobster/checks/")
 
 
-def _run_tests(checks: list[str], opts: dict[str, Any]) -> int:  # noqa: C901, PLR0915 - reshaped next
-    import asyncio  # here, not at the top: `mobster --help` doesn't pay for it
-    import signal
-
-    from mobster_core import FailureClass, MobsterError, RunOptions, SuiteStopped, SystemClock, run_suite
-    from mobster_core.checks import parse_shard, shard
-
-    from ._devices import make_devices, model_factory, read_env_file
+def _selected(checks: Sequence[str], shard: str | None) -> tuple[Path, list[Path]]:
+    """The project and the check files to run (``--shard`` keeps its share)."""
+    from mobster_core.checks import parse_shard
+    from mobster_core.checks import shard as share
 
     root, files = _root_and_files(checks)
-    if opts.get("shard"):
+    if shard:
         try:
-            index, total = parse_shard(opts["shard"])
+            index, total = parse_shard(shard)
         except ValueError as exc:
             _fail(str(exc))
-        files = shard(files, index, total)
+        files = share(files, index, total)
+    return root, files
+
+
+def _keys(env_file: Path | None) -> dict[str, str]:
+    """The environment, with the keys of ``--env-file``: one usage line when it can't be read."""
+    from ._devices import UsageProblem, read_env_file
+
     env = dict(os.environ)
-    if opts.get("env_file"):
-        env.update(read_env_file(opts["env_file"]))
-    clock = SystemClock()
+    if env_file is not None:
+        try:
+            env.update(read_env_file(env_file))
+        except UsageProblem as exc:
+            _fail(str(exc))
+    return env
+
+
+def _models(opts: dict[str, Any], env: dict[str, str], clock: Clock) -> Callable[[], Model | None]:
+    """A model per check run; under ``--no-heal`` (strict CI) none is even constructed."""
+    from mobster_core import MobsterError
+
+    from ._devices import model_factory
+
+    if opts["no_heal"] and not opts["fresh"]:
+        return _no_model
     try:
-        devices = make_devices(
-            scripted=opts.get("scripted"),
-            wda=opts.get("wda"),
-            sim=opts.get("sim"),
-            device=opts.get("device"),
-            parallel=opts.get("parallel") or 1,
-            clock=clock,
-        )
-        make_model: Callable[[], Model | None] = _no_model
-        if not opts["no_heal"] or opts["fresh"]:
-            # Under --no-heal (strict CI) no adapter is even constructed: a drifted step fails `drift`.
-            make_model, _name = model_factory(opts.get("model"), env, clock)
+        make, _name = model_factory(opts.get("model"), env, clock)
     except (MobsterError, ValueError) as exc:
         _fail(str(exc))
-    as_json = bool(opts.get("as_json"))
-    out = _console(err=as_json)
-    progress = _console(err=True)
+    return make
+
+
+async def _open_devices(opts: dict[str, Any], clock: Clock) -> list[Device]:
+    """The run's devices; one that can't be opened ends each check ``couldnt_run``, not the command."""
+    from mobster_core import DeviceError, MobsterError
+
+    from ._devices import DeviceChoice, make_devices, unavailable
+
+    driver = tuple(opts["driver"]) if opts.get("driver") else None
+    choice = DeviceChoice(opts.get("scripted"), opts.get("wda"), opts.get("sim"), opts.get("device"), driver)
+    try:
+        return await make_devices(choice, parallel=opts.get("parallel") or 1, clock=clock)
+    except DeviceError as exc:
+        return [unavailable(exc)]
+    except (MobsterError, ValueError) as exc:
+        _fail(str(exc))
+
+
+def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int:
+    from mobster_core import SuiteStopped
+
+    root, files = _selected(checks, opts.get("shard"))
+    clock = runtime.the_clock()
+    models = _models(opts, _keys(opts.get("env_file")), clock)
+    out = _console(err=bool(opts.get("as_json")))
+    options = _run_options(opts, root, out)
+    _console(err=True).print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
+    received: list[int] = []
+    try:
+        suite = runtime.run_to_end(_until_stopped(_suite(files, opts, clock, models, options), received))
+    except SuiteStopped as exc:
+        return _stopped(out, exc.suite, root, received)
+    _print_summary(out, suite, root)
+    if opts.get("junit"):
+        opts["junit"].write_bytes((suite.folder / "junit.xml").read_bytes())
+    if opts.get("as_json"):
+        from ._render import json_text
+
+        click.echo(json_text(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
+    return int(suite.exit_code)
+
+
+def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
+    from mobster_core import RunOptions
+
     from ._render import visible
 
-    def on_result(result: CheckResult) -> None:
-        _print_check(out, result)
-
-    options = RunOptions(
+    progress = _console(err=True)
+    return RunOptions(
         no_heal=opts["no_heal"],
         fresh=opts["fresh"],
         carry=bool(opts.get("carry")),
         max_usd=opts.get("max_usd"),
         root=root,
         on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
-        on_result=on_result,
+        on_result=lambda result: _print_check(out, result),
     )
 
-    progress.print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
-    received: list[int] = []
 
-    async def suite_until_stopped() -> SuiteResult:
-        # Ctrl+C and SIGTERM cancel the suite: each check in flight writes a `stopped` result,
-        # its in-flight action is journaled as unknown, and nothing is cached (SuiteStopped).
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None
+async def _suite(
+    files: list[Path], opts: dict[str, Any], clock: Clock, models: Callable[[], Model | None], options: RunOptions
+) -> SuiteResult:
+    from mobster_core import run_suite
 
-        def stop(signum: int) -> None:
-            received.append(signum)
-            task.cancel()
+    devices = await _open_devices(opts, clock)
+    return await run_suite(files, devices, clock, models=models, options=options)
 
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stop, signum)
-        try:
-            return await run_suite(files, devices, clock, models=make_model, options=options)
-        finally:
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(signum)
 
+async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], received: list[int]) -> SuiteResult:
+    """Run ``suite``; Ctrl+C and SIGTERM cancel it.
+
+    Each check in flight then writes a ``stopped`` result, its in-flight action is journaled as
+    unknown, and nothing is cached (``SuiteStopped``).
+    """
+    import asyncio
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+
+    def stop(signum: int) -> None:
+        received.append(signum)
+        task.cancel()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop, signum)
     try:
-        suite = asyncio.run(suite_until_stopped())
-    except SuiteStopped as exc:
-        for result in exc.suite.checks:
-            if result.outcome.failure_class is FailureClass.STOPPED:
-                _print_check(out, result)
-        _print_summary(out, exc.suite, root)
-        signum = received[0] if received else signal.SIGINT
-        progress.print(
-            f"stopped by {signal.Signals(signum).name}; results are in {visible(exc.suite.folder)}", markup=False
-        )
-        return 128 + int(signum)
-    _print_summary(out, suite, root)
-    if opts.get("junit"):
-        opts["junit"].write_bytes((suite.folder / "junit.xml").read_bytes())
-    if as_json:
-        from ._render import json_text
+        return await suite
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
 
-        click.echo(json_text(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
-    return suite.exit_code
+
+def _stopped(out: Any, suite: SuiteResult, root: Path, received: list[int]) -> int:
+    import signal
+
+    from mobster_core import FailureClass
+
+    from ._render import visible
+
+    for result in suite.checks:
+        if result.outcome.failure_class is FailureClass.STOPPED:
+            _print_check(out, result)
+    _print_summary(out, suite, root)
+    signum = received[0] if received else signal.SIGINT
+    _console(err=True).print(
+        f"stopped by {signal.Signals(signum).name}; results are in {visible(suite.folder)}", markup=False
+    )
+    return 128 + int(signum)
 
 
 def _no_model() -> Model | None:
@@ -275,8 +407,7 @@ def _print_summary(out: Any, suite: SuiteResult, root: Path) -> None:
 
 
 def _pending_heals(files: Sequence[Path]) -> int:
-    from mobster_core.exceptions import HealFileError
-    from mobster_core.heals import heal_file_for, read_heal_file
+    from mobster_core.heals import HealFileError, heal_file_for, read_heal_file
 
     total = 0
     for f in files:
@@ -291,36 +422,16 @@ def _pending_heals(files: Sequence[Path]) -> int:
 
 
 def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None) -> None:
-    from mobster_core import load_check
     from mobster_core.exceptions import CheckError
-    from mobster_core.heals import HealFileError, accept_heals, reject_heals
+    from mobster_core.heals import HealFileError
 
     from ._render import visible
 
     if accept and reject:
         _fail("choose --accept or --reject, not both")
-    cwd = Path.cwd()
     out = _console()
     if accept or reject:
-        file = _resolve_check(accept or reject or "", cwd)
-        try:
-            check = load_check(file)
-            if accept:
-                n = accept_heals(check)
-                out.print(
-                    f"kept {n} heal{'s' if n != 1 else ''} of {visible(file.name)}: "
-                    "the healed steps are the recorded path",
-                    markup=False,
-                )
-            else:
-                n = reject_heals(check)
-                out.print(
-                    f"rejected {n} heal{'s' if n != 1 else ''} of {visible(file.name)}: "
-                    "the recorded steps are back and fail with class drift when they change again",
-                    markup=False,
-                )
-        except (CheckError, HealFileError) as exc:
-            _fail(str(exc))
+        _decide(out, accept=accept, reject=reject)
         return
     root, files = _root_and_files(list(checks))
     listed = 0
@@ -339,6 +450,29 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
         out.print("accept: mobster test heal --accept CHECK    reject: mobster test heal --reject CHECK")
 
 
+def _decide(out: Any, *, accept: str | None, reject: str | None) -> None:
+    from mobster_core import load_check
+    from mobster_core.exceptions import CheckError
+    from mobster_core.heals import HealFileError, accept_heals, reject_heals
+
+    from ._render import visible
+
+    file = _resolve_check(accept or reject or "", Path.cwd())
+    try:
+        check = load_check(file)
+        n = accept_heals(check) if accept else reject_heals(check)
+    except (CheckError, HealFileError) as exc:
+        _fail(str(exc))
+    heals = f"{n} heal{'s' if n != 1 else ''} of {visible(file.name)}"
+    if accept:
+        out.print(f"kept {heals}: the healed steps are the recorded path", markup=False)
+    else:
+        out.print(
+            f"rejected {heals}: the recorded steps are back and fail with class drift when they change again",
+            markup=False,
+        )
+
+
 def _heal_lines(root: Path, file: Path) -> list[str]:
     from mobster_core import load_check
     from mobster_core.heals import heal_file_for, pending_heals, read_heal_file
@@ -349,13 +483,13 @@ def _heal_lines(root: Path, file: Path) -> list[str]:
         return []
     check = load_check(file)
     rows = []
-    for heal in pending_heals(check, root):
+    for pending in pending_heals(check, root):
         diff: list[str] = []
-        if heal.env is not None:
-            diff = [f"screen before → after ({heal.env}):"]
-            diff += [f"- {role} {label!r}" for role, label in heal.gone]
-            diff += [f"+ {role} {label!r}" for role, label in heal.came]
-        e = heal.entry
+        if pending.env is not None:
+            diff = [f"screen before → after ({pending.env}):"]
+            diff += [f"- {role} {label!r}" for role, label in pending.gone]
+            diff += [f"+ {role} {label!r}" for role, label in pending.came]
+        e = pending.entry
         rows.append((e.step, e.from_, e.to, e.why, diff))
     return heal_listing(f"{check.name} ({file.name})", rows)
 

@@ -1,7 +1,8 @@
 """``benchmarks/bench_wda_reads.py --quick``: the shape of what it writes, never a timing.
 
-It drives the real WDA device through the fake WDA on the real clock (about 3 s: the reads are
-real HTTP requests, held as the cost model says, scaled down 20 times).
+It drives the real WDA device through the fake WDA (and the Appium device through the fake Appium
+server in front of it) on the real clock (about 3 s: the reads are real HTTP requests, held as the
+cost model says, scaled down 20 times).
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ def test_bench_wda_reads_quick(tmp_path: Path, capsys: pytest.CaptureFixture[str
     out = tmp_path / "reads.json"
     assert module.main(["--quick", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
-    assert set(doc) == {"meta", "reads", "replay", "verdict", "trees"}
-    assert doc["reads"]["nodes"] == 152
+    assert set(doc) == {"meta", "reads", "appium_reads", "replay", "verdict", "trees"}
+    assert doc["reads"]["nodes"] == doc["appium_reads"]["nodes"] == 152
+    for key in ("fast_read_s", "fast_read_and_query_s", "evidence_read_s", "target_check_s"):
+        assert doc["appium_reads"][key] > 0
     assert [s["scenario"] for s in doc["replay"]] == ["plain", "stacked"]
     for scenario in doc["replay"]:
         assert scenario["nodes"] == 151

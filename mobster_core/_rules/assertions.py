@@ -1,4 +1,4 @@
-"""Assertions: what a check expects to see on one read of the screen (SPEC §11; Mobster §1.2-1.3).
+"""Assertions: what a check expects to see on one read of the screen .
 
 Rule 1: an assertion has exactly one kind, ``text``, ``no_text``, ``visible``, ``absent``,
         ``value`` or ``count``, and an optional ``name`` (1-120 characters). ``text`` and
@@ -570,7 +570,7 @@ class AssertionResult:
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"text", "ok", "observed"}``, as in the results JSON (SPEC §12)."""
+        """``{"text", "ok", "observed"}``, as in ``results.json``."""
         return {"text": self.text, "ok": self.ok, "observed": self.observed}
 
 

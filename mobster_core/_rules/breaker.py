@@ -1,4 +1,4 @@
-"""The heal circuit breaker (SPEC §10): healing may never rewrite most of a check.
+"""The heal circuit breaker: healing may never rewrite most of a check.
 
 Rule 1: every action the model takes in a heal is one healed step; heals pending review from
         earlier runs count too.

@@ -1,4 +1,4 @@
-"""What model calls cost (SPEC §15).
+"""What model calls cost.
 
 Rule 1: cost = usage x price, in USD per million tokens, input, output and cached input apart.
 Rule 2: a model's price is the longest entry of the table its name starts with; users extend the

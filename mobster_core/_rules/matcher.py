@@ -1,4 +1,4 @@
-"""The matcher (SPEC §4): may this recorded step run on the screen as it is now?
+"""The matcher: may this recorded step run on the screen as it is now?
 
 Rule 1 (the app): the app in front is the step's ``app``. ``LAUNCH_APP``, ``HOME`` and
         ``OPEN_URL`` need nothing: they skip all three rules.

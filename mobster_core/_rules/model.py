@@ -1,4 +1,4 @@
-"""What a model is given and what it answers (provider-neutral; SPEC §15).
+"""What a model is given and what it answers (provider-neutral).
 
 The agent issue refines the prompt; adapters only translate these shapes to and from a vendor API.
 """

@@ -1,4 +1,4 @@
-"""What the model sees and the one tool it answers with (SPEC §15). Adapters only translate.
+"""What the model sees and the one tool it answers with. Adapters only translate.
 
 Rule 1: the screen is shown as numbered rows, one per visible element:
         ``e12 Button "Continue" @10,80,80,6`` (frame in percent of the screen, whole numbers).

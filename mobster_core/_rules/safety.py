@@ -1,4 +1,4 @@
-"""Safety: what an action commits, and which commits a device refuses (SPEC §8).
+"""Safety: what an action commits, and which commits a device refuses.
 
 Safety errs toward refusing: when in doubt, a label commits.
 

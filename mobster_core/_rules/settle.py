@@ -27,7 +27,9 @@ Rule 6 (Smart's settled screen, :class:`SettleWait`): read until two reads agree
         ``give_up_after`` passed (the last read wins).
 Rule 7 (after an action, :class:`ChangeWait`): read until the screen differs from the one the
         action was sent on, for at most ``give_up_after`` (a tap that changes nothing), then wait
-        for it to settle (Rule 6).
+        for it to settle (Rule 6), starting on the first changed read. With ``watch`` (a heal),
+        every read from there on is given to ``watch`` first, with its settle state: the first
+        answer that isn't None ends the wait.
 Rule 8 (typing, :class:`TypingWait`): read the field until it holds the typed text (a secure field
         shows one more bullet per character), reads spaced as Rule 1, for at most ``drift_after``.
 Rule 9 (the heal's watch, :class:`WatchWait`): read as Rule 1 until ``watch`` answers; it never
@@ -55,6 +57,7 @@ __all__ = [
     "DEFAULT_POLICY",
     "DEFAULT_READ_POLICY",
     "ChangeWait",
+    "Changed",
     "Check",
     "Done",
     "Drifted",
@@ -203,41 +206,56 @@ class PollDecision:
 
 @attrs.frozen
 class WaitState:
-    """What the wait for one step has seen so far. Immutable: ``observe`` returns a new state."""
+    """What the wait for one step has seen so far. Immutable: ``observe`` returns a new state.
+
+    ``since`` is when the first read of the screen in front (the last read's fingerprint) started.
+    """
 
     began: float
     reads: int = 0
     last_read_started: float | None = None
     last_fingerprint: str | None = None
     settled: bool = False
+    since: float | None = None
+
+    @property
+    def origin(self) -> float:
+        """Where Rule 3's timer runs from: the wait's start, or when the screen in front appeared if earlier."""
+        return self.began if self.since is None else min(self.began, self.since)
 
     def observe(self, *, started: float, fingerprint: str) -> WaitState:
         """Fold in one read that started at ``started`` (clock seconds)."""
+        same = self.last_fingerprint == fingerprint
         return WaitState(
             began=self.began,
             reads=self.reads + 1,
             last_read_started=started,
             last_fingerprint=fingerprint,
-            settled=self.last_fingerprint == fingerprint,
+            settled=same,
+            since=self.since if same else started,
         )
 
 
 @attrs.frozen
 class PollPolicy:
-    """The timing of a step's wait and of Smart's waits, in seconds. The defaults are SPEC §5's."""
+    """The timing of a step's wait and of Smart's waits, in seconds. The defaults: 0.15, 1.0 and 3.0 s."""
 
     interval: float = attrs.field(default=0.15, validator=attrs.validators.gt(0))
     drift_after: float = attrs.field(default=1.0, validator=attrs.validators.ge(0))
     give_up_after: float = attrs.field(default=3.0, validator=attrs.validators.ge(0))
 
-    def start(self, now: float) -> WaitState:
-        """A new wait that begins at ``now``."""
-        return WaitState(began=now)
+    def start(self, now: float, seed: Sighting | None = None) -> WaitState:
+        """A new wait that begins at ``now``; with ``seed``, on a read taken before it (Rule 3)."""
+        if seed is None:
+            return WaitState(began=now)
+        fingerprint = seed.screen.fingerprint
+        return WaitState(now, 1, seed.started, fingerprint, settled=seed.settled, since=seed.since)
 
     def next(self, state: WaitState, now: float) -> PollDecision:
         """Decide what to do before the next read (Rules 1, 3, 4, 10)."""
-        settled_deadline = state.began + self.drift_after if state.settled else math.inf
-        give_up_deadline = state.began + self.give_up_after if state.reads > 0 else math.inf
+        origin = state.origin
+        settled_deadline = origin + self.drift_after if state.settled else math.inf
+        give_up_deadline = origin + self.give_up_after if state.reads > 0 else math.inf
         if now + _SLACK >= settled_deadline:
             return PollDecision(PollVerdict.DRIFTED, why=f"the screen settled and {self.drift_after:g} s passed")
         if now + _SLACK >= give_up_deadline:
@@ -290,14 +308,19 @@ class StepState:
 
 @attrs.frozen
 class StepWait:
-    """Rule 3: wait for ``step`` to match, with ``policy``'s timing."""
+    """Rule 3: wait for ``step`` to match, with ``policy``'s timing; ``seed`` is a read to start on."""
 
     step: Step
     policy: PollPolicy = DEFAULT_POLICY
+    seed: Sighting | None = None
 
     def start(self, now: float) -> StepState:
-        """A wait that begins at ``now``."""
-        return StepState(self.policy.start(now))
+        """A wait that begins at ``now``, on the seed's read when there is one (matched at once)."""
+        timing = self.policy.start(now, self.seed)
+        if self.seed is None:
+            return StepState(timing)
+        match = match_step(self.step, self.seed.screen, settled=self.seed.settled)
+        return StepState(timing, self.seed.screen, match, checking=match.ok and match.element is not None)
 
     def next(self, state: StepState, now: float) -> Move[Found | Drifted]:
         """Check a matched target, act on a match, or poll (Rules 1, 3, 4)."""
@@ -340,7 +363,7 @@ class StepWait:
 
 @attrs.frozen
 class ReadPolicy:
-    """The timing of a settled read, in seconds (Rule 5). The defaults are SPEC §11's."""
+    """The timing of a settled read, in seconds (Rule 5). The defaults: 0.3, 0.5 and 5 s."""
 
     settle_gap: float = attrs.field(default=0.3, validator=attrs.validators.gt(0))
     interval: float = attrs.field(default=0.5, validator=attrs.validators.gt(0))
@@ -429,13 +452,17 @@ class SettleState:
 
 @attrs.frozen
 class SettleWait(_NoChecks):
-    """Rule 6: read until two reads agree, or ``give_up_after`` passed (the last read wins)."""
+    """Rule 6: read until two reads agree, or ``give_up_after`` passed (the last read wins).
+
+    ``seed`` is a read to start on: a settled one ends the wait at once.
+    """
 
     policy: PollPolicy = DEFAULT_POLICY
+    seed: Sighting | None = None
 
     def start(self, now: float) -> SettleState:
-        """A wait that begins at ``now``."""
-        return SettleState(self.policy.start(now))
+        """A wait that begins at ``now``, on the seed's read when there is one."""
+        return SettleState(self.policy.start(now, self.seed), self.seed)
 
     def next(self, state: SettleState, now: float) -> Move[Sighting]:
         """Stop on a settled screen, or when the policy gives up; else poll (Rule 1)."""
@@ -460,46 +487,67 @@ Watch = Callable[[Sighting], R | None]
 
 
 @attrs.frozen
-class ChangeState:
-    """The wait after an action: when it began, the last read, and the settle wait once it began."""
+class ChangeState(Generic[R]):
+    """The wait after an action: when it began, the last read, the settle wait once it began, and an answer."""
 
     began: float
     sighting: Sighting | None = None
     settle: SettleState | None = None
+    answer: R | None = None
 
 
 @attrs.frozen
-class ChangeWait(_NoChecks):
-    """Rule 7: wait for the screen to leave ``before`` (a read fingerprint; bounded), then to settle."""
+class Changed(Generic[R]):
+    """The end of the wait after an action: the last read, and the watch's answer when it gave one."""
+
+    sighting: Sighting
+    answer: R | None = None
+
+
+@attrs.frozen
+class ChangeWait(_NoChecks, Generic[R]):
+    """Rule 7: wait for the screen to leave ``before`` (a read fingerprint; bounded), then to settle.
+
+    The settle wait starts on the first changed read (or, when nothing changed, on the last read).
+    With ``watch``, every read from there on is given to it first, with its settle state; the
+    first answer that isn't None ends the wait.
+    """
 
     before: str
     policy: PollPolicy = DEFAULT_POLICY
+    watch: Watch[R] | None = attrs.field(default=None, eq=False)
 
-    def start(self, now: float) -> ChangeState:
+    def start(self, now: float) -> ChangeState[R]:
         """The wait after an action that returned at ``now``."""
         return ChangeState(began=now)
 
-    def next(self, state: ChangeState, now: float) -> Move[Sighting]:
+    def next(self, state: ChangeState[R], now: float) -> Move[Changed[R]]:
         """Read until the screen changed (Rule 7), then until it settles (Rule 6)."""
+        seen = state.sighting
+        if state.answer is not None and seen is not None:
+            return Done(Changed(seen, state.answer))
         if state.settle is not None:
-            return SettleWait(self.policy).next(state.settle, now)
-        seen = state.sighting
-        if seen is None:
-            return _READ
-        if seen.screen.fingerprint == self.before:
-            return _at(seen.started + self.policy.interval, now)
-        return _READ  # it changed: the settle wait starts with a read of its own
+            move = SettleWait(self.policy).next(state.settle, now)
+            return Done(Changed(move.result)) if isinstance(move, Done) else move
+        return _READ if seen is None else _at(seen.started + self.policy.interval, now)
 
-    def saw(self, state: ChangeState, started: float, screen: Screen) -> ChangeState:
+    def saw(self, state: ChangeState[R], started: float, screen: Screen) -> ChangeState[R]:
         """Fold in a read: of the wait for a change while the screen is unchanged and time is left."""
-        seen = state.sighting
-        if state.settle is None and (seen is None or self._unchanged(seen, started - state.began)):
-            return attrs.evolve(state, sighting=_sighted(seen, started, screen))
-        wait = SettleWait(self.policy)
-        return attrs.evolve(state, settle=wait.saw(state.settle or wait.start(started), started, screen))
-
-    def _unchanged(self, seen: Sighting, elapsed: float) -> bool:
-        return seen.screen.fingerprint == self.before and elapsed < self.policy.give_up_after - _SLACK
+        seen = _sighted(state.sighting, started, screen)
+        settle = state.settle
+        if settle is None:
+            unchanged = screen.fingerprint == self.before
+            if unchanged and started - state.began < self.policy.give_up_after - _SLACK:
+                return attrs.evolve(state, sighting=seen)
+            # The change came (or never will): the settle wait starts on this read.
+            seen = seen if unchanged else Sighting.first(started, screen)
+            settle = SettleWait(self.policy, seen).start(started)
+        else:
+            settle = SettleWait(self.policy).saw(settle, started, screen)
+            assert settle.sighting is not None
+            seen = settle.sighting
+        answer = None if self.watch is None else self.watch(seen)
+        return ChangeState(state.began, seen, settle, answer)
 
 
 # -- typing (Rule 8) -----------------------------------------------------------------------------
@@ -574,10 +622,10 @@ class WatchWait(_NoChecks, Generic[R]):
         """The watch starts on the screen the model was given: its answer comes first."""
         return WatchState(self.sighting, self.watch(self.sighting))
 
-    def next(self, state: WatchState[R], now: float) -> Move[R]:
-        """Stop at the first answer; else read every ``interval`` (Rule 1)."""
+    def next(self, state: WatchState[R], now: float) -> Move[tuple[R, Sighting]]:
+        """Stop at the first answer, with the read it came on; else read every ``interval`` (Rule 1)."""
         if state.answer is not None:
-            return Done(state.answer)
+            return Done((state.answer, state.sighting))
         return _at(state.sighting.started + self.policy.interval, now)
 
     def saw(self, state: WatchState[R], started: float, screen: Screen) -> WatchState[R]:

@@ -1,7 +1,7 @@
 """Steps and paths: what a passing run executed, as plain dictionaries.
 
 Rule 1: a step is ``{"op", "app", "target", "screen", "text", "commit", "live"}``, in that order,
-        every key present, no other key (SPEC §3).
+        every key present, no other key.
 Rule 2: values are never converted: ``"1.5"`` is not a number and ``1`` is not a label.
 Rule 3: ``TAP``, ``LONG_PRESS`` and ``TYPE`` need a target; swipes may have one; ``SUBMIT``,
         ``LAUNCH_APP``, ``HOME`` and ``OPEN_URL`` take none.
@@ -190,7 +190,7 @@ class Step:
         return describe_action(self.op, None if self.target is None else self.target.label, self.text)
 
     def to_dict(self) -> dict[str, Any]:
-        """The step's dictionary, keys in the order of SPEC §3."""
+        """The step's dictionary, keys in the order of Rule 1."""
         target = None
         if self.target is not None:
             t = self.target
@@ -214,7 +214,7 @@ class Step:
 
 
 def describe_action(op: Op, label: str | None, text: str | None) -> str:  # noqa: PLR0911 - one line per op, as a table
-    """Describe an action in one line, as the heal file and the terminal show it (SPEC §10)."""
+    """Describe an action in one line, as the heal file and the terminal show it."""
     on = "" if label is None else f' "{label}"'
     match op:
         case Op.TAP:

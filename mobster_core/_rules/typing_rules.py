@@ -1,4 +1,4 @@
-"""Typing: which text a replay may type, and which text never reaches the disk (SPEC §7).
+"""Typing: which text a replay may type, and which text never reaches the disk.
 
 Rule 1 (masked): text typed into a ``SecureTextField``, or into a field whose label or identifier
         says password, passcode, PIN or code, is masked: it is never written anywhere, never

@@ -1,4 +1,4 @@
-"""Smart: the agent loop that performs a check's steps with a model and records the path (SPEC §15).
+"""Smart: the agent loop that performs a check's steps with a model and records the path.
 
 Rule 1: each turn the model sees the check, what was done so far, and the settled screen as rows;
         it answers act (1-3 actions), done or blocked. It never decides the verdict.
@@ -150,11 +150,14 @@ class Agent:
         self._next_index = brief.first_index
         self._invalid = 0
 
-    async def run(self) -> Recorded:
-        """Smart: turns until the model says done or blocked, or a budget or failure stops it."""
+    async def run(self, seed: Sighting | None = None) -> Recorded:
+        """Smart: turns until the model says done or blocked, or a budget or failure stops it.
+
+        ``seed`` is the read the first turn may start on (the baseline's last).
+        """
         began = self.dispatch.clock.now()
         try:
-            screen = await self.settled_screen()
+            screen = await self.settled_screen(seed)
             while True:
                 decision = await self._turn(screen, began)
                 if decision.kind is DecisionKind.DONE:
@@ -207,34 +210,43 @@ class Agent:
         return decision
 
     async def act_turn(self, screen: Screen, actions: Sequence[ModelAction]) -> Screen:
-        """Validate and send one turn's actions; return the settled screen after them.
+        """Validate and send one turn's actions (:meth:`act_one`); return the settled screen after them.
 
-        The model decided on ``screen``; the phone may have moved while it thought: the run's
-        newest read (``Dispatcher.latest``) may be newer. Each action's target is found again on
-        the newest read (same role and label, the recorded path breaking a tie); a target that is
-        gone drops the rest of the turn, and the model is asked again.
+        After each action the agent waits for the screen to change, then to settle (Rule 6); an
+        action that isn't sent drops the rest of the turn.
         """
-        seen = screen  # the screen the model saw: its row ids name elements of this read
-        _rows, ids = screen_rows(seen)
-        now = self.dispatch.latest or seen
         for n, wanted in enumerate(actions):
-            element = None
-            if wanted.target is not None and now.fingerprint != seen.fingerprint:
-                old = _element(seen, ids, wanted.target)
-                element = None if old is None else _relocate(seen, now, old)
-                if old is not None and element is None:
-                    self.history.append("(the screen changed, so the rest of that turn was not done)")
-                    return now
-            try:
-                action = self._validate(seen if element is None else now, ids, wanted, element)
-            except _Invalid as exc:
-                self._invalid += 1
-                self.history.append(f"Not done: action {n + 1}: {exc}")
+            sent_on = await self.act_one(screen, wanted, n)
+            if sent_on is None:
                 break
-            if not await self.send(now, action):
-                break
-            now = await self.after_action(now)
-        return now
+            await self.after_action(sent_on)
+        return self.dispatch.latest or screen
+
+    async def act_one(self, seen: Screen, wanted: ModelAction, n: int = 0) -> Screen | None:
+        """Validate and send one action the model chose on ``seen``; return the read it was sent on.
+
+        The phone may have moved while the model thought: the run's newest read
+        (``Dispatcher.latest``) may be newer. The action's target is found again on it (same role
+        and label, the recorded path breaking a tie). None when nothing was sent: the target is
+        gone, the action is invalid (``n`` counts the turn's actions), or safety refused it; the
+        model is told why.
+        """
+        _rows, ids = screen_rows(seen)  # the screen the model saw: its row ids name elements of this read
+        now = self.dispatch.latest or seen
+        element = None
+        if wanted.target is not None and now.fingerprint != seen.fingerprint:
+            old = _element(seen, ids, wanted.target)
+            element = None if old is None else _relocate(seen, now, old)
+            if old is not None and element is None:
+                self.history.append("(the screen changed, so the rest of that turn was not done)")
+                return None
+        try:
+            action = self._validate(seen if element is None else now, ids, wanted, element)
+        except _Invalid as exc:
+            self._invalid += 1
+            self.history.append(f"Not done: action {n + 1}: {exc}")
+            return None
+        return now if await self.send(now, action) else None
 
     async def send(self, screen: Screen, action: Action) -> bool:
         """Apply safety, record, journal and send one valid action; False when it was refused."""
@@ -282,16 +294,19 @@ class Agent:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
 
-    async def settled_screen(self) -> Screen:
-        """Read until two reads in a row agree, or ``give_up_after`` passes (the last read wins)."""
+    async def settled_screen(self, seed: Sighting | None = None) -> Screen:
+        """Read until two reads in a row agree, or ``give_up_after`` passes (the last read wins).
+
+        ``seed`` is a read to start on (the baseline's last): a settled one needs no read at all.
+        """
         dispatch = self.dispatch
-        return (await drive(SettleWait(self.brief.timing), dispatch.clock, dispatch.read)).screen
+        return (await drive(SettleWait(self.brief.timing, seed), dispatch.clock, dispatch.read)).screen
 
     async def after_action(self, before: Screen) -> Screen:
         """Rule 6: wait for the screen to change (bounded), then for it to settle."""
         dispatch = self.dispatch
-        wait = ChangeWait(before.fingerprint, self.brief.timing)
-        return (await drive(wait, dispatch.clock, dispatch.read)).screen
+        wait: ChangeWait[None] = ChangeWait(before.fingerprint, self.brief.timing)
+        return (await drive(wait, dispatch.clock, dispatch.read)).sighting.screen
 
     # -- rules -----------------------------------------------------------------------------
 

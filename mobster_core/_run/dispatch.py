@@ -1,4 +1,4 @@
-"""Sending actions safely: the part the replayer, the agent and the heal share (SPEC §7-9).
+"""Sending actions safely: the part the replayer, the agent and the heal share.
 
 Rule 1: an action is journaled (intent, fsynced) before it is sent, and its outcome after.
 Rule 2: the effect ledger lets a key be sent at most once per run, and nothing once an outcome

@@ -1,10 +1,12 @@
-"""The heal (SPEC §10): a drifted step is healed by the model for that step only.
+"""The heal: a drifted step is healed by the model for that step only.
 
 Rule 1: the model gets the check's own request, is told which recorded step changed and why (the
         matcher's reason), and sees the replayed steps as its history.
 Rule 2: after each of its actions the screen is compared with the drifted step and the next four
-        (the matcher, with the settle state). At the first match the model is cancelled, a call
-        in flight included, and replay takes over from the matched step.
+        (the matcher, with the settle state), on every read from the first one that shows the
+        action's effect. At the first match the model is cancelled, a call in flight included,
+        and replay takes over from the matched step, on the read that matched. When nothing
+        matches, the model is asked again once the screen has settled.
 Rule 3: the next model turn and the screen comparison run concurrently: a match that appears
         while the model is thinking wins at once. Before the model's first action only the
         drifted step itself is watched (a later step's screen must not skip the drifted one).
@@ -27,7 +29,7 @@ Rule 8: a heal returns its own steps: the healed path, where the replay resumes,
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import attrs
 
@@ -36,7 +38,7 @@ from mobster_core._rules.device import SPRINGBOARD
 from mobster_core._rules.matcher import MatchRule, match_step
 from mobster_core._rules.model import Decision, DecisionKind
 from mobster_core._rules.screen import Screen
-from mobster_core._rules.settle import Sighting, WatchWait
+from mobster_core._rules.settle import ChangeWait, Sighting, WatchWait
 from mobster_core._rules.steps import Step
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.healfile import HealEntry
@@ -82,6 +84,8 @@ class Healed:
     entry: HealEntry | None
     breaker: Breaker
     failure: Outcome | None = None
+    #: The read the heal ended on: the replay's wait for the step it resumes at starts there.
+    seen: Sighting | None = None
 
 
 def refusal(
@@ -136,57 +140,67 @@ class _Heal:
         self.request = heal_request(agent.brief.request, job.drift.at, job.drift.step, job.drift.why)
 
     async def run(self) -> Healed:
-        agent, steps, index = self.agent, self.job.steps, self.index
-        screen = self.job.drift.screen
+        agent, drift = self.agent, self.job.drift
+        dispatch = agent.dispatch
+        seen = Sighting(drift.screen, dispatch.clock.now(), dispatch.clock.now(), drift.report.settled)
+        acted = False
         while True:
-            acted = bool(agent.path)
-            watch = range(index, min(len(steps), index + LOOKAHEAD + 1)) if acted else range(index, index + 1)
-            if acted:
-                found, screen = await self._settled_after_action(screen, watch)
-                if found is not None:
-                    return self.healed(found)
-            found, decision = await self._race(screen, watch, acted=acted)
+            answer = self._answer(acted)
+            found, decision = await self._race(seen, answer)
             if found is not None:
-                return self.healed(found)
+                return self.healed(found[0], seen=found[1])
             assert decision is not None
             if decision.kind is DecisionKind.DONE:
                 return self.healed(None)
             if decision.kind is DecisionKind.BLOCKED:
-                drift = self.job.drift
                 reason = decision.reason or "it gave no reason"
                 message = f"{drift.message}; the model was blocked: {reason}"
                 return self.healed(None, failure=Outcome(Verdict.FAILED, FailureClass.BLOCKED, message))
             if not self.breaker.allows_one_more():
-                raise failed(FailureClass.HEAL_LIMIT, self.breaker.message(self.job.drift.at))
-            before = len(agent.path)
-            screen = await agent.act_turn(screen, decision.actions[:1])
-            self.breaker = self.breaker.record(len(agent.path) - before)
+                raise failed(FailureClass.HEAL_LIMIT, self.breaker.message(drift.at))
+            sent_on = await agent.act_one(seen.screen, decision.actions[0])
+            if sent_on is None:  # not sent: the model is told why and asked again
+                seen = Sighting.first(dispatch.clock.now(), dispatch.latest or seen.screen)
+                continue
+            self.breaker = self.breaker.record(1)
+            acted = True
+            wait = ChangeWait(sent_on.fingerprint, agent.brief.timing, self._answer(acted))
+            changed = await drive(wait, dispatch.clock, dispatch.read)
+            if changed.answer is not None:
+                return self.healed(changed.answer, seen=changed.sighting)
+            seen = changed.sighting
 
-    async def _settled_after_action(self, screen: Screen, watch: Sequence[int]) -> tuple[int | None, Screen]:
-        """Rules 2 and 6 on the settled screen after an action.
+    def _answer(self, acted: bool) -> Callable[[Sighting], int | None]:
+        """Rules 2, 3 and 6: which watched step a read matches (0-based), with its settle state.
 
-        A watched step that matches it, or the expectations on one more read that agrees with it
-        (the index is then the number of steps).
+        Before the model's first action only the drifted step is watched; after it, the next four
+        too, and (for a heal of the last step) the expectations on a settled read, whose answer is
+        the number of steps. None when nothing matches.
         """
-        steps = self.job.steps
-        # The screen after an action is settled (or gave up settling): check it at once, so a
-        # match costs no model call at all.
-        for j in watch:
-            if match_step(steps[j], screen, settled=True).ok:
-                return j, screen
-        if self.expect is None:
-            return None, screen
-        again = await self.agent.dispatch.read()
-        if again.fingerprint == screen.fingerprint and self.expect(again):
-            return len(steps), again
-        return None, again
+        steps, index = self.job.steps, self.index
+        watch = range(index, min(len(steps), index + LOOKAHEAD + 1)) if acted else range(index, index + 1)
+        expect = self.expect if acted else None
 
-    async def _race(self, screen: Screen, watch: Sequence[int], *, acted: bool) -> tuple[int | None, Decision | None]:
+        def answer(seen: Sighting) -> int | None:
+            for j in watch:
+                if match_step(steps[j], seen.screen, settled=seen.settled).ok:
+                    return j
+            if expect is not None and seen.settled and expect(seen.screen):
+                return len(steps)
+            return None
+
+        return answer
+
+    async def _race(
+        self, seen: Sighting, answer: Callable[[Sighting], int | None]
+    ) -> tuple[tuple[int, Sighting] | None, Decision | None]:
         """Rule 3: the model's turn against the watch; the first to answer wins, the other is cancelled."""
-        turn = asyncio.ensure_future(
-            self.agent.ask(screen, recorded=self.job.steps[self.index :], request=self.request)
-        )
-        watcher = asyncio.ensure_future(self._watch(screen, watch, expect=self.expect if acted else None))
+        agent = self.agent
+        recorded = self.job.steps[self.index :]
+        turn = asyncio.ensure_future(agent.ask(seen.screen, recorded=recorded, request=self.request))
+        dispatch = agent.dispatch
+        watch = WatchWait(seen, answer, agent.brief.timing)
+        watcher = asyncio.ensure_future(drive(watch, dispatch.clock, dispatch.read))
         try:
             done, _pending = await asyncio.wait({turn, watcher}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -198,28 +212,11 @@ class _Heal:
             return watcher.result(), None  # a failed read of the watcher ends the heal too
         return None, turn.result()
 
-    async def _watch(self, screen: Screen, watch: Sequence[int], *, expect: Callable[[Screen], bool] | None) -> int:
-        """Rule 2: poll until a watched step matches; return its index (0-based).
+    def healed(self, resume_at: int | None, *, failure: Outcome | None = None, seen: Sighting | None = None) -> Healed:
+        """Where the heal ended: ``resume_at`` a step (0-based), the number of steps or None (done).
 
-        With ``expect`` (Rule 6) a settled read on which the expectations hold ends it too: the
-        index is then the number of steps.
+        ``seen`` is the read the heal ended on, where the replay's wait for the next step starts.
         """
-        steps = self.job.steps
-
-        def answer(seen: Sighting) -> int | None:
-            for j in watch:
-                if match_step(steps[j], seen.screen, settled=seen.settled).ok:
-                    return j
-            if expect is not None and seen.settled and expect(seen.screen):
-                return len(steps)
-            return None
-
-        dispatch = self.agent.dispatch
-        wait = WatchWait(Sighting.first(dispatch.clock.now(), screen), answer, self.agent.brief.timing)
-        return await drive(wait, dispatch.clock, dispatch.read)
-
-    def healed(self, resume_at: int | None, *, failure: Outcome | None = None) -> Healed:
-        """Where the heal ended: ``resume_at`` a step (0-based), the number of steps or None (done)."""
         steps, index = self.job.steps, self.index
         new = tuple(self.agent.path)
         reports = tuple(
@@ -234,4 +231,4 @@ class _Heal:
             entry = HealEntry.of(self.job.drift.at, self.job.drift.why, old, new)
         path = (*steps[:index], *new, *steps[upto:])
         resume = None if resume_at is None or resume_at == len(steps) else index + len(new)
-        return Healed(path, resume, reports, entry, self.breaker, failure)
+        return Healed(path, resume, reports, entry, self.breaker, failure, seen)

@@ -25,15 +25,22 @@ from mobster_core._store.cache import ReplayCache, StoredPath
 from mobster_core._store.healfile import HealFileError, HealState, heal_file_for, load_heal_state, read_heal_file
 from mobster_core.exceptions import DeviceBusy, DeviceError
 
-from .context import Run
+from .context import Run, RunOptions
 from .ended import couldnt
 
-__all__ = ["NO_MODEL", "Plan", "Prepared", "choose_path", "prepare", "read_device", "require_model"]
+__all__ = ["NO_MODEL", "Plan", "Prepared", "choose_path", "no_model", "prepare", "read_device", "require_model"]
 
 log = get_logger(__name__)
 
 #: Rule 4: how to give a run a model.
 NO_MODEL = "set ANTHROPIC_API_KEY or OPENAI_API_KEY (or --env-file), or pass --model scripted"
+
+
+def no_model(options: RunOptions, to: str) -> str:
+    """Why there is no model ``to`` do something, and what to do: under ``no_heal`` it is the option."""
+    if options.no_heal:
+        return f"--no-heal runs no model: run without --no-heal (or with --fresh) to {to}"
+    return f"there is no model to {to}: {NO_MODEL}"
 
 
 @attrs.frozen
@@ -118,4 +125,4 @@ def require_model(run: Run, plan: Plan) -> None:
     """Rule 4: a run that records needs a model."""
     if plan.path is None and not run.check.launch_only and run.calls is None:
         why = plan.why or "no recorded path yet"
-        raise couldnt(FailureClass.MODEL, f"{why}, and there is no model to record one: {NO_MODEL}")
+        raise couldnt(FailureClass.MODEL, f"{why}, and {no_model(run.options, 'record one')}")

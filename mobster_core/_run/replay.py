@@ -1,8 +1,8 @@
 """The replayer: runs a recorded path on a device, step by step (read, match, act).
 
 This is the one small loop of the replay that talks to the device and the clock; every decision
-comes from pure rules: the matcher (§4), the poll policy (§5), the typing rules (§7) and safety
-(§8). The journal and the effect ledger (§9) see every action before it is sent.
+comes from pure rules: the matcher, the step's wait, the typing rules and safety. The
+journal and the effect ledger see every action before it is sent.
 
 Rule 1: a step acts on the element found on the current screen (its current frame), never on
         the recorded coordinates.
@@ -32,7 +32,7 @@ from mobster_core._rules.device import Action, DeviceKind
 from mobster_core._rules.matcher import Match
 from mobster_core._rules.safety import check_commit, classify, strictest
 from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import DEFAULT_POLICY, Drifted, Found, PollPolicy, StepWait
+from mobster_core._rules.settle import DEFAULT_POLICY, Drifted, Found, PollPolicy, Sighting, StepWait
 from mobster_core._rules.steps import Op, Step
 from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
 from mobster_core._rules.verdict import FailureClass, Outcome
@@ -114,13 +114,17 @@ class Replayer:
         self.timing = timing
         self.live = live
 
-    async def run(self, steps: Sequence[Step], *, start: int = 0) -> Replayed:
-        """Replay ``steps[start:]``; stop at the first step that can't run (Rule 8)."""
+    async def run(self, steps: Sequence[Step], *, start: int = 0, seed: Sighting | None = None) -> Replayed:
+        """Replay ``steps[start:]``; stop at the first step that can't run (Rule 8).
+
+        ``seed`` is a read taken just before (the baseline's last, or the read a heal ended on):
+        the first step's wait starts on it instead of reading again.
+        """
         reports: list[StepReport] = []
         try:
             for i in range(start, len(steps)):
                 step = steps[i]
-                end = await self._wait_for(i + 1, step)
+                end = await self._wait_for(i + 1, step, seed if i == start else None)
                 if isinstance(end, Drifted):
                     return Replayed(tuple(reports), drift=self._drift(i + 1, step, end))
                 reports.append(await self._act(i + 1, step, end))
@@ -130,12 +134,12 @@ class Replayer:
 
     # -- one step ------------------------------------------------------------------------
 
-    async def _wait_for(self, index: int, step: Step) -> Found | Drifted:
+    async def _wait_for(self, index: int, step: Step, seed: Sighting | None) -> Found | Drifted:
         """Poll until the matcher says ``ok`` or the step drifts (the step's wait of ``_rules/settle``)."""
         what = f"step {index}"
         dispatch = self.dispatch
         return await drive(
-            StepWait(step, self.timing),
+            StepWait(step, self.timing, seed),
             dispatch.clock,
             lambda: dispatch.read(what),
             lambda element: dispatch.target_shown(element, what),

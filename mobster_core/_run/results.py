@@ -1,4 +1,4 @@
-"""What runs return: a check's result, a suite's, and their stable forms (SPEC §12).
+"""What runs return: a check's result, a suite's, and their stable forms.
 
 Rule 1: :meth:`CheckResult.to_dict` is a check's entry of ``results.json`` (the ``mobster.test/1``
         contract, also each run's ``result.json``); :meth:`SuiteResult.to_dict` the whole document.
@@ -52,7 +52,7 @@ class StepSource(enum.StrEnum):
 
 @attrs.frozen
 class StepReport:
-    """What happened to one step (SPEC §12 ``steps``). ``index`` counts from 1; ``waited_s`` is seconds."""
+    """What happened to one step (``steps`` of ``results.json``). ``index`` counts from 1; ``waited_s`` is seconds."""
 
     index: int
     op: Op

@@ -1,6 +1,8 @@
 """A check's steps: launch, the baseline, then replay (healing what drifted) or Smart.
 
-Rule 1: the app is launched as the check says, journaled as an action; the baseline follows.
+Rule 1: the app is launched as the check says, journaled as an action; the baseline follows. The
+        first step's wait (or Smart's first turn) starts on the baseline's last read, and the
+        step a heal resumes at on the read the heal ended on: neither reads the screen again.
 Rule 2: a recorded path replays with no model; a drifted step is healed by the model for that
         step only, when nothing rules it out (``heal.refusal``), and replay resumes where the heal
         says. With no path, Smart performs the steps and records one.
@@ -28,6 +30,7 @@ from mobster_core._log import get_logger
 from mobster_core._rules.assertions import evaluate
 from mobster_core._rules.breaker import Breaker
 from mobster_core._rules.screen import Screen
+from mobster_core._rules.settle import Sighting
 from mobster_core._rules.steps import Step
 from mobster_core._rules.verdict import FailureClass, Outcome, SmartNote, Verdict
 from mobster_core._store.healfile import HealEntry
@@ -37,7 +40,7 @@ from .context import Run
 from .ended import Ended, couldnt
 from .heal import HealJob, heal_step, refusal
 from .judge import Baseline, take_baseline
-from .plan import NO_MODEL, Plan, Prepared
+from .plan import Plan, Prepared, no_model
 from .replay import Drift, LiveStep, Replayer
 from .results import Mode, StepReport
 
@@ -87,7 +90,8 @@ async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
 async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: str = "smart") -> Executed:
     """Smart performs the steps and records the path (Rule 2)."""
     assert run.calls is not None  # plan.require_model saw to it
-    recorded = await Agent(run.calls, run.dispatch, brief(run, prepared, key_prefix=key_prefix)).run()
+    agent = Agent(run.calls, run.dispatch, brief(run, prepared, key_prefix=key_prefix))
+    recorded = await agent.run(_seed(executed.baseline))
     return attrs.evolve(
         executed,
         mode=Mode.SMART,
@@ -96,6 +100,11 @@ async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: s
         smart=_note(recorded),
         failure=recorded.failure,
     )
+
+
+def _seed(baseline: Baseline | None) -> Sighting | None:
+    """The baseline's last read: the first step (or Smart's first turn) starts on it."""
+    return None if baseline is None else baseline.read.sighting
 
 
 def _note(recorded: Recorded) -> SmartNote | None:
@@ -113,11 +122,11 @@ async def _replay(run: Run, prepared: Prepared, executed: Executed, path: tuple[
         run.dispatch, prepared.info.kind, run.provenance, timing=run.options.policy, live=_live_step(run, prepared)
     )
     plan = executed.plan
-    steps, start = path, 0
+    steps, start, seed = path, 0, _seed(executed.baseline)
     breaker = Breaker(recorded=len(path), pending=plan.pending)
     reports, heals = list(executed.reports), list(executed.heals)
     while True:
-        replayed = await replayer.run(steps, start=start)
+        replayed = await replayer.run(steps, start=start, seed=seed)
         reports += replayed.reports
         drift = replayed.drift
         failure = replayed.failure
@@ -135,7 +144,7 @@ async def _replay(run: Run, prepared: Prepared, executed: Executed, path: tuple[
         steps, breaker = healed.steps, healed.breaker
         if healed.failure is not None or healed.resume_at is None:
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=healed.failure)
-        start = healed.resume_at
+        start, seed = healed.resume_at, healed.seen
 
 
 def _healer(run: Run, prepared: Prepared, drift: Drift, reports: list[StepReport]) -> Agent:
@@ -154,11 +163,18 @@ def _expect(run: Run) -> Callable[[Screen], bool] | None:
     return lambda screen: all(r.ok for r in evaluate(expect, screen))
 
 
-def _live_step(run: Run, prepared: Prepared) -> LiveStep | None:
-    """Rule 3: the model types a live step, or None when there is no model."""
+def _live_step(run: Run, prepared: Prepared) -> LiveStep:
+    """Rule 3: the model types a live step (with no model, the step can't run, and says why)."""
     calls: ModelCalls | None = run.calls
     if calls is None:
-        return None
+
+        async def no_live(index: int, step: Step, _screen: Screen) -> None:
+            what = f"step {index} ({step.describe()})"
+            raise couldnt(
+                FailureClass.MODEL, f"{what} is typed by the model on every run, and {no_model(run.options, 'type it')}"
+            )
+
+        return no_live
 
     async def live(index: int, step: Step, screen: Screen) -> None:
         what = f"step {index} ({step.describe()})"
@@ -214,7 +230,7 @@ async def _fall_back(run: Run, prepared: Prepared, carried: Executed) -> Execute
         )
         return attrs.evolve(carried, failure=Outcome(outcome.verdict, outcome.failure_class, why))
     if run.calls is None:
-        why = f"{said}; there is no model to record a new path: {NO_MODEL}"
+        why = f"{said}; {no_model(run.options, 'record a new path')}"
         return attrs.evolve(carried, failure=Outcome(Verdict.COULDNT_RUN, FailureClass.MODEL, why))
     dropped = len(carried.heals)
     note = f" ({dropped} heal{'s' if dropped != 1 else ''} dropped)" if dropped else ""

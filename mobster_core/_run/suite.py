@@ -1,4 +1,4 @@
-"""Running a suite of checks: devices in parallel, sharding, ``results.json`` and ``junit.xml`` (SPEC §12).
+"""Running a suite of checks: devices in parallel, sharding, ``results.json`` and ``junit.xml``.
 
 Rule 1: checks run on N devices at once, each device running one check at a time; each check's
         result is written once, by the run that ran it.

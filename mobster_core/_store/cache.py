@@ -1,4 +1,4 @@
-"""The replay cache: one recorded path per check identity and env (SPEC §6).
+"""The replay cache: one recorded path per check identity and env.
 
 A path lives in ``<root>/.mobster/cache/replay/<identity>-<env digest>.json``::
 

@@ -1,4 +1,4 @@
-"""Check files: Mobster's version-1 check format, loaded strictly (SPEC §11; Mobster §1.1).
+"""Check files: Mobster's version-1 check format, loaded strictly .
 
 Rule 1: a check file is YAML (JSON is YAML too) of at most 1 MiB, UTF-8, read in ruamel's safe
         mode: no duplicate keys, no Python tags. YAML 1.2: ``yes`` is a string, ``1.0`` a number.

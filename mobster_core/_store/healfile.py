@@ -1,4 +1,4 @@
-"""The heal file beside a check, and the heal state in the cache (SPEC §10).
+"""The heal file beside a check, and the heal state in the cache.
 
 Rule 1: every heal becomes an entry of ``<check stem>.heal.yaml`` beside the check, so it shows in
         the pull request: ``step`` (from 1), ``from``/``to`` (one line each; several actions are

@@ -1,4 +1,4 @@
-"""The run's journal and effect ledger: no side effect is sent twice, or after an unknown one (SPEC §9).
+"""The run's journal and effect ledger: no side effect is sent twice, or after an unknown one.
 
 Rule 1: an action's intent is appended to ``<run_dir>/journal.jsonl`` and fsynced before
         :meth:`Journal.intent` returns; the caller sends the action only after that. Its outcome

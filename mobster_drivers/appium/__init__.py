@@ -11,8 +11,10 @@
 
 It drives the XCUITest driver's ``mobile:`` commands through Appium-Python-Client
 (``pip install 'mobster[appium]'``, imported when a device is made), reads WebDriverAgent's own
-JSON tree with the WDA driver's parser, sends each action once and maps errors to ``DeviceError``
-and ``UnknownOutcome`` (see ``_device``'s rules and ``docs/scale.md``).
+JSON tree with the WDA driver's parser and visibility rules (the verdict's ``read_evidence`` keeps
+WDA's own ``visible``; ``check_target`` asks WDA before an action whether its element is visible),
+sends each action once and maps errors to ``DeviceError`` and ``UnknownOutcome`` (see
+``_device``'s rules, ``docs/drivers.md`` and ``docs/scale.md``).
 ``mobster_drivers.fakes.appium`` serves a scripted phone over the same protocol for tests.
 """
 
@@ -31,7 +33,16 @@ from ._caps import (
     scrub,
     session_capabilities,
 )
-from ._device import REFUSED_ERRORS, SOURCE_ARGS, AppiumDevice, AppiumTimeouts, appium_device
+from ._device import (
+    EVIDENCE_ARGS,
+    QUERY_SETTINGS,
+    QUERY_STRATEGY,
+    REFUSED_ERRORS,
+    SOURCE_ARGS,
+    AppiumDevice,
+    AppiumTimeouts,
+    appium_device,
+)
 from ._provider import provider_scripts
 from ._wire import (
     AppiumBadReply,
@@ -43,7 +54,10 @@ from ._wire import (
 
 __all__ = [
     "CAPS_ENV",
+    "EVIDENCE_ARGS",
     "NEW_COMMAND_TIMEOUT",
+    "QUERY_SETTINGS",
+    "QUERY_STRATEGY",
     "REFUSED_ERRORS",
     "REQUIRED_CAPABILITIES",
     "SOURCE_ARGS",

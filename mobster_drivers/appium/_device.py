@@ -1,4 +1,4 @@
-r"""The Appium device: ``Device`` and ``Screenshots`` over an Appium server's XCUITest driver.
+r"""The Appium device over an Appium server's XCUITest driver: ``Device`` and its optional abilities.
 
 Rule 1: every action is one command, sent once, with an explicit timeout; the wire never
         re-sends (``_wire``'s rules).
@@ -18,10 +18,34 @@ Rule 3: one session serves every call, created on first need with ``session_capa
         and a check can't go on on a phone whose state it doesn't know. The next launch starts
         a new session.
 Rule 4: a read is ``mobile: activeAppInfo`` (the app in front) and ``mobile: source`` with
-        ``{"format": "json", "excludedAttributes": "visible,accessible"}``: the XCUITest driver
-        hands them to WebDriverAgent's source as ``excluded_attributes``, WDA's fast read. The
-        tree goes through the WDA driver's parser and visibility rules (``_screen_of``); the
-        screen size comes from the window rect when the root has none.
+        :data:`SOURCE_ARGS` (``{"format": "json", "excludedAttributes": "visible,accessible"}``):
+        the XCUITest driver hands them to WebDriverAgent's source as ``excluded_attributes``,
+        WDA's fast read (WDA 8.11 and later leave them out of the JSON too; an older WDA sends
+        them, and the read is then as truthful, and as slow, as the evidence read: logged once).
+        The tree goes through the WDA driver's parser and visibility rules
+        (``mobster_drivers.wda._visibility``, one for both drivers); the screen size comes from
+        the window rect when the root has none. Elements the tree can't decide are asked about
+        as the WDA driver asks: one predicate query, through Appium (Rule 4c), its answer kept
+        for 2 s and forgotten at every action and launch; a server that refuses the query leaves
+        them hidden.
+Rule 4a: the evidence read (the verdict's, ``EvidenceReads``) is ``mobile: source`` with
+        :data:`EVIDENCE_ARGS` (``excludedAttributes: "accessible"``): WDA's own ``visible``
+        decides what is shown.
+Rule 4b: the target check (``TargetChecks``) asks, before an action on an element, for a visible
+        element of its type and label at its frame (one query, Rule 4c), unless the latest read's
+        own query just confirmed it; a server that refuses the query answers "can't tell": True.
+Rule 4c: a query is ``POST /session/{id}/elements`` with ``{"using": "-ios predicate string",
+        "value": …}``; the XCUITest driver rewrites the strategy to WDA's ``predicate string`` and
+        proxies it to WDA's ``/elements``, whose reply (W3C element references with ``type``,
+        ``label`` and ``rect``) passes through. Before the first query of a session, the session's
+        implicit wait is set to 0 (``POST /timeouts``: an empty answer would otherwise be asked
+        again until it ran out) and WDA is told to describe the elements it finds
+        (:data:`QUERY_SETTINGS` through ``POST /appium/settings``); either refused, the queries
+        go on (compact replies answer "can't tell"). The driver turns any failure of the lookup
+        at WDA into an empty answer, so here a query WDA could not evaluate reads as "none
+        visible": the careful side (a drift, never a tap on hidden content). A refusal by Appium
+        itself (``invalid selector``: a server without the strategy, any 4xx) is not asked again
+        in that session; ``invalid session id`` is Rule 3's; anything else is a failed read.
 Rule 5: actions: ``TAP`` is ``mobile: tap`` at the element's centre in points (XCTest's
         coordinate tap: no pointer travel, unlike the client's W3C tap, which moves the finger
         for about 0.35 s); ``LONG_PRESS`` is ``mobile: touchAndHold`` for 1 s; ``TYPE`` taps the
@@ -69,6 +93,7 @@ from mobster_core import (
     DeviceError,
     DeviceInfo,
     DeviceKind,
+    Element,
     LaunchOptions,
     Op,
     Reset,
@@ -78,20 +103,39 @@ from mobster_core import (
     Verdict,
 )
 from mobster_core.protocols import SPRINGBOARD
-from mobster_drivers.wda._device import _describe
-from mobster_drivers.wda._tree import LONG_PRESS_MS, center_points, screen_from_source, swipe_points
+from mobster_drivers.wda._device import SESSION_SETTINGS, _describe
+from mobster_drivers.wda._tree import LONG_PRESS_MS, center_points, swipe_points
+from mobster_drivers.wda._visibility import QueryRefused, Visibility, read_tree
 
 from ._bundle import BundleInfo, read_bundle_info
 from ._caps import AppiumCaps, Provider, detect_provider, session_capabilities
 from ._provider import provider_scripts
 from ._wire import AppiumBadReply, AppiumErrorReply, AppiumNoReply, AppiumTransportError, AppiumUnreachable, AppiumWire
 
-__all__ = ["REFUSED_ERRORS", "SOURCE_ARGS", "AppiumDevice", "AppiumTimeouts", "appium_device"]
+__all__ = [
+    "EVIDENCE_ARGS",
+    "QUERY_SETTINGS",
+    "QUERY_STRATEGY",
+    "REFUSED_ERRORS",
+    "SOURCE_ARGS",
+    "AppiumDevice",
+    "AppiumTimeouts",
+    "appium_device",
+]
 
 _log = logging.getLogger("mobster.drivers.appium")
 
 #: ``mobile: source``'s arguments: WDA's JSON tree without its costly attributes (Rule 4).
 SOURCE_ARGS: Mapping[str, str] = {"format": "json", "excludedAttributes": "visible,accessible"}
+#: ``mobile: source``'s arguments for the evidence read: WDA's own ``visible`` kept (Rule 4a).
+EVIDENCE_ARGS: Mapping[str, str] = {"format": "json", "excludedAttributes": "accessible"}
+#: The locator strategy of a visibility query (Rule 4c).
+QUERY_STRATEGY = "-ios predicate string"
+#: WDA's settings that make a query's replies say which elements they are (Rule 4c): the WDA
+#: driver's own.
+QUERY_SETTINGS: Mapping[str, Any] = {
+    key: SESSION_SETTINGS[key] for key in ("shouldUseCompactResponses", "elementResponseAttributes")
+}
 #: W3C errors that mean the command was refused before anything was done (Rule 2).
 REFUSED_ERRORS = frozenset(
     {
@@ -149,21 +193,14 @@ def appium_device(
     return AppiumDevice(url, caps, clock=clock, bundle=bundle, app_files=app_files, timeouts=timeouts)
 
 
-def _screen_of(tree: Any, app: str, size: tuple[int, int] | None) -> Screen:
-    """The screen of WDA's JSON tree: the WDA driver's parser and visibility rules (Rule 4).
-
-    The one place the read's visibility step lives, so it can follow the WDA parser's changes.
-    """
-    return screen_from_source(tree, app, size=size)
-
-
 class AppiumDevice:
     """A phone behind an Appium server (local Appium, Selenium Grid, a device cloud).
 
-    Implements ``Device`` and ``Screenshots``; the module rules describe the behaviour. ``caps``
-    are the user's capabilities (:func:`~mobster_drivers.appium.load_caps`); ``bundle`` is the
-    app under test (``appium:bundleId``); ``app_files`` are ``.app`` folders or ``.ipa`` files
-    whose ``Info.plist`` gives an app's version where Appium can't. ``name``, ``kind`` and
+    Implements ``Device``, ``Screenshots``, ``EvidenceReads`` and ``TargetChecks``; the module
+    rules describe the behaviour. ``caps`` are the user's capabilities
+    (:func:`~mobster_drivers.appium.load_caps`); ``bundle`` is the app under test
+    (``appium:bundleId``); ``app_files`` are ``.app`` folders or ``.ipa`` files whose
+    ``Info.plist`` gives an app's version where Appium can't. ``name``, ``kind`` and
     ``ios`` override what the server reports. Blocking calls run in a worker thread.
     """
 
@@ -198,6 +235,13 @@ class AppiumDevice:
         self._last_command: float | None = None
         self._size: tuple[int, int] | None = None
         self._info: DeviceInfo | None = None
+        # Rules 4-4c: the WDA driver's visibility, asked through Appium; the session whose
+        # queries are set up; whether the server's WDA was found to ignore excludedAttributes.
+        self._visibility = Visibility(
+            self._visible_elements, size=self._screen_size, now=self._clock.now, where=self._where(), scrub=self.scrub
+        )
+        self._queries_ready: str | None = None
+        self._told_full_source = False
 
     # -- what callers read --------------------------------------------------------------------
 
@@ -235,8 +279,16 @@ class AppiumDevice:
         await asyncio.to_thread(self._launch_sync, bundle, options)
 
     async def read(self) -> Screen:
-        """The app in front and its accessibility tree (Rule 4)."""
+        """The app in front and its accessibility tree: the fast read (Rule 4)."""
         return await asyncio.to_thread(self.read_sync)
+
+    async def read_evidence(self) -> Screen:
+        """The read with WDA's own visibility of every element (Rule 4a)."""
+        return await asyncio.to_thread(self.read_evidence_sync)
+
+    async def check_target(self, element: Element) -> bool:
+        """Is ``element`` (from the latest read) visible, by WDA's own account (Rule 4b)?"""
+        return await asyncio.to_thread(self.check_target_sync, element)
 
     async def act(self, action: Action) -> None:
         """Send one action, once (Rules 1, 5)."""
@@ -395,6 +447,7 @@ class AppiumDevice:
         return self._name or _text(_cap(self._session_caps, "deviceName")) or f"the device behind {self._where()}"
 
     def _launch_sync(self, bundle: str, options: LaunchOptions) -> None:
+        self._visibility.forget()
         if self._session_id is None and self._bundle is None:
             self._bundle = bundle
         self._require_installed(bundle, "launch")
@@ -417,23 +470,63 @@ class AppiumDevice:
 
     def read_sync(self) -> Screen:
         """The blocking form of :meth:`read`."""
+        return self._read(SOURCE_ARGS)
+
+    def read_evidence_sync(self) -> Screen:
+        """The blocking form of :meth:`read_evidence`."""
+        return self._read(EVIDENCE_ARGS)
+
+    def check_target_sync(self, element: Element) -> bool:
+        """The blocking form of :meth:`check_target`."""
+        return self._visibility.check_target(element)
+
+    def _read(self, source_args: Mapping[str, str]) -> Screen:
         front = self._mobile("activeAppInfo", {}, timeout=self._timeouts.read)
         bundle = front.get("bundleId") if isinstance(front, Mapping) else None
         if not isinstance(bundle, str) or not bundle:
             raise DeviceError(f"{self._where()} sent no bundleId for the app in front: {self.scrub(repr(front))[:80]}")
-        tree = self._mobile("source", dict(SOURCE_ARGS), timeout=self._timeouts.read)
+        tree = self._mobile("source", dict(source_args), timeout=self._timeouts.read)
+        read = read_tree(tree, bundle, size=self._size, window_size=self._window_size, where=self._where())
+        self._size = read.screen.size
+        if read.evidence and source_args is SOURCE_ARGS and not self._told_full_source:
+            self._told_full_source = True
+            _log.info(
+                "%s keeps WDA's visible in the JSON source it was asked to leave it out of (WebDriverAgent before "
+                "8.11): every read costs as much as the verdict's; update the XCUITest driver to read faster",
+                self._where(),
+            )
+        return self._visibility.screen(read)
+
+    def _visible_elements(self, query: str) -> Any:
+        """One visibility query (Rule 4c); ``QueryRefused`` when Appium itself refuses it."""
+        self._prepare_queries()
+        params = {"using": QUERY_STRATEGY, "value": query}
         try:
-            screen = _screen_of(tree, bundle, self._size)
-        except ValueError as exc:
-            if self._size is not None:
-                raise DeviceError(f"{self._where()} sent a source tree that can't be read: {exc}") from exc
-            self._size = self._window_size()
+            return self._call("findElements", params, what="POST /elements", timeout=self._timeouts.read)
+        except DeviceError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, AppiumErrorReply) and cause.error != _INVALID_SESSION and _refused(cause):
+                raise QueryRefused(str(exc)) from exc
+            raise
+
+    def _prepare_queries(self) -> None:
+        """Once a session: no implicit wait, and element replies that say which element (Rule 4c)."""
+        session = self._session()
+        if self._queries_ready == session:
+            return
+        steps = (
+            ("setTimeouts", {"implicit": 0}, "POST /timeouts"),
+            ("updateSettings", {"settings": dict(QUERY_SETTINGS)}, "POST /appium/settings"),
+        )
+        for command, params, what in steps:
             try:
-                screen = _screen_of(tree, bundle, self._size)
-            except ValueError as again:
-                raise DeviceError(f"{self._where()} sent a source tree that can't be read: {again}") from again
-        self._size = screen.size
-        return screen
+                self._call(command, params, what=what, timeout=self._timeouts.read)
+            except DeviceError as exc:
+                cause = exc.__cause__
+                if not isinstance(cause, AppiumErrorReply) or cause.error == _INVALID_SESSION:
+                    raise
+                _log.debug("%s: %s was refused; visibility queries go on without it", self._where(), what)
+        self._queries_ready = session
 
     def _window_size(self) -> tuple[int, int]:
         value = self._call("getWindowRect", what="GET /window/rect", timeout=self._timeouts.read)
@@ -449,6 +542,7 @@ class AppiumDevice:
         return self._size
 
     def _act_sync(self, action: Action) -> None:
+        self._visibility.forget()
         op = action.op
         what = _describe(action)
         timeout = self._timeouts.action
@@ -535,6 +629,8 @@ class AppiumDevice:
         with self._session_lock:
             session, self._session_id = self._session_id, None
             self._session_caps, self._info, self._size = {}, None, None
+            self._queries_ready = None
+        self._visibility.reset()
         if session is None:
             return
         try:
@@ -557,6 +653,8 @@ class AppiumDevice:
         with self._session_lock:
             if self._session_id == stale:
                 self._session_id, self._session_caps, self._info, self._size = None, {}, None, None
+                self._queries_ready = None
+                self._visibility.reset()
 
     def _create_session(self) -> tuple[str, Mapping[str, Any]]:
         from appium.options.common.base import AppiumOptions

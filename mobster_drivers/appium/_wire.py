@@ -57,6 +57,9 @@ __all__ = [
     "WireReply",
 ]
 
+#: Appium's own commands the device sends, which Selenium's command table doesn't have (the
+#: client's ``WebDriver`` adds them when it is made; the wire doesn't make one).
+APPIUM_COMMANDS = {"updateSettings": ("POST", "/session/$sessionId/appium/settings")}
 #: The loggers whose lines may carry capabilities (and so keys): scrubbed while a wire is open.
 SCRUBBED_LOGGERS = ("selenium.webdriver.remote.remote_connection", "urllib3.connectionpool", "appium.common.logger")
 _SNIPPET = 160
@@ -167,6 +170,8 @@ class AppiumWire:
             direct_connection=False,
         )
         self._conn = _connection_class()(client_config=config)
+        for name, (method, path) in APPIUM_COMMANDS.items():
+            self._conn.add_command(name, method, path)  # type: ignore[no-untyped-call]
         self._lock = threading.Lock()
         self._filter = _ScrubFilter(self.scrub)
         for name in SCRUBBED_LOGGERS:

@@ -1,4 +1,4 @@
-"""Fake servers on loopback that stand in for the outside world in tests (SPEC §13, §15).
+"""Fake servers on loopback that stand in for the outside world in tests.
 
 Each fake is held to the real contract: the real client library (an LLM SDK, a WebDriverAgent
 client) talks to it over a real socket, and it answers in the real wire shapes. Import the one

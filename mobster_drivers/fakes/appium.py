@@ -18,8 +18,12 @@ the reply, so the phone, its taps, its typing and its faults are the fake WDA's.
         ...
         assert [r.command for r in appium.requests].count("mobile: tap") == 1
 
-From a shell: ``python -m mobster_drivers.fakes.appium --app APP.yaml [--port N]`` prints the URL
-on its first line and serves until interrupted (or ``--lifetime`` seconds).
+    with FakeAppium(tree="settings-root.xml", costs=ReadCosts()) as appium:  # a capture, WDA's costs
+        ...
+
+From a shell: ``python -m mobster_drivers.fakes.appium --app APP.yaml [--port N]`` (or ``--tree
+SOURCE.xml [--bundle ID]``, and ``--costs``) prints the URL on its first line and serves until
+interrupted (or ``--lifetime`` seconds).
 
 Rule 1: W3C's envelope. Every reply is JSON ``{"value": …}`` with a Content-Length; a new
         session's value is ``{"sessionId", "capabilities"}``; an error is ``{"value": {"error",
@@ -31,7 +35,9 @@ Rule 2: routes (under an optional base path such as ``/wd/hub``): ``GET /status`
         ``POST /session``, ``GET|DELETE /session/{id}``, ``POST /session/{id}/execute/sync``,
         ``POST|DELETE /session/{id}/actions``, ``GET /session/{id}/window/rect``,
         ``GET /session/{id}/screenshot``, ``GET /session/{id}/element/active``,
-        ``POST /session/{id}/element/{eid}/value``. Anything else is 404 ``unknown command``.
+        ``POST /session/{id}/element/{eid}/value``, ``POST /session/{id}/element`` and
+        ``/elements``, ``GET|POST /session/{id}/timeouts``, ``GET|POST
+        /session/{id}/appium/settings``. Anything else is 404 ``unknown command``.
 Rule 3: a new session merges ``alwaysMatch`` with each ``firstMatch`` entry (a key in both is
         ``invalid argument``); the first that validates wins. It needs ``platformName`` iOS and
         ``appium:automationName`` XCUITest; an ``appium:bundleId`` that isn't installed is
@@ -53,6 +59,21 @@ Rule 4: ``mobile:`` commands check the XCUITest driver's required arguments (400
         actions proxy to WDA's ``/actions``; the active element is the field the fake WDA has
         focused (404 ``no such element`` when none has), and its ``value`` types through
         ``/wda/keys``.
+Rule 4a: finding elements as the XCUITest driver does: the strategy must be one of its locator
+        strategies (:data:`LOCATOR_STRATEGIES`; another is 400 ``invalid selector``), ``-ios
+        predicate string`` and ``-ios class chain`` become WDA's ``predicate string`` and ``class
+        chain``, and the lookup is proxied to WDA's ``/elements`` (``/element``). Its reply passes
+        through as WDA sent it: W3C element references (``element-6066-…`` and ``ELEMENT``) with
+        the attributes WDA's ``elementResponseAttributes`` adds. Any failure of the lookup at WDA
+        (an unparseable predicate, an unknown key, a lost reply) is swallowed into "nothing found",
+        as the driver's ``doNativeFind`` does: ``[]``, or 404 ``no such element`` for one element.
+        An empty answer is asked again every 0.5 s until the session's implicit wait (``POST
+        /timeouts`` ``implicit``, 0 by default) has passed, in real time.
+Rule 4b: settings: each key of ``POST /appium/settings`` whose value changes is proxied to WDA's
+        ``/appium/settings`` on its own (``{"settings": {key: value}}``), as the driver's
+        ``onSettingsUpdate`` does, except the driver's own (``pageSourceExcludedAttributes``,
+        ``nativeWebTap``, ``nativeWebTapStrict``), which are only kept. ``GET`` answers WDA's
+        settings with the driver's over them.
 Rule 5: proxied failures as Appium surfaces them: a WDA error reply keeps its W3C code and
         status; a WDA reply that is lost, late or not JSON is 500 ``unknown error`` "Could not
         proxy command to the remote server" (so a lost tap is a 5xx, not a dropped connection).
@@ -69,7 +90,9 @@ Rule 6: cloud behaviours, as options: ``require`` (vendor options a session must
         :meth:`FakeAppium.end_sessions` (the provider ends every session),
         :meth:`FakeAppium.garbage_next_reply`, :meth:`FakeAppium.stall_next_reply`,
         :meth:`FakeAppium.drop_next_reply` (handled, then no reply at all), and the fake
-        WDA's own (:attr:`FakeAppium.wda`: ``fail_next_action``, ``fail_next_read``, …).
+        WDA's own (:attr:`FakeAppium.wda`: ``fail_next_action``, ``fail_next_read``, …). With
+        ``costs`` the fake WDA holds each source read and query as long as real WDA would take
+        (its ``ReadCosts``), so the costs show through Appium as they would.
 Rule 7: every request is recorded in :attr:`FakeAppium.requests` before it is handled, with its
         ``command``: the script for ``execute/sync`` (``mobile: tap``), else ``METHOD /route``.
 Rule 8: it binds 127.0.0.1, keeps connections alive as Node's HTTP server does (HTTP/1.1; an idle
@@ -78,15 +101,19 @@ Rule 8: it binds 127.0.0.1, keeps connections alive as Node's HTTP server does (
 Checked against the sources (appium/appium base driver: routes, ``errors.ts`` codes and
 statuses, ``executeMethod``'s "Unsupported execute method"; appium-xcuitest-driver:
 ``execute-method-map.ts`` argument names, ``commands/gesture.ts``, ``app-management.ts`` and
-``source.ts`` for the WDA routes each command proxies to, ``requireRealDevice`` for
-``listApps``; Appium-Python-Client 6.0.9 for what it sends). Not checked, because no Appium
-server or Mac runs here: the exact text of Appium's messages, the proxy-error text, the HTTP
+``source.ts`` for the WDA routes each command proxies to (``excluded_attributes`` also for
+JSON, which WDA honours since 8.11.0), ``requireRealDevice`` for ``listApps``; ``find.ts`` for the
+strategy rewrite and the swallowed lookup failures, ``driver.ts`` for the locator strategies and
+``onSettingsUpdate``; the base driver's ``implicitWaitForCondition``; Appium-Python-Client 6.0.9
+for what it sends). Not checked, because no Appium server or Mac runs here: the exact text of
+Appium's messages (the refused locator strategy's included), the proxy-error text, the HTTP
 status of a W3C-less session request and of a non-``mobile:`` script in the native context
 (405 ``unknown method`` here), the shape of ``deviceInfo`` on a real device (XCUITest adds the
 phone's lockdown values; the fake returns WDA's), whether the server's reply to a new session
 carries ``platformVersion`` when the caps didn't, ``terminateApp`` of an app that isn't
 installed (false here, as WDA answers; the driver's docs say it throws), and every cloud's
-wording and status for a refused credential or a parallel limit.
+wording and status for a refused credential or a parallel limit; the exact merge ``GET
+/appium/settings`` answers; the validation of ``/timeouts`` beyond non-negative whole numbers.
 """
 
 from __future__ import annotations
@@ -103,6 +130,7 @@ import secrets
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -115,9 +143,29 @@ from mobster_core import DeviceKind, Element, MobsterError, SystemClock
 from mobster_core.protocols import Clock
 from mobster_drivers.scripted import AppScript
 
-from .wda import FakeWda
+from .wda import FakeWda, ReadCosts
 
-__all__ = ["AppiumRequest", "FakeAppium", "main"]
+__all__ = ["LOCATOR_STRATEGIES", "AppiumRequest", "FakeAppium", "main"]
+
+#: The XCUITest driver's native locator strategies (Rule 4a).
+LOCATOR_STRATEGIES = frozenset(
+    {
+        "xpath",
+        "id",
+        "name",
+        "class name",
+        "-ios predicate string",
+        "-ios class chain",
+        "accessibility id",
+        "css selector",
+    }
+)
+#: Strategy names the driver rewrites before it proxies a lookup to WDA (Rule 4a).
+_WDA_STRATEGY = {"-ios predicate string": "predicate string", "-ios class chain": "class chain"}
+#: Settings the XCUITest driver keeps itself and never proxies (Rule 4b).
+_DRIVER_SETTINGS = frozenset({"pageSourceExcludedAttributes", "nativeWebTap", "nativeWebTapStrict"})
+_IMPLICIT_INTERVAL = 0.5  # seconds between lookups while an implicit wait runs (Rule 4a)
+_PREFIX = "XCUIElementType"
 
 _SESSION_PATH = re.compile(r"^/session/([^/]+)(/.*)?$")
 _ELEMENT_VALUE = re.compile(r"^/element/([^/]+)/value$")
@@ -178,6 +226,8 @@ class _Session:
     last: float
     lock: threading.Lock = attrs.field(factory=threading.Lock)
     active: tuple[str, str] | None = None  # (element id, tree path) of the focused field handed out
+    implicit_ms: int = 0  # the implicit wait of element lookups (Rule 4a)
+    settings: dict[str, Any] = attrs.field(factory=dict)  # what the driver was told (Rule 4b)
 
 
 class _Server(ThreadingHTTPServer):
@@ -246,8 +296,10 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeAppium:
     """A fake Appium server serving a scripted phone on 127.0.0.1 (see the module rules).
 
-    ``app`` is an app script (a path or a loaded :class:`~mobster_drivers.scripted.AppScript`);
-    ``port`` 0 picks a free port; ``base_path`` is where the WebDriver routes live (``""`` as
+    ``app`` is an app script (a path or a loaded :class:`~mobster_drivers.scripted.AppScript`), or
+    ``tree`` a captured WDA source served as a static app (with ``bundle`` and ``ios``: the fake
+    WDA's); ``costs`` holds WDA's replies as long as real WDA would take (Rule 6); ``port`` 0 picks
+    a free port; ``base_path`` is where the WebDriver routes live (``""`` as
     Appium 2 and 3, ``"/wd/hub"`` as Appium 1, a Grid or a cloud). ``clock`` (its ``now()``) is
     what idle timeouts are measured on: tests pass one they move by hand. The fake stops by
     itself after ``lifetime`` seconds (``None``: only at :meth:`stop`).
@@ -255,8 +307,12 @@ class FakeAppium:
 
     def __init__(
         self,
-        app: str | os.PathLike[str] | AppScript,
+        app: str | os.PathLike[str] | AppScript | None = None,
         *,
+        tree: str | os.PathLike[str] | None = None,
+        bundle: str | None = None,
+        ios: str = "26.4",
+        costs: ReadCosts | None = None,
         port: int = 0,
         base_path: str = "",
         lifetime: float | None = 600.0,
@@ -271,8 +327,15 @@ class FakeAppium:
             raise ValueError(f"provider is one of {', '.join(_PROVIDERS)}, got {provider!r}")
         if latency < 0 or max_sessions < 1:
             raise ValueError("latency is at least 0 s and max_sessions at least 1")
-        self._script = app if isinstance(app, AppScript) else AppScript.from_file(app)
-        self._wda = FakeWda(self._script, lifetime=lifetime)
+        if (app is None) == (tree is None):
+            raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
+        if tree is not None:
+            self._wda = FakeWda(tree=tree, bundle=bundle, ios=ios, costs=costs, lifetime=lifetime)
+        else:
+            assert app is not None
+            script = app if isinstance(app, AppScript) else AppScript.from_file(app)
+            self._wda = FakeWda(script, costs=costs, lifetime=lifetime)
+        self._script = self._wda.script
         self._port = port
         self._base = "/" + base_path.strip("/") if base_path.strip("/") else ""
         self._lifetime = lifetime
@@ -548,6 +611,16 @@ class FakeAppium:
         value_route = _ELEMENT_VALUE.match(route)
         if value_route and method == "POST":
             return self._set_value(session, value_route.group(1), body)
+        if method == "POST" and route in ("/element", "/elements"):
+            return self._find(session, body, first=route == "/element")
+        if key == ("POST", "/timeouts"):
+            return self._set_timeouts(session, body)
+        if key == ("GET", "/timeouts"):
+            return {"command": (session.idle_limit or 0) * 1000, "implicit": session.implicit_ms}
+        if key == ("POST", "/appium/settings"):
+            return self._update_settings(session, body)
+        if key == ("GET", "/appium/settings"):
+            return {**self._wda_call(session, "GET", "/appium/settings"), **session.settings}
         raise _Failure(404, "unknown command", f"The requested resource could not be found: {method} {route}")
 
     # -- sessions (Rule 3) -------------------------------------------------------------------
@@ -736,6 +809,73 @@ class FakeAppium:
         if element is None or element.path != session.active[1]:
             raise _Failure(404, "stale element reference", "The element is no longer attached to the screen")
         return self._wda_call(session, "POST", "/wda/keys", {"value": list(text)})
+
+    # -- elements, timeouts and settings (Rules 4a, 4b) --------------------------------------
+
+    def _find(self, session: _Session, body: dict[str, Any], *, first: bool) -> Any:
+        missing = [k for k in ("using", "value") if k not in body]
+        if missing:
+            raise _Failure(
+                400,
+                "invalid argument",
+                f"Parameters were incorrect. We wanted {{'required': ['using', 'value']}}; no {', '.join(missing)}",
+            )
+        using, selector = body["using"], body["value"]
+        if not isinstance(using, str) or using not in LOCATOR_STRATEGIES:
+            raise _Failure(400, "invalid selector", f"Locator Strategy '{using}' is not supported for this session")
+        if not isinstance(selector, str) or not selector:
+            raise _Failure(400, "invalid selector", "Must provide a selector when finding elements")
+        strategy = _WDA_STRATEGY.get(using, using)
+        if strategy == "class name" and not selector.startswith(_PREFIX):
+            selector = _PREFIX + selector.removeprefix("UIA")
+        lookup = {"using": strategy, "value": selector}
+        deadline = time.monotonic() + session.implicit_ms / 1000
+        while True:
+            try:
+                found = self._wda_call(session, "POST", "/element" if first else "/elements", lookup)
+            except _Failure:
+                found = []  # the driver's lookup swallows every failure: nothing found
+            if found:
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self._stopping.wait(min(_IMPLICIT_INTERVAL, remaining)):
+                break
+        if not first:
+            return found if isinstance(found, list) else [found]
+        if isinstance(found, list):
+            found = found[0] if found else None
+        if not found:
+            raise _Failure(
+                404, "no such element", "An element could not be located on the page using the given search parameters."
+            )
+        return found
+
+    def _set_timeouts(self, session: _Session, body: dict[str, Any]) -> Any:
+        given = {k: body[k] for k in ("implicit", "pageLoad", "script") if k in body}
+        if not given:
+            raise _Failure(400, "invalid argument", "W3C timeouts need 'implicit', 'pageLoad' or 'script'")
+        for name, value in given.items():
+            if value is None and name == "script":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise _Failure(
+                    400, "invalid argument", f"Invalid timeout '{name}': {value!r} is not a whole number of ms"
+                )
+        if "implicit" in given:
+            session.implicit_ms = int(given["implicit"])
+        return None
+
+    def _update_settings(self, session: _Session, body: dict[str, Any]) -> Any:
+        settings = body.get("settings")
+        if not isinstance(settings, dict):
+            raise _Failure(400, "invalid argument", "The settings object must be a plain JS object: {'settings': {…}}")
+        for key, value in settings.items():
+            if key in session.settings and session.settings[key] == value:
+                continue  # unchanged: the driver isn't told
+            if key not in _DRIVER_SETTINGS:
+                self._wda_call(session, "POST", "/appium/settings", {"settings": {key: value}})
+            session.settings[key] = value
+        return None
 
     # -- WebDriverAgent (Rule 5) -------------------------------------------------------------
 
@@ -964,7 +1104,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m mobster_drivers.fakes.appium",
         description="Serve a scripted phone over Appium's W3C WebDriver protocol (XCUITest) on 127.0.0.1.",
     )
-    parser.add_argument("--app", required=True, help="the app script (YAML) the phone runs")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--app", help="the app script (YAML) the phone runs")
+    what.add_argument("--tree", help="a captured WDA source (XML or JSON) served as a static app")
+    parser.add_argument("--bundle", help="with --tree: the app's bundle id (default: the XML root's bundleId)")
+    parser.add_argument(
+        "--costs", action="store_true", help="hold WDA's replies as long as real WDA takes (docs/benchmarks.md)"
+    )
     parser.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
     parser.add_argument("--base-path", default="", help="where the routes live, e.g. /wd/hub (default: /)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every command (default 0)")
@@ -992,6 +1138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         fake = FakeAppium(
             args.app,
+            tree=args.tree,
+            bundle=args.bundle,
+            costs=ReadCosts() if args.costs else None,
             port=args.port,
             base_path=args.base_path,
             lifetime=args.lifetime or None,
@@ -1006,7 +1155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fake Appium: {exc}", file=sys.stderr)  # noqa: T201 - a command-line entry
         return 2
     print(fake.url, flush=True)  # noqa: T201 - the first line is the contract
-    print(f"serving {args.app} over Appium (XCUITest); Ctrl-C stops", file=sys.stderr, flush=True)  # noqa: T201
+    served = args.app if args.app is not None else f"the tree {args.tree} as {fake.wda.static_bundle}"
+    print(f"serving {served} over Appium (XCUITest); Ctrl-C stops", file=sys.stderr, flush=True)  # noqa: T201
     try:
         fake.wait()
     except KeyboardInterrupt:

@@ -1,6 +1,6 @@
-"""Fake Anthropic and OpenAI API servers on loopback, for testing the model adapters (SPEC §15).
+"""Fake Anthropic and OpenAI API servers on loopback, for testing the model adapters.
 
-The real SDKs talk to these over a real socket (``reference/dependencies.md`` §4), so a test sees
+The real SDKs talk to these over a real socket , so a test sees
 what a user would: the request body the SDK built, the SDK's parsing of a reply, its exceptions.
 
 ::

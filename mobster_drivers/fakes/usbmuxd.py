@@ -1,4 +1,4 @@
-"""A fake usbmuxd on a unix socket, and a fake lockdown, for the USB driver's tests (SPEC §13).
+"""A fake usbmuxd on a unix socket, and a fake lockdown, for the USB driver's tests.
 
 The real pymobiledevice3 lists phones and forwards ports through :class:`FakeUsbmuxd` (give it
 ``usbmux_address=fake.address``); a ``Connect`` to a phone's port is spliced to a local TCP port,

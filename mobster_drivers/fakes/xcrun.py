@@ -1,4 +1,4 @@
-"""A fake ``xcrun simctl`` that replays recorded outputs, for the simulator driver's tests (SPEC §13).
+"""A fake ``xcrun simctl`` that replays recorded outputs, for the simulator driver's tests.
 
 :class:`FakeSimctl` is a :class:`~mobster_drivers.simulator.SimctlRunner`: give it to
 ``SimulatorDevice.connect(..., runner=fake)``. It keeps a small model of the simulators and their

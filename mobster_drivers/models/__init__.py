@@ -1,4 +1,4 @@
-"""Model adapters: Anthropic and OpenAI behind the core's ``Model`` protocol (SPEC §15).
+"""Model adapters: Anthropic and OpenAI behind the core's ``Model`` protocol.
 
 ::
 

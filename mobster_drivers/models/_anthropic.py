@@ -1,7 +1,7 @@
-"""The Anthropic adapter: one forced ``act`` tool call per turn over the Messages API (SPEC §15).
+"""The Anthropic adapter: one forced ``act`` tool call per turn over the Messages API.
 
 Rule 1: the SDK is imported when a model is made, never when this module is imported (``import
-        anthropic`` takes about a second; ``reference/dependencies.md`` §4).
+        anthropic`` takes about a second).
 Rule 2: one turn is one request: the system text, the ``act`` tool, ``tool_choice`` forcing that
         one tool with parallel calls off, and one user message (the prompt's text, then the
         screenshot as a PNG image block when there is one). The SDK never retries

@@ -1,4 +1,4 @@
-"""The OpenAI adapter: one forced ``act`` function call per turn over the Responses API (SPEC §15).
+"""The OpenAI adapter: one forced ``act`` function call per turn over the Responses API.
 
 Rule 1: the SDK is imported when a model is made, never when this module is imported.
 Rule 2: one turn is one stateless request (``store=False``: screenshots of the app under test

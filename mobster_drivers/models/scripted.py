@@ -1,4 +1,4 @@
-"""The scripted model (``--model scripted``): no key, no network (SPEC §15).
+"""The scripted model (``--model scripted``): no key, no network.
 
 Rule 1 (a first run): it follows the check's steps, one action per step, and says done after the
         last. The grammar: ``Tap "X"``, ``Long press "X"``, ``Type "T" into "F"``, ``Submit``,

@@ -1,4 +1,4 @@
-"""The scripted phone: a simulated iPhone that runs an app script (SPEC §13, §14) on a given clock.
+"""The scripted phone: a simulated iPhone that runs an app script on a given clock.
 
 Rule 1: all waiting goes through the injected :class:`~mobster_core.Clock`: on a ``FakeClock`` a
         2.6-second launch takes no real time, on the ``SystemClock`` it takes 2.6 seconds.

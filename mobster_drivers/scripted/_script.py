@@ -1,4 +1,4 @@
-"""The scripted phone's app script (SPEC §14): loaded, validated strictly, kept as frozen data.
+"""The scripted phone's app script: loaded, validated strictly, kept as frozen data.
 
 Rule 1: every key is known. An unknown key anywhere (the top level, ``device``, a ``latency``
         mapping, an app, an element, a ``tap``) is an error with a "did you mean" hint.

@@ -1,4 +1,4 @@
-"""The iOS simulator driver (``mobster test --sim NAME``, SPEC §13): simctl + WebDriverAgent.
+"""The iOS simulator driver (``mobster test --sim NAME``): simctl + WebDriverAgent.
 
 ::
 

@@ -1,4 +1,4 @@
-"""The simulator device: ``xcrun simctl`` for the apps, WebDriverAgent for the screen (SPEC §13).
+"""The simulator device: ``xcrun simctl`` for the apps, WebDriverAgent for the screen.
 
 Rule 1: apps are launched, terminated and reset with simctl (arguments, ``SIMCTL_CHILD_``
         environment, a deep link with ``openurl``); the screen is read and driven through the WDA

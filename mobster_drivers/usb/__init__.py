@@ -1,4 +1,4 @@
-"""The USB iPhone driver (``mobster test --device NAME``, SPEC §13): usbmux + WebDriverAgent.
+"""The USB iPhone driver (``mobster test --device NAME``): usbmux + WebDriverAgent.
 
 ::
 

@@ -1,4 +1,4 @@
-"""The USB iPhone device: usbmux for the list and a forwarded port, WebDriverAgent for the rest (SPEC §13).
+"""The USB iPhone device: usbmux for the list and a forwarded port, WebDriverAgent for the rest.
 
 Rule 1: the phone is found over usbmux (``list_devices``, USB connections only) by UDID, else by
         its name as lockdown reports it; none, or several with that name, is a clear error.
@@ -7,7 +7,7 @@ Rule 2: a local port on 127.0.0.1 is forwarded through usbmuxd to WDA's port on 
 Rule 3: pymobiledevice3 is async-only: discovery and the forwarder run on one event loop in a
         daemon thread, which :meth:`UsbIphone.close` stops.
 Rule 4: ``info`` comes from lockdown (name, iOS version), kind ``iphone``. The app's version is
-        not read on an iPhone (SPEC §6): ``app_info`` only says whether the app is installed.
+        not read on an iPhone: ``app_info`` only says whether the app is installed.
 Rule 5: connecting checks that WDA answers through the forwarded port before anything else is sent.
 """
 

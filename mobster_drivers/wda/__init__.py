@@ -1,4 +1,4 @@
-"""The WebDriverAgent device (SPEC §13): a phone driven through WDA's HTTP API.
+"""The WebDriverAgent device: a phone driven through WDA's HTTP API.
 
 ::
 
@@ -19,7 +19,6 @@ visibility; ``check_target`` asks WDA before an action whether its element is vi
 from __future__ import annotations
 
 from ._device import (
-    ANSWER_SECONDS,
     ELEMENTS_PATH,
     EVIDENCE_PATH,
     SESSION_CAPABILITIES,
@@ -40,6 +39,7 @@ from ._transport import (
     normalize_wda_url,
 )
 from ._tree import MAX_NODES, SourceRead, parse_xml_source, read_source, resolve, screen_from_source, source_bundle
+from ._visibility import ANSWER_SECONDS
 
 __all__ = [
     "ANSWER_SECONDS",

@@ -18,18 +18,17 @@ Rule 4: the session is created with ``shouldWaitForQuiescence: false, waitForIdl
         (``shouldUseCompactResponses: false``), so an answer can be matched to the tree.
 Rule 5: a read (the replay's, every poll) is ``GET /wda/activeAppInfo`` and the fast JSON source
         (:data:`SOURCE_PATH`) that leaves out WDA's costly ``visible`` and ``accessible``;
-        visibility is rebuilt from the tree (``_tree`` Rule 6). When the tree has ambiguous
-        elements (pages stacked in one place, a pane under a cover), one predicate query asks WDA
-        which of them are visible (``POST /elements``, ``label IN {…} AND visible == 1``). Its
-        answer is reused for the same ambiguous elements (by path, role and label: a screen that
-        slides while it animates keeps it) for :data:`ANSWER_SECONDS`, and forgotten at every
-        action. A WDA that refuses the query leaves them hidden.
+        visibility is rebuilt from the tree (``_tree`` Rule 6), and WDA is asked about the
+        elements the tree can't decide (``_visibility`` Rule 2: one ``POST /elements`` with the
+        ``predicate string`` ``label IN {…} AND visible == 1``, its answer kept for
+        ``ANSWER_SECONDS`` and forgotten at every action). A WDA that refuses the query (an
+        error reply) leaves them hidden and is not asked again.
 Rule 5a: the evidence read (the verdict's, ``EvidenceReads``) is the source that keeps WDA's own
         ``visible`` (:data:`EVIDENCE_PATH`): shown follows the phone (``_tree`` Rule 5).
 Rule 5b: the target check (``TargetChecks``) asks WDA, before an action on an element, whether an
-        element of its type and label at its frame is visible (one ``POST /elements``), unless the
-        latest read's own query just said so. A WDA that refuses the query answers "can't tell":
-        True.
+        element of its type and label at its frame is visible (one ``POST /elements``,
+        ``_visibility`` Rule 3), unless the latest read's own query just said so. A WDA that
+        refuses the query answers "can't tell": True.
 Rule 6: an action acts on the element's frame as given (it comes from the latest read, the
         current screen), turned into points with the latest read's screen size.
 Rule 7: typing taps the field (to focus it), then sends the text with ``/wda/keys``; ``SUBMIT``
@@ -47,7 +46,6 @@ import base64
 import binascii
 import contextlib
 import logging
-import math
 import re
 import threading
 import time
@@ -81,23 +79,10 @@ from ._transport import (
     WdaUnreachable,
     endpoint,
 )
-from ._tree import (
-    LONG_PRESS_MS,
-    W3C_TAP_HOLD_MS,
-    SourceRead,
-    center_points,
-    keep_visible,
-    pointer_actions,
-    read_source,
-    same_rect,
-    swipe_points,
-    target_query,
-    visible_paths,
-    visible_query,
-)
+from ._tree import LONG_PRESS_MS, W3C_TAP_HOLD_MS, center_points, pointer_actions, swipe_points
+from ._visibility import QueryRefused, Visibility, read_tree
 
 __all__ = [
-    "ANSWER_SECONDS",
     "ELEMENTS_PATH",
     "EVIDENCE_PATH",
     "SESSION_CAPABILITIES",
@@ -130,28 +115,12 @@ SOURCE_PATH = "/source?format=json&excluded_attributes=visible,accessible"
 EVIDENCE_PATH = "/source?format=json&excluded_attributes=accessible"
 #: Where predicate queries go (Rules 5, 5b).
 ELEMENTS_PATH = "/elements"
-#: How long WDA's answer about a fast read's ambiguous elements is reused while the same elements
-#: are ambiguous, in seconds (Rule 5); any action forgets it.
-ANSWER_SECONDS = 2.0
 #: How long a swipe's drag lasts, in seconds (XCTest's drag, as Mobster's default swipe).
 SWIPE_SECONDS = 0.1
 
 _PNG = b"\x89PNG\r\n\x1a\n"
 _VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
 _INVALID_SESSION = "invalid session id"
-
-
-@attrs.frozen
-class _Answer:
-    """WDA's answer about a fast read's ambiguous elements: which (by path) are visible, and when.
-
-    ``key`` is the app and each ambiguous element's path, role and label: frames are left out, so
-    a screen that slides while it animates keeps its answer (Rule 5).
-    """
-
-    key: tuple[object, ...]
-    at: float
-    keep: frozenset[str]
 
 
 @attrs.frozen
@@ -198,11 +167,10 @@ class WdaDevice:
         self._session_id: str | None = None
         self._size: tuple[int, int] | None = None
         self._info: DeviceInfo | None = None
-        # Rule 5's answer for the latest ambiguous tree, what the latest read's own query
-        # confirmed visible, and whether this WDA refuses predicate queries.
-        self._answer: _Answer | None = None
-        self._confirmed: frozenset[Element] = frozenset()
-        self._no_queries = False
+        # Rules 5 and 5b: WDA's answers about what is visible (shared with the Appium driver).
+        self._visibility = Visibility(
+            self._visible_elements, size=self._screen_size, now=time.monotonic, where=self._where()
+        )
 
     @property
     def url(self) -> str:
@@ -330,13 +298,8 @@ class WdaDevice:
             return self._info.name
         return self._name or _fallback_name(self.url)
 
-    def _forget_answers(self) -> None:
-        """An action may change what is shown: WDA's answers about the screen before it go."""
-        self._answer = None
-        self._confirmed = frozenset()
-
     def _launch_sync(self, bundle: str, options: LaunchOptions) -> None:
-        self._forget_answers()
+        self._visibility.forget()
         self._require_installed(bundle, "launch")
         if options.reset is not Reset.NONE:
             _log.debug("reset %s of %s: WDA alone can't wipe app data; relaunching as it is", options.reset, bundle)
@@ -376,72 +339,23 @@ class WdaDevice:
         tree = self._call("GET", source_path, timeout=self._timeouts.read, session=True)
         if not isinstance(tree, Mapping):
             raise DeviceError(f"{self._where()} sent a source that is not a tree of elements: {tree!r:.80}")
-        try:
-            read = read_source(tree, bundle, size=self._size)
-        except ValueError as exc:
-            if self._size is not None:
-                raise DeviceError(f"{self._where()} sent a source tree that can't be read: {exc}") from exc
-            self._size = self._window_size()
-            try:
-                read = read_source(tree, bundle, size=self._size)
-            except ValueError as exc:
-                raise DeviceError(f"{self._where()} sent a source tree that can't be read: {exc}") from exc
-        screen = self._resolved(read)
-        self._size = screen.size
-        return screen
+        read = read_tree(tree, bundle, size=self._size, window_size=self._window_size, where=self._where())
+        self._size = read.screen.size
+        return self._visibility.screen(read)
 
-    def _resolved(self, read: SourceRead) -> Screen:
-        """Rule 5: WDA's answer about a fast read's ambiguous elements, asked or reused."""
-        self._confirmed = frozenset()
-        if not read.ambiguous:
-            return read.screen
-        key = (read.screen.app, *((e.path, e.role, e.label) for e in read.ambiguous))
-        now = time.monotonic()
-        answer = self._answer
-        if answer is not None and answer.key == key and now - answer.at <= ANSWER_SECONDS:
-            return keep_visible(read, answer.keep)
-        query = visible_query(read.ambiguous)
-        found = self._visible_elements(query) if query is not None and not self._no_queries else None
-        keep = visible_paths(read, found) if found is not None else frozenset()
-        screen = keep_visible(read, keep)
-        self._confirmed = frozenset(e for e in screen.elements if e.path in keep)
-        self._answer = _Answer(key, now, keep)
-        return screen
-
-    def _visible_elements(self, query: str) -> list[Any] | None:
-        """``POST /elements`` with a predicate; None when WDA can't answer it (Rules 5, 5b)."""
+    def _visible_elements(self, query: str) -> Any:
+        """``POST /elements`` with a predicate (Rules 5, 5b); ``QueryRefused`` when WDA refuses it."""
         body = {"using": "predicate string", "value": query}
         try:
-            value = self._call("POST", ELEMENTS_PATH, body, timeout=self._timeouts.read, session=True)
+            return self._call("POST", ELEMENTS_PATH, body, timeout=self._timeouts.read, session=True)
         except DeviceError as exc:
             if isinstance(exc.__cause__, WdaErrorReply) and exc.__cause__.error != _INVALID_SESSION:
-                _log.debug("WDA refused a predicate query; not asking again this session: %s", exc)
-                self._no_queries = True
-                return None
+                raise QueryRefused(str(exc)) from exc
             raise
-        if not isinstance(value, list):
-            raise DeviceError(f"{self._where()} sent elements that are not a list: {value!r:.80}")
-        if any(isinstance(v, Mapping) and ("rect" not in v or "type" not in v) for v in value):
-            _log.debug("WDA's element replies don't say which element they are (compact responses)")
-            return None
-        return value
 
     def check_target_sync(self, element: Element) -> bool:
         """The blocking form of :meth:`check_target`."""
-        if element in self._confirmed or self._no_queries:
-            return True
-        found = self._visible_elements(target_query(element))
-        if found is None:
-            # WDA refused the query, or its replies don't say which element they are: can't tell.
-            return True
-        width, height = self._screen_size()
-        x, y, w, h = element.frame
-        mine = (x * width, y * height, w * width, h * height)
-        for item in found:
-            rect = _item_rect(item, (width, height))
-            if rect is not None and same_rect(mine, rect):
-                return True
-        return False
+        return self._visibility.check_target(element)
 
     def _window_size(self) -> tuple[int, int]:
         value = self._call("GET", "/window/size", timeout=self._timeouts.read)
@@ -457,7 +371,7 @@ class WdaDevice:
         return self._size
 
     def _act_sync(self, action: Action) -> None:
-        self._forget_answers()
+        self._visibility.forget()
         op = action.op
         what = _describe(action)
         if op in (Op.TAP, Op.LONG_PRESS, Op.TYPE):
@@ -615,27 +529,6 @@ def _kind_of(status: Mapping[str, Any], details: Mapping[str, Any]) -> DeviceKin
     if isinstance(ios, Mapping):
         return DeviceKind.SIMULATOR if ios.get("simulatorVersion") else DeviceKind.IPHONE
     return DeviceKind.SIMULATOR
-
-
-def _item_rect(item: Any, size: tuple[int, int]) -> tuple[float, float, float, float] | None:
-    """An element reply's rect in points, clipped to the screen as the read's frames are."""
-    rect = item.get("rect") if isinstance(item, Mapping) else None
-    if not isinstance(rect, Mapping):
-        return None
-    nums = [_number(rect.get(k)) for k in ("x", "y", "width", "height")]
-    if any(n is None for n in nums):
-        return None
-    x, y, w, h = (float(n or 0.0) for n in nums)
-    width, height = size
-    left, top = min(max(x, 0.0), width), min(max(y, 0.0), height)
-    right, bottom = min(max(x + w, 0.0), width), min(max(y + h, 0.0), height)
-    return (left, top, max(0.0, right - left), max(0.0, bottom - top))
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
 
 
 def _text_or_none(value: Any) -> str | None:

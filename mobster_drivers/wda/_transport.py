@@ -10,7 +10,7 @@ Rule 2: a transport says *how* a request failed, because the device maps that to
 Rule 3: every request has an explicit timeout in seconds; nothing waits on a module-wide default.
 
 :class:`FacebookWdaTransport` sends through one plain facebook-wda ``Client`` (its raw
-``http.fetch`` helper, with the client's retry callbacks removed, reference/dependencies.md §1.6).
+``http.fetch`` helper, with the client's retry callbacks removed).
 Another HTTP client can replace it by implementing :class:`WdaTransport`.
 """
 
@@ -145,7 +145,7 @@ class FacebookWdaTransport:
     """:class:`WdaTransport` over one plain facebook-wda ``Client`` (imported lazily).
 
     The client's error callbacks are removed so it never re-sends (its stale-session callback
-    retries, reference/dependencies.md §1.6), and every request goes through its raw ``fetch``
+    retries), and every request goes through its raw ``fetch``
     with an explicit timeout. facebook-wda serialises requests to one host with a process-wide
     lock; calls block, so the device runs them in a worker thread.
     """

@@ -1,7 +1,7 @@
 """WDA's source tree (JSON or XML) to a :class:`~mobster_core.Screen`, and geometry for actions.
 
-Pure: no I/O. One parser serves WebDriverAgent's two source shapes (and Appium's
-``mobile: source``, which returns the same XML).
+Pure: no I/O. One parser serves WebDriverAgent's two source shapes, for the WDA driver and for
+the Appium driver (the XCUITest driver's ``mobile: source`` hands over WDA's own tree).
 
 Rule 1 (shapes): a source is WDA's JSON (``GET /source?format=json``: one dict per element with
         ``type``, ``rawIdentifier``, ``name``, ``label``, ``value``, ``rect`` in points, string

@@ -1,19 +1,32 @@
-"""The `mobster` command, end to end on the scripted phone (real clock, zero-latency app script)."""
+"""The `mobster` command, end to end on the scripted phone and a fake clock (zero-latency app script).
+
+The command gets its clock and its way of running a coroutine from the ``Runtime`` in click's
+``obj``: each invocation here gets a fresh ``FakeClock``, so a drift's 1 s or a settled read's
+5 s cost no real time. A test that talks to a real socket keeps the system clock.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
+import attrs
 import pytest
 from click.testing import CliRunner, Result
 
-from mobster_cli.main import cli
-from mobster_drivers.scripted import sample_path
+from mobster_cli import _devices
+from mobster_cli._render import summary_line
+from mobster_cli.main import Runtime, cli
+from mobster_core import CheckResult, Clock, Outcome, SuiteResult, Verdict
+from mobster_core.results import Cost, Mode
+from mobster_core.testing import FakeClock
+from mobster_drivers.scripted import ScriptedPhone, sample_path
 
 SIGNUP = """\
 version: 1
@@ -42,6 +55,11 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def mobster(*args: str) -> Result:
+    clock = FakeClock()
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False, obj=Runtime(clock, clock.run))
+
+
+def real_clock_mobster(*args: str) -> Result:
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
@@ -74,7 +92,7 @@ def test_the_summary_line(project: Path) -> None:
     second = mobster("test", "--scripted", "app.yaml")
     last = second.output.strip().splitlines()[-1]
     assert last.startswith("1 passed in ")
-    assert last.endswith(" s, $0.00, 1 replayed with no model")
+    assert last.endswith(" s, $0.00, 1 replayed with no model, 0 model calls")
 
 
 def test_no_heal_with_a_renamed_button_fails_with_drift(project: Path) -> None:
@@ -234,8 +252,8 @@ def test_env_file_gives_keys_without_printing_them(project: Path) -> None:
     (project / "keys.env").write_text(
         "# keys\nexport ANTHROPIC_API_KEY='sk-ant-test-SECRET'\nANTHROPIC_BASE_URL=http://127.0.0.1:9\n"
     )
-    result = mobster("test", "--scripted", "app.yaml", "--env-file", "keys.env", "--model", "claude-sonnet-5-5",
-                     "--max-usd", "0.01", "--json")  # fmt: skip
+    result = real_clock_mobster("test", "--scripted", "app.yaml", "--env-file", "keys.env", "--model",
+                                "claude-sonnet-5-5", "--max-usd", "0.01", "--json")  # fmt: skip
     assert "SECRET" not in result.output
     check = json.loads(result.stdout)["checks"][0]
     assert (check["verdict"], check["class"]) == ("couldnt_run", "model")
@@ -271,6 +289,10 @@ def test_the_demo_runs(tmp_path: Path) -> None:
     assert 'healed step 3: Tap "Continue" → Tap "Next"' in out.stdout
     assert "the app changed (recorded on 1.0 (1), this is 1.1 (2))" in out.stdout
     assert (tmp_path / "demo" / ".mobster" / "checks" / "signup.heal.yaml").exists()
+    # The lines to try it yourself name the command by its full path: no virtualenv to activate.
+    mobster_path = Path(sys.executable).with_name("mobster")
+    assert mobster_path.exists()
+    assert f" && {mobster_path} test --scripted apps/yourapp-rebuild.yaml" in out.stdout
 
 
 def test_no_heal_never_constructs_a_model(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -292,3 +314,139 @@ def test_no_heal_never_constructs_a_model(project: Path, monkeypatch: pytest.Mon
     with_model = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "--model", "claude-sonnet-5-5", "--json")
     assert with_model.exit_code == 1
     assert made == []
+
+
+# -- what a new user tripped on ------------------------------------------------------------------
+
+
+def make_phone(arg: str, *, clock: Clock) -> ScriptedPhone:
+    """A driver factory as ``--driver`` calls it: the scripted phone, as a stand-in for a farm's."""
+    if arg == "unplugged":
+        raise ConnectionRefusedError("the farm isn't answering")  # what a driver's own library raises
+    return ScriptedPhone.from_file(Path(arg), clock=clock)
+
+
+def test_an_env_file_that_isnt_there_is_one_usage_line(project: Path) -> None:
+    result = mobster("test", "--scripted", "app.yaml", "--env-file", "missing.env")
+    assert result.exit_code == 3
+    assert result.output.strip().splitlines() == ["mobster: --env-file missing.env: can't read it (FileNotFoundError)"]
+    assert "Traceback" not in result.output
+
+
+def test_json_on_a_device_error_still_prints_and_writes_the_results(project: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    result = real_clock_mobster("test", "--wda", f"http://127.0.0.1:{port}", "--json")
+    assert result.exit_code == 3
+    doc = json.loads(result.stdout)
+    (check,) = doc["checks"]
+    assert (check["verdict"], check["class"]) == ("couldnt_run", "device")
+    assert "isn't answering" in check["message"]
+    saved = project / ".mobster" / "test-results" / doc["suite_id"] / "results.json"
+    assert json.loads(saved.read_text()) == doc
+
+
+def test_the_summary_line_counts_model_calls_and_marks_an_estimated_cost(project: Path) -> None:
+    first = mobster("test", "--scripted", "app.yaml", "--model", "scripted")
+    assert first.output.strip().splitlines()[-1].endswith(", $0.00, 4 model calls")
+    suite = SuiteResult("s", "2026-11-30T12:00:00Z", 3.0, (), project)
+    assert summary_line(attrs.evolve(suite)) == "no checks in 3 s, $0.00, 0 model calls"
+    priced = attrs.evolve(json_result(first), cost=Cost(0.0123, estimated=True), model_calls=1)
+    assert summary_line(attrs.evolve(suite, checks=(priced,))) == "1 passed in 3 s, ~$0.01, 1 model call"
+
+
+def json_result(result: Result) -> CheckResult:
+    """The check result a run of the command wrote (its run folder's result.json), rebuilt."""
+    root = Path.cwd()
+    (run_json,) = sorted((root / ".mobster" / "runs").glob("*/result.json"))[-1:]
+    data = json.loads(run_json.read_text())
+    return CheckResult(
+        name=data["name"], file=data["file"], device=None, app=None,
+        outcome=Outcome(Verdict(data["verdict"])), mode=Mode(data["mode"]), seconds=data["seconds"], cost=Cost(),
+        model_calls=data["model_calls"], identity=None, env=None, path_used=data["path"]["used"],
+        path_why=data["path"]["why"], steps=(), heals=(), assertions=(), run_dir=data["run_dir"],
+    )  # fmt: skip
+
+
+def test_a_new_path_is_said_to_be_recorded_only_when_it_was_stored(project: Path) -> None:
+    (project / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP.replace("Welcome aboard", "Goodbye"))
+    failed = mobster("test", "--scripted", "app.yaml", "--model", "scripted")
+    assert failed.exit_code == 1
+    assert "recorded a new path" not in failed.output
+    assert "ran with Smart (no recorded path yet); no path was stored: the check didn't pass" in failed.output
+    assert not list((project / ".mobster" / "cache" / "replay").glob("*.json"))
+
+
+def test_replayed_counts_only_the_checks_that_replayed(project: Path) -> None:
+    nothing = mobster("test", "--scripted", "app.yaml")  # no path, no model: nothing replayed
+    assert nothing.exit_code == 3
+    assert "replayed" not in nothing.output.strip().splitlines()[-1]
+
+
+def test_no_heal_with_a_key_set_says_no_heal_is_why_there_is_no_model(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-set-but-unused")
+    result = mobster("test", "--scripted", "app.yaml", "--no-heal", "--json")
+    check = json.loads(result.stdout)["checks"][0]
+    assert (check["verdict"], check["class"]) == ("couldnt_run", "model")
+    assert "--no-heal runs no model" in check["message"]
+    assert "ANTHROPIC_API_KEY" not in check["message"]
+
+
+def test_heal_and_verify_help_describe_their_own_options() -> None:
+    heal = mobster("test", "heal", "--help")
+    assert heal.exit_code == 0
+    assert heal.output.splitlines()[0].endswith(" test heal [OPTIONS] [CHECKS]...")
+    assert "--accept CHECK" in heal.output
+    assert "--scripted" not in heal.output
+    verify = mobster("verify", "--help")
+    assert "--check FILE  " in verify.output
+    assert "The check file to run." in verify.output
+    assert "--parallel" not in verify.output
+    assert "Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run." in verify.output
+    test = mobster("test", "--help")
+    assert "--accept" not in test.output
+    assert "mobster test heal --help" in test.output
+
+
+def test_a_driver_by_import_path(project: Path) -> None:
+    first = mobster("test", "--driver", "tests.cli.test_cli:make_phone", "app.yaml", "--model", "scripted")
+    assert first.exit_code == 0, first.output
+    again = mobster("test", "--driver", "tests.cli.test_cli:make_phone", "app.yaml", "--json")
+    assert json.loads(again.stdout)["checks"][0]["mode"] == "replay"
+
+
+def test_a_driver_by_entry_point(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    farm = EntryPoint(name="farm", value="tests.cli.test_cli:make_phone", group="mobster.drivers")
+
+    def installed(group: str) -> list[EntryPoint]:
+        return [farm] if group == "mobster.drivers" else []
+
+    monkeypatch.setattr(_devices, "entry_points", installed)
+    result = mobster("test", "--driver", "farm", "app.yaml", "--model", "scripted", "--parallel", "2")
+    assert result.exit_code == 0, result.output
+    unknown = mobster("test", "--driver", "nope", "app.yaml")
+    assert unknown.exit_code == 3
+    assert "no driver of that name in the mobster.drivers entry points (farm)" in unknown.output
+
+
+def test_a_driver_that_fails_to_start_is_a_device_problem(project: Path) -> None:
+    result = mobster("test", "--driver", "tests.cli.test_cli:make_phone", "unplugged", "--json")
+    assert result.exit_code == 3
+    check = json.loads(result.stdout)["checks"][0]
+    assert check["class"] == "device"
+    assert check["message"] == (
+        "--driver tests.cli.test_cli:make_phone unplugged: the driver failed to start "
+        "(ConnectionRefusedError: the farm isn't answering)"
+    )
+    # A driver that says its own argument is wrong (a MobsterError) is a usage problem: one line.
+    usage = mobster("test", "--driver", "tests.cli.test_cli:make_phone", "no-such-app.yaml")
+    assert usage.exit_code == 3
+    assert "no-such-app.yaml: can't read the app script" in usage.output
+
+
+def test_the_demo_folder_is_ignored_by_git() -> None:
+    ignored = (Path(__file__).parents[2] / ".gitignore").read_text().splitlines()
+    assert "/mobster-demo/" in ignored

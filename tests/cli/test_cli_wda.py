@@ -107,9 +107,12 @@ def test_a_wda_that_is_not_there(project: Path) -> None:
 
 def test_a_device_in_use_by_another_run(project: Path, app: FakeWda) -> None:
     with device_lock(f"wda {app.url}"):
-        result = mobster("test", "--wda", app.url.replace("127.0.0.1", "localhost") + "/")
+        result = mobster("test", "--wda", app.url.replace("127.0.0.1", "localhost") + "/", "--json")
     assert result.exit_code == 3
-    assert "is in use by another mobster run (pid" in result.output
+    (check,) = json.loads(result.stdout)["checks"]
+    assert (check["verdict"], check["class"]) == ("couldnt_run", "busy")
+    assert "is in use by another mobster run (pid" in check["message"]
+    assert "is in use by another mobster run (pid" in result.stderr  # the check's line says it too
     assert app.requests == []  # nothing was sent to the device
 
 

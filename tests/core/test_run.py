@@ -667,3 +667,16 @@ def test_fresh_wins_over_carry(tmp_path: Path) -> None:
     run(check, sample_path("yourapp"))
     result, _, _ = run(check, build(sample_path("yourapp").read_text()), carry=True, fresh=True)
     assert (result.mode, result.carried_from, result.path_why) == ("smart", None, "--fresh: recording again")
+
+
+def test_a_one_step_check_can_never_be_healed(tmp_path: Path) -> None:
+    # One healed step of one is more than half: the breaker stops it before the model is asked.
+    check = project(tmp_path, 'version: 1\nname: One\napp: {bundle: com.example.yourapp}\nsteps:\n  - Tap "Sign up"\n'
+                    "expect:\n  - text: Create your account\n")  # fmt: skip
+    run(check, sample_path("yourapp"))
+    renamed_app = sample_path("yourapp").read_text().replace("label: Sign up,", "label: Join,")
+    result, _, model = run(check, renamed_app)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.HEAL_LIMIT)
+    assert result.outcome.message.startswith("healing step 1 would make 1 of 1 recorded steps healed")
+    assert model is not None
+    assert model.calls == 0

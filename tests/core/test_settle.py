@@ -14,9 +14,11 @@ from mobster_core._rules.settle import (
     ChangeWait,
     Check,
     Done,
+    Drifted,
     Found,
     PollVerdict,
     Read,
+    SettleWait,
     Sighting,
     Sleep,
     StepWait,
@@ -156,19 +158,29 @@ def drive_by_hand(wait: Wait[S, R], reads: list[Screen], read_s: float = 0.0) ->
 
 def test_after_an_action_the_wait_reads_until_a_change_then_until_it_settles() -> None:
     before, after = screen_of("Old"), screen_of("New")
-    seen, starts = drive_by_hand(ChangeWait(before.fingerprint), [before, before, after, after, after])
-    assert seen.screen == after
-    assert seen.settled
-    # two reads of the old screen, the change, then the settle wait's own two reads
-    assert starts == pytest.approx([0.0, 0.15, 0.3, 0.3, 0.45])
+    wait: ChangeWait[None] = ChangeWait(before.fingerprint)
+    changed, starts = drive_by_hand(wait, [before, before, after, after, after])
+    assert changed.sighting.screen == after
+    assert changed.sighting.settled
+    # two reads of the old screen, the change, and one more read that agrees with it
+    assert starts == pytest.approx([0.0, 0.15, 0.3, 0.45])
 
 
 def test_a_tap_that_changes_nothing_settles_after_give_up_after() -> None:
     same = screen_of("Same")
-    seen, starts = drive_by_hand(ChangeWait(same.fingerprint), [same])
-    assert seen.screen == same
-    assert starts[-1] == pytest.approx(3.15)
-    assert all(s < 3.0 for s in starts[:-2])
+    wait: ChangeWait[None] = ChangeWait(same.fingerprint)
+    changed, starts = drive_by_hand(wait, [same])
+    assert changed.sighting.screen == same
+    assert changed.sighting.settled
+    assert starts[-1] == pytest.approx(3.0)  # the read at the deadline ends it: it agrees with the one before
+
+
+def test_a_watch_after_an_action_answers_from_the_first_changed_read() -> None:
+    before, after = screen_of("Old"), screen_of("New")
+    wait = ChangeWait(before.fingerprint, watch=lambda s: "matched" if s.screen == after else None)
+    changed, starts = drive_by_hand(wait, [before, after])
+    assert (changed.answer, changed.sighting.settled) == ("matched", False)
+    assert starts == pytest.approx([0.0, 0.15])
 
 
 def test_typing_is_confirmed_when_the_field_holds_the_text() -> None:
@@ -188,8 +200,8 @@ def test_typing_that_never_shows_says_what_the_field_shows_after_drift_after() -
 def test_a_watch_reads_every_interval_until_it_answers() -> None:
     screens = [screen_of("a"), screen_of("b"), screen_of("c")]
     wait = WatchWait(Sighting.first(0.0, screens[0]), lambda s: "seen c" if s.screen == screens[2] else None)
-    answer, starts = drive_by_hand(wait, screens[1:])
-    assert answer == "seen c"
+    (answer, seen), starts = drive_by_hand(wait, screens[1:])
+    assert (answer, seen.screen) == ("seen c", screens[2])
     assert starts == pytest.approx([0.15, 0.3])
 
 
@@ -213,3 +225,49 @@ def test_a_step_wait_checks_a_matched_target_before_acting() -> None:
     shown = wait.next(wait.checked(state, True), 0.1)
     assert isinstance(shown, Done)
     assert isinstance(shown.result, Found)
+
+
+def test_a_step_wait_on_a_settled_earlier_read_drifts_as_soon_as_its_screen_has_been_there_long_enough() -> None:
+    # The first step starts on the baseline's last read: the screen appeared 0.5 s before the
+    # wait began, so the 1.0 s drift timer runs from then, not from the wait's start.
+    s = screen_of("Email")
+    seed = Sighting(s, started=-0.2, since=-0.5, settled=True)
+    step = Step.from_dict(
+        {
+            "op": "TAP", "app": s.app, "screen": {"hash": s.hash, "signature": s.signature}, "text": None,
+            "commit": None, "live": False,
+            "target": {"label": "Gone", "role": "Button", "id": "/0/0", "frame": [0, 0, 0, 0],
+                       "count": 1, "nth": 0},
+        }
+    )  # fmt: skip
+    drifted, starts = drive_by_hand(StepWait(step, seed=seed), [s])
+    assert isinstance(drifted, Drifted)
+    assert starts[-1] < 0.5 <= starts[-1] + 0.15  # drifted at 0.5 s: 1.0 s after the screen appeared
+    unseeded, later = drive_by_hand(StepWait(step), [s])
+    assert isinstance(unseeded, Drifted)
+    assert later[-1] >= 0.85  # a wait with no earlier read counts from its own start
+
+
+def test_a_step_that_matches_the_seed_is_acted_on_without_a_read() -> None:
+    s = screen_of("Email")
+    step = Step.from_dict(
+        {
+            "op": "TAP", "app": s.app, "screen": {"hash": s.hash, "signature": s.signature}, "text": None,
+            "commit": None, "live": False,
+            "target": {"label": "Email", "role": "TextField", "id": "/0/0", "frame": [0, 0, 0, 0],
+                       "count": 1, "nth": 0},
+        }
+    )  # fmt: skip
+    wait = StepWait(step, seed=Sighting.first(0.0, s))
+    state = wait.start(0.1)
+    assert wait.next(state, 0.1) == Check(s.elements[0])
+    found = wait.next(wait.checked(state, True), 0.1)
+    assert isinstance(found, Done)
+    assert isinstance(found.result, Found)
+
+
+def test_a_settle_wait_on_a_settled_seed_needs_no_read() -> None:
+    s = screen_of("Email")
+    seed = Sighting(s, started=0.0, since=-0.3, settled=True)
+    seen, starts = drive_by_hand(SettleWait(seed=seed), [s])
+    assert (seen, starts) == (seed, [])

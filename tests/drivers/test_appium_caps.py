@@ -323,7 +323,10 @@ def test_the_public_surface_is_pinned() -> None:
     assert sorted(appium.__all__) == sorted(
         [
             "CAPS_ENV",
+            "EVIDENCE_ARGS",
             "NEW_COMMAND_TIMEOUT",
+            "QUERY_SETTINGS",
+            "QUERY_STRATEGY",
             "REFUSED_ERRORS",
             "REQUIRED_CAPABILITIES",
             "SOURCE_ARGS",

@@ -18,7 +18,10 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import Action, DeviceKind, LaunchOptions, Op
-from mobster_core.testing import SPRINGBOARD, check_device
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core._run.dispatch import Dispatcher
+from mobster_core._run.replay import Replayed, Replayer
+from mobster_core.testing import SPRINGBOARD, MemoryJournal, check_device
 from mobster_drivers.appium import (
     SOURCE_ARGS,
     AppiumCaps,
@@ -32,6 +35,8 @@ from mobster_drivers.appium._device import _refused
 from mobster_drivers.fakes import appium as fake_appium
 from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.scripted import AppScript, sample_path
+from mobster_drivers.wda import SourceRead, read_source
+from tests.core.helpers import step_on
 
 YOURAPP = "com.example.yourapp"
 ALL_CHECKS = [
@@ -45,6 +50,8 @@ ALL_CHECKS = [
     "typing sets the field's value",
     "open a link",
     "screenshot",
+    "evidence read",
+    "target check",
 ]
 SECRET = "k3y-Very-Secret-0042"
 T = TypeVar("T")
@@ -275,14 +282,11 @@ def test_the_window_rect_is_asked_once_when_a_root_has_no_rect(
 ) -> None:
     device = make(appium.url)
     run(device.launch(YOURAPP, LaunchOptions()))
-    from mobster_drivers.appium import _device
 
-    original = _device._screen_of
+    def rootless(tree: Any, app: str, *, size: tuple[float, float] | None = None) -> SourceRead:
+        return read_source({k: v for k, v in tree.items() if k not in ("rect", "frame")}, app, size=size)
 
-    def rootless(tree: Any, app: str, size: tuple[int, int] | None) -> mc.Screen:
-        return original({k: v for k, v in tree.items() if k not in ("rect", "frame")}, app, size)
-
-    monkeypatch.setattr(_device, "_screen_of", rootless)
+    monkeypatch.setattr("mobster_drivers.wda._visibility.read_source", rootless)
     run(device.read())
     run(device.read())
     assert commands(appium).count("GET /window/rect") == 1
@@ -295,6 +299,49 @@ def test_a_failed_read_is_a_device_error(appium: FakeAppium, make: Any) -> None:
     with pytest.raises(mc.DeviceError, match=r"mobile: source failed: HTTP 500 'unknown error'") as caught:
         run(device.read())
     assert not isinstance(caught.value, mc.UnknownOutcome)
+
+
+HIDDEN = """
+  com.example.hidden:
+    name: Hidden
+    version: "1"
+    build: "1"
+    launch: main
+    screens:
+      main:
+        - {role: StaticText, label: Shown, id: shown}
+        - {role: Button, label: Ghost, visible: false}
+        - {role: Button, label: Below, frame: [0.1, 0.9, 0.8, 0.1]}
+"""
+
+
+def test_a_lone_hidden_button_fools_the_fast_read_only_and_a_replayed_tap_on_it_drifts(make: Any) -> None:
+    # Real WDA keeps a hidden view's full frame: without `visible` nothing tells it apart. The
+    # evidence read and the check before a tap ask WDA (through Appium), so the verdict never
+    # counts it and the replay never taps it.
+    text = sample_path("yourapp").read_text("utf-8") + HIDDEN
+    with FakeAppium(AppScript.from_text(text, "hidden.yaml"), lifetime=60) as fake:
+        device = make(fake.url, bundle="com.example.hidden")
+        dispatch = Dispatcher(device, mc.SystemClock(), MemoryJournal())
+        quick = mc.PollPolicy(interval=0.01, drift_after=0.05, give_up_after=0.5)
+        replayer = Replayer(dispatch, DeviceKind.SIMULATOR, Provenance(), timing=quick)
+
+        async def go() -> tuple[mc.Screen, mc.Screen, bool, bool, Replayed]:
+            await device.launch("com.example.hidden", LaunchOptions())
+            fast = await device.read()  # shows Ghost: a step can be recorded on it
+            ghost, below = fast.find("Button", "Ghost")[0], fast.find("Button", "Below")[0]
+            checks = await device.check_target(ghost), await device.check_target(below)
+            replayed = await replayer.run([step_on(fast, label="Ghost")])
+            return fast, await device.read_evidence(), *checks, replayed
+
+        fast, evidence, ghost_ok, below_ok, result = run(go())
+        sent = fake.commands
+    assert ("Button", "Ghost") in fast.signature_pairs
+    assert ("Button", "Ghost") not in evidence.signature_pairs
+    assert (ghost_ok, below_ok) == (False, True)
+    assert result.drift is not None
+    assert result.message.endswith('"Ghost" is in the tree but hidden: the device says it isn\'t visible')
+    assert "mobile: tap" not in sent
 
 
 # -- actions, each sent once -------------------------------------------------------------------

@@ -15,9 +15,11 @@ import pytest
 
 from mobster_core.testing import SPRINGBOARD
 from mobster_drivers.fakes.appium import FakeAppium, main
+from mobster_drivers.fakes.wda import ReadCosts
 from mobster_drivers.scripted import AppScript, sample_path
 
 YOURAPP = "com.example.yourapp"
+W3C = "element-6066-11e4-a52e-4f735466cecf"
 CAPS = {"platformName": "iOS", "appium:automationName": "XCUITest"}
 
 
@@ -129,7 +131,7 @@ def test_a_session_launches_its_app_unless_auto_launch_is_off(fake: FakeAppium) 
 
 def test_unknown_routes_sessions_and_commands(fake: FakeAppium) -> None:
     sid = session(fake)
-    status, reply = raw(fake, "GET", f"/session/{sid}/timeouts")
+    status, reply = raw(fake, "GET", f"/session/{sid}/no/such/route")
     assert (status, error(reply)[0]) == (404, "unknown command")
     status, reply = raw(fake, "GET", "/session/nope/window/rect")
     assert (status, error(reply)) == (404, ("invalid session id", "A session is either terminated or not started"))
@@ -200,6 +202,112 @@ def test_an_element_value_needs_the_active_element(fake: FakeAppium) -> None:
     assert (status, error(reply)[0]) == (404, "no such element")
     status, reply = raw(fake, "POST", f"/session/{sid}/element/ABC/value", {"text": "x"})
     assert (status, error(reply)[0]) == (404, "no such element")
+
+
+# -- finding elements, timeouts, settings -----------------------------------------------------
+
+
+def find(fake: FakeAppium, sid: str, using: str, value: Any, *, one: bool = False) -> tuple[int, Any]:
+    return raw(fake, "POST", f"/session/{sid}/element{'' if one else 's'}", {"using": using, "value": value})
+
+
+def wda_bodies(fake: FakeAppium, route: str) -> list[Any]:
+    return [r.body for r in fake.wda.requests if r.route == route]
+
+
+def test_a_predicate_lookup_goes_to_wda_and_its_references_come_back(fake: FakeAppium) -> None:
+    sid = session(fake)  # the home screen: one icon, "YourApp"
+    status, reply = find(fake, sid, "-ios predicate string", 'label == "YourApp" AND visible == 1')
+    assert status == 200
+    (element,) = reply["value"]
+    assert set(element) == {W3C, "ELEMENT"}  # WDA's compact reply, as WDA's defaults make it
+    assert element[W3C] == element["ELEMENT"]
+    assert wda_bodies(fake, "/elements")[-1] == {
+        "using": "predicate string",
+        "value": 'label == "YourApp" AND visible == 1',
+    }
+    told = {"shouldUseCompactResponses": False, "elementResponseAttributes": "type,label,rect"}
+    assert raw(fake, "POST", f"/session/{sid}/appium/settings", {"settings": told}) == (200, {"value": None})
+    (element,) = find(fake, sid, "-ios predicate string", 'label == "YourApp"')[1]["value"]
+    assert (element["type"], element["label"]) == ("XCUIElementTypeButton", "YourApp")
+    assert set(element["rect"]) == {"x", "y", "width", "height"}
+    status, reply = find(fake, sid, "class name", "Button", one=True)
+    assert (status, reply["value"]["label"]) == (200, "YourApp")
+    assert wda_bodies(fake, "/element")[-1] == {"using": "class name", "value": "XCUIElementTypeButton"}
+
+
+def test_a_lookup_that_fails_at_wda_finds_nothing(fake: FakeAppium) -> None:
+    sid = session(fake)
+    for value in ("label ==", 'rect == "x"', 'label == "Nowhere"'):  # unparseable, unevaluated, no match
+        assert find(fake, sid, "-ios predicate string", value) == (200, {"value": []})
+        status, reply = find(fake, sid, "-ios predicate string", value, one=True)
+        assert (status, error(reply)[0]) == (404, "no such element")
+    fake.wda.garbage_next_reply()  # a lost lookup too
+    assert find(fake, sid, "-ios predicate string", 'label == "YourApp"') == (200, {"value": []})
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"using": "predicate string", "value": "label == 'x'"}, 400, "invalid selector"),  # WDA's name, not Appium's
+        ({"using": "-android uiautomator", "value": "x"}, 400, "invalid selector"),
+        ({"using": "-ios predicate string", "value": ""}, 400, "invalid selector"),
+        ({"using": "-ios predicate string"}, 400, "invalid argument"),
+    ],
+)
+def test_lookups_the_driver_refuses(fake: FakeAppium, body: dict[str, Any], status: int, code: str) -> None:
+    sid = session(fake)
+    before = len(wda_bodies(fake, "/elements"))
+    got, reply = raw(fake, "POST", f"/session/{sid}/elements", body)
+    assert (got, error(reply)[0]) == (status, code)
+    assert len(wda_bodies(fake, "/elements")) == before  # refused before WDA is asked
+
+
+def test_an_empty_lookup_is_asked_again_until_the_implicit_wait_ends(fake: FakeAppium) -> None:
+    sid = session(fake)
+    assert raw(fake, "GET", f"/session/{sid}/timeouts")[1]["value"]["implicit"] == 0
+    assert find(fake, sid, "-ios predicate string", 'label == "Nowhere"') == (200, {"value": []})
+    assert len(wda_bodies(fake, "/elements")) == 1  # no implicit wait: asked once
+    assert raw(fake, "POST", f"/session/{sid}/timeouts", {"implicit": 200}) == (200, {"value": None})
+    assert find(fake, sid, "-ios predicate string", 'label == "Nowhere"') == (200, {"value": []})
+    assert len(wda_bodies(fake, "/elements")) == 3  # asked, then again once the 200 ms ran out
+    for bad in ({}, {"implicit": -1}, {"implicit": True}, {"implicit": "5"}):
+        status, reply = raw(fake, "POST", f"/session/{sid}/timeouts", bad)
+        assert (status, error(reply)[0]) == (400, "invalid argument")
+
+
+def test_settings_go_to_wda_one_key_at_a_time(fake: FakeAppium) -> None:
+    sid = session(fake)
+    settings = {"shouldUseCompactResponses": False, "pageSourceExcludedAttributes": "visible"}
+    assert raw(fake, "POST", f"/session/{sid}/appium/settings", {"settings": settings})[0] == 200
+    assert raw(fake, "POST", f"/session/{sid}/appium/settings", {"settings": settings})[0] == 200  # unchanged
+    # The driver's own setting stays with the driver; WDA hears each change once.
+    assert wda_bodies(fake, "/appium/settings")[-1:] == [{"settings": {"shouldUseCompactResponses": False}}]
+    assert wda_bodies(fake, "/appium/settings").count({"settings": {"shouldUseCompactResponses": False}}) == 1
+    assert fake.wda.settings["shouldUseCompactResponses"] is False
+    value = raw(fake, "GET", f"/session/{sid}/appium/settings")[1]["value"]
+    assert (value["shouldUseCompactResponses"], value["pageSourceExcludedAttributes"]) == (False, "visible")
+    status, reply = raw(fake, "POST", f"/session/{sid}/appium/settings", {"settings": "nope"})
+    assert (status, error(reply)[0]) == (400, "invalid argument")
+
+
+def test_wdas_read_costs_show_through_appium() -> None:
+    costs = ReadCosts(snapshot=1e-5, visible=2e-4, accessible=1e-4)
+    with FakeAppium(script(), costs=costs, lifetime=60) as fake:
+        sid = session(fake)
+        nodes = []
+        for excluded in ("visible,accessible", "accessible"):
+            status, reply = mobile(fake, sid, "source", {"format": "json", "excludedAttributes": excluded})
+            assert status == 200
+            nodes.append(1 + len(reply["value"].get("children", [])))
+        find(fake, sid, "-ios predicate string", 'label == "YourApp" AND visible == 1')
+        charges = fake.wda.charges
+    fast, evidence = (cost for route, cost in charges if route == "GET /source")
+    assert fast == pytest.approx(costs.source(nodes[0], visible=False, accessible=False))
+    assert evidence == pytest.approx(costs.source(nodes[1], visible=True, accessible=False))
+    assert evidence > fast
+    (query,) = (cost for route, cost in charges if route == "POST /elements")
+    assert query == pytest.approx(costs.query(nodes[0], 1))  # one element read for its visibility
 
 
 def test_the_base_path_of_a_grid_or_a_cloud() -> None:
@@ -289,7 +397,18 @@ def test_main_reports_a_bad_script(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "fake Appium" in capsys.readouterr().err
 
 
+def test_main_serves_a_tree_or_an_app_not_both(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--app", str(sample_path("yourapp")), "--tree", str(tmp_path / "tree.xml")])
+    assert main(["--tree", str(tmp_path / "missing.xml")]) == 2
+    assert "fake Appium" in capsys.readouterr().err
+
+
 def test_bad_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="one of the two"):
+        FakeAppium()
+    with pytest.raises(ValueError, match="one of the two"):
+        FakeAppium(sample_path("yourapp"), tree="tree.xml")
     with pytest.raises(ValueError, match="provider is one of"):
         FakeAppium(sample_path("yourapp"), provider="perfecto")
     with pytest.raises(ValueError, match="max_sessions"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -33,7 +34,11 @@ class Table:
             **answers,
         }
         self.seen: list[str] = []
+        self.bodies: list[tuple[str, Any]] = []
         self.url = ""
+
+    def count(self, key: str) -> int:
+        return self.seen.count(key)
 
 
 @pytest.fixture
@@ -63,7 +68,10 @@ def table() -> Iterator[Table]:
             if route == "/execute/sync":
                 key = body["script"]
             state.seen.append(key)
+            state.bodies.append((key, body))
             answer = state.answers.get(key, {"value": {"error": "unknown command", "message": key}})
+            if callable(answer):
+                answer = answer(body)
             status = 404 if key not in state.answers else 200
             data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
             self.send_response(status)
@@ -237,3 +245,203 @@ def test_a_cloud_that_refuses_is_app_installed_is_asked_the_app_state(table: Tab
     dev = device(table)
     run_on(dev, dev.launch("com.example.app", LaunchOptions()))
     assert [k for k in table.seen if not k.startswith("DELETE")][-2:] == ["mobile: terminateApp", "mobile: launchApp"]
+
+
+# -- visibility through Appium ----------------------------------------------------------------
+
+W3C = "element-6066-11e4-a52e-4f735466cecf"
+
+
+def text(label: str, x: int, y: int = 100, w: int = 140, h: int = 30) -> dict[str, Any]:
+    return {"type": "StaticText", "label": label, "rect": {"x": x, "y": y, "width": w, "height": h}}
+
+
+#: Two pages stacked in one place (ambiguous) and a button.
+PAGES = {
+    "type": "Application",
+    "rect": {"x": 0, "y": 0, "width": 400, "height": 800},
+    "children": [
+        text("Morning list", 100),
+        text("Weekly summary", 80, w=200),
+        {"type": "Button", "label": "Go", "rect": {"x": 10, "y": 500, "width": 100, "height": 40}},
+    ],
+}
+
+
+def found(label: str, rect: tuple[int, int, int, int], kind: str = "StaticText") -> dict[str, Any]:
+    x, y, w, h = rect
+    return {
+        "ELEMENT": label,
+        W3C: label,
+        "type": f"XCUIElementType{kind}",
+        "label": label,
+        "rect": {"x": x, "y": y, "width": w, "height": h},
+    }
+
+
+def pages(table: Table, elements: Any = None) -> None:
+    """The stacked pages, a server that takes the query set-up, and WDA's answer ``elements``."""
+    table.answers["mobile: source"] = {"value": PAGES}
+    table.answers["POST /timeouts"] = {"value": None}
+    table.answers["POST /appium/settings"] = {"value": None}
+    if elements is not None:
+        table.answers["POST /elements"] = elements
+
+
+def shown_labels(screen: mc.Screen) -> set[str]:
+    return {e.label for e in screen.shown if e.label}
+
+
+def test_the_query_set_up_is_sent_once_a_session_before_the_first_query(table: Table) -> None:
+    pages(table, {"value": [found("Weekly summary", (80, 100, 200, 30))]})
+    dev = device(table)
+
+    async def go() -> tuple[mc.Screen, bool, bool]:
+        screen = await dev.read()
+        weekly = screen.find("StaticText", "Weekly summary")[0]
+        go_button = screen.find("Button", "Go")[0]
+        return screen, await dev.check_target(weekly), await dev.check_target(go_button)
+
+    screen, weekly_ok, go_ok = run_on(dev, go())
+    assert shown_labels(screen) == {"Weekly summary", "Go"}
+    assert (weekly_ok, go_ok) == (True, False)  # the read's query confirmed one; "Go" isn't in WDA's answer
+    assert [k for k in table.seen if k.startswith("POST /")][1:] == [
+        "POST /timeouts",
+        "POST /appium/settings",
+        "POST /elements",
+        "POST /elements",
+    ]
+    bodies = dict(table.bodies)
+    assert bodies["POST /timeouts"] == {"implicit": 0}
+    assert bodies["POST /appium/settings"] == {
+        "settings": {"shouldUseCompactResponses": False, "elementResponseAttributes": "type,label,rect"}
+    }
+    queries = [b for k, b in table.bodies if k == "POST /elements"]
+    assert queries == [
+        {"using": "-ios predicate string", "value": 'label IN {"Morning list", "Weekly summary"} AND visible == 1'},
+        {
+            "using": "-ios predicate string",
+            "value": 'type == "XCUIElementTypeButton" AND label == "Go" AND visible == 1',
+        },
+    ]
+
+
+def test_a_server_without_the_strategy_leaves_the_stacked_pages_hidden_and_lets_taps_through(table: Table) -> None:
+    pages(table, {"value": {"error": "invalid selector", "message": "Locator Strategy is not supported"}})
+    dev = device(table)
+
+    async def go() -> tuple[mc.Screen, bool, mc.Screen]:
+        screen = await dev.read()
+        return screen, await dev.check_target(screen.find("Button", "Go")[0]), await dev.read()
+
+    first, go_ok, again = run_on(dev, go())
+    assert shown_labels(first) == shown_labels(again) == {"Go"}  # never guessed shown
+    assert go_ok is True  # can't tell
+    assert table.count("POST /elements") == 1  # refused once: not asked again this session
+
+
+def test_refused_set_up_and_compact_replies_say_nothing_about_which_element(table: Table) -> None:
+    pages(table, {"value": [{"ELEMENT": "x", W3C: "x"}]})
+    del table.answers["POST /timeouts"], table.answers["POST /appium/settings"]  # unknown commands here
+    dev = device(table)
+
+    async def go() -> tuple[mc.Screen, bool]:
+        screen = await dev.read()
+        return screen, await dev.check_target(screen.find("Button", "Go")[0])
+
+    screen, go_ok = run_on(dev, go())
+    assert shown_labels(screen) == {"Go"}
+    assert go_ok is True
+    assert table.count("POST /elements") == 2  # compact replies are no refusal: asked each time
+
+
+def test_an_empty_answer_is_an_answer(table: Table) -> None:
+    pages(table, {"value": []})  # what Appium answers when WDA's lookup failed, too
+    dev = device(table)
+
+    async def go() -> tuple[mc.Screen, bool]:
+        screen = await dev.read()
+        return screen, await dev.check_target(screen.find("Button", "Go")[0])
+
+    screen, go_ok = run_on(dev, go())
+    assert shown_labels(screen) == {"Go"}
+    assert go_ok is False  # a step on it drifts rather than taps
+
+
+@pytest.mark.parametrize(
+    ("answer", "error", "message"),
+    [
+        ({"value": {"not": "a list"}}, mc.DeviceError, "sent elements that are not a list"),
+        ({"value": {"error": "unknown error", "message": "proxy failed"}}, mc.DeviceError, "POST /elements failed"),
+        (
+            {"value": {"error": "invalid session id", "message": "gone"}},
+            mc.DeviceError,
+            "no longer knows the session",
+        ),
+    ],
+)
+def test_a_query_that_fails_is_a_failed_read(table: Table, answer: Any, error: type[Exception], message: str) -> None:
+    pages(table, answer)
+    dev = device(table)
+    with pytest.raises(error, match=message) as caught:
+        run_on(dev, dev.read())
+    assert not isinstance(caught.value, mc.UnknownOutcome)
+
+
+def test_the_answer_is_kept_for_the_same_pages_and_forgotten_at_an_action_and_a_new_session(table: Table) -> None:
+    pages(table, {"value": [found("Weekly summary", (80, 100, 200, 30))]})
+    table.answers["mobile: tap"] = {"value": None}
+    dev = device(table)
+
+    async def go() -> None:
+        screen = await dev.read()
+        await dev.read()  # the same ambiguous elements: the answer is reused
+        assert table.count("POST /elements") == 1
+        await dev.act(Action(Op.TAP, element=screen.find("Button", "Go")[0]))
+        await dev.read()  # a tap may switch pages: asked again
+        assert table.count("POST /elements") == 2
+        await dev.end_session()
+        await dev.read()  # a new session (perhaps another phone): set up and asked again
+        assert table.count("POST /elements") == 3
+
+    run_on(dev, go())
+    assert table.count("POST /timeouts") == table.count("POST /appium/settings") == 2
+
+
+def test_an_older_wda_that_keeps_visible_in_the_fast_read_is_read_truthfully(
+    table: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    tree = {
+        **PAGES,
+        "isVisible": "1",
+        "children": [
+            {**text("Morning list", 100), "isVisible": "0"},
+            {**text("Weekly summary", 80, w=200), "isVisible": "1"},
+            {
+                "type": "Button",
+                "label": "Go",
+                "rect": {"x": 10, "y": 500, "width": 100, "height": 40},
+                "isVisible": "1",
+            },
+        ],
+    }
+    table.answers["mobile: source"] = {"value": tree}
+    dev = device(table)
+
+    async def twice() -> list[mc.Screen]:
+        return [await dev.read(), await dev.read()]
+
+    with caplog.at_level(logging.INFO, logger="mobster.drivers.appium"):
+        screens = run_on(dev, twice())
+    assert all(shown_labels(s) == {"Weekly summary", "Go"} for s in screens)
+    assert "POST /elements" not in table.seen  # WDA's own flag decided: nothing to ask
+    assert sum("WebDriverAgent before 8.11" in r.message for r in caplog.records) == 1  # said once
+
+
+def test_a_session_that_ends_during_the_query_set_up_is_a_failed_read(table: Table) -> None:
+    pages(table, {"value": []})
+    table.answers["POST /timeouts"] = {"value": {"error": "invalid session id", "message": "gone"}}
+    dev = device(table)
+    with pytest.raises(mc.DeviceError, match="no longer knows the session"):
+        run_on(dev, dev.read())
+    assert "POST /elements" not in table.seen

@@ -1,0 +1,44 @@
+"""What the docs promise a reader: no spec they don't have, one story about budgets, a heal limit explained."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import mobster_cli
+import mobster_core
+import mobster_drivers
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md", ROOT / "CHANGELOG.md"]
+PACKAGES = [Path(str(package.__file__)).parent for package in (mobster_core, mobster_drivers, mobster_cli)]
+CODE = [p for package in PACKAGES for p in package.rglob("*.py")]
+
+
+def flat(path: Path) -> str:
+    return " ".join(path.read_text().split())
+
+
+def test_no_doc_or_docstring_cites_a_spec_the_reader_doesnt_have() -> None:
+    cited = re.compile(r"SPEC\b|reference/[a-z-]+\.md|Mobster §")
+    found = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in (*DOCS, *CODE)
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if cited.search(line)
+    ]
+    assert found == []
+
+
+def test_the_docs_agree_on_what_a_budget_stop_is() -> None:
+    # A run stopped by its budget is couldnt_run, class budget, with no verdict: everywhere it is said.
+    assert "| `budget` | `couldnt_run` | Smart ran out of its budget" in flat(ROOT / "docs" / "checks.md")
+    assert "A run stopped by a budget is `couldnt_run`, class `budget`" in flat(ROOT / "docs" / "smart.md")
+    for path in DOCS:
+        assert not re.search(r"`budget` \| `failed`", path.read_text()), path
+
+
+def test_the_heal_docs_explain_why_a_one_step_check_cant_heal() -> None:
+    text = flat(ROOT / "docs" / "heal.md")
+    assert "A check of one step can never be healed." in text
+    assert "healing step 1 would make 1 of 1 recorded steps healed" in text

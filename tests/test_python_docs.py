@@ -1,0 +1,52 @@
+"""docs/python.md is run as it is: every ```python block, in order, in one namespace, in an empty folder."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "python.md"
+BLOCK = re.compile(r"^```python\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+
+
+def blocks() -> list[str]:
+    return BLOCK.findall(PAGE.read_text())
+
+
+def test_the_page_has_an_example_for_each_thing_a_newcomer_does() -> None:
+    text = PAGE.read_text()
+    for heading in ("## Run a check", "## Run a suite", "## Look at a recorded path", "## Match a step",
+                    "## Your own device", "## Your own model"):  # fmt: skip
+        assert heading in text
+    assert len(blocks()) >= 8
+
+
+def test_every_example_of_the_page_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "python_md"}
+    for number, code in enumerate(blocks(), 1):
+        try:
+            exec(compile(code, f"docs/python.md, block {number}", "exec"), namespace)
+        except Exception as exc:
+            raise AssertionError(f"docs/python.md, block {number} failed: {type(exc).__name__}: {exc}") from exc
+    out = capsys.readouterr().out
+    assert "smart 4" in out  # the first run: Smart, four model calls (three steps and "done")
+    assert 'step 3 (Tap "Continue") drifted' in out
+
+
+def test_the_readme_example_runs() -> None:
+    # The first code a visitor reads must run as printed (it once lagged behind the step format).
+    readme = PAGE.parents[1] / "README.md"
+    (code,) = re.findall(r"^```python\n(.*?)^```$", readme.read_text(), re.DOTALL | re.MULTILINE)
+    namespace: dict[str, object] = {"__name__": "readme"}
+    exec(compile(code, "README.md", "exec"), namespace)
+    import mobster_core as mc
+
+    step, screen = namespace["step"], namespace["screen"]
+    assert isinstance(step, mc.Step)
+    assert isinstance(screen, mc.Screen)
+    assert mc.match_step(step, screen, settled=False).ok  # what the README's last line says
