@@ -1,0 +1,128 @@
+"""Helpers of the pytest plugin's tests: a project in pytester's folder, and its reports.
+
+Every test runs pytest in-process with ``pytester`` (xdist's workers are processes of their own,
+started by the in-process controller). Checks run on the scripted phone on the simulated clock
+(``--mobster-clock simulated``), so nothing waits for real.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from mobster_drivers.scripted import sample_path
+
+SIGNUP = """\
+version: 1
+name: A new user signs up
+app: {bundle: com.example.yourapp}
+tags: [smoke, signup]
+steps:
+  - Tap "Sign up"
+  - Type "ada@example.com" into "Email"
+  - Tap "Continue"
+expect:
+  - text: Welcome aboard
+"""
+
+PAYWALL = """\
+version: 1
+name: Settings offers Pro
+app: {bundle: com.example.yourapp}
+tags: [paywall]
+steps:
+  - Tap "Settings"
+  - Tap "Upgrade to Pro"
+expect:
+  - text: Go Pro
+  - visible: {label: Restore Purchases, role: button}
+"""
+
+#: Options every run gets: the simulated clock, and no pytest cache in the project.
+BASE = ("-p", "no:cacheprovider", "--mobster-clock", "simulated")
+
+
+def app_script(
+    device: str = "Phone A", *, renamed: bool = False, version: str = "1.0", build: str = "1", ios: str = "26.4"
+) -> str:
+    """The sample app's script (``yourapp``), on a phone named ``device``; ``renamed``: Continue is Next."""
+    text = sample_path("yourapp-renamed" if renamed else "yourapp").read_text()
+    text = text.replace("name: Scripted iPhone", f"name: {device}").replace('ios: "26.4"', f'ios: "{ios}"')
+    return text.replace('version: "1.0"', f'version: "{version}"').replace('build: "1"', f'build: "{build}"')
+
+
+@dataclass
+class Project:
+    """A Mobster project in pytester's folder: app scripts in ``apps/``, checks in ``.mobster/checks/``."""
+
+    pytester: pytest.Pytester
+
+    @property
+    def root(self) -> Path:
+        return self.pytester.path
+
+    def app(self, name: str, **kwargs: object) -> Path:
+        path = self.root / "apps" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(app_script(**kwargs))  # type: ignore[arg-type]
+        return path
+
+    def check(self, stem: str, text: str, *, suffix: str = ".yaml") -> Path:
+        path = self.root / ".mobster" / "checks" / f"{stem}{suffix}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def run(self, *args: str) -> pytest.RunResult:
+        return self.pytester.runpytest(*BASE, *args)
+
+    def junit(self, *args: str) -> tuple[pytest.RunResult, list[Case]]:
+        """Run with ``--junitxml`` and read back each testcase and its properties."""
+        report = self.root / "junit.xml"
+        result = self.run(f"--junitxml={report}", *args)
+        return result, read_junit(report)
+
+
+@dataclass
+class Case:
+    """A JUnit testcase: its name, its outcome element (failure/error/skipped or None) and properties."""
+
+    name: str
+    classname: str
+    outcome: str | None
+    message: str
+    properties: list[tuple[str, str]]
+
+    def prop(self, name: str) -> str:
+        values = [v for k, v in self.properties if k == name]
+        assert len(values) == 1, (name, self.properties)
+        return values[0]
+
+    def props(self, name: str) -> list[str]:
+        return [v for k, v in self.properties if k == name]
+
+
+def read_junit(path: Path) -> list[Case]:
+    cases = []
+    for case in ET.parse(path).getroot().iter("testcase"):
+        outcome = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
+        props = [(p.get("name", ""), p.get("value", "")) for p in case.iter("property")]
+        cases.append(
+            Case(
+                name=case.get("name", ""),
+                classname=case.get("classname", ""),
+                outcome=None if outcome is None else outcome.tag,
+                message="" if outcome is None else outcome.get("message", ""),
+                properties=props,
+            )
+        )
+    return cases
+
+
+def record(project: Project, *args: str) -> None:
+    """Record both sample checks on ``apps/yourapp.yaml`` with the scripted model."""
+    result = project.run("--mobster-scripted", "apps/yourapp.yaml", "--mobster-model", "scripted", *args)
+    result.assert_outcomes(passed=2)
