@@ -21,6 +21,10 @@ from ._errors import CheckCouldntRun, CheckFailed, CheckNotPassed, CheckOutcomeU
 if TYPE_CHECKING:
     from ._fixture import Mobster
 
+# Shown as ``mobster_pytest.CheckFailed`` in tracebacks and summaries, the name users import.
+for _cls in (CheckCouldntRun, CheckFailed, CheckNotPassed, CheckOutcomeUnknown):
+    _cls.__module__ = __name__
+
 __all__ = ["CheckCouldntRun", "CheckFailed", "CheckNotPassed", "CheckOutcomeUnknown", "Mobster"]
 
 
