@@ -76,9 +76,10 @@ def session_of(config: pytest.Config) -> MobsterSession:
 
 def allure_on(config: pytest.Config) -> bool:
     """allure-pytest is installed and writing results (``--alluredir``)."""
-    return config.pluginmanager.hasplugin("allure_pytest") and bool(getattr(config.option, "allure_report_dir", None))
+    # By the option, not the plugin's name: a plugin loaded with ``-p module`` has another name.
+    return bool(getattr(config.option, "allure_report_dir", None))
 
 
 def html_on(config: pytest.Config) -> bool:
     """pytest-html is installed and writing a report (``--html``)."""
-    return config.pluginmanager.hasplugin("html") and bool(getattr(config.option, "htmlpath", None))
+    return bool(getattr(config.option, "htmlpath", None))

@@ -156,7 +156,8 @@ def _each_device_groups(config: pytest.Config, settings: Settings) -> None:
 
 def _never_rerun_unknown_outcomes(config: pytest.Config) -> None:
     """Rule 5."""
-    if not config.pluginmanager.hasplugin("rerunfailures"):
+    # By its option, not its name: ``-p pytest_rerunfailures`` registers it under another name.
+    if not hasattr(config.option, "rerun_except"):
         return
     given = config.getoption("rerun_except", None)
     patterns = list(given) if given is not None else list(config.getini("rerun_except") or [])

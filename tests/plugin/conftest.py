@@ -10,10 +10,8 @@ from .helpers import PAYWALL, SIGNUP, Project
 
 #: Modules every inner pytest run would import, imported once here: pytester restores sys.modules
 #: after each in-process run, so a module first imported inside one run is imported again (and
-#: its asserts rewritten again, with bytecode writes off) by the next: seconds a run. hypothesis is
-#: what pytest's hypothesis plugin imports when it starts.
+#: its asserts rewritten again, with bytecode writes off) by the next: seconds a run.
 PRELOADED = (
-    "hypothesis",
     "mobster_drivers.models.scripted",
     "mobster_drivers.scripted",
     "mobster_pytest._fixture",
@@ -31,6 +29,7 @@ def project(
     """A project with the sample app on "Phone A" and the two sample checks; no keys, private locks."""
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MOBSTER_APPIUM_CAPS", "PYTEST_ADDOPTS"):
         monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # helpers.BASE names the plugins
     locks = tmp_path_factory.mktemp("locks")
     locks.chmod(0o700)
     monkeypatch.setenv("MOBSTER_LOCK_DIR", str(locks))

@@ -41,8 +41,15 @@ expect:
   - visible: {label: Restore Purchases, role: button}
 """
 
-#: Options every run gets: the simulated clock, and no pytest cache in the project.
-BASE = ("-p", "no:cacheprovider", "--mobster-clock", "simulated")
+#: Options every run gets: the simulated clock, no pytest cache in the project, and the plugin by
+#: name: the runs start with plugin autoloading off (``project`` sets it), so an xdist worker (a
+#: process of its own) imports only what its test asks for, not every plugin installed.
+BASE = ("-p", "no:cacheprovider", "-p", "mobster_pytest.plugin", "--mobster-clock", "simulated")
+#: The ``-p`` options of the other plugins a test uses.
+XDIST = ("-p", "xdist.plugin")
+RERUNS = ("-p", "pytest_rerunfailures")
+HTML = ("-p", "pytest_metadata.plugin", "-p", "pytest_html.plugin")
+ALLURE = ("-p", "allure_pytest.plugin")
 
 
 def app_script(

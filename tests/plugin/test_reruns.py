@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import Project, record
+from .helpers import RERUNS, Project, record
 
 pytest_plugins = ["pytester"]
 
 pytest.importorskip("pytest_rerunfailures")
 
-ONLY_INFRA = ("--reruns", "2", "--only-rerun", "CheckCouldntRun")
+ONLY_INFRA = (*RERUNS, "--reruns", "2", "--only-rerun", "CheckCouldntRun")
 
 FAULTS = """
 import pytest
@@ -64,5 +64,7 @@ def test_a_device_fault_is_rerun_and_an_unknown_outcome_never_is(project: Projec
 def test_reruns_without_only_rerun_still_never_rerun_an_unknown_outcome(project: Project) -> None:
     record(project)
     project.pytester.makepyfile(test_faults=FAULTS)
-    result = project.run("--mobster-scripted", "apps/yourapp.yaml", "--reruns", "3", "-k", "unknown", "test_faults.py")
+    result = project.run(
+        "--mobster-scripted", "apps/yourapp.yaml", *RERUNS, "--reruns", "3", "-k", "unknown", "test_faults.py"
+    )
     assert result.parseoutcomes() == {"failed": 1, "deselected": 1}  # no "rerun"
