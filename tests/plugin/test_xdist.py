@@ -52,7 +52,8 @@ def test_four_workers_recording_and_healing_at_once_lose_nothing(project: Projec
     for stem in news:
         project.check(stem, _copy(PAYWALL, stem))
     result, cases = project.junit(
-        *XDIST, "-n", "4", "--mobster-scripted", "apps/renamed.yaml", "--mobster-model", "scripted", "-k", "signup or new",
+        *XDIST, "-n", "4", "--mobster-scripted", "apps/renamed.yaml", "--mobster-model", "scripted",
+        "-k", "signup or new",
     )  # fmt: skip
     result.assert_outcomes(passed=9)
     result.stdout.fnmatch_lines(["mobster: 9 check runs, 5 healed steps, * model calls, $0.00"])
@@ -69,7 +70,7 @@ def test_four_workers_recording_and_healing_at_once_lose_nothing(project: Projec
     stored = {p.name for p in cache.iterdir()}
     assert recorded <= stored
     assert len(stored - recorded) == 4  # the new checks' paths (a heal rewrites its env's file)
-    assert not [p for p in (project.root / ".mobster").rglob(".tmp-*")]
+    assert not list((project.root / ".mobster").rglob(".tmp-*"))
     runs = sorted((project.root / ".mobster" / "runs").iterdir())
     assert len(runs) == 5 + 9
     for run in runs:
