@@ -17,6 +17,9 @@ Rule 3: ``result`` is the check's :class:`~mobster_core.CheckResult` when the ch
         it couldn't start: no device, a check file that doesn't load); ``failure_class`` its class;
         ``where`` is ``file:line`` of what failed (the drifted step, the failed assertion, the bad
         key); ``message`` the one-line message.
+Rule 4: :class:`CheckFailed` is also an ``AssertionError``: Allure and other reports call a test
+        ending with one "failed" (the app or the check), and anything else "broken" (the
+        infrastructure), which is how a check that couldn't run or whose outcome is unknown shows.
 
 This module imports nothing of Mobster at run time: the plugin loads it in every pytest run.
 """
@@ -82,8 +85,12 @@ def _rebuild(
     )
 
 
-class CheckFailed(CheckNotPassed):
-    """The check failed (a drift, an assertion, the app not running) or needs review: never rerun it."""
+class CheckFailed(CheckNotPassed, AssertionError):
+    """The check failed (a drift, an assertion, the app not running) or needs review: never rerun it.
+
+    It is also an ``AssertionError`` (Rule 4): reports count it as a test that failed, not one
+    that broke.
+    """
 
 
 class CheckCouldntRun(CheckNotPassed):
