@@ -51,11 +51,12 @@ MODEL_SECONDS = 2.5
 
 #: The demo under pytest (the ``mobster_pytest`` plugin): ``pytest`` in the folder runs both checks.
 PYTEST_INI = """\
-# `pytest` in this folder runs the two checks with the mobster plugin (docs/pytest.md): the first
-# run records them with the scripted model, the next ones replay them at $0 with no model call.
+# `pytest` in this folder runs the two checks with the mobster plugin (docs/pytest.md) on version
+# 1.1 of the app: the first run records them with the scripted model, the next ones replay them at
+# $0 with no model call (after `mobster demo`, whose last run recorded 1.1, they replay at once).
 # The clock is simulated, as in `mobster demo`: remove that line to wait out the phone's latencies.
 [pytest]
-mobster_scripted = apps/yourapp.yaml
+mobster_scripted = apps/yourapp-1.1.yaml
 mobster_model = scripted
 mobster_clock = simulated
 """

@@ -22,3 +22,14 @@ def test_the_demo_project_records_on_the_first_pytest_run_and_replays_at_no_cost
     second.stdout.fnmatch_lines(
         ["mobster: 2 check runs (2 replayed with no model), 0 healed steps, 0 model calls, $0.00"]
     )
+
+
+def test_after_mobster_demo_pytest_replays_its_checks_at_no_cost(project: Project) -> None:
+    from mobster_cli._demo import run_demo
+
+    run_demo(project.root)  # its four runs, and a heal waiting for review
+    result = project.pytester.runpytest("-p", "no:cacheprovider", "-p", "mobster_pytest.plugin")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        ["mobster: 2 check runs (2 replayed with no model), 0 healed steps, 0 model calls, $0.00"]
+    )
