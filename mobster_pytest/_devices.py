@@ -1,8 +1,10 @@
 """Opening one device of the pool: the one place the plugin builds devices from its options.
 
 Rule 1: :func:`open_device` is the only function that turns a :class:`~._settings.DeviceSpec`
-        into a device; the drivers are imported inside it, for the kind asked for only, so a run
-        on the scripted phone never imports facebook-wda, pymobiledevice3 or Appium's client.
+        into a device (``mobster_drivers``' one device-construction place, when it lands, takes
+        its place here: same spec fields, same ``OpenDevice`` and ``CouldntOpen``); the drivers
+        are imported inside it, for the kind asked for only, so a run on the scripted phone never
+        imports facebook-wda, pymobiledevice3 or Appium's client.
 Rule 2: a real device is locked for as long as this process holds it (``mobster_drivers``'s
         per-device file lock: a simulator by UDID and by its WDA's URL, a WDA by its URL, a USB
         iPhone by UDID, as ``mobster test`` locks them), so two xdist workers, or a worker and a
@@ -61,7 +63,14 @@ def open_device(spec: DeviceSpec, clock: Clock) -> OpenDevice:
     except BaseException as exc:
         _close_all(closers)
         raise _couldnt(spec, exc) from exc
-    return OpenDevice(spec, device, lambda: _close_all(closers))
+    released: list[bool] = []
+
+    def release() -> None:
+        if not released:  # once: a second call (pytest's unconfigure after a crash) does nothing
+            released.append(True)
+            _close_all(closers)
+
+    return OpenDevice(spec, device, release)
 
 
 def _close_all(closers: list[Callable[[], None]]) -> None:

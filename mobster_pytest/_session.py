@@ -7,8 +7,9 @@ Rule 2: the device a test runs on is its *slot*: the worker's number under xdist
         gets device k of the pool), 0 without xdist, or the device an item is pinned to under
         ``--mobster-each-device``. A slot's device is opened the first time it is needed and kept.
         A pool of scripted phones gives a worker beyond the pool a phone of its own, made from
-        script ``k mod N`` (as ``mobster test --parallel``); a pool of real devices can't, and says
-        so (the plugin refuses ``-n`` wider than such a pool when pytest starts).
+        script ``k mod N`` (as ``mobster test --parallel``), and an Appium pool another session
+        of URL ``k mod N``; a pool of simulators, iPhones or WDAs can't, and says so (the plugin
+        refuses ``-n`` wider than such a pool when pytest starts).
         A device that can't be opened is tried again by the next test (a rerun, a busy device
         freed), never cached as broken.
 Rule 3: every run goes through the public API: ``run_check`` on the slot's device with the

@@ -93,8 +93,13 @@ class DeviceSpec:
 
     @property
     def exclusive(self) -> bool:
-        """True for a real device: one holder at a time. A scripted phone can be made again and again."""
-        return self.kind != "scripted"
+        """True for a device one holder at a time may drive: a simulator, a USB iPhone, a WDA.
+
+        A scripted phone can be made again and again; an Appium URL hands out a session per
+        client (a grid or a cloud: as many as it has phones), so a worker beyond an Appium pool
+        opens another session of URL ``k mod N``.
+        """
+        return self.kind in ("sim", "device", "wda")
 
 
 @dataclass(frozen=True)

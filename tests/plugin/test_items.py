@@ -187,3 +187,14 @@ def test_a_mistake_in_the_options_stops_pytest_at_once(project: Project, args: t
     result = project.run(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: mobster: {message}"])
+
+
+def test_each_device_makes_an_item_per_check_and_device(project: Project) -> None:
+    record(project)
+    project.app("b.yaml", device="Phone B")
+    pool = ("--mobster-scripted", "apps/yourapp.yaml", "--mobster-scripted", "apps/b.yaml")
+    result, cases = project.junit(*pool, "--mobster-each-device", "-k", "signup", "-v")
+    result.assert_outcomes(passed=2, deselected=2)
+    result.stdout.fnmatch_lines(["*signup.yaml::signup[[]yourapp[]] PASSED*", "*signup.yaml::signup[[]b[]] PASSED*"])
+    devices = {c.name: c.prop("mobster.device") for c in cases}
+    assert devices == {"signup[b]": "Phone B, iOS 26.4 (simulator)", "signup[yourapp]": "Phone A, iOS 26.4 (simulator)"}

@@ -17,15 +17,16 @@ pytest_plugins = ["pytester"]
 pytest.importorskip("xdist")
 
 
-def test_worker_k_runs_on_device_k_of_the_pool(project: Project) -> None:
+def test_worker_k_runs_on_device_k_of_the_pool_and_n_auto_is_one_worker_per_device(project: Project) -> None:
     project.app("b.yaml", device="Phone B")
     for n in range(4):
         project.check(f"paywall{n}", PAYWALL.replace("Settings offers Pro", f"Settings offers Pro {n}"))
     result, cases = project.junit(
-        *XDIST, "-n", "2", "--mobster-scripted", "apps/yourapp.yaml", "--mobster-scripted", "apps/b.yaml",
+        *XDIST, "-n", "auto", "--mobster-scripted", "apps/yourapp.yaml", "--mobster-scripted", "apps/b.yaml",
         "--mobster-model", "scripted",
     )  # fmt: skip
     result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(["created: 2/2 workers"])
     devices = {c.prop("mobster.device") for c in cases}
     assert devices == {"Phone A, iOS 26.4 (simulator)", "Phone B, iOS 26.4 (simulator)"}
     # The controller adds up every worker's runs.
@@ -76,3 +77,12 @@ def test_four_workers_recording_and_healing_at_once_lose_nothing(project: Projec
     for run in runs:
         assert json.loads((run / "result.json").read_text())["verdict"] == "passed"
     assert {c.prop("mobster.run_dir") for c in cases} == {f".mobster/runs/{r.name}" for r in runs[5:]}
+
+
+def test_more_workers_than_a_pool_of_real_devices_is_refused_before_any_starts(project: Project) -> None:
+    pool = ("--mobster-wda", "http://127.0.0.1:9", "--mobster-wda", "http://127.0.0.1:10")
+    result = project.pytester.runpytest("-p", "mobster_pytest.plugin", *XDIST, "-n", "3", *pool)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: mobster: -n 3 starts 3 workers and the pool has 2 devices*run -n 2 (or -n auto)*"]
+    )
