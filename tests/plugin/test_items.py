@@ -198,3 +198,12 @@ def test_each_device_makes_an_item_per_check_and_device(project: Project) -> Non
     result.stdout.fnmatch_lines(["*signup.yaml::signup[[]yourapp[]] PASSED*", "*signup.yaml::signup[[]b[]] PASSED*"])
     devices = {c.name: c.prop("mobster.device") for c in cases}
     assert devices == {"signup[b]": "Phone B, iOS 26.4 (simulator)", "signup[yourapp]": "Phone A, iOS 26.4 (simulator)"}
+
+
+def test_every_option_is_an_ini_key(project: Project) -> None:
+    record(project)
+    project.app("renamed.yaml", renamed=True)
+    project.pytester.makeini("[pytest]\nmobster_scripted = apps/renamed.yaml\nmobster_no_heal = true\n")
+    result = project.run("-k", "signup")
+    result.assert_outcomes(failed=1, deselected=1)
+    result.stdout.fnmatch_lines(["*failed (drift)*(--no-heal)"])
