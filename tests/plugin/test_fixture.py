@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from .helpers import Project, record
 
 pytest_plugins = ["pytester"]
@@ -119,3 +122,11 @@ def test_options_override_per_run_and_the_marker_selects_fixture_users(project: 
     )
     result = project.run(*SCRIPTED, "--mobster-model", "scripted", "-m", "mobster", "test_opts.py")
     result.assert_outcomes(passed=1, deselected=1)
+
+
+def test_the_docs_example_runs(project: Project) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "pytest.md").read_text()
+    (code,) = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
+    record(project)
+    project.pytester.makepyfile(test_docs_example=code)
+    project.run(*SCRIPTED, "test_docs_example.py").assert_outcomes(passed=4)
