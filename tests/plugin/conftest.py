@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
-from .helpers import PAYWALL, SIGNUP, Project
+from .helpers import PAYWALL, SIGNUP, Project, record_paths
 
 #: Modules every inner pytest run would import, imported once here: pytester restores sys.modules
 #: after each in-process run, so a module first imported inside one run is imported again (and
@@ -22,9 +23,18 @@ for _name in PRELOADED:
     importlib.import_module(_name)
 
 
+@pytest.fixture(scope="session")
+def recorded_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample checks' recorded paths, made once (``helpers.record`` copies them)."""
+    return record_paths(tmp_path_factory.mktemp("recorded"))
+
+
 @pytest.fixture
 def project(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path_factory: pytest.TempPathFactory,
+    recorded_cache: Path,
 ) -> Project:
     """A project with the sample app on "Phone A" and the two sample checks; no keys, private locks."""
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MOBSTER_APPIUM_CAPS", "PYTEST_ADDOPTS"):
@@ -33,7 +43,7 @@ def project(
     locks = tmp_path_factory.mktemp("locks")
     locks.chmod(0o700)
     monkeypatch.setenv("MOBSTER_LOCK_DIR", str(locks))
-    p = Project(pytester)
+    p = Project(pytester, recorded_cache)
     p.app("yourapp.yaml")
     p.check("signup", SIGNUP)
     p.check("paywall", PAYWALL)

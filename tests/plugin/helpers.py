@@ -7,6 +7,7 @@ started by the in-process controller). Checks run on the scripted phone on the s
 
 from __future__ import annotations
 
+import shutil
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,8 @@ class Project:
     """A Mobster project in pytester's folder: app scripts in ``apps/``, checks in ``.mobster/checks/``."""
 
     pytester: pytest.Pytester
+    #: The replay cache of the two sample checks, recorded once a session (``record``).
+    recorded: Path | None = None
 
     @property
     def root(self) -> Path:
@@ -129,7 +132,32 @@ def read_junit(path: Path) -> list[Case]:
     return cases
 
 
-def record(project: Project, *args: str) -> None:
-    """Record both sample checks on ``apps/yourapp.yaml`` with the scripted model."""
-    result = project.run("--mobster-scripted", "apps/yourapp.yaml", "--mobster-model", "scripted", *args)
-    result.assert_outcomes(passed=2)
+def record_paths(folder: Path) -> Path:
+    """Record both sample checks in a project at ``folder`` with the core API; its replay cache.
+
+    What a first ``pytest --mobster-model scripted`` run records (the tests that need that run
+    itself make it): done once a session, then copied into each project by :func:`record`.
+    """
+    from mobster_core import RunOptions, run_suite
+    from mobster_core.testing import FakeClock
+    from mobster_drivers.models.scripted import ScriptedModel
+    from mobster_drivers.scripted import ScriptedPhone
+
+    checks = folder / ".mobster" / "checks"
+    checks.mkdir(parents=True)
+    (checks / "signup.yaml").write_text(SIGNUP)
+    (checks / "paywall.yaml").write_text(PAYWALL)
+    clock = FakeClock()
+    phone = ScriptedPhone.from_text(app_script(), clock=clock)
+    files = sorted(checks.glob("*.yaml"))
+    suite = clock.run(
+        run_suite(files, [phone], clock, models=lambda: ScriptedModel(clock=clock), options=RunOptions(root=folder))
+    )
+    assert [c.verdict.value for c in suite.checks] == ["passed", "passed"], suite
+    return folder / ".mobster" / "cache"
+
+
+def record(project: Project) -> None:
+    """Both sample checks recorded on ``apps/yourapp.yaml``, as a first run with the scripted model leaves them."""
+    assert project.recorded is not None
+    shutil.copytree(project.recorded, project.root / ".mobster" / "cache", dirs_exist_ok=True)
