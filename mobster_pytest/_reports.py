@@ -7,9 +7,10 @@ Rule 1: each run adds ``mobster.*`` entries to the test's ``user_properties`` (J
         earlier attempt are removed when the next one starts, so no run is counted twice.
 Rule 2: Allure (``--alluredir``) gets one step per step the run sent an action for, titled
         ``step 2 (Tap "Sign up")`` and holding the frame it acted on, then the final frame; the
-        step that drifted or failed is marked broken. pytest-html (``--html``) gets the final
-        frame and the step frames as image extras. Both are soft: without allure-pytest or
-        pytest-html installed (or with them off) nothing is imported.
+        step that drifted or failed, and an action whose outcome is unknown, are marked broken.
+        pytest-html (``--html``) gets the final frame and the step frames as image extras. Both
+        are soft: without allure-pytest or pytest-html installed (or with them off) nothing is
+        imported.
 Rule 3: the session's totals (runs, healed steps, model calls, cost) are added up from the
         reports' properties, so they hold under xdist (the controller sees every worker's
         reports) and count a rerun's model calls too: they were paid for.
@@ -81,13 +82,16 @@ def allure_steps(record: RunRecord) -> None:
     """Rule 2: Allure's steps for one run (call it only with allure-pytest on)."""
     import allure
 
+    from ._frames import UNFINISHED
+
     failed = _failed_step(record)
     for what, png in record.frames:
         step: Any = allure.step(what)  # entered and left by hand: its status is set below
         step.__enter__()
         allure.attach(png, name="frame", attachment_type=allure.attachment_type.PNG)
         found = _STEP.match(what)
-        broken = failed is not None and found is not None and int(found.group(1)) == failed
+        # The step the check stopped at, or an action whose outcome is unknown (its frame is last).
+        broken = what == UNFINISHED or (failed is not None and found is not None and int(found.group(1)) == failed)
         # A step's status comes from the exception its block ends with: the failing one ends broken.
         error = _StepFailed(record.result.outcome.message) if broken else None
         step.__exit__(None if error is None else _StepFailed, error, None)

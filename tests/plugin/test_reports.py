@@ -60,3 +60,21 @@ def test_no_frames_are_taken_without_a_report_that_shows_them(project: Project) 
         """
     )
     project.run("--mobster-scripted", "apps/yourapp.yaml", "test_frames.py").assert_outcomes(passed=1)
+
+
+def test_allure_marks_an_action_whose_outcome_is_unknown_broken(project: Project) -> None:
+    pytest.importorskip("allure_pytest")
+    record(project)
+    project.pytester.makepyfile(
+        test_lost="""
+        def test_lost(mobster, mobster_device):
+            mobster_device.fail_next_action()  # the first tap's reply is lost
+            mobster.run("paywall")
+        """
+    )
+    results = project.root / "allure"
+    run = project.run(*ALLURE, f"--alluredir={results}", "--mobster-scripted", "apps/yourapp.yaml", "test_lost.py")
+    run.assert_outcomes(failed=1)
+    (doc,) = [json.loads(p.read_text()) for p in results.glob("*-result.json")]
+    assert doc["status"] == "broken"  # CheckOutcomeUnknown is no AssertionError: not the app's failure
+    assert [(s["name"], s["status"]) for s in doc["steps"]] == [("the last action (it didn't complete)", "broken")]
