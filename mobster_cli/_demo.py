@@ -49,6 +49,18 @@ expect:
 
 MODEL_SECONDS = 2.5
 
+#: The demo under pytest (the ``mobster_pytest`` plugin): ``pytest`` in the folder runs both checks.
+PYTEST_INI = """\
+# `pytest` in this folder runs the two checks with the mobster plugin (docs/pytest.md) on version
+# 1.1 of the app: the first run records them with the scripted model, the next ones replay them at
+# $0 with no model call (after `mobster demo`, whose last run recorded 1.1, they replay at once).
+# The clock is simulated, as in `mobster demo`: remove that line to wait out the phone's latencies.
+[pytest]
+mobster_scripted = apps/yourapp-1.1.yaml
+mobster_model = scripted
+mobster_clock = simulated
+"""
+
 
 def _write_project(folder: Path) -> dict[str, Path]:
     checks = folder / ".mobster" / "checks"
@@ -64,6 +76,7 @@ def _write_project(folder: Path) -> dict[str, Path]:
     paths["app"].write_text(base)
     paths["rebuild"].write_text(renamed)
     paths["newer"].write_text(newer)
+    (folder / "pytest.ini").write_text(PYTEST_INI)
     # A demo starts clean: its own cache, runs and heal files go, its checks stay.
     for stale in (folder / ".mobster" / "cache", folder / ".mobster" / "runs", folder / ".mobster" / "test-results"):
         shutil.rmtree(stale, ignore_errors=True)
@@ -142,6 +155,7 @@ def run_demo(folder: Path) -> int:
     print(f"         {folder.name}/.mobster/cache/replay/ (the recorded paths).")
     print(f"Try it yourself: cd {shlex.quote(str(folder))} && {mobster} test --scripted apps/yourapp-rebuild.yaml")
     print(f"  (replays the healed path at $0 while the heal waits for review; then try {mobster} test heal)")
+    print(f"Under pytest: cd {shlex.quote(str(folder))} && pytest   (pytest.ini names the phone and the model)")
 
     expected = (
         first.exit_code == 0

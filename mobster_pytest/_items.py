@@ -1,0 +1,133 @@
+"""Check files as pytest items: one per check (one per device with ``--mobster-each-device``).
+
+Rule 1: a check file is ``<project>/.mobster/checks/*.yaml`` (or ``.yml``), not a heal file
+        (``*.heal.yaml``), not hidden, not in a sub-folder: the files ``mobster test`` runs.
+Rule 2: an item is named for the file's stem (``signup``), and ``signup[yourapp]`` per device under
+        ``--mobster-each-device``. ``-k`` matches the stem, the check's ``name`` and its tags.
+Rule 3: the check's ``tags`` become markers (``pytest -m smoke``), registered as they are found, so
+        ``--strict-markers`` passes; every item also has the ``mobster`` marker. A tag that names a
+        marker pytest or a plugin acts on (``skip``, ``xfail``, ``flaky``, …) stays a keyword for
+        ``-k`` and is not made a marker: a label must not skip or rerun a check.
+Rule 4: a file that doesn't load is still an item; it fails when it runs, ``couldnt_run``, class
+        ``usage``, with the file, the line and the key (as ``mobster test`` reports it), and the
+        other checks run.
+Rule 5: a failure is our own one-line report, ``file:line: verdict (class): message``, and a few
+        lines under it (device, mode, cost, failed assertions, heals, run folder): never a Python
+        traceback of the plugin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mobster_core.checks import Check, load_check, project_of
+from mobster_core.exceptions import CheckError
+
+from ._errors import CheckNotPassed
+from ._outcomes import usage_error
+from ._reports import strip_properties
+from ._runs import run_for
+from ._state import settings_of
+
+__all__ = ["RESERVED_MARKERS", "CheckFile", "CheckItem"]
+
+#: Markers pytest or a common plugin acts on: a tag of that name stays a keyword (Rule 3).
+RESERVED_MARKERS = frozenset(
+    {
+        "skip",
+        "skipif",
+        "xfail",
+        "parametrize",
+        "usefixtures",
+        "filterwarnings",
+        "tryfirst",
+        "trylast",
+        "flaky",
+        "xdist_group",
+        "timeout",
+        "asyncio",
+        "anyio",
+        "django_db",
+        "order",
+        "dependency",
+        "forked",
+        "no_cover",
+    }
+)
+
+
+def _register_marker(config: pytest.Config, name: str) -> None:
+    """Rule 3: registered before it is used, so ``--strict-markers`` knows it."""
+    known = {line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")}
+    if name not in known:
+        config.addinivalue_line("markers", f"{name}: a tag of a Mobster check")
+
+
+class CheckFile(pytest.File):
+    """A check file (Rule 1): its items."""
+
+    def collect(self) -> Iterator[CheckItem]:
+        """Rule 2: one item, or one per device of the pool under ``--mobster-each-device``."""
+        settings = settings_of(self.config)
+        try:
+            check: Check | None = load_check(self.path)
+        except CheckError:
+            check = None  # Rule 4: it fails when it runs, with the file, line and key
+        slots: list[tuple[int | None, str]] = [(None, "")]
+        if settings.each_device and settings.devices:
+            slots = [(n, f"[{d.label}]") for n, d in enumerate(settings.devices)]
+        for slot, suffix in slots:
+            item = CheckItem.from_parent(self, name=f"{self.path.stem}{suffix}", slot=slot)
+            item.add_marker("mobster")
+            if check is not None:
+                item.extra_keyword_matches.add(check.name)
+                for tag in check.tags:
+                    item.extra_keyword_matches.add(tag)
+                    if tag not in RESERVED_MARKERS:
+                        _register_marker(self.config, tag)
+                        item.add_marker(tag)
+            if slot is not None:
+                # Under xdist every item of a device goes to one worker (the plugin makes --dist loadgroup).
+                _register_marker(self.config, "xdist_group")
+                item.add_marker(pytest.mark.xdist_group(f"mobster-device-{slot}"))
+            yield item
+
+
+class CheckItem(pytest.Item):
+    """One check, run on its slot's device (see the module rules)."""
+
+    def __init__(self, *, slot: int | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        #: The device this item is pinned to (``--mobster-each-device``), else None: the worker's.
+        self.slot = slot
+
+    def runtest(self) -> None:
+        """Load the check again (it may have changed since collection) and run it."""
+        strip_properties(self.user_properties)
+        rootdir = self.config.rootpath
+        try:
+            check = load_check(self.path)
+        except CheckError as exc:
+            raise usage_error(exc, self.path, rootdir) from None
+        _result, error = run_for(self, check, root=project_of(self.path), slot=self.slot)
+        if error is not None:
+            raise error
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,
+    ) -> str | Any:
+        """Rule 5: our lines for a check that didn't pass; pytest's own report for anything else."""
+        exc = excinfo.value
+        if isinstance(exc, CheckNotPassed):
+            return "\n".join([exc.headline, *(f"    {d}" for d in exc.details)])
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """The check file, its first line, and ``mobster check signup``."""
+        return self.path, 0, f"mobster check {self.name}"
