@@ -17,7 +17,8 @@ Rule 8: a device whose check ended with class ``device`` or ``unknown_outcome`` 
         whether it still answers (``info()``, a read); when it doesn't, it is out of the pool for
         the rest of the suite, its check keeps its result, and the other devices go on.
 Rule 9: a lost device's check goes to another device only when its run failed before anything
-        was sent (its first call, ``info()``, failed: no action, no launch, nothing in flight);
+        was sent (its first call, ``info()``, failed: no action, no launch, nothing in flight)
+        and another device is left; otherwise it keeps its own result;
         a check that sent anything is never run again. The suite reports each result once, when
         it is final (``on_result``).
 Rule 10: checks no device could run (every device was lost; with ``each_device``, a lost device's
@@ -254,7 +255,8 @@ async def _lose(work: _Work, slot: int, item: tuple[int, Path], result: CheckRes
     key, file = item
     work.lost[slot] = result.outcome.message
     nothing_sent = result.device is None  # its first call (info, a read) failed: no action went out
-    if nothing_sent and not work.each_device:
+    others = len(work.own) - len(work.lost)
+    if nothing_sent and not work.each_device and others > 0:
         await work.done(key, None, back=file)
         return
     await _record(work, key, result, options)
@@ -266,9 +268,7 @@ def _not_run(work: _Work, slots: Sequence[tuple[str | None, Device]], options: R
     for key, slot, file in work.left():
         if slot is None:
             last = next(reversed(work.lost.values()), "")
-            message = (
-                f"every device of the pool stopped answering, so this check didn't run (the last one said: {last})"
-            )
+            message = f"no device of the pool answers, so this check didn't run; the last one lost said: {last}"
         else:
             name = slots[slot][0] or f"device {slot + 1}"
             said = work.lost.get(slot, "")

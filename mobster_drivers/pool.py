@@ -1,0 +1,460 @@
+"""Devices from options, and suites on a pool of them: the one place devices are made from names.
+
+The ``mobster`` command and the pytest plugin both make their devices here::
+
+    from mobster_core import SystemClock
+    from mobster_drivers.pool import DeviceSpec, open_device, pool_specs, run_on_pool
+
+    clock = SystemClock()
+    opened = open_device(DeviceSpec("sim", "iPhone 17 Pro"), clock)  # locked for this process
+    try:
+        ...  # opened.device is a mobster_core Device
+    finally:
+        opened.release()  # the lock, the connection, an Appium session
+
+    specs = pool_specs(appium=["http://grid:4444/wd/hub"], caps=["grid.json"], sessions=4)
+    suite = await run_on_pool(files, specs, clock, options=RunOptions(root=project))
+
+Rule 1: a :class:`DeviceSpec` names one device: ``kind`` (``scripted``, ``sim``, ``device``,
+        ``wda``, ``appium``), ``value`` (an app script's path, a simulator's or iPhone's name or
+        UDID, a URL), ``label`` (its short name in the pool, unique there: ``sim-2``), ``caps``
+        (an Appium device's caps file; None: ``$MOBSTER_APPIUM_CAPS`` or none) and ``bundle``
+        (the app under test, the Appium session's ``appium:bundleId``; None: none asked for).
+        ``prefix`` is how the options are spelled in messages (``--`` for ``mobster test``,
+        ``--mobster-`` for the pytest plugin).
+Rule 2: :func:`open_device` is the only function that turns a spec into a device; it imports
+        the driver of that kind only, so a run on the scripted phone never imports
+        facebook-wda, pymobiledevice3 or Appium's client.
+Rule 3: a real device is locked for as long as its opener holds it (``mobster_drivers._lock``:
+        a simulator by UDID and by its WDA's URL, a WDA by its URL, a USB iPhone by UDID), so two
+        runs never drive one phone at once. A scripted phone is made anew for each holder and
+        needs no lock. An Appium device is a session the server or the cloud hands out, one
+        client each: no lock, and N specs of one URL are N sessions.
+Rule 4: whatever keeps a device from opening is a :class:`CouldntOpen` with the class a check
+        would get: ``busy`` (another holder has the lock), ``device`` (it doesn't answer),
+        ``usage`` (a malformed app script or caps file, an unset ``${VAR}`` in it, a bad URL, a
+        missing extra). What was opened before the failure is closed again. Opening an Appium
+        device creates no session yet: the first check does, and a server that refuses it ends
+        that check ``couldnt_run``/``device`` and takes the session out of the pool.
+Rule 5: :func:`pool_specs` turns the command line's options into specs: one kind of device per
+        pool; ``--sessions N`` sessions per Appium URL; ``--parallel N`` is how many devices run
+        at once (the scripted phone and a single Appium URL make N; a named pool keeps its first
+        N, and asking for more devices than it names is an error). Bad mixes are a
+        :class:`PoolError` that says what to write instead.
+Rule 6: :func:`open_pool` opens every spec; a device that can't be opened for ``device`` or
+        ``busy`` reasons is left out (said in :attr:`Pool.unavailable`), a ``usage`` problem
+        releases what was opened and is raised. :meth:`Pool.release` releases every device
+        (ends Appium sessions: one session per device for the whole suite), once.
+Rule 7: :func:`run_on_pool` runs a suite on the pool (``mobster_core.run_suite``: work stealing,
+        or every check on every device with ``options.each_device``; a device lost mid-suite is
+        taken out, see its rules) and releases the pool at the end, also when the suite is
+        stopped. When no device could be opened, every check is ``couldnt_run`` with the first
+        device's class and message. Results carry each device's label (``device_label``), except
+        on a pool of one device, whose results name it by what it is, as a run without a pool.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+import attrs
+
+from mobster_core import (
+    Action,
+    AppInfo,
+    Clock,
+    Device,
+    DeviceError,
+    DeviceInfo,
+    FailureClass,
+    LaunchOptions,
+    MobsterError,
+    Model,
+    RunOptions,
+    Screen,
+    SuiteResult,
+    run_suite,
+)
+from mobster_core.exceptions import DeviceBusy
+
+__all__ = [
+    "KINDS",
+    "CouldntOpen",
+    "DeviceSpec",
+    "OpenDevice",
+    "Pool",
+    "PoolError",
+    "open_device",
+    "open_pool",
+    "pool_specs",
+    "run_on_pool",
+]
+
+#: The kinds of device a spec names, and what their value is.
+KINDS: dict[str, str] = {"scripted": "APP.yaml", "sim": "NAME", "device": "NAME", "wda": "URL", "appium": "URL"}
+#: The extra each kind's driver comes with.
+_EXTRAS = {"sim": "simulator", "wda": "simulator", "device": "usb", "appium": "appium"}
+_LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
+
+
+class PoolError(ValueError):
+    """The options don't make a pool; the message says what to write instead (Rule 5)."""
+
+
+class CouldntOpen(MobsterError):
+    """A device can't be opened (Rule 4); ``failure_class`` is the class its checks get."""
+
+    def __init__(self, failure_class: FailureClass, message: str) -> None:
+        super().__init__(message)
+        self.failure_class = failure_class
+        self.message = message
+
+
+def _label_default(spec: DeviceSpec) -> str:
+    return label_of(spec.kind, spec.value)
+
+
+@attrs.frozen
+class DeviceSpec:
+    """One device of a pool, as the options name it (Rule 1)."""
+
+    kind: str = attrs.field(validator=attrs.validators.in_(KINDS))
+    value: str
+    label: str = attrs.field(default=attrs.Factory(_label_default, takes_self=True))
+    caps: str | None = attrs.field(default=None, kw_only=True)
+    bundle: str | None = attrs.field(default=None, kw_only=True)
+    prefix: str = attrs.field(default="--", kw_only=True)
+
+    @property
+    def option(self) -> str:
+        """The option that names it, as a user writes it: ``--sim "iPhone 17 Pro"``."""
+        value = f'"{self.value}"' if " " in self.value else self.value
+        return f"{self.prefix}{self.kind} {value}"
+
+    @property
+    def exclusive(self) -> bool:
+        """True for a device one holder at a time may drive (Rule 3)."""
+        return self.kind in ("sim", "device", "wda")
+
+
+@attrs.frozen
+class OpenDevice:
+    """A device ready to run checks, and how to let it go (its locks, connection and session)."""
+
+    spec: DeviceSpec
+    device: Device
+    release: Callable[[], None] = attrs.field(eq=False)
+
+
+def label_of(kind: str, value: str) -> str:
+    """A short name for a device: a script's stem, a device's name, a URL's host and port."""
+    if kind == "scripted":
+        base = Path(value).stem
+    elif kind in ("wda", "appium"):
+        base = re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*://", "", value).split("/", 1)[0].rpartition("@")[2]
+    else:
+        base = value
+    return _LABEL_UNSAFE.sub("-", base).strip("-") or kind
+
+
+# -- one device ----------------------------------------------------------------------------------
+
+
+def open_device(spec: DeviceSpec, clock: Clock) -> OpenDevice:
+    """Open the device ``spec`` names, on ``clock``, locked when it is a real one (Rules 2-4)."""
+    closers: list[Callable[[], None]] = []
+    try:
+        device = _open(spec, clock, closers)
+    except BaseException as exc:
+        _close_all(closers)
+        raise _couldnt(spec, exc) from exc
+    released: list[bool] = []
+
+    def release() -> None:
+        if not released:
+            released.append(True)
+            _close_all(closers)
+
+    return OpenDevice(spec, device, release)
+
+
+def _close_all(closers: list[Callable[[], None]]) -> None:
+    while closers:
+        close = closers.pop()
+        with contextlib.suppress(Exception):
+            close()
+
+
+def _couldnt(spec: DeviceSpec, exc: BaseException) -> BaseException:
+    """Rule 4: the class a run would give what went wrong, and a message that says what to do."""
+    if isinstance(exc, CouldntOpen) or not isinstance(exc, Exception):
+        return exc
+    if isinstance(exc, ImportError):
+        extra = _EXTRAS.get(spec.kind, spec.kind)
+        return CouldntOpen(
+            FailureClass.USAGE,
+            f"{spec.prefix}{spec.kind} needs the {extra} extra ({exc.name} is missing): pip install 'mobster[{extra}]'",
+        )
+    if isinstance(exc, DeviceBusy):
+        return CouldntOpen(FailureClass.BUSY, f"{spec.option}: {exc}")
+    if isinstance(exc, DeviceError):
+        return CouldntOpen(FailureClass.DEVICE, f"{spec.option}: {exc}")
+    if isinstance(exc, MobsterError | ValueError | OSError):
+        # ScriptError (a malformed app script), CapsError (a ValueError), a bad URL, an unreadable file.
+        return CouldntOpen(FailureClass.USAGE, f"{spec.option}: {exc}")
+    return exc
+
+
+def _lock(identity: str, closers: list[Callable[[], None]]) -> None:
+    from mobster_drivers._lock import device_lock
+
+    lock = device_lock(identity).acquire()
+    closers.append(lock.release)
+
+
+def _open(spec: DeviceSpec, clock: Clock, closers: list[Callable[[], None]]) -> Device:
+    if spec.kind == "scripted":
+        from mobster_drivers.scripted import ScriptedPhone
+
+        return ScriptedPhone.from_file(Path(spec.value), clock=clock)
+    if spec.kind == "wda":
+        return _open_wda(spec.value, closers)
+    if spec.kind == "sim":
+        return _open_simulator(spec.value, closers)
+    if spec.kind == "device":
+        return _open_iphone(spec.value, closers)
+    return _open_appium(spec, clock, closers)
+
+
+def _open_wda(url: str, closers: list[Callable[[], None]]) -> Device:
+    import filelock  # noqa: F401 - the device lock needs it: say which extra before connecting
+    import wda  # noqa: F401
+
+    from mobster_drivers.wda import WdaDevice, normalize_wda_url
+
+    normalized = normalize_wda_url(url)
+    _lock(f"wda {normalized}", closers)
+    device = WdaDevice(normalized)  # the kind comes from WDA's /status (a simulator when it doesn't say)
+    closers.append(device.close)
+    device.status_sync()
+    return device
+
+
+def _open_simulator(name: str, closers: list[Callable[[], None]]) -> Device:
+    import filelock  # noqa: F401
+    import wda  # noqa: F401
+
+    from mobster_drivers.simulator import SimulatorDevice
+
+    device = SimulatorDevice.connect(name)
+    closers.append(device.close)
+    _lock(f"sim {device.udid}", closers)
+    _lock(f"wda {device.wda.url}", closers)
+    return device
+
+
+def _open_iphone(name: str, closers: list[Callable[[], None]]) -> Device:
+    import filelock  # noqa: F401
+    import pymobiledevice3  # noqa: F401
+    import wda  # noqa: F401
+
+    from mobster_drivers.usb import UsbIphone
+
+    phone = UsbIphone.connect(name)
+    closers.append(phone.close)
+    _lock(f"usb {phone.udid}", closers)
+    return phone
+
+
+def _open_appium(spec: DeviceSpec, clock: Clock, closers: list[Callable[[], None]]) -> Device:
+    import appium  # noqa: F401 - say which extra before reading the caps file
+
+    from mobster_drivers.appium import appium_device, load_caps
+
+    caps = load_caps(spec.caps)  # None: $MOBSTER_APPIUM_CAPS, or no caps (a local Appium)
+    device = appium_device(spec.value, caps, clock, bundle=spec.bundle)
+    closers.append(device.close)  # ends the session: the cloud stops billing it
+    return device
+
+
+# -- a pool of them ------------------------------------------------------------------------------
+
+
+def pool_specs(
+    *,
+    scripted: Sequence[str] = (),
+    sim: Sequence[str] = (),
+    device: Sequence[str] = (),
+    wda: Sequence[str] = (),
+    appium: Sequence[str] = (),
+    caps: Sequence[str] = (),
+    sessions: int | None = None,
+    parallel: int | None = None,
+    bundle: str | None = None,
+    prefix: str = "--",
+) -> tuple[DeviceSpec, ...]:
+    """The specs the options name (Rule 5); a :class:`PoolError` says what is wrong with them."""
+    given = {"scripted": list(scripted), "sim": list(sim), "device": list(device), "wda": list(wda)}
+    given["appium"] = list(appium)
+    chosen = [kind for kind, values in given.items() if values]
+    if len(chosen) > 1:
+        names = " and ".join(f"{prefix}{k}" for k in chosen)
+        raise PoolError(f"choose one device option, not {names}: a pool holds devices of one kind")
+    if not chosen:
+        raise PoolError(f"choose a device: {', '.join(f'{prefix}{k} {v}' for k, v in KINDS.items())}")
+    kind = chosen[0]
+    if caps and kind != "appium":
+        raise PoolError(f"{prefix}caps FILE goes with {prefix}appium URL (the Appium session's capabilities)")
+    if sessions is not None and kind != "appium":
+        raise PoolError(f"{prefix}sessions N goes with {prefix}appium URL (N sessions on one server or cloud)")
+    for name, number in (("sessions", sessions), ("parallel", parallel)):
+        if number is not None and number < 1:
+            raise PoolError(f"{prefix}{name} takes a whole number from 1, not {number}")
+    values = given[kind]
+    if kind == "appium":
+        return _appium_specs(values, caps, sessions, parallel, (bundle, prefix))
+    if kind == "scripted":
+        count = parallel or len(values)
+        values = [values[n % len(values)] for n in range(count)]
+    elif parallel is not None and parallel > len(values):
+        _too_few(kind, values, parallel, prefix)
+    elif parallel is not None:
+        values = values[:parallel]
+    return tuple(
+        DeviceSpec(kind, v, label, prefix=prefix) for v, label in zip(values, _labels(kind, values), strict=True)
+    )
+
+
+def _too_few(kind: str, values: Sequence[str], parallel: int, prefix: str) -> NoReturn:
+    noun = {"sim": "simulator", "device": "iPhone", "wda": "WebDriverAgent"}[kind]
+    raise PoolError(
+        f"{prefix}parallel {parallel} needs {parallel} devices, and the pool names {len(values)} "
+        f"{noun}{'s' if len(values) != 1 else ''}: add {prefix}{kind} {KINDS[kind]} once per {noun}, "
+        "or run one mobster per device (each with its own --shard)"
+    )
+
+
+def _appium_specs(
+    urls: Sequence[str],
+    caps: Sequence[str],
+    sessions: int | None,
+    parallel: int | None,
+    session: tuple[str | None, str],
+) -> tuple[DeviceSpec, ...]:
+    bundle, prefix = session
+    if len(caps) not in (0, 1, len(urls)):
+        raise PoolError(
+            f"{len(caps)} caps files for {len(urls)} Appium servers: give one for all or one per {prefix}appium"
+        )
+    if sessions is None:
+        sessions = -(-parallel // len(urls)) if parallel else 1  # --parallel N on one URL: N sessions
+    pairs = [(url, caps[0] if len(caps) == 1 else caps[n] if caps else None) for n, url in enumerate(urls)]
+    slots = [pair for pair in pairs for _ in range(sessions)]
+    if parallel is not None:
+        slots = slots[:parallel]
+    labels = _labels("appium", [url for url, _ in slots])
+    return tuple(
+        DeviceSpec("appium", url, label, caps=file, bundle=bundle, prefix=prefix)
+        for (url, file), label in zip(slots, labels, strict=True)
+    )
+
+
+def _labels(kind: str, values: Sequence[str]) -> list[str]:
+    """Unique short names: ``host:4723-1``, ``host:4723-2`` when two devices share one."""
+    raw = [label_of(kind, v) for v in values]
+    seen: dict[str, int] = {}
+    out = []
+    for label in raw:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if raw.count(label) == 1 else f"{label}-{seen[label]}")
+    return out
+
+
+@attrs.define
+class Pool:
+    """The devices of a pool that opened, and those that couldn't (Rule 6)."""
+
+    opened: list[OpenDevice] = attrs.field(factory=list)
+    unavailable: list[tuple[DeviceSpec, CouldntOpen]] = attrs.field(factory=list)
+
+    @property
+    def devices(self) -> dict[str, Device]:
+        """Each open device by its label: what ``run_suite`` takes."""
+        return {o.spec.label: o.device for o in self.opened}
+
+    def release(self) -> None:
+        """Release every device (each only once, whatever fails)."""
+        while self.opened:
+            self.opened.pop().release()
+
+
+def open_pool(specs: Iterable[DeviceSpec], clock: Clock) -> Pool:
+    """Open every spec (Rule 6): the ones that can't be opened for device reasons are left out."""
+    pool = Pool()
+    try:
+        for spec in specs:
+            try:
+                pool.opened.append(open_device(spec, clock))
+            except CouldntOpen as exc:
+                if exc.failure_class is FailureClass.USAGE:
+                    raise
+                pool.unavailable.append((spec, exc))
+    except BaseException:
+        pool.release()
+        raise
+    return pool
+
+
+async def run_on_pool(
+    files: Sequence[Path],
+    specs: Sequence[DeviceSpec] | Pool,
+    clock: Clock,
+    *,
+    models: Callable[[], Model | None] | None = None,
+    options: RunOptions | None = None,
+) -> SuiteResult:
+    """Run a suite on the pool ``specs`` name, or on an open ``Pool`` (Rule 7); releases it at the end."""
+    pool = specs if isinstance(specs, Pool) else open_pool(specs, clock)
+    try:
+        named = pool.devices
+        devices: dict[str, Device] | list[Device] = named
+        if not named:
+            devices = [_Unavailable(pool.unavailable[0][1])]
+        elif len(named) == 1 and not pool.unavailable:
+            devices = list(named.values())  # a pool of one: results name the device by what it is
+        if models is None:
+            return await run_suite(files, devices, clock, options=options)
+        return await run_suite(files, devices, clock, models=models, options=options)
+    finally:
+        pool.release()
+
+
+class _Unavailable:
+    """Rule 7: a device that couldn't be opened: every call says why (its class), nothing is sent."""
+
+    def __init__(self, why: CouldntOpen) -> None:
+        self.error: DeviceError = (
+            DeviceBusy(why.message) if why.failure_class is FailureClass.BUSY else DeviceError(why.message)
+        )
+
+    def _fail(self, *_asked: object) -> NoReturn:
+        raise self.error
+
+    async def info(self) -> DeviceInfo:
+        self._fail()
+
+    async def app_info(self, bundle: str) -> AppInfo:
+        self._fail(bundle)
+
+    async def launch(self, bundle: str, options: LaunchOptions) -> None:
+        self._fail(bundle, options)
+
+    async def read(self) -> Screen:
+        self._fail()
+
+    async def act(self, action: Action) -> None:
+        self._fail(action)
