@@ -15,7 +15,8 @@ Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight
 Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run``, class ``usage``.
 Rule 8: a device whose check ended with class ``device`` or ``unknown_outcome`` is asked once
         whether it still answers (``info()``, a read); when it doesn't, it is out of the pool for
-        the rest of the suite, its check keeps its result, and the other devices go on.
+        the rest of the suite, its check is ``couldnt_run``, class ``device`` (an action in flight
+        said in the message), and the other devices go on.
 Rule 9: a lost device's check goes to another device only when its run failed before anything
         was sent (its first call, ``info()``, failed: no action, no launch, nothing in flight)
         and another device is left; otherwise it keeps its own result;
@@ -259,7 +260,24 @@ async def _lose(work: _Work, slot: int, item: tuple[int, Path], result: CheckRes
     if nothing_sent and not work.each_device and others > 0:
         await work.done(key, None, back=file)
         return
-    await _record(work, key, result, options)
+    await _record(work, key, _device_lost(result, options), options)
+
+
+def _device_lost(result: CheckResult, options: RunOptions) -> CheckResult:
+    """Rule 8: a check whose device was lost under it is ``couldnt_run``, class ``device``.
+
+    An action in flight stays said in the message (its outcome is unknown: the check is never
+    run again), and the run's ``result.json`` is rewritten to agree with the suite's.
+    """
+    if result.outcome.failure_class is FailureClass.DEVICE:
+        return result
+    message = f"the device stopped answering during the check and is out of the pool: {result.outcome.message}"
+    lost = attrs.evolve(result, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.DEVICE, message))
+    if result.run_dir and options.root is not None:
+        with contextlib.suppress(OSError):
+            data = utf8(json.dumps(lost.to_dict(), indent=2, ensure_ascii=False))
+            atomic_write(options.root / result.run_dir / "result.json", data)
+    return lost
 
 
 def _not_run(work: _Work, slots: Sequence[tuple[str | None, Device]], options: RunOptions) -> None:

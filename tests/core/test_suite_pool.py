@@ -6,6 +6,7 @@ be slow or to die; the model is the scripted one.
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -137,7 +138,11 @@ def test_a_device_killed_mid_suite_leaves_its_check_couldnt_run_and_the_rest_pas
     by_device = Counter((c.device_label, c.verdict) for c in result.checks)
     assert by_device == {("good", mc.Verdict.PASSED): 3, ("dying", mc.Verdict.COULDNT_RUN): 1}, result.checks
     lost = next(c for c in result.checks if c.device_label == "dying")
-    assert lost.outcome.failure_class in {mc.FailureClass.UNKNOWN_OUTCOME, mc.FailureClass.DEVICE}
+    assert lost.outcome.failure_class is mc.FailureClass.DEVICE
+    assert "out of the pool" in lost.outcome.message
+    assert "in flight" in lost.outcome.message
+    written = json.loads((project / lost.run_dir / "result.json").read_text())
+    assert (written["verdict"], written["class"]) == ("couldnt_run", "device")  # the run's file agrees
     assert dying.acts == 2  # never sent again: a check whose action's outcome is unknown isn't retried
     assert len(seen) == 4  # each result told once
 
