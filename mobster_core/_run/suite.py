@@ -13,10 +13,12 @@ Rule 4: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 
 Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight write its
         ``stopped`` result, starts no other, writes its files, and raises :class:`SuiteStopped`.
 Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run``, class ``usage``.
-Rule 8: a device whose check ended with class ``device`` or ``unknown_outcome`` is asked once
-        whether it still answers (``info()``, a read); when it doesn't, it is out of the pool for
-        the rest of the suite, its check is ``couldnt_run``, class ``device`` (an action in flight
-        said in the message), and the other devices go on.
+Rule 7: a suite starts by deleting the temporary files a killed writer left in the replay cache,
+        the heal states and the checks folder (older than a minute before the suite started).
+Rule 8: a device whose check ended with class ``device`` or ``unknown_outcome`` is asked whether
+        it still answers (a read; failing that, ``info()`` and a read); when it doesn't, it is out
+        of the pool for the rest of the suite, its check is ``couldnt_run``, class ``device`` (an
+        action in flight said in the message), and the other devices go on.
 Rule 9: a lost device's check goes to another device only when its run failed before anything
         was sent (its first call, ``info()``, failed: no action, no launch, nothing in flight)
         and another device is left; otherwise it keeps its own result;
@@ -27,8 +29,6 @@ Rule 10: checks no device could run (every device was lost; with ``each_device``
 Rule 11: with ``each_device``, every check runs on every device: one result per check and device,
         each device's checks in file order, each with its own cache env (the env comes from the
         device); results are ordered by file, then device.
-Rule 7: a suite starts by deleting the temporary files a killed writer left in the replay cache,
-        the heal states and the checks folder (older than a minute before the suite started).
 """
 
 from __future__ import annotations
@@ -240,15 +240,26 @@ async def _record(work: _Work, key: int, result: CheckResult, options: RunOption
 
 
 async def _answers(device: Device) -> bool:
-    """Rule 8: whether a device that just failed a check still answers (one ``info()``, a read)."""
-    try:
-        await device.info()
-    except Exception as exc:  # noqa: BLE001 - any failure to answer takes the device out of the pool
-        log.warning(
-            "a device of the pool stopped answering; it is out of the pool", error=f"{type(exc).__name__}: {exc}"
-        )
-        return False
-    return True
+    """Rule 8: whether a device that just failed a check still answers: a read, else a new start.
+
+    A read is safe to repeat and always goes to the phone (a device may keep its ``info()``). A
+    failed read is tried once more after ``info()``, which is where a driver replaces a session
+    that ended under it (an idle cloud session): only a device that can't do that is lost.
+    """
+    error: Exception | None = None
+    for fresh in (False, True):
+        try:
+            if fresh:
+                await device.info()
+            await device.read()
+        except Exception as exc:  # noqa: BLE001 - any failure to answer takes the device out of the pool
+            error = exc
+        else:
+            return True
+    log.warning(
+        "a device of the pool stopped answering; it is out of the pool", error=f"{type(error).__name__}: {error}"
+    )
+    return False
 
 
 async def _lose(work: _Work, slot: int, item: tuple[int, Path], result: CheckResult, options: RunOptions) -> None:
