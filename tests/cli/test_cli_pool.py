@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from mobster_cli.main import cli
+from mobster_cli.main import Runtime, cli
+from mobster_core.testing import FakeClock
 from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.scripted import AppScript, sample_path
 
@@ -202,3 +203,32 @@ def test_verify_runs_on_one_device(project: Path) -> None:
     result = mobster("verify", "--check", str(check), "--wda", "http://127.0.0.1:9", "--wda", "http://127.0.0.1:10")
     assert result.exit_code == 3
     assert "verify runs one check on one device" in result.output
+
+
+def test_each_device_runs_every_check_on_every_device(project: Path) -> None:
+    for n in range(1, 3):
+        (project / ".mobster" / "checks" / f"welcome{n}.yaml").write_text(LAUNCH.format(n=n))
+    (project / "app.yaml").write_text(sample_path("yourapp").read_text())
+    clock = FakeClock()
+    args = ["test", "--scripted", "app.yaml", "--parallel", "2", "--each-device", "--json"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False, obj=Runtime(clock, clock.run))
+    assert result.exit_code == 0, result.output
+    runs = [(c["name"], c["device_label"]) for c in json.loads(result.stdout)["checks"]]
+    assert runs == [
+        ("The welcome screen shows 1", "app-1"),
+        ("The welcome screen shows 1", "app-2"),
+        ("The welcome screen shows 2", "app-1"),
+        ("The welcome screen shows 2", "app-2"),
+    ]
+    assert "on app-2 (Scripted iPhone, iOS 26.4)" in result.stderr + result.output
+
+
+def test_poll_interval_is_a_run_option(project: Path) -> None:
+    (project / ".mobster" / "checks" / "w.yaml").write_text(LAUNCH.format(n=1))
+    (project / "app.yaml").write_text(sample_path("yourapp").read_text())
+    clock = FakeClock()
+    args = ["test", "--scripted", "app.yaml", "--poll-interval", "0.5"]
+    assert CliRunner().invoke(cli, args, catch_exceptions=False, obj=Runtime(clock, clock.run)).exit_code == 0
+    bad = CliRunner().invoke(cli, ["test", "--scripted", "app.yaml", "--poll-interval", "0"])
+    assert bad.exit_code == 2  # click's own usage error names the option
+    assert "--poll-interval" in bad.output
