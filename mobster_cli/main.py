@@ -144,6 +144,20 @@ def _device_options(f: Any) -> Any:
                 help="Seconds between the starts of two reads while a step waits (default 0.15; see docs/scale.md "
                 "for a slow remote read).",
             ),
+            click.option(
+                "--drift-after",
+                type=click.FloatRange(0.0, 600.0),
+                metavar="SECONDS",
+                help="A step drifts once its screen has settled this long without a match (default 1.0; "
+                "about 2.5 x a read's time on a slow remote read).",
+            ),
+            click.option(
+                "--give-up-after",
+                type=click.FloatRange(0.0, 600.0),
+                metavar="SECONDS",
+                help="A step drifts once its screen has kept changing this long (default 3.0; about 6 x a read's "
+                "time on a slow remote read).",
+            ),
             click.option("--json", "as_json", is_flag=True, help="Print results.json on stdout."),
             click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also copy junit.xml here."),
         ]
@@ -406,7 +420,8 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
     from ._render import visible
 
     progress = _console(err=True)
-    policy = PollPolicy() if opts.get("poll_interval") is None else PollPolicy(interval=opts["poll_interval"])
+    timing = {k: opts[k] for k in ("poll_interval", "drift_after", "give_up_after") if opts.get(k) is not None}
+    policy = PollPolicy(**{k.replace("poll_", ""): v for k, v in timing.items()})
     return RunOptions(
         policy=policy,
         each_device=bool(opts.get("each_device")),

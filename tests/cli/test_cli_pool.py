@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mobster_cli.main import Runtime, cli
+from mobster_core import PollPolicy, RunOptions
 from mobster_core.testing import FakeClock
 from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.scripted import AppScript, sample_path
@@ -223,12 +224,22 @@ def test_each_device_runs_every_check_on_every_device(project: Path) -> None:
     assert "on app-2 (Scripted iPhone, iOS 26.4)" in result.stderr + result.output
 
 
-def test_poll_interval_is_a_run_option(project: Path) -> None:
+def test_the_wait_timing_options_reach_the_run(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (project / ".mobster" / "checks" / "w.yaml").write_text(LAUNCH.format(n=1))
     (project / "app.yaml").write_text(sample_path("yourapp").read_text())
-    clock = FakeClock()
-    args = ["test", "--scripted", "app.yaml", "--poll-interval", "0.5"]
-    assert CliRunner().invoke(cli, args, catch_exceptions=False, obj=Runtime(clock, clock.run)).exit_code == 0
+    seen: list[RunOptions] = []
+
+    async def run_on_pool(files: Any, pool: Any, clock: Any, *, models: Any, options: RunOptions) -> Any:
+        seen.append(options)
+        pool.release()
+        raise SystemExit(0)
+
+    monkeypatch.setattr("mobster_drivers.pool.run_on_pool", run_on_pool)
+    args = ["--scripted", "app.yaml", "--poll-interval", "0.5", "--drift-after", "2.5", "--give-up-after", "6"]
+    mobster("test", *args, "--each-device")
+    (options,) = seen
+    assert options.policy == PollPolicy(interval=0.5, drift_after=2.5, give_up_after=6.0)
+    assert options.each_device
     bad = CliRunner().invoke(cli, ["test", "--scripted", "app.yaml", "--poll-interval", "0"])
     assert bad.exit_code == 2  # click's own usage error names the option
     assert "--poll-interval" in bad.output
