@@ -102,7 +102,11 @@ def _device_options(f: Any) -> Any:
                 help="Drive a WebDriverAgent already listening at URL (repeat: a pool).",
             ),
             click.option(
-                "--sim", metavar="NAME", multiple=True, help="Run on the iOS simulator NAME or UDID (repeat: a pool)."
+                "--sim",
+                metavar="NAME[@PORT]",
+                multiple=True,
+                help="Run on the iOS simulator NAME or UDID, its WDA on PORT (repeat: a pool; WDA ports 8100, 8101, … "
+                "by default).",
             ),
             click.option(
                 "--device", metavar="NAME", multiple=True, help="Run on the USB iPhone NAME or UDID (repeat: a pool)."

@@ -51,6 +51,11 @@ Rule 7: :func:`run_on_pool` runs a suite on the pool (``mobster_core.run_suite``
         stopped. When no device could be opened, every check is ``couldnt_run`` with the first
         device's class and message. Results carry each device's label (``device_label``), except
         on a pool of one device, whose results name it by what it is, as a run without a pool.
+Rule 8: a simulator's WDA listens on its own port: ``--sim "NAME@PORT"`` names it; in a pool of
+        several simulators, one without a port gets ``$MOBSTER_WDA_PORT`` (else 8100) plus its
+        place in the pool (8100, 8101, …), as each WDA must be started (``TEST_RUNNER_USE_PORT``).
+        Two simulators on one port are a usage error. One simulator alone keeps
+        ``$MOBSTER_WDA_PORT`` or 8100.
 """
 
 from __future__ import annotations
@@ -92,6 +97,7 @@ __all__ = [
     "open_pool",
     "pool_specs",
     "run_on_pool",
+    "sim_port",
 ]
 
 #: The kinds of device a spec names, and what their value is.
@@ -154,6 +160,8 @@ def label_of(kind: str, value: str) -> str:
     """A short name for a device: a script's stem, a device's name, a URL's host and port."""
     if kind == "scripted":
         base = Path(value).stem
+    elif kind == "sim":
+        base = sim_port(value)[0]
     elif kind in ("wda", "appium"):
         base = re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*://", "", value).split("/", 1)[0].rpartition("@")[2]
     else:
@@ -244,13 +252,25 @@ def _open_wda(url: str, closers: list[Callable[[], None]]) -> Device:
     return device
 
 
-def _open_simulator(name: str, closers: list[Callable[[], None]]) -> Device:
+def sim_port(value: str) -> tuple[str, int | None]:
+    """``"iPhone 17 Pro@8101"`` -> ``("iPhone 17 Pro", 8101)``: a simulator and its WDA's port (Rule 8)."""
+    name, at, port = value.rpartition("@")
+    if at and port.isdigit() and name.strip():
+        number = int(port)
+        if not 1 <= number <= 65535:
+            raise ValueError(f"{value}: a WDA port is between 1 and 65535")
+        return name, number
+    return value, None
+
+
+def _open_simulator(value: str, closers: list[Callable[[], None]]) -> Device:
     import filelock  # noqa: F401
     import wda  # noqa: F401
 
     from mobster_drivers.simulator import SimulatorDevice
 
-    device = SimulatorDevice.connect(name)
+    name, port = sim_port(value)
+    device = SimulatorDevice.connect(name, port=port)
     closers.append(device.close)
     _lock(f"sim {device.udid}", closers)
     _lock(f"wda {device.wda.url}", closers)
@@ -324,9 +344,29 @@ def pool_specs(
         _too_few(kind, values, parallel, prefix)
     elif parallel is not None:
         values = values[:parallel]
+    if kind == "sim" and len(values) > 1:
+        values = _sim_ports(values)
     return tuple(
         DeviceSpec(kind, v, label, prefix=prefix) for v, label in zip(values, _labels(kind, values), strict=True)
     )
+
+
+def _sim_ports(values: Sequence[str]) -> list[str]:
+    """Rule 8: each simulator of a pool on its own WDA port: the given one, else the base port + its place."""
+    from mobster_drivers.simulator import wda_port  # the base: $MOBSTER_WDA_PORT, else 8100
+
+    try:
+        base = wda_port()
+    except DeviceError as exc:
+        raise PoolError(str(exc)) from exc
+    out = []
+    for n, value in enumerate(values):
+        name, port = sim_port(value)
+        out.append(value if port is not None else f"{name}@{base + n}")
+    ports = [sim_port(v)[1] for v in out]
+    if len(set(ports)) != len(ports):
+        raise PoolError(f"two simulators of the pool on one WDA port ({', '.join(out)}): give each its own NAME@PORT")
+    return out
 
 
 def _too_few(kind: str, values: Sequence[str], parallel: int, prefix: str) -> NoReturn:

@@ -19,6 +19,7 @@ from mobster_drivers.pool import (
     open_pool,
     pool_specs,
     run_on_pool,
+    sim_port,
 )
 from mobster_drivers.scripted import ScriptedPhone, sample_path
 
@@ -30,15 +31,33 @@ def _locks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_named_pool_keeps_its_order_and_unique_labels() -> None:
-    specs = pool_specs(sim=["iPhone 17 Pro", "iPhone 17 Pro", "iPad Air"])
+    specs = pool_specs(device=["Ada's iPhone", "Ada's iPhone", "iPad Air"])
     assert [(s.kind, s.value, s.label) for s in specs] == [
-        ("sim", "iPhone 17 Pro", "iPhone-17-Pro-1"),
-        ("sim", "iPhone 17 Pro", "iPhone-17-Pro-2"),
-        ("sim", "iPad Air", "iPad-Air"),
+        ("device", "Ada's iPhone", "Ada-s-iPhone-1"),
+        ("device", "Ada's iPhone", "Ada-s-iPhone-2"),
+        ("device", "iPad Air", "iPad-Air"),
     ]
-    assert pool_specs(sim=["a", "b", "c"], parallel=2) == pool_specs(sim=["a", "b"])
-    assert specs[0].option == '--sim "iPhone 17 Pro"'
+    assert pool_specs(wda=["http://a", "http://b", "http://c"], parallel=2) == pool_specs(wda=["http://a", "http://b"])
+    assert specs[2].option == '--device "iPad Air"'
     assert specs[0].exclusive
+
+
+def test_each_simulator_of_a_pool_gets_its_own_wda_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MOBSTER_WDA_PORT", raising=False)
+    assert [s.value for s in pool_specs(sim=["A", "B@9000", "C"])] == ["A@8100", "B@9000", "C@8102"]
+    assert [s.label for s in pool_specs(sim=["A", "B@9000"])] == ["A", "B"]
+    assert [s.value for s in pool_specs(sim=["A"])] == ["A"]  # alone: $MOBSTER_WDA_PORT or 8100, as ever
+    monkeypatch.setenv("MOBSTER_WDA_PORT", "8200")
+    assert [s.value for s in pool_specs(sim=["A", "B"])] == ["A@8200", "B@8201"]
+    with pytest.raises(PoolError, match="one WDA port"):
+        pool_specs(sim=["A@8201", "B"])
+    monkeypatch.setenv("MOBSTER_WDA_PORT", "http")
+    with pytest.raises(PoolError, match="MOBSTER_WDA_PORT"):
+        pool_specs(sim=["A", "B"])
+    assert sim_port("iPhone 17 Pro@8101") == ("iPhone 17 Pro", 8101)
+    assert sim_port("Ada@home") == ("Ada@home", None)
+    with pytest.raises(ValueError, match="between 1 and 65535"):
+        sim_port("A@70000")
 
 
 def test_sessions_and_parallel_on_appium() -> None:
