@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 
 import mobster_core as mc
@@ -221,3 +223,30 @@ def test_no_device_opened_ends_every_check_with_its_reason(tmp_path: Path) -> No
         (mc.Verdict.COULDNT_RUN, mc.FailureClass.BUSY)
     ] * 2
     assert all("--wda http://127.0.0.1:9" in c.outcome.message for c in suite.checks)
+
+
+def test_a_stopped_suite_still_releases_the_pool(tmp_path: Path) -> None:
+    clock = FakeClock()
+    files = _files(tmp_path, 4)
+    specs = pool_specs(scripted=[str(sample_path("yourapp"))], parallel=2)
+    pool = open_pool(specs, clock)
+    released: list[str] = []
+    for n, opened in enumerate(pool.opened):
+        inner = opened.release
+
+        def release(inner: object = inner, label: str = opened.spec.label) -> None:
+            released.append(label)
+            inner()  # type: ignore[operator]
+
+        pool.opened[n] = attrs.evolve(opened, release=release)
+
+    async def stop_soon() -> mc.SuiteResult:
+        task = asyncio.ensure_future(run_on_pool(files, pool, clock, options=mc.RunOptions(root=tmp_path)))
+        await clock.sleep(0.5)  # the launches are under way
+        task.cancel()
+        return await task
+
+    with pytest.raises(mc.SuiteStopped) as stopped:
+        clock.run(stop_soon())
+    assert sorted(released) == ["yourapp-1", "yourapp-2"]
+    assert mc.FailureClass.STOPPED in {c.outcome.failure_class for c in stopped.value.suite.checks}
