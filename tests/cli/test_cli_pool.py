@@ -145,6 +145,19 @@ def test_one_session_per_device_for_the_whole_suite(project: Path) -> None:
             assert fake.sessions == {}
 
 
+def test_sessions_beyond_the_clouds_limit_leave_the_pool_and_their_checks_run_elsewhere(project: Path) -> None:
+    for n in range(1, 4):
+        (project / ".mobster" / "checks" / f"welcome{n}.yaml").write_text(LAUNCH.format(n=n))
+    with FakeAppium(script(), lifetime=120, max_sessions=1) as cloud:  # a plan with one parallel session
+        result = mobster("test", "--appium", cloud.url, "--sessions", "2", "--json")
+        assert result.exit_code == 0, result.output
+        checks = json.loads(result.stdout)["checks"]
+        assert [c["verdict"] for c in checks] == ["passed"] * 3
+        assert len({c["device_label"] for c in checks}) == 1  # the refused session's check ran on the other
+        refused = [r for r in cloud.requests if r.command == "POST /session"]
+        assert len(refused) >= 2
+
+
 def _usage(*args: str) -> str:
     result = mobster("test", *args)
     assert result.exit_code == 3, result.output
