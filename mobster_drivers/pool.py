@@ -41,7 +41,7 @@ Rule 5: :func:`pool_specs` turns the command line's options into specs: one kind
         at once (the scripted phone and a single Appium URL make N; a named pool keeps its first
         N, and asking for more devices than it names is an error). Bad mixes are a
         :class:`PoolError` that says what to write instead.
-Rule 6: :func:`open_pool` opens every spec; a device that can't be opened for ``device`` or
+Rule 6: :func:`open_pool` opens every spec, in parallel threads; a device that can't be opened for ``device`` or
         ``busy`` reasons is left out (said in :attr:`Pool.unavailable`), a ``usage`` problem
         releases what was opened and is raised. :meth:`Pool.release` releases every device
         (ends Appium sessions: one session per device for the whole suite), once.
@@ -63,6 +63,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NoReturn
 
@@ -433,20 +434,35 @@ class Pool:
 
 
 def open_pool(specs: Iterable[DeviceSpec], clock: Clock) -> Pool:
-    """Open every spec (Rule 6): the ones that can't be opened for device reasons are left out."""
+    """Open every spec at once (Rule 6): the ones that can't be opened for device reasons are left out.
+
+    Devices open in parallel threads (booting a simulator or asking a WDA its status takes
+    seconds each); the pool keeps the specs' order. A ``usage`` problem releases what opened and
+    is raised (the first in the specs' order).
+    """
+    specs = list(specs)
+    if not specs:
+        return Pool()
+    with ThreadPoolExecutor(max_workers=min(len(specs), 16), thread_name_prefix="mobster-open") as threads:
+        outcomes = list(threads.map(lambda spec: _try_open(spec, clock), specs))
     pool = Pool()
-    try:
-        for spec in specs:
-            try:
-                pool.opened.append(open_device(spec, clock))
-            except CouldntOpen as exc:
-                if exc.failure_class is FailureClass.USAGE:
-                    raise
-                pool.unavailable.append((spec, exc))
-    except BaseException:
+    for spec, outcome in zip(specs, outcomes, strict=True):
+        if isinstance(outcome, OpenDevice):
+            pool.opened.append(outcome)
+        else:
+            pool.unavailable.append((spec, outcome))
+    usage = [why for _, why in pool.unavailable if why.failure_class is FailureClass.USAGE]
+    if usage:
         pool.release()
-        raise
+        raise usage[0]
     return pool
+
+
+def _try_open(spec: DeviceSpec, clock: Clock) -> OpenDevice | CouldntOpen:
+    try:
+        return open_device(spec, clock)
+    except CouldntOpen as exc:
+        return exc
 
 
 async def run_on_pool(
