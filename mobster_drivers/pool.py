@@ -41,10 +41,10 @@ Rule 5: :func:`pool_specs` turns the command line's options into specs: one kind
         at once (the scripted phone and a single Appium URL make N; a named pool keeps its first
         N, and asking for more devices than it names is an error). Bad mixes are a
         :class:`PoolError` that says what to write instead.
-Rule 6: :func:`open_pool` opens every spec, in parallel threads; a device that can't be opened for ``device`` or
-        ``busy`` reasons is left out (said in :attr:`Pool.unavailable`), a ``usage`` problem
-        releases what was opened and is raised. :meth:`Pool.release` releases every device
-        (ends Appium sessions: one session per device for the whole suite), once.
+Rule 6: :func:`open_pool` opens every spec, in parallel threads; a device that can't be opened
+        for ``device`` or ``busy`` reasons is left out (said in :attr:`Pool.unavailable`), a
+        ``usage`` problem releases what was opened and is raised. :meth:`Pool.release` releases
+        every device (ends Appium sessions: one session per device for the whole suite), once.
 Rule 7: :func:`run_on_pool` runs a suite on the pool (``mobster_core.run_suite``: work stealing,
         or every check on every device with ``options.each_device``; a device lost mid-suite is
         taken out, see its rules) and releases the pool at the end, also when the suite is
@@ -56,6 +56,9 @@ Rule 8: a simulator's WDA listens on its own port: ``--sim "NAME@PORT"`` names i
         place in the pool (8100, 8101, …), as each WDA must be started (``TEST_RUNNER_USE_PORT``).
         Two simulators on one port are a usage error. One simulator alone keeps
         ``$MOBSTER_WDA_PORT`` or 8100.
+Rule 9: a URL's password and token-like path segments (a per-session endpoint's token, 20 or
+        more URL characters) never reach a message: :attr:`DeviceSpec.option` and every
+        :class:`CouldntOpen` show them as ``***``; labels are a URL's host and port only.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NoReturn
+from urllib.parse import quote, unquote, urlsplit
 
 import attrs
 
@@ -106,6 +110,8 @@ KINDS: dict[str, str] = {"scripted": "APP.yaml", "sim": "NAME", "device": "NAME"
 #: The extra each kind's driver comes with.
 _EXTRAS = {"sim": "simulator", "wda": "simulator", "device": "usb", "appium": "appium"}
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
+#: A path segment that is a credential (a per-session endpoint's token), as the Appium driver's rule.
+_TOKEN_SEGMENT = re.compile(r"[A-Za-z0-9\-_.~%+=]{20,}")
 
 
 class PoolError(ValueError):
@@ -138,9 +144,23 @@ class DeviceSpec:
 
     @property
     def option(self) -> str:
-        """The option that names it, as a user writes it: ``--sim "iPhone 17 Pro"``."""
+        """The option that names it, as a user writes it: ``--sim "iPhone 17 Pro"`` (no secret, Rule 9)."""
         value = f'"{self.value}"' if " " in self.value else self.value
-        return f"{self.prefix}{self.kind} {value}"
+        return self.scrub(f"{self.prefix}{self.kind} {value}")
+
+    def scrub(self, text: str) -> str:
+        """``text`` without the URL's password or token-like path segments (Rule 9)."""
+        if self.kind not in ("wda", "appium"):
+            return text
+        parts = urlsplit(self.value.strip())
+        try:
+            secrets = {unquote(parts.password)} if parts.password else set()
+        except ValueError:
+            secrets = set()
+        secrets.update(s for s in parts.path.split("/") if _TOKEN_SEGMENT.fullmatch(s))
+        for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+            text = text.replace(secret, "***").replace(quote(secret, safe=""), "***")
+        return text
 
     @property
     def exclusive(self) -> bool:
@@ -199,9 +219,16 @@ def _close_all(closers: list[Callable[[], None]]) -> None:
 
 
 def _couldnt(spec: DeviceSpec, exc: BaseException) -> BaseException:
-    """Rule 4: the class a run would give what went wrong, and a message that says what to do."""
+    """Rules 4, 9: the class a run would give what went wrong, a message that says what to do, no secret."""
     if isinstance(exc, CouldntOpen) or not isinstance(exc, Exception):
         return exc
+    said = _couldnt_said(spec, exc)
+    if isinstance(said, CouldntOpen):
+        return CouldntOpen(said.failure_class, spec.scrub(said.message))
+    return said
+
+
+def _couldnt_said(spec: DeviceSpec, exc: Exception) -> BaseException:
     if isinstance(exc, ImportError):
         extra = _EXTRAS.get(spec.kind, spec.kind)
         return CouldntOpen(

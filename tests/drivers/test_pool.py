@@ -250,3 +250,23 @@ def test_a_stopped_suite_still_releases_the_pool(tmp_path: Path) -> None:
         clock.run(stop_soon())
     assert sorted(released) == ["yourapp-1", "yourapp-2"]
     assert mc.FailureClass.STOPPED in {c.outcome.failure_class for c in stopped.value.suite.checks}
+
+
+def test_no_secret_of_a_url_reaches_a_message(tmp_path: Path) -> None:
+    token = "a1B2c3D4e5F6g7H8i9J0k1L2"
+    spec = DeviceSpec(
+        "appium", f"https://ada:s3cret-KEY@hub.example.com/wd/hub/{token}", caps=str(tmp_path / "no.json")
+    )
+    assert spec.label == "hub.example.com"
+    assert "s3cret-KEY" not in spec.option
+    assert token not in spec.option
+    with pytest.raises(CouldntOpen) as caught:
+        open_device(spec, FakeClock())  # the caps file isn't there: a usage problem naming the option
+    assert caught.value.failure_class is mc.FailureClass.USAGE
+    assert "s3cret-KEY" not in str(caught.value)
+    assert token not in str(caught.value)
+    assert "no.json" in str(caught.value)
+    bad = DeviceSpec("wda", "ftp://ada:s3cret-KEY@x")
+    with pytest.raises(CouldntOpen) as refused:
+        open_device(bad, FakeClock())
+    assert "s3cret-KEY" not in str(refused.value)
