@@ -98,7 +98,7 @@ def test_check_device_accepts_an_async_factory() -> None:
 
 
 class Reporting(Broken):
-    """Takes ``CheckReports``; with the flaw ``reports act``, its report taps the screen; ``reports raise``, it raises."""
+    """Takes ``CheckReports``; flaws: ``reports act`` presses home, ``reports raise`` raises."""
 
     async def check_started(self, name: str) -> None:
         if self.flaw == "reports act":
