@@ -375,8 +375,12 @@ def _open_pool(opts: dict[str, Any], files: Sequence[Path], clock: Clock) -> Any
         pool = open_pool(specs, clock)
     except (PoolError, CouldntOpen) as exc:
         _fail(str(exc))
+    progress = _console(err=True)
     for spec, why in pool.unavailable:
-        _console(err=True).print(f"{visible(spec.label)} is left out of the pool: {visible(why.message)}", markup=False)
+        progress.print(f"{visible(spec.label)} is left out of the pool: {visible(why.message)}", markup=False)
+    if len(pool.opened) > 1:
+        names = ", ".join(visible(o.spec.label) for o in pool.opened)
+        progress.print(f"on {len(pool.opened)} devices: {names}", style="dim", markup=False)
     return pool
 
 

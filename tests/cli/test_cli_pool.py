@@ -235,6 +235,7 @@ def test_each_device_runs_every_check_on_every_device(project: Path) -> None:
         ("The welcome screen shows 2", "app-2"),
     ]
     assert "on app-2 (Scripted iPhone, iOS 26.4)" in result.stderr + result.output
+    assert "on 2 devices: app-1, app-2" in result.stderr + result.output
 
 
 def test_the_wait_timing_options_reach_the_run(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
