@@ -192,9 +192,12 @@ class _TestCommand(click.Command):
 @click.option(
     "--parallel",
     type=click.IntRange(1, 64),
+    metavar="N",
     help="Devices at once: N scripted phones or N Appium sessions; the first N of a named pool. Default: the pool.",
 )
-@click.option("--sessions", type=click.IntRange(1, 64), help="Appium sessions per --appium URL (a Grid or a cloud).")
+@click.option(
+    "--sessions", type=click.IntRange(1, 64), metavar="N", help="Appium sessions per --appium URL (a Grid or a cloud)."
+)
 @click.option("--each-device", is_flag=True, help="Run every check on every device (one result per check and device).")
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
 @click.pass_context
