@@ -198,6 +198,11 @@ class _TestCommand(click.Command):
 @click.option(
     "--sessions", type=click.IntRange(1, 64), metavar="N", help="Appium sessions per --appium URL (a Grid or a cloud)."
 )
+@click.option(
+    "--session-per-check",
+    is_flag=True,
+    help="End each Appium session after its check (one dashboard entry per check) instead of one per device.",
+)
 @click.option("--each-device", is_flag=True, help="Run every check on every device (one result per check and device).")
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
 @click.pass_context
@@ -240,7 +245,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> Non
 @click.pass_context
 def verify(ctx: click.Context, /, check_file: Path, **opts: Any) -> None:
     """Run one check file on one device and exit with its verdict's code."""
-    opts.update(parallel=None, sessions=None, each_device=False, shard=None, verify=True)
+    opts.update(parallel=None, sessions=None, each_device=False, session_per_check=False, shard=None, verify=True)
     raise SystemExit(_run_tests(_runtime(ctx), [str(check_file)], opts))
 
 
@@ -372,6 +377,7 @@ def _open_pool(opts: dict[str, Any], files: Sequence[Path], clock: Clock) -> Any
             sessions=opts.get("sessions"),
             parallel=opts.get("parallel"),
             bundle=_one_bundle(files),
+            session_per_check=bool(opts.get("session_per_check")),
         )
         if opts.get("verify") and len(specs) > 1:
             _fail(f"verify runs one check on one device; the options name {len(specs)}: use mobster test")

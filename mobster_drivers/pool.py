@@ -19,7 +19,9 @@ Rule 1: a :class:`DeviceSpec` names one device: ``kind`` (``scripted``, ``sim``,
         ``wda``, ``appium``), ``value`` (an app script's path, a simulator's or iPhone's name or
         UDID, a URL), ``label`` (its short name in the pool, unique there: ``sim-2``), ``caps``
         (an Appium device's caps file; None: ``$MOBSTER_APPIUM_CAPS`` or none) and ``bundle``
-        (the app under test, the Appium session's ``appium:bundleId``; None: none asked for).
+        (the app under test, the Appium session's ``appium:bundleId``; None: none asked for);
+        ``session_per_check`` ends an Appium device's session after each check (one dashboard
+        entry per check) instead of keeping one for the suite.
         ``prefix`` is how the options are spelled in messages (``--`` for ``mobster test``,
         ``--mobster-`` for the pytest plugin).
 Rule 2: :func:`open_device` is the only function that turns a spec into a device; it imports
@@ -141,6 +143,7 @@ class DeviceSpec:
     caps: str | None = attrs.field(default=None, kw_only=True)
     bundle: str | None = attrs.field(default=None, kw_only=True)
     prefix: str = attrs.field(default="--", kw_only=True)
+    session_per_check: bool = attrs.field(default=False, kw_only=True)
 
     @property
     def option(self) -> str:
@@ -324,7 +327,7 @@ def _open_appium(spec: DeviceSpec, clock: Clock, closers: list[Callable[[], None
     from mobster_drivers.appium import appium_device, load_caps
 
     caps = load_caps(spec.caps)  # None: $MOBSTER_APPIUM_CAPS, or no caps (a local Appium)
-    device = appium_device(spec.value, caps, clock, bundle=spec.bundle)
+    device = appium_device(spec.value, caps, clock, bundle=spec.bundle, session_per_check=spec.session_per_check)
     closers.append(device.close)  # ends the session: the cloud stops billing it
     return device
 
@@ -344,6 +347,7 @@ def pool_specs(
     parallel: int | None = None,
     bundle: str | None = None,
     prefix: str = "--",
+    session_per_check: bool = False,
 ) -> tuple[DeviceSpec, ...]:
     """The specs the options name (Rule 5); a :class:`PoolError` says what is wrong with them."""
     given = {"scripted": list(scripted), "sim": list(sim), "device": list(device), "wda": list(wda)}
@@ -359,12 +363,15 @@ def pool_specs(
         raise PoolError(f"{prefix}caps FILE goes with {prefix}appium URL (the Appium session's capabilities)")
     if sessions is not None and kind != "appium":
         raise PoolError(f"{prefix}sessions N goes with {prefix}appium URL (N sessions on one server or cloud)")
+    if session_per_check and kind != "appium":
+        raise PoolError(f"{prefix}session-per-check goes with {prefix}appium URL")
     for name, number in (("sessions", sessions), ("parallel", parallel)):
         if number is not None and number < 1:
             raise PoolError(f"{prefix}{name} takes a whole number from 1, not {number}")
     values = given[kind]
     if kind == "appium":
-        return _appium_specs(values, caps, sessions, parallel, (bundle, prefix))
+        specs = _appium_specs(values, caps, sessions, parallel, (bundle, prefix))
+        return tuple(attrs.evolve(spec, session_per_check=session_per_check) for spec in specs)
     if kind == "scripted":
         count = parallel or len(values)
         values = [values[n % len(values)] for n in range(count)]

@@ -70,7 +70,9 @@ Rule 7: the device's iOS version, name and UDID come from the capabilities the s
 Rule 8: :meth:`AppiumDevice.report` names the session after the check and tells the provider
         the verdict where it has a convention (``_provider``); it never raises: the verdict is
         already decided. The device takes ``CheckReports``: the runner names the session at a
-        check's start (when the session exists) and reports the verdict at its end.
+        check's start (when the session exists) and reports the verdict at its end; with
+        ``session_per_check`` the session then ends, so each check is one session on the
+        provider's dashboard (one name, one verdict, one video).
 """
 
 from __future__ import annotations
@@ -186,12 +188,22 @@ def appium_device(
     bundle: str | None = None,
     app_files: Iterable[str | os.PathLike[str]] = (),
     timeouts: AppiumTimeouts | None = None,
+    session_per_check: bool = False,
 ) -> AppiumDevice:
     """One device on the Appium server at ``url``; a pool calls this once per session it wants.
 
     Each device has its own connection and its own session; nothing is shared between them.
+    ``session_per_check`` ends the session at the end of each check (Rule 8).
     """
-    return AppiumDevice(url, caps, clock=clock, bundle=bundle, app_files=app_files, timeouts=timeouts)
+    return AppiumDevice(
+        url,
+        caps,
+        clock=clock,
+        bundle=bundle,
+        app_files=app_files,
+        timeouts=timeouts,
+        session_per_check=session_per_check,
+    )
 
 
 class AppiumDevice:
@@ -217,7 +229,9 @@ class AppiumDevice:
         name: str | None = None,
         kind: DeviceKind | None = None,
         ios: str | None = None,
+        session_per_check: bool = False,
     ) -> None:
+        self._session_per_check = session_per_check
         self._caps = caps if isinstance(caps, AppiumCaps) else AppiumCaps.from_mapping(caps or {})
         session_capabilities(self._caps, bundle=bundle)  # a caps file Mobster can't use fails now
         self._bundles: dict[str, BundleInfo] = {}
@@ -340,8 +354,13 @@ class AppiumDevice:
         await asyncio.to_thread(self._name_sync, name)
 
     async def check_ended(self, name: str, verdict: Verdict, reason: str) -> None:
-        """``CheckReports``: name the session and tell the provider the verdict (:meth:`report`)."""
+        """``CheckReports``: name the session and tell the provider the verdict (:meth:`report`).
+
+        With ``session_per_check``, then end the session: the next check starts a new one.
+        """
         await self.report(name, verdict, reason)
+        if self._session_per_check:
+            await self.end_session()
 
     async def end_session(self) -> None:
         """End the Appium session (``DELETE /session/{id}``); the next call starts a new one.

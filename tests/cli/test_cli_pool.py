@@ -158,6 +158,25 @@ def test_sessions_beyond_the_clouds_limit_leave_the_pool_and_their_checks_run_el
         assert len(refused) >= 2
 
 
+def test_a_session_per_check_when_asked(project: Path) -> None:
+    for n in range(1, 3):
+        (project / ".mobster" / "checks" / f"welcome{n}.yaml").write_text(LAUNCH.format(n=n))
+    caps = project / "sauce.json"
+    caps.write_text(json.dumps({"sauce:options": {"username": "ada"}}))  # the provider, from its vendor block
+    with FakeAppium(script(), lifetime=120, provider="sauce") as cloud:
+        result = mobster("test", "--appium", cloud.url, "--caps", str(caps), "--session-per-check")
+        assert result.exit_code == 0, result.output
+        assert [r.command for r in cloud.requests].count("POST /session") == 2
+        assert [r.method for r in cloud.requests if r.session].count("DELETE") == 2
+        # each session was named after its check and marked with its verdict before it ended
+        assert [a for p, a in cloud.annotations if p == "sauce"] == [
+            "job-name=The welcome screen shows 1",
+            "job-result=passed",
+            "job-name=The welcome screen shows 2",
+            "job-result=passed",
+        ]
+
+
 def _usage(*args: str) -> str:
     result = mobster("test", *args)
     assert result.exit_code == 3, result.output
@@ -188,6 +207,7 @@ def _usage(*args: str) -> str:
         ),
         (("--driver", "x:y", "z", "--sim", "A"), "not --driver and --sim"),
         ((), "choose a device"),
+        (("--sim", "A", "--session-per-check"), "--session-per-check goes with --appium URL"),
     ],
 )
 def test_bad_mixes_are_usage_problems(project: Path, args: tuple[str, ...], said: str) -> None:
