@@ -215,7 +215,12 @@ async def _run_all(
             except RunStopped as exc:
                 await _record(work, key, exc.result, options)
                 return
-            if result.outcome.failure_class in _SUSPECT and not await _answers(device):
+            try:
+                lost = result.outcome.failure_class in _SUSPECT and not await _answers(device)
+            except asyncio.CancelledError:
+                await _record(work, key, result, options)  # stopped while asking: the result stands
+                raise
+            if lost:
                 await _lose(work, slot, item, result, options)
                 return
             await _record(work, key, result, options)

@@ -6,6 +6,7 @@ be slow or to die; the model is the scripted one.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -213,3 +214,36 @@ def test_a_list_of_devices_keeps_no_label(project: Path) -> None:
     result = suite(project, clock, [Wrapped(clock)])
     assert {c.device_label for c in result.checks} == {None}
     assert result.to_dict()["checks"][0]["device_label"] is None
+
+
+def test_a_stop_while_asking_a_failed_device_keeps_its_result(project: Path) -> None:
+    clock = FakeClock()
+    device = Wrapped(clock)
+    device.die_after_acts = 1
+    hung = False
+
+    async def read() -> mc.Screen:
+        nonlocal hung
+        if device.dead:  # asked whether it still answers: it never does
+            hung = True
+            await clock.sleep(10_000)
+        return await device.phone.read()
+
+    device.read = read  # type: ignore[method-assign]
+    device._check = lambda: None  # type: ignore[method-assign]
+
+    async def stop_while_asking() -> mc.SuiteResult:
+        options = mc.RunOptions(root=project, screenshots=False)
+        files = mc.find_checks(project)
+        task = asyncio.ensure_future(
+            mc.run_suite(files, [device], clock, models=lambda: ScriptedModel(clock=clock), options=options)
+        )
+        while not hung:
+            await clock.sleep(1)
+        task.cancel()
+        return await task
+
+    with pytest.raises(mc.SuiteStopped) as stopped:
+        clock.run(stop_while_asking())
+    (result,) = stopped.value.suite.checks
+    assert result.outcome.failure_class is mc.FailureClass.UNKNOWN_OUTCOME  # the check's own result, kept
