@@ -1,6 +1,8 @@
 """Choosing devices and models from the command line's options.
 
-Rule 1: exactly one device option: ``--scripted``, ``--wda``, ``--sim``, ``--device`` or ``--driver``.
+Rule 1: the devices named by ``--scripted``, ``--wda``, ``--sim``, ``--device`` and ``--appium``
+        are made by ``mobster_drivers.pool`` (the one place devices are made from names, shared
+        with the pytest plugin); this module makes ``--driver``'s, and models.
 Rule 2: ``--driver FACTORY ARG`` makes devices with your own driver, no fork needed. ``FACTORY`` is
         an import path, ``package.module:function``, or the name of an entry point in the
         ``mobster.drivers`` group of an installed distribution. The factory is called once per
@@ -13,15 +15,12 @@ Rule 3: a device that can't be opened (it isn't answering, another run holds it)
 
 from __future__ import annotations
 
-import atexit
 import importlib
 import inspect
 from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, NoReturn
-
-import attrs
 
 from mobster_core import (
     Action,
@@ -36,7 +35,7 @@ from mobster_core import (
     Screen,
 )
 
-__all__ = ["DeviceChoice", "UsageProblem", "make_devices", "model_factory", "read_env_file", "unavailable"]
+__all__ = ["UsageProblem", "load_driver_devices", "model_factory", "read_env_file", "unavailable"]
 
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
 DEFAULT_OPENAI_MODEL = "gpt-5.5"
@@ -48,48 +47,10 @@ class UsageProblem(MobsterError):
     """The command was asked for something it can't do; the message says what to do instead."""
 
 
-@attrs.frozen
-class DeviceChoice:
-    """The device options of the command line (Rule 1); ``driver`` is ``(FACTORY, ARG)``."""
-
-    scripted: str | None = None
-    wda: str | None = None
-    sim: str | None = None
-    device: str | None = None
-    driver: tuple[str, str] | None = None
-
-    def chosen(self) -> list[str]:
-        """The device options given."""
-        given = (("--scripted", self.scripted), ("--wda", self.wda), ("--sim", self.sim), ("--device", self.device))
-        return [name for name, value in (*given, ("--driver", self.driver)) if value]
-
-
-async def make_devices(choice: DeviceChoice, *, parallel: int, clock: Clock) -> list[Device]:
-    """The devices a suite runs on: ``parallel`` of them (Rules 1, 2)."""
-    chosen = choice.chosen()
-    if len(chosen) > 1:
-        raise UsageProblem(f"choose one device option, not {' and '.join(chosen)}")
-    if not chosen:
-        raise UsageProblem(
-            "choose a device: --scripted APP.yaml, --wda URL, --sim NAME, --device NAME or --driver FACTORY ARG"
-        )
-    if choice.scripted:
-        from mobster_drivers.scripted import ScriptedPhone
-
-        return [ScriptedPhone.from_file(Path(choice.scripted), clock=clock) for _ in range(parallel)]
-    if choice.driver:
-        factory = load_driver(choice.driver[0])
-        return [await _made(factory, choice.driver, clock) for _ in range(parallel)]
-    if parallel > 1:
-        raise UsageProblem(
-            f"--parallel {parallel} needs {parallel} devices, and {chosen[0]} names one: "
-            "run one mobster per device (each with its own --shard)"
-        )
-    if choice.wda:
-        return [_open_wda(choice.wda)]
-    if choice.sim:
-        return [_open_simulator(choice.sim)]
-    return [_open_iphone(choice.device or "")]
+async def load_driver_devices(driver: tuple[str, str], *, parallel: int, clock: Clock) -> list[Device]:
+    """Rule 2: ``parallel`` devices made by the ``--driver`` factory."""
+    factory = load_driver(driver[0])
+    return [await _made(factory, driver, clock) for _ in range(parallel)]
 
 
 def load_driver(spec: str) -> Callable[..., Any]:
@@ -156,79 +117,6 @@ class _Unavailable:
 
     async def act(self, action: Action) -> None:
         self._fail(action)
-
-
-# -- real devices: each one locked for this run (mobster_drivers._lock) -------------------------
-
-
-def _on_exit(release: Callable[[], None]) -> None:
-    """Run ``release`` when the command ends: with click's context, else at interpreter exit."""
-    import click
-
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None:
-        ctx.call_on_close(release)
-    else:
-        atexit.register(release)
-
-
-def _lock(identity: str) -> None:
-    from mobster_drivers._lock import device_lock
-
-    lock = device_lock(identity).acquire()
-    _on_exit(lock.release)
-
-
-def _missing_extra(option: str, extra: str, exc: ImportError) -> UsageProblem:
-    return UsageProblem(f"{option} needs the {extra} extra ({exc.name} is missing): pip install 'mobster[{extra}]'")
-
-
-def _open_wda(url: str) -> Device:
-    try:
-        import filelock  # noqa: F401 - the device lock needs it; say so before connecting
-        import wda  # noqa: F401
-
-        from mobster_drivers.wda import WdaDevice, normalize_wda_url
-    except ImportError as exc:
-        raise _missing_extra("--wda", "simulator", exc) from exc
-    try:
-        normalized = normalize_wda_url(url)
-    except ValueError as exc:
-        raise UsageProblem(f"--wda: {exc}") from exc
-    _lock(f"wda {normalized}")
-    device = WdaDevice(normalized)  # the kind comes from WDA's /status (a simulator when it doesn't say)
-    device.status_sync()
-    return device
-
-
-def _open_simulator(name: str) -> Device:
-    try:
-        import filelock  # noqa: F401
-        import wda  # noqa: F401
-
-        from mobster_drivers.simulator import SimulatorDevice
-    except ImportError as exc:
-        raise _missing_extra("--sim", "simulator", exc) from exc
-    device = SimulatorDevice.connect(name)
-    _on_exit(device.close)
-    _lock(f"sim {device.udid}")
-    _lock(f"wda {device.wda.url}")
-    return device
-
-
-def _open_iphone(name: str) -> Device:
-    try:
-        import filelock  # noqa: F401
-        import pymobiledevice3  # noqa: F401
-        import wda  # noqa: F401
-
-        from mobster_drivers.usb import UsbIphone
-    except ImportError as exc:
-        raise _missing_extra("--device", "usb", exc) from exc
-    phone = UsbIphone.connect(name)
-    _on_exit(phone.close)
-    _lock(f"usb {phone.udid}")
-    return phone
 
 
 def read_env_file(path: Path) -> dict[str, str]:

@@ -52,6 +52,8 @@ def check_lines(result: CheckResult) -> list[str]:
     """The check's line and what follows it: heals, and why it didn't pass."""
     v = visible
     device = "" if result.device is None else f"  on {v(result.device.name)}, iOS {v(result.device.ios)}"
+    if result.device_label is not None:  # a pool: which of its devices
+        device = f"  on {v(result.device_label)}" + ("" if result.device is None else f" ({device.strip()[3:]})")
     lines = [f"{_MARK[result.verdict]}  {v(result.name)}{device}"]
     lines += [f"    healed step {h.step}: {v(h.from_)} → {v(h.to)}" for h in result.heals]
     if result.verdict is not Verdict.PASSED:

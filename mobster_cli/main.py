@@ -92,10 +92,38 @@ def cli() -> None:
 def _device_options(f: Any) -> Any:
     for option in reversed(
         [
-            click.option("--scripted", metavar="APP.yaml", help="Run on the scripted phone with this app script."),
-            click.option("--wda", metavar="URL", help="Drive a WebDriverAgent already listening at URL."),
-            click.option("--sim", metavar="NAME", help="Run on the iOS simulator NAME (or UDID)."),
-            click.option("--device", metavar="NAME", help="Run on the USB iPhone NAME (or UDID)."),
+            click.option(
+                "--scripted", metavar="APP.yaml", multiple=True, help="Run on the scripted phone with this app script."
+            ),
+            click.option(
+                "--wda",
+                metavar="URL",
+                multiple=True,
+                help="Drive a WebDriverAgent already listening at URL (repeat: a pool).",
+            ),
+            click.option(
+                "--sim",
+                metavar="NAME[@PORT]",
+                multiple=True,
+                help="Run on the iOS simulator NAME or UDID, its WDA on PORT (repeat: a pool; WDA ports 8100, 8101, … "
+                "by default).",
+            ),
+            click.option(
+                "--device", metavar="NAME", multiple=True, help="Run on the USB iPhone NAME or UDID (repeat: a pool)."
+            ),
+            click.option(
+                "--appium",
+                metavar="URL",
+                multiple=True,
+                help="Run on phones behind the Appium server, Selenium Grid or device cloud at URL (repeat: a pool).",
+            ),
+            click.option(
+                "--caps",
+                metavar="FILE",
+                multiple=True,
+                help="The Appium session's capabilities (JSON, ${ENV} expanded); one for all --appium, or one each. "
+                "Default: $MOBSTER_APPIUM_CAPS.",
+            ),
             click.option(
                 "--driver",
                 nargs=2,
@@ -113,6 +141,27 @@ def _device_options(f: Any) -> Any:
                 "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
             ),
             click.option("--max-usd", type=float, help="Cap each check's model spend (USD)."),
+            click.option(
+                "--poll-interval",
+                type=click.FloatRange(0.01, 10.0),
+                metavar="SECONDS",
+                help="Seconds between the starts of two reads while a step waits (default 0.15; see docs/scale.md "
+                "for a slow remote read).",
+            ),
+            click.option(
+                "--drift-after",
+                type=click.FloatRange(0.0, 600.0),
+                metavar="SECONDS",
+                help="A step drifts once its screen has settled this long without a match (default 1.0; "
+                "about 2.5 x a read's time on a slow remote read).",
+            ),
+            click.option(
+                "--give-up-after",
+                type=click.FloatRange(0.0, 600.0),
+                metavar="SECONDS",
+                help="A step drifts once its screen has kept changing this long (default 3.0; about 6 x a read's "
+                "time on a slow remote read).",
+            ),
             click.option("--json", "as_json", is_flag=True, help="Print results.json on stdout."),
             click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also copy junit.xml here."),
         ]
@@ -140,7 +189,21 @@ class _TestCommand(click.Command):
 @cli.command(cls=_TestCommand, epilog="`mobster test heal --help` says how to review heals.")
 @click.argument("checks", nargs=-1)
 @_device_options
-@click.option("--parallel", type=click.IntRange(1, 64), default=1, show_default=True, help="Devices at once.")
+@click.option(
+    "--parallel",
+    type=click.IntRange(1, 64),
+    metavar="N",
+    help="Devices at once: N scripted phones or N Appium sessions; the first N of a named pool. Default: the pool.",
+)
+@click.option(
+    "--sessions", type=click.IntRange(1, 64), metavar="N", help="Appium sessions per --appium URL (a Grid or a cloud)."
+)
+@click.option(
+    "--session-per-check",
+    is_flag=True,
+    help="End each Appium session after its check (one dashboard entry per check) instead of one per device.",
+)
+@click.option("--each-device", is_flag=True, help="Run every check on every device (one result per check and device).")
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
 @click.pass_context
 def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
@@ -182,7 +245,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> Non
 @click.pass_context
 def verify(ctx: click.Context, /, check_file: Path, **opts: Any) -> None:
     """Run one check file on one device and exit with its verdict's code."""
-    opts.update(parallel=1, shard=None)
+    opts.update(parallel=None, sessions=None, each_device=False, session_per_check=False, shard=None, verify=True)
     raise SystemExit(_run_tests(_runtime(ctx), [str(check_file)], opts))
 
 
@@ -273,20 +336,75 @@ def _models(opts: dict[str, Any], env: dict[str, str], clock: Clock) -> Callable
     return make
 
 
-async def _open_devices(opts: dict[str, Any], clock: Clock) -> list[Device]:
-    """The run's devices; one that can't be opened ends each check ``couldnt_run``, not the command."""
+async def _driver_devices(opts: dict[str, Any], clock: Clock) -> list[Device]:
+    """``--driver FACTORY ARG``'s devices; one that can't be made ends each check ``couldnt_run``."""
     from mobster_core import DeviceError, MobsterError
 
-    from ._devices import DeviceChoice, make_devices, unavailable
+    from ._devices import load_driver_devices, unavailable
 
-    driver = tuple(opts["driver"]) if opts.get("driver") else None
-    choice = DeviceChoice(opts.get("scripted"), opts.get("wda"), opts.get("sim"), opts.get("device"), driver)
+    if any(opts.get(k) for k in ("scripted", "wda", "sim", "device", "appium")):
+        given = [f"--{k}" for k in ("scripted", "wda", "sim", "device", "appium") if opts.get(k)]
+        _fail(f"choose one device option, not --driver and {' and '.join(given)}")
+    if opts.get("sessions") or opts.get("caps"):
+        _fail("--sessions and --caps go with --appium URL, not --driver")
     try:
-        return await make_devices(choice, parallel=opts.get("parallel") or 1, clock=clock)
+        return await load_driver_devices(tuple(opts["driver"]), parallel=opts.get("parallel") or 1, clock=clock)
     except DeviceError as exc:
         return [unavailable(exc)]
     except (MobsterError, ValueError) as exc:
         _fail(str(exc))
+
+
+def _open_pool(opts: dict[str, Any], files: Sequence[Path], clock: Clock) -> Any:
+    """The pool the device options name (``mobster_drivers.pool``); a usage problem exits 3."""
+    from ._render import visible
+
+    if not any(opts.get(k) for k in ("scripted", "wda", "sim", "device", "appium")):
+        _fail(
+            "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL "
+            "or --driver FACTORY ARG"
+        )
+    try:
+        from mobster_drivers.pool import CouldntOpen, PoolError, open_pool, pool_specs
+
+        specs = pool_specs(
+            scripted=opts.get("scripted") or (),
+            sim=opts.get("sim") or (),
+            device=opts.get("device") or (),
+            wda=opts.get("wda") or (),
+            appium=opts.get("appium") or (),
+            caps=opts.get("caps") or (),
+            sessions=opts.get("sessions"),
+            parallel=opts.get("parallel"),
+            bundle=_one_bundle(files),
+            session_per_check=bool(opts.get("session_per_check")),
+        )
+        if opts.get("verify") and len(specs) > 1:
+            _fail(f"verify runs one check on one device; the options name {len(specs)}: use mobster test")
+        pool = open_pool(specs, clock)
+    except (PoolError, CouldntOpen) as exc:
+        _fail(str(exc))
+    progress = _console(err=True)
+    for spec, why in pool.unavailable:
+        progress.print(f"{visible(spec.label)} is left out of the pool: {visible(why.message)}", markup=False)
+    if len(pool.opened) > 1:
+        names = ", ".join(visible(o.spec.label) for o in pool.opened)
+        progress.print(f"on {len(pool.opened)} devices: {names}", style="dim", markup=False)
+    return pool
+
+
+def _one_bundle(files: Sequence[Path]) -> str | None:
+    """The app every check of the suite tests, when there is one: the Appium session's bundle."""
+    from mobster_core import load_check
+    from mobster_core.checks import CheckError
+
+    bundles = set()
+    for file in files:
+        try:
+            bundles.add(load_check(file).app.bundle)
+        except (CheckError, OSError, ValueError):
+            continue
+    return bundles.pop() if len(bundles) == 1 else None
 
 
 def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int:
@@ -314,12 +432,16 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
 
 
 def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
-    from mobster_core import RunOptions
+    from mobster_core import PollPolicy, RunOptions
 
     from ._render import visible
 
     progress = _console(err=True)
+    timing = {k: opts[k] for k in ("poll_interval", "drift_after", "give_up_after") if opts.get(k) is not None}
+    policy = PollPolicy(**{k.replace("poll_", ""): v for k, v in timing.items()})
     return RunOptions(
+        policy=policy,
+        each_device=bool(opts.get("each_device")),
         no_heal=opts["no_heal"],
         fresh=opts["fresh"],
         carry=bool(opts.get("carry")),
@@ -335,8 +457,13 @@ async def _suite(
 ) -> SuiteResult:
     from mobster_core import run_suite
 
-    devices = await _open_devices(opts, clock)
-    return await run_suite(files, devices, clock, models=models, options=options)
+    if opts.get("driver"):
+        devices = await _driver_devices(opts, clock)
+        return await run_suite(files, devices, clock, models=models, options=options)
+    from mobster_drivers.pool import run_on_pool
+
+    pool = _open_pool(opts, files, clock)
+    return await run_on_pool(files, pool, clock, models=models, options=options)
 
 
 async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], received: list[int]) -> SuiteResult:

@@ -14,10 +14,12 @@ from typing import Protocol, runtime_checkable
 from ._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, LaunchOptions
 from ._rules.model import Decision, Prompt
 from ._rules.screen import DEFAULT_SCREEN_SIZE, Element, Frame, Screen
+from ._rules.verdict import Verdict
 
 __all__ = [
     "DEFAULT_SCREEN_SIZE",
     "SPRINGBOARD",
+    "CheckReports",
     "Clock",
     "Device",
     "EvidenceReads",
@@ -116,6 +118,27 @@ class TargetChecks(Protocol):
 
     async def check_target(self, element: Element) -> bool:
         """Is ``element`` shown now, by the device's own account?"""
+        ...
+
+
+@runtime_checkable
+class CheckReports(Protocol):
+    """**Protocol:** an optional ability: be told which check runs on the device, and its verdict.
+
+    A device cloud's dashboard shows one session per device; with this, it shows it named after
+    the check that runs on it and marked with that check's verdict. The runner calls
+    ``check_started`` before a check's first call to the device and ``check_ended`` once its
+    result is written (not when the run was stopped from outside). Both are best effort: they
+    must not raise (the runner logs and ignores an error if one does), and what they send is no
+    action on the app.
+    """
+
+    async def check_started(self, name: str) -> None:
+        """The check ``name`` starts on this device."""
+        ...
+
+    async def check_ended(self, name: str, verdict: Verdict, reason: str) -> None:
+        """The check ``name`` ended with ``verdict``; ``reason`` is its one-line message."""
         ...
 
 

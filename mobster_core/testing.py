@@ -23,9 +23,10 @@ from typing import Any, TypeVar
 from ._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
 from ._rules.screen import Screen
 from ._rules.steps import Op
+from ._rules.verdict import Verdict
 from ._store.journal import JournalWriter
 from .exceptions import DeviceError, JournalError, MobsterError
-from .protocols import Device, EvidenceReads, Screenshots, TargetChecks
+from .protocols import CheckReports, Device, EvidenceReads, Screenshots, TargetChecks
 
 __all__ = ["SPRINGBOARD", "FakeClock", "MemoryJournal", "check_device"]
 
@@ -183,6 +184,7 @@ async def check_device(
     abilities: list[tuple[str, type, Callable[[Device, str], Awaitable[None]]]] = [
         ("evidence read", EvidenceReads, _check_evidence),
         ("target check", TargetChecks, _check_target),
+        ("check reports", CheckReports, _check_reports),
     ]
     for name, ability, check_ability in abilities:
         if isinstance(await _made(make_device), ability):
@@ -226,6 +228,21 @@ async def _check_evidence(device: Device, app: str) -> None:
     mine = [(e.path, e.role, e.label) for e in evidence.elements]
     theirs = [(e.path, e.role, e.label) for e in fast.elements]
     _expect(mine == theirs, "the evidence read and the read of a still screen hold different elements")
+
+
+async def _check_reports(device: Device, app: str) -> None:
+    """Being told a check's name and verdict raises nothing and leaves the app as it was."""
+    assert isinstance(device, CheckReports)
+    await device.launch(app, LaunchOptions())
+    before = await device.read()
+    try:
+        await device.check_started("check_device")
+        await device.check_ended("check_device", Verdict.PASSED, "")
+    except Exception as exc:
+        raise AssertionError(f"check_started/check_ended raised {type(exc).__name__}: {exc}") from exc
+    after = await device.read()
+    _expect(after.app == before.app == app, f"after the reports {after.app} is in front, not {app}")
+    _expect(after.signature == before.signature, "the reports changed the screen: they must not act on the app")
 
 
 async def _check_target(device: Device, app: str) -> None:

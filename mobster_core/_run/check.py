@@ -16,6 +16,9 @@ Rule 4: a run cancelled from outside (Ctrl+C, SIGTERM) still writes its result, 
 Rule 5: the run's own files can't be written (the journal, ``.mobster/`` refused or full):
         ``couldnt_run``, class ``environment``. Anything unexpected is ``internal``: the message
         says what and where the traceback was written (``traceback.txt`` in the run folder).
+Rule 6: a device with the optional ``CheckReports`` ability is told the check's name before the
+        run's first call to it and the verdict once the result is written (not after a stop); an
+        error there is logged, never the check's outcome (the verdict is already decided).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from __future__ import annotations
 import asyncio
 import json
 import traceback
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -38,7 +43,7 @@ from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
 from mobster_core._store.runs import new_run_folder
 from mobster_core.exceptions import PathError
-from mobster_core.protocols import Clock, Device, Model
+from mobster_core.protocols import CheckReports, Clock, Device, Model
 
 from .agent import ModelCalls
 from .context import Run, RunOptions
@@ -99,17 +104,31 @@ async def run_check(
         await _final_frame(run, folder)
     result = _result(run, story, seconds=clock.now() - began, folder=folder)
     atomic_write(folder / "result.json", utf8(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
+    if stopped is not None:
+        if options.on_result is not None:
+            options.on_result(result)
+        raise RunStopped(result) from stopped
+    if isinstance(device, CheckReports):
+        await _best_effort(device.check_ended(result.name, result.verdict, result.outcome.message), "check_ended")
     if options.on_result is not None:
         options.on_result(result)
-    if stopped is not None:
-        raise RunStopped(result) from stopped
     return result
+
+
+async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
+    """Rule 6: tell the device about the check; an error is logged, never the run's outcome."""
+    try:
+        await call
+    except Exception as exc:  # noqa: BLE001 - best effort by contract: the verdict is already decided
+        log.warning("the device wasn't told about the check", call=what, error=f"{type(exc).__name__}: {exc}")
 
 
 async def _tell(run: Run, folder: Path) -> tuple[_Story, asyncio.CancelledError | None]:
     """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5)."""
     story = _Story()
     try:
+        if isinstance(run.device, CheckReports):
+            await _best_effort(run.device.check_started(run.check.name), "check_started")
         info = await read_device(run)
         story = attrs.evolve(story, info=info)
         prepared = await prepare(run, info)
@@ -178,6 +197,7 @@ def _result(run: Run, story: _Story, *, seconds: float, folder: Path) -> CheckRe
         heals=() if executed is None else executed.heals,
         assertions=() if judged is None else judged.assertions,
         run_dir=_relative(folder, run.root),
+        device_label=run.options.device_label,
         stable=None if judged is None else judged.stable,
         carried_from=plan.carried_from,
     )

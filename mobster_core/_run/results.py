@@ -107,6 +107,8 @@ class CheckResult:
     stable: bool | None = None
     #: The env the path was carried from (``1.0 (1)``), when a path was carried.
     carried_from: str | None = None
+    #: The pool's name for the device the check ran on (``sim-2``), None outside a pool.
+    device_label: str | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -121,6 +123,7 @@ class CheckResult:
             "device": None
             if self.device is None
             else {"name": self.device.name, "kind": self.device.kind.value, "ios": self.device.ios},
+            "device_label": self.device_label,
             "app": None
             if self.app is None
             else {"bundle": self.app.bundle, "version": self.app.version, "build": self.app.build},
@@ -224,6 +227,8 @@ def junit_xml(suite: SuiteResult) -> bytes:
 def _testcase(suite: ET.Element, c: CheckResult) -> None:
     x = xml_text
     device = "no device" if c.device is None else f"{c.device.name}, iOS {c.device.ios}"
+    if c.device_label is not None:  # one testcase per check and device: the pool's name tells them apart
+        device = c.device_label if c.device is None else f"{c.device_label} ({device})"
     case = ET.SubElement(
         suite, "testcase", classname=x(c.file), name=x(f"{c.name} on {device}"), time=f"{c.seconds:.3f}"
     )

@@ -15,18 +15,35 @@ Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight
 Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run``, class ``usage``.
 Rule 7: a suite starts by deleting the temporary files a killed writer left in the replay cache,
         the heal states and the checks folder (older than a minute before the suite started).
+Rule 8: a device whose check ended with class ``device`` or ``unknown_outcome`` is asked whether
+        it still answers (a read; failing that, ``info()`` and a read); when it doesn't, it is out
+        of the pool for the rest of the suite, its check is ``couldnt_run``, class ``device`` (an
+        action in flight said in the message), and the other devices go on.
+Rule 9: a lost device's check goes to another device only when its run failed before anything
+        was sent (its first call, ``info()``, failed: no action, no launch, nothing in flight)
+        and another device is left; otherwise it keeps its own result;
+        a check that sent anything is never run again. The suite reports each result once, when
+        it is final (``on_result``).
+Rule 10: checks no device could run (every device was lost; with ``each_device``, a lost device's
+        own) are ``couldnt_run``, class ``device``, with a message that says so.
+Rule 11: with ``each_device``, every check runs on every device: one result per check and device,
+        each device's checks in file order, each with its own cache env (the env comes from the
+        device); results are ordered by file, then device.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
 
 from mobster_core._clock import utc_now
+from mobster_core._log import get_logger
 from mobster_core._rules.cost import Cost
 from mobster_core._rules.text import utf8, valid_text
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
@@ -44,8 +61,12 @@ from mobster_core.protocols import Clock, Device, Model
 from .check import RunOptions, RunStopped, run_check
 from .results import CheckResult, Mode, SuiteResult, junit_xml
 
-__all__ = ["ModelFactory", "SuiteStopped", "parse_shard", "run_suite", "shard"]
+__all__ = ["Devices", "ModelFactory", "SuiteStopped", "parse_shard", "run_suite", "shard"]
 
+log = get_logger(__name__)
+
+#: A suite's devices: a list, or a mapping of each device's name in the pool (``sim-2``) to it.
+Devices = Sequence[Device] | Mapping[str, Device]
 #: Makes a model for one check run (the scripted model keeps state per run), or None: no model.
 ModelFactory = Callable[[], Model | None]
 
@@ -80,7 +101,7 @@ def _no_model() -> Model | None:
 
 async def run_suite(
     files: Sequence[Path],
-    devices: Sequence[Device],
+    devices: Devices,
     clock: Clock,
     *,
     models: ModelFactory = _no_model,
@@ -88,10 +109,13 @@ async def run_suite(
 ) -> SuiteResult:
     """Run the check ``files`` on ``devices`` (Rule 1) and write the suite's files (Rule 3).
 
-    ``models`` makes a model for each check run (none by default); ``options.root`` is the
-    project (by default the one holding the first check file).
+    ``devices`` is a list, or a mapping of names to devices: each result then carries the name
+    of the device it ran on (``device_label``). ``models`` makes a model for each check run (none
+    by default); ``options.root`` is the project (by default the one holding the first check
+    file); ``options.each_device`` runs every check on every device (Rule 11).
     """
-    if not devices:
+    slots = list(devices.items()) if isinstance(devices, Mapping) else [(None, d) for d in devices]
+    if not slots:
         raise MobsterError("a suite needs at least one device")
     options = options or RunOptions()
     root = options.root or (project_of(files[0]) if files else Path.cwd())
@@ -100,7 +124,7 @@ async def run_suite(
     for folder in ("cache/replay", "cache/heals", "checks"):
         remove_stale_temps(root / MOBSTER_DIR / folder, started_at=started)  # Rule 7
     began = clock.now()
-    results, stopped = await _run_all(files, devices, clock, models, options)
+    results, stopped = await _run_all(files, slots, clock, models, options)
     suite_id = run_id(started)
     suite = SuiteResult(
         suite_id=suite_id,
@@ -117,25 +141,91 @@ async def run_suite(
     return suite
 
 
+class _Work:
+    """The checks still to run, handed to the devices as they come free (Rules 1, 8, 9, 10).
+
+    One shared queue (work stealing: the next free device takes the next check), or with
+    ``each_device`` one queue per device. A worker waits while others still run checks that may
+    come back (Rule 9); results are kept by key, in the order of the files (then the devices).
+    """
+
+    def __init__(self, files: Sequence[Path], slots: int, *, each_device: bool) -> None:
+        self.each_device = each_device
+        self.shared: deque[tuple[int, Path]] = deque([] if each_device else enumerate(files))
+        self.own = [
+            deque((n * slots + k, f) for n, f in enumerate(files)) if each_device else deque() for k in range(slots)
+        ]
+        self.results: dict[int, CheckResult] = {}
+        self.lost: dict[int, str] = {}  # a device out of the pool (Rule 8): slot -> what it said
+        self._busy = 0
+        self._changed = asyncio.Condition()
+
+    async def take(self, slot: int) -> tuple[int, Path] | None:
+        """The next check for the device in ``slot``; None when there is none left for it."""
+        async with self._changed:
+            while True:
+                queue = self.own[slot] if self.each_device else self.shared
+                if queue:
+                    self._busy += 1
+                    return queue.popleft()
+                if self.each_device or self._busy == 0:
+                    return None
+                await self._changed.wait()
+
+    async def done(self, key: int, result: CheckResult | None, *, back: Path | None = None) -> None:
+        """A check ended with ``result``; or, with ``back``, it goes back to the queue (Rule 9)."""
+        async with self._changed:
+            self._busy -= 1
+            if back is not None:
+                self.shared.appendleft((key, back))
+            elif result is not None:
+                self.results[key] = result
+            self._changed.notify_all()
+
+    def left(self) -> list[tuple[int, int | None, Path]]:
+        """The checks no device ran (every device was lost, or a lost device's own): key, slot, file."""
+        rest: list[tuple[int, int | None, Path]] = [(k, None, f) for k, f in self.shared]
+        for slot, queue in enumerate(self.own):
+            rest += [(k, slot, f) for k, f in queue]
+        return rest
+
+
+#: The classes after which the runner asks the device whether it still answers (Rule 8).
+_SUSPECT = frozenset({FailureClass.DEVICE, FailureClass.UNKNOWN_OUTCOME})
+
+
 async def _run_all(
-    files: Sequence[Path], devices: Sequence[Device], clock: Clock, models: ModelFactory, options: RunOptions
+    files: Sequence[Path],
+    slots: Sequence[tuple[str | None, Device]],
+    clock: Clock,
+    models: ModelFactory,
+    options: RunOptions,
 ) -> tuple[tuple[CheckResult, ...], bool]:
     """Rules 1 and 5: each device runs the next check until none is left; True when stopped."""
-    queue: asyncio.Queue[tuple[int, Path]] = asyncio.Queue()
-    for item in enumerate(files):
-        queue.put_nowait(item)
-    results: dict[int, CheckResult] = {}
+    work = _Work(files, len(slots), each_device=options.each_device)
+    quiet = attrs.evolve(options, on_result=None)  # the suite tells each result once it is final (Rule 9)
 
-    async def worker(device: Device) -> None:
-        while not queue.empty():
-            n, file = queue.get_nowait()
+    async def worker(slot: int) -> None:
+        label, device = slots[slot]
+        run_options = attrs.evolve(quiet, device_label=label)
+        while (item := await work.take(slot)) is not None:
+            key, file = item
             try:
-                results[n] = await _one(file, device, clock, models(), options)
+                result = await _one(file, device, clock, models(), run_options)
             except RunStopped as exc:
-                results[n] = exc.result
+                await _record(work, key, exc.result, options)
                 return
+            try:
+                lost = result.outcome.failure_class in _SUSPECT and not await _answers(device)
+            except asyncio.CancelledError:
+                await _record(work, key, result, options)  # stopped while asking: the result stands
+                raise
+            if lost:
+                await _lose(work, slot, item, result, options)
+                return
+            await _record(work, key, result, options)
 
-    workers = [asyncio.ensure_future(worker(d)) for d in devices]
+    workers = [asyncio.ensure_future(worker(k)) for k in range(len(slots))]
     stopped = False
     try:
         await asyncio.gather(*workers)
@@ -143,32 +233,112 @@ async def _run_all(
         # Rule 5: let every check in flight write its stopped result, then write the suite's.
         stopped = True
         await asyncio.gather(*workers, return_exceptions=True)
-    return tuple(results[k] for k in sorted(results)), stopped
+    if not stopped:
+        _not_run(work, slots, options)
+    return tuple(work.results[k] for k in sorted(work.results)), stopped
+
+
+async def _record(work: _Work, key: int, result: CheckResult, options: RunOptions) -> None:
+    await work.done(key, result)
+    if options.on_result is not None:
+        options.on_result(result)
+
+
+async def _answers(device: Device) -> bool:
+    """Rule 8: whether a device that just failed a check still answers: a read, else a new start.
+
+    A read is safe to repeat and always goes to the phone (a device may keep its ``info()``). A
+    failed read is tried once more after ``info()``, which is where a driver replaces a session
+    that ended under it (an idle cloud session): only a device that can't do that is lost.
+    """
+    error: Exception | None = None
+    for fresh in (False, True):
+        try:
+            if fresh:
+                await device.info()
+            await device.read()
+        except Exception as exc:  # noqa: BLE001 - any failure to answer takes the device out of the pool
+            error = exc
+        else:
+            return True
+    log.warning(
+        "a device of the pool stopped answering; it is out of the pool", error=f"{type(error).__name__}: {error}"
+    )
+    return False
+
+
+async def _lose(work: _Work, slot: int, item: tuple[int, Path], result: CheckResult, options: RunOptions) -> None:
+    """Rules 8, 9: the device is out; its check goes to another device only if nothing was sent."""
+    key, file = item
+    work.lost[slot] = result.outcome.message
+    nothing_sent = result.device is None  # its first call (info, a read) failed: no action went out
+    others = len(work.own) - len(work.lost)
+    if nothing_sent and not work.each_device and others > 0:
+        await work.done(key, None, back=file)
+        return
+    await _record(work, key, _device_lost(result, options), options)
+
+
+def _device_lost(result: CheckResult, options: RunOptions) -> CheckResult:
+    """Rule 8: a check whose device was lost under it is ``couldnt_run``, class ``device``.
+
+    An action in flight stays said in the message (its outcome is unknown: the check is never
+    run again), and the run's ``result.json`` is rewritten to agree with the suite's.
+    """
+    if result.outcome.failure_class is FailureClass.DEVICE:
+        return result
+    message = f"the device stopped answering during the check and is out of the pool: {result.outcome.message}"
+    lost = attrs.evolve(result, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.DEVICE, message))
+    if result.run_dir and options.root is not None:
+        with contextlib.suppress(OSError):
+            data = utf8(json.dumps(lost.to_dict(), indent=2, ensure_ascii=False))
+            atomic_write(options.root / result.run_dir / "result.json", data)
+    return lost
+
+
+def _not_run(work: _Work, slots: Sequence[tuple[str | None, Device]], options: RunOptions) -> None:
+    """Rule 10: what no device ran is ``couldnt_run``, class ``device``, saying why."""
+    root = options.root or Path.cwd()
+    for key, slot, file in work.left():
+        if slot is None:
+            last = next(reversed(work.lost.values()), "")
+            message = f"no device of the pool answers, so this check didn't run; the last one lost said: {last}"
+        else:
+            name = slots[slot][0] or f"device {slot + 1}"
+            said = work.lost.get(slot, "")
+            message = f"{name} stopped answering earlier in the suite, so this check didn't run on it ({said})"
+        result = _not_run_result(file, root, FailureClass.DEVICE, message, None if slot is None else slots[slot][0])
+        work.results[key] = result
+        if options.on_result is not None:
+            options.on_result(result)
 
 
 async def _one(file: Path, device: Device, clock: Clock, model: Model | None, options: RunOptions) -> CheckResult:
     try:
         check = load_check(file)
     except (CheckError, MobsterError, OSError) as exc:
-        result = _usage_result(file, options.root or file.parent, str(exc))
-        if options.on_result is not None:
-            options.on_result(result)
-        return result
+        return _not_run_result(file, options.root or file.parent, FailureClass.USAGE, str(exc), options.device_label)
     return await run_check(check, device, clock, model=model, options=options)
 
 
-def _usage_result(file: Path, root: Path, message: str) -> CheckResult:
-    """Rule 6."""
+def _not_run_result(
+    file: Path, root: Path, failure_class: FailureClass, message: str, label: str | None
+) -> CheckResult:
+    """Rules 6 and 10: a check that didn't run: its name, file, class and message, nothing else."""
     try:
         shown = str(file.resolve().relative_to(root.resolve()))
     except ValueError:
         shown = str(file)
+    name = file.stem
+    if failure_class is not FailureClass.USAGE:
+        with contextlib.suppress(CheckError, MobsterError, OSError):
+            name = load_check(file).name
     return CheckResult(
-        name=valid_text(file.stem),
+        name=valid_text(name),
         file=shown,
         device=None,
         app=None,
-        outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, message),
+        outcome=Outcome(Verdict.COULDNT_RUN, failure_class, message),
         mode=Mode.LAUNCH,
         seconds=0.0,
         cost=Cost(),
@@ -181,4 +351,5 @@ def _usage_result(file: Path, root: Path, message: str) -> CheckResult:
         heals=(),
         assertions=(),
         run_dir="",
+        device_label=label,
     )

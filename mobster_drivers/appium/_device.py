@@ -69,7 +69,10 @@ Rule 7: the device's iOS version, name and UDID come from the capabilities the s
         iPhone rule: the replay env keys on the iOS major and the kind).
 Rule 8: :meth:`AppiumDevice.report` names the session after the check and tells the provider
         the verdict where it has a convention (``_provider``); it never raises: the verdict is
-        already decided.
+        already decided. The device takes ``CheckReports``: the runner names the session at a
+        check's start (when the session exists) and reports the verdict at its end; with
+        ``session_per_check`` the session then ends, so each check is one session on the
+        provider's dashboard (one name, one verdict, one video).
 """
 
 from __future__ import annotations
@@ -185,18 +188,28 @@ def appium_device(
     bundle: str | None = None,
     app_files: Iterable[str | os.PathLike[str]] = (),
     timeouts: AppiumTimeouts | None = None,
+    session_per_check: bool = False,
 ) -> AppiumDevice:
     """One device on the Appium server at ``url``; a pool calls this once per session it wants.
 
     Each device has its own connection and its own session; nothing is shared between them.
+    ``session_per_check`` ends the session at the end of each check (Rule 8).
     """
-    return AppiumDevice(url, caps, clock=clock, bundle=bundle, app_files=app_files, timeouts=timeouts)
+    return AppiumDevice(
+        url,
+        caps,
+        clock=clock,
+        bundle=bundle,
+        app_files=app_files,
+        timeouts=timeouts,
+        session_per_check=session_per_check,
+    )
 
 
 class AppiumDevice:
     """A phone behind an Appium server (local Appium, Selenium Grid, a device cloud).
 
-    Implements ``Device``, ``Screenshots``, ``EvidenceReads`` and ``TargetChecks``; the module
+    Implements ``Device``, ``Screenshots``, ``EvidenceReads``, ``TargetChecks`` and ``CheckReports``; the module
     rules describe the behaviour. ``caps`` are the user's capabilities
     (:func:`~mobster_drivers.appium.load_caps`); ``bundle`` is the app under test
     (``appium:bundleId``); ``app_files`` are ``.app`` folders or ``.ipa`` files whose
@@ -216,7 +229,9 @@ class AppiumDevice:
         name: str | None = None,
         kind: DeviceKind | None = None,
         ios: str | None = None,
+        session_per_check: bool = False,
     ) -> None:
+        self._session_per_check = session_per_check
         self._caps = caps if isinstance(caps, AppiumCaps) else AppiumCaps.from_mapping(caps or {})
         session_capabilities(self._caps, bundle=bundle)  # a caps file Mobster can't use fails now
         self._bundles: dict[str, BundleInfo] = {}
@@ -329,6 +344,23 @@ class AppiumDevice:
         session, or a command failed (logged at debug level). Never raises.
         """
         return await asyncio.to_thread(self._report_sync, name, Verdict(verdict), reason)
+
+    async def check_started(self, name: str) -> None:
+        """``CheckReports``: name the session after the check now, when it has one (Rule 8).
+
+        The first check of a device has no session yet (its ``info`` creates it): its name goes
+        with its verdict at :meth:`check_ended`. Never raises.
+        """
+        await asyncio.to_thread(self._name_sync, name)
+
+    async def check_ended(self, name: str, verdict: Verdict, reason: str) -> None:
+        """``CheckReports``: name the session and tell the provider the verdict (:meth:`report`).
+
+        With ``session_per_check``, then end the session: the next check starts a new one.
+        """
+        await self.report(name, verdict, reason)
+        if self._session_per_check:
+            await self.end_session()
 
     async def end_session(self) -> None:
         """End the Appium session (``DELETE /session/{id}``); the next call starts a new one.
@@ -624,6 +656,11 @@ class AppiumDevice:
                 _log.debug("%s failed: %s", what, self.scrub(str(exc)))
                 done = False
         return done
+
+    def _name_sync(self, name: str) -> None:
+        if self._provider is not None and self._session_id is not None:
+            # Rule 2 of _provider: a verdict it doesn't mark sends the name only.
+            self._report_sync(name, Verdict.NEEDS_REVIEW, "")
 
     def _end_session_sync(self) -> None:
         with self._session_lock:

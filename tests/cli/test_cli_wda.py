@@ -119,7 +119,7 @@ def test_a_device_in_use_by_another_run(project: Path, app: FakeWda) -> None:
 def test_usage_problems(project: Path, app: FakeWda) -> None:
     bad = mobster("test", "--wda", "ftp://x")
     assert bad.exit_code == 3
-    assert "--wda: expected a WebDriverAgent URL" in bad.output
+    assert "--wda ftp://x: expected a WebDriverAgent URL" in bad.output
     parallel = mobster("test", "--wda", app.url, "--parallel", "2")
     assert parallel.exit_code == 3
     assert "--parallel 2 needs 2 devices" in parallel.output

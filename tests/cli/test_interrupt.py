@@ -84,3 +84,34 @@ def test_stopping_mid_action(tmp_path: Path, signum: int, code: int) -> None:
     out, err = again.communicate(timeout=60)
     assert again.returncode == 0, err
     assert json.loads(out)["checks"][0]["mode"] == "smart"
+
+
+def test_stopping_a_pool_ends_its_appium_sessions(tmp_path: Path) -> None:
+    from mobster_drivers.fakes.appium import FakeAppium
+
+    (tmp_path / ".mobster" / "checks").mkdir(parents=True)
+    (tmp_path / ".mobster" / "checks" / "welcome.yaml").write_text(
+        "version: 1\nname: Welcome\napp: {bundle: com.example.yourapp}\nexpect:\n  - text: Sign up\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "MOBSTER_APPIUM"))}
+    with (
+        FakeAppium(sample_path("yourapp"), lifetime=60, latency=0.5) as a,
+        FakeAppium(sample_path("yourapp"), lifetime=60, latency=0.5) as b,
+    ):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from mobster_cli.main import main; main()", "test", "--appium", a.url,
+             "--appium", b.url, "--json"],
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (a.sessions or b.sessions):
+            time.sleep(0.05)
+        if not (a.sessions or b.sessions):
+            proc.kill()
+            pytest.fail("the run never made a session")
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert a.sessions == {}  # ended at once, not left to the cloud's idle timeout
+        assert b.sessions == {}
+        assert [r.method for r in (*a.requests, *b.requests) if r.session].count("DELETE") >= 1

@@ -95,3 +95,28 @@ def test_check_device_accepts_an_async_factory() -> None:
 
     ran = clock.run(check_device(make, app=APP))
     assert "screenshot" in ran
+
+
+class Reporting(Broken):
+    """Takes ``CheckReports``; flaws: ``reports act`` presses home, ``reports raise`` raises."""
+
+    async def check_started(self, name: str) -> None:
+        if self.flaw == "reports act":
+            await self.inner.act(mc.Action(mc.Op.HOME))
+
+    async def check_ended(self, name: str, verdict: mc.Verdict, reason: str) -> None:
+        if self.flaw == "reports raise":
+            raise RuntimeError("the dashboard is down")
+
+
+@pytest.mark.parametrize(
+    ("flaw", "message"),
+    [("reports act", "is in front, not com.example.yourapp"), ("reports raise", "check_ended raised RuntimeError")],
+)
+def test_check_device_holds_check_reports_to_their_contract(flaw: str, message: str) -> None:
+    clock = FakeClock()
+    with pytest.raises(AssertionError) as info:
+        clock.run(check_device(lambda: Reporting(flaw, clock), app=APP))
+    assert "[check reports]" in str(info.value)
+    assert message in str(info.value)
+    assert "check reports" in clock.run(check_device(lambda: Reporting("", clock), app=APP))

@@ -52,6 +52,7 @@ ALL_CHECKS = [
     "screenshot",
     "evidence read",
     "target check",
+    "check reports",
 ]
 SECRET = "k3y-Very-Secret-0042"
 T = TypeVar("T")
@@ -175,6 +176,7 @@ def test_it_is_a_device_with_screenshots(appium: FakeAppium, make: Any) -> None:
     device = make(appium.url)
     assert isinstance(device, mc.Device)
     assert isinstance(device, mc.Screenshots)
+    assert isinstance(device, mc.protocols.CheckReports)
 
 
 # -- info and app info -------------------------------------------------------------------------

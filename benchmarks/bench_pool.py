@@ -1,0 +1,186 @@
+"""A suite on a pool of Appium devices against the same suite on one: what work stealing buys.
+
+Each device is a fake Appium server (``FakeAppium``) in front of its own fake WDA and scripted
+phone, with a USB iPhone's latencies (the ``usb-iphone`` profile: a tap returns after 0.478 s, the
+next screen shows 1.247 s later, a launch takes 2.6 s, a read 0.234 s), driven by the real
+Appium-Python-Client on the **real clock**. The suite is 12 sign-up checks (three steps each and
+an assertion), run through ``mobster_drivers.pool.run_on_pool`` as ``mobster test --appium URL
+--appium URL …`` runs them:
+
+1. ``record``: the pool records every check with the scripted model (Smart; not the figure);
+2. ``pool``: the pool replays the suite (the figure: wall-clock seconds);
+3. ``one``: one device replays the same suite.
+
+Printed: both times, their ratio (``pool / one``; a quarter is the ideal for 4 devices), the
+model calls of the replays (0), and whether every check got the same verdict on the pool and on
+one device.
+
+Usage::
+
+    python benchmarks/bench_pool.py                    # 12 checks, 4 devices: about 3 minutes
+    python benchmarks/bench_pool.py --quick            # a smoke run: 4 checks, 2 devices, latencies / 10
+    python benchmarks/bench_pool.py --checks 24 --devices 8 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import platform
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import mobster_core as mc
+from mobster_drivers.fakes.appium import FakeAppium
+from mobster_drivers.models.scripted import ScriptedModel
+from mobster_drivers.pool import pool_specs, run_on_pool
+from mobster_drivers.scripted import AppScript, sample_path
+
+CHECK = """\
+version: 1
+name: Sign up {n}
+app: {{bundle: com.example.yourapp}}
+steps:
+  - Tap "Sign up"
+  - Type "ada{n}@example.com" into "Email"
+  - Tap "Continue"
+expect:
+  - text: Welcome aboard
+"""
+#: The ``usb-iphone`` profile's figures, seconds (docs/scripted-phone.md).
+USB_IPHONE = {
+    "read": 0.234,
+    "tap": 0.478,
+    "transition": 1.247,
+    "type_char": 0.0175,
+    "swipe": 0.7,
+    "launch": 2.6,
+    "home": 0.5,
+}
+
+
+def app_script(scale: float) -> AppScript:
+    """The sample app as a USB iPhone (``listApps`` gives its version), latencies times ``scale``."""
+    text = sample_path("yourapp").read_text("utf-8").replace("kind: simulator", "kind: iphone")
+    if scale == 1.0:
+        latency = "latency: usb-iphone"
+    else:
+        latency = "latency: {" + ", ".join(f"{k}: {v * scale:.4f}" for k, v in USB_IPHONE.items()) + "}"
+    text = re.sub(r"^latency: .*$", latency, text, count=1, flags=re.MULTILINE)
+    return AppScript.from_text(text, "yourapp.yaml")
+
+
+def project(root: Path, checks: int) -> list[Path]:
+    folder = root / ".mobster" / "checks"
+    folder.mkdir(parents=True)
+    for n in range(1, checks + 1):
+        (folder / f"signup{n:02d}.yaml").write_text(CHECK.format(n=n))
+    return mc.find_checks(root)
+
+
+def suite(files: list[Path], urls: Sequence[str], root: Path, *, model: bool) -> tuple[mc.SuiteResult, float]:
+    """Run the suite on the Appium devices at ``urls`` (one session each); its wall-clock seconds."""
+    clock = mc.SystemClock()
+    specs = pool_specs(appium=list(urls), bundle="com.example.yourapp")
+    options = mc.RunOptions(root=root)
+    models = (lambda: ScriptedModel(clock=clock)) if model else (lambda: None)
+    began = time.perf_counter()
+    result = asyncio.run(run_on_pool(files, specs, clock, models=models, options=options))
+    return result, time.perf_counter() - began
+
+
+def summary(result: mc.SuiteResult, seconds: float) -> dict[str, Any]:
+    return {
+        "seconds": round(seconds, 2),
+        "checks": len(result.checks),
+        "verdicts": {c.name: c.verdict.value for c in result.checks},
+        "modes": sorted({c.mode.value for c in result.checks}),
+        "model_calls": result.model_calls,
+        "cost_usd": round(result.cost.usd, 6),
+        "per_device": _per_device(result),
+    }
+
+
+def _per_device(result: mc.SuiteResult) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for c in result.checks:
+        key = c.device_label or "the one device"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def measure(checks: int, devices: int, scale: float) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="bench-pool-") as tmp, contextlib.ExitStack() as stack:
+        root = Path(tmp)
+        files = project(root, checks)
+        fakes = [stack.enter_context(FakeAppium(app_script(scale), lifetime=3600)) for _ in range(devices)]
+        urls = [f.url for f in fakes]
+        recorded, record_s = suite(files, urls, root, model=True)
+        pool, pool_s = suite(files, urls, root, model=False)
+        one, one_s = suite(files, urls[:1], root, model=False)
+    pool_doc, one_doc = summary(pool, pool_s), summary(one, one_s)
+    return {
+        "record": summary(recorded, record_s),
+        "pool": pool_doc,
+        "one": one_doc,
+        "ratio": round(pool_s / one_s, 3),
+        "ideal_ratio": round(1 / devices, 3),
+        "same_verdicts": pool_doc["verdicts"] == one_doc["verdicts"],
+        "replayed_at_zero": pool_doc["modes"] == one_doc["modes"] == ["replay"]
+        and pool_doc["model_calls"] == one_doc["model_calls"] == 0,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--checks", type=int, default=12, help="checks in the suite (default 12)")
+    parser.add_argument("--devices", type=int, default=4, help="fake Appium devices in the pool (default 4)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 4 checks, 2 devices, latencies / 10")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--quiet", action="store_true", help="print nothing")
+    args = parser.parse_args(argv)
+    checks, devices, scale = (4, 2, 0.1) if args.quick else (args.checks, args.devices, 1.0)
+    report = {
+        "meta": {
+            "when": datetime.now(UTC).isoformat(timespec="seconds"),
+            "python": sys.version.split()[0],
+            "machine": f"{platform.system()} {platform.machine()}, {platform.processor() or 'cpu'}",
+            "checks": checks,
+            "devices": devices,
+            "latency": "usb-iphone" if scale == 1.0 else f"usb-iphone x {scale:g}",
+        },
+        **measure(checks, devices, scale),
+    }
+    if not args.quiet:
+        _print(report)
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=2) + "\n", "utf-8")
+    ok = report["same_verdicts"] and report["replayed_at_zero"]
+    return 0 if ok else 1
+
+
+def _print(report: dict[str, Any]) -> None:
+    meta = report["meta"]
+    print(f"{meta['checks']} checks, {meta['devices']} fake Appium devices, {meta['latency']} ({meta['machine']})")
+    for key in ("record", "pool", "one"):
+        doc = report[key]
+        passed = sum(1 for v in doc["verdicts"].values() if v == "passed")
+        print(
+            f"  {key:6} {doc['seconds']:7.1f} s  {passed}/{doc['checks']} passed  modes {','.join(doc['modes'])}  "
+            f"model calls {doc['model_calls']}  per device {doc['per_device']}"
+        )
+    print(f"  ratio pool/one {report['ratio']:.3f} (ideal {report['ideal_ratio']:.3f})")
+    print(f"  same verdicts on the pool and on one device: {report['same_verdicts']}")
+    print(f"  every check replayed at $0: {report['replayed_at_zero']}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

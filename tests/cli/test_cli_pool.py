@@ -1,0 +1,279 @@
+"""``mobster test`` on pools: ``--appium`` against the fake Appium server, a device killed mid-suite, usage.
+
+The real Appium-Python-Client talks to fake Appium servers on loopback, each in front of its own
+fake WDA and scripted phone; these runs use the system clock (real sockets), with the
+zero-latency app script, so they take about a second each.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from mobster_cli.main import Runtime, cli
+from mobster_core import PollPolicy, RunOptions
+from mobster_core.testing import FakeClock
+from mobster_drivers.fakes.appium import FakeAppium
+from mobster_drivers.scripted import AppScript, sample_path
+
+SIGNUP = """\
+version: 1
+name: A new user signs up
+app: {bundle: com.example.yourapp, path: YourApp.app}
+steps:
+  - Tap "Sign up"
+  - Type "ada@example.com" into "Email"
+  - Tap "Continue"
+expect:
+  - text: Welcome aboard
+"""
+LAUNCH = """\
+version: 1
+name: The welcome screen shows {n}
+app: {{bundle: com.example.yourapp}}
+expect:
+  - text: Sign up
+"""
+KEY = "k3y-SECRET-0042"
+
+
+def script(name: str = "yourapp") -> AppScript:
+    text = sample_path(name).read_text("utf-8").replace("kind: simulator", "kind: iphone")
+    return AppScript.from_text(text, f"{name}.yaml")
+
+
+class DiesAtFirstLaunch(FakeAppium):
+    """A phone that loses power when its first app launch arrives (the launch's outcome is unknown)."""
+
+    def _handle(self, method: str, raw_path: str, raw: bytes, headers: Any = None) -> Any:
+        if b"mobile: launchApp" in raw and not getattr(self, "killed", False):
+            self.killed = True
+            threading.Thread(target=self.stop, daemon=True).start()
+            self._stopping.wait(5)
+        return super()._handle(method, raw_path, raw, headers)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MOBSTER_APPIUM_CAPS"):
+        monkeypatch.delenv(key, raising=False)
+    (tmp_path / ".mobster" / "checks").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def mobster(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_a_check_records_replays_and_heals_through_appium(project: Path) -> None:
+    (project / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
+    with FakeAppium(script(), lifetime=120) as fake:
+        first = mobster("test", "--appium", fake.url, "--model", "scripted")
+        assert first.exit_code == 0, first.output
+        assert "✓ passed  A new user signs up  on Scripted iPhone, iOS 26.4" in first.output
+        before = len(fake.requests)
+        second = mobster("test", "--appium", fake.url, "--json")
+        assert second.exit_code == 0, second.output
+        (check,) = json.loads(second.stdout)["checks"]
+        assert (check["mode"], check["model_calls"], check["path"]["used"]) == ("replay", 0, True)
+        taps = [r.command for r in fake.requests[before:] if r.command == "mobile: tap"]
+        assert len(taps) == 3  # each action sent once: "Sign up", the field before typing, "Continue"
+        assert fake.sessions == {} or len(fake.sessions) <= 1  # the suite's session was ended
+    with FakeAppium(script("yourapp-renamed"), lifetime=120) as renamed:
+        strict = mobster("test", "--appium", renamed.url, "--no-heal")
+        assert strict.exit_code == 1, strict.output
+        assert "drift" in strict.output
+        healed = mobster("test", "--appium", renamed.url, "--model", "scripted")
+        assert healed.exit_code == 0, healed.output
+        assert 'healed step 3: Tap "Continue" → Tap "Next"' in healed.output
+
+
+def test_a_pool_with_a_device_killed_mid_suite(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for n in range(1, 5):
+        (project / ".mobster" / "checks" / f"welcome{n}.yaml").write_text(LAUNCH.format(n=n))
+    caps = project / "browserstack.json"
+    caps.write_text(json.dumps({"bstack:options": {"userName": "ada", "accessKey": "${BROWSERSTACK_ACCESS_KEY}"}}))
+    monkeypatch.setenv("BROWSERSTACK_ACCESS_KEY", KEY)
+    require = {"bstack:options": {"userName": "ada", "accessKey": KEY}}
+    with (
+        FakeAppium(script(), lifetime=120, provider="browserstack", require=require) as good,
+        DiesAtFirstLaunch(script(), lifetime=120, provider="browserstack", require=require) as dying,
+    ):
+        result = mobster("test", "--appium", good.url, "--appium", dying.url, "--caps", str(caps), "--json")
+        doc = json.loads(result.stdout)
+        dead = dying.url.split("//")[1].rstrip("/")
+        by = Counter((c["device_label"] == dead, c["verdict"]) for c in doc["checks"])
+        assert by == {(False, "passed"): 3, (True, "couldnt_run"): 1}, doc["checks"]
+        lost = next(c for c in doc["checks"] if c["verdict"] == "couldnt_run")
+        assert lost["class"] == "device"
+        assert "out of the pool" in lost["message"]
+        assert result.exit_code == 3
+        launches = [r for r in dying.requests if r.command == "mobile: launchApp"]
+        assert len(launches) == 1  # the launch whose outcome is unknown is never sent again
+        # The provider was told each check's name and verdict, on the session that ran it.
+        statuses = [a for p, a in good.annotations if p == "browserstack" and a["action"] == "setSessionStatus"]
+        assert [s["arguments"]["status"] for s in statuses] == ["passed"] * 3
+        named = [a["arguments"]["name"] for p, a in good.annotations if a["action"] == "setSessionName"]
+        assert set(named) == {c["name"] for c in doc["checks"] if c["verdict"] == "passed"}
+        assert KEY not in result.output
+        assert KEY not in json.dumps(doc)
+    junit = ET.fromstring((project / ".mobster" / "test-results" / doc["suite_id"] / "junit.xml").read_bytes())
+    names = [case.get("name") or "" for case in junit.iter("testcase")]
+    assert len(names) == 4
+    assert all(" on 127.0.0.1:" in n for n in names), names
+
+
+def test_one_session_per_device_for_the_whole_suite(project: Path) -> None:
+    for n in range(1, 5):
+        (project / ".mobster" / "checks" / f"welcome{n}.yaml").write_text(LAUNCH.format(n=n))
+    with FakeAppium(script(), lifetime=120) as a, FakeAppium(script(), lifetime=120) as b:
+        result = mobster("test", "--appium", a.url, "--appium", b.url, "--json")
+        assert result.exit_code == 0, result.output
+        labels = {c["device_label"] for c in json.loads(result.stdout)["checks"]}
+        assert labels == {a.url.split("//")[1], b.url.split("//")[1]}  # work went to both
+        for fake in (a, b):
+            assert [r.command for r in fake.requests].count("POST /session") == 1  # not one per check
+            assert [r.method for r in fake.requests if r.session].count("DELETE") == 1  # ended at the end
+            assert fake.sessions == {}
+
+
+def test_sessions_beyond_the_clouds_limit_leave_the_pool_and_their_checks_run_elsewhere(project: Path) -> None:
+    for n in range(1, 4):
+        (project / ".mobster" / "checks" / f"welcome{n}.yaml").write_text(LAUNCH.format(n=n))
+    with FakeAppium(script(), lifetime=120, max_sessions=1) as cloud:  # a plan with one parallel session
+        result = mobster("test", "--appium", cloud.url, "--sessions", "2", "--json")
+        assert result.exit_code == 0, result.output
+        checks = json.loads(result.stdout)["checks"]
+        assert [c["verdict"] for c in checks] == ["passed"] * 3
+        assert len({c["device_label"] for c in checks}) == 1  # the refused session's check ran on the other
+        refused = [r for r in cloud.requests if r.command == "POST /session"]
+        assert len(refused) >= 2
+
+
+def test_a_session_per_check_when_asked(project: Path) -> None:
+    for n in range(1, 3):
+        (project / ".mobster" / "checks" / f"welcome{n}.yaml").write_text(LAUNCH.format(n=n))
+    caps = project / "sauce.json"
+    caps.write_text(json.dumps({"sauce:options": {"username": "ada"}}))  # the provider, from its vendor block
+    with FakeAppium(script(), lifetime=120, provider="sauce") as cloud:
+        result = mobster("test", "--appium", cloud.url, "--caps", str(caps), "--session-per-check")
+        assert result.exit_code == 0, result.output
+        assert [r.command for r in cloud.requests].count("POST /session") == 2
+        assert [r.method for r in cloud.requests if r.session].count("DELETE") == 2
+        # each session was named after its check and marked with its verdict before it ended
+        assert [a for p, a in cloud.annotations if p == "sauce"] == [
+            "job-name=The welcome screen shows 1",
+            "job-result=passed",
+            "job-name=The welcome screen shows 2",
+            "job-result=passed",
+        ]
+
+
+def _usage(*args: str) -> str:
+    result = mobster("test", *args)
+    assert result.exit_code == 3, result.output
+    return result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--sessions", "2", "--scripted", "app.yaml"), "--sessions N goes with --appium URL"),
+        (("--sim", "A", "--caps", "c.json"), "--caps FILE goes with --appium URL"),
+        (("--sim", "A", "--wda", "http://127.0.0.1:9"), "choose one device option, not --sim and --wda"),
+        (("--wda", "http://127.0.0.1:9", "--wda", "http://127.0.0.1:10", "--parallel", "3"), "--parallel 3 needs 3"),
+        (
+            (
+                "--appium",
+                "http://a:4723",
+                "--appium",
+                "http://b:4723",
+                "--caps",
+                "1.json",
+                "--caps",
+                "2.json",
+                "--caps",
+                "3.json",
+            ),
+            "3 caps files for 2",
+        ),
+        (("--driver", "x:y", "z", "--sim", "A"), "not --driver and --sim"),
+        ((), "choose a device"),
+        (("--sim", "A", "--session-per-check"), "--session-per-check goes with --appium URL"),
+    ],
+)
+def test_bad_mixes_are_usage_problems(project: Path, args: tuple[str, ...], said: str) -> None:
+    (project / ".mobster" / "checks" / "w.yaml").write_text(LAUNCH.format(n=1))
+    assert said in _usage(*args)
+
+
+def test_a_caps_file_with_an_unset_variable_names_it_and_prints_no_secret(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / ".mobster" / "checks" / "w.yaml").write_text(LAUNCH.format(n=1))
+    caps = project / "sauce.json"
+    caps.write_text(
+        json.dumps({"sauce:options": {"username": "${SAUCE_USERNAME}", "accessKey": "${SAUCE_ACCESS_KEY}"}})
+    )
+    monkeypatch.setenv("SAUCE_USERNAME", KEY)
+    monkeypatch.delenv("SAUCE_ACCESS_KEY", raising=False)
+    out = _usage("--appium", "http://127.0.0.1:9/wd/hub", "--caps", str(caps))
+    assert "SAUCE_ACCESS_KEY" in out
+    assert "sauce.json" in out
+    assert KEY not in out
+
+
+def test_verify_runs_on_one_device(project: Path) -> None:
+    check = project / ".mobster" / "checks" / "w.yaml"
+    check.write_text(LAUNCH.format(n=1))
+    result = mobster("verify", "--check", str(check), "--wda", "http://127.0.0.1:9", "--wda", "http://127.0.0.1:10")
+    assert result.exit_code == 3
+    assert "verify runs one check on one device" in result.output
+
+
+def test_each_device_runs_every_check_on_every_device(project: Path) -> None:
+    for n in range(1, 3):
+        (project / ".mobster" / "checks" / f"welcome{n}.yaml").write_text(LAUNCH.format(n=n))
+    (project / "app.yaml").write_text(sample_path("yourapp").read_text())
+    clock = FakeClock()
+    args = ["test", "--scripted", "app.yaml", "--parallel", "2", "--each-device", "--json"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False, obj=Runtime(clock, clock.run))
+    assert result.exit_code == 0, result.output
+    runs = [(c["name"], c["device_label"]) for c in json.loads(result.stdout)["checks"]]
+    assert runs == [
+        ("The welcome screen shows 1", "app-1"),
+        ("The welcome screen shows 1", "app-2"),
+        ("The welcome screen shows 2", "app-1"),
+        ("The welcome screen shows 2", "app-2"),
+    ]
+    assert "on app-2 (Scripted iPhone, iOS 26.4)" in result.stderr + result.output
+    assert "on 2 devices: app-1, app-2" in result.stderr + result.output
+
+
+def test_the_wait_timing_options_reach_the_run(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / ".mobster" / "checks" / "w.yaml").write_text(LAUNCH.format(n=1))
+    (project / "app.yaml").write_text(sample_path("yourapp").read_text())
+    seen: list[RunOptions] = []
+
+    async def run_on_pool(files: Any, pool: Any, clock: Any, *, models: Any, options: RunOptions) -> Any:
+        seen.append(options)
+        pool.release()
+        raise SystemExit(0)
+
+    monkeypatch.setattr("mobster_drivers.pool.run_on_pool", run_on_pool)
+    args = ["--scripted", "app.yaml", "--poll-interval", "0.5", "--drift-after", "2.5", "--give-up-after", "6"]
+    mobster("test", *args, "--each-device")
+    (options,) = seen
+    assert options.policy == PollPolicy(interval=0.5, drift_after=2.5, give_up_after=6.0)
+    assert options.each_device
+    bad = CliRunner().invoke(cli, ["test", "--scripted", "app.yaml", "--poll-interval", "0"])
+    assert bad.exit_code == 2  # click's own usage error names the option
+    assert "--poll-interval" in bad.output
