@@ -67,6 +67,44 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(USAGE_EXIT)
 
 
+def internal_message(exc: BaseException) -> str:
+    """An unexpected exception: one line, and its traceback in a private file of the temp folder."""
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(exc))
+    try:
+        fd, name = tempfile.mkstemp(prefix="mobster-internal-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
+            f.write(text)
+        where = f"the traceback is in {name}"
+    except OSError:
+        where = "the traceback could not be saved"
+    return f"internal error ({type(exc).__name__}); {where}; please report it"
+
+
+def _boundary(body: Callable[[], int]) -> int:
+    """The command's one error boundary: every failure ends as one ``mobster: …`` line, exit 3.
+
+    Exit 1 means only "a check failed": a problem of the machine or of the files (a symlinked
+    folder, a full disk, a folder of another user) is reported with its file and its fix, and an
+    unexpected exception as ``internal`` with its traceback in a file, never on the terminal.
+    """
+    from mobster_core import MobsterError
+    from mobster_core.exceptions import os_error_message
+
+    try:
+        return body()
+    except (SystemExit, KeyboardInterrupt, click.exceptions.ClickException, click.exceptions.Exit):
+        raise
+    except MobsterError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(os_error_message(exc))
+    except Exception as exc:  # noqa: BLE001 - the boundary: anything else is an internal error
+        _fail(internal_message(exc))
+
+
 def _console(err: bool = False) -> Any:
     from rich.console import Console
 
@@ -89,6 +127,15 @@ def cli() -> None:
     """
 
 
+def _positive_usd(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
+    """``--max-usd`` is a finite number above zero (NaN, infinities and negatives are refused)."""
+    import math
+
+    if value is not None and not (math.isfinite(value) and value > 0):
+        _fail(f"--max-usd {value}: give a number of dollars above 0, such as 0.25")
+    return value
+
+
 def _device_options(f: Any) -> Any:
     for option in reversed(
         [
@@ -104,15 +151,13 @@ def _device_options(f: Any) -> Any:
                 "mobster.drivers, called as FACTORY(ARG, clock=clock).",
             ),
             click.option("--model", metavar="NAME", help="claude-…, gpt-…, or scripted. Default: from your keys."),
-            click.option(
-                "--env-file", type=click.Path(dir_okay=False, path_type=Path), help="Read API keys from this file."
-            ),
+            click.option("--env-file", type=click.Path(path_type=Path), help="Read API keys from this file."),
             click.option("--no-heal", is_flag=True, help="Strict CI: fail a check whose screen changed; no model."),
             click.option("--fresh", is_flag=True, help="Run every step with Smart and record again."),
             click.option(
                 "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
             ),
-            click.option("--max-usd", type=float, help="Cap each check's model spend (USD)."),
+            click.option("--max-usd", type=float, callback=_positive_usd, help="Cap each check's model spend (USD)."),
             click.option("--json", "as_json", is_flag=True, help="Print results.json on stdout."),
             click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also copy junit.xml here."),
         ]
@@ -151,7 +196,7 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
 
     `mobster test heal [CHECK]` lists the heals waiting for review.
     """
-    raise SystemExit(_run_tests(_runtime(ctx), list(checks), opts))
+    raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), list(checks), opts)))
 
 
 @click.command(name="heal")
@@ -166,7 +211,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> Non
     With no option it lists the heals of CHECKS (every check by default). A heal is in the heal
     file beside its check (signup.heal.yaml); replays run the healed steps until you decide.
     """
-    _heal_command(checks, accept=accept, reject=reject)
+    _boundary(lambda: _heal_command(checks, accept=accept, reject=reject) or 0)
 
 
 @cli.command(epilog="Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run.")
@@ -183,7 +228,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> Non
 def verify(ctx: click.Context, /, check_file: Path, **opts: Any) -> None:
     """Run one check file on one device and exit with its verdict's code."""
     opts.update(parallel=1, shard=None)
-    raise SystemExit(_run_tests(_runtime(ctx), [str(check_file)], opts))
+    raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), [str(check_file)], opts)))
 
 
 @cli.command()
@@ -192,7 +237,7 @@ def demo(directory: Path | None) -> None:
     """Run a sample project on the scripted phone: no key, no phone."""
     from ._demo import run_demo
 
-    raise SystemExit(run_demo(directory or Path("mobster-demo")))
+    raise SystemExit(_boundary(lambda: run_demo(directory or Path("mobster-demo"))))
 
 
 # -- mobster test ------------------------------------------------------------------------------
@@ -304,13 +349,23 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
     except SuiteStopped as exc:
         return _stopped(out, exc.suite, root, received)
     _print_summary(out, suite, root)
-    if opts.get("junit"):
-        opts["junit"].write_bytes((suite.folder / "junit.xml").read_bytes())
     if opts.get("as_json"):
         from ._render import json_text
 
         click.echo(json_text(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
+    if opts.get("junit"):
+        _copy_junit(suite, opts["junit"])
     return int(suite.exit_code)
+
+
+def _copy_junit(suite: SuiteResult, target: Path) -> None:
+    """``--junit FILE``: a copy of the suite's junit.xml; a folder that isn't there is one line."""
+    from mobster_core.exceptions import os_error_message
+
+    try:
+        target.write_bytes((suite.folder / "junit.xml").read_bytes())
+    except OSError as exc:
+        _fail(f"--junit: {os_error_message(exc)} (the results are in {suite.folder})")
 
 
 def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:

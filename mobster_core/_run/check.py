@@ -37,7 +37,7 @@ from mobster_core._store.checks import Check, project_of
 from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
 from mobster_core._store.runs import new_run_folder
-from mobster_core.exceptions import PathError
+from mobster_core.exceptions import PathError, os_error_message
 from mobster_core.protocols import Clock, Device, Model
 
 from .agent import ModelCalls
@@ -129,7 +129,8 @@ async def _tell(run: Run, folder: Path) -> tuple[_Story, asyncio.CancelledError 
     except asyncio.CancelledError as exc:
         return attrs.evolve(story, outcome=_STOPPED), exc
     except (JournalError, UnsafeFile, PathError, OSError) as exc:
-        return attrs.evolve(story, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.ENVIRONMENT, str(exc))), None
+        message = os_error_message(exc) if isinstance(exc, OSError) else str(exc)
+        return attrs.evolve(story, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.ENVIRONMENT, message)), None
     except Exception as exc:  # noqa: BLE001 - Rule 5: whatever else went wrong is ours; say so, keep the trace
         return attrs.evolve(story, outcome=_internal(exc, folder)), None
     return story, None

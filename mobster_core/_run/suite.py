@@ -12,7 +12,9 @@ Rule 4: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 
         review, else 0.
 Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight write its
         ``stopped`` result, starts no other, writes its files, and raises :class:`SuiteStopped`.
-Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run``, class ``usage``.
+Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run``, class ``usage``;
+        a run the machine stops (a refused or unwritable file or folder, a full disk) is
+        ``couldnt_run``, class ``environment``, with the file and the fix, and the suite goes on.
 Rule 7: a suite starts by deleting the temporary files a killed writer left in the replay cache,
         the heal states and the checks folder (older than a minute before the suite started).
 """
@@ -38,7 +40,7 @@ from mobster_core._store.fsutil import (
     remove_stale_temps,
 )
 from mobster_core._store.runs import run_id
-from mobster_core.exceptions import MobsterError
+from mobster_core.exceptions import JournalError, MobsterError, UnsafeFile, os_error_message
 from mobster_core.protocols import Clock, Device, Model
 
 from .check import RunOptions, RunStopped, run_check
@@ -154,11 +156,20 @@ async def _one(file: Path, device: Device, clock: Clock, model: Model | None, op
         if options.on_result is not None:
             options.on_result(result)
         return result
-    return await run_check(check, device, clock, model=model, options=options)
+    try:
+        return await run_check(check, device, clock, model=model, options=options)
+    except (UnsafeFile, JournalError, OSError) as exc:
+        # The machine, not the check: a refused or unwritable run folder, a full disk. The check
+        # ends couldnt_run, class environment, and the suite still writes its results (Rule 6).
+        message = str(exc) if isinstance(exc, MobsterError) else os_error_message(exc)
+        result = _usage_result(file, options.root or file.parent, message, FailureClass.ENVIRONMENT)
+        if options.on_result is not None:
+            options.on_result(result)
+        return result
 
 
-def _usage_result(file: Path, root: Path, message: str) -> CheckResult:
-    """Rule 6."""
+def _usage_result(file: Path, root: Path, message: str, failure: FailureClass = FailureClass.USAGE) -> CheckResult:
+    """Rule 6 (and the machine's faults, class ``environment``)."""
     try:
         shown = str(file.resolve().relative_to(root.resolve()))
     except ValueError:
@@ -168,7 +179,7 @@ def _usage_result(file: Path, root: Path, message: str) -> CheckResult:
         file=shown,
         device=None,
         app=None,
-        outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, message),
+        outcome=Outcome(Verdict.COULDNT_RUN, failure, message),
         mode=Mode.LAUNCH,
         seconds=0.0,
         cost=Cost(),
