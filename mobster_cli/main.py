@@ -211,7 +211,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> Non
     With no option it lists the heals of CHECKS (every check by default). A heal is in the heal
     file beside its check (signup.heal.yaml); replays run the healed steps until you decide.
     """
-    _boundary(lambda: _heal_command(checks, accept=accept, reject=reject) or 0)
+    _boundary(lambda: _heal_command(checks, accept=accept, reject=reject))
 
 
 @cli.command(epilog="Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run.")
@@ -476,7 +476,7 @@ def _pending_heals(files: Sequence[Path]) -> int:
 # -- mobster test heal -------------------------------------------------------------------------
 
 
-def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None) -> None:
+def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None) -> int:
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError
 
@@ -487,7 +487,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
     out = _console()
     if accept or reject:
         _decide(out, accept=accept, reject=reject)
-        return
+        return 0
     root, files = _root_and_files(list(checks))
     listed = 0
     for file in files:
@@ -503,6 +503,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
         out.print("no heals wait for review")
     else:
         out.print("accept: mobster test heal --accept CHECK    reject: mobster test heal --reject CHECK")
+    return 0
 
 
 def _decide(out: Any, *, accept: str | None, reject: str | None) -> None:

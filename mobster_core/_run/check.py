@@ -123,7 +123,12 @@ async def _tell(run: Run, folder: Path) -> tuple[_Story, asyncio.CancelledError 
             judged = await judge(run, executed.baseline, executed.smart)
             story = attrs.evolve(story, judged=judged, outcome=judged.outcome)
             if judged.outcome.verdict is Verdict.PASSED:
-                keep(run, prepared, executed)
+                note = keep(run, prepared, executed)
+                if note is not None:
+                    why = "; ".join(w for w in (executed.plan.why, note) if w)
+                    story = attrs.evolve(
+                        story, executed=attrs.evolve(executed, plan=attrs.evolve(executed.plan, why=why))
+                    )
     except Ended as ended:
         return attrs.evolve(story, outcome=ended.outcome), None
     except asyncio.CancelledError as exc:
