@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 __all__ = ["Runtime", "cli", "main"]
 
 USAGE_EXIT = 3
+#: The last action sent, for the line a stop prints (what the run was waiting for).
+_IN_FLIGHT: list[str] = []
 _HEAL_ARGS = "mobster.heal-args"
 
 
@@ -52,12 +54,26 @@ class Runtime:
         return SystemClock()
 
     def run_to_end(self, coro: Coroutine[Any, Any, Any]) -> Any:
-        """Run ``coro`` to its end: ``asyncio.run`` unless the runtime says otherwise."""
+        """Run ``coro`` to its end on a new event loop, unless the runtime says otherwise.
+
+        Unlike ``asyncio.run``, the end never waits for the device calls running in threads (a
+        WDA tap whose reply never comes): a stopped run abandons them (``main`` then exits
+        without joining them), so Ctrl+C stops the command at once.
+        """
         if self.run is not None:
             return self.run(coro)
         import asyncio
+        from concurrent.futures import ThreadPoolExecutor
 
-        return asyncio.run(coro)
+        loop = asyncio.new_event_loop()
+        executor = ThreadPoolExecutor(thread_name_prefix="mobster-device")
+        loop.set_default_executor(executor)
+        try:
+            return loop.run_until_complete(coro)
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
 
 
 def _fail(message: str) -> NoReturn:
@@ -347,15 +363,22 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
     try:
         suite = runtime.run_to_end(_until_stopped(_suite(files, opts, clock, models, options), received))
     except SuiteStopped as exc:
-        return _stopped(out, exc.suite, root, received)
+        code = _stopped(out, exc.suite, root, received)
+        _outputs(exc.suite, opts)
+        return code
     _print_summary(out, suite, root)
+    _outputs(suite, opts)
+    return int(suite.exit_code)
+
+
+def _outputs(suite: SuiteResult, opts: dict[str, Any]) -> None:
+    """``--json`` on stdout, then the ``--junit`` copy: written for a stopped suite too."""
     if opts.get("as_json"):
         from ._render import json_text
 
         click.echo(json_text(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
     if opts.get("junit"):
         _copy_junit(suite, opts["junit"])
-    return int(suite.exit_code)
 
 
 def _copy_junit(suite: SuiteResult, target: Path) -> None:
@@ -374,13 +397,22 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
     from ._render import visible
 
     progress = _console(err=True)
+
+    def sending(what: str) -> None:
+        _IN_FLIGHT[:] = [what]
+
+    def sent(what: str) -> None:
+        _IN_FLIGHT.clear()
+        progress.print(f"  · {visible(what)}", style="dim", markup=False)
+
     return RunOptions(
         no_heal=opts["no_heal"],
         fresh=opts["fresh"],
         carry=bool(opts.get("carry")),
         max_usd=opts.get("max_usd"),
         root=root,
-        on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
+        on_sent=sent,
+        on_sending=sending,
         on_result=lambda result: _print_check(out, result),
     )
 
@@ -408,6 +440,16 @@ async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], received: list
     assert task is not None
 
     def stop(signum: int) -> None:
+        if not received:
+            from ._render import visible
+
+            waiting = f"the device's reply to {visible(_IN_FLIGHT[-1])}" if _IN_FLIGHT else "the device's reads"
+            print(
+                f"stopping ({signal.Signals(signum).name}): no longer waiting for {waiting}; "
+                "an action in flight is recorded as unknown",
+                file=sys.stderr,
+                flush=True,
+            )
         received.append(signum)
         task.cancel()
 
@@ -551,9 +593,19 @@ def _heal_lines(root: Path, file: Path) -> list[str]:
 
 
 def main() -> None:
-    """The console script's entry point."""
+    """The console script's entry point.
+
+    A run stopped by a signal exits at once, without joining the threads of device calls it
+    abandoned (a tap whose reply never comes would otherwise hold the exit until its timeout).
+    """
     try:
         cli(standalone_mode=False)
+    except SystemExit as exc:
+        if isinstance(exc.code, int) and exc.code in (130, 143):
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(exc.code)
+        raise
     except click.exceptions.Exit as exc:
         raise SystemExit(exc.exit_code) from None
     except click.ClickException as exc:

@@ -55,7 +55,8 @@ class Dispatcher:
     """Reads and sends for one run, with the journal and the effect ledger (see the rules).
 
     ``timing`` paces typing confirmation; ``on_sent`` is called with a line per action sent
-    (``step 2 (Tap "Sign up")``), for progress output.
+    (``step 2 (Tap "Sign up")``), for progress output; ``on_sending`` with the same line as it goes
+    out.
     """
 
     def __init__(
@@ -66,12 +67,14 @@ class Dispatcher:
         *,
         timing: PollPolicy = DEFAULT_POLICY,
         on_sent: Callable[[str], None] | None = None,
+        on_sending: Callable[[str], None] | None = None,
     ) -> None:
         self.device = device
         self.clock = clock
         self.timing = timing
         self._journal = journal
         self._on_sent = on_sent
+        self._on_sending = on_sending
         self._ledger = EffectLedger()
         self._sent_any = False
         self._sent: list[tuple[str, Action]] = []
@@ -198,6 +201,8 @@ class Dispatcher:
         self._journal.intent(key, entry, masked=masked)
 
     async def _call(self, key: str, what: str, call: Awaitable[None], *, pre: str) -> None:
+        if self._on_sending is not None:
+            self._on_sending(what)
         try:
             await call
         except asyncio.CancelledError:

@@ -15,8 +15,10 @@ Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight
 Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run``, class ``usage``;
         a run the machine stops (a refused or unwritable file or folder, a full disk) is
         ``couldnt_run``, class ``environment``, with the file and the fix, and the suite goes on.
-Rule 7: a suite starts by deleting the temporary files a killed writer left in the replay cache,
-        the heal states and the checks folder (older than a minute before the suite started).
+Rule 7: a suite starts by deleting the temporary files (``.tmp-*``) a killed writer left in
+        ``.mobster/``, the replay cache, the heal states, the checks folder and the folder of each
+        check it runs (where heal files are written), when they are older than a minute before
+        the suite started.
 """
 
 from __future__ import annotations
@@ -99,8 +101,9 @@ async def run_suite(
     root = options.root or (project_of(files[0]) if files else Path.cwd())
     options = attrs.evolve(options, root=root)
     started = utc_now()
-    for folder in ("cache/replay", "cache/heals", "checks"):
-        remove_stale_temps(root / MOBSTER_DIR / folder, started_at=started)  # Rule 7
+    folders = {root / MOBSTER_DIR / f for f in ("", "cache/replay", "cache/heals", "checks")}
+    for folder in sorted(folders | {f.parent for f in files}):  # Rule 7, and each check's own folder
+        remove_stale_temps(folder, started_at=started)
     began = clock.now()
     results, stopped = await _run_all(files, devices, clock, models, options)
     suite_id = run_id(started)

@@ -93,11 +93,18 @@ def private_dir(path: Path) -> Path:
 
     The folders from the last ``.mobster`` component of ``path`` down to ``path`` itself are
     created when missing, mode 0700, and checked one by one: a symlink, a non-folder or a folder
-    of another user raises :class:`UnsafeFile`. When ``path`` has no ``.mobster`` component only
-    its last component is private. Folders above are created as usual when missing.
+    of another user raises :class:`UnsafeFile`. When ``path`` has no ``.mobster`` component it is
+    the user's folder and keeps its mode (created 0700 when missing). Folders above are created
+    as usual when missing.
     """
     path = Path(os.path.abspath(path))  # noqa: PTH100 - resolve() would follow the links refused here
     parts = path.parts
+    if MOBSTER_DIR not in parts:
+        # A folder outside .mobster/ (a check beside a heal file in /tmp or the project root) is
+        # the user's: it keeps its own mode; only a folder Mobster creates is made private.
+        if not path.is_dir():
+            path.mkdir(mode=_DIR_MODE, parents=True)
+        return path
     # The last .mobster: a project that happens to live under another .mobster keeps its modes.
     first = len(parts) - 1 - parts[::-1].index(MOBSTER_DIR) if MOBSTER_DIR in parts else len(parts) - 1
     first = max(first, 1)  # the filesystem root is never ours to chmod
@@ -301,7 +308,7 @@ def remove_stale_temps(folder: Path, *, started_at: datetime) -> int:
     removed = 0
     try:
         entries = list(os.scandir(folder))
-    except FileNotFoundError:
+    except OSError:  # missing, not a folder, not ours to read: housekeeping never fails a run
         return 0
     for entry in entries:
         if not entry.name.startswith(TEMP_PREFIX):
