@@ -398,12 +398,8 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
 
     progress = _console(err=True)
 
-    def sending(what: str) -> None:
-        _IN_FLIGHT[:] = [what]
-
-    def sent(what: str) -> None:
-        _IN_FLIGHT.clear()
-        progress.print(f"  · {visible(what)}", style="dim", markup=False)
+    def sending(what: str | None) -> None:
+        _IN_FLIGHT[:] = [] if what is None else [what]
 
     return RunOptions(
         no_heal=opts["no_heal"],
@@ -411,7 +407,7 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
         carry=bool(opts.get("carry")),
         max_usd=opts.get("max_usd"),
         root=root,
-        on_sent=sent,
+        on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
         on_sending=sending,
         on_result=lambda result: _print_check(out, result),
     )

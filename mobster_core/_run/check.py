@@ -92,9 +92,8 @@ async def run_check(
     folder = new_run_folder(root, utc_now())
     calls = None if model is None else ModelCalls(model, options.prices)
     with Journal(folder) as journal:
-        dispatch = Dispatcher(
-            device, clock, journal, timing=options.policy, on_sent=options.on_sent, on_sending=options.on_sending
-        )
+        dispatch = Dispatcher(device, clock, journal, timing=options.policy, on_sent=options.on_sent)
+        dispatch.on_sending = options.on_sending
         run = Run(check, device, clock, root, options, dispatch, calls)
         story, stopped = await _tell(run, folder)
     if stopped is None and options.screenshots:

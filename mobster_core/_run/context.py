@@ -38,7 +38,8 @@ class RunOptions:
     device takes screenshots. ``root`` is the project folder (the one holding ``.mobster/``); by
     default the one holding the check file, else the check file's folder. ``on_sent`` is called
     with a line per action sent (``step 2 (Tap "Sign up")``), ``on_sending`` with the same line
-    as the action goes out (what a stopped run was waiting for), and ``on_result`` with each check's
+    as the action goes out and with None when its reply came (what a stopped run was waiting
+    for), and ``on_result`` with each check's
     result once it is written, for progress output.
     """
 
@@ -51,7 +52,7 @@ class RunOptions:
     screenshots: bool = True
     root: Path | None = None
     on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
-    on_sending: Callable[[str], None] | None = attrs.field(default=None, eq=False)
+    on_sending: Callable[[str | None], None] | None = attrs.field(default=None, eq=False)
     on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)
 
 

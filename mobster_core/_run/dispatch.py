@@ -55,8 +55,7 @@ class Dispatcher:
     """Reads and sends for one run, with the journal and the effect ledger (see the rules).
 
     ``timing`` paces typing confirmation; ``on_sent`` is called with a line per action sent
-    (``step 2 (Tap "Sign up")``), for progress output; ``on_sending`` with the same line as it goes
-    out.
+    (``step 2 (Tap "Sign up")``), for progress output.
     """
 
     def __init__(
@@ -67,14 +66,15 @@ class Dispatcher:
         *,
         timing: PollPolicy = DEFAULT_POLICY,
         on_sent: Callable[[str], None] | None = None,
-        on_sending: Callable[[str], None] | None = None,
     ) -> None:
         self.device = device
         self.clock = clock
         self.timing = timing
         self._journal = journal
         self._on_sent = on_sent
-        self._on_sending = on_sending
+        #: Called with an action's line as it goes out and with None when its reply came (or
+        #: didn't): what a stopped run was waiting for. Set by the runner.
+        self.on_sending: Callable[[str | None], None] | None = None
         self._ledger = EffectLedger()
         self._sent_any = False
         self._sent: list[tuple[str, Action]] = []
@@ -201,8 +201,15 @@ class Dispatcher:
         self._journal.intent(key, entry, masked=masked)
 
     async def _call(self, key: str, what: str, call: Awaitable[None], *, pre: str) -> None:
-        if self._on_sending is not None:
-            self._on_sending(what)
+        if self.on_sending is not None:
+            self.on_sending(what)
+        try:
+            await self._settled(key, what, call, pre=pre)
+        finally:
+            if self.on_sending is not None:
+                self.on_sending(None)
+
+    async def _settled(self, key: str, what: str, call: Awaitable[None], *, pre: str) -> None:
         try:
             await call
         except asyncio.CancelledError:

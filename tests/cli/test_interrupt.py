@@ -94,14 +94,14 @@ def test_ctrl_c_during_a_stalled_wda_tap_stops_at_once_and_writes_every_output(t
     (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
     with FakeWda(sample_path("yourapp"), lifetime=120) as fake:
-        fake.fail_next_action(stall=60.0)
+        fake.fail_next_action(stall=60.0)  # the launch is no action of the phone's: the first tap is
         proc = subprocess.Popen(
             [sys.executable, "-c", "from mobster_cli.main import main; main()", "test", "--wda", fake.url,
              "--model", "scripted", "--json", "--junit", "copy.xml"],
             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         deadline = time.monotonic() + 30
-        while not any(e.get("event") == "intent" for e in journal_lines(tmp_path)):
+        while not any(e.get("event") == "intent" and e.get("key") == "smart-1" for e in journal_lines(tmp_path)):
             if time.monotonic() > deadline:
                 proc.kill()
                 pytest.fail("the run never sent its first tap")
