@@ -124,7 +124,9 @@ def choose_path(run: Run, prepared: Prepared) -> Plan:
         came = carried.stored.env.describe(prepared.env)
         plan = Plan(carried.steps, used=True, why=lookup.why, carried=carried, carried_from=came)
     else:
-        plan = Plan(why=lookup.why)
+        # A path set aside (corrupt, 0644, another user's, a symlink) is why this run records:
+        # say which file and what to do, not just "no recorded path yet".
+        plan = Plan(why=lookup.dropped[0] if lookup.dropped else lookup.why)
     env = prepared.env if plan.carried is None else plan.carried.stored.env
     try:
         state = load_heal_state(run.root, prepared.identity, env, check_key(run.root, check.file))
