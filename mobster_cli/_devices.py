@@ -249,7 +249,7 @@ def read_env_file(path: Path) -> dict[str, str]:
         why = exc.strerror or type(exc).__name__
         raise UsageProblem(f"--env-file {path}: can't read it ({why}); check the path") from exc
     except UnicodeDecodeError as exc:
-        raise UsageProblem(f"--env-file {path}: byte {exc.start} is not UTF-8; save it as UTF-8") from exc
+        raise UsageProblem(f"--env-file {path}: byte {exc.start + 1} is not UTF-8; save it as UTF-8") from exc
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
