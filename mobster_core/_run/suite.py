@@ -39,6 +39,7 @@ from mobster_core._store.fsutil import (
     MOBSTER_DIR,
     atomic_write,
     ensure_gitignore,
+    private_dir,
     remove_stale_temps,
 )
 from mobster_core._store.runs import run_id
@@ -104,6 +105,9 @@ async def run_suite(
     folders = {root / MOBSTER_DIR / f for f in ("", "cache/replay", "cache/heals", "checks")}
     for folder in sorted(folders | {f.parent for f in files}):  # Rule 7, and each check's own folder
         remove_stale_temps(folder, started_at=started)
+    # A results folder in the way (a file, a symlink, another user's) is refused before any check
+    # runs, so no check does work whose results can't be written.
+    private_dir(root / MOBSTER_DIR / "test-results")
     began = clock.now()
     results, stopped = await _run_all(files, devices, clock, models, options)
     suite_id = run_id(started)
