@@ -583,6 +583,11 @@ def _heal_lines(root: Path, file: Path) -> list[str]:
             diff = [f"screen before → after ({pending.env}):"]
             diff += [f"- {role} {label!r}" for role, label in pending.gone]
             diff += [f"+ {role} {label!r}" for role, label in pending.came]
+        if not pending.in_use:
+            diff.append(
+                "not in use: no healed path is kept with it (the file was edited, or a run stopped while "
+                "writing it); reject it, or run the check again so it heals again"
+            )
         e = pending.entry
         rows.append((e.step, e.from_, e.to, e.why, diff))
     return heal_listing(f"{check.name} ({file.name})", rows)

@@ -20,7 +20,15 @@ from ._clock import utc_now
 from ._store import healfile
 from ._store.cache import ReplayCache
 from ._store.checks import Check, project_of
-from ._store.healfile import HealEntry, HealFileError, check_key, heal_file_for, load_heal_state, read_heal_file
+from ._store.healfile import (
+    HealEntry,
+    HealFileError,
+    adopted,
+    check_key,
+    heal_file_for,
+    load_heal_state,
+    read_heal_file,
+)
 
 __all__ = [
     "HealEntry",
@@ -43,13 +51,16 @@ class PendingHeal:
     ``entry`` is the heal file's entry; ``env`` the app version the screens are from
     (``1.0 (1)``), None when no recording of them is left; ``gone`` the ``(role, label)`` pairs of
     the recorded step's screen the healed one lacks, ``came`` those it has that the recorded one
-    didn't.
+    didn't. ``in_use`` is False for an entry no healed path holds (the file was edited, or a run
+    stopped between writing it and keeping its path): it replays nothing, and ``accept_heals``
+    refuses it.
     """
 
     entry: HealEntry
     env: str | None = None
     gone: tuple[Pair, ...] = ()
     came: tuple[Pair, ...] = ()
+    in_use: bool = True
 
 
 def pending_heals(check: Check, root: Path | None = None) -> tuple[PendingHeal, ...]:
@@ -59,19 +70,20 @@ def pending_heals(check: Check, root: Path | None = None) -> tuple[PendingHeal, 
         return ()
     root = root or project_of(check.file)
     identity, cache, key = check.identity, ReplayCache(root), check_key(root, check.file)
+    states = [(stored.env, load_heal_state(root, identity, stored.env, key)) for stored in cache.envs(identity)]
+    held = [e for _, state in states if adopted(state, entries) for e in state.adopts]
     pending = []
     for entry in entries:
-        found = PendingHeal(entry)
-        for stored in cache.envs(identity):
-            state = load_heal_state(root, identity, stored.env, key)
-            recorded = cache.lookup(identity, stored.env).steps
+        found = PendingHeal(entry, in_use=entry in held)
+        for env, state in states:
+            recorded = cache.lookup(identity, env).steps
             healed = state.healed
-            if recorded is None or healed is None or entry.step > len(recorded):
+            if recorded is None or healed is None or entry not in state.adopts or entry.step > len(recorded):
                 continue
             before = set(recorded[entry.step - 1].screen.signature)
             after = set(healed[entry.step - 1].screen.signature) if entry.step <= len(healed) else set()
-            found = PendingHeal(
-                entry, stored.env.describe_app(), tuple(sorted(before - after)), tuple(sorted(after - before))
+            found = attrs.evolve(
+                found, env=env.describe_app(), gone=tuple(sorted(before - after)), came=tuple(sorted(after - before))
             )
             break
         pending.append(found)

@@ -308,3 +308,18 @@ def test_accept_and_reject_write_under_the_project_lock(tmp_path: Path, decision
         else:
             reject_heals(tmp_path, check, identity_of(check))
     assert held == [True]
+
+
+def test_a_heal_whose_path_wasnt_kept_is_listed_as_not_in_use(tmp_path: Path) -> None:
+    from mobster_core.heals import pending_heals
+
+    check = recorded(tmp_path)
+    with pytest.raises(Crash), crash_at(1, []):  # after the heal file, before its heal state
+        heal(check)
+    (pending,) = pending_heals(mc.load_check(check), tmp_path)
+    assert not pending.in_use
+    assert not strict_replay_passes(check)
+    heal(check)
+    (pending,) = pending_heals(mc.load_check(check), tmp_path)
+    assert pending.in_use
+    assert pending.gone == (("Button", "CONTINUE"),)
