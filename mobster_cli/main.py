@@ -386,6 +386,8 @@ def _copy_junit(suite: SuiteResult, target: Path) -> None:
     from mobster_core.exceptions import os_error_message
 
     try:
+        if target.exists() and not target.is_file():
+            _fail(f"--junit {target}: it is not a regular file; give a file name (the results are in {suite.folder})")
         target.write_bytes((suite.folder / "junit.xml").read_bytes())
     except OSError as exc:
         _fail(f"--junit: {os_error_message(exc)} (the results are in {suite.folder})")

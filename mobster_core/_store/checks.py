@@ -58,7 +58,7 @@ from mobster_core._rules.assertions import Assertion, ExpectError, Keys, dotted,
 from mobster_core._rules.device import LaunchOptions, Reset
 from mobster_core._rules.identity import path_identity
 from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlDoc, YamlProblem, did_you_mean, load_yaml
-from mobster_core.exceptions import CheckError
+from mobster_core.exceptions import CheckError, Problem
 
 from .fsutil import MOBSTER_DIR, UnsafeFile, find_project_root, read_user_file
 
@@ -272,10 +272,12 @@ def find_checks(root: Path) -> list[Path]:
 def load_check(path: Path) -> Check:
     """Read and validate the check file at ``path``; raises :class:`CheckError` (Rule 4)."""
     try:
-        raw = read_user_file(path, max_bytes=MAX_YAML_BYTES)
+        # Nothing under .mobster/ is read through a symlink; a check given by path elsewhere may be one.
+        raw = read_user_file(path, max_bytes=MAX_YAML_BYTES, follow=MOBSTER_DIR not in path.parts)
     except UnsafeFile as exc:
         raise CheckError(
-            f"{path}: can't read the check file: {exc.reason}; a check is a regular YAML file of at most 1 MiB",
+            f"{path}: can't read the check file: {exc.reason}; a check is a regular YAML file of at most 1 MiB"
+            + (", not a symlink, in .mobster/checks" if exc.problem is Problem.SYMLINK else ""),
             file=str(path),
         ) from exc
     except OSError as exc:

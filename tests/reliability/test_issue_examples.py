@@ -410,3 +410,24 @@ def test_stale_temporary_files_are_swept(project: Path) -> None:
     assert mobster("test", "--scripted", "app.yaml").exit_code == 0
     assert [f for f in stale if f.exists()] == []
     assert fresh.exists()  # a parallel run may be writing it right now
+
+
+def test_a_fifo_as_the_app_script_or_the_junit_copy(project: Path) -> None:
+    os.mkfifo(project / "fifo")
+    script = mobster("test", "--scripted", "fifo")
+    assert script.exit_code == 3
+    assert "fifo: can't read the app script: it is not a regular file" in one_line(script)
+    junit = mobster("test", "--scripted", "app.yaml", "--junit", "fifo")
+    assert junit.exit_code == 3
+    assert "--junit fifo: it is not a regular file" in one_line(junit)
+
+
+def test_a_check_file_under_dot_mobster_is_never_read_through_a_symlink(project: Path) -> None:
+    check = project / ".mobster" / "checks" / "signup.yaml"
+    (project / "real.yaml").write_text(check.read_text())
+    check.unlink()
+    check.symlink_to(project / "real.yaml")
+    result = mobster("test", "--scripted", "app.yaml")
+    assert result.exit_code == 3
+    assert "it is a symlink (never followed)" in result.output
+    assert mobster("test", "--scripted", "app.yaml", "real.yaml").exit_code == 0  # given by path elsewhere: read
