@@ -80,6 +80,13 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Every message of a run that couldn't run says what to do: one of these.
+FIXES = (
+    "delete", "move it", "check its", "check the path", "give ", "free some space", "set ANTHROPIC", "add a check",
+    "add checks", "reject them", "fix the YAML", "a check is a regular YAML file",
+)  # fmt: skip
+
+
 def _one(folder: str, pattern: str) -> Callable[[Path], Path]:
     def find(root: Path) -> Path:
         return min((root / folder).glob(pattern))
@@ -231,6 +238,7 @@ def check_run(root: Path, command: str, target: Path, result: Result, before: di
         # a missing check) is said as what it means: there is no recorded path, no check.
         names = {target.name, target.parent.name, ".mobster", "no recorded path yet", "no check"}
         assert any(name in out for name in names), out
+        assert any(fix in out for fix in FIXES), out  # and what to do about it
     after = precious(root)
     changed = {p for p in before if p in after and after[p] != before[p]}
     lost = {p for p in before if not (root / p).exists()}
