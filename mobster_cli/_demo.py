@@ -4,10 +4,16 @@ The demo runs the library's own suite code (the same as ``mobster test``) on the
 with the ``usb-iphone`` latency profile and the scripted model thinking 2.5 s a call, on a
 simulated clock: the times it prints are what those latencies add up to, measured by the clock
 the SDK waits on, not the time the demo takes.
+
+Rule 1: the demo writes only into a folder that is missing, empty, or an earlier demo (it holds the
+        marker file ``.mobster-demo``); any other folder is refused with one line, so
+        ``mobster demo .`` in a real project never deletes its recorded paths or pending heals.
+Rule 2: every folder the demo makes is 0700 and every file 0600, whatever the umask.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
@@ -62,25 +68,59 @@ mobster_clock = simulated
 """
 
 
+MARKER = ".mobster-demo"
+_MARKER_TEXT = "Made by `mobster demo`: running it again here starts the demo afresh.\n"
+
+
+class NotADemoFolder(Exception):
+    """Rule 1: the folder holds something that isn't an earlier demo."""
+
+
+def _claim(folder: Path) -> None:
+    """Rule 1: refuse a folder that is neither missing, empty nor an earlier demo; mark it."""
+    if folder.exists() and not folder.is_dir():
+        raise NotADemoFolder(f"{folder} is not a folder: give a new folder for the demo, such as mobster-demo")
+    if folder.is_dir() and any(folder.iterdir()) and not (folder / MARKER).is_file():
+        raise NotADemoFolder(
+            f"{folder} is not empty and holds no earlier demo ({MARKER}): the demo would replace its "
+            "recorded paths and heals; give a new folder, such as mobster-demo"
+        )
+    _private_folder(folder)
+    _private_file(folder / MARKER, _MARKER_TEXT)
+
+
+def _private_folder(folder: Path) -> None:
+    """Rule 2: a folder the demo made is 0700 whatever the umask."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)
+
+
+def _private_file(path: Path, text: str) -> None:
+    """Rule 2: a file the demo writes is 0600 whatever the umask (created so, then narrowed)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        os.fchmod(f.fileno(), 0o600)
+        f.write(text)
+
+
 def _write_project(folder: Path) -> dict[str, Path]:
     checks = folder / ".mobster" / "checks"
     apps = folder / "apps"
-    checks.mkdir(parents=True, exist_ok=True)
-    apps.mkdir(parents=True, exist_ok=True)
-    (checks / "signup.yaml").write_text(SIGNUP)
-    (checks / "paywall.yaml").write_text(PAYWALL)
+    for made in (folder / ".mobster", checks, apps):
+        _private_folder(made)
+    _private_file(checks / "signup.yaml", SIGNUP)
+    _private_file(checks / "paywall.yaml", PAYWALL)
     base = sample_path("yourapp").read_text().replace("latency: zero", "latency: usb-iphone")
     renamed = sample_path("yourapp-renamed").read_text().replace("latency: zero", "latency: usb-iphone")
     newer = base.replace('version: "1.0"', 'version: "1.1"').replace('build: "1"', 'build: "2"')
     paths = {"app": apps / "yourapp.yaml", "rebuild": apps / "yourapp-rebuild.yaml", "newer": apps / "yourapp-1.1.yaml"}
-    paths["app"].write_text(base)
-    paths["rebuild"].write_text(renamed)
-    paths["newer"].write_text(newer)
-    (folder / "pytest.ini").write_text(PYTEST_INI)
+    for key, text in (("app", base), ("rebuild", renamed), ("newer", newer)):
+        _private_file(paths[key], text)
+    _private_file(folder / "pytest.ini", PYTEST_INI)
     # A demo starts clean: its own cache, runs and heal files go, its checks stay.
     for stale in (folder / ".mobster" / "cache", folder / ".mobster" / "runs", folder / ".mobster" / "test-results"):
         shutil.rmtree(stale, ignore_errors=True)
-    for heal in checks.glob("*.heal.yaml"):
+    for heal in (*checks.glob("*.heal.yaml"), *checks.glob("*.heal.yml")):
         heal.unlink()
     return paths
 
@@ -121,9 +161,15 @@ def _mobster() -> str:
 def run_demo(folder: Path) -> int:
     """Create (or reuse) the sample project in ``folder`` and run it four times.
 
-    Returns 0 when every run ended as the demo expects, else 1.
+    Returns 0 when every run ended as the demo expects, 1 when one didn't, 3 when the folder is
+    refused (Rule 1).
     """
     folder = folder.resolve()
+    try:
+        _claim(folder)
+    except NotADemoFolder as exc:
+        print(f"mobster: {exc}", file=sys.stderr)
+        return 3
     apps = _write_project(folder)
     print(f"Mobster replay demo in {folder}")
     print("The scripted phone has a USB iPhone's latencies; the scripted model thinks 2.5 s a call.")

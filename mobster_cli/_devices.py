@@ -119,13 +119,25 @@ class _Unavailable:
         self._fail(action)
 
 
+#: An env file holds a few keys; anything larger is not one.
+ENV_FILE_MAX_BYTES = 64 * 1024
+
+
 def read_env_file(path: Path) -> dict[str, str]:
     """``KEY=value`` lines (``#`` comments, optional quotes, ``export`` allowed); never echoes a value."""
+    from mobster_core.checks import read_user_file
+    from mobster_core.exceptions import UnsafeFile
+
     out: dict[str, str] = {}
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageProblem(f"--env-file {path}: can't read it ({type(exc).__name__})") from exc
+        text = read_user_file(path, max_bytes=ENV_FILE_MAX_BYTES).decode("utf-8")
+    except UnsafeFile as exc:
+        raise UsageProblem(f"--env-file {path}: {exc.reason}; give a regular file of KEY=value lines") from exc
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise UsageProblem(f"--env-file {path}: can't read it ({why}); check the path") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageProblem(f"--env-file {path}: byte {exc.start + 1} is not UTF-8; save it as UTF-8") from exc
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):

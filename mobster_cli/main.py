@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 __all__ = ["Runtime", "cli", "main"]
 
 USAGE_EXIT = 3
+#: The last action sent, for the line a stop prints (what the run was waiting for).
+_IN_FLIGHT: list[str] = []
 _HEAL_ARGS = "mobster.heal-args"
 
 
@@ -52,12 +54,26 @@ class Runtime:
         return SystemClock()
 
     def run_to_end(self, coro: Coroutine[Any, Any, Any]) -> Any:
-        """Run ``coro`` to its end: ``asyncio.run`` unless the runtime says otherwise."""
+        """Run ``coro`` to its end on a new event loop, unless the runtime says otherwise.
+
+        Unlike ``asyncio.run``, the end never waits for the device calls running in threads (a
+        WDA tap whose reply never comes): a stopped run abandons them (``main`` then exits
+        without joining them), so Ctrl+C stops the command at once.
+        """
         if self.run is not None:
             return self.run(coro)
         import asyncio
+        from concurrent.futures import ThreadPoolExecutor
 
-        return asyncio.run(coro)
+        loop = asyncio.new_event_loop()
+        executor = ThreadPoolExecutor(thread_name_prefix="mobster-device")
+        loop.set_default_executor(executor)
+        try:
+            return loop.run_until_complete(coro)
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
 
 
 def _fail(message: str) -> NoReturn:
@@ -65,6 +81,44 @@ def _fail(message: str) -> NoReturn:
 
     click.echo(f"mobster: {visible(message, keep_newlines=True)}", err=True)
     raise SystemExit(USAGE_EXIT)
+
+
+def internal_message(exc: BaseException) -> str:
+    """An unexpected exception: one line, and its traceback in a private file of the temp folder."""
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(exc))
+    try:
+        fd, name = tempfile.mkstemp(prefix="mobster-internal-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
+            f.write(text)
+        where = f"the traceback is in {name}"
+    except OSError:
+        where = "the traceback could not be saved"
+    return f"internal error ({type(exc).__name__}); {where}; please report it"
+
+
+def _boundary(body: Callable[[], int]) -> int:
+    """The command's one error boundary: every failure ends as one ``mobster: …`` line, exit 3.
+
+    Exit 1 means only "a check failed": a problem of the machine or of the files (a symlinked
+    folder, a full disk, a folder of another user) is reported with its file and its fix, and an
+    unexpected exception as ``internal`` with its traceback in a file, never on the terminal.
+    """
+    from mobster_core import MobsterError
+    from mobster_core.exceptions import os_error_message
+
+    try:
+        return body()
+    except (SystemExit, KeyboardInterrupt, click.exceptions.ClickException, click.exceptions.Exit):
+        raise
+    except MobsterError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(os_error_message(exc))
+    except Exception as exc:  # noqa: BLE001 - the boundary: anything else is an internal error
+        _fail(internal_message(exc))
 
 
 def _console(err: bool = False) -> Any:
@@ -87,6 +141,15 @@ def cli() -> None:
     replay that path with zero model calls while the screen still matches. The verdict always
     comes from assertions on the accessibility tree.
     """
+
+
+def _positive_usd(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
+    """``--max-usd`` is a finite number above zero (NaN, infinities and negatives are refused)."""
+    import math
+
+    if value is not None and not (math.isfinite(value) and value > 0):
+        _fail(f"--max-usd {value}: give a number of dollars above 0, such as 0.25")
+    return value
 
 
 def _device_options(f: Any) -> Any:
@@ -132,15 +195,13 @@ def _device_options(f: Any) -> Any:
                 "mobster.drivers, called as FACTORY(ARG, clock=clock).",
             ),
             click.option("--model", metavar="NAME", help="claude-…, gpt-…, or scripted. Default: from your keys."),
-            click.option(
-                "--env-file", type=click.Path(dir_okay=False, path_type=Path), help="Read API keys from this file."
-            ),
+            click.option("--env-file", type=click.Path(path_type=Path), help="Read API keys from this file."),
             click.option("--no-heal", is_flag=True, help="Strict CI: fail a check whose screen changed; no model."),
             click.option("--fresh", is_flag=True, help="Run every step with Smart and record again."),
             click.option(
                 "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
             ),
-            click.option("--max-usd", type=float, help="Cap each check's model spend (USD)."),
+            click.option("--max-usd", type=float, callback=_positive_usd, help="Cap each check's model spend (USD)."),
             click.option(
                 "--poll-interval",
                 type=click.FloatRange(0.01, 10.0),
@@ -214,7 +275,7 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
 
     `mobster test heal [CHECK]` lists the heals waiting for review.
     """
-    raise SystemExit(_run_tests(_runtime(ctx), list(checks), opts))
+    raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), list(checks), opts)))
 
 
 @click.command(name="heal")
@@ -229,7 +290,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> Non
     With no option it lists the heals of CHECKS (every check by default). A heal is in the heal
     file beside its check (signup.heal.yaml); replays run the healed steps until you decide.
     """
-    _heal_command(checks, accept=accept, reject=reject)
+    _boundary(lambda: _heal_command(checks, accept=accept, reject=reject))
 
 
 @cli.command(epilog="Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run.")
@@ -246,7 +307,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> Non
 def verify(ctx: click.Context, /, check_file: Path, **opts: Any) -> None:
     """Run one check file on one device and exit with its verdict's code."""
     opts.update(parallel=None, sessions=None, each_device=False, session_per_check=False, shard=None, verify=True)
-    raise SystemExit(_run_tests(_runtime(ctx), [str(check_file)], opts))
+    raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), [str(check_file)], opts)))
 
 
 @cli.command()
@@ -255,7 +316,7 @@ def demo(directory: Path | None) -> None:
     """Run a sample project on the scripted phone: no key, no phone."""
     from ._demo import run_demo
 
-    raise SystemExit(run_demo(directory or Path("mobster-demo")))
+    raise SystemExit(_boundary(lambda: run_demo(directory or Path("mobster-demo"))))
 
 
 # -- mobster test ------------------------------------------------------------------------------
@@ -420,15 +481,34 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
     try:
         suite = runtime.run_to_end(_until_stopped(_suite(files, opts, clock, models, options), received))
     except SuiteStopped as exc:
-        return _stopped(out, exc.suite, root, received)
+        code = _stopped(out, exc.suite, root, received)
+        _outputs(exc.suite, opts)
+        return code
     _print_summary(out, suite, root)
-    if opts.get("junit"):
-        opts["junit"].write_bytes((suite.folder / "junit.xml").read_bytes())
+    _outputs(suite, opts)
+    return int(suite.exit_code)
+
+
+def _outputs(suite: SuiteResult, opts: dict[str, Any]) -> None:
+    """``--json`` on stdout, then the ``--junit`` copy: written for a stopped suite too."""
     if opts.get("as_json"):
         from ._render import json_text
 
         click.echo(json_text(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
-    return int(suite.exit_code)
+    if opts.get("junit"):
+        _copy_junit(suite, opts["junit"])
+
+
+def _copy_junit(suite: SuiteResult, target: Path) -> None:
+    """``--junit FILE``: a copy of the suite's junit.xml; a folder that isn't there is one line."""
+    from mobster_core.exceptions import os_error_message
+
+    try:
+        if target.exists() and not target.is_file():
+            _fail(f"--junit {target}: it is not a regular file; give a file name (the results are in {suite.folder})")
+        target.write_bytes((suite.folder / "junit.xml").read_bytes())
+    except OSError as exc:
+        _fail(f"--junit: {os_error_message(exc)} (the results are in {suite.folder})")
 
 
 def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
@@ -439,6 +519,10 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
     progress = _console(err=True)
     timing = {k: opts[k] for k in ("poll_interval", "drift_after", "give_up_after") if opts.get(k) is not None}
     policy = PollPolicy(**{k.replace("poll_", ""): v for k, v in timing.items()})
+
+    def sending(what: str | None) -> None:
+        _IN_FLIGHT[:] = [] if what is None else [what]
+
     return RunOptions(
         policy=policy,
         each_device=bool(opts.get("each_device")),
@@ -448,6 +532,7 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
         max_usd=opts.get("max_usd"),
         root=root,
         on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
+        on_sending=sending,
         on_result=lambda result: _print_check(out, result),
     )
 
@@ -480,6 +565,16 @@ async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], received: list
     assert task is not None
 
     def stop(signum: int) -> None:
+        if not received:
+            from ._render import visible
+
+            waiting = f"the device's reply to {visible(_IN_FLIGHT[-1])}" if _IN_FLIGHT else "the device's reads"
+            print(
+                f"stopping ({signal.Signals(signum).name}): no longer waiting for {waiting}; "
+                "an action in flight is recorded as unknown",
+                file=sys.stderr,
+                flush=True,
+            )
         received.append(signum)
         task.cancel()
 
@@ -548,7 +643,7 @@ def _pending_heals(files: Sequence[Path]) -> int:
 # -- mobster test heal -------------------------------------------------------------------------
 
 
-def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None) -> None:
+def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None) -> int:
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError
 
@@ -559,7 +654,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
     out = _console()
     if accept or reject:
         _decide(out, accept=accept, reject=reject)
-        return
+        return 0
     root, files = _root_and_files(list(checks))
     listed = 0
     for file in files:
@@ -575,6 +670,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
         out.print("no heals wait for review")
     else:
         out.print("accept: mobster test heal --accept CHECK    reject: mobster test heal --reject CHECK")
+    return 0
 
 
 def _decide(out: Any, *, accept: str | None, reject: str | None) -> None:
@@ -616,15 +712,30 @@ def _heal_lines(root: Path, file: Path) -> list[str]:
             diff = [f"screen before → after ({pending.env}):"]
             diff += [f"- {role} {label!r}" for role, label in pending.gone]
             diff += [f"+ {role} {label!r}" for role, label in pending.came]
+        if not pending.in_use:
+            diff.append(
+                "not in use: no healed path is kept with it (the file was edited, or a run stopped while "
+                "writing it); reject it, or run the check again so it heals again"
+            )
         e = pending.entry
         rows.append((e.step, e.from_, e.to, e.why, diff))
     return heal_listing(f"{check.name} ({file.name})", rows)
 
 
 def main() -> None:
-    """The console script's entry point."""
+    """The console script's entry point.
+
+    A run stopped by a signal exits at once, without joining the threads of device calls it
+    abandoned (a tap whose reply never comes would otherwise hold the exit until its timeout).
+    """
     try:
         cli(standalone_mode=False)
+    except SystemExit as exc:
+        if isinstance(exc.code, int) and exc.code in (130, 143):
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(exc.code)
+        raise
     except click.exceptions.Exit as exc:
         raise SystemExit(exc.exit_code) from None
     except click.ClickException as exc:

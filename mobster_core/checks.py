@@ -3,12 +3,13 @@
 A project is a folder with ``.mobster/``; its checks are the ``*.yaml`` files of
 ``.mobster/checks/``. :func:`load_check` reads one strictly (every problem a
 :class:`~mobster_core.exceptions.CheckError` naming the file, line and key); :func:`shard` picks
-every N-th of them for one of N machines. The format is in ``docs/checks.md``.
+every N-th of them for one of N machines; :func:`read_user_file` reads a user's file (regular files
+only, size-capped, never blocking on a FIFO). The format is in ``docs/checks.md``.
 """
 
 from ._run.suite import parse_shard, shard
 from ._store.checks import Budget, Check, CheckApp, CheckLaunch, find_checks, load_check, load_check_text, project_of
-from ._store.fsutil import find_project_root
+from ._store.fsutil import find_project_root, read_user_file
 from .exceptions import CheckError
 
 __all__ = [
@@ -23,5 +24,6 @@ __all__ = [
     "load_check_text",
     "parse_shard",
     "project_of",
+    "read_user_file",
     "shard",
 ]

@@ -28,6 +28,7 @@ another ``DeviceError`` ``device`` (``unknown_outcome`` for ``UnknownOutcome``),
 from __future__ import annotations
 
 import enum
+import errno
 from pathlib import Path
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "UnknownOutcome",
     "UnknownOutcomePending",
     "UnsafeFile",
+    "os_error_message",
 ]
 
 
@@ -166,3 +168,26 @@ class UnknownOutcomePending(DuplicateEffect):
             "unknown outcome; look at the app before running again",
         )
         self.pending = pending
+
+
+_OS_FIXES = {
+    "ENOSPC": "the disk is full: free some space and run again",
+    "EDQUOT": "the disk quota is used up: free some space and run again",
+    "EACCES": "Mobster may not use it: check its owner and permissions",
+    "EPERM": "Mobster may not use it: check its owner and permissions",
+    "EROFS": "the filesystem is read-only: run where Mobster may write",
+    "ENOENT": "it doesn't exist: create the folder, or check the path",
+    "EISDIR": "it is a folder: move it out of the way, or give a file",
+    "ENOTDIR": "a part of the path is not a folder: move that file out of the way",
+    "ELOOP": "it is a symlink, never followed: delete the link",
+    "EEXIST": "something is in the way: move it aside",
+    "EMFILE": "too many files are open: raise the limit (ulimit -n)",
+}
+
+
+def os_error_message(exc: OSError) -> str:
+    """One line for an ``OSError``: the file, what the system said, and the fix."""
+    name = errno.errorcode.get(exc.errno or 0, "")
+    where = exc.filename if exc.filename is not None else "a file"
+    fix = _OS_FIXES.get(name, "check the path and its permissions")
+    return f"{where}: {exc.strerror or type(exc).__name__}; {fix}"

@@ -1,9 +1,10 @@
 """Reviewing heals: what healed, how its screen changed, and keeping or rejecting it.
 
-A heal waits for review in ``<check stem>.heal.yaml`` beside the check (the heal file). Accepting
-keeps the healed steps as the recorded path and removes the heal file; rejecting brings the
-recorded steps back, marks them keep-failing (they fail, class ``drift``, when they change again)
-and removes the heal file. ``mobster test heal`` is these three functions.
+A heal waits for review in the heal file beside the check (``signup.yaml`` -> ``signup.heal.yaml``,
+``signup.yml`` -> ``signup.heal.yml``); until then the healed path replays for that check file
+only. Accepting makes the healed steps the recorded path and removes the heal file; rejecting
+drops them, marks the recorded steps keep-failing (they fail, class ``drift``, when they change
+again) and removes the heal file. Both take the project's lock. ``mobster test heal`` is these three functions.
 
 Every function takes the check (``load_check``) and the project folder (by default the one
 holding the check file).
@@ -19,7 +20,15 @@ from ._clock import utc_now
 from ._store import healfile
 from ._store.cache import ReplayCache
 from ._store.checks import Check, project_of
-from ._store.healfile import HealEntry, HealFileError, heal_file_for, load_heal_state, read_heal_file
+from ._store.healfile import (
+    HealEntry,
+    HealFileError,
+    adopted,
+    check_key,
+    heal_file_for,
+    load_heal_state,
+    read_heal_file,
+)
 
 __all__ = [
     "HealEntry",
@@ -42,13 +51,16 @@ class PendingHeal:
     ``entry`` is the heal file's entry; ``env`` the app version the screens are from
     (``1.0 (1)``), None when no recording of them is left; ``gone`` the ``(role, label)`` pairs of
     the recorded step's screen the healed one lacks, ``came`` those it has that the recorded one
-    didn't.
+    didn't. ``in_use`` is False for an entry no healed path holds (the file was edited, or a run
+    stopped between writing it and keeping its path): it replays nothing, and ``accept_heals``
+    refuses it.
     """
 
     entry: HealEntry
     env: str | None = None
     gone: tuple[Pair, ...] = ()
     came: tuple[Pair, ...] = ()
+    in_use: bool = True
 
 
 def pending_heals(check: Check, root: Path | None = None) -> tuple[PendingHeal, ...]:
@@ -57,19 +69,21 @@ def pending_heals(check: Check, root: Path | None = None) -> tuple[PendingHeal, 
     if not entries:
         return ()
     root = root or project_of(check.file)
-    identity, cache = check.identity, ReplayCache(root)
+    identity, cache, key = check.identity, ReplayCache(root), check_key(root, check.file)
+    states = [(stored.env, load_heal_state(root, identity, stored.env, key)) for stored in cache.envs(identity)]
+    held = [e for _, state in states if adopted(state, entries) for e in state.adopts]
     pending = []
     for entry in entries:
-        found = PendingHeal(entry)
-        for stored in cache.envs(identity):
-            state = load_heal_state(root, identity, stored.env)
-            healed = cache.lookup(identity, stored.env).steps
-            if state.original is None or healed is None or entry.step > len(state.original):
+        found = PendingHeal(entry, in_use=entry in held)
+        for env, state in states:
+            recorded = cache.lookup(identity, env).steps
+            healed = state.healed
+            if recorded is None or healed is None or entry not in state.adopts or entry.step > len(recorded):
                 continue
-            before = set(state.original[entry.step - 1].screen.signature)
+            before = set(recorded[entry.step - 1].screen.signature)
             after = set(healed[entry.step - 1].screen.signature) if entry.step <= len(healed) else set()
-            found = PendingHeal(
-                entry, stored.env.describe_app(), tuple(sorted(before - after)), tuple(sorted(after - before))
+            found = attrs.evolve(
+                found, env=env.describe_app(), gone=tuple(sorted(before - after)), came=tuple(sorted(after - before))
             )
             break
         pending.append(found)
@@ -78,10 +92,9 @@ def pending_heals(check: Check, root: Path | None = None) -> tuple[PendingHeal, 
 
 def accept_heals(check: Check, root: Path | None = None) -> int:
     """Keep the healed steps of ``check`` as its recorded path; return how many heals."""
-    return healfile.accept_heals(root or project_of(check.file), check.file, check.identity)
+    return healfile.accept_heals(root or project_of(check.file), check.file, check.identity, recorded_at=utc_now())
 
 
 def reject_heals(check: Check, root: Path | None = None) -> int:
     """Bring the recorded steps of ``check`` back, marked keep-failing; return how many heals."""
-    root = root or project_of(check.file)
-    return healfile.reject_heals(root, check.file, check.identity, recorded_at=utc_now())
+    return healfile.reject_heals(root or project_of(check.file), check.file, check.identity)

@@ -42,7 +42,7 @@ from mobster_core._store.checks import Check, project_of
 from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
 from mobster_core._store.runs import new_run_folder
-from mobster_core.exceptions import PathError
+from mobster_core.exceptions import PathError, os_error_message
 from mobster_core.protocols import CheckReports, Clock, Device, Model
 
 from .agent import ModelCalls
@@ -98,6 +98,7 @@ async def run_check(
     calls = None if model is None else ModelCalls(model, options.prices)
     with Journal(folder) as journal:
         dispatch = Dispatcher(device, clock, journal, timing=options.policy, on_sent=options.on_sent)
+        dispatch.on_sending = options.on_sending
         run = Run(check, device, clock, root, options, dispatch, calls)
         story, stopped = await _tell(run, folder)
     if stopped is None and options.screenshots:
@@ -142,13 +143,19 @@ async def _tell(run: Run, folder: Path) -> tuple[_Story, asyncio.CancelledError 
             judged = await judge(run, executed.baseline, executed.smart)
             story = attrs.evolve(story, judged=judged, outcome=judged.outcome)
             if judged.outcome.verdict is Verdict.PASSED:
-                keep(run, prepared, executed)
+                note = keep(run, prepared, executed)
+                if note is not None:
+                    why = "; ".join(w for w in (executed.plan.why, note) if w)
+                    story = attrs.evolve(
+                        story, executed=attrs.evolve(executed, plan=attrs.evolve(executed.plan, why=why))
+                    )
     except Ended as ended:
         return attrs.evolve(story, outcome=ended.outcome), None
     except asyncio.CancelledError as exc:
         return attrs.evolve(story, outcome=_STOPPED), exc
     except (JournalError, UnsafeFile, PathError, OSError) as exc:
-        return attrs.evolve(story, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.ENVIRONMENT, str(exc))), None
+        message = os_error_message(exc) if isinstance(exc, OSError) else str(exc)
+        return attrs.evolve(story, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.ENVIRONMENT, message)), None
     except Exception as exc:  # noqa: BLE001 - Rule 5: whatever else went wrong is ours; say so, keep the trace
         return attrs.evolve(story, outcome=_internal(exc, folder)), None
     return story, None

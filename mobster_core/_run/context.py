@@ -37,11 +37,13 @@ class RunOptions:
     wait of a step. ``screenshots``: give the model a picture and keep the last frame, when the
     device takes screenshots. ``root`` is the project folder (the one holding ``.mobster/``); by
     default the one holding the check file, else the check file's folder. ``on_sent`` is called
-    with a line per action sent (``step 2 (Tap "Sign up")``) and ``on_result`` with each check's
-    result once it is written, for progress output. ``each_device`` (suites only): run every
-    check on every device, one result per check and device, instead of each check once on the
-    next free device. ``device_label`` is the pool's name for the device a run is on (``sim-2``,
-    ``127.0.0.1:4723#3``), written in its result; a suite sets it per device.
+    with a line per action sent (``step 2 (Tap "Sign up")``), ``on_sending`` with the same line
+    as the action goes out and with None when its reply came (what a stopped run was waiting
+    for), and ``on_result`` with each check's result once it is written, for progress output.
+    ``each_device`` (suites only): run every check on every device, one result per check and
+    device, instead of each check once on the next free device. ``device_label`` is the pool's
+    name for the device a run is on (``sim-2``, ``127.0.0.1:4723#3``), written in its result; a
+    suite sets it per device.
     """
 
     no_heal: bool = False
@@ -55,6 +57,7 @@ class RunOptions:
     each_device: bool = False
     device_label: str | None = None
     on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
+    on_sending: Callable[[str | None], None] | None = attrs.field(default=None, eq=False)
     on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)
 
 

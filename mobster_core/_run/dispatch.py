@@ -72,6 +72,9 @@ class Dispatcher:
         self.timing = timing
         self._journal = journal
         self._on_sent = on_sent
+        #: Called with an action's line as it goes out and with None when its reply came (or
+        #: didn't): what a stopped run was waiting for. Set by the runner.
+        self.on_sending: Callable[[str | None], None] | None = None
         self._ledger = EffectLedger()
         self._sent_any = False
         self._sent: list[tuple[str, Action]] = []
@@ -198,6 +201,15 @@ class Dispatcher:
         self._journal.intent(key, entry, masked=masked)
 
     async def _call(self, key: str, what: str, call: Awaitable[None], *, pre: str) -> None:
+        if self.on_sending is not None:
+            self.on_sending(what)
+        try:
+            await self._settled(key, what, call, pre=pre)
+        finally:
+            if self.on_sending is not None:
+                self.on_sending(None)
+
+    async def _settled(self, key: str, what: str, call: Awaitable[None], *, pre: str) -> None:
         try:
             await call
         except asyncio.CancelledError:

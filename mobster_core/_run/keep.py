@@ -2,11 +2,15 @@
 
 Rule 1: only a passing verdict keeps anything; a run that failed, couldn't run or was stopped
         leaves the cache and the heal file as they were.
-Rule 2: Smart's recording becomes the path of this env, and its heal state is emptied.
-Rule 3: a healed replay stores the healed path, keeps the path as recorded before its first
-        pending heal (for ``--reject``), and merges its heals into the heal file beside the check.
-Rule 4: a carried path, as it ran (heals applied), becomes this env's path; its heals wait for
-        review as usual, and the source env's pending review and keep-failing steps come with it.
+Rule 2: Smart's recording becomes the path of this env, and the check's heal file and heal states
+        are retired (a line says so): their heals were of the path recorded before.
+Rule 3: a healed replay never touches the shared recorded path. Its heals are merged into the heal
+        file beside the check first, then the healed path and the entries it holds are written
+        to the check's own heal state: the healed path is adopted only with its durable heal file
+        (the heal file's rules). Entries of the heal file no heal state holds (a run stopped
+        between the two writes) are dropped.
+Rule 4: a carried path, as recorded, becomes this env's path; its heals wait for review as usual,
+        and the source env's keep-failing steps come with it.
 Rule 5: the read-modify-write happens under the project's lock: another mobster process may
         write the same files.
 """
@@ -14,16 +18,21 @@ Rule 5: the read-modify-write happens under the project's lock: another mobster 
 from __future__ import annotations
 
 from mobster_core._clock import utc_now
+from mobster_core._rules.identity import Env
 from mobster_core._rules.verdict import FailureClass
 from mobster_core._store.cache import ReplayCache
 from mobster_core._store.fsutil import project_lock
 from mobster_core._store.healfile import (
+    HealEntry,
     HealFileError,
     HealState,
+    adopted,
+    check_key,
     heal_file_for,
     load_heal_state,
     merge_entries,
     read_heal_file,
+    retire,
     save_heal_state,
     write_heal_file,
 )
@@ -37,38 +46,47 @@ from .steps import Executed
 __all__ = ["keep"]
 
 
-def keep(run: Run, prepared: Prepared, executed: Executed) -> None:
-    """Rules 2-5, for a run whose verdict passed."""
+def keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
+    """Rules 2-5, for a run whose verdict passed; returns a line to show, if any."""
     try:
         with project_lock(run.root):
-            _keep(run, prepared, executed)
+            return _keep(run, prepared, executed)
     except HealFileError as exc:
         raise couldnt(FailureClass.USAGE, str(exc)) from exc
 
 
-def _keep(run: Run, prepared: Prepared, executed: Executed) -> None:
-    root, identity, env = run.root, prepared.identity, prepared.env
+def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
+    root, identity, env, file = run.root, prepared.identity, prepared.env, run.check.file
     cache = ReplayCache(root)
     plan, heals = executed.plan, executed.heals
     if executed.mode is Mode.SMART:
         cache.store(identity, env, executed.ran, recorded_at=utc_now())
-        save_heal_state(root, identity, env, HealState())
-        return
+        retired = retire(root, file, identity, env)
+        if retired:
+            heals_of = f"{retired} heal{'s' if retired != 1 else ''} of {heal_file_for(file).name}"
+            return f"retired {heals_of}: they were of the path recorded before"
+        return None
+    key = check_key(root, file)
+    keep_failing = plan.state.keep_failing
     if plan.carried is not None:
-        source = load_heal_state(root, identity, plan.carried.stored.env)
-        original = source.original
-        if original is None and heals:
-            original = plan.carried.steps
-        state = HealState(original, source.keep_failing)
-    elif heals:
-        state = load_heal_state(root, identity, env)
-        if state.original is None:
-            assert plan.path is not None  # heals happen only in a replay
-            state = HealState(plan.path, state.keep_failing)
-    else:
-        return
-    save_heal_state(root, identity, env, state)
-    cache.store(identity, env, executed.ran, recorded_at=utc_now())
-    if heals:
-        pending = read_heal_file(heal_file_for(run.check.file))  # again: it may have changed meanwhile
-        write_heal_file(run.check.file, merge_entries(pending, heals))
+        keep_failing = load_heal_state(root, identity, plan.carried.stored.env, key).keep_failing
+        cache.store(identity, env, plan.carried.steps if heals else executed.ran, recorded_at=utc_now())
+    if not heals:
+        return None
+    mine = list(plan.state.adopts) if plan.adopted else []
+    entries = merge_entries(merge_entries(_held_by_others(run, identity, env, key), mine), heals)
+    write_heal_file(file, entries)  # first: the heal file is durable before its path is adopted
+    state = HealState(executed.ran, tuple(merge_entries(mine, heals)), keep_failing)
+    save_heal_state(root, identity, env, key, state)
+    return None
+
+
+def _held_by_others(run: Run, identity: str, env: Env, key: str) -> list[HealEntry]:
+    """The heal file's entries other envs' healed paths hold (Rule 3)."""
+    entries = read_heal_file(heal_file_for(run.check.file))  # again: it may have changed meanwhile
+    held: list[HealEntry] = []
+    for stored in ReplayCache(run.root).envs(identity):
+        state = load_heal_state(run.root, identity, stored.env, key)
+        if stored.env.digest != env.digest and adopted(state, entries):
+            held.extend(state.adopts)
+    return merge_entries(held, [])

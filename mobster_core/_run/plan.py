@@ -7,7 +7,10 @@ Rule 2: the path for the check's identity and the device's env is replayed when 
         Smart records when there is none or with ``fresh``. With ``carry`` and no path for this
         env, the newest path of another env is replayed. A launch-only check (no steps) has no
         path. A cached path that can't be used is dropped and logged (the cache's rules).
-Rule 3: a heal file or heal state that can't be read is ``couldnt_run``, class ``usage``.
+Rule 3: a heal file or heal state that can't be read is ``couldnt_run``, class ``usage``. A healed
+        path waiting for review replays instead of the recorded one only while its heal file
+        holds its heals (the heal file's rules); the breaker counts only the heals of the path
+        that replays.
 Rule 4: a run that must record (no path) and has no model is ``couldnt_run``, class ``model``, saying
         why it records and how to give it a model.
 """
@@ -22,7 +25,15 @@ from mobster_core._rules.identity import Env
 from mobster_core._rules.steps import Step
 from mobster_core._rules.verdict import FailureClass
 from mobster_core._store.cache import ReplayCache, StoredPath
-from mobster_core._store.healfile import HealFileError, HealState, heal_file_for, load_heal_state, read_heal_file
+from mobster_core._store.healfile import (
+    HealFileError,
+    HealState,
+    adopted,
+    check_key,
+    heal_file_for,
+    load_heal_state,
+    read_heal_file,
+)
 from mobster_core.exceptions import DeviceBusy, DeviceError
 
 from .context import Run, RunOptions
@@ -59,8 +70,9 @@ class Plan:
 
     ``path`` is the path to replay (None: Smart records); ``used`` says a recorded path is replayed;
     ``why`` why none is (or what happened to it); ``carried`` the stored path replayed from
-    another env, ``carried_from`` that env in words (``1.0 (1)``); ``state`` the heal state
-    (the keep-failing steps); ``pending`` how many steps heals pending review have healed.
+    another env, ``carried_from`` that env in words (``1.0 (1)``); ``state`` the check's heal
+    state (the keep-failing steps, a healed path); ``adopted`` says the healed path replays;
+    ``pending`` how many steps the heals of the replayed path have healed.
     """
 
     path: tuple[Step, ...] | None = None
@@ -69,6 +81,7 @@ class Plan:
     carried: StoredPath | None = None
     carried_from: str | None = None
     state: HealState = attrs.field(factory=HealState)
+    adopted: bool = False
     pending: int = 0
 
 
@@ -111,14 +124,20 @@ def choose_path(run: Run, prepared: Prepared) -> Plan:
         came = carried.stored.env.describe(prepared.env)
         plan = Plan(carried.steps, used=True, why=lookup.why, carried=carried, carried_from=came)
     else:
-        plan = Plan(why=lookup.why)
+        # A path set aside (corrupt, 0644, another user's, a symlink) is why this run records:
+        # say which file and what to do, not just "no recorded path yet".
+        plan = Plan(why=lookup.dropped[0] if lookup.dropped else lookup.why)
     env = prepared.env if plan.carried is None else plan.carried.stored.env
     try:
-        state = load_heal_state(run.root, prepared.identity, env)
-        pending = sum(len(e.new) for e in read_heal_file(heal_file_for(check.file)))
+        state = load_heal_state(run.root, prepared.identity, env, check_key(run.root, check.file))
+        entries = read_heal_file(heal_file_for(check.file))
     except HealFileError as exc:
         raise couldnt(FailureClass.USAGE, str(exc)) from exc
-    return attrs.evolve(plan, state=state, pending=pending)
+    if plan.carried is None and not options.fresh and adopted(state, entries):
+        assert state.healed is not None  # adopted() says so
+        pending = sum(len(e.new) for e in state.adopts)
+        return attrs.evolve(plan, path=state.healed, used=True, why=None, state=state, adopted=True, pending=pending)
+    return attrs.evolve(plan, state=state)
 
 
 def require_model(run: Run, plan: Plan) -> None:

@@ -12,9 +12,13 @@ Rule 4: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 
         review, else 0.
 Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight write its
         ``stopped`` result, starts no other, writes its files, and raises :class:`SuiteStopped`.
-Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run``, class ``usage``.
-Rule 7: a suite starts by deleting the temporary files a killed writer left in the replay cache,
-        the heal states and the checks folder (older than a minute before the suite started).
+Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run``, class ``usage``;
+        a run the machine stops (a refused or unwritable file or folder, a full disk) is
+        ``couldnt_run``, class ``environment``, with the file and the fix, and the suite goes on.
+Rule 7: a suite starts by deleting the temporary files (``.tmp-*``) a killed writer left in
+        ``.mobster/``, the replay cache, the heal states, the checks folder and the folder of each
+        check it runs (where heal files are written), when they are older than a minute before
+        the suite started.
 Rule 8: a device whose check ended with class ``device`` or ``unknown_outcome`` is asked whether
         it still answers (a read; failing that, ``info()`` and a read); when it doesn't, it is out
         of the pool for the rest of the suite, its check is ``couldnt_run``, class ``device`` (an
@@ -52,10 +56,11 @@ from mobster_core._store.fsutil import (
     MOBSTER_DIR,
     atomic_write,
     ensure_gitignore,
+    private_dir,
     remove_stale_temps,
 )
 from mobster_core._store.runs import run_id
-from mobster_core.exceptions import MobsterError
+from mobster_core.exceptions import JournalError, MobsterError, UnsafeFile, os_error_message
 from mobster_core.protocols import Clock, Device, Model
 
 from .check import RunOptions, RunStopped, run_check
@@ -121,8 +126,12 @@ async def run_suite(
     root = options.root or (project_of(files[0]) if files else Path.cwd())
     options = attrs.evolve(options, root=root)
     started = utc_now()
-    for folder in ("cache/replay", "cache/heals", "checks"):
-        remove_stale_temps(root / MOBSTER_DIR / folder, started_at=started)  # Rule 7
+    folders = {root / MOBSTER_DIR / f for f in ("", "cache/replay", "cache/heals", "checks")}
+    for folder in sorted(folders | {f.parent for f in files}):  # Rule 7, and each check's own folder
+        remove_stale_temps(folder, started_at=started)
+    # A results folder in the way (a file, a symlink, another user's) is refused before any check
+    # runs, so no check does work whose results can't be written.
+    private_dir(root / MOBSTER_DIR / "test-results")
     began = clock.now()
     results, stopped = await _run_all(files, slots, clock, models, options)
     suite_id = run_id(started)
@@ -318,13 +327,20 @@ async def _one(file: Path, device: Device, clock: Clock, model: Model | None, op
         check = load_check(file)
     except (CheckError, MobsterError, OSError) as exc:
         return _not_run_result(file, options.root or file.parent, FailureClass.USAGE, str(exc), options.device_label)
-    return await run_check(check, device, clock, model=model, options=options)
+    try:
+        return await run_check(check, device, clock, model=model, options=options)
+    except (UnsafeFile, JournalError, OSError) as exc:
+        # The machine, not the check: a refused or unwritable run folder, a full disk. The check
+        # ends couldnt_run, class environment, and the suite still writes its results (Rule 6).
+        message = str(exc) if isinstance(exc, MobsterError) else os_error_message(exc)
+        root = options.root or file.parent
+        return _not_run_result(file, root, FailureClass.ENVIRONMENT, message, options.device_label)
 
 
 def _not_run_result(
     file: Path, root: Path, failure_class: FailureClass, message: str, label: str | None
 ) -> CheckResult:
-    """Rules 6 and 10: a check that didn't run: its name, file, class and message, nothing else."""
+    """Rules 6 and 10: a check that didn't run (or that the machine stopped): its name, file, class and message."""
     try:
         shown = str(file.resolve().relative_to(root.resolve()))
     except ValueError:

@@ -58,9 +58,9 @@ from mobster_core._rules.assertions import Assertion, ExpectError, Keys, dotted,
 from mobster_core._rules.device import LaunchOptions, Reset
 from mobster_core._rules.identity import path_identity
 from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlDoc, YamlProblem, did_you_mean, load_yaml
-from mobster_core.exceptions import CheckError
+from mobster_core.exceptions import CheckError, Problem
 
-from .fsutil import MOBSTER_DIR, find_project_root
+from .fsutil import MOBSTER_DIR, UnsafeFile, find_project_root, read_user_file
 
 __all__ = [
     "DEFAULT_MAX_SECONDS",
@@ -272,8 +272,14 @@ def find_checks(root: Path) -> list[Path]:
 def load_check(path: Path) -> Check:
     """Read and validate the check file at ``path``; raises :class:`CheckError` (Rule 4)."""
     try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_YAML_BYTES + 1)
+        # Nothing under .mobster/ is read through a symlink; a check given by path elsewhere may be one.
+        raw = read_user_file(path, max_bytes=MAX_YAML_BYTES, follow=MOBSTER_DIR not in path.parts)
+    except UnsafeFile as exc:
+        raise CheckError(
+            f"{path}: can't read the check file: {exc.reason}; a check is a regular YAML file of at most 1 MiB"
+            + (", not a symlink, in .mobster/checks" if exc.problem is Problem.SYMLINK else ""),
+            file=str(path),
+        ) from exc
     except OSError as exc:
         raise CheckError(
             f"{path}: can't read the check file ({exc.strerror or exc}); check the path", file=str(path)

@@ -44,6 +44,7 @@ __all__ = [
     "private_dir",
     "project_lock",
     "read_private",
+    "read_user_file",
     "remove_stale_temps",
 ]
 
@@ -92,11 +93,18 @@ def private_dir(path: Path) -> Path:
 
     The folders from the last ``.mobster`` component of ``path`` down to ``path`` itself are
     created when missing, mode 0700, and checked one by one: a symlink, a non-folder or a folder
-    of another user raises :class:`UnsafeFile`. When ``path`` has no ``.mobster`` component only
-    its last component is private. Folders above are created as usual when missing.
+    of another user raises :class:`UnsafeFile`. When ``path`` has no ``.mobster`` component it is
+    the user's folder and keeps its mode (created 0700 when missing). Folders above are created
+    as usual when missing.
     """
     path = Path(os.path.abspath(path))  # noqa: PTH100 - resolve() would follow the links refused here
     parts = path.parts
+    if MOBSTER_DIR not in parts:
+        # A folder outside .mobster/ (a check beside a heal file in /tmp or the project root) is
+        # the user's: it keeps its own mode; only a folder Mobster creates is made private.
+        if not path.is_dir():
+            path.mkdir(mode=_DIR_MODE, parents=True)
+        return path
     # The last .mobster: a project that happens to live under another .mobster keeps its modes.
     first = len(parts) - 1 - parts[::-1].index(MOBSTER_DIR) if MOBSTER_DIR in parts else len(parts) - 1
     first = max(first, 1)  # the filesystem root is never ours to chmod
@@ -219,16 +227,47 @@ def read_private(path: Path, *, max_bytes: int) -> bytes:
             raise UnsafeFile(path, f"its mode is {mode:04o}; a private file is 0600 or narrower", problem=Problem.MODE)
         if st.st_size > max_bytes:
             raise _too_large(path, max_bytes)
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, min(_READ_CHUNK, max_bytes + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > max_bytes:  # it grew after the fstat
-                raise _too_large(path, max_bytes)
-        return b"".join(chunks)
+        return _read_capped(fd, path, max_bytes)
     finally:
         os.close(fd)
+
+
+def read_user_file(path: Path, *, max_bytes: int, follow: bool = True) -> bytes:
+    """The bytes of a user's file (a check, an env file), opened as a careful server opens one.
+
+    Regular files only: a FIFO, a device or a socket is refused without blocking (the open is
+    non-blocking, then ``fstat``), so a FIFO never waits for a writer and ``/dev/zero`` is never
+    read. The size is capped before and while reading. ``follow=False`` refuses a symlink (files
+    Mobster writes itself, such as heal files). Unlike :func:`read_private`, the owner and mode are
+    the user's business. Raises :class:`UnsafeFile`, or the ``OSError`` of ``open``.
+    """
+    flags = _READ_FLAGS if not follow else _READ_FLAGS & ~os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow:
+            raise UnsafeFile(path, "it is a symlink (never followed)", problem=Problem.SYMLINK) from exc
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFile(path, "it is not a regular file", problem=Problem.NOT_REGULAR)
+        if st.st_size > max_bytes:
+            raise _too_large(path, max_bytes)
+        return _read_capped(fd, path, max_bytes)
+    finally:
+        os.close(fd)
+
+
+def _read_capped(fd: int, path: Path, max_bytes: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := os.read(fd, min(_READ_CHUNK, max_bytes + 1 - size)):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > max_bytes:  # it grew after the fstat
+            raise _too_large(path, max_bytes)
+    return b"".join(chunks)
 
 
 def _too_large(path: Path, max_bytes: int) -> UnsafeFile:
@@ -269,7 +308,7 @@ def remove_stale_temps(folder: Path, *, started_at: datetime) -> int:
     removed = 0
     try:
         entries = list(os.scandir(folder))
-    except FileNotFoundError:
+    except OSError:  # missing, not a folder, not ours to read: housekeeping never fails a run
         return 0
     for entry in entries:
         if not entry.name.startswith(TEMP_PREFIX):
@@ -294,9 +333,24 @@ def project_lock(root: Path) -> Iterator[None]:
     so two ``mobster test`` processes in one project never lose each other's heal or path.
     """
     folder = private_dir(root / MOBSTER_DIR)
-    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    lock = folder / ".lock"
     try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC, _FILE_MODE)
+    except OSError as exc:
+        raise _lock_problem(lock, exc) from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafeFile(lock, "it is not a regular file", problem=Problem.NOT_REGULAR, fix="delete it")
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def _lock_problem(lock: Path, exc: OSError) -> Exception:
+    """The lock file can't be opened: say what is in the way, and the fix."""
+    if exc.errno == errno.ELOOP:
+        return UnsafeFile(lock, "it is a symlink (never followed)", problem=Problem.SYMLINK, fix="delete the link")
+    if exc.errno == errno.EISDIR:
+        return UnsafeFile(lock, "it is a folder, not a lock file", problem=Problem.NOT_REGULAR, fix="delete it")
+    return exc

@@ -1,19 +1,31 @@
 """The heal file beside a check, and the heal state in the cache.
 
-Rule 1: every heal becomes an entry of ``<check stem>.heal.yaml`` beside the check, so it shows in
-        the pull request: ``step`` (from 1), ``from``/``to`` (one line each; several actions are
-        joined with ", then "), ``why`` (the matcher's reason), ``old`` and ``new`` (the actions).
+Rule 1: every heal becomes an entry of the check's own heal file beside it (``signup.yaml`` ->
+        ``signup.heal.yaml``, ``signup.yml`` -> ``signup.heal.yml``: the stem, ``.heal``, the
+        check's suffix, so two check files never share one), so it shows in the pull request:
+        ``step`` (from 1), ``from``/``to`` (one line each; several actions are joined with
+        ", then "), ``why`` (the matcher's reason), ``old`` and ``new`` (the actions). It is read
+        strictly, like a path: never through a symlink, a regular file of at most 1 MiB, every key
+        and type checked, each problem naming ``file:line`` and the fix.
 Rule 2: re-healing a step updates its entry, never adds a duplicate. The file is written
         atomically with ruamel.yaml. The check file itself is never touched.
-Rule 3: the heal state (``.mobster/cache/heals/<identity>-<env>.json``) keeps the recorded path as
-        it was before its first pending heal (so ``--reject`` can bring it back) and the steps the
-        user chose to keep failing.
-Rule 4: accepting keeps the healed path (it is already the cached path) and removes the heal file;
-        rejecting brings the recorded path back, marks the healed steps keep-failing, and removes
-        the heal file.
-Rule 5: the heal state is in format 2 (its steps' targets keep ``count`` and ``nth``, as the replay
-        cache's do). A state in another format is renamed aside to ``<name>.format<N>`` with a
-        warning and read as empty: its steps would replay under an older matcher rule.
+Rule 3: a heal is a transaction of two files. The healed path is never written to the shared
+        replay cache: it is kept in the heal state of its check file
+        (``.mobster/cache/heals/<identity>-<env>-<check key>.json``, the key a hash of the check
+        file's path in the project) together with the heal entries it holds. The healed path is
+        adopted (replayed) only while every one of those entries is in the heal file, as written:
+        a heal file that is missing, unreadable, edited by hand or cut short by a crash adopts
+        nothing, and the recorded path replays (and drifts, or heals again). The heal file is
+        written first and the heal state second, so a crash between leaves the old state
+        adopted, and an entry of the new heal file that no state holds is dropped by the next
+        write. Two check files with the same steps share the recorded path, never a heal.
+Rule 4: accepting (under the project lock) stores each adopted healed path as the recorded path,
+        then removes the heal file, then the healed paths; rejecting (under the lock) drops the
+        healed paths, marks the healed steps keep-failing, then removes the heal file. Each step
+        is a whole-file atomic write, and a decision stopped half-way is finished by deciding
+        again. Recording the check afresh retires its heal file and heal states.
+Rule 5: the heal state is in format 3 (a healed path and the entries it holds). A state in
+        another format is renamed aside to ``<name>.format<N>`` with a warning and read as empty.
 Rule 6: the heal file is for people: an action shows ``count`` and ``nth`` only when its label was
         on the screen more than once. Nothing replays from it: the healed steps are the cached
         path, and ``--reject`` brings back the heal state's steps.
@@ -21,6 +33,7 @@ Rule 6: the heal file is for people: an action shows ``count`` and ``nth`` only 
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from collections.abc import Iterable, Sequence
@@ -36,23 +49,26 @@ from mobster_core._log import get_logger
 from mobster_core._rules.identity import Env
 from mobster_core._rules.steps import Step, dump_path, load_path
 from mobster_core._rules.text import utf8
-from mobster_core._rules.yaml import YamlProblem, load_yaml
+from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
 from mobster_core.exceptions import HealFileError, PathError
 
 from .cache import ReplayCache
-from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, read_private
+from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, project_lock, read_private, read_user_file
 
 __all__ = [
     "HealEntry",
     "HealFileError",
     "HealState",
     "accept_heals",
+    "adopted",
+    "check_key",
     "compact",
     "heal_file_for",
     "load_heal_state",
     "merge_entries",
     "read_heal_file",
     "reject_heals",
+    "retire",
     "save_heal_state",
     "write_heal_file",
 ]
@@ -65,8 +81,8 @@ A heal never changes an expectation. The check file itself is untouched.
   Accept:        mobster test heal --accept {name}
   Keep failing:  mobster test heal --reject {name}"""
 _MAX_STATE_BYTES = 8 * 1024 * 1024
-#: The heal state's format (Rule 5): 2 since targets keep ``count`` and ``nth``.
-STATE_FORMAT = 2
+#: The heal state's format (Rule 5): 3 since it holds the healed path and its entries.
+STATE_FORMAT = 3
 
 
 @attrs.frozen
@@ -118,8 +134,11 @@ def compact(step: Step) -> dict[str, Any]:
 
 
 def heal_file_for(check_file: Path) -> Path:
-    """``signup.yaml`` -> ``signup.heal.yaml``, beside it."""
-    return check_file.with_name(f"{check_file.stem}.heal.yaml")
+    """``signup.yaml`` -> ``signup.heal.yaml``, ``signup.yml`` -> ``signup.heal.yml``, beside it.
+
+    The stem, ``.heal``, then the check's own suffix: two check files never share a heal file.
+    """
+    return check_file.with_name(f"{check_file.stem}.heal{check_file.suffix}")
 
 
 def merge_entries(existing: Iterable[HealEntry], new: Iterable[HealEntry]) -> list[HealEntry]:
@@ -170,11 +189,13 @@ def write_heal_file(check_file: Path, entries: Sequence[HealEntry]) -> Path:
 
 
 def read_heal_file(path: Path) -> list[HealEntry]:
-    """Read a heal file strictly; a missing file has no entries."""
+    """Read a heal file strictly (Rule 1); a missing file has no entries."""
     try:
-        raw = path.read_bytes()
+        raw = read_user_file(path, max_bytes=MAX_YAML_BYTES, follow=False)
     except FileNotFoundError:
         return []
+    except UnsafeFile as exc:  # the machine, not the file's text: class environment
+        raise UnsafeFile(path, exc.reason, problem=exc.problem, fix="move it out of the way") from exc
     try:
         doc = load_yaml(raw, str(path))
     except YamlProblem as exc:
@@ -184,56 +205,101 @@ def read_heal_file(path: Path) -> list[HealEntry]:
         raise HealFileError(f"{path}: a heal file has version: 1, check and heals; delete it and run again")
     if not isinstance(data["heals"], list):
         raise HealFileError(f"{doc.where(['heals'])}: heals is a list")
-    entries: list[HealEntry] = []
-    for n, item in enumerate(data["heals"]):
-        where = doc.where(["heals", n])
-        if not isinstance(item, dict) or set(item) != {"step", "from", "to", "why", "old", "new"}:
-            raise HealFileError(f"{where}: a heal has step, from, to, why, old and new")
-        step = item["step"]
-        if isinstance(step, bool) or not isinstance(step, int) or step < 1:
-            raise HealFileError(f"{where}: step is a whole number from 1")
-        texts = [item[k] for k in ("from", "to", "why")]
-        if not all(isinstance(t, str) for t in texts):
-            raise HealFileError(f"{where}: from, to and why are text")
-        lists = [item[k] for k in ("old", "new")]
-        if not all(isinstance(v, list) and all(isinstance(a, dict) for a in v) for v in lists):
-            raise HealFileError(f"{where}: old and new are lists of actions")
-        entries.append(HealEntry(step, texts[0], texts[1], texts[2], tuple(lists[0]), tuple(lists[1])))
-    return entries
+    return [_entry(item, doc.where(["heals", n])) for n, item in enumerate(data["heals"])]
 
 
-# -- the heal state in the cache ---------------------------------------------------------------
+def _entry(item: object, where: str) -> HealEntry:
+    """One heal of a heal file, checked key by key; ``where`` is its ``file:line``."""
+    if not isinstance(item, dict) or set(item) != {"step", "from", "to", "why", "old", "new"}:
+        raise HealFileError(f"{where}: a heal has step, from, to, why, old and new; delete the file and run again")
+    step = item["step"]
+    if isinstance(step, bool) or not isinstance(step, int) or step < 1:
+        raise HealFileError(f"{where}: step is a whole number from 1; delete the file and run again")
+    texts = [item[k] for k in ("from", "to", "why")]
+    if not all(isinstance(t, str) for t in texts):
+        raise HealFileError(f"{where}: from, to and why are text; delete the file and run again")
+    lists = [item[k] for k in ("old", "new")]
+    if not all(isinstance(v, list) and all(_is_action(a) for a in v) for v in lists):
+        raise HealFileError(f"{where}: old and new are lists of actions as mobster wrote them; delete the file")
+    return HealEntry(step, texts[0], texts[1], texts[2], tuple(lists[0]), tuple(lists[1]))
+
+
+_ACTION_KEYS = {"op": str, "label": str, "role": str, "id": str, "frame": list, "count": int, "nth": int, "text": str}
+
+
+def _is_action(action: object) -> bool:
+    """An action as :func:`compact` writes it: known keys of the right types, an ``op``."""
+    if not isinstance(action, dict) or not isinstance(action.get("op"), str):
+        return False
+    for key, value in action.items():
+        kind = _ACTION_KEYS.get(key)
+        if kind is None or isinstance(value, bool):
+            return False
+        if not isinstance(value, kind) and not (value is None and key in ("label", "role", "id")):
+            return False
+    frame = action.get("frame", [0, 0, 0, 0])
+    return len(frame) == 4 and all(isinstance(v, int | float) and not isinstance(v, bool) for v in frame)
+
+
+# -- the heal state in the cache (Rules 3-5) ---------------------------------------------------
 
 
 @attrs.frozen
 class HealState:
-    """Rule 3: the recorded path before its first pending heal, and the keep-failing steps."""
+    """Rule 3: a check file's healed path, the heal entries it holds, and the keep-failing steps."""
 
-    original: tuple[Step, ...] | None = None
+    healed: tuple[Step, ...] | None = None
+    adopts: tuple[HealEntry, ...] = ()
     keep_failing: frozenset[int] = frozenset()
 
 
-def _state_file(root: Path, identity: str, env: Env) -> Path:
-    return root / MOBSTER_DIR / "cache" / "heals" / f"{identity}-{env.digest}.json"
+def _canon(entry: HealEntry) -> bytes:
+    """An entry as bytes that compare equal however YAML or JSON carried it (numbers, surrogates)."""
+    data = entry.to_dict()
+    for key in ("old", "new"):
+        data[key] = [{**a, "frame": [float(v) for v in a["frame"]]} if "frame" in a else a for a in data[key]]
+    return utf8(json.dumps(data, sort_keys=True, ensure_ascii=False))
 
 
-def load_heal_state(root: Path, identity: str, env: Env) -> HealState:
-    """The heal state; an unreadable file is reported as :class:`HealFileError`."""
-    file = _state_file(root, identity, env)
+def adopted(state: HealState, entries: Sequence[HealEntry]) -> bool:
+    """Rule 3: the healed path is replayed only while every entry it holds is in the heal file."""
+    if state.healed is None or not state.adopts:
+        return False
+    shown = {_canon(e) for e in entries}
+    return all(_canon(e) in shown for e in state.adopts)
+
+
+def check_key(root: Path, check_file: Path) -> str:
+    """The check file's key in heal state names: a hash of its path in the project."""
+    try:
+        name = check_file.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        name = check_file.resolve().as_posix()
+    return hashlib.sha256(utf8(name)).hexdigest()[:12]
+
+
+def _state_file(root: Path, identity: str, env: Env, key: str) -> Path:
+    return root / MOBSTER_DIR / "cache" / "heals" / f"{identity}-{env.digest}-{key}.json"
+
+
+def load_heal_state(root: Path, identity: str, env: Env, key: str) -> HealState:
+    """The heal state of one check file; an unreadable file is reported as :class:`HealFileError`."""
+    file = _state_file(root, identity, env, key)
     try:
         raw = read_private(file, max_bytes=_MAX_STATE_BYTES)
     except FileNotFoundError:
         return HealState()
     except UnsafeFile as exc:
         raise HealFileError(str(exc)) from exc
+    except OSError as exc:
+        raise HealFileError(f"{file}: can't read it ({exc.strerror}); check its permissions, or delete it") from exc
     try:
-        original, keep = _parse_state(raw)
+        return _parse_state(raw)
     except _OtherFormat as exc:
         _set_aside(file, exc.format)
         return HealState()
-    except (ValueError, PathError) as exc:
-        raise HealFileError(f"{file}: {exc}; delete it (the next run replays the cached path)") from exc
-    return HealState(original, frozenset(keep))
+    except (ValueError, PathError, TypeError, KeyError) as exc:
+        raise HealFileError(f"{file}: {exc}; delete it (the next run replays the recorded path)") from exc
 
 
 class _OtherFormat(ValueError):
@@ -262,63 +328,112 @@ def _set_aside(file: Path, number: int) -> None:
     )
 
 
-def _parse_state(raw: bytes) -> tuple[tuple[Step, ...] | None, list[int]]:
+def _parse_state(raw: bytes) -> HealState:
     data = json.loads(raw.decode("utf-8"))
     if isinstance(data, dict):
         number = data.get("format")
         if isinstance(number, int) and not isinstance(number, bool) and number != STATE_FORMAT and 1 <= number < 1000:
             raise _OtherFormat(number)
-    if not isinstance(data, dict) or set(data) != {"format", "original", "keep_failing"}:
-        raise ValueError("keys are format, original, keep_failing")
-    if data["format"] != STATE_FORMAT or isinstance(data["format"], bool):
-        raise ValueError(f"format is {STATE_FORMAT}")
-    original = None if data["original"] is None else load_path(data["original"])
+    if not isinstance(data, dict) or set(data) != {"format", "healed", "adopts", "keep_failing"}:
+        raise ValueError("keys are format, healed, adopts, keep_failing")
+    healed = None if data["healed"] is None else load_path(data["healed"])
+    adopts = data["adopts"]
+    if not isinstance(adopts, list) or not all(_is_entry(e) for e in adopts):
+        raise ValueError("adopts is a list of heal entries")
     keep = data["keep_failing"]
     if not isinstance(keep, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in keep):
         raise ValueError("keep_failing is a list of step numbers")
-    return original, keep
+    entries = tuple(
+        HealEntry(e["step"], e["from"], e["to"], e["why"], tuple(e["old"]), tuple(e["new"])) for e in adopts
+    )
+    return HealState(healed, entries, frozenset(keep))
 
 
-def save_heal_state(root: Path, identity: str, env: Env, state: HealState) -> None:
+def _is_entry(item: object) -> bool:
+    if not isinstance(item, dict) or set(item) != {"step", "from", "to", "why", "old", "new"}:
+        return False
+    step = item["step"]
+    texts_ok = all(isinstance(item[k], str) for k in ("from", "to", "why"))
+    actions_ok = all(isinstance(item[k], list) and all(_is_action(a) for a in item[k]) for k in ("old", "new"))
+    return isinstance(step, int) and not isinstance(step, bool) and step >= 1 and texts_ok and actions_ok
+
+
+def save_heal_state(root: Path, identity: str, env: Env, key: str, state: HealState) -> None:
     """Write the heal state atomically; an empty state removes the file."""
-    file = _state_file(root, identity, env)
-    if state.original is None and not state.keep_failing:
+    file = _state_file(root, identity, env, key)
+    if state.healed is None and not state.keep_failing:
         file.unlink(missing_ok=True)
         return
     data = {
         "format": STATE_FORMAT,
-        "original": None if state.original is None else dump_path(state.original),
+        "healed": None if state.healed is None else dump_path(state.healed),
+        "adopts": [e.to_dict() for e in state.adopts],
         "keep_failing": sorted(state.keep_failing),
     }
-    atomic_write(file, json.dumps(data, indent=1).encode("utf-8"))
+    atomic_write(file, utf8(json.dumps(data, indent=1, ensure_ascii=False)))
 
 
-def _envs_with_state(root: Path, identity: str) -> list[Env]:
+def retire(root: Path, check_file: Path, identity: str, env: Env) -> int:
+    """Rule 4: a check recorded afresh on ``env`` retires that env's heals; returns how many.
+
+    The heal file keeps only the entries other envs' healed paths of this identity hold (a
+    heal of an older app version still waits for review); it is written first and the state
+    removed second, so a crash between leaves a state that adopts nothing (Rule 3).
+    """
+    heal = heal_file_for(check_file)
+    entries = read_heal_file(heal)
+    key = check_key(root, check_file)
+    held: list[HealEntry] = []
+    for other in _envs(root, identity):
+        if other.digest != env.digest:
+            state = load_heal_state(root, identity, other, key)
+            if adopted(state, entries):
+                held.extend(state.adopts)
+    kept = merge_entries(held, [])
+    if len(kept) != len(entries):
+        write_heal_file(check_file, kept)
+    _state_file(root, identity, env, key).unlink(missing_ok=True)
+    return len(entries) - len(kept)
+
+
+def _envs(root: Path, identity: str) -> list[Env]:
     return [stored.env for stored in ReplayCache(root).envs(identity)]
 
 
-def accept_heals(root: Path, check_file: Path, identity: str) -> int:
-    """Rule 4, accept: the healed steps stay the recorded path. Returns how many heals."""
-    entries = read_heal_file(heal_file_for(check_file))
-    for env in _envs_with_state(root, identity):
-        state = load_heal_state(root, identity, env)
-        save_heal_state(root, identity, env, HealState(None, state.keep_failing))
-    write_heal_file(check_file, [])
+def accept_heals(root: Path, check_file: Path, identity: str, *, recorded_at: datetime) -> int:
+    """Rule 4, accept: the adopted healed paths become the recorded paths. Returns how many heals.
+
+    Raises :class:`HealFileError` when the heal file holds heals no healed path adopts (it was
+    edited by hand, or a run stopped while writing it): nothing is changed then.
+    """
+    with project_lock(root):
+        entries = read_heal_file(heal_file_for(check_file))
+        key, cache = check_key(root, check_file), ReplayCache(root)
+        states = [(env, load_heal_state(root, identity, env, key)) for env in _envs(root, identity)]
+        chosen = [(env, state) for env, state in states if adopted(state, entries)]
+        held = {_canon(e) for _, state in chosen for e in state.adopts}
+        if any(_canon(e) not in held for e in entries):
+            raise HealFileError(
+                f"{heal_file_for(check_file)}: it holds heals no healed path is kept with (the file was edited, "
+                "or a run stopped while writing it); reject them, or run the check again so it heals again"
+            )
+        for env, state in chosen:
+            assert state.healed is not None  # adopted() says so
+            cache.store(identity, env, state.healed, recorded_at=recorded_at)
+        write_heal_file(check_file, [])
+        for env, state in states:
+            save_heal_state(root, identity, env, key, HealState(None, (), state.keep_failing))
     return len(entries)
 
 
-def reject_heals(root: Path, check_file: Path, identity: str, *, recorded_at: datetime) -> int:
-    """Rule 4, reject: the recorded steps come back, marked keep-failing. Returns how many heals.
-
-    ``recorded_at`` (timezone-aware) is when the steps come back, as the cache records it.
-    """
-    entries = read_heal_file(heal_file_for(check_file))
-    cache = ReplayCache(root)
-    for env in _envs_with_state(root, identity):
-        state = load_heal_state(root, identity, env)
-        if state.original is not None:
-            cache.store(identity, env, state.original, recorded_at=recorded_at)
-        keep = state.keep_failing | {e.step for e in entries}
-        save_heal_state(root, identity, env, HealState(None, frozenset(keep)))
-    write_heal_file(check_file, [])
+def reject_heals(root: Path, check_file: Path, identity: str) -> int:
+    """Rule 4, reject: the healed paths go; the recorded steps stay, marked keep-failing."""
+    with project_lock(root):
+        entries = read_heal_file(heal_file_for(check_file))
+        key = check_key(root, check_file)
+        for env in _envs(root, identity):
+            state = load_heal_state(root, identity, env, key)
+            keep = state.keep_failing | {e.step for e in entries}
+            save_heal_state(root, identity, env, key, HealState(None, (), frozenset(keep)))
+        write_heal_file(check_file, [])
     return len(entries)

@@ -32,9 +32,10 @@ from typing import Any, NoReturn
 import attrs
 
 from mobster_core import DeviceInfo, DeviceKind
-from mobster_core.exceptions import ScriptError
+from mobster_core.checks import read_user_file
+from mobster_core.exceptions import ScriptError, UnsafeFile
 from mobster_core.protocols import DEFAULT_SCREEN_SIZE, SPRINGBOARD, Frame
-from mobster_core.yaml import YamlProblem, did_you_mean, load_yaml
+from mobster_core.yaml import MAX_YAML_BYTES, YamlProblem, did_you_mean, load_yaml
 
 __all__ = [
     "PROFILES",
@@ -209,7 +210,9 @@ class AppScript:
         """Load and validate an app script file; raises :class:`ScriptError`."""
         source = os.fspath(path)
         try:
-            raw = Path(source).read_bytes()
+            raw = read_user_file(Path(source), max_bytes=MAX_YAML_BYTES)
+        except UnsafeFile as exc:
+            raise ScriptError(f"{source}: can't read the app script: {exc.reason}; give a regular YAML file") from exc
         except OSError as exc:
             raise ScriptError(f"{source}: can't read the app script ({exc.strerror or exc})") from exc
         return cls.from_text(raw, source)

@@ -329,7 +329,9 @@ def make_phone(arg: str, *, clock: Clock) -> ScriptedPhone:
 def test_an_env_file_that_isnt_there_is_one_usage_line(project: Path) -> None:
     result = mobster("test", "--scripted", "app.yaml", "--env-file", "missing.env")
     assert result.exit_code == 3
-    assert result.output.strip().splitlines() == ["mobster: --env-file missing.env: can't read it (FileNotFoundError)"]
+    assert result.output.strip().splitlines() == [
+        "mobster: --env-file missing.env: can't read it (No such file or directory); check the path"
+    ]
     assert "Traceback" not in result.output
 
 

@@ -115,3 +115,33 @@ def test_stopping_a_pool_ends_its_appium_sessions(tmp_path: Path) -> None:
         assert a.sessions == {}  # ended at once, not left to the cloud's idle timeout
         assert b.sessions == {}
         assert [r.method for r in (*a.requests, *b.requests) if r.session].count("DELETE") >= 1
+
+
+def test_ctrl_c_during_a_stalled_wda_tap_stops_at_once_and_writes_every_output(tmp_path: Path) -> None:
+    """A tap whose reply never comes (held 60 s): Ctrl+C ends the command without waiting for it."""
+    from mobster_drivers.fakes.wda import FakeWda
+
+    (tmp_path / ".mobster" / "checks").mkdir(parents=True)
+    (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+    with FakeWda(sample_path("yourapp"), lifetime=120) as fake:
+        fake.fail_next_action(stall=60.0)  # the launch is no action of the phone's: the first tap is
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from mobster_cli.main import main; main()", "test", "--wda", fake.url,
+             "--model", "scripted", "--json", "--junit", "copy.xml"],
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while not any(e.get("event") == "intent" and e.get("key") == "smart-1" for e in journal_lines(tmp_path)):
+            if time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail("the run never sent its first tap")
+            time.sleep(0.05)
+        time.sleep(0.3)  # the tap is in flight, its reply held by the fake
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)  # the reply is held 60 s: no waiting for it
+    assert proc.returncode == 130, err
+    assert 'stopping (SIGINT): no longer waiting for the device\'s reply to step 1 (Tap "Sign up")' in err
+    assert "Traceback" not in err
+    assert json.loads(out)["checks"][0]["class"] == "stopped"  # --json is printed
+    assert "stopped" in (tmp_path / "copy.xml").read_text()  # and --junit copied

@@ -56,7 +56,7 @@ def cache(tmp_path: Path) -> ReplayCache:
 
 @pytest.fixture
 def logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
-    caplog.set_level(logging.DEBUG, logger="mobster_core")
+    caplog.set_level(logging.DEBUG, logger="mobster")
     return caplog
 
 

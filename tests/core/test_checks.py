@@ -248,7 +248,7 @@ def test_non_utf8_bytes(tmp_path: Path) -> None:
 def test_a_file_over_one_mebibyte(tmp_path: Path) -> None:
     file = tmp_path / "a.yaml"
     file.write_bytes(APP.encode() + b"#" * MAX_YAML_BYTES)
-    with pytest.raises(CheckError, match="the limit is"):
+    with pytest.raises(CheckError, match="larger than the limit of 1048576 bytes"):
         load_check(file)
 
 

@@ -27,30 +27,34 @@ SIM = Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
 TWO = screen([*SIGNUP_ELEMENTS, {"role": "Button", "label": "Continue", "frame": [0.1, 0.9, 0.8, 0.06]}])
 
 
+KEY = "0123456789ab"
+ENTRY = HealEntry(1, "Tap 'A'", "Tap 'B'", "gone", ({"op": "tap", "label": "A"},), ({"op": "tap", "label": "B"},))
+
+
 def state_file(root: Path) -> Path:
-    return root / ".mobster" / "cache" / "heals" / f"{ID}-{SIM.digest}.json"
+    return root / ".mobster" / "cache" / "heals" / f"{ID}-{SIM.digest}-{KEY}.json"
 
 
-def test_the_heal_state_round_trips_in_format_2(tmp_path: Path) -> None:
+def test_the_heal_state_round_trips_in_format_3(tmp_path: Path) -> None:
     steps = (step_on(TWO),)
-    save_heal_state(tmp_path, ID, SIM, HealState(steps, frozenset({2})))
+    save_heal_state(tmp_path, ID, SIM, KEY, HealState(steps, (ENTRY,), frozenset({2})))
     data = json.loads(state_file(tmp_path).read_text())
-    assert data["format"] == STATE_FORMAT == 2
-    assert data["original"][0]["target"]["count"] == 2
-    assert load_heal_state(tmp_path, ID, SIM) == HealState(steps, frozenset({2}))
+    assert data["format"] == STATE_FORMAT == 3
+    assert data["healed"][0]["target"]["count"] == 2
+    assert load_heal_state(tmp_path, ID, SIM, KEY) == HealState(steps, (ENTRY,), frozenset({2}))
 
 
 def test_a_heal_state_in_an_older_format_is_set_aside_and_read_as_empty(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="mobster_core")
+    caplog.set_level(logging.WARNING, logger="mobster")
     file = state_file(tmp_path)
     file.parent.mkdir(parents=True)
     old_step = step_on(TWO).to_dict()
     del old_step["target"]["count"], old_step["target"]["nth"]
     file.write_text(json.dumps({"format": 1, "original": [old_step], "keep_failing": [1]}))
     file.chmod(0o600)
-    assert load_heal_state(tmp_path, ID, SIM) == HealState()
+    assert load_heal_state(tmp_path, ID, SIM, KEY) == HealState()
     assert not file.exists()
     assert file.with_name(file.name + ".format1").exists()
     [record] = [r for r in caplog.records if r.getMessage() == "heal state of another format set aside"]
@@ -63,7 +67,7 @@ def test_a_heal_state_without_a_format_number_is_an_error_naming_the_file(tmp_pa
     file.write_text(json.dumps({"format": "2", "original": None, "keep_failing": []}))
     file.chmod(0o600)
     with pytest.raises(HealFileError, match=str(file)):
-        load_heal_state(tmp_path, ID, SIM)
+        load_heal_state(tmp_path, ID, SIM, KEY)
 
 
 def test_the_heal_file_shows_count_and_nth_only_for_a_label_seen_more_than_once(tmp_path: Path) -> None:

@@ -277,7 +277,7 @@ def test_reopening_goes_on_from_the_last_seq(run_dir: Path) -> None:
 
 
 def test_reopening_cuts_a_torn_last_line(run_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="mobster_core")
+    caplog.set_level(logging.DEBUG, logger="mobster")
     with Journal(run_dir) as journal:
         journal.intent("step-1", TAP)
     with journal.path.open("ab") as f:
@@ -297,7 +297,7 @@ def test_reopening_a_journal_over_the_size_limit_is_refused(run_dir: Path, monke
 
 
 def test_a_torn_last_line_is_left_out_and_reported(run_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="mobster_core")
+    caplog.set_level(logging.DEBUG, logger="mobster")
     with Journal(run_dir) as journal:
         journal.intent("step-1", TAP)
         journal.outcome("step-1", Effect.OK)

@@ -243,7 +243,7 @@ def test_reject_brings_the_recorded_steps_back_and_they_fail_with_drift(tmp_path
     run(check, changed)
     identity = run(check, changed, model=False)[0].identity
     assert identity is not None
-    assert reject_heals(tmp_path, check, identity, recorded_at=NOW) == 1
+    assert reject_heals(tmp_path, check, identity) == 1
     assert not heal_file_for(check).exists()
     result, _, model = run(check, changed)
     assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
@@ -257,7 +257,7 @@ def test_accept_makes_the_healed_steps_the_recorded_path(tmp_path: Path) -> None
     changed = renamed(FOUR_STEPS_APP, "CONTINUE", "NEXT")
     healed, _, _ = run(check, changed)
     assert healed.identity is not None
-    assert accept_heals(tmp_path, check, healed.identity) == 1
+    assert accept_heals(tmp_path, check, healed.identity, recorded_at=NOW) == 1
     assert not heal_file_for(check).exists()
     result, _, _ = run(check, changed, model=False, no_heal=True)
     assert (result.verdict, result.model_calls) == (mc.Verdict.PASSED, 0)
@@ -560,7 +560,7 @@ def test_heals_made_while_carrying_wait_for_review(tmp_path: Path) -> None:
     assert [e.to for e in read_heal_file(heal_file_for(check))] == ['Tap "NEXT"']
     # --reject brings the carried steps back under the new build, marked keep failing.
     assert result.identity is not None
-    assert reject_heals(tmp_path, check, result.identity, recorded_at=NOW) == 1
+    assert reject_heals(tmp_path, check, result.identity) == 1
     again, _, model = run(check, newer)
     assert (again.verdict, again.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
     assert "keep this step failing" in again.outcome.message

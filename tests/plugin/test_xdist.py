@@ -58,25 +58,30 @@ def test_four_workers_recording_and_healing_at_once_lose_nothing(project: Projec
     )  # fmt: skip
     result.assert_outcomes(passed=9)
     result.stdout.fnmatch_lines(["mobster: 9 check runs, 5 healed steps, * model calls, $0.00"])
-    # Every heal file is whole and holds its one heal; every path is stored; no temp file is left.
+    # Every heal file is whole and holds its one heal, kept with its healed path; the recorded
+    # path waits for the review (a heal never overwrites it); no temp file is left.
     checks = project.root / ".mobster" / "checks"
     for stem in ["signup", *signups]:
         check = load_check(checks / f"{stem}.yaml")
-        assert [p.entry.step for p in pending_heals(check)] == [3], stem
+        pending = pending_heals(check)
+        assert [p.entry.step for p in pending] == [3], stem
+        assert all(p.in_use for p in pending), stem
         labels = [s.target.label for s in recorded_paths(check)[0].steps if s.target is not None]
-        assert "Next" in labels, (stem, labels)
-        assert "Continue" not in labels, (stem, labels)
+        assert "Continue" in labels, (stem, labels)
     for stem in news:
         assert len(recorded_paths(load_check(checks / f"{stem}.yaml"))) == 1, stem
     stored = {p.name for p in cache.iterdir()}
     assert recorded <= stored
-    assert len(stored - recorded) == 4  # the new checks' paths (a heal rewrites its env's file)
+    assert len(stored - recorded) == 4  # the new checks' paths (a heal never writes the shared one)
     assert not list((project.root / ".mobster").rglob(".tmp-*"))
     runs = sorted((project.root / ".mobster" / "runs").iterdir())
     assert len(runs) == 5 + 9
     for run in runs:
         assert json.loads((run / "result.json").read_text())["verdict"] == "passed"
     assert {c.prop("mobster.run_dir") for c in cases} == {f".mobster/runs/{r.name}" for r in runs[5:]}
+    # Each heal's path replays: with no model, the renamed step passes on its check's healed path.
+    again = project.run("--mobster-scripted", "apps/renamed.yaml", "--mobster-no-heal", "-k", "signup")
+    again.assert_outcomes(passed=5)
 
 
 def test_more_workers_than_a_pool_of_real_devices_is_refused_before_any_starts(project: Project) -> None:
