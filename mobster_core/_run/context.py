@@ -14,6 +14,7 @@ from pathlib import Path
 import attrs
 
 from mobster_core._rules.cost import PriceTable
+from mobster_core._rules.frames import FramesMode
 from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._store.checks import Check
@@ -35,7 +36,9 @@ class RunOptions:
     build) when this env has none. ``max_usd`` caps each check's model spend (the lower of it and
     the check's ``budget.max_usd``). ``prices`` prices the model's tokens. ``policy`` times every
     wait of a step. ``screenshots``: give the model a picture and keep the last frame, when the
-    device takes screenshots. ``root`` is the project folder (the one holding ``.mobster/``); by
+    device takes screenshots. ``frames`` (``auto``, ``all``, ``failed``, ``none``) says which
+    frames a run keeps for its ``report.html`` (see docs/reports.md); frames need ``screenshots``.
+    ``root`` is the project folder (the one holding ``.mobster/``); by
     default the one holding the check file, else the check file's folder. ``on_sent`` is called
     with a line per action sent (``step 2 (Tap "Sign up")``) and ``on_result`` with each check's
     result once it is written, for progress output.
@@ -48,6 +51,7 @@ class RunOptions:
     prices: PriceTable = attrs.field(factory=PriceTable)
     policy: PollPolicy = DEFAULT_POLICY
     screenshots: bool = True
+    frames: FramesMode = attrs.field(default=FramesMode.AUTO, converter=FramesMode)
     root: Path | None = None
     on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
     on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)

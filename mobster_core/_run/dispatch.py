@@ -13,13 +13,22 @@ Rule 6: masked text never reaches the journal: it is written as null.
 Rule 7: a run stopped (cancelled) while an action is in flight journals that action as unknown.
 Rule 8: before acting on an element, a device that can (``TargetChecks``) confirms it is shown; the
         check is a read (tried once more when it fails, as Rule 5).
+Rule 9 (frames): when the run keeps frames and the device gives screenshots, every read is paired
+        with a screenshot taken *at the same time* (both requests in flight together), so the
+        frame of the screen an action is sent on costs no round trip of its own before the
+        action. Each action sent, and each step that drifted, notes the frame of the read it was
+        decided on (:attr:`Dispatcher.moments`, in order). A screenshot that fails costs the read
+        nothing: that moment has no frame.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, TypeVar
+
+import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.device import Action, LaunchOptions
@@ -36,11 +45,23 @@ from mobster_core.protocols import Clock, Device, EvidenceReads, Screenshots, Ta
 from .ended import Ended, couldnt
 from .wait import drive
 
-__all__ = ["BULLET", "Dispatcher", "unknown_message"]
+__all__ = ["BULLET", "Dispatcher", "Moment", "unknown_message"]
 
 log = get_logger(__name__)
 
 T = TypeVar("T")
+
+#: Rule 9: how many screens' screenshots are kept by read fingerprint (a step's reads repeat screens).
+_SHOTS_KEPT = 8
+
+
+@attrs.frozen
+class Moment:
+    """Rule 9: an action sent (its element, None for a global action) or a drift, with the frame it was decided on."""
+
+    frame: bytes | None
+    element: Element | None
+    drift: bool = False
 
 
 def unknown_message(what: str, exc: BaseException) -> str:
@@ -76,6 +97,9 @@ class Dispatcher:
         self._sent_any = False
         self._sent: list[tuple[str, Action]] = []
         self._latest: Screen | None = None
+        self._framing = False
+        self._shots: OrderedDict[str, bytes] = OrderedDict()
+        self.moments: list[Moment] = []
 
     @property
     def latest(self) -> Screen | None:
@@ -86,7 +110,8 @@ class Dispatcher:
 
     async def read(self, what: str = "the app") -> Screen:
         """Read the screen (Rule 5)."""
-        self._latest = await self._twice(self.device.read, f"reading the screen for {what}", "couldn't read the screen")
+        read = self._framed(self.device.read)
+        self._latest = await self._twice(read, f"reading the screen for {what}", "couldn't read the screen")
         return self._latest
 
     async def read_evidence(self, what: str) -> Screen:
@@ -96,7 +121,7 @@ class Dispatcher:
         (``couldnt_run``, class ``device``): the check can't be judged.
         """
         device = self.device
-        read = device.read_evidence if isinstance(device, EvidenceReads) else device.read
+        read = self._framed(device.read_evidence if isinstance(device, EvidenceReads) else device.read)
         try:
             screen = await self._retried(read)
         except DeviceError as exc:
@@ -127,6 +152,47 @@ class Dispatcher:
             log.debug("no screenshot for the model", error=str(exc))
             return None
 
+    def keep_frames(self) -> None:
+        """Rule 9: from now on, pair each read with a screenshot (when the device gives them)."""
+        self._framing = isinstance(self.device, Screenshots)
+
+    def frame_of(self, screen: Screen) -> bytes | None:
+        """Rule 9: the screenshot taken with a read that returned this screen, if one is kept."""
+        return self._shots.get(screen.fingerprint) if self._framing else None
+
+    def drifted(self, screen: Screen, element: Element | None) -> None:
+        """Rule 9: note a step that drifted on ``screen`` (``element``: its recorded target)."""
+        if self._framing:
+            self.moments.append(Moment(self.frame_of(screen), element, drift=True))
+
+    def _framed(self, read: Callable[[], Awaitable[Screen]]) -> Callable[[], Awaitable[Screen]]:
+        """Rule 9: ``read`` with a screenshot in flight beside it, when the run keeps frames."""
+        device = self.device
+        if not self._framing or not isinstance(device, Screenshots):
+            return read
+
+        async def both() -> Screen:
+            screen, shot = await asyncio.gather(read(), device.screenshot(), return_exceptions=True)
+            if isinstance(screen, BaseException):
+                raise screen
+            png = shot if isinstance(shot, bytes) else None
+            if isinstance(shot, BaseException):
+                if not isinstance(shot, Exception):
+                    raise shot  # a cancellation is never swallowed
+                log.debug("no frame with this read", error=str(shot))
+            self._keep_shot(screen, png)
+            return screen
+
+        return both
+
+    def _keep_shot(self, screen: Screen, png: bytes | None) -> None:
+        if png is None:
+            return
+        key = screen.fingerprint
+        self._shots[key] = self._shots.pop(key, png)  # the same screen keeps one copy of its bytes
+        while len(self._shots) > _SHOTS_KEPT:
+            self._shots.popitem(last=False)
+
     # -- actions (Rules 1-4, 6, 7) -----------------------------------------------------------------
 
     async def launch(self, bundle: str, options: LaunchOptions, *, key: str = "launch") -> None:
@@ -142,6 +208,9 @@ class Dispatcher:
         target = None if element is None else {"label": element.label, "role": element.role, "path": element.path}
         entry = {"op": action.op.value, **info, "target": target, "text": action.text}
         self._begin(key, entry, masked=masked)
+        if self._framing:
+            latest = self._latest
+            self.moments.append(Moment(None if latest is None else self.frame_of(latest), element))
         await self._call(key, what, self.device.act(action), pre=f"{what} couldn't be sent")
         self._sent.append((what, action))
         if action.op is Op.TYPE and element is not None and action.text is not None:

@@ -22,12 +22,13 @@ import attrs
 from mobster_core._rules.assertions import AssertionResult
 from mobster_core._rules.cost import Cost
 from mobster_core._rules.device import AppInfo, DeviceInfo
-from mobster_core._rules.steps import Op
+from mobster_core._rules.screen import Element
+from mobster_core._rules.steps import Op, Target
 from mobster_core._rules.text import xml_text
 from mobster_core._rules.verdict import Outcome, Verdict, suite_exit_code
 from mobster_core._store.healfile import HealEntry
 
-__all__ = ["SCHEMA", "CheckResult", "Mode", "StepReport", "StepSource", "SuiteResult", "junit_xml"]
+__all__ = ["SCHEMA", "CheckResult", "Mode", "StepReport", "StepSource", "SuiteResult", "junit_xml", "recorded_element"]
 
 #: The schema of ``results.json``.
 SCHEMA = "mobster.test/1"
@@ -50,9 +51,22 @@ class StepSource(enum.StrEnum):
     SMART = "smart"
 
 
+def recorded_element(target: Target) -> Element:
+    """A recorded step's target as an element (its label, role, tree path and recorded frame)."""
+    return Element(role=target.role, label=target.label, path=target.id, frame=target.frame)
+
+
+def _element_dict(e: Element) -> dict[str, Any]:
+    return {"label": e.label, "role": e.role, "frame": [round(v, 6) for v in e.frame]}
+
+
 @attrs.frozen
 class StepReport:
-    """What happened to one step (``steps`` of ``results.json``). ``index`` counts from 1; ``waited_s`` is seconds."""
+    """What happened to one step (``steps`` of ``results.json``). ``index`` counts from 1; ``waited_s`` is seconds.
+
+    ``target`` is the element the action was sent to (its frame as it was then), or for a step
+    that drifted its recorded target; None for a global action.
+    """
 
     index: int
     op: Op
@@ -62,6 +76,7 @@ class StepReport:
     similarity: float | None
     settled: bool
     reason: str | None = None
+    target: Element | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The step as ``results.json`` shows it."""
@@ -74,6 +89,7 @@ class StepReport:
             "similarity": None if self.similarity is None else round(self.similarity, 4),
             "settled": self.settled,
             "reason": self.reason,
+            "target": None if self.target is None else {**_element_dict(self.target), "id": self.target.path},
         }
 
 
@@ -141,7 +157,10 @@ class CheckResult:
             },
             "steps": [r.to_dict() for r in self.steps],
             "heals": [h.to_dict() for h in self.heals],
-            "assertions": [{"text": a.text, "ok": a.ok, "observed": a.observed} for a in self.assertions],
+            "assertions": [
+                {"text": a.text, "ok": a.ok, "observed": a.observed, "matches": [_element_dict(e) for e in a.matches]}
+                for a in self.assertions
+            ],
             "stable": self.stable,
             "run_dir": self.run_dir,
         }

@@ -1,0 +1,114 @@
+"""A run's evidence on disk: its frames, ``report.html`` beside ``result.json``, ``index.html`` beside ``results.json``.
+
+Rule 1: which frames are kept at which size is ``_rules/frames.plan_frames``'s decision on the
+        finished result; this module writes what it says into the run folder's ``frames/`` and
+        nothing else. Frames are written after the verdict, so no picture work delays a step.
+Rule 2: a frame whose picture can't be made (not a PNG this toolkit reads) loses that picture
+        only; the report says the picture is missing. A frame or a page that can't be written
+        is logged and costs the run nothing: the verdict and ``result.json`` are already written.
+Rule 3: a picture made from a frame is remembered by the frame's digest (the last
+        :data:`PICTURES_KEPT`): the same screen, met again in this run or a later one of the same
+        process (a suite, the test suite), is not shrunk and encoded again.
+Rule 4: the pages are rendered by ``_store/report.py`` (self-contained, CSP-strict, every outside
+        string escaped) and written atomically, 0600, like every file under ``.mobster/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mobster_core._log import get_logger
+from mobster_core._rules.frames import FrameLimits, FramesMode, Picture, frame_file, make_picture, plan_frames
+from mobster_core._rules.image import PngError
+from mobster_core._rules.text import utf8
+
+from .fsutil import atomic_write
+from .journal import JournalError, read_journal
+from .report import RunReport, render_run, render_suite
+
+__all__ = ["keep_frames", "write_index", "write_report"]
+
+log = get_logger(__name__)
+
+#: Rule 3: how many pictures are remembered (thumbnails are a few KB, views tens of KB).
+PICTURES_KEPT = 256
+_pictures: OrderedDict[tuple[bytes, str], Picture] = OrderedDict()
+
+
+def _picture(png: bytes, size: str) -> Picture:
+    """Rule 3: :func:`make_picture`, remembered by the frame's digest."""
+    key = (hashlib.blake2b(png, digest_size=16).digest(), size)
+    found = _pictures.get(key)
+    if found is not None:
+        _pictures.move_to_end(key)
+        return found
+    picture = make_picture(png, size)
+    _pictures[key] = picture
+    while len(_pictures) > PICTURES_KEPT:
+        _pictures.popitem(last=False)
+    return picture
+
+
+def keep_frames(
+    folder: Path, result: Mapping[str, Any], taken: Mapping[str, bytes], mode: FramesMode | str = FramesMode.AUTO
+) -> dict[str, bytes | Path]:
+    """Rule 1: write the kept frames of ``taken`` (full PNGs by base name) into ``folder/frames``.
+
+    Returns what the report embeds and links: each written file's name (``frames/step-001-before.thumb.png``)
+    mapped to its bytes.
+    """
+    plan = plan_frames(result, mode, sizes={base: len(png) for base, png in taken.items()}, limits=FrameLimits())
+    files: dict[str, bytes | Path] = {}
+    for base, png in taken.items():
+        if base in plan.full:
+            files[frame_file(base)] = png
+        for size, wanted in (("thumb", plan.thumbs), ("view", plan.views)):
+            if base not in wanted:
+                continue
+            try:
+                picture = _picture(png, size)
+            except PngError as exc:
+                log.debug("no picture of this frame", frame=base, size=size, error=str(exc))
+                continue
+            files[frame_file(base, size, picture.kind)] = picture.data
+    for name, data in list(files.items()):
+        try:
+            atomic_write(folder / name, data if isinstance(data, bytes) else data.read_bytes())
+        except OSError as exc:
+            log.warning("a frame couldn't be written", file=str(folder / name), error=str(exc))
+            files.pop(name)
+    return files
+
+
+def write_report(
+    folder: Path, result: Mapping[str, Any], frames: Mapping[str, bytes | Path], *, rerun: str | None = None
+) -> Path | None:
+    """Rule 4: ``folder/report.html`` for a finished run; its path, or None when it couldn't be written."""
+    try:
+        journal = read_journal(folder / "journal.jsonl")
+    except (JournalError, OSError) as exc:
+        log.debug("the report shows no journal", error=str(exc))
+        journal = []
+    page = render_run(RunReport(result=result, journal=journal, frames=frames, rerun=rerun))
+    file = folder / "report.html"
+    try:
+        atomic_write(file, utf8(page))
+    except OSError as exc:
+        log.warning("the report couldn't be written", file=str(file), error=str(exc))
+        return None
+    return file
+
+
+def write_index(folder: Path, results: Mapping[str, Any], *, here: str | None = None) -> Path | None:
+    """Rule 4: ``folder/index.html`` for a suite's ``results.json`` (``here``: ``folder`` relative to the project)."""
+    file = folder / "index.html"
+    try:
+        atomic_write(file, utf8(render_suite(results, here=here)))
+    except OSError as exc:
+        log.warning("the suite's page couldn't be written", file=str(file), error=str(exc))
+        return None
+    return file
