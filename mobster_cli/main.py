@@ -113,6 +113,14 @@ def _device_options(f: Any) -> Any:
                 "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
             ),
             click.option("--max-usd", type=float, help="Cap each check's model spend (USD)."),
+            click.option(
+                "--frames",
+                type=click.Choice(["auto", "all", "failed", "none"]),
+                default="auto",
+                show_default=True,
+                help="Which screens each run keeps for its report.html: auto keeps a thumbnail of every step "
+                "and full frames of the first 20 and of the steps that drifted, healed or failed.",
+            ),
             click.option("--json", "as_json", is_flag=True, help="Print results.json on stdout."),
             click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also copy junit.xml here."),
         ]
@@ -324,6 +332,7 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
         fresh=opts["fresh"],
         carry=bool(opts.get("carry")),
         max_usd=opts.get("max_usd"),
+        frames=opts.get("frames") or "auto",
         root=root,
         on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
         on_result=lambda result: _print_check(out, result),
@@ -397,13 +406,24 @@ def _print_check(out: Any, result: CheckResult) -> None:
 
 
 def _print_summary(out: Any, suite: SuiteResult, root: Path) -> None:
-    from ._render import pending_line, summary_line
+    from ._render import pending_line, summary_line, visible
 
+    index = suite.folder / "index.html"
+    if index.is_file():
+        out.print(f"report: {visible(_shown_path(index))}", markup=False)
     out.print(summary_line(suite), markup=False)
     pending = _pending_heals([Path(root / c.file) for c in suite.checks])
     line = pending_line(pending)
     if line:
         out.print(line, markup=False)
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` relative to the working folder when it is under it, else absolute."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())
 
 
 def _pending_heals(files: Sequence[Path]) -> int:
