@@ -203,6 +203,74 @@ def demo(directory: Path | None) -> None:
     raise SystemExit(run_demo(directory or Path("mobster-demo")))
 
 
+@cli.group()
+def report() -> None:
+    """The HTML reports: join shards' results, find the newest page."""
+
+
+@report.command(name="merge")
+@click.argument("dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the merged files here (default: .mobster/test-results/merged-<time>).",
+)
+def report_merge(dirs: tuple[Path, ...], out: Path | None) -> None:
+    """Join shards' results.json, junit.xml and index.html into one.
+
+    Each DIR is a suite's folder (.mobster/test-results/<suite_id>) or a project or CI artifact
+    holding one (its newest is taken). The summary is the one an unsharded run would give.
+    """
+    from mobster_core.results import MergeError, merge_suites
+
+    from ._render import visible
+
+    if out is None:
+        from datetime import UTC, datetime
+
+        out = Path(".mobster") / "test-results" / f"merged-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
+    try:
+        merged = merge_suites(list(dirs), out)
+    except MergeError as exc:
+        _fail(str(exc))
+    summary = merged["summary"]
+    words = {"passed": "passed", "failed": "failed", "needs_review": "need review", "couldnt_run": "couldn't run"}
+    counts = ", ".join(f"{summary[k]} {word}" for k, word in words.items())
+    console = _console()
+    console.print(f"merged {len(dirs)} shard{'s' if len(dirs) != 1 else ''}: {counts}", markup=False)
+    for name in ("results.json", "junit.xml", "index.html"):
+        console.print(f"  {visible(_shown_path(out / name))}", markup=False)
+
+
+@report.command(name="open")
+@click.option("--run", "run_page", is_flag=True, help="The newest check run's report.html, not a suite's index.html.")
+@click.option("--browser", is_flag=True, help="Also open it in the default browser.")
+def report_open(run_page: bool, browser: bool) -> None:
+    """Print the path of the newest report (in this project), or open it."""
+    from mobster_core.results import newest_report
+
+    from ._render import visible
+
+    root = _project_root(Path.cwd())
+    page = newest_report(root, runs=run_page)
+    if page is None:
+        _fail(f"no report in {root / '.mobster'} yet: run mobster test first")
+    click.echo(visible(_shown_path(page)))
+    if browser:
+        import webbrowser
+
+        if not webbrowser.open(page.resolve().as_uri()):
+            _fail("no browser could be opened; open the path above yourself")
+
+
+def _project_root(cwd: Path) -> Path:
+    """The nearest folder at or above ``cwd`` holding ``.mobster``, else ``cwd``."""
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".mobster").is_dir():
+            return folder
+    return cwd
+
+
 # -- mobster test ------------------------------------------------------------------------------
 
 

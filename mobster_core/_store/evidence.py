@@ -30,7 +30,7 @@ from .fsutil import atomic_write
 from .journal import JournalError, read_journal
 from .report import RunReport, render_run, render_suite
 
-__all__ = ["keep_frames", "write_index", "write_report"]
+__all__ = ["keep_frames", "newest_report", "write_index", "write_report"]
 
 log = get_logger(__name__)
 
@@ -112,3 +112,13 @@ def write_index(folder: Path, results: Mapping[str, Any], *, here: str | None = 
         log.warning("the suite's page couldn't be written", file=str(file), error=str(exc))
         return None
     return file
+
+
+def newest_report(root: Path, *, runs: bool = False) -> Path | None:
+    """The newest page under ``root/.mobster``: a suite's ``index.html`` (a run's ``report.html`` with ``runs``).
+
+    Newest by the file's modification time; None when there is none.
+    """
+    pattern = "runs/*/report.html" if runs else "test-results/*/index.html"
+    pages = [p for p in (root / ".mobster").glob(pattern) if p.is_file()]
+    return max(pages, key=lambda p: p.stat().st_mtime, default=None)
