@@ -176,14 +176,19 @@ async def _final_frame(run: Run, folder: Path) -> bytes | None:
 def _taken(data: dict[str, object], moments: list[Moment], final: bytes | None) -> dict[str, bytes]:
     """Rule 3: the frames taken, by base name: each step's (its place in ``steps``, from 1) and the final one.
 
-    Every action sent and every drift noted its frame, in the order the steps' reports list them;
-    where the two lists stop agreeing (a drift against a sent action), no later step gets a frame.
+    Every action sent and every drift noted its frame, in the order the steps' reports list them.
+    A drift that healed has no report of its own (the healed steps stand in its place): its
+    moment is passed over. Where the two lists stop agreeing, no later step gets a frame.
     """
     steps = data.get("steps")
+    pending = iter(moments)
     taken: dict[str, bytes] = {}
-    for p, (step, moment) in enumerate(zip(steps if isinstance(steps, list) else [], moments, strict=False), 1):
+    for p, step in enumerate(steps if isinstance(steps, list) else [], 1):
         drifted = isinstance(step, dict) and step.get("reason") is not None
-        if drifted is not moment.drift:
+        moment = next(pending, None)
+        while moment is not None and moment.drift and not drifted:
+            moment = next(pending, None)  # a drift that healed
+        if moment is None or moment.drift is not drifted:
             log.debug("the frames stop matching the steps", step=p)
             break
         if moment.frame is not None:

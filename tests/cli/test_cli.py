@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from mobster_core import CheckResult, Clock, Outcome, SuiteResult, Verdict
 from mobster_core.results import Cost, Mode
 from mobster_core.testing import FakeClock
 from mobster_drivers.scripted import ScriptedPhone, sample_path
+from tests.browser import CHROMIUM, Browser
 
 SIGNUP = """\
 version: 1
@@ -293,6 +295,21 @@ def test_the_demo_runs(tmp_path: Path) -> None:
     mobster_path = Path(sys.executable).with_name("mobster")
     assert mobster_path.exists()
     assert f" && {mobster_path} test --scripted apps/yourapp-rebuild.yaml" in out.stdout
+    # It ends with the page that shows the record, the $0 replay and the heal, each run linked.
+    page = Path(out.stdout.strip().splitlines()[-1].strip())
+    page = page if page.is_absolute() else Path.cwd() / page
+    assert page == tmp_path / "demo" / ".mobster" / "test-results" / "demo" / "index.html"
+    text = page.read_text()
+    for word in ("recorded by Smart", "replayed · $0", "healed"):
+        assert word in text
+    links = set(re.findall(r'href="([^"]+/report\.html)"', text))
+    assert len(links) == 8
+    assert all((page.parent / link).is_file() for link in links)
+    if CHROMIUM.exists():
+        with Browser() as browser:
+            assert browser.load(page) == []
+            for link in links:
+                assert browser.load(page.parent / link) == [], link
 
 
 def test_no_heal_never_constructs_a_model(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

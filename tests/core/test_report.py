@@ -59,6 +59,21 @@ def render(runs: Runs, name: str, **changes: Any) -> str:
     return render_run(attrs.evolve(report, **changes))
 
 
+def test_the_runner_writes_the_page_its_files_make(report_runs: Runs) -> None:
+    for name, (report, data) in report_runs.items():
+        written = report_runs.root / data["run_dir"] / "report.html"
+        assert written.read_text(encoding="utf-8") == render_run(report), name
+    heal = report_runs["heal"][0]
+    # A frame before each step (the healed one's too: the drift it replaced noted none of its own), and the final one.
+    assert sorted(n for n in heal.frames if n.endswith(".thumb.png")) == [
+        "frames/final.thumb.png", "frames/step-001-before.thumb.png", "frames/step-002-before.thumb.png",
+        "frames/step-003-before.thumb.png", "frames/step-004-before.thumb.png",
+    ]  # fmt: skip
+    drift = report_runs["drift"][1]
+    assert drift["steps"][-1]["reason"] is not None
+    assert drift["steps"][-1]["target"]["label"] == "Next"  # the recorded target of the step that drifted
+
+
 # -- what the pages show ------------------------------------------------------------------------
 
 
