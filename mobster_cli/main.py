@@ -577,6 +577,12 @@ def _heal_lines(root: Path, file: Path) -> list[str]:
             diff = [f"screen before → after ({pending.env}):"]
             diff += [f"- {role} {label!r}" for role, label in pending.gone]
             diff += [f"+ {role} {label!r}" for role, label in pending.came]
+        if pending.evidence is not None:
+            found = pending.evidence
+            diff.append(f"frame before: {found.before or 'not kept'}")
+            diff.append(f"frame after:  {found.after or 'not kept'}")
+            if found.report is not None:
+                diff.append(f"report: {found.report}")
         e = pending.entry
         rows.append((e.step, e.from_, e.to, e.why, diff))
     return heal_listing(f"{check.name} ({file.name})", rows)

@@ -16,13 +16,24 @@ Rule 4: the pages are rendered by ``_store/report.py`` (self-contained, CSP-stri
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from mobster_core._log import get_logger
-from mobster_core._rules.frames import FrameLimits, FramesMode, Picture, frame_file, make_picture, plan_frames
+from mobster_core._rules.frames import (
+    FrameLimits,
+    FramesMode,
+    Picture,
+    frame_file,
+    heal_frames,
+    make_picture,
+    plan_frames,
+)
 from mobster_core._rules.image import PngError
 from mobster_core._rules.text import utf8
 
@@ -30,7 +41,7 @@ from .fsutil import atomic_write
 from .journal import JournalError, read_journal
 from .report import RunReport, render_run, render_suite
 
-__all__ = ["keep_frames", "newest_report", "write_index", "write_report"]
+__all__ = ["HealFrames", "heal_evidence", "keep_frames", "newest_report", "write_index", "write_report"]
 
 log = get_logger(__name__)
 
@@ -122,3 +133,72 @@ def newest_report(root: Path, *, runs: bool = False) -> Path | None:
     pattern = "runs/*/report.html" if runs else "test-results/*/index.html"
     pages = [p for p in (root / ".mobster").glob(pattern) if p.is_file()]
     return max(pages, key=lambda p: p.stat().st_mtime, default=None)
+
+
+#: How many of the newest runs ``heal_evidence`` looks through.
+RUNS_SEARCHED = 500
+
+
+@attrs.frozen
+class HealFrames:
+    """Where a heal happened: its run's folder, its ``report.html`` and the frames before and after it.
+
+    Paths are relative to the project; a frame is None when the run kept none of it.
+    """
+
+    run_dir: str
+    report: str | None
+    before: str | None
+    after: str | None
+
+
+def heal_evidence(root: Path, file: str, step: int, change: tuple[str, str]) -> HealFrames | None:
+    """The newest run of the check ``file`` (relative to ``root``) that made the heal of ``step`` ``change`` (from, to).
+
+    None when no run of the newest :data:`RUNS_SEARCHED` holds it (their folders were cleaned).
+    """
+    runs = sorted((root / ".mobster" / "runs").glob("*/result.json"), key=_mtime, reverse=True)
+    for result in runs[:RUNS_SEARCHED]:
+        try:
+            data = json.loads(result.read_bytes())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict) or data.get("file") != file or not isinstance(data.get("steps"), list):
+            continue
+        for heal in data.get("heals") or []:
+            if isinstance(heal, dict) and (heal.get("step"), heal.get("from"), heal.get("to")) == (step, *change):
+                folder = result.parent
+                before, after = heal_frames(data["steps"], heal)
+                report = folder / "report.html"
+                return HealFrames(
+                    run_dir=_rel(folder, root),
+                    report=_rel(report, root) if report.is_file() else None,
+                    before=_frame_path(folder, before, root),
+                    after=_frame_path(folder, after, root),
+                )
+    return None
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def _frame_path(folder: Path, base: str | None, root: Path) -> str | None:
+    """The largest file kept of a frame: the full PNG, else its view, else its thumbnail."""
+    if base is None:
+        return None
+    for size, kind in (("full", "png"), ("view", "png"), ("view", "jpg"), ("thumb", "png"), ("thumb", "jpg")):
+        path = folder / frame_file(base, size, kind)
+        if path.is_file():
+            return _rel(path, root)
+    return None

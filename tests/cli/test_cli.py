@@ -145,6 +145,19 @@ def test_a_heal_is_listed_accepted_and_rejected(project: Path) -> None:
     assert 'step 3: Tap "Continue" → Tap "Next"' in listing.output
     assert "- Button 'Continue'" in listing.output
     assert "+ Button 'Next'" in listing.output
+    # The frames before and after the heal, and the page that shows them side by side.
+    named = {
+        line.split(":", 1)[0].strip(): line.split(":", 1)[1].strip()
+        for line in listing.output.splitlines()
+        if line.strip().startswith(("frame before:", "frame after:", "report:"))
+    }
+    run_dir = str(Path(named["report"]).parent)
+    assert named == {
+        "frame before": f"{run_dir}/frames/step-003-before.png",
+        "frame after": f"{run_dir}/frames/final.png",
+        "report": f"{run_dir}/report.html",
+    }
+    assert all((project / path).is_file() for path in named.values())
     rejected = mobster("test", "heal", "--reject", "signup.yaml")
     assert rejected.exit_code == 0
     assert "rejected 1 heal of signup.yaml" in rejected.output

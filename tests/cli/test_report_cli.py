@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mobster_drivers.scripted import sample_path
 from tests.cli.test_cli import SIGNUP, mobster
 
 PAYWALL = """\
@@ -118,3 +119,26 @@ def test_report_open_prints_the_newest_page(project: Path) -> None:
     run = mobster("report", "open", "--run").output.strip()
     assert run.startswith(".mobster/runs/")
     assert run.endswith("/report.html")
+
+
+def test_junit_lists_the_steps_names_where_it_stopped_and_attaches_the_report(project: Path) -> None:
+    mobster("test", "--scripted", "app.yaml", "--model", "scripted")
+    (project / "renamed.yaml").write_text(sample_path("yourapp-renamed").read_text())
+    result = mobster("test", "signup.yaml", "--scripted", "renamed.yaml", "--no-heal", "--junit", "out.xml")
+    assert result.exit_code == 1
+    case = ET.fromstring((project / "out.xml").read_bytes()).find("testsuite/testcase")
+    assert case is not None
+    failure, out = case.find("failure"), case.findtext("system-out") or ""
+    assert failure is not None
+    assert failure.get("type") == "drift"
+    assert (failure.text or "").endswith('stopped at step 3 (Tap "Continue"): "Continue" isn\'t on the screen')
+    lines = out.splitlines()
+    assert lines[1:4] == [
+        'step 1 replayed: Tap "Sign up" (waited 0.00 s, 100% alike)',
+        'step 2 replayed: Type "ada@example.com" into "Email" (waited 0.15 s, 60% alike)',
+        'step 3 drifted: Tap "Continue": "Continue" isn\'t on the screen',
+    ]
+    doc = json.loads((_suite(result.output) / "results.json").read_text())
+    attachment = f"[[ATTACHMENT|{doc['checks'][0]['run_dir']}/report.html]]"
+    assert lines[-1] == attachment
+    assert (project / doc["checks"][0]["run_dir"] / "report.html").is_file()
