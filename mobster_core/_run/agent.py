@@ -191,7 +191,9 @@ class Agent:
         brief = self.brief
         rows, _ids = screen_rows(screen)
         # The frame taken with this read, when the run keeps frames, is the picture of this screen.
-        shot = (self.dispatch.frame_of(screen) or await self.dispatch.screenshot()) if brief.screenshots else None
+        shot = (
+            (await self.dispatch.picture_of(screen) or await self.dispatch.screenshot()) if brief.screenshots else None
+        )
         prompt = Prompt(
             system=SYSTEM_PROMPT,
             request=request or brief.request,

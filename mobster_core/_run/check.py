@@ -47,7 +47,7 @@ from mobster_core.protocols import Clock, Device, Model
 
 from .agent import ModelCalls
 from .context import Run, RunOptions
-from .dispatch import Dispatcher, Moment
+from .dispatch import Dispatcher
 from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
@@ -107,7 +107,7 @@ async def run_check(
     result = _result(run, story, seconds=clock.now() - began, folder=folder)
     data = result.to_dict()
     atomic_write(folder / "result.json", utf8(json.dumps(data, indent=2, ensure_ascii=False)))
-    taken = _taken(data, dispatch.moments, final) if framing else {}
+    taken = _taken(data, await dispatch.frames(), final) if framing else {}
     write_report(folder, data, keep_frames(folder, data, taken, options.frames))
     if options.on_result is not None:
         options.on_result(result)
@@ -164,7 +164,7 @@ async def _final_frame(run: Run, folder: Path) -> bytes | None:
     """
     dispatch = run.dispatch
     latest = dispatch.latest
-    shot = (None if latest is None else dispatch.frame_of(latest)) or await dispatch.screenshot()
+    shot = (None if latest is None else await dispatch.picture_of(latest)) or await dispatch.screenshot()
     if shot is not None:
         try:
             atomic_write(folder / "frame-final.png", shot)
@@ -173,7 +173,7 @@ async def _final_frame(run: Run, folder: Path) -> bytes | None:
     return shot
 
 
-def _taken(data: dict[str, object], moments: list[Moment], final: bytes | None) -> dict[str, bytes]:
+def _taken(data: dict[str, object], moments: list[tuple[bytes | None, bool]], final: bytes | None) -> dict[str, bytes]:
     """Rule 3: the frames taken, by base name: each step's (its place in ``steps``, from 1) and the final one.
 
     Every action sent and every drift noted its frame, in the order the steps' reports list them.
@@ -186,13 +186,13 @@ def _taken(data: dict[str, object], moments: list[Moment], final: bytes | None) 
     for p, step in enumerate(steps if isinstance(steps, list) else [], 1):
         drifted = isinstance(step, dict) and step.get("reason") is not None
         moment = next(pending, None)
-        while moment is not None and moment.drift and not drifted:
+        while moment is not None and moment[1] and not drifted:
             moment = next(pending, None)  # a drift that healed
-        if moment is None or moment.drift is not drifted:
+        if moment is None or moment[1] is not drifted:
             log.debug("the frames stop matching the steps", step=p)
             break
-        if moment.frame is not None:
-            taken[step_frame(p)] = moment.frame
+        if moment[0] is not None:
+            taken[step_frame(p)] = moment[0]
     if final is not None:
         taken[FINAL] = final
     return taken

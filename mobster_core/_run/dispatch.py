@@ -55,13 +55,36 @@ T = TypeVar("T")
 _SHOTS_KEPT = 8
 
 
+#: Rule 9: a screenshot taken beside a read, its bytes arriving (or arrived).
+Shot = asyncio.Future[bytes]
+
+
 @attrs.frozen
 class Moment:
     """Rule 9: an action sent (its element, None for a global action) or a drift, with the frame it was decided on."""
 
-    frame: bytes | None
+    frame: Shot | None
     element: Element | None
     drift: bool = False
+
+
+def _quiet(shot: Shot) -> None:
+    """A screenshot that failed costs the read nothing (Rule 9): its error is read here and logged."""
+    if not shot.cancelled() and shot.exception() is not None:
+        log.debug("no frame with this read", error=str(shot.exception()))
+
+
+async def _bytes(shot: Shot | None) -> bytes | None:
+    if shot is None:
+        return None
+    try:
+        return await asyncio.shield(shot)
+    except asyncio.CancelledError:
+        if shot.cancelled():
+            return None
+        raise  # we were cancelled, not the screenshot
+    except Exception:  # noqa: BLE001 - Rule 9: a failed screenshot is a missing frame
+        return None
 
 
 def unknown_message(what: str, exc: BaseException) -> str:
@@ -98,7 +121,8 @@ class Dispatcher:
         self._sent: list[tuple[str, Action]] = []
         self._latest: Screen | None = None
         self._framing = False
-        self._shots: OrderedDict[str, bytes] = OrderedDict()
+        self._shots: OrderedDict[str, Shot] = OrderedDict()
+        self._inflight: set[Shot] = set()
         self.moments: list[Moment] = []
 
     @property
@@ -156,40 +180,62 @@ class Dispatcher:
         """Rule 9: from now on, pair each read with a screenshot (when the device gives them)."""
         self._framing = isinstance(self.device, Screenshots)
 
-    def frame_of(self, screen: Screen) -> bytes | None:
-        """Rule 9: the screenshot taken with a read that returned this screen, if one is kept."""
+    def frame_of(self, screen: Screen) -> Shot | None:
+        """Rule 9: the screenshot taken with a read that returned this screen (maybe still arriving)."""
         return self._shots.get(screen.fingerprint) if self._framing else None
+
+    async def picture_of(self, screen: Screen) -> bytes | None:
+        """Rule 9: the bytes of :meth:`frame_of`, awaited; None when there is none or it failed."""
+        return await _bytes(self.frame_of(screen))
 
     def drifted(self, screen: Screen, element: Element | None) -> None:
         """Rule 9: note a step that drifted on ``screen`` (``element``: its recorded target)."""
         if self._framing:
             self.moments.append(Moment(self.frame_of(screen), element, drift=True))
 
+    async def frames(self) -> list[tuple[bytes | None, bool]]:
+        """Rule 9: each moment's frame bytes (None when it has none) and whether it was a drift, in order.
+
+        Waits for screenshots still arriving (each started with a read that already ended), then
+        cancels any other still in flight: the run is over.
+        """
+        frames = [(await _bytes(m.frame), m.drift) for m in self.moments]
+        for shot in self._inflight:
+            shot.cancel()
+        await asyncio.gather(*self._inflight, return_exceptions=True)
+        return frames
+
     def _framed(self, read: Callable[[], Awaitable[Screen]]) -> Callable[[], Awaitable[Screen]]:
-        """Rule 9: ``read`` with a screenshot in flight beside it, when the run keeps frames."""
+        """Rule 9: ``read`` with a screenshot in flight beside it, when the run keeps frames.
+
+        The read returns as soon as it ends: the screenshot's bytes are awaited only where they
+        are needed (the model's picture, the run's end), so receiving them overlaps the action.
+        """
         device = self.device
         if not self._framing or not isinstance(device, Screenshots):
             return read
 
         async def both() -> Screen:
-            screen, shot = await asyncio.gather(read(), device.screenshot(), return_exceptions=True)
-            if isinstance(screen, BaseException):
-                raise screen
-            png = shot if isinstance(shot, bytes) else None
-            if isinstance(shot, BaseException):
-                if not isinstance(shot, Exception):
-                    raise shot  # a cancellation is never swallowed
-                log.debug("no frame with this read", error=str(shot))
-            self._keep_shot(screen, png)
+            shot = asyncio.ensure_future(device.screenshot())
+            shot.add_done_callback(_quiet)
+            self._inflight.add(shot)
+            shot.add_done_callback(self._inflight.discard)
+            try:
+                screen = await read()
+            except BaseException:
+                shot.cancel()
+                raise
+            self._keep_shot(screen, shot)
             return screen
 
         return both
 
-    def _keep_shot(self, screen: Screen, png: bytes | None) -> None:
-        if png is None:
-            return
+    def _keep_shot(self, screen: Screen, shot: Shot) -> None:
         key = screen.fingerprint
-        self._shots[key] = self._shots.pop(key, png)  # the same screen keeps one copy of its bytes
+        known = self._shots.pop(key, None)
+        # A screen already pictured keeps its first picture (one copy of its bytes), unless that one failed.
+        keep = known if known is not None and not (known.done() and (known.cancelled() or known.exception())) else shot
+        self._shots[key] = keep
         while len(self._shots) > _SHOTS_KEPT:
             self._shots.popitem(last=False)
 
