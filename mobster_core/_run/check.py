@@ -43,7 +43,7 @@ from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
 from mobster_core._store.runs import new_run_folder
 from mobster_core.exceptions import PathError
-from mobster_core.protocols import Clock, Device, Model
+from mobster_core.protocols import Clock, Device, Model, Pictures
 
 from .agent import ModelCalls
 from .context import Run, RunOptions
@@ -108,7 +108,8 @@ async def run_check(
     data = result.to_dict()
     atomic_write(folder / "result.json", utf8(json.dumps(data, indent=2, ensure_ascii=False)))
     taken = _taken(data, await dispatch.frames(), final) if framing else {}
-    write_report(folder, data, keep_frames(folder, data, taken, options.frames))
+    maker = device.picture if isinstance(device, Pictures) else None
+    write_report(folder, data, keep_frames(folder, data, taken, options.frames, maker))
     if options.on_result is not None:
         options.on_result(result)
     if stopped is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.frames import (
+    THUMB_BOX,
+    VIEW_BOX,
     FrameLimits,
     FramesMode,
     Picture,
@@ -33,6 +35,7 @@ from mobster_core._rules.frames import (
     heal_frames,
     make_picture,
     plan_frames,
+    sniff,
 )
 from mobster_core._rules.image import PngError
 from mobster_core._rules.text import utf8
@@ -49,25 +52,50 @@ log = get_logger(__name__)
 PICTURES_KEPT = 256
 _pictures: OrderedDict[tuple[bytes, str], Picture] = OrderedDict()
 
+#: A device's picture maker (``protocols.Pictures.picture``): a frame and a box in, PNG or JPEG out, or None.
+Maker = Callable[[bytes, tuple[int, int]], "bytes | None"]
 
-def _picture(png: bytes, size: str) -> Picture:
-    """Rule 3: :func:`make_picture`, remembered by the frame's digest."""
+
+def _picture(png: bytes, size: str, maker: Maker | None = None) -> Picture:
+    """Rule 3: :func:`make_picture` (or the device's ``maker``), remembered by the frame's digest."""
     key = (hashlib.blake2b(png, digest_size=16).digest(), size)
     found = _pictures.get(key)
     if found is not None:
         _pictures.move_to_end(key)
         return found
-    picture = make_picture(png, size)
+    picture = _made(png, size, maker) or make_picture(png, size)
     _pictures[key] = picture
     while len(_pictures) > PICTURES_KEPT:
         _pictures.popitem(last=False)
     return picture
 
 
+def _made(png: bytes, size: str, maker: Maker | None) -> Picture | None:
+    """The device's picture, when it made one that is a PNG or a JPEG (never trusted further)."""
+    if maker is None:
+        return None
+    try:
+        data = maker(png, THUMB_BOX if size == "thumb" else VIEW_BOX)
+    except Exception as exc:  # noqa: BLE001 - a driver's picture that fails: the core makes it
+        log.debug("the device's picture failed", error=str(exc))
+        return None
+    kind = None if data is None else sniff(data)
+    if data is None or kind is None:
+        return None
+    return Picture(data, kind, 0, 0)
+
+
 def keep_frames(
-    folder: Path, result: Mapping[str, Any], taken: Mapping[str, bytes], mode: FramesMode | str = FramesMode.AUTO
+    folder: Path,
+    result: Mapping[str, Any],
+    taken: Mapping[str, bytes],
+    mode: FramesMode | str = FramesMode.AUTO,
+    maker: Maker | None = None,
 ) -> dict[str, bytes | Path]:
     """Rule 1: write the kept frames of ``taken`` (full PNGs by base name) into ``folder/frames``.
+
+    ``maker`` is the device's picture maker (``protocols.Pictures``), when it has one: it makes the
+    thumbnails and views, and the core makes any it declines.
 
     Returns what the report embeds and links: each written file's name (``frames/step-001-before.thumb.png``)
     mapped to its bytes.
@@ -81,7 +109,7 @@ def keep_frames(
             if base not in wanted:
                 continue
             try:
-                picture = _picture(png, size)
+                picture = _picture(png, size, maker)
             except PngError as exc:
                 log.debug("no picture of this frame", frame=base, size=size, error=str(exc))
                 continue
