@@ -107,9 +107,7 @@ async def run_check(
     result = _result(run, story, seconds=clock.now() - began, folder=folder)
     data = result.to_dict()
     atomic_write(folder / "result.json", utf8(json.dumps(data, indent=2, ensure_ascii=False)))
-    taken = _taken(data, await dispatch.frames(), final) if framing else {}
-    maker = device.picture if isinstance(device, Pictures) else None
-    write_report(folder, data, keep_frames(folder, data, taken, options.frames, maker))
+    await _evidence(run, folder, data, final)
     if options.on_result is not None:
         options.on_result(result)
     if stopped is not None:
@@ -172,6 +170,28 @@ async def _final_frame(run: Run, folder: Path) -> bytes | None:
         except OSError as exc:
             log.debug("no final frame", error=str(exc))
     return shot
+
+
+#: The longest a run waits, at its end, for the screenshots still arriving (seconds on its clock).
+FRAMES_WAIT_S = 30.0
+
+
+async def _evidence(run: Run, folder: Path, data: dict[str, object], final: bytes | None) -> None:
+    """Rule 3: the frames and ``report.html``, after ``result.json``; a failure here costs the run nothing."""
+    options, dispatch, device = run.options, run.dispatch, run.device
+    try:
+        taken = {}
+        if options.screenshots and options.frames is not FramesMode.NONE:
+            try:
+                moments = await asyncio.wait_for(dispatch.frames(), FRAMES_WAIT_S)
+            except TimeoutError:
+                log.warning("the screenshots still arriving were left out", waited_s=FRAMES_WAIT_S)
+                moments = []
+            taken = _taken(data, moments, final)
+        maker = device.picture if isinstance(device, Pictures) else None
+        write_report(folder, data, keep_frames(folder, data, taken, options.frames, maker))
+    except Exception:  # the verdict is written: a page that can't be made is logged, not fatal
+        log.exception("the run's report couldn't be made", folder=str(folder))
 
 
 def _taken(data: dict[str, object], moments: list[tuple[bytes | None, bool]], final: bytes | None) -> dict[str, bytes]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -107,3 +108,29 @@ def test_a_screenshot_that_fails_costs_the_read_nothing() -> None:
 
     assert clock.run(go()) is None
     assert dispatch.latest is not None
+
+
+def test_a_report_that_cant_be_made_costs_the_run_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mobster_core._store import evidence
+    from mobster_drivers.models.scripted import ScriptedModel
+    from tests.core.report_runs import SIGNUP
+
+    def broken(*_: object, **__: object) -> str:
+        raise RuntimeError("the renderer broke")
+
+    monkeypatch.setattr(evidence, "render_run", broken)
+    check = tmp_path / ".mobster" / "checks" / "signup.yaml"
+    check.parent.mkdir(parents=True)
+    check.write_text(SIGNUP)
+    clock = FakeClock()
+    device = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+    result = clock.run(
+        mc.run_check(
+            mc.load_check(check), device, clock, model=ScriptedModel(clock=clock), options=mc.RunOptions(root=tmp_path)
+        )
+    )
+    assert result.verdict is mc.Verdict.PASSED
+    run_dir = tmp_path / result.run_dir
+    assert (run_dir / "result.json").is_file()
+    assert (run_dir / "frames" / "step-001-before.png").is_file()
+    assert not (run_dir / "report.html").exists()
