@@ -95,7 +95,8 @@ def merge_documents(docs: Sequence[Mapping[str, Any]], names: Sequence[str] = ()
                 seen[run_dir] = name
             checks.append(dict(c))
     checks.sort(key=lambda c: (str(c.get("file", "")), _device_key(c), str(c.get("run_dir", ""))))
-    verdicts = [Verdict(c["verdict"]) for c in checks if c.get("verdict") in Verdict._value2member_map_]
+    known = {v.value for v in Verdict}
+    verdicts = [Verdict(c["verdict"]) for c in checks if c.get("verdict") in known]
     cost = sum(float(c.get("cost_usd") or 0.0) for c in checks)
     started = sorted(str(d.get("started_at", "")) for d in docs if d.get("started_at"))
     return {
