@@ -17,8 +17,8 @@ Rule 9 (frames): when the run keeps frames and the device gives screenshots, eve
         with a screenshot taken *at the same time* (both requests in flight together), so the
         frame of the screen an action is sent on costs no round trip of its own before the
         action. Each action sent, and each step that drifted, notes the frame of the read it was
-        decided on (:attr:`Dispatcher.moments`, in order). At most one screenshot is in flight:
-        a read that starts while one is shares it. A screenshot that fails costs the read
+        decided on (:attr:`Dispatcher.moments`, in order). At most two screenshots are in flight:
+        a read that starts while two are takes none. A screenshot that fails costs the read
         nothing: that moment has no frame.
 """
 
@@ -54,6 +54,8 @@ T = TypeVar("T")
 
 #: Rule 9: how many screens' screenshots are kept by read fingerprint (a step's reads repeat screens).
 _SHOTS_KEPT = 8
+#: Rule 9: the most screenshots in flight at once (a read's own, and the last one still arriving).
+_SHOTS_IN_FLIGHT = 2
 
 
 #: Rule 9: a screenshot taken beside a read, its bytes arriving (or arrived).
@@ -122,8 +124,7 @@ class Dispatcher:
         self._sent: list[tuple[str, Action]] = []
         self._latest: Screen | None = None
         self._framing = False
-        self._shots: OrderedDict[str, tuple[Shot, bool]] = OrderedDict()
-        self._current: Shot | None = None
+        self._shots: OrderedDict[str, Shot] = OrderedDict()
         self._inflight: set[Shot] = set()
         self.moments: list[Moment] = []
 
@@ -184,8 +185,7 @@ class Dispatcher:
 
     def frame_of(self, screen: Screen) -> Shot | None:
         """Rule 9: the screenshot taken with a read that returned this screen (maybe still arriving)."""
-        found = self._shots.get(screen.fingerprint) if self._framing else None
-        return None if found is None else found[0]
+        return self._shots.get(screen.fingerprint) if self._framing else None
 
     async def picture_of(self, screen: Screen) -> bytes | None:
         """Rule 9: the bytes of :meth:`frame_of`, awaited; None when there is none or it failed."""
@@ -213,41 +213,39 @@ class Dispatcher:
 
         The read returns as soon as it ends: the screenshot's bytes are awaited only where they
         are needed (the model's picture, the run's end), so receiving them overlaps the action.
-        At most one screenshot is in flight: a read that starts while one is shares it (on a
-        device whose screenshot is slower than its read, that picture may be up to one screenshot
-        older than the read), so the device never has more than one screenshot to answer.
+        At most :data:`_SHOTS_IN_FLIGHT` screenshots are in flight: a read that starts while
+        that many are takes none (its screen has a picture only if an earlier read of the same
+        screen took one), so a device whose screenshot is slower than its read is never asked
+        for a pile of them. A picture is never one taken for another read: it would show the
+        screen as it was before.
         """
         device = self.device
         if not self._framing or not isinstance(device, Screenshots):
             return read
 
         async def both() -> Screen:
-            shared = self._current is not None and not self._current.done()
-            if self._current is None or not shared:
-                self._current = asyncio.ensure_future(device.screenshot())
-                self._current.add_done_callback(_quiet)
-                self._inflight.add(self._current)
-                self._current.add_done_callback(self._inflight.discard)
-            shot = self._current
+            if len(self._inflight) >= _SHOTS_IN_FLIGHT:
+                return await read()
+            shot = asyncio.ensure_future(device.screenshot())
+            shot.add_done_callback(_quiet)
+            self._inflight.add(shot)
+            shot.add_done_callback(self._inflight.discard)
             try:
                 screen = await read()
             except BaseException:
-                if not shared:
-                    shot.cancel()
+                shot.cancel()
                 raise
-            self._keep_shot(screen, shot, own=not shared)
+            self._keep_shot(screen, shot)
             return screen
 
         return both
 
-    def _keep_shot(self, screen: Screen, shot: Shot, *, own: bool) -> None:
+    def _keep_shot(self, screen: Screen, shot: Shot) -> None:
         key = screen.fingerprint
         known = self._shots.pop(key, None)
-        # A screen keeps its first picture of its own (one copy of its bytes); a picture shared
-        # with an earlier read, or one that failed, gives way to one taken with this screen's read.
-        failed = known is not None and known[0].done() and (known[0].cancelled() or known[0].exception() is not None)
-        keep = known if known is not None and not failed and (known[1] or not own) else (shot, own)
-        self._shots[key] = keep
+        # A screen keeps its first picture (one copy of its bytes), unless that one failed.
+        failed = known is not None and known.done() and (known.cancelled() or known.exception() is not None)
+        self._shots[key] = known if known is not None and not failed else shot
         while len(self._shots) > _SHOTS_KEPT:
             self._shots.popitem(last=False)
 
