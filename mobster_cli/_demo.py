@@ -158,6 +158,26 @@ def _mobster() -> str:
     return shlex.quote(str(beside)) if beside.exists() else "mobster"
 
 
+def _report(folder: Path, suites: list[SuiteResult]) -> Path | None:
+    """The demo's suites on one page: each check's runs side by side, each linking to its report.html."""
+    from mobster_core.results import MergeError, merge_suites
+
+    out = folder / ".mobster" / "test-results" / "demo"
+    try:
+        merge_suites([s.folder for s in suites], out)
+    except (MergeError, OSError) as exc:
+        print(f"\nThe demo's page couldn't be written: {exc}")
+        return None
+    return out / "index.html"
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def run_demo(folder: Path) -> int:
     """Create (or reuse) the sample project in ``folder`` and run it four times.
 
@@ -202,6 +222,11 @@ def run_demo(folder: Path) -> int:
     print(f"Try it yourself: cd {shlex.quote(str(folder))} && {mobster} test --scripted apps/yourapp-rebuild.yaml")
     print(f"  (replays the healed path at $0 while the heal waits for review; then try {mobster} test heal)")
     print(f"Under pytest: cd {shlex.quote(str(folder))} && pytest   (pytest.ini names the phone and the model)")
+
+    page = _report(folder, [first, second, third, fourth])
+    if page is not None:
+        print("\nOne page shows the record, the $0 replay and the heal, each run's steps with their screens:")
+        print(f"  {_shown(page)}")
 
     expected = (
         first.exit_code == 0

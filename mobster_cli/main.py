@@ -223,6 +223,14 @@ def _device_options(f: Any) -> Any:
                 help="A step drifts once its screen has kept changing this long (default 3.0; about 6 x a read's "
                 "time on a slow remote read).",
             ),
+            click.option(
+                "--frames",
+                type=click.Choice(["auto", "all", "failed", "none"]),
+                default="auto",
+                show_default=True,
+                help="Which screens each run keeps for its report.html: auto keeps a thumbnail of every step "
+                "and full frames of the first 20 and of the steps that drifted, healed or failed.",
+            ),
             click.option("--json", "as_json", is_flag=True, help="Print results.json on stdout."),
             click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also copy junit.xml here."),
         ]
@@ -317,6 +325,74 @@ def demo(directory: Path | None) -> None:
     from ._demo import run_demo
 
     raise SystemExit(_boundary(lambda: run_demo(directory or Path("mobster-demo"))))
+
+
+@cli.group()
+def report() -> None:
+    """The HTML reports: join shards' results, find the newest page."""
+
+
+@report.command(name="merge")
+@click.argument("dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the merged files here (default: .mobster/test-results/merged-<time>).",
+)
+def report_merge(dirs: tuple[Path, ...], out: Path | None) -> None:
+    """Join shards' results.json, junit.xml and index.html into one.
+
+    Each DIR is a suite's folder (.mobster/test-results/<suite_id>) or a project or CI artifact
+    holding one (its newest is taken). The summary is the one an unsharded run would give.
+    """
+    from mobster_core.results import MergeError, merge_suites
+
+    from ._render import visible
+
+    if out is None:
+        from datetime import UTC, datetime
+
+        out = Path(".mobster") / "test-results" / f"merged-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
+    try:
+        merged = merge_suites(list(dirs), out)
+    except MergeError as exc:
+        _fail(str(exc))
+    summary = merged["summary"]
+    words = {"passed": "passed", "failed": "failed", "needs_review": "need review", "couldnt_run": "couldn't run"}
+    counts = ", ".join(f"{summary[k]} {word}" for k, word in words.items())
+    console = _console()
+    console.print(f"merged {len(dirs)} shard{'s' if len(dirs) != 1 else ''}: {counts}", markup=False)
+    for name in ("results.json", "junit.xml", "index.html"):
+        console.print(f"  {visible(_shown_path(out / name))}", markup=False)
+
+
+@report.command(name="open")
+@click.option("--run", "run_page", is_flag=True, help="The newest check run's report.html, not a suite's index.html.")
+@click.option("--browser", is_flag=True, help="Also open it in the default browser.")
+def report_open(run_page: bool, browser: bool) -> None:
+    """Print the path of the newest report (in this project), or open it."""
+    from mobster_core.results import newest_report
+
+    from ._render import visible
+
+    root = _project_root(Path.cwd())
+    page = newest_report(root, runs=run_page)
+    if page is None:
+        _fail(f"no report in {root / '.mobster'} yet: run mobster test first")
+    click.echo(visible(_shown_path(page)))
+    if browser:
+        import webbrowser
+
+        if not webbrowser.open(page.resolve().as_uri()):
+            _fail("no browser could be opened; open the path above yourself")
+
+
+def _project_root(cwd: Path) -> Path:
+    """The nearest folder at or above ``cwd`` holding ``.mobster``, else ``cwd``."""
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".mobster").is_dir():
+            return folder
+    return cwd
 
 
 # -- mobster test ------------------------------------------------------------------------------
@@ -530,6 +606,7 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
         fresh=opts["fresh"],
         carry=bool(opts.get("carry")),
         max_usd=opts.get("max_usd"),
+        frames=opts.get("frames") or "auto",
         root=root,
         on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
         on_sending=sending,
@@ -619,13 +696,24 @@ def _print_check(out: Any, result: CheckResult) -> None:
 
 
 def _print_summary(out: Any, suite: SuiteResult, root: Path) -> None:
-    from ._render import pending_line, summary_line
+    from ._render import pending_line, summary_line, visible
 
+    index = suite.folder / "index.html"
+    if index.is_file():
+        out.print(f"report: {visible(_shown_path(index))}", markup=False)
     out.print(summary_line(suite), markup=False)
     pending = _pending_heals([Path(root / c.file) for c in suite.checks])
     line = pending_line(pending)
     if line:
         out.print(line, markup=False)
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` relative to the working folder when it is under it, else absolute."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())
 
 
 def _pending_heals(files: Sequence[Path]) -> int:
@@ -717,6 +805,12 @@ def _heal_lines(root: Path, file: Path) -> list[str]:
                 "not in use: no healed path is kept with it (the file was edited, or a run stopped while "
                 "writing it); reject it, or run the check again so it heals again"
             )
+        if pending.evidence is not None:
+            found = pending.evidence
+            diff.append(f"frame before: {found.before or 'not kept'}")
+            diff.append(f"frame after:  {found.after or 'not kept'}")
+            if found.report is not None:
+                diff.append(f"report: {found.report}")
         e = pending.entry
         rows.append((e.step, e.from_, e.to, e.why, diff))
     return heal_listing(f"{check.name} ({file.name})", rows)

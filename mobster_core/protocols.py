@@ -25,6 +25,7 @@ __all__ = [
     "EvidenceReads",
     "Frame",
     "Model",
+    "Pictures",
     "Screenshots",
     "TargetChecks",
 ]
@@ -86,6 +87,25 @@ class Screenshots(Protocol):
 
     async def screenshot(self) -> bytes:
         """The screen as a PNG image."""
+        ...
+
+
+@runtime_checkable
+class Pictures(Protocol):
+    """**Protocol:** an optional ability of a device: small pictures of its screenshots, made fast.
+
+    A run's report embeds a thumbnail of every step's frame and a larger view of a few. The core
+    makes them in pure Python (decoding, a box filter, PNG and JPEG encoders), which is fast for
+    the PNGs the scripted phone draws and slow for a 1206 x 2622 screenshot whose rows use the
+    paeth filter (seconds each). A driver that has an imaging library may make them instead.
+    """
+
+    def picture(self, png: bytes, box: tuple[int, int]) -> bytes | None:
+        """``png`` shrunk by the smallest whole factor that fits ``box`` (width, height in pixels).
+
+        Returns PNG or JPEG bytes (the smaller for the picture), or None to let the core make it.
+        Called after the check's verdict, never while its steps run; it may take CPU time.
+        """
         ...
 
 

@@ -190,7 +190,10 @@ class Agent:
         """Build the prompt for ``screen`` and call the model once (a failure ends the run)."""
         brief = self.brief
         rows, _ids = screen_rows(screen)
-        shot = await self.dispatch.screenshot() if brief.screenshots else None
+        # The frame taken with this read, when the run keeps frames, is the picture of this screen.
+        shot = (
+            (await self.dispatch.picture_of(screen) or await self.dispatch.screenshot()) if brief.screenshots else None
+        )
         prompt = Prompt(
             system=SYSTEM_PROMPT,
             request=request or brief.request,
@@ -267,7 +270,9 @@ class Agent:
         await self.dispatch.send(key, f"step {index} ({step.describe()})", action, {"step": index, "source": "smart"})
         self._next_index += 1
         self.path.append(step)
-        self.reports.append(StepReport(index, step.op, step.describe(), StepSource.SMART, 0.0, None, settled=True))
+        self.reports.append(
+            StepReport(index, step.op, step.describe(), StepSource.SMART, 0.0, None, settled=True, target=element)
+        )
         self.history.append(f"{step.describe() if not step.live else said}: done")
         return True
 

@@ -8,8 +8,11 @@ Rule 1: the phases run in order and each returns a value: :func:`~.plan.prepare`
         rules.
 Rule 2: a failure is the outcome the check reports, made where it happened; the first one ends the
         run. Everything a run says is a result with a class and a message.
-Rule 3: each run writes ``.mobster/runs/<run_id>/``: ``result.json``, ``journal.jsonl``, and the
-        last frame when the device gives screenshots.
+Rule 3: each run writes ``.mobster/runs/<run_id>/``: ``result.json``, ``journal.jsonl``, the
+        last frame when the device gives screenshots (``frame-final.png``), the frames the
+        ``--frames`` policy keeps (``frames/``: the screen each action was sent on, taken with the
+        read it was decided on, and the final one) and ``report.html``. The frames and the page
+        are made after ``result.json`` is written: their work delays no step and no verdict.
 Rule 4: a run cancelled from outside (Ctrl+C, SIGTERM) still writes its result, class ``stopped``,
         never updates the cache or the heal file, then raises :class:`RunStopped`. It keeps what
         the phases that ended before the stop returned; the journal lists every action.
@@ -36,14 +39,16 @@ from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
 from mobster_core._rules.cost import Cost
 from mobster_core._rules.device import DeviceInfo
+from mobster_core._rules.frames import FINAL, FramesMode, step_frame
 from mobster_core._rules.text import utf8
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import Check, project_of
+from mobster_core._store.evidence import keep_frames, write_report
 from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
 from mobster_core._store.runs import new_run_folder
 from mobster_core.exceptions import PathError, os_error_message
-from mobster_core.protocols import CheckReports, Clock, Device, Model
+from mobster_core.protocols import CheckReports, Clock, Device, Model, Pictures
 
 from .agent import ModelCalls
 from .context import Run, RunOptions
@@ -96,19 +101,24 @@ async def run_check(
     began = clock.now()
     folder = new_run_folder(root, utc_now())
     calls = None if model is None else ModelCalls(model, options.prices)
+    framing = options.screenshots and options.frames is not FramesMode.NONE
     with Journal(folder) as journal:
         dispatch = Dispatcher(device, clock, journal, timing=options.policy, on_sent=options.on_sent)
         dispatch.on_sending = options.on_sending
+        if framing:
+            dispatch.keep_frames()
         run = Run(check, device, clock, root, options, dispatch, calls)
         story, stopped = await _tell(run, folder)
-    if stopped is None and options.screenshots:
-        await _final_frame(run, folder)
+    final = await _final_frame(run, folder) if stopped is None and options.screenshots else None
     result = _result(run, story, seconds=clock.now() - began, folder=folder)
-    atomic_write(folder / "result.json", utf8(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
+    data = result.to_dict()
+    atomic_write(folder / "result.json", utf8(json.dumps(data, indent=2, ensure_ascii=False)))
     if stopped is not None:
+        _stopped_report(folder, data)
         if options.on_result is not None:
             options.on_result(result)
         raise RunStopped(result) from stopped
+    await _evidence(run, folder, data, final)
     if isinstance(device, CheckReports):
         await _best_effort(device.check_ended(result.name, result.verdict, result.outcome.message), "check_ended")
     if options.on_result is not None:
@@ -172,14 +182,76 @@ def _internal(exc: Exception, folder: Path) -> Outcome:
     return Outcome(Verdict.COULDNT_RUN, FailureClass.INTERNAL, message)
 
 
-async def _final_frame(run: Run, folder: Path) -> None:
-    """Rule 3: the last frame, when the device gives screenshots."""
-    shot = await run.dispatch.screenshot()
+async def _final_frame(run: Run, folder: Path) -> bytes | None:
+    """Rule 3: the last frame, when the device gives screenshots.
+
+    When the run keeps frames, the verdict's read was taken with one: that is the final frame,
+    and no screenshot is taken again.
+    """
+    dispatch = run.dispatch
+    latest = dispatch.latest
+    shot = (None if latest is None else await dispatch.picture_of(latest)) or await dispatch.screenshot()
     if shot is not None:
         try:
             atomic_write(folder / "frame-final.png", shot)
         except OSError as exc:
             log.debug("no final frame", error=str(exc))
+    return shot
+
+
+#: The longest a run waits, at its end, for the screenshots still arriving (seconds on its clock).
+FRAMES_WAIT_S = 30.0
+
+
+async def _evidence(run: Run, folder: Path, data: dict[str, object], final: bytes | None) -> None:
+    """Rule 3: the frames and ``report.html``, after ``result.json``; a failure here costs the run nothing."""
+    options, dispatch, device = run.options, run.dispatch, run.device
+    try:
+        taken = {}
+        if options.screenshots and options.frames is not FramesMode.NONE:
+            try:
+                moments = await asyncio.wait_for(dispatch.frames(), FRAMES_WAIT_S)
+            except TimeoutError:
+                log.warning("the screenshots still arriving were left out", waited_s=FRAMES_WAIT_S)
+                moments = []
+            taken = _taken(data, moments, final)
+        maker = device.picture if isinstance(device, Pictures) else None
+        write_report(folder, data, keep_frames(folder, data, taken, options.frames, maker))
+    except Exception:  # the verdict is written: a page that can't be made is logged, not fatal
+        log.exception("the run's report couldn't be made", folder=str(folder))
+
+
+def _stopped_report(folder: Path, data: dict[str, object]) -> None:
+    """Rule 3: a stopped run's ``report.html``, at once: no waiting for screenshots in flight."""
+    try:
+        write_report(folder, data, keep_frames(folder, data, {}, FramesMode.NONE, None))
+    except Exception:  # the verdict is written: a page that can't be made is logged, not fatal
+        log.exception("the run's report couldn't be made", folder=str(folder))
+
+
+def _taken(data: dict[str, object], moments: list[tuple[bytes | None, bool]], final: bytes | None) -> dict[str, bytes]:
+    """Rule 3: the frames taken, by base name: each step's (its place in ``steps``, from 1) and the final one.
+
+    Every action sent and every drift noted its frame, in the order the steps' reports list them.
+    A drift that healed has no report of its own (the healed steps stand in its place): its
+    moment is passed over. Where the two lists stop agreeing, no later step gets a frame.
+    """
+    steps = data.get("steps")
+    pending = iter(moments)
+    taken: dict[str, bytes] = {}
+    for p, step in enumerate(steps if isinstance(steps, list) else [], 1):
+        drifted = isinstance(step, dict) and step.get("reason") is not None
+        moment = next(pending, None)
+        while moment is not None and moment[1] and not drifted:
+            moment = next(pending, None)  # a drift that healed
+        if moment is None or moment[1] is not drifted:
+            log.debug("the frames stop matching the steps", step=p)
+            break
+        if moment[0] is not None:
+            taken[step_frame(p)] = moment[0]
+    if final is not None:
+        taken[FINAL] = final
+    return taken
 
 
 def _result(run: Run, story: _Story, *, seconds: float, folder: Path) -> CheckResult:

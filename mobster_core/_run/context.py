@@ -14,6 +14,7 @@ from pathlib import Path
 import attrs
 
 from mobster_core._rules.cost import PriceTable
+from mobster_core._rules.frames import FramesMode
 from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._store.checks import Check
@@ -35,7 +36,9 @@ class RunOptions:
     build) when this env has none. ``max_usd`` caps each check's model spend (the lower of it and
     the check's ``budget.max_usd``). ``prices`` prices the model's tokens. ``policy`` times every
     wait of a step. ``screenshots``: give the model a picture and keep the last frame, when the
-    device takes screenshots. ``root`` is the project folder (the one holding ``.mobster/``); by
+    device takes screenshots. ``frames`` (``auto``, ``all``, ``failed``, ``none``) says which
+    frames a run keeps for its ``report.html`` (see docs/reports.md); frames need ``screenshots``.
+    ``root`` is the project folder (the one holding ``.mobster/``); by
     default the one holding the check file, else the check file's folder. ``on_sent`` is called
     with a line per action sent (``step 2 (Tap "Sign up")``), ``on_sending`` with the same line
     as the action goes out and with None when its reply came (what a stopped run was waiting
@@ -53,6 +56,7 @@ class RunOptions:
     prices: PriceTable = attrs.field(factory=PriceTable)
     policy: PollPolicy = DEFAULT_POLICY
     screenshots: bool = True
+    frames: FramesMode = attrs.field(default=FramesMode.AUTO, converter=FramesMode)
     root: Path | None = None
     each_device: bool = False
     device_label: str | None = None

@@ -13,13 +13,23 @@ Rule 6: masked text never reaches the journal: it is written as null.
 Rule 7: a run stopped (cancelled) while an action is in flight journals that action as unknown.
 Rule 8: before acting on an element, a device that can (``TargetChecks``) confirms it is shown; the
         check is a read (tried once more when it fails, as Rule 5).
+Rule 9 (frames): when the run keeps frames and the device gives screenshots, every read is paired
+        with a screenshot taken *at the same time* (both requests in flight together), so the
+        frame of the screen an action is sent on costs no round trip of its own before the
+        action. Each action sent, and each step that drifted, notes the frame of the read it was
+        decided on (:attr:`Dispatcher.moments`, in order). At most two screenshots are in flight:
+        a read that starts while two are takes none. A screenshot that fails costs the read
+        nothing: that moment has no frame.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, TypeVar
+
+import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.device import Action, LaunchOptions
@@ -36,11 +46,48 @@ from mobster_core.protocols import Clock, Device, EvidenceReads, Screenshots, Ta
 from .ended import Ended, couldnt
 from .wait import drive
 
-__all__ = ["BULLET", "Dispatcher", "unknown_message"]
+__all__ = ["BULLET", "Dispatcher", "Moment", "unknown_message"]
 
 log = get_logger(__name__)
 
 T = TypeVar("T")
+
+#: Rule 9: how many screens' screenshots are kept by read fingerprint (a step's reads repeat screens).
+_SHOTS_KEPT = 8
+#: Rule 9: the most screenshots in flight at once (a read's own, and the last one still arriving).
+_SHOTS_IN_FLIGHT = 2
+
+
+#: Rule 9: a screenshot taken beside a read, its bytes arriving (or arrived).
+Shot = asyncio.Future[bytes]
+
+
+@attrs.frozen
+class Moment:
+    """Rule 9: an action sent (its element, None for a global action) or a drift, with the frame it was decided on."""
+
+    frame: Shot | None
+    element: Element | None
+    drift: bool = False
+
+
+def _quiet(shot: Shot) -> None:
+    """A screenshot that failed costs the read nothing (Rule 9): its error is read here and logged."""
+    if not shot.cancelled() and shot.exception() is not None:
+        log.debug("no frame with this read", error=str(shot.exception()))
+
+
+async def _bytes(shot: Shot | None) -> bytes | None:
+    if shot is None:
+        return None
+    try:
+        return await asyncio.shield(shot)
+    except asyncio.CancelledError:
+        if shot.cancelled():
+            return None
+        raise  # we were cancelled, not the screenshot
+    except Exception:  # noqa: BLE001 - Rule 9: a failed screenshot is a missing frame
+        return None
 
 
 def unknown_message(what: str, exc: BaseException) -> str:
@@ -79,6 +126,10 @@ class Dispatcher:
         self._sent_any = False
         self._sent: list[tuple[str, Action]] = []
         self._latest: Screen | None = None
+        self._framing = False
+        self._shots: OrderedDict[str, Shot] = OrderedDict()
+        self._inflight: set[Shot] = set()
+        self.moments: list[Moment] = []
 
     @property
     def latest(self) -> Screen | None:
@@ -89,7 +140,8 @@ class Dispatcher:
 
     async def read(self, what: str = "the app") -> Screen:
         """Read the screen (Rule 5)."""
-        self._latest = await self._twice(self.device.read, f"reading the screen for {what}", "couldn't read the screen")
+        read = self._framed(self.device.read)
+        self._latest = await self._twice(read, f"reading the screen for {what}", "couldn't read the screen")
         return self._latest
 
     async def read_evidence(self, what: str) -> Screen:
@@ -99,7 +151,7 @@ class Dispatcher:
         (``couldnt_run``, class ``device``): the check can't be judged.
         """
         device = self.device
-        read = device.read_evidence if isinstance(device, EvidenceReads) else device.read
+        read = self._framed(device.read_evidence if isinstance(device, EvidenceReads) else device.read)
         try:
             screen = await self._retried(read)
         except DeviceError as exc:
@@ -130,6 +182,76 @@ class Dispatcher:
             log.debug("no screenshot for the model", error=str(exc))
             return None
 
+    def keep_frames(self) -> None:
+        """Rule 9: from now on, pair each read with a screenshot (when the device gives them)."""
+        self._framing = isinstance(self.device, Screenshots)
+
+    def frame_of(self, screen: Screen) -> Shot | None:
+        """Rule 9: the screenshot taken with a read that returned this screen (maybe still arriving)."""
+        return self._shots.get(screen.fingerprint) if self._framing else None
+
+    async def picture_of(self, screen: Screen) -> bytes | None:
+        """Rule 9: the bytes of :meth:`frame_of`, awaited; None when there is none or it failed."""
+        return await _bytes(self.frame_of(screen))
+
+    def drifted(self, screen: Screen, element: Element | None) -> None:
+        """Rule 9: note a step that drifted on ``screen`` (``element``: its recorded target)."""
+        if self._framing:
+            self.moments.append(Moment(self.frame_of(screen), element, drift=True))
+
+    async def frames(self) -> list[tuple[bytes | None, bool]]:
+        """Rule 9: each moment's frame bytes (None when it has none) and whether it was a drift, in order.
+
+        Waits for screenshots still arriving (each started with a read that already ended), then
+        cancels any other still in flight: the run is over.
+        """
+        frames = [(await _bytes(m.frame), m.drift) for m in self.moments]
+        for shot in self._inflight:
+            shot.cancel()
+        await asyncio.gather(*self._inflight, return_exceptions=True)
+        return frames
+
+    def _framed(self, read: Callable[[], Awaitable[Screen]]) -> Callable[[], Awaitable[Screen]]:
+        """Rule 9: ``read`` with a screenshot in flight beside it, when the run keeps frames.
+
+        The read returns as soon as it ends: the screenshot's bytes are awaited only where they
+        are needed (the model's picture, the run's end), so receiving them overlaps the action.
+        At most :data:`_SHOTS_IN_FLIGHT` screenshots are in flight: a read that starts while
+        that many are takes none (its screen has a picture only if an earlier read of the same
+        screen took one), so a device whose screenshot is slower than its read is never asked
+        for a pile of them. A picture is never one taken for another read: it would show the
+        screen as it was before.
+        """
+        device = self.device
+        if not self._framing or not isinstance(device, Screenshots):
+            return read
+
+        async def both() -> Screen:
+            if len(self._inflight) >= _SHOTS_IN_FLIGHT:
+                return await read()
+            shot = asyncio.ensure_future(device.screenshot())
+            shot.add_done_callback(_quiet)
+            self._inflight.add(shot)
+            shot.add_done_callback(self._inflight.discard)
+            try:
+                screen = await read()
+            except BaseException:
+                shot.cancel()
+                raise
+            self._keep_shot(screen, shot)
+            return screen
+
+        return both
+
+    def _keep_shot(self, screen: Screen, shot: Shot) -> None:
+        key = screen.fingerprint
+        known = self._shots.pop(key, None)
+        # A screen keeps its first picture (one copy of its bytes), unless that one failed.
+        failed = known is not None and known.done() and (known.cancelled() or known.exception() is not None)
+        self._shots[key] = known if known is not None and not failed else shot
+        while len(self._shots) > _SHOTS_KEPT:
+            self._shots.popitem(last=False)
+
     # -- actions (Rules 1-4, 6, 7) -----------------------------------------------------------------
 
     async def launch(self, bundle: str, options: LaunchOptions, *, key: str = "launch") -> None:
@@ -145,6 +267,9 @@ class Dispatcher:
         target = None if element is None else {"label": element.label, "role": element.role, "path": element.path}
         entry = {"op": action.op.value, **info, "target": target, "text": action.text}
         self._begin(key, entry, masked=masked)
+        if self._framing:
+            latest = self._latest
+            self.moments.append(Moment(None if latest is None else self.frame_of(latest), element))
         await self._call(key, what, self.device.act(action), pre=f"{what} couldn't be sent")
         self._sent.append((what, action))
         if action.op is Op.TYPE and element is not None and action.text is not None:

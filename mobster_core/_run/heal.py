@@ -46,7 +46,7 @@ from mobster_core._store.healfile import HealEntry
 from .agent import Agent
 from .ended import Ended, failed
 from .replay import Drift
-from .results import StepReport, StepSource
+from .results import StepReport, StepSource, recorded_element
 from .wait import drive
 
 __all__ = ["LOOKAHEAD", "HealJob", "Healed", "heal_request", "heal_step", "refusal"]
@@ -220,7 +220,16 @@ class _Heal:
         steps, index = self.job.steps, self.index
         new = tuple(self.agent.path)
         reports = tuple(
-            StepReport(index + n + 1, s.op, s.describe(), StepSource.HEALED, 0.0, None, settled=True)
+            StepReport(
+                index + n + 1,
+                s.op,
+                s.describe(),
+                StepSource.HEALED,
+                0.0,
+                None,
+                settled=True,
+                target=None if s.target is None else recorded_element(s.target),
+            )
             for n, s in enumerate(new)
         )
         upto = len(steps) if resume_at is None else resume_at

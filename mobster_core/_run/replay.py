@@ -39,7 +39,7 @@ from mobster_core._rules.verdict import FailureClass, Outcome
 
 from .dispatch import Dispatcher
 from .ended import Ended, couldnt
-from .results import StepReport, StepSource
+from .results import StepReport, StepSource, recorded_element
 from .wait import drive
 
 __all__ = ["Drift", "LiveStep", "Replayed", "Replayer"]
@@ -170,13 +170,16 @@ class Replayer:
             action = _action_for(step, found.match.element)
             await self.dispatch.send(f"step-{index}", what, action, {"step": index, "source": source.value})
         match = found.match
-        return StepReport(index, step.op, step.describe(), source, found.waited, match.similarity, found.settled)
+        return StepReport(
+            index, step.op, step.describe(), source, found.waited, match.similarity, found.settled, None, match.element
+        )
 
-    @staticmethod
-    def _drift(index: int, step: Step, end: Drifted) -> Drift:
+    def _drift(self, index: int, step: Step, end: Drifted) -> Drift:
+        target = None if step.target is None else recorded_element(step.target)
+        self.dispatch.drifted(end.screen, target)
         report = StepReport(
             index, step.op, step.describe(), StepSource.REPLAY, end.waited, end.match.similarity, end.settled,
-            end.reason,
+            end.reason, target,
         )  # fmt: skip
         return Drift(index, step, end.screen, end.match, report)
 

@@ -4,8 +4,12 @@ Rule 1: :meth:`CheckResult.to_dict` is a check's entry of ``results.json`` (the 
         contract, also each run's ``result.json``); :meth:`SuiteResult.to_dict` the whole document.
         Keys are never renamed or removed; new keys may be added (documented in ``docs/cli.md``).
 Rule 2: ``junit.xml`` has one testcase per check and device: a failure, error or skipped element
-        by verdict, and the heals in ``system-out``. It stays well-formed whatever a label or a
-        check name holds: characters XML 1.0 forbids are removed (``_rules/text.xml_text``).
+        by verdict, whose text names the step where it stopped; ``system-out`` lists every step
+        with who did it (replayed, healed, Smart, live) and the heals, the assertions, and the
+        run's ``report.html`` as ``[[ATTACHMENT|.mobster/runs/<run_id>/report.html]]`` (the
+        form Jenkins' JUnit attachments and GitLab read; the path is relative to the project).
+        It stays well-formed whatever a label or a check name holds: characters XML 1.0 forbids
+        are removed (``_rules/text.xml_text``).
 Rule 3: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs
         review, else 0.
 """
@@ -22,12 +26,13 @@ import attrs
 from mobster_core._rules.assertions import AssertionResult
 from mobster_core._rules.cost import Cost
 from mobster_core._rules.device import AppInfo, DeviceInfo
-from mobster_core._rules.steps import Op
+from mobster_core._rules.screen import Element
+from mobster_core._rules.steps import Op, Target
 from mobster_core._rules.text import xml_text
 from mobster_core._rules.verdict import Outcome, Verdict, suite_exit_code
 from mobster_core._store.healfile import HealEntry
 
-__all__ = ["SCHEMA", "CheckResult", "Mode", "StepReport", "StepSource", "SuiteResult", "junit_xml"]
+__all__ = ["SCHEMA", "CheckResult", "Mode", "StepReport", "StepSource", "SuiteResult", "junit_xml", "recorded_element"]
 
 #: The schema of ``results.json``.
 SCHEMA = "mobster.test/1"
@@ -50,9 +55,22 @@ class StepSource(enum.StrEnum):
     SMART = "smart"
 
 
+def recorded_element(target: Target) -> Element:
+    """A recorded step's target as an element (its label, role, tree path and recorded frame)."""
+    return Element(role=target.role, label=target.label, path=target.id, frame=target.frame)
+
+
+def _element_dict(e: Element) -> dict[str, Any]:
+    return {"label": e.label, "role": e.role, "frame": [round(v, 6) for v in e.frame]}
+
+
 @attrs.frozen
 class StepReport:
-    """What happened to one step (``steps`` of ``results.json``). ``index`` counts from 1; ``waited_s`` is seconds."""
+    """What happened to one step (``steps`` of ``results.json``). ``index`` counts from 1; ``waited_s`` is seconds.
+
+    ``target`` is the element the action was sent to (its frame as it was then), or for a step
+    that drifted its recorded target; None for a global action.
+    """
 
     index: int
     op: Op
@@ -62,6 +80,7 @@ class StepReport:
     similarity: float | None
     settled: bool
     reason: str | None = None
+    target: Element | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The step as ``results.json`` shows it."""
@@ -74,6 +93,7 @@ class StepReport:
             "similarity": None if self.similarity is None else round(self.similarity, 4),
             "settled": self.settled,
             "reason": self.reason,
+            "target": None if self.target is None else {**_element_dict(self.target), "id": self.target.path},
         }
 
 
@@ -144,7 +164,10 @@ class CheckResult:
             },
             "steps": [r.to_dict() for r in self.steps],
             "heals": [h.to_dict() for h in self.heals],
-            "assertions": [{"text": a.text, "ok": a.ok, "observed": a.observed} for a in self.assertions],
+            "assertions": [
+                {"text": a.text, "ok": a.ok, "observed": a.observed, "matches": [_element_dict(e) for e in a.matches]}
+                for a in self.assertions
+            ],
             "stable": self.stable,
             "run_dir": self.run_dir,
         }
@@ -234,15 +257,42 @@ def _testcase(suite: ET.Element, c: CheckResult) -> None:
     )
     cls = "" if c.outcome.failure_class is None else c.outcome.failure_class.value
     message = x(c.outcome.message)
+    body = x(f"{message}\n{_where(c)}".rstrip())
     if c.verdict is Verdict.FAILED:
-        ET.SubElement(case, "failure", message=message, type=cls).text = message
+        ET.SubElement(case, "failure", message=message, type=cls).text = body
     elif c.verdict is Verdict.COULDNT_RUN:
-        ET.SubElement(case, "error", message=message, type=cls).text = message
+        ET.SubElement(case, "error", message=message, type=cls).text = body
     elif c.verdict is Verdict.NEEDS_REVIEW:
         ET.SubElement(case, "skipped", message=f"needs review ({cls}): {message}")
     lines = [f"mode: {c.mode}, model calls: {c.model_calls}, cost: ${c.cost.usd:.4f}"]
     if c.carried_from is not None:
         lines.append(f"carried the path from {c.carried_from}")
+    lines += [_step_line(s) for s in c.steps]
     lines += [f"healed step {h.step}: {h.from_} -> {h.to} ({h.why})" for h in c.heals]
     lines += [f"{'ok' if a.ok else 'FAILED'}: {a.text}: {a.observed}" for a in c.assertions]
+    if c.run_dir:
+        lines.append(f"[[ATTACHMENT|{c.run_dir}/report.html]]")
     ET.SubElement(case, "system-out").text = x("\n".join(lines))
+
+
+_SAID = {StepSource.REPLAY: "replayed", StepSource.HEALED: "healed", StepSource.SMART: "Smart", StepSource.LIVE: "live"}
+
+
+def _step_line(s: StepReport) -> str:
+    """``step 2 replayed: Tap "Next" (waited 0.23 s, 100% alike)``; a drifted step says why."""
+    if s.reason is not None:
+        return f"step {s.index} drifted: {s.text}: {s.reason}"
+    alike = "" if s.similarity is None else f", {int(s.similarity * 100 + 1e-9)}% alike"
+    return f"step {s.index} {_SAID[s.source]}: {s.text} (waited {s.waited_s:.2f} s{alike})"
+
+
+def _where(c: CheckResult) -> str:
+    """Rule 2: the step where a run that didn't pass stopped, in words ("" when no step ran)."""
+    drifted = [s for s in c.steps if s.reason is not None]
+    if drifted:
+        s = drifted[-1]
+        return f"stopped at step {s.index} ({s.text}): {s.reason}"
+    if c.steps:
+        s = c.steps[-1]
+        return f"after step {s.index} ({s.text}), the last that ran"
+    return "before the first step"

@@ -7,7 +7,8 @@ Rule 3: the suite writes ``.mobster/test-results/<suite_id>/results.json`` (the 
         ``mobster.test/1`` contract, also what ``--json`` prints) and ``junit.xml`` (one testcase
         per check and device; failure, error and skipped elements; heals in ``system-out``).
         ``junit.xml`` stays well-formed whatever a label or a check name holds: characters XML 1.0
-        forbids are removed (``_text.xml_text``).
+        forbids are removed (``_text.xml_text``). Beside them, ``index.html``: the suite's page, a
+        checks-by-devices matrix linking to each run's ``report.html``.
 Rule 4: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs
         review, else 0.
 Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight write its
@@ -52,6 +53,7 @@ from mobster_core._rules.cost import Cost
 from mobster_core._rules.text import utf8, valid_text
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import CheckError, load_check, project_of
+from mobster_core._store.evidence import write_index
 from mobster_core._store.fsutil import (
     MOBSTER_DIR,
     atomic_write,
@@ -143,8 +145,10 @@ async def run_suite(
         folder=root / MOBSTER_DIR / "test-results" / suite_id,
     )
     ensure_gitignore(root)
-    atomic_write(suite.folder / "results.json", utf8(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False)))
+    data = suite.to_dict()
+    atomic_write(suite.folder / "results.json", utf8(json.dumps(data, indent=2, ensure_ascii=False)))
     atomic_write(suite.folder / "junit.xml", junit_xml(suite))
+    write_index(suite.folder, data)
     if stopped:
         raise SuiteStopped(suite)
     return suite

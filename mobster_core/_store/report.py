@@ -86,6 +86,8 @@ _SOURCES = {
     "smart": "Smart",
     "live": "live",
 }
+#: How a suite's cell names a run's mode.
+_MODES = {"replay": "replayed", "smart": "recorded by Smart", "launch": "launch only"}
 #: How the summary counts steps by source.
 _COUNTED = {"replay": "replayed", "healed": "healed", "smart": "by Smart", "live": "typed live"}
 
@@ -897,7 +899,13 @@ def _cell_link(c: Mapping[str, Any], here: str, *, full: bool = False) -> str:
         if message:
             label += f"<div class=msg>{_t(c.get('class'), 80)}: {_t(message)}</div>"
     else:
-        label += f" <span class=dim>{_seconds(c.get('seconds'))}</span>"
+        # A cell may hold several runs of one check on one device (merged suites): say how each ran.
+        mode = _MODES.get(_str(c, "mode"), "")
+        label += (
+            f" <span class=dim>{_seconds(c.get('seconds'))}"
+            + (f" · {mode}" if mode else "")
+            + f" · {_cost(c.get('cost_usd'), c.get('cost_estimated'))}</span>"
+        )
         if _list(c.get("heals")):
             label += " <span class=dim>healed</span>"
     inner = f'<a href="{href}">{label}</a>' if href else label

@@ -68,6 +68,7 @@ from mobster_core import (
     UnknownOutcome,
 )
 from mobster_core.protocols import SPRINGBOARD
+from mobster_drivers._pictures import pillow_picture
 
 from ._transport import (
     FacebookWdaTransport,
@@ -225,6 +226,10 @@ class WdaDevice:
     async def screenshot(self) -> bytes:
         """The screen as PNG bytes (``GET /screenshot``)."""
         return await asyncio.to_thread(self._screenshot_sync)
+
+    def picture(self, png: bytes, box: tuple[int, int]) -> bytes | None:
+        """A report's small picture of a screenshot, made with Pillow (``protocols.Pictures``); None without it."""
+        return pillow_picture(png, box)
 
     # -- extras ------------------------------------------------------------------------------
 

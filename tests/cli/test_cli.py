@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from mobster_core import CheckResult, Clock, Outcome, SuiteResult, Verdict
 from mobster_core.results import Cost, Mode
 from mobster_core.testing import FakeClock
 from mobster_drivers.scripted import ScriptedPhone, sample_path
+from tests.browser import CHROMIUM, Browser
 
 SIGNUP = """\
 version: 1
@@ -143,6 +145,19 @@ def test_a_heal_is_listed_accepted_and_rejected(project: Path) -> None:
     assert 'step 3: Tap "Continue" → Tap "Next"' in listing.output
     assert "- Button 'Continue'" in listing.output
     assert "+ Button 'Next'" in listing.output
+    # The frames before and after the heal, and the page that shows them side by side.
+    named = {
+        line.split(":", 1)[0].strip(): line.split(":", 1)[1].strip()
+        for line in listing.output.splitlines()
+        if line.strip().startswith(("frame before:", "frame after:", "report:"))
+    }
+    run_dir = str(Path(named["report"]).parent)
+    assert named == {
+        "frame before": f"{run_dir}/frames/step-003-before.png",
+        "frame after": f"{run_dir}/frames/final.png",
+        "report": f"{run_dir}/report.html",
+    }
+    assert all((project / path).is_file() for path in named.values())
     rejected = mobster("test", "heal", "--reject", "signup.yaml")
     assert rejected.exit_code == 0
     assert "rejected 1 heal of signup.yaml" in rejected.output
@@ -293,6 +308,21 @@ def test_the_demo_runs(tmp_path: Path) -> None:
     mobster_path = Path(sys.executable).with_name("mobster")
     assert mobster_path.exists()
     assert f" && {mobster_path} test --scripted apps/yourapp-rebuild.yaml" in out.stdout
+    # It ends with the page that shows the record, the $0 replay and the heal, each run linked.
+    page = Path(out.stdout.strip().splitlines()[-1].strip())
+    page = page if page.is_absolute() else Path.cwd() / page
+    assert page == tmp_path / "demo" / ".mobster" / "test-results" / "demo" / "index.html"
+    text = page.read_text()
+    for word in ("recorded by Smart", "replayed · $0", "healed"):
+        assert word in text
+    links = set(re.findall(r'href="([^"]+/report\.html)"', text))
+    assert len(links) == 8
+    assert all((page.parent / link).is_file() for link in links)
+    if CHROMIUM.exists():
+        with Browser() as browser:
+            assert browser.load(page) == []
+            for link in links:
+                assert browser.load(page.parent / link) == [], link
 
 
 def test_no_heal_never_constructs_a_model(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,12 +1,10 @@
 """Report inputs built from real runs: the demo app on the scripted phone, the scripted model, a FakeClock.
 
-Each scenario runs ``run_check`` as it is today into a temporary project and reads back what the run
-folder holds (``result.json``, ``journal.jsonl``, ``frame-final.png``). Until the runner keeps a
-frame before each step, the frames are taken here, the way the runner will (``_frames`` Rule 1): a
-phone that takes a screenshot just before each action it is sent; a step that drifted (nothing
-sent) gets the final frame, which is the screen it drifted on. The step targets and the
-assertions' matched elements the runner will add to ``result.json`` are added from the actions the
-phone received and the run's own assertion results.
+Each scenario runs ``run_check`` into a temporary project and reads back what the run folder holds:
+``result.json`` (with each step's target and each assertion's matches), ``journal.jsonl`` and the
+frames the runner kept in ``frames/`` (a frame before each action, taken with the read the step was
+decided on, and the final one). The pages are rendered from those, as the runner renders its own
+``report.html``; a test also checks that the runner's page is that page.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from typing import Any
 
 import mobster_core as mc
 from mobster_core import RunOptions, load_check, run_check
-from mobster_core._rules.frames import FINAL, frame_file, make_picture, plan_frames, step_frame
 from mobster_core._rules.verdict import suite_exit_code
 from mobster_core._store.journal import read_journal
 from mobster_core._store.report import RunReport
@@ -53,82 +50,33 @@ expect:
 """
 
 
-class FramedPhone(ScriptedPhone):
-    """The scripted phone, taking a frame just before each action (as the runner will)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.frames: list[bytes] = []
-
-    async def act(self, action: mc.Action) -> None:
-        self.frames.append(await self.screenshot())
-        await super().act(action)
-
-
-def _target(action: mc.Action) -> dict[str, Any] | None:
-    e = action.element
-    if e is None:
-        return None
-    return {"label": e.label, "role": e.role, "id": e.path, "frame": list(e.frame)}
-
-
-def _recorded_target(root: Path, data: Mapping[str, Any], index: int) -> dict[str, Any] | None:
-    """The target of step ``index`` (from 1) of the path the run replayed, from the replay cache."""
-    path = data["path"]
-    cached = root / ".mobster" / "cache" / "replay" / f"{path['identity']}-{path['env']}.json"
-    steps = json.loads(cached.read_text())["steps"]
-    target = steps[index - 1]["target"]
-    return None if target is None else {k: target[k] for k in ("label", "role", "id", "frame")}
-
-
-def build_report(
-    root: Path, result: mc.CheckResult, phone: FramedPhone, *, frames_mode: str = "auto"
-) -> tuple[RunReport, dict[str, Any]]:
-    """The report input for a finished run, as the wiring will make it; and the result dict it used."""
+def build_report(root: Path, result: mc.CheckResult) -> tuple[RunReport, dict[str, Any]]:
+    """The report input of a finished run, from the files it wrote; and its result dict."""
     run_dir = root / result.run_dir
     data = json.loads((run_dir / "result.json").read_text())
     journal = read_journal(run_dir / "journal.jsonl")
-    final = (run_dir / "frame-final.png").read_bytes()
-    full: dict[str, bytes] = {FINAL: final}
-    sent = iter(zip(phone.frames, phone.actions, strict=True))
-    for p, step in enumerate(data["steps"], 1):
-        if step["reason"] is not None:
-            # Nothing was sent: the frame is the screen it drifted on, the target the recorded one.
-            full[step_frame(p)] = final
-            step["target"] = _recorded_target(root, data, step["index"])
-            continue
-        frame, action = next(sent)
-        full[step_frame(p)] = frame
-        step["target"] = _target(action)
-    for entry, outcome in zip(data["assertions"], result.assertions, strict=True):
-        entry["matches"] = [{"label": e.label, "role": e.role, "frame": list(e.frame)} for e in outcome.matches]
-    plan = plan_frames(data, frames_mode, sizes={k: len(v) for k, v in full.items()})
-    files: dict[str, bytes | Path] = {}
-    for base, png in full.items():
-        if base in plan.full:
-            files[frame_file(base)] = png
-        for size, wanted in (("thumb", plan.thumbs), ("view", plan.views)):
-            if base in wanted:
-                picture = make_picture(png, size)
-                files[frame_file(base, size, picture.kind)] = picture.data
+    files: dict[str, bytes | Path] = {
+        f"frames/{f.name}": f.read_bytes() for f in sorted((run_dir / "frames").iterdir())
+    }
     return RunReport(result=data, journal=journal, frames=files), data
 
 
 def _run(
     root: Path, check: Path, app: str, *, model: bool, clock: FakeClock | None = None, **options: Any
-) -> tuple[mc.CheckResult, FramedPhone]:
+) -> mc.CheckResult:
     clock = clock or FakeClock()
-    phone = FramedPhone.from_text(app, clock=clock)
-    assert isinstance(phone, FramedPhone)
+    phone = ScriptedPhone.from_text(app, clock=clock)
     scripted = ScriptedModel(clock=clock) if model else None
-    result = clock.run(
+    return clock.run(
         run_check(load_check(check), phone, clock, model=scripted, options=RunOptions(root=root, **options))
     )
-    return result, phone
 
 
 class Runs(dict[str, tuple[RunReport, dict[str, Any]]]):
     """Report inputs by scenario name, with a short repr (Hypothesis prints a failing test's arguments)."""
+
+    #: The project the runs wrote their folders in.
+    root: Path = Path()
 
     def __repr__(self) -> str:
         return f"<report inputs of the runs {', '.join(self)}>"
@@ -145,22 +93,23 @@ def scenarios(root: Path) -> Runs:
     app = sample_path("yourapp").read_text()
     renamed = sample_path("yourapp-renamed").read_text()
     out = Runs()
-    result, phone = _run(root, signup, app, model=True)
+    out.root = root
+    result = _run(root, signup, app, model=True)
     assert result.verdict is mc.Verdict.PASSED, result.outcome
-    out["record"] = build_report(root, result, phone)
-    result, phone = _run(root, signup, app, model=True)
+    out["record"] = build_report(root, result)
+    result = _run(root, signup, app, model=True)
     assert result.mode == "replay", result.mode
-    out["replay"] = build_report(root, result, phone)
-    result, phone = _run(root, signup, renamed, model=True)
+    out["replay"] = build_report(root, result)
+    result = _run(root, signup, renamed, model=True)
     assert result.heals, result.outcome
-    out["heal"] = build_report(root, result, phone)
+    out["heal"] = build_report(root, result)
     # The healed path (Tap "Next") replayed on the original build, in strict CI: it drifts.
-    result, phone = _run(root, signup, app, model=True, no_heal=True)
+    result = _run(root, signup, app, model=True, no_heal=True)
     assert result.outcome.failure_class is mc.FailureClass.DRIFT, result.outcome
-    out["drift"] = build_report(root, result, phone)
-    result, phone = _run(root, paywall, app, model=True)
+    out["drift"] = build_report(root, result)
+    result = _run(root, paywall, app, model=True)
     assert result.outcome.failure_class is mc.FailureClass.ASSERTION, result.outcome
-    out["assertion"] = build_report(root, result, phone)
+    out["assertion"] = build_report(root, result)
     return out
 
 

@@ -59,6 +59,21 @@ def render(runs: Runs, name: str, **changes: Any) -> str:
     return render_run(attrs.evolve(report, **changes))
 
 
+def test_the_runner_writes_the_page_its_files_make(report_runs: Runs) -> None:
+    for name, (report, data) in report_runs.items():
+        written = report_runs.root / data["run_dir"] / "report.html"
+        assert written.read_text(encoding="utf-8") == render_run(report), name
+    heal = report_runs["heal"][0]
+    # A frame before each step (the healed one's too: the drift it replaced noted none of its own), and the final one.
+    assert sorted(n for n in heal.frames if n.endswith(".thumb.png")) == [
+        "frames/final.thumb.png", "frames/step-001-before.thumb.png", "frames/step-002-before.thumb.png",
+        "frames/step-003-before.thumb.png", "frames/step-004-before.thumb.png",
+    ]  # fmt: skip
+    drift = report_runs["drift"][1]
+    assert drift["steps"][-1]["reason"] is not None
+    assert drift["steps"][-1]["target"]["label"] == "Next"  # the recorded target of the step that drifted
+
+
 # -- what the pages show ------------------------------------------------------------------------
 
 
@@ -442,3 +457,80 @@ def test_hostile_strings_in_a_suite_stay_text(report_runs: Runs, strings: list[s
     results = replace_strings(suite_results(report_runs), cycling(strings))
     page = assert_nothing_got_out(render_suite(results))
     assert len(page.all("tr")) >= 2
+
+
+HOSTILE_APP = {
+    "version": 1,
+    "device": {"name": "Scripted iPhone", "ios": "26.4", "kind": "simulator"},
+    "latency": "zero",
+    "apps": {
+        "com.example.hostile": {
+            "name": "Hostile",
+            "version": "1.0",
+            "build": "1",
+            "launch": "start",
+            "screens": {
+                "start": [
+                    {"role": "StaticText", "label": "</style><img src=x onerror=alert(1)>"},
+                    {"role": "Button", "label": "<script>alert(1)</script>\u202egnp.exe", "tap": "end"},
+                ],
+                "end": [
+                    {"role": "StaticText", "label": "javascript:alert(1) ' onmouseover='alert(1) " + "W" * 10_000},
+                    {"role": "StaticText", "label": "</style><img src=x onerror=alert(1)>"},
+                ],
+            },
+        }
+    },
+}
+
+
+def test_hostile_labels_through_a_whole_run_reach_the_page_only_as_text(tmp_path: Path, report_runs: Runs) -> None:
+    import json
+
+    import mobster_core as mc
+    from mobster_core.testing import FakeClock
+    from mobster_drivers.models.scripted import ScriptedModel
+    from mobster_drivers.scripted import ScriptedPhone
+
+    screens = HOSTILE_APP["apps"]["com.example.hostile"]["screens"]  # type: ignore[index]
+    button, end = screens["start"][1]["label"], screens["end"][0]["label"]
+    checks = tmp_path / ".mobster" / "checks"
+    checks.mkdir(parents=True)
+    check = checks / "hostile.yaml"
+    check.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "name": "<b>a hostile</b> \u202echeck",
+                "app": {"bundle": "com.example.hostile"},
+                "steps": [f'Tap "{button}"'],
+                "expect": [{"text": end[:1900]}, {"visible": {"label": "</style><img src=x onerror=alert(1)>"}}],
+            }
+        )
+    )
+    for model in (True, False):  # Smart records, then the path replays
+        clock = FakeClock()
+        phone = ScriptedPhone.from_text(json.dumps(HOSTILE_APP), clock=clock)
+        result = clock.run(
+            mc.run_check(
+                mc.load_check(check),
+                phone,
+                clock,
+                model=ScriptedModel(clock=clock) if model else None,
+                options=mc.RunOptions(root=tmp_path),
+            )
+        )
+        assert result.verdict is mc.Verdict.PASSED, result.outcome
+        text = (tmp_path / result.run_dir / "report.html").read_text(encoding="utf-8")
+        page = Page(text)
+        assert not page.all("script")
+        assert page.styles == [_report._CSS]
+        assert all(not name.startswith("on") for _, attrs_ in page.tags for name in attrs_)
+        known = {t for name in report_runs for t, _ in Page(render(report_runs, name)).tags}
+        assert {t for t, _ in page.tags} <= known
+        plain = page.plain
+        assert "<script>alert(1)</script>\\u202egnp.exe" in plain  # the bidi override shown as an escape
+        assert "</style><img src=x onerror=alert(1)>" in plain
+        assert "W" * 4_001 not in text  # the long label is cut, saying how long it was
+        assert "characters in all)" in text
+        assert len(text) < 1_000_000

@@ -126,8 +126,21 @@ def test_replay_without_a_live_step_needs_no_model(tmp_path: Path) -> None:
     assert data["mode"] == "replay"
     assert data["path"]["used"] is True
     assert data["assertions"] == [
-        {"text": 'text "Welcome aboard"', "ok": True, "observed": data["assertions"][0]["observed"]}
+        {
+            "text": 'text "Welcome aboard"',
+            "ok": True,
+            "observed": data["assertions"][0]["observed"],
+            "matches": [{"label": "Welcome aboard", "role": "StaticText", "frame": [0.06, 0.1, 0.88, 0.06]}],
+        }
     ]
+    # Each step names the element its action was sent to, with its frame then.
+    assert [s["target"]["label"] for s in data["steps"]] == ["Sign up", "Email", "Continue"]
+    # The run keeps a frame before each action and its report.
+    run_dir = tmp_path / second.run_dir
+    assert sorted(
+        p.name for p in (run_dir / "frames").glob("*.png") if ".thumb." not in p.name and ".view." not in p.name
+    ) == ["final.png", "step-001-before.png", "step-002-before.png", "step-003-before.png"]
+    assert (run_dir / "report.html").read_text().startswith("<!DOCTYPE html>")
 
 
 def test_a_live_step_without_a_model_cannot_run(tmp_path: Path) -> None:
