@@ -8,6 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Python may write its compiled bytecode: with PYTHONDONTWRITEBYTECODE set (as on some CI images)
+# every interpreter the tests start (xdist workers, the CLI in a subprocess, pytester's runs)
+# compiles every module again, which tripled the time to collect the tests.
+unset PYTHONDONTWRITEBYTECODE
+
 step() { printf '\n== %s\n' "$*" >&2; }
 
 step "ruff check"
