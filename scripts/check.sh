@@ -28,12 +28,10 @@ mypy >"$types_log" 2>&1 &
 types_pid=$!
 
 step "pytest"
-# A worker per core and one more: the tests share nothing but read-only files, and some wait on
-# real servers and subprocesses, so one more worker keeps both cores busy (2 cores: 160 s against
-# 166 s with two). Coverage doubles the tests' CPU, so it is its own target: `make coverage`.
-workers=$(( $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 ))
+# One worker per core: the suite is CPU-bound and its tests share nothing but read-only files.
+# Coverage doubles the tests' CPU, so it is its own target: `make coverage`.
 tests_status=0
-pytest --numprocesses="$workers" "$@" || tests_status=$?
+pytest --numprocesses=auto "$@" || tests_status=$?
 
 step "mypy --strict"
 types_status=0
