@@ -10,7 +10,7 @@ py="$venv/bin/python"
 if [ ! -x "$venv/bin/uv" ]; then
   "$py" -m pip install --quiet "uv>=0.8" >/dev/null 2>&1 || true
 fi
-if [ -x "$venv/bin/uv" ] && "$venv/bin/uv" pip install --quiet --python "$py" "$@"; then
+if [ -x "$venv/bin/uv" ] && "$venv/bin/uv" pip install --quiet --compile-bytecode --python "$py" "$@"; then
   exit 0
 fi
 echo "note: installing with pip (uv isn't available here)" >&2
