@@ -20,19 +20,14 @@ import inspect
 from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from mobster_core import (
-    Action,
-    AppInfo,
     Clock,
     Device,
     DeviceError,
-    DeviceInfo,
-    LaunchOptions,
     MobsterError,
     Model,
-    Screen,
 )
 
 __all__ = ["UsageProblem", "load_driver_devices", "model_factory", "read_env_file", "unavailable"]
@@ -93,30 +88,9 @@ async def _made(factory: Callable[..., Any], driver: tuple[str, str], clock: Clo
 
 def unavailable(error: DeviceError) -> Device:
     """Rule 3: a device that couldn't be opened: every call says why, and nothing is sent."""
-    return _Unavailable(error)
+    from mobster_drivers.pool import unavailable as made_unavailable
 
-
-class _Unavailable:
-    def __init__(self, error: DeviceError) -> None:
-        self.error = error
-
-    def _fail(self, *_asked: object) -> NoReturn:
-        raise self.error
-
-    async def info(self) -> DeviceInfo:
-        self._fail()
-
-    async def app_info(self, bundle: str) -> AppInfo:
-        self._fail(bundle)
-
-    async def launch(self, bundle: str, options: LaunchOptions) -> None:
-        self._fail(bundle, options)
-
-    async def read(self) -> Screen:
-        self._fail()
-
-    async def act(self, action: Action) -> None:
-        self._fail(action)
+    return made_unavailable(error)
 
 
 #: An env file holds a few keys; anything larger is not one.

@@ -105,6 +105,7 @@ __all__ = [
     "pool_specs",
     "run_on_pool",
     "sim_port",
+    "unavailable",
 ]
 
 #: The kinds of device a spec names, and what their value is.
@@ -513,7 +514,7 @@ async def run_on_pool(
         named = pool.devices
         devices: dict[str, Device] | list[Device] = named
         if not named:
-            devices = [_Unavailable(pool.unavailable[0][1])]
+            devices = [unavailable(_as_device_error(pool.unavailable[0][1]))]
         elif len(named) == 1 and not pool.unavailable:
             devices = list(named.values())  # a pool of one: results name the device by what it is
         if models is None:
@@ -523,13 +524,19 @@ async def run_on_pool(
         pool.release()
 
 
-class _Unavailable:
-    """Rule 7: a device that couldn't be opened: every call says why (its class), nothing is sent."""
+def _as_device_error(why: CouldntOpen) -> DeviceError:
+    """The error a device that couldn't be opened raises: ``DeviceBusy`` for a busy one."""
+    return DeviceBusy(why.message) if why.failure_class is FailureClass.BUSY else DeviceError(why.message)
 
-    def __init__(self, why: CouldntOpen) -> None:
-        self.error: DeviceError = (
-            DeviceBusy(why.message) if why.failure_class is FailureClass.BUSY else DeviceError(why.message)
-        )
+
+def unavailable(error: DeviceError) -> Device:
+    """A device that couldn't be opened (Rule 7): every call raises ``error``, so nothing is sent."""
+    return _Unavailable(error)
+
+
+class _Unavailable:
+    def __init__(self, error: DeviceError) -> None:
+        self.error = error
 
     def _fail(self, *_asked: object) -> NoReturn:
         raise self.error
