@@ -298,7 +298,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> Non
     With no option it lists the heals of CHECKS (every check by default). A heal is in the heal
     file beside its check (signup.heal.yaml); replays run the healed steps until you decide.
     """
-    _boundary(lambda: _heal_command(checks, accept=accept, reject=reject))
+    raise SystemExit(_boundary(lambda: _heal_command(checks, accept=accept, reject=reject)))
 
 
 @cli.command(epilog="Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run.")
@@ -744,21 +744,23 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
         _decide(out, accept=accept, reject=reject)
         return 0
     root, files = _root_and_files(list(checks))
-    listed = 0
+    listed = unreadable = 0
     for file in files:
         try:
             lines = _heal_lines(root, file)
         except (CheckError, HealFileError) as exc:
+            # Listed, and the command ends as a usage problem: "no heals wait" would hide it.
             out.print(f"{visible(file.name)}: {visible(exc)}", markup=False)
+            unreadable += 1
             continue
         for line in lines:
             out.print(line, markup=False)
         listed += bool(lines)
-    if not listed:
-        out.print("no heals wait for review")
-    else:
+    if listed:
         out.print("accept: mobster test heal --accept CHECK    reject: mobster test heal --reject CHECK")
-    return 0
+    elif not unreadable:
+        out.print("no heals wait for review")
+    return USAGE_EXIT if unreadable else 0
 
 
 def _decide(out: Any, *, accept: str | None, reject: str | None) -> None:

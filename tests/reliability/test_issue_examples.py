@@ -191,6 +191,20 @@ def test_a_heal_file_that_cant_be_written_adopts_no_heal(project: Path, monkeypa
     assert "no heals wait for review" in mobster("test", "heal").output
 
 
+def test_listing_heals_with_a_heal_file_that_is_no_heal_file_is_a_usage_problem(project: Path) -> None:
+    # An alias bomb in place of the heal file: refused at its line, never expanded, and the
+    # listing ends exit 3 instead of saying that no heals wait.
+    assert mobster("test", "--scripted", "renamed.yaml", "--model", "scripted").exit_code == 0
+    heal = project / ".mobster" / "checks" / "signup.heal.yaml"
+    rows = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    rows += [f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]" for a, b in zip("abcde", "bcdef", strict=True)]
+    heal.write_text("\n".join(rows) + "\n")
+    listing = mobster("test", "heal")
+    assert listing.exit_code == 3, listing.output
+    assert "signup.heal.yaml:1: anchors and aliases (&name, *name) are not allowed" in listing.output
+    assert "no heals wait for review" not in listing.output
+
+
 # -- mobster demo . in a real project ----------------------------------------------------------
 
 
