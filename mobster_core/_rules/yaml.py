@@ -1,8 +1,8 @@
 r"""Loading user YAML files safely, with line numbers for error messages.
 
-Rule 1: a file is parsed twice: once in ruamel's safe mode (no Python tags, no duplicate keys),
-        which decides whether it is acceptable, and once in round-trip mode, only to know the
-        line of each key for messages.
+Rule 1: a file is parsed once, in ruamel's safe mode (no Python tags, no duplicate keys, no
+        anchors), which decides whether it is acceptable; the document's nodes are kept beside
+        the data, and give the line of each key for messages.
 Rule 2: a file larger than ``MAX_YAML_BYTES`` or not UTF-8 is refused before parsing.
 Rule 3: an unknown key gets a "did you mean" hint from the keys that are allowed there.
 Rule 4: anchors and aliases are refused. Nesting deeper than ``MAX_YAML_DEPTH`` (100 levels of
@@ -23,10 +23,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.composer import Composer
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
-from ruamel.yaml.scanner import RoundTripScanner, Scanner
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.scanner import Scanner
 
 from .text import valid_data, valid_text
 
@@ -47,29 +49,42 @@ class YamlProblem(ValueError):
 class YamlDoc:
     """A parsed file: ``data`` (plain dicts and lists) and the line of each key or item."""
 
-    def __init__(self, source: str, data: Any, tree: Any) -> None:
+    def __init__(self, source: str, data: Any, node: Node | None) -> None:
         self.source = source
         self.data = data
-        self._tree = tree
+        self._node = node
 
     def line(self, keys: Sequence[str | int]) -> int | None:
-        """The 1-based line of the value at ``keys`` (dict keys and list indexes), or None."""
-        node = self._tree
+        """The 1-based line of the value at ``keys`` (dict keys and list indexes), or None.
+
+        A dict key's line is where the key is written; a list item's where the item starts. When
+        ``keys`` leads somewhere the file doesn't have, the line of the deepest key found.
+        """
+        node = self._node
         line: int | None = None
         for key in keys:
-            lc = getattr(node, "lc", None)
-            try:
-                if lc is not None:
-                    line = (lc.item(key) if isinstance(key, int) else lc.key(key))[0] + 1
-                node = node[key]
-            except (KeyError, IndexError, TypeError):
+            found = _child(node, key)
+            if found is None:
                 return line
+            line, node = found
         return line
 
     def where(self, keys: Sequence[str | int]) -> str:
         """``file:line`` for the value at ``keys`` (``file`` alone when the line is unknown)."""
         line = self.line(keys)
         return self.source if line is None else f"{self.source}:{line}"
+
+
+def _child(node: Node | None, key: str | int) -> tuple[int, Node] | None:
+    """The line and node of ``key`` under ``node``: a dict key as written, or a list index."""
+    if isinstance(node, MappingNode) and isinstance(key, str):
+        for name, value in node.value:
+            if isinstance(name, ScalarNode) and name.value == key:
+                return name.start_mark.line + 1, value
+    elif isinstance(node, SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+        item = node.value[key]
+        return item.start_mark.line + 1, item
+    return None
 
 
 def load_yaml(raw: bytes | str, source: str) -> YamlDoc:
@@ -86,12 +101,11 @@ def load_yaml(raw: bytes | str, source: str) -> YamlDoc:
         if len(text.encode("utf-8")) > MAX_YAML_BYTES:
             raise YamlProblem(f"{source}: the file is over the {MAX_YAML_BYTES}-byte limit")
     _refuse_deep_nesting(text, source)
+    yaml = _yaml()
     try:
-        _refuse_aliases(text, source)
-        data = _yaml("safe").load(text)
-        tree = _yaml("rt").load(text)
+        data = yaml.load(text)
     except _Refused as exc:
-        raise YamlProblem(f"{source}:{exc.line}: {exc}") from None
+        raise YamlProblem(f"{source}:{exc.line}: {exc}" if exc.line else f"{source}: {exc}") from None
     except RecursionError as exc:
         raise YamlProblem(f"{source}: the YAML is nested too deeply to read; flatten it") from exc
     except MarkedYAMLError as exc:
@@ -103,22 +117,7 @@ def load_yaml(raw: bytes | str, source: str) -> YamlDoc:
         raise YamlProblem(f"{source}: not valid YAML ({exc})") from exc
     except ValueError as exc:  # a scalar the YAML library resolved but can't construct
         raise YamlProblem(f"{source}: not valid YAML ({exc}); quote the value if it is text") from exc
-    return YamlDoc(source, valid_data(data), tree)
-
-
-def _refuse_aliases(text: str, source: str) -> None:
-    """Rule 4: refuse anchors and aliases.
-
-    A few lines of them can expand to billions of values ("billion laughs"), and no file the SDK
-    reads needs them.
-    """
-    for event in _yaml("safe").parse(text):
-        if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
-            mark = event.start_mark
-            line = f":{mark.line + 1}" if mark is not None else ""
-            raise YamlProblem(
-                f"{source}{line}: anchors and aliases (&name, *name) are not allowed; write the value out"
-            )
+    return YamlDoc(source, valid_data(data), yaml.constructor.document)
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
@@ -170,12 +169,37 @@ class _SafeScanner(_DepthGuard, Scanner):
     pass
 
 
-class _RoundTripScanner(_DepthGuard, RoundTripScanner):
-    pass
+class _SafeComposer(Composer):
+    """Rule 4: refuse anchors and aliases where the first one is written, before anything is built.
+
+    A few lines of them can expand to billions of values ("billion laughs"), and no file the SDK
+    reads needs them.
+    """
+
+    parser: Any
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.parser.peek_event()
+        if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
+            line = event.start_mark.line + 1 if event.start_mark is not None else 0
+            raise _Refused(_NO_ANCHORS, line)
+        return super().compose_node(parent, index)
+
+
+_NO_ANCHORS = "anchors and aliases (&name, *name) are not allowed; write the value out"
 
 
 class _SafeConstructor(SafeConstructor):
-    """Rule 6: refuse an integer of too many digits where it is written."""
+    """Rule 6: refuse an integer of too many digits where it is written; keep the document's nodes.
+
+    The nodes (each with the line it starts on) are what :meth:`YamlDoc.line` reads (Rule 1).
+    """
+
+    document: Node | None = None
+
+    def construct_document(self, node: Any) -> Any:
+        self.document = node
+        return super().construct_document(node)
 
     def construct_yaml_int(self, node: Any) -> Any:
         digits = len(str(node.value).lstrip("+-").replace("_", "").removeprefix("0x").removeprefix("0o"))
@@ -197,13 +221,15 @@ class _SafeConstructor(SafeConstructor):
 _SafeConstructor.add_constructor("tag:yaml.org,2002:int", _SafeConstructor.construct_yaml_int)
 
 
-def _yaml(typ: str) -> YAML:
-    yaml = YAML(typ=typ, pure=True)
-    if typ == "safe":
-        yaml.Scanner = _SafeScanner
-        yaml.Constructor = _SafeConstructor
-    else:
-        yaml.Scanner = _RoundTripScanner
+class _Yaml(YAML):
+    constructor: _SafeConstructor
+
+
+def _yaml() -> _Yaml:
+    yaml = _Yaml(typ="safe", pure=True)
+    yaml.Scanner = _SafeScanner
+    yaml.Composer = _SafeComposer
+    yaml.Constructor = _SafeConstructor
     return yaml
 
 

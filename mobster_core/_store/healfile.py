@@ -205,22 +205,37 @@ def read_heal_file(path: Path) -> list[HealEntry]:
         raise HealFileError(f"{path}: a heal file has version: 1, check and heals; delete it and run again")
     if not isinstance(data["heals"], list):
         raise HealFileError(f"{doc.where(['heals'])}: heals is a list")
-    return [_entry(item, doc.where(["heals", n])) for n, item in enumerate(data["heals"])]
+    entries = []
+    for n, item in enumerate(data["heals"]):
+        problem = _entry_problem(item) if isinstance(item, dict) else _NOT_A_HEAL
+        if problem is not None or not isinstance(item, dict):
+            raise HealFileError(f"{doc.where(['heals', n])}: {problem}")
+        entries.append(_entry(item))
+    return entries
 
 
-def _entry(item: object, where: str) -> HealEntry:
-    """One heal of a heal file, checked key by key; ``where`` is its ``file:line``."""
-    if not isinstance(item, dict) or set(item) != {"step", "from", "to", "why", "old", "new"}:
-        raise HealFileError(f"{where}: a heal has step, from, to, why, old and new; delete the file and run again")
+_NOT_A_HEAL = "a heal has step, from, to, why, old and new; delete the file and run again"
+
+
+def _entry_problem(item: dict[str, Any]) -> str | None:
+    """What is wrong with one heal of a heal file, checked key by key, or None."""
+    if set(item) != {"step", "from", "to", "why", "old", "new"}:
+        return _NOT_A_HEAL
     step = item["step"]
     if isinstance(step, bool) or not isinstance(step, int) or step < 1:
-        raise HealFileError(f"{where}: step is a whole number from 1; delete the file and run again")
+        return "step is a whole number from 1; delete the file and run again"
+    if not all(isinstance(item[k], str) for k in ("from", "to", "why")):
+        return "from, to and why are text; delete the file and run again"
+    if not all(isinstance(v, list) and all(_is_action(a) for a in v) for v in (item["old"], item["new"])):
+        return "old and new are lists of actions as mobster wrote them; delete the file"
+    return None
+
+
+def _entry(item: dict[str, Any]) -> HealEntry:
+    """One heal :func:`_entry_problem` accepted."""
     texts = [item[k] for k in ("from", "to", "why")]
-    if not all(isinstance(t, str) for t in texts):
-        raise HealFileError(f"{where}: from, to and why are text; delete the file and run again")
     lists = [item[k] for k in ("old", "new")]
-    if not all(isinstance(v, list) and all(_is_action(a) for a in v) for v in lists):
-        raise HealFileError(f"{where}: old and new are lists of actions as mobster wrote them; delete the file")
+    step = item["step"]
     return HealEntry(step, texts[0], texts[1], texts[2], tuple(lists[0]), tuple(lists[1]))
 
 

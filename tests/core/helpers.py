@@ -36,7 +36,8 @@ def step_on(
     target = None
     if label is not None:
         found = [e for e in s.elements if e.label == label and e.role == role]
-        e = ([f for f in found if f.visible] or found)[0]  # Smart acts on shown elements
+        shown = {f.path for f in s.shown}
+        e = ([f for f in found if f.path in shown] or found)[0]  # Smart acts on shown elements
         count, nth = position(s, e)
         target = {"label": e.label, "role": e.role, "id": e.path, "frame": list(e.frame), "count": count, "nth": nth}
     return mc.Step.from_dict(

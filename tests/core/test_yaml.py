@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from mobster_core.yaml import MAX_YAML_BYTES, YamlProblem, did_you_mean, load_yaml
@@ -100,10 +103,10 @@ def test_brackets_in_quotes_comments_and_block_scalars_are_not_nesting() -> None
 
 def test_the_scanner_stops_at_the_limit_should_the_pre_scan_read_a_file_differently() -> None:
     with pytest.raises(_Refused) as info:
-        _yaml("safe").load("a: " + "[" * 5000)
+        _yaml().load("a: " + "[" * 5000)
     assert info.value.line == 1
     with pytest.raises(_Refused):
-        _yaml("rt").load("".join(" " * i + "k:\n" for i in range(300)))
+        _yaml().load("".join(" " * i + "k:\n" for i in range(300)))
 
 
 @pytest.mark.parametrize("number", ["1" + "0" * 5000, "-" + "9" * 31, "0x" + "f" * 40, "1_000" * 10])
@@ -128,3 +131,67 @@ def test_a_scalar_that_looks_like_a_number_and_isnt_one_is_a_problem_with_its_li
     # Found by the fuzz test: ruamel resolves these as integers, then can't read them.
     with pytest.raises(YamlProblem, match=r"x\.yaml:1: .* looks like a number but isn't one"):
         load_yaml(text, "x.yaml")
+
+
+def _paths(data: object, keys: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """Every key path in ``data``, the path itself first."""
+    found: list[tuple[str | int, ...]] = [keys]
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found += _paths(value, (*keys, str(key)))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found += _paths(value, (*keys, index))
+    return found
+
+
+def _round_trip(text: str) -> object:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="rt", pure=True).load(text)
+
+
+def _round_trip_line(tree: object, keys: tuple[str | int, ...]) -> int | None:
+    """The line ruamel's round-trip loader gives ``keys`` (what messages said before Rule 1 kept the nodes)."""
+    node: Any = tree
+    line = None
+    for key in keys:
+        lc = getattr(node, "lc", None)
+        try:
+            if lc is not None:
+                line = (lc.item(key) if isinstance(key, int) else lc.key(key))[0] + 1
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return line
+    return line
+
+
+_FILES = sorted(
+    p
+    for folder in ("tests/data/checks", "benchmarks/data", "mobster_drivers/scripted/samples")
+    for p in (Path(__file__).parents[2] / folder).rglob("*.yaml")
+)
+
+
+@pytest.mark.parametrize("path", _FILES, ids=lambda p: p.name)
+def test_every_key_has_the_line_the_round_trip_loader_gives_it(path: Path) -> None:
+    text = path.read_text()
+    doc = load_yaml(text, path.name)
+    tree = _round_trip(text)
+    paths = _paths(doc.data)
+    assert len(paths) > 5
+    for keys in paths:
+        assert doc.line(keys) == _round_trip_line(tree, keys), keys
+    # A path the file doesn't have: the line of the deepest key found, as before.
+    first = next(k for k in paths if len(k) == 1)
+    assert doc.line((*first, "no such key", 3)) == _round_trip_line(tree, first)
+
+
+def test_lines_of_flow_collections_quoted_keys_and_block_scalars() -> None:
+    text = 'a: {"b": 1,\n  c: [x,\n    y]}\n"q k": |\n  one\n  two\nz:\n- - 1\n  - 2\n'
+    doc = load_yaml(text, "f.yaml")
+    tree = _round_trip(text)
+    for keys in _paths(doc.data):
+        assert doc.line(keys) == _round_trip_line(tree, keys), keys
+    assert doc.where(["a", "c", 1]) == "f.yaml:3"
+    assert doc.where(["z", 0, 1]) == "f.yaml:9"
