@@ -11,17 +11,17 @@ venv: $(BIN)/python
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Mobster needs Python 3.11 or newer" or 0)'
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv --without-pip $(VENV)
 
 demo: venv
-	VENV=$(VENV) bash scripts/install.sh -e '.[all]'
+	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/install.sh -e '.[all]'
 	$(BIN)/mobster demo
 
 test: venv
-	VENV=$(VENV) bash scripts/install.sh -e '.[all]' --group dev
+	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/install.sh -e '.[all]' --group dev
 	PATH="$(abspath $(BIN)):$$PATH" bash scripts/check.sh
 
 # The tests with line and branch coverage (a report in the terminal), on one core.
 coverage: venv
-	VENV=$(VENV) bash scripts/install.sh -e '.[all]' --group dev
+	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/install.sh -e '.[all]' --group dev
 	$(BIN)/pytest --cov --cov-report=term

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 import mobster_core as mc
 from mobster_cli._render import check_lines, heal_listing, json_text, visible
-from mobster_cli.main import cli
+from mobster_cli.main import Runtime, cli
 from mobster_core._rules.canon import digest
 from mobster_core._rules.identity import Env
 from mobster_core._rules.text import REPLACEMENT, valid_data
@@ -26,6 +26,7 @@ from mobster_core._store.journal import Effect, Journal
 from mobster_core.checks import load_check_text
 from mobster_core.heals import HealEntry, read_heal_file
 from mobster_core.prompts import parse_decision
+from mobster_core.testing import FakeClock
 from mobster_core.text import escape_controls, utf8, valid_text, xml_text
 from tests.core.helpers import NOW
 
@@ -68,11 +69,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run(project: Path, *extra: str) -> Any:
-    return CliRunner().invoke(cli, ["test", "--scripted", "app.yaml", "--junit", "out.xml", *extra])
+    clock = FakeClock()  # the scripted phone on virtual time: a failing verdict's waits take no real time
+    args = ["test", "--scripted", "app.yaml", "--junit", "out.xml", *extra]
+    return CliRunner().invoke(cli, args, obj=Runtime(clock, clock.run))
 
 
 def test_hostile_labels_and_names_end_visible_in_the_terminal_and_valid_in_every_file(project: Path) -> None:
-    # One failing run (its settled read waits the 5 s assert timeout for real) checks every edge.
+    # One failing run (its settled read waits the 5 s assert timeout) checks every edge.
     (project / ".mobster" / "checks" / "evil.yaml").write_text(CHECK)
     result = run(project, "--json")
     assert result.exit_code == 1, result.output  # the second assertion fails: a verdict, not a crash

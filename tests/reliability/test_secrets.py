@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mobster_cli.main import cli
+from mobster_cli.main import Runtime, cli
+from mobster_core.testing import FakeClock
 from mobster_drivers.scripted import sample_path
 
 CHECK = """\
@@ -51,9 +52,11 @@ def test_everything_under_mobster_is_private_and_no_secret_is_written(
     (tmp_path / "app.yaml").write_text(sample_path("yourapp").read_text())
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    first = runner.invoke(cli, ["test", "--scripted", "app.yaml", "--model", "scripted", "--json"])
+    args = ["test", "--scripted", "app.yaml", "--model", "scripted", "--json"]
+    clock = FakeClock()  # the scripted phone on virtual time
+    first = runner.invoke(cli, args, obj=Runtime(clock, clock.run))
     assert first.exit_code == 0, first.output
-    second = runner.invoke(cli, ["test", "--scripted", "app.yaml", "--model", "scripted", "--json"])
+    second = runner.invoke(cli, args, obj=Runtime(clock, clock.run))
     assert second.exit_code == 0, second.output
     assert json.loads(second.stdout)["checks"][0]["steps"][2]["source"] == "live"
     written = [
