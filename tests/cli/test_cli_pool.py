@@ -276,7 +276,7 @@ def test_the_wait_timing_options_reach_the_run(project: Path, monkeypatch: pytes
 
     monkeypatch.setattr("mobster_drivers.pool.run_on_pool", run_on_pool)
     args = ["--scripted", "app.yaml", "--poll-interval", "0.5", "--drift-after", "2.5", "--give-up-after", "6"]
-    mobster("test", *args, "--each-device")
+    CliRunner().invoke(cli, ["test", *args, "--each-device"], catch_exceptions=False)
     (options,) = seen
     assert options.policy == PollPolicy(interval=0.5, drift_after=2.5, give_up_after=6.0)
     assert options.each_device
