@@ -14,11 +14,15 @@ Rule 5: the text of a file is valid Unicode once loaded: a ``"\ud800"`` escape (
         surrogate) reads as U+FFFD (``_text.py``, Rule 1).
 Rule 6: an integer of more than ``MAX_INT_DIGITS`` digits is refused where it is written: no
         file the SDK reads needs one, and Python won't even print one of 4,300 digits.
+Rule 7: the parses of the last 32 files of at most 8 KiB are kept by their name and text, so a
+        file read again unchanged is not parsed again; every caller gets its own copy of the
+        data (the kept parse is never handed out), and a file that fails is parsed again.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -69,6 +73,10 @@ class YamlDoc:
             line, node = found
         return line
 
+    def copy(self) -> YamlDoc:
+        """The same document with a copy of ``data`` that shares nothing mutable with this one."""
+        return YamlDoc(self.source, _copy(self.data), self._node)
+
     def where(self, keys: Sequence[str | int]) -> str:
         """``file:line`` for the value at ``keys`` (``file`` alone when the line is unknown)."""
         line = self.line(keys)
@@ -88,7 +96,11 @@ def _child(node: Node | None, key: str | int) -> tuple[int, Node] | None:
 
 
 def load_yaml(raw: bytes | str, source: str) -> YamlDoc:
-    """Parse a YAML document from ``raw``; ``source`` names it in every message."""
+    """Parse a YAML document from ``raw``; ``source`` names it in every message.
+
+    A small file read again with the same text (a run reads its check file and heal file more
+    than once) is parsed once (Rule 7); each caller gets its own copy of the data.
+    """
     if isinstance(raw, bytes):
         if len(raw) > MAX_YAML_BYTES:
             raise YamlProblem(f"{source}: the file is {len(raw)} bytes; the limit is {MAX_YAML_BYTES}")
@@ -100,6 +112,16 @@ def load_yaml(raw: bytes | str, source: str) -> YamlDoc:
         text = valid_text(raw)
         if len(text.encode("utf-8")) > MAX_YAML_BYTES:
             raise YamlProblem(f"{source}: the file is over the {MAX_YAML_BYTES}-byte limit")
+    parsed = _parsed(source, text) if len(text) <= _REMEMBERED_CHARS else _parse(source, text)
+    return parsed.copy()
+
+
+#: Rule 7: the most recent small files' parses are kept (a few MiB at most).
+_REMEMBERED_CHARS = 8 * 1024
+_REMEMBERED_FILES = 32
+
+
+def _parse(source: str, text: str) -> YamlDoc:
     _refuse_deep_nesting(text, source)
     yaml = _yaml()
     try:
@@ -118,6 +140,22 @@ def load_yaml(raw: bytes | str, source: str) -> YamlDoc:
     except ValueError as exc:  # a scalar the YAML library resolved but can't construct
         raise YamlProblem(f"{source}: not valid YAML ({exc}); quote the value if it is text") from exc
     return YamlDoc(source, valid_data(data), yaml.constructor.document)
+
+
+_parsed = functools.lru_cache(maxsize=_REMEMBERED_FILES)(_parse)
+
+
+def _copy(value: Any) -> Any:
+    """A copy of parsed data that shares nothing mutable with it (its leaves are immutable)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_copy(v) for v in value)
+    if isinstance(value, set):
+        return set(value)
+    return value
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -195,3 +195,29 @@ def test_lines_of_flow_collections_quoted_keys_and_block_scalars() -> None:
         assert doc.line(keys) == _round_trip_line(tree, keys), keys
     assert doc.where(["a", "c", 1]) == "f.yaml:3"
     assert doc.where(["z", 0, 1]) == "f.yaml:9"
+
+
+def test_a_file_read_again_unchanged_gives_equal_data_that_shares_nothing() -> None:
+    text = "a: [1, {b: [x, y]}]\nc: {d: e}\n"
+    first = load_yaml(text, "same.yaml")
+    first.data["a"][1]["b"].append("changed by a caller")
+    first.data["c"]["d"] = "changed"
+    second = load_yaml(text.encode(), "same.yaml")
+    assert second.data == {"a": [1, {"b": ["x", "y"]}], "c": {"d": "e"}}
+    assert second.where(["a", 1, "b", 1]) == "same.yaml:1"
+    assert load_yaml(text, "other.yaml").where(["c"]) == "other.yaml:2"  # its own name in messages
+
+
+def test_a_changed_file_is_read_as_it_is_now_and_a_bad_one_fails_every_time() -> None:
+    assert load_yaml("a: 1\n", "f.yaml").data == {"a": 1}
+    assert load_yaml("a: 2\n", "f.yaml").data == {"a": 2}
+    for _ in range(2):
+        with pytest.raises(YamlProblem, match=r"f\.yaml:2: found duplicate key"):
+            load_yaml("a: 1\na: 2\n", "f.yaml")
+
+
+def test_a_large_file_is_parsed_each_time_and_still_copied() -> None:
+    text = "".join(f"k{i}: [{i}, x]\n" for i in range(2000))  # over the 8 KiB kept
+    first = load_yaml(text, "big.yaml")
+    first.data["k1"].append("changed")
+    assert load_yaml(text, "big.yaml").data["k1"] == [1, "x"]
