@@ -29,6 +29,7 @@ from ._common import count as _count
 from ._common import detail as _detail
 from ._common import scrub as _scrub
 from ._common import show as _show
+from ._common import tls_context
 
 if TYPE_CHECKING:
     import anthropic
@@ -71,7 +72,11 @@ class AnthropicModel:
         self._max_tokens = max_tokens
         self._base_url = base_url or DEFAULT_ANTHROPIC_URL
         self._client: anthropic.AsyncAnthropic = anthropic.AsyncAnthropic(
-            api_key=api_key, base_url=self._base_url, max_retries=0, timeout=timeout
+            api_key=api_key,
+            base_url=self._base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=tls_context()),
         )
 
     def __repr__(self) -> str:

@@ -8,17 +8,24 @@ Rule 2: ``scrub`` removes a key from any text a server or an SDK may echo, in th
         ``\/``), and cut short (any run of 8 or more of the key's characters in a row, so a
         prefix or a suffix a server shows, such as ``sk-test-…6789``, goes too). Shorter keys are
         removed whole only.
+Rule 3: the SDKs' HTTP clients share one TLS context per process (``tls_context``): the one the
+        SDKs would build each (SSL_CERT_FILE or SSL_CERT_DIR when set, else the system's CAs),
+        made once per value of those variables. Building it reads the CA bundle, about 60 ms a
+        client, and a pool makes a model per device.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+import ssl
 from collections.abc import Mapping
 from typing import Any
 
 from mobster_core import ModelError
 
-__all__ = ["checked_key", "count", "detail", "scrub", "show"]
+__all__ = ["checked_key", "count", "detail", "scrub", "show", "tls_context"]
 
 #: A fragment of the key this long or longer is removed (Rule 2).
 MIN_FRAGMENT = 8
@@ -116,3 +123,16 @@ def _decoded(text: str) -> list[tuple[str, int, int]]:
 def show(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def tls_context() -> ssl.SSLContext:
+    """The TLS context the SDKs' HTTP clients share (Rule 3)."""
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context(_cert_file: str | None, _cert_dir: str | None) -> ssl.SSLContext:
+    """httpx2's own context for the environment the arguments name (they key the cache)."""
+    import httpx2
+
+    return httpx2.create_ssl_context()

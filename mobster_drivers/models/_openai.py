@@ -30,6 +30,7 @@ from ._common import count as _count
 from ._common import detail as _detail
 from ._common import scrub as _scrub
 from ._common import show as _show
+from ._common import tls_context
 
 if TYPE_CHECKING:
     import openai
@@ -78,7 +79,11 @@ class OpenAIModel:
         self._max_output_tokens = max_output_tokens
         self._base_url = base_url or DEFAULT_OPENAI_URL
         self._client: openai.AsyncOpenAI = openai.AsyncOpenAI(
-            api_key=api_key, base_url=self._base_url, max_retries=0, timeout=timeout
+            api_key=api_key,
+            base_url=self._base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()),
         )
 
     def __repr__(self) -> str:

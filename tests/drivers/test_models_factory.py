@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -139,3 +140,30 @@ def test_importing_the_package_imports_no_vendor_sdk() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
 
     assert result.stdout.strip() == "[]"
+
+
+def test_the_sdk_clients_share_one_tls_context_that_verifies(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ssl
+
+    from mobster_drivers.models import AnthropicModel, OpenAIModel
+
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    claude = AnthropicModel("claude-sonnet-4-5", api_key="k-1")
+    gpt = OpenAIModel("gpt-5", api_key="k-2")
+    contexts = [_tls_of(claude), _tls_of(gpt)]
+    assert contexts[0] is contexts[1]
+    assert contexts[0].verify_mode == ssl.CERT_REQUIRED
+    assert contexts[0].check_hostname
+    assert contexts[0].cert_store_stats()["x509_ca"] > 0  # the system's CAs, as the SDK would load
+
+    # Another CA bundle in the environment: another context, made from that bundle.
+    bundle = ssl.get_default_verify_paths().cafile or "/etc/ssl/certs/ca-certificates.crt"
+    monkeypatch.setenv("SSL_CERT_FILE", bundle)
+    again = AnthropicModel("claude-sonnet-4-5", api_key="k-3")
+    assert _tls_of(again) is not contexts[0]
+
+
+def _tls_of(model: Any) -> Any:
+    """The TLS context of the connection pool of the SDK's HTTP client inside ``model``."""
+    return model._client._client._transport._pool._ssl_context
