@@ -6,7 +6,8 @@ boxes. Only the standard library is used (the scripted phone runs with the base 
 Rule 1: the picture is a function of the screen alone: the app in front, and per element its
         role, label, value, frame (rounded to whole points, as the read fingerprint rounds it),
         enabled, visible and selected flags and its place in the tree. The same screen gives the
-        same bytes; :class:`ScreenRenderer` caches pictures by the read fingerprint.
+        same bytes; :class:`ScreenRenderer` caches pictures by the read fingerprint, and the
+        renderers of a process share the last 64 they drew (a new phone draws the same app).
 Rule 2: the picture is the screen's size in points times ``scale`` (1 by default, so 402 x 874
         pixels for the default screen), 8-bit RGB PNG.
 Rule 3: elements are drawn in tree order, so a child shows over its parent and a later sibling
@@ -128,7 +129,7 @@ class ScreenRenderer:
         if found is not None:
             self._cache.move_to_end(key)
             return found
-        png = self.raster(screen).png()
+        png = _drawn((key, self.scale), _Carried(screen)) if self._cache_size else self.raster(screen).png()
         if self._cache_size:
             self._cache[key] = png
             if len(self._cache) > self._cache_size:
@@ -138,6 +139,31 @@ class ScreenRenderer:
     def raster(self, screen: Screen) -> Raster:
         """The picture of a screen as a fresh :class:`~mobster_core.image.Raster` (not cached)."""
         return _Painter(screen, self.scale).paint()
+
+
+class _Carried:
+    """A screen passed through :func:`_drawn`'s cache without being part of its key."""
+
+    __slots__ = ("screen",)
+
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Carried)
+
+    def __hash__(self) -> int:
+        return 0
+
+
+@lru_cache(maxsize=64)
+def _drawn(key: tuple[tuple[str, tuple[int, int]], float], carried: _Carried) -> bytes:
+    """Rule 1 across renderers: a screen's picture by its fingerprint, size and scale (``key``).
+
+    Every phone in a process shares these: a suite opens a new scripted phone per run, and its
+    screens are the same app's screens again.
+    """
+    return _Painter(carried.screen, key[1]).paint().png()
 
 
 def _checked_scale(scale: float) -> float:

@@ -461,11 +461,15 @@ def test_pictures_are_deterministic_and_cached_by_fingerprint() -> None:
     first = renderer.png(screen)
     assert renderer.png(screen) is first  # a cache hit
     assert first == ScreenRenderer().png(screen) == render_screen(screen)
-    renderer.png(other)  # evicts the first: the cache holds one picture
+    renderer.png(other)  # evicts the first: the renderer's cache holds one picture
+    assert renderer._cache == {(other.fingerprint, other.size): renderer.png(other)}
     again = renderer.png(screen)
     assert again == first
-    assert again is not first
-    assert ScreenRenderer(cache_size=0).png(screen) == first
+    assert ScreenRenderer().png(screen) is again  # the renderers of a process share what they drew
+    assert ScreenRenderer(scale=2).png(screen) != first  # another scale is another picture
+    uncached = ScreenRenderer(cache_size=0).png(screen)
+    assert uncached == first
+    assert uncached is not first  # no cache at all: drawn again
 
 
 def test_the_phone_pictures_the_screen_a_read_returns() -> None:
