@@ -39,7 +39,7 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 from ruamel.yaml import YAML
@@ -207,20 +207,17 @@ def read_heal_file(path: Path) -> list[HealEntry]:
         raise HealFileError(f"{doc.where(['heals'])}: heals is a list")
     entries = []
     for n, item in enumerate(data["heals"]):
-        problem = _entry_problem(item) if isinstance(item, dict) else _NOT_A_HEAL
-        if problem is not None or not isinstance(item, dict):
+        problem = _entry_problem(item)
+        if problem is not None:
             raise HealFileError(f"{doc.where(['heals', n])}: {problem}")
-        entries.append(_entry(item))
+        entries.append(_entry(cast("dict[str, Any]", item)))
     return entries
 
 
-_NOT_A_HEAL = "a heal has step, from, to, why, old and new; delete the file and run again"
-
-
-def _entry_problem(item: dict[str, Any]) -> str | None:
+def _entry_problem(item: object) -> str | None:
     """What is wrong with one heal of a heal file, checked key by key, or None."""
-    if set(item) != {"step", "from", "to", "why", "old", "new"}:
-        return _NOT_A_HEAL
+    if not isinstance(item, dict) or set(item) != {"step", "from", "to", "why", "old", "new"}:
+        return "a heal has step, from, to, why, old and new; delete the file and run again"
     step = item["step"]
     if isinstance(step, bool) or not isinstance(step, int) or step < 1:
         return "step is a whole number from 1; delete the file and run again"

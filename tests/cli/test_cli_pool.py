@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
 from mobster_cli.main import Runtime, cli
 from mobster_core import PollPolicy, RunOptions
 from mobster_core.testing import FakeClock
 from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.scripted import AppScript, sample_path
+from tests.real_clock import mobster
 
 SIGNUP = """\
 version: 1
@@ -67,16 +68,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / ".mobster" / "checks").mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-#: The real clock (the fake servers answer on real sockets) with short polls: the same waits
-#: (a step settles, a drift is declared, a heal ends) in a fifth of the time.
-QUICK = ("--poll-interval", "0.03", "--drift-after", "0.2", "--give-up-after", "0.6")
-
-
-def mobster(*args: str) -> Result:
-    timing = QUICK if args[:1] == ("test",) and "heal" not in args[1:2] else ()
-    return CliRunner().invoke(cli, [*args, *timing], catch_exceptions=False)
 
 
 def test_a_check_records_replays_and_heals_through_appium(project: Path) -> None:

@@ -8,12 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from mobster_cli.main import cli
 from mobster_drivers._lock import device_lock
 from mobster_drivers.fakes.wda import FakeWda
 from mobster_drivers.scripted import AppScript, sample_path
+from tests.real_clock import mobster
 
 SIGNUP = """\
 version: 1
@@ -44,16 +43,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def app() -> Iterator[FakeWda]:
     with FakeWda(sample_path("yourapp"), lifetime=120) as fake:
         yield fake
-
-
-#: The real clock (the fake WDA answers on real sockets) with short polls: the same waits
-#: (a step settles, a drift is declared, a heal ends) in a fifth of the time.
-QUICK = ("--poll-interval", "0.03", "--drift-after", "0.2", "--give-up-after", "0.6")
-
-
-def mobster(*args: str) -> Result:
-    timing = QUICK if args[:1] == ("test",) and "heal" not in args[1:2] else ()
-    return CliRunner().invoke(cli, [*args, *timing], catch_exceptions=False)
 
 
 def test_record_replay_and_heal_over_wda(project: Path, app: FakeWda) -> None:

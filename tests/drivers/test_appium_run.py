@@ -15,6 +15,7 @@ from mobster_drivers.appium import AppiumCaps, AppiumDevice, appium_device
 from mobster_drivers.fakes.appium import FakeAppium
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.scripted import AppScript, sample_path
+from tests.real_clock import QUICK_POLICY
 
 SIGNUP = """\
 version: 1
@@ -39,8 +40,7 @@ def _script(name: str) -> AppScript:
 def _run(fake: FakeAppium, root: Path, *, model: ScriptedModel | None) -> mc.CheckResult:
     check = load_check_text(SIGNUP, str(root / ".mobster" / "checks" / "signup.yaml"))
     clock = mc.SystemClock()
-    # The real clock (real sockets) with short polls: the same waits in a fifth of the time.
-    options = mc.RunOptions(root=root, policy=mc.PollPolicy(interval=0.03, drift_after=0.2, give_up_after=0.6))
+    options = mc.RunOptions(root=root, policy=QUICK_POLICY)  # real sockets: the real clock, short polls
     device: AppiumDevice = appium_device(fake.url, AppiumCaps(), clock, bundle="com.example.yourapp")
     try:
         return asyncio.run(mc.run_check(check, device, clock, model=model, options=options))
