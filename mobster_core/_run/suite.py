@@ -22,8 +22,12 @@ Rule 7: a suite starts by deleting the temporary files (``.tmp-*``) a killed wri
         the suite started.
 Rule 8: a device whose check ended with class ``device`` or ``unknown_outcome`` is asked whether
         it still answers (a read; failing that, ``info()`` and a read); when it doesn't, it is out
-        of the pool for the rest of the suite, its check is ``couldnt_run``, class ``device`` (an
-        action in flight said in the message), and the other devices go on.
+        of the pool for the rest of the suite and the other devices go on. Its check is
+        ``couldnt_run``, class ``device``, and says the same thing wherever the device was lost
+        (launching, the baseline, a step, a heal, the verdict's read): that device stopped
+        answering, it is out of the pool, whether the rest of the suite goes on, then what the
+        device said last (an action in flight said there). A device that never answered during
+        the check (its first call failed) keeps its own message.
 Rule 9: a lost device's check goes to another device only when its run failed before anything
         was sent (its first call, ``info()``, failed: no action, no launch, nothing in flight)
         and another device is left; otherwise it keeps its own result;
@@ -289,18 +293,31 @@ async def _lose(work: _Work, slot: int, item: tuple[int, Path], result: CheckRes
     if nothing_sent and not work.each_device and others > 0:
         await work.done(key, None, back=file)
         return
-    await _record(work, key, _device_lost(result, options), options)
+    if nothing_sent:  # it never answered during this check: what it said is the whole story
+        await _record(work, key, result, options)
+        return
+    await _record(work, key, _device_lost(result, others, options, each_device=work.each_device), options)
 
 
-def _device_lost(result: CheckResult, options: RunOptions) -> CheckResult:
-    """Rule 8: a check whose device was lost under it is ``couldnt_run``, class ``device``.
+def _device_lost(result: CheckResult, others: int, options: RunOptions, *, each_device: bool) -> CheckResult:
+    """Rule 8: a check whose device was lost under it is ``couldnt_run``, class ``device``, saying so.
 
-    An action in flight stays said in the message (its outcome is unknown: the check is never
-    run again), and the run's ``result.json`` is rewritten to agree with the suite's.
+    The message is the same wherever the device was lost (which read or action failed is a matter
+    of timing): the device, that it is out of the pool, what becomes of the rest of the suite
+    (``others`` devices are left), then what the device said last, where an action in flight stays
+    said (its outcome is unknown: the check is never run again). The run's ``result.json`` is
+    rewritten to agree with the suite's.
     """
-    if result.outcome.failure_class is FailureClass.DEVICE:
-        return result
-    message = f"the device stopped answering during the check and is out of the pool: {result.outcome.message}"
+    device = f"the device {result.device_label}" if result.device_label else "the device"
+    if others == 0:
+        rest = "no device of the pool is left, so the checks not yet run won't run"
+    else:
+        rest = f"the other {others} device{'s go' if others > 1 else ' goes'} on with the suite"
+        rest = f"its other checks won't run on it; {rest}" if each_device else rest
+    message = (
+        f"{device} stopped answering during this check and is out of the pool; {rest}. "
+        f"What it said last: {result.outcome.message}"
+    )
     lost = attrs.evolve(result, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.DEVICE, message))
     if result.run_dir and options.root is not None:
         with contextlib.suppress(OSError):

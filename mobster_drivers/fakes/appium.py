@@ -89,7 +89,11 @@ Rule 6: cloud behaviours, as options: ``require`` (vendor options a session must
         (a 5xx on session create, W3C JSON or a load balancer's HTML page),
         :meth:`FakeAppium.end_sessions` (the provider ends every session),
         :meth:`FakeAppium.garbage_next_reply`, :meth:`FakeAppium.stall_next_reply`,
-        :meth:`FakeAppium.drop_next_reply` (handled, then no reply at all), and the fake
+        :meth:`FakeAppium.drop_next_reply` (handled, then no reply at all),
+        :meth:`FakeAppium.die_when` (the phone loses power when a request it names arrives: that
+        request is never handled nor answered, the server stops listening before its connection
+        closes, so every later request is refused: a death at a moment a test chooses, never a
+        race), and the fake
         WDA's own (:attr:`FakeAppium.wda`: ``fail_next_action``, ``fail_next_read``, …). With
         ``costs`` the fake WDA holds each source read and query as long as real WDA would take
         (its ``ReadCosts``), so the costs show through Appium as they would.
@@ -355,6 +359,8 @@ class FakeAppium:
         self._garbage: list[int] = []
         self._stall = 0.0
         self._drop = 0
+        self._die_when: Callable[[AppiumRequest], bool] | None = None
+        self._dead = False
         self._connections: set[socket.socket] = set()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -500,6 +506,16 @@ class FakeAppium:
         with self._lock:
             self._drop += count
 
+    def die_when(self, moment: Callable[[AppiumRequest], bool]) -> None:
+        """Lose power when a request for which ``moment`` is true arrives (Rule 6).
+
+        ``moment`` sees each request as it is recorded, in order (it may count them). The request
+        that matches is recorded, never handled and never answered; the server has stopped
+        listening by the time its connection closes, so whatever the client sends next is refused.
+        """
+        with self._lock:
+            self._die_when = moment
+
     def stall_next_reply(self, seconds: float) -> None:
         """Handle the next request, then hold its reply ``seconds`` before sending it."""
         with self._lock:
@@ -532,12 +548,20 @@ class FakeAppium:
             command = body["script"]
         elif _ELEMENT_VALUE.match(route):
             command = f"{method} /element/{{id}}/value"
+        request = AppiumRequest(method, raw_path, route, session, body, command, dict(headers or {}))
         with self._lock:
-            self._requests.append(AppiumRequest(method, raw_path, route, session, body, command, dict(headers or {})))
+            if self._dead:
+                return _Reply(503, b"", "text/plain", drop=True)
+            self._requests.append(request)
+            self._dead = self._die_when is not None and self._die_when(request)
+            dying = self._dead
             garbage = self._garbage.pop(0) if self._garbage else None
             stall, self._stall = self._stall, 0.0
             drop = self._drop > 0
             self._drop -= 1 if drop else 0
+        if dying:
+            self.stop()  # the listening socket is closed before this request's connection is
+            return _Reply(503, b"", "text/plain", drop=True)
         if garbage is not None:
             return _Reply(garbage, _LB_PAGE, "text/html")
         if self._latency > 0 and self._stopping.wait(self._latency):

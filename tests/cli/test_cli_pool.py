@@ -8,7 +8,6 @@ zero-latency app script, so they take about a second each.
 from __future__ import annotations
 
 import json
-import threading
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -20,7 +19,7 @@ from click.testing import CliRunner
 from mobster_cli.main import Runtime, cli
 from mobster_core import PollPolicy, RunOptions
 from mobster_core.testing import FakeClock
-from mobster_drivers.fakes.appium import FakeAppium
+from mobster_drivers.fakes.appium import AppiumRequest, FakeAppium
 from mobster_drivers.scripted import AppScript, sample_path
 from tests.real_clock import mobster
 
@@ -50,15 +49,47 @@ def script(name: str = "yourapp") -> AppScript:
     return AppScript.from_text(text, f"{name}.yaml")
 
 
-class DiesAtFirstLaunch(FakeAppium):
-    """A phone that loses power when its first app launch arrives (the launch's outcome is unknown)."""
+def signup_named(n: int) -> str:
+    """The sign-up check under another name: the same steps, so the same recorded path."""
+    return SIGNUP.replace("A new user signs up", f"A new user signs up {n}")
 
-    def _handle(self, method: str, raw_path: str, raw: bytes, headers: Any = None) -> Any:
-        if b"mobile: launchApp" in raw and not getattr(self, "killed", False):
-            self.killed = True
-            threading.Thread(target=self.stop, daemon=True).start()
-            self._stopping.wait(5)
-        return super()._handle(method, raw_path, raw, headers)
+
+def is_source(request: AppiumRequest, *, evidence: bool) -> bool:
+    """A ``mobile: source``: the evidence read (WDA's own ``visible`` kept) or the fast read."""
+    if request.command != "mobile: source":
+        return False
+    args = request.body.get("args") or [{}]
+    return ("visible" not in str(args[0].get("excludedAttributes", ""))) is evidence
+
+
+class Moment:
+    """When the dying phone loses power: a predicate over its requests, counting as it goes."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.taps = 0
+        self.launched = False
+        self.hit: AppiumRequest | None = None
+
+    def __call__(self, request: AppiumRequest) -> bool:
+        if self._now(request):
+            self.hit = request
+            return True
+        return False
+
+    def _now(self, request: AppiumRequest) -> bool:
+        if request.command == "mobile: launchApp":
+            self.launched = True
+            return self.name == "launching"
+        if request.command == "mobile: tap":
+            self.taps += 1
+            # step 2 types into "Email" (a tap on the field first); step 3 is the heal's tap on "Next"
+            return (self.name, self.taps) in {("a step", 2), ("a heal", 3)}
+        if is_source(request, evidence=True):
+            return (self.name == "the baseline" and self.launched and self.taps == 0) or (
+                self.name == "the verdict's read" and self.taps == 3
+            )
+        return False
 
 
 @pytest.fixture
@@ -93,28 +124,47 @@ def test_a_check_records_replays_and_heals_through_appium(project: Path) -> None
         assert 'healed step 3: Tap "Continue" → Tap "Next"' in healed.output
 
 
-def test_a_pool_with_a_device_killed_mid_suite(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+#: Where each death shows in what the device said last (the check's own message, kept after the pool's).
+DETAIL = {
+    "launching": "launching com.example.yourapp: the outcome is unknown",
+    "the baseline": "couldn't read the screen for the baseline",
+    "a step": 'step 2 (Type "ada@example.com" into "Email"): the outcome is unknown',
+    "a heal": 'step 3 (Tap "Next"): the outcome is unknown',
+    "the verdict's read": "couldn't read the screen for the verdict",
+}
+
+
+@pytest.mark.parametrize("moment", list(DETAIL))
+def test_a_pool_with_a_device_killed_mid_suite(project: Path, monkeypatch: pytest.MonkeyPatch, moment: str) -> None:
+    checks = project / ".mobster" / "checks"
     for n in range(1, 5):
-        (project / ".mobster" / "checks" / f"welcome{n}.yaml").write_text(LAUNCH.format(n=n))
+        (checks / f"signup{n}.yaml").write_text(signup_named(n))
+    with FakeAppium(script(), lifetime=120) as recorder:  # one recorded path serves the four checks
+        assert mobster("test", "--appium", recorder.url, "--model", "scripted", "signup1.yaml").exit_code == 0
     caps = project / "browserstack.json"
     caps.write_text(json.dumps({"bstack:options": {"userName": "ada", "accessKey": "${BROWSERSTACK_ACCESS_KEY}"}}))
     monkeypatch.setenv("BROWSERSTACK_ACCESS_KEY", KEY)
     require = {"bstack:options": {"userName": "ada", "accessKey": KEY}}
+    app = script("yourapp-renamed" if moment == "a heal" else "yourapp")
     with (
-        FakeAppium(script(), lifetime=120, provider="browserstack", require=require) as good,
-        DiesAtFirstLaunch(script(), lifetime=120, provider="browserstack", require=require) as dying,
+        FakeAppium(app, lifetime=120, provider="browserstack", require=require) as good,
+        FakeAppium(app, lifetime=120, provider="browserstack", require=require) as dying,
     ):
-        result = mobster("test", "--appium", good.url, "--appium", dying.url, "--caps", str(caps), "--json")
+        death = Moment(moment)
+        dying.die_when(death)
+        heal = ("--model", "scripted") if moment == "a heal" else ("--no-heal",)
+        result = mobster("test", "--appium", good.url, "--appium", dying.url, "--caps", str(caps), *heal, "--json")
         doc = json.loads(result.stdout)
         dead = dying.url.split("//")[1].rstrip("/")
         by = Counter((c["device_label"] == dead, c["verdict"]) for c in doc["checks"])
         assert by == {(False, "passed"): 3, (True, "couldnt_run"): 1}, doc["checks"]
         lost = next(c for c in doc["checks"] if c["verdict"] == "couldnt_run")
         assert lost["class"] == "device"
-        assert "out of the pool" in lost["message"]
+        said = f"the device {dead} stopped answering during this check and is out of the pool; "
+        assert lost["message"].startswith(f"{said}the other 1 device goes on with the suite. What it said last: ")
+        assert DETAIL[moment] in lost["message"]
         assert result.exit_code == 3
-        launches = [r for r in dying.requests if r.command == "mobile: launchApp"]
-        assert len(launches) == 1  # the launch whose outcome is unknown is never sent again
+        assert death.hit is dying.requests[-1]  # the phone died at that request: nothing reached it after
         # The provider was told each check's name and verdict, on the session that ran it.
         statuses = [a for p, a in good.annotations if p == "browserstack" and a["action"] == "setSessionStatus"]
         assert [s["arguments"]["status"] for s in statuses] == ["passed"] * 3
@@ -122,6 +172,8 @@ def test_a_pool_with_a_device_killed_mid_suite(project: Path, monkeypatch: pytes
         assert set(named) == {c["name"] for c in doc["checks"] if c["verdict"] == "passed"}
         assert KEY not in result.output
         assert KEY not in json.dumps(doc)
+    written = json.loads((project / lost["run_dir"] / "result.json").read_text())
+    assert written["message"] == lost["message"]  # the run's own file agrees
     junit = ET.fromstring((project / ".mobster" / "test-results" / doc["suite_id"] / "junit.xml").read_bytes())
     names = [case.get("name") or "" for case in junit.iter("testcase")]
     assert len(names) == 4
