@@ -87,7 +87,7 @@ import mobster_core as mc
 from mobster_core.heals import accept_heals
 from mobster_core.prompts import estimate_usage
 from mobster_core.testing import FakeClock
-from mobster_drivers.scripted import AppScript, ScriptedPhone
+from mobster_drivers.devices.scripted import AppScript, ScriptedPhone
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"

@@ -50,7 +50,7 @@ from mobster_core._store.cache import ReplayCache
 from mobster_core._store.journal import Effect, EffectLedger
 from mobster_core.exceptions import PathError
 from mobster_core.testing import FakeClock, MemoryJournal
-from mobster_drivers.scripted import AppScript, ScriptedPhone
+from mobster_drivers.devices.scripted import AppScript, ScriptedPhone
 
 APP = "com.example.yourapp"
 SIZES = (50, 200, 1000)

@@ -77,8 +77,8 @@ from mobster_core._run.judge import settled_read
 from mobster_core.prompts import estimate_usage
 from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock, MemoryJournal
+from mobster_drivers.devices.scripted import PROFILES, AppScript, ScriptedPhone
 from mobster_drivers.models.scripted import ScriptedModel
-from mobster_drivers.scripted import PROFILES, AppScript, ScriptedPhone
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import attrs
 
-from mobster_drivers.scripted import PROFILES, sample_path
+from mobster_drivers.devices.scripted import PROFILES, sample_path
 
 SIGNUP = """\
 version: 1

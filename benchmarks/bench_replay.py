@@ -64,8 +64,8 @@ import mobster_core as mc
 from mobster_core._rules.settle import SettledRead
 from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock
+from mobster_drivers.devices.scripted import PROFILES, AppScript, Latency, ScriptedElement, ScriptedPhone
 from mobster_drivers.models.scripted import ScriptedModel
-from mobster_drivers.scripted import PROFILES, AppScript, Latency, ScriptedElement, ScriptedPhone
 
 T = TypeVar("T")
 

@@ -56,8 +56,8 @@ from mobster_core._store.journal import read_journal
 from mobster_core._store.report import RunReport, render_run
 from mobster_core.image import Raster, decode_png
 from mobster_core.testing import FakeClock
+from mobster_drivers.devices.scripted import ScreenRenderer, ScriptedPhone
 from mobster_drivers.models.scripted import ScriptedModel
-from mobster_drivers.scripted import ScreenRenderer, ScriptedPhone
 
 
 def _sibling(name: str) -> Any:

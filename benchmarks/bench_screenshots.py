@@ -42,7 +42,7 @@ from typing import Any
 import mobster_core as mc
 from mobster_core.image import decode_png
 from mobster_core.testing import FakeClock
-from mobster_drivers.scripted import ScreenRenderer, ScriptedPhone, _draw, _font, sample_path
+from mobster_drivers.devices.scripted import ScreenRenderer, ScriptedPhone, _draw, _font, sample_path
 
 APP = "com.example.yourapp"
 #: The goal: a picture at the default size well under this, warm.

@@ -1,6 +1,6 @@
 """What WebDriverAgent's reads cost the replay and the verdict, and how well the fast read sees.
 
-It drives the real :class:`~mobster_drivers.wda.WdaDevice` through the fake WDA with its read-cost
+It drives the real :class:`~mobster_drivers.devices.wda.WdaDevice` through the fake WDA with its read-cost
 model on (``ReadCosts``: Mobster's measurements of Settings' first screen, scaled by node count), on
 the **real clock**:
 
@@ -54,11 +54,11 @@ from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.judge import settled_read
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core.testing import MemoryJournal
-from mobster_drivers.appium import AppiumDevice
-from mobster_drivers.fakes.appium import FakeAppium
-from mobster_drivers.fakes.wda import FakeWda, ReadCosts
-from mobster_drivers.scripted import AppScript
-from mobster_drivers.wda import WdaDevice, read_source, resolve
+from mobster_drivers.devices.appium import AppiumDevice
+from mobster_drivers.devices.scripted import AppScript
+from mobster_drivers.devices.wda import WdaDevice, read_source, resolve
+from mobster_drivers.testing.appium import FakeAppium
+from mobster_drivers.testing.wda import FakeWda, ReadCosts
 
 T = TypeVar("T")
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from mobster_core import PriceTable, RunOptions, SuiteResult, run_suite
 from mobster_core.testing import FakeClock
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
-from mobster_drivers.scripted import ScriptedPhone, sample_path
 
 from ._render import check_lines, pending_line, summary_line
 

@@ -1,7 +1,7 @@
 """Choosing devices and models from the command line's options.
 
 Rule 1: the devices named by ``--scripted``, ``--wda``, ``--sim``, ``--device`` and ``--appium``
-        are made by ``mobster_drivers.pool`` (the one place devices are made from names, shared
+        are made by ``mobster_drivers.harness.pool`` (the one place devices are made from names, shared
         with the pytest plugin); this module makes ``--driver``'s, and models.
 Rule 2: ``--driver FACTORY ARG`` makes devices with your own driver, no fork needed. ``FACTORY`` is
         an import path, ``package.module:function``, or the name of an entry point in the
@@ -88,7 +88,7 @@ async def _made(factory: Callable[..., Any], driver: tuple[str, str], clock: Clo
 
 def unavailable(error: DeviceError) -> Device:
     """Rule 3: a device that couldn't be opened: every call says why, and nothing is sent."""
-    from mobster_drivers.pool import unavailable as made_unavailable
+    from mobster_drivers.harness.pool import unavailable as made_unavailable
 
     return made_unavailable(error)
 

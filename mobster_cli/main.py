@@ -493,7 +493,7 @@ async def _driver_devices(opts: dict[str, Any], clock: Clock) -> list[Device]:
 
 
 def _open_pool(opts: dict[str, Any], files: Sequence[Path], clock: Clock) -> Any:
-    """The pool the device options name (``mobster_drivers.pool``); a usage problem exits 3."""
+    """The pool the device options name (``mobster_drivers.harness.pool``); a usage problem exits 3."""
     from ._render import visible
 
     if not any(opts.get(k) for k in ("scripted", "wda", "sim", "device", "appium")):
@@ -502,7 +502,7 @@ def _open_pool(opts: dict[str, Any], files: Sequence[Path], clock: Clock) -> Any
             "or --driver FACTORY ARG"
         )
     try:
-        from mobster_drivers.pool import CouldntOpen, PoolError, open_pool, pool_specs
+        from mobster_drivers.harness.pool import CouldntOpen, PoolError, open_pool, pool_specs
 
         specs = pool_specs(
             scripted=opts.get("scripted") or (),
@@ -622,7 +622,7 @@ async def _suite(
     if opts.get("driver"):
         devices = await _driver_devices(opts, clock)
         return await run_suite(files, devices, clock, models=models, options=options)
-    from mobster_drivers.pool import run_on_pool
+    from mobster_drivers.harness.pool import run_on_pool
 
     pool = _open_pool(opts, files, clock)
     return await run_on_pool(files, pool, clock, models=models, options=options)

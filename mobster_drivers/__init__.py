@@ -1,5 +1,17 @@
-"""Mobster replay's drivers: devices (scripted, WebDriverAgent, simulator, USB, Appium) and models.
+"""Mobster replay's drivers, by job: devices, models, the harness both front ends share, and fakes.
 
-``mobster_drivers.pool`` makes devices from names (``--sim``, ``--appium`` …) for the CLI, the
-pytest plugin and your code, and runs a suite on a pool of them.
+- :mod:`mobster_drivers.devices`: the scripted phone, WebDriverAgent, simulator, USB iPhone, Appium;
+- :mod:`mobster_drivers.models`: Anthropic, OpenAI and the scripted model;
+- :mod:`mobster_drivers.harness`: devices from names (``--sim``, ``--appium`` …), pools, suites on them;
+- :mod:`mobster_drivers.testing`: fake servers on loopback (WDA, Appium, usbmuxd, ``xcrun``, the
+  model APIs) for your tests and ours.
+
+The paths of 0.1.0's first layout (``mobster_drivers.scripted``, ``.wda``, ``.simulator``,
+``.usb``, ``.appium``, ``.pool`` and ``.fakes``, the last also as ``python -m
+mobster_drivers.fakes.wda``) still import: each is the module of its new home
+(:mod:`._moved`).
 """
+
+from ._moved import install as _install
+
+_install()

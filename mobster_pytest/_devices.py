@@ -1,7 +1,7 @@
 """Opening one device of the pool: the plugin makes its devices where ``mobster test`` does.
 
 Rule 1: :func:`open_device` turns a :class:`~._settings.DeviceSpec` into a device through
-        :func:`mobster_drivers.pool.open_device`, the one place devices are made from names: it
+        :func:`mobster_drivers.harness.pool.open_device`, the one place devices are made from names: it
         imports the driver of that kind only (a run on the scripted phone never imports
         facebook-wda, pymobiledevice3 or Appium's client), locks a real device for as long as
         this process holds it (so two xdist workers, or a worker and a ``mobster test`` beside
@@ -14,8 +14,8 @@ Rule 2: whatever keeps the device from opening is a :class:`CouldntOpen` with th
 from __future__ import annotations
 
 from mobster_core import Clock
-from mobster_drivers import pool
-from mobster_drivers.pool import CouldntOpen, OpenDevice
+from mobster_drivers.harness import pool
+from mobster_drivers.harness.pool import CouldntOpen, OpenDevice
 
 from ._settings import DeviceSpec
 

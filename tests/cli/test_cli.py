@@ -27,7 +27,7 @@ from mobster_cli.main import Runtime, cli
 from mobster_core import CheckResult, Clock, Outcome, SuiteResult, Verdict
 from mobster_core.results import Cost, Mode
 from mobster_core.testing import FakeClock
-from mobster_drivers.scripted import ScriptedPhone, sample_path
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from tests.browser import CHROMIUM, Browser
 
 SIGNUP = """\

@@ -19,8 +19,8 @@ from click.testing import CliRunner
 from mobster_cli.main import Runtime, cli
 from mobster_core import PollPolicy, RunOptions
 from mobster_core.testing import FakeClock
-from mobster_drivers.fakes.appium import AppiumRequest, FakeAppium
-from mobster_drivers.scripted import AppScript, sample_path
+from mobster_drivers.devices.scripted import AppScript, sample_path
+from mobster_drivers.testing.appium import AppiumRequest, FakeAppium
 from tests.real_clock import mobster
 
 SIGNUP = """\
@@ -317,7 +317,7 @@ def test_the_wait_timing_options_reach_the_run(project: Path, monkeypatch: pytes
         pool.release()
         raise SystemExit(0)
 
-    monkeypatch.setattr("mobster_drivers.pool.run_on_pool", run_on_pool)
+    monkeypatch.setattr("mobster_drivers.harness.pool.run_on_pool", run_on_pool)
     args = ["--scripted", "app.yaml", "--poll-interval", "0.5", "--drift-after", "2.5", "--give-up-after", "6"]
     CliRunner().invoke(cli, ["test", *args, "--each-device"], catch_exceptions=False)
     (options,) = seen

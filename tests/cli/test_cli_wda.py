@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mobster_drivers._lock import device_lock
-from mobster_drivers.fakes.wda import FakeWda
-from mobster_drivers.scripted import AppScript, sample_path
+from mobster_drivers.devices.scripted import AppScript, sample_path
+from mobster_drivers.harness._lock import device_lock
+from mobster_drivers.testing.wda import FakeWda
 from tests.real_clock import mobster
 
 SIGNUP = """\
@@ -127,8 +127,8 @@ def test_usage_problems(project: Path, app: FakeWda) -> None:
 
 
 def test_sim_runs_on_the_fake_simctl_and_wda(project: Path, app: FakeWda, monkeypatch: pytest.MonkeyPatch) -> None:
-    import mobster_drivers.simulator._simctl as simctl_module
-    from mobster_drivers.fakes.xcrun import FakeSimctl
+    import mobster_drivers.devices.simulator._simctl as simctl_module
+    from mobster_drivers.testing.xcrun import FakeSimctl
 
     fake = FakeSimctl(project / "sim", wda=app)
     monkeypatch.setattr(simctl_module, "XcrunSimctl", lambda: fake)

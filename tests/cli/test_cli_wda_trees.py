@@ -18,7 +18,7 @@ from click.testing import CliRunner, Result
 from mobster_cli.main import cli
 from mobster_core._rules.settle import DEFAULT_READ_POLICY, ReadPolicy
 from mobster_core._run import judge as _judge
-from mobster_drivers.fakes.wda import FakeWda
+from mobster_drivers.testing.wda import FakeWda
 from tests.wda_trees import tree_path
 
 # Per tree: the check's expectations, each with the answer a person looking at the screen gives.

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mobster_drivers.scripted import sample_path
+from mobster_drivers.devices.scripted import sample_path
 
 SIGNUP = """\
 version: 1
@@ -87,7 +87,7 @@ def test_stopping_mid_action(tmp_path: Path, signum: int, code: int) -> None:
 
 
 def test_stopping_a_pool_ends_its_appium_sessions(tmp_path: Path) -> None:
-    from mobster_drivers.fakes.appium import FakeAppium
+    from mobster_drivers.testing.appium import FakeAppium
 
     (tmp_path / ".mobster" / "checks").mkdir(parents=True)
     (tmp_path / ".mobster" / "checks" / "welcome.yaml").write_text(
@@ -119,7 +119,7 @@ def test_stopping_a_pool_ends_its_appium_sessions(tmp_path: Path) -> None:
 
 def test_ctrl_c_during_a_stalled_wda_tap_stops_at_once_and_writes_every_output(tmp_path: Path) -> None:
     """A tap whose reply never comes (held 60 s): Ctrl+C ends the command without waiting for it."""
-    from mobster_drivers.fakes.wda import FakeWda
+    from mobster_drivers.testing.wda import FakeWda
 
     (tmp_path / ".mobster" / "checks").mkdir(parents=True)
     (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mobster_drivers.scripted import sample_path
+from mobster_drivers.devices.scripted import sample_path
 from tests.cli.test_cli import SIGNUP, mobster
 
 PAYWALL = """\
@@ -37,7 +37,7 @@ expect:
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(key, raising=False)
-    from mobster_drivers.scripted import sample_path
+    from mobster_drivers.devices.scripted import sample_path
 
     checks = tmp_path / ".mobster" / "checks"
     checks.mkdir(parents=True)

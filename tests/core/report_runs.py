@@ -20,8 +20,8 @@ from mobster_core._rules.verdict import suite_exit_code
 from mobster_core._store.journal import read_journal
 from mobster_core._store.report import RunReport
 from mobster_core.testing import FakeClock
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
-from mobster_drivers.scripted import ScriptedPhone, sample_path
 
 SIGNUP = """\
 version: 1

@@ -19,8 +19,8 @@ from mobster_core._run.replay import Replayer
 from mobster_core._store.cache import ReplayCache
 from mobster_core._store.journal import Journal
 from mobster_core.testing import FakeClock, MemoryJournal
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
-from mobster_drivers.scripted import ScriptedPhone, sample_path
 from tests.core.helpers import NOW
 
 APP = "com.example.yourapp"

@@ -8,7 +8,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core.testing import FakeClock, check_device
-from mobster_drivers.scripted import ScriptedPhone, sample_path
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 
 APP = "com.example.yourapp"
 

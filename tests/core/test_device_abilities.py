@@ -14,7 +14,7 @@ from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.judge import settled_read
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core.testing import FakeClock, MemoryJournal
-from mobster_drivers.scripted import ScriptedPhone, sample_path
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from tests.core.helpers import step_on
 
 APP = "com.example.yourapp"

@@ -10,7 +10,7 @@ import pytest
 import mobster_core as mc
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core.testing import FakeClock, MemoryJournal
-from mobster_drivers.scripted import ScreenRenderer, ScriptedPhone, sample_path
+from mobster_drivers.devices.scripted import ScreenRenderer, ScriptedPhone, sample_path
 
 APP = "com.example.yourapp"
 

@@ -20,7 +20,7 @@ from mobster_core._store.cache import ReplayCache
 from mobster_core._store.journal import Journal, read_journal
 from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock, MemoryJournal
-from mobster_drivers.scripted import ScriptedPhone, sample_path
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from tests.core.helpers import NOW
 
 APP = "com.example.yourapp"

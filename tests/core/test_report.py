@@ -489,8 +489,8 @@ def test_hostile_labels_through_a_whole_run_reach_the_page_only_as_text(tmp_path
 
     import mobster_core as mc
     from mobster_core.testing import FakeClock
+    from mobster_drivers.devices.scripted import ScriptedPhone
     from mobster_drivers.models.scripted import ScriptedModel
-    from mobster_drivers.scripted import ScriptedPhone
 
     screens = HOSTILE_APP["apps"]["com.example.hostile"]["screens"]  # type: ignore[index]
     button, end = screens["start"][1]["label"], screens["end"][0]["label"]

@@ -14,8 +14,8 @@ from mobster_core._store.healfile import accept_heals, heal_file_for, read_heal_
 from mobster_core.prompts import estimate_usage
 from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
-from mobster_drivers.scripted import ScriptedPhone, sample_path
 from tests.core.helpers import NOW
 
 SIGNUP = """\

@@ -168,7 +168,7 @@ def _round_trip_line(tree: object, keys: tuple[str | int, ...]) -> int | None:
 
 _FILES = sorted(
     p
-    for folder in ("tests/data/checks", "benchmarks/data", "mobster_drivers/scripted/samples")
+    for folder in ("tests/data/checks", "benchmarks/data", "mobster_drivers/devices/scripted/samples")
     for p in (Path(__file__).parents[2] / folder).rglob("*.yaml")
 )
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mobster_core import Verdict
-from mobster_drivers.appium import (
+from mobster_drivers.devices.appium import (
     CAPS_ENV,
     NEW_COMMAND_TIMEOUT,
     AppiumCaps,
@@ -23,8 +23,8 @@ from mobster_drivers.appium import (
     scrub,
     session_capabilities,
 )
-from mobster_drivers.appium._caps import split_url
-from mobster_drivers.appium._provider import MAX_TEXT
+from mobster_drivers.devices.appium._caps import split_url
+from mobster_drivers.devices.appium._provider import MAX_TEXT
 
 ENV = {"BS_USER": "ada", "BS_KEY": "s3cr3t-k3y", "PLAIN": "iPhone 15"}
 
@@ -309,7 +309,7 @@ def test_bad_bundles_name_the_file(tmp_path: Path) -> None:
 
 
 def test_a_token_in_the_url_path_is_a_secret() -> None:
-    from mobster_drivers.appium._caps import url_secrets
+    from mobster_drivers.devices.appium._caps import url_secrets
 
     token = "AbCdEf0123456789-xyz_TOKEN"
     assert url_secrets(f"https://farm.example.com/remote-endpoint/{token}/wd/hub") == {token}
@@ -318,7 +318,7 @@ def test_a_token_in_the_url_path_is_a_secret() -> None:
 
 
 def test_the_public_surface_is_pinned() -> None:
-    import mobster_drivers.appium as appium
+    import mobster_drivers.devices.appium as appium
 
     assert sorted(appium.__all__) == sorted(
         [

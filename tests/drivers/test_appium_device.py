@@ -22,7 +22,7 @@ from mobster_core._rules.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core.testing import SPRINGBOARD, MemoryJournal, check_device
-from mobster_drivers.appium import (
+from mobster_drivers.devices.appium import (
     SOURCE_ARGS,
     AppiumCaps,
     AppiumDevice,
@@ -31,11 +31,11 @@ from mobster_drivers.appium import (
     Provider,
     appium_device,
 )
-from mobster_drivers.appium._device import _refused
-from mobster_drivers.fakes import appium as fake_appium
-from mobster_drivers.fakes.appium import FakeAppium
-from mobster_drivers.scripted import AppScript, sample_path
-from mobster_drivers.wda import SourceRead, read_source
+from mobster_drivers.devices.appium._device import _refused
+from mobster_drivers.devices.scripted import AppScript, sample_path
+from mobster_drivers.devices.wda import SourceRead, read_source
+from mobster_drivers.testing import appium as fake_appium
+from mobster_drivers.testing.appium import FakeAppium
 from tests.core.helpers import step_on
 
 YOURAPP = "com.example.yourapp"
@@ -288,7 +288,7 @@ def test_the_window_rect_is_asked_once_when_a_root_has_no_rect(
     def rootless(tree: Any, app: str, *, size: tuple[float, float] | None = None) -> SourceRead:
         return read_source({k: v for k, v in tree.items() if k not in ("rect", "frame")}, app, size=size)
 
-    monkeypatch.setattr("mobster_drivers.wda._visibility.read_source", rootless)
+    monkeypatch.setattr("mobster_drivers._xcuitest.visibility.read_source", rootless)
     run(device.read())
     run(device.read())
     assert commands(appium).count("GET /window/rect") == 1

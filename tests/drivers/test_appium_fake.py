@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from mobster_core.testing import SPRINGBOARD
-from mobster_drivers.fakes.appium import FakeAppium, main
-from mobster_drivers.fakes.wda import ReadCosts
-from mobster_drivers.scripted import AppScript, sample_path
+from mobster_drivers.devices.scripted import AppScript, sample_path
+from mobster_drivers.testing.appium import FakeAppium, main
+from mobster_drivers.testing.wda import ReadCosts
 
 YOURAPP = "com.example.yourapp"
 W3C = "element-6066-11e4-a52e-4f735466cecf"
@@ -375,7 +375,7 @@ def test_python_dash_m_prints_the_url_first() -> None:
         "browserstack",
     ]
     process = subprocess.Popen(
-        [sys.executable, "-m", "mobster_drivers.fakes.appium", "--app", str(sample_path("yourapp")), *options],
+        [sys.executable, "-m", "mobster_drivers.testing.appium", "--app", str(sample_path("yourapp")), *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -14,7 +14,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import Action, DeviceKind, LaunchOptions, Op
-from mobster_drivers.appium import AppiumDevice
+from mobster_drivers.devices.appium import AppiumDevice
 
 SID = "S1"
 TREE = {"type": "Application", "rect": {"x": 0, "y": 0, "width": 400, "height": 800}, "children": []}

@@ -21,10 +21,10 @@ from mobster_core._rules.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core.testing import MemoryJournal
-from mobster_drivers.appium import QUERY_STRATEGY, AppiumDevice
-from mobster_drivers.fakes.appium import AppiumRequest, FakeAppium
-from mobster_drivers.fakes.wda import WdaRequest
-from mobster_drivers.wda import WdaDevice
+from mobster_drivers.devices.appium import QUERY_STRATEGY, AppiumDevice
+from mobster_drivers.devices.wda import WdaDevice
+from mobster_drivers.testing.appium import AppiumRequest, FakeAppium
+from mobster_drivers.testing.wda import WdaRequest
 from tests.core.helpers import step_on
 from tests.wda_trees import NAMES, Truth, is_scroll_indicator, tree_path, truth
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import mobster_core as mc
 from mobster_core.checks import load_check_text
-from mobster_drivers.appium import AppiumCaps, AppiumDevice, appium_device
-from mobster_drivers.fakes.appium import FakeAppium
+from mobster_drivers.devices.appium import AppiumCaps, AppiumDevice, appium_device
+from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
-from mobster_drivers.scripted import AppScript, sample_path
+from mobster_drivers.testing.appium import FakeAppium
 from tests.real_clock import QUICK_POLICY
 
 SIGNUP = """\

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import mobster_core as mc
-from mobster_drivers.fakes.llm import FakeAnthropic
+from mobster_drivers.devices.scripted import ScriptedPhone
 from mobster_drivers.models import AnthropicModel
-from mobster_drivers.scripted import ScriptedPhone
+from mobster_drivers.testing.llm import FakeAnthropic
 
 APP = """\
 version: 1

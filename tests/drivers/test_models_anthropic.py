@@ -16,8 +16,8 @@ import pytest
 
 from mobster_core import Decision, DecisionKind, Model, ModelAction, ModelError, Op, Prompt, Usage
 from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT, estimate_usage
-from mobster_drivers.fakes.llm import FakeAnthropic
 from mobster_drivers.models import AnthropicModel
+from mobster_drivers.testing.llm import FakeAnthropic
 
 KEY = "sk-ant-test-0123456789abcdef"
 PNG = b"\x89PNG\r\n\x1a\nnot-really-an-image"

@@ -12,7 +12,6 @@ import pytest
 
 from mobster_core import Decision, DecisionKind, Model, ModelError, Prompt
 from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT
-from mobster_drivers.fakes.llm import FakeAnthropic, FakeOpenAI
 from mobster_drivers.models import (
     DEFAULT_ANTHROPIC_URL,
     DEFAULT_OPENAI_URL,
@@ -20,6 +19,7 @@ from mobster_drivers.models import (
     OpenAIModel,
     make_model,
 )
+from mobster_drivers.testing.llm import FakeAnthropic, FakeOpenAI
 
 KEYS = {"ANTHROPIC_API_KEY": "sk-ant-from-env", "OPENAI_API_KEY": "sk-openai-from-env"}
 PROMPT = Prompt(system=SYSTEM_PROMPT, request="Open settings.", history=(), screen="", tool_schema=ACTION_TOOL)

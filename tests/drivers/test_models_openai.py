@@ -16,8 +16,8 @@ import pytest
 
 from mobster_core import Decision, DecisionKind, Model, ModelAction, ModelError, Op, Prompt, Usage
 from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT, estimate_usage
-from mobster_drivers.fakes.llm import FakeOpenAI
 from mobster_drivers.models import OpenAIModel
+from mobster_drivers.testing.llm import FakeOpenAI
 
 KEY = "sk-proj-test-0123456789abcdef"
 PNG = b"\x89PNG\r\n\x1a\nnot-really-an-image"

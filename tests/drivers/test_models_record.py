@@ -21,10 +21,10 @@ from mobster_core._run.dispatch import Dispatcher
 from mobster_core._store.cache import ReplayCache
 from mobster_core._store.journal import Journal
 from mobster_core.testing import FakeClock, MemoryJournal
-from mobster_drivers.fakes.llm import FakeAnthropic, FakeOpenAI
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models import AnthropicModel, OpenAIModel
 from mobster_drivers.models.scripted import ScriptedModel
-from mobster_drivers.scripted import ScriptedPhone, sample_path
+from mobster_drivers.testing.llm import FakeAnthropic, FakeOpenAI
 from tests.core.helpers import NOW
 
 APP = "com.example.yourapp"

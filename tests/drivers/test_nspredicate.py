@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mobster_drivers.fakes._nspredicate import PredicateError, parse_predicate
+from mobster_drivers.testing._nspredicate import PredicateError, parse_predicate
 
 ELEMENT: dict[str, Any] = {
     "type": "XCUIElementTypeButton",

@@ -14,8 +14,8 @@ from mobster_core._store import evidence
 from mobster_core.image import Raster, decode_png
 from mobster_core.protocols import Pictures
 from mobster_drivers._pictures import pillow_picture
-from mobster_drivers.scripted import ScreenRenderer, ScriptedPhone
-from mobster_drivers.wda import WdaDevice
+from mobster_drivers.devices.scripted import ScreenRenderer, ScriptedPhone
+from mobster_drivers.devices.wda import WdaDevice
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -33,7 +33,7 @@ def paeth_png(width: int, height: int) -> bytes:
 
 
 def screen_png(scale: float) -> bytes:
-    from mobster_drivers.scripted import sample_path
+    from mobster_drivers.devices.scripted import sample_path
 
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=_NoClock())
     return ScreenRenderer(scale=scale).png(phone._sim.screen(0.0))

@@ -1,4 +1,4 @@
-"""``mobster_drivers.pool``: specs from options, opening one device with its lock, a pool, a suite on it."""
+"""``mobster_drivers.harness.pool``: specs from options, opening one device with its lock, a pool, a suite on it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import pytest
 
 import mobster_core as mc
 from mobster_core.testing import FakeClock
-from mobster_drivers._lock import device_lock
-from mobster_drivers.pool import (
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
+from mobster_drivers.harness._lock import device_lock
+from mobster_drivers.harness.pool import (
     CouldntOpen,
     DeviceSpec,
     PoolError,
@@ -23,7 +24,6 @@ from mobster_drivers.pool import (
     run_on_pool,
     sim_port,
 )
-from mobster_drivers.scripted import ScriptedPhone, sample_path
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ import mobster_core as mc
 from mobster_core import Action, LaunchOptions, Op, Reset
 from mobster_core.exceptions import ScriptError
 from mobster_core.testing import SPRINGBOARD, FakeClock, check_device
-from mobster_drivers.scripted import ScriptedPhone, sample_path
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 
 YOURAPP = "com.example.yourapp"
 A = "com.example.a"

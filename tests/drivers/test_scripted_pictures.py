@@ -17,7 +17,7 @@ from mobster_core import Action, LaunchOptions, Op
 from mobster_core.image import RGB, Raster, decode_png
 from mobster_core.protocols import DEFAULT_SCREEN_SIZE
 from mobster_core.testing import SPRINGBOARD, FakeClock
-from mobster_drivers.scripted import ScreenRenderer, ScriptedPhone, _draw, _font, render_screen, sample_path
+from mobster_drivers.devices.scripted import ScreenRenderer, ScriptedPhone, _draw, _font, render_screen, sample_path
 from tests.strategies import screens
 
 YOURAPP = "com.example.yourapp"
@@ -601,7 +601,7 @@ def test_a_rounded_shape_leaves_the_pixels_outside_its_corners_alone(w: int, h: 
 
 
 def test_the_package_exports_what_it_lists() -> None:
-    from mobster_drivers import scripted
+    from mobster_drivers.devices import scripted
 
     assert {"ScreenRenderer", "render_screen", "DEFAULT_SCALE"} <= set(scripted.__all__)
     for name in scripted.__all__:

@@ -9,7 +9,7 @@ import pytest
 import mobster_core as mc
 from mobster_core.exceptions import ScriptError
 from mobster_core.protocols import DEFAULT_SCREEN_SIZE
-from mobster_drivers.scripted import (
+from mobster_drivers.devices.scripted import (
     PROFILES,
     SAMPLES,
     AppScript,

@@ -15,10 +15,8 @@ import pytest
 import mobster_core as mc
 from mobster_core import DeviceKind, LaunchOptions, Reset
 from mobster_core.testing import check_device
-from mobster_drivers.fakes.wda import FakeWda
-from mobster_drivers.fakes.xcrun import RECORDED_DEVICES, FakeSimctl, recorded
-from mobster_drivers.scripted import sample_path
-from mobster_drivers.simulator import (
+from mobster_drivers.devices.scripted import sample_path
+from mobster_drivers.devices.simulator import (
     Simctl,
     SimctlTimeout,
     SimulatorDevice,
@@ -28,6 +26,8 @@ from mobster_drivers.simulator import (
     runtime_version,
     wda_port,
 )
+from mobster_drivers.testing.wda import FakeWda
+from mobster_drivers.testing.xcrun import RECORDED_DEVICES, FakeSimctl, recorded
 
 YOURAPP = "com.example.yourapp"
 PRO = "5A1F0C2E-9B7D-4E3A-A6F1-2D8C0B4E7F13"  # iPhone 17 Pro, iOS 26.4, booted

@@ -13,10 +13,10 @@ from pymobiledevice3 import exceptions as pmd3
 import mobster_core as mc
 from mobster_core import DeviceKind, LaunchOptions
 from mobster_core.testing import check_device
-from mobster_drivers.fakes.usbmuxd import FakeIphone, FakeLockdown, FakeUsbmuxd
-from mobster_drivers.fakes.wda import FakeWda
-from mobster_drivers.scripted import AppScript, sample_path
-from mobster_drivers.usb import PhoneFacts, UsbIphone, find_iphone, usb_error
+from mobster_drivers.devices.scripted import AppScript, sample_path
+from mobster_drivers.devices.usb import PhoneFacts, UsbIphone, find_iphone, usb_error
+from mobster_drivers.testing.usbmuxd import FakeIphone, FakeLockdown, FakeUsbmuxd
+from mobster_drivers.testing.wda import FakeWda
 
 YOURAPP = "com.example.yourapp"
 UDID = "00008140-001A2B3C4D5E801E"

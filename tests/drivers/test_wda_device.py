@@ -16,9 +16,9 @@ from mobster_core._rules.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core.testing import SPRINGBOARD, MemoryJournal, check_device
-from mobster_drivers.fakes.wda import FakeWda
-from mobster_drivers.scripted import AppScript, sample_path
-from mobster_drivers.wda import SESSION_SETTINGS, SOURCE_PATH, WdaDevice, WdaErrorReply, WdaReply, WdaTimeouts
+from mobster_drivers.devices.scripted import AppScript, sample_path
+from mobster_drivers.devices.wda import SESSION_SETTINGS, SOURCE_PATH, WdaDevice, WdaErrorReply, WdaReply, WdaTimeouts
+from mobster_drivers.testing.wda import FakeWda
 from tests.core.helpers import step_on
 
 YOURAPP = "com.example.yourapp"

@@ -16,9 +16,9 @@ import pytest
 import wda
 
 from mobster_core import DeviceError
-from mobster_drivers.fakes.wda import FakeWda, main
-from mobster_drivers.scripted import sample_path
-from mobster_drivers.wda import FacebookWdaTransport, WdaBadReply, WdaErrorReply, WdaNoReply, WdaUnreachable
+from mobster_drivers.devices.scripted import sample_path
+from mobster_drivers.devices.wda import FacebookWdaTransport, WdaBadReply, WdaErrorReply, WdaNoReply, WdaUnreachable
+from mobster_drivers.testing.wda import FakeWda, main
 
 YOURAPP = "com.example.yourapp"
 
@@ -202,7 +202,7 @@ def test_it_starts_once() -> None:
 
 def test_python_dash_m_prints_the_url_first() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "mobster_drivers.fakes.wda", "--app", str(sample_path("yourapp")), "--lifetime", "20"],
+        [sys.executable, "-m", "mobster_drivers.testing.wda", "--app", str(sample_path("yourapp")), "--lifetime", "20"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from mobster_core import Action, LaunchOptions, Op
-from mobster_drivers.fakes.wda import SESSION_ONLY, WITHOUT_SESSION_ONLY, FakeWda, ReadCosts, load_tree, main
-from mobster_drivers.scripted import AppScript, sample_path
-from mobster_drivers.wda import SESSION_SETTINGS, WdaDevice, parse_xml_source
+from mobster_drivers.devices.scripted import AppScript, sample_path
+from mobster_drivers.devices.wda import SESSION_SETTINGS, WdaDevice, parse_xml_source
+from mobster_drivers.testing.wda import SESSION_ONLY, WITHOUT_SESSION_ONLY, FakeWda, ReadCosts, load_tree, main
 from tests.wda_trees import tree_path
 
 YOURAPP = "com.example.yourapp"

@@ -22,8 +22,8 @@ from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core.results import AssertionResult
 from mobster_core.testing import MemoryJournal
-from mobster_drivers.fakes.wda import FakeWda, WdaRequest
-from mobster_drivers.wda import WdaDevice, read_source
+from mobster_drivers.devices.wda import WdaDevice, read_source
+from mobster_drivers.testing.wda import FakeWda, WdaRequest
 from tests.core.helpers import step_on
 from tests.wda_trees import NAMES, Truth, fast_source, is_scroll_indicator, tree_path, truth
 

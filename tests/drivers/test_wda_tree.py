@@ -9,17 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mobster_core import Element, Op
-from mobster_drivers.wda import (
-    MAX_NODES,
-    normalize_wda_url,
-    parse_xml_source,
-    read_source,
-    resolve,
-    screen_from_source,
-    source_bundle,
-)
-from mobster_drivers.wda._transport import endpoint
-from mobster_drivers.wda._tree import (
+from mobster_drivers._xcuitest.tree import (
     MAX_TEXT_CHARS,
     MAX_XML_BYTES,
     center_points,
@@ -28,6 +18,16 @@ from mobster_drivers.wda._tree import (
     target_query,
     visible_query,
 )
+from mobster_drivers.devices.wda import (
+    MAX_NODES,
+    normalize_wda_url,
+    parse_xml_source,
+    read_source,
+    resolve,
+    screen_from_source,
+    source_bundle,
+)
+from mobster_drivers.devices.wda._transport import endpoint
 
 ROOT = {"x": 0, "y": 0, "width": 400, "height": 800}
 

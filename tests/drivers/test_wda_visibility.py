@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_drivers.wda import WdaDevice, WdaErrorReply, WdaReply
+from mobster_drivers.devices.wda import WdaDevice, WdaErrorReply, WdaReply
 
 APP = "com.example.pages"
 W3C = "element-6066-11e4-a52e-4f735466cecf"

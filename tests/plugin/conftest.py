@@ -14,7 +14,7 @@ from .helpers import PAYWALL, SIGNUP, Project, record_paths
 #: its asserts rewritten again, with bytecode writes off) by the next: seconds a run.
 PRELOADED = (
     "mobster_drivers.models.scripted",
-    "mobster_drivers.scripted",
+    "mobster_drivers.devices.scripted",
     "mobster_pytest._fixture",
     "mobster_pytest._items",
     "mobster_pytest._session",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mobster_drivers.scripted import sample_path
+from mobster_drivers.devices.scripted import sample_path
 
 SIGNUP = """\
 version: 1
@@ -140,8 +140,8 @@ def record_paths(folder: Path) -> Path:
     """
     from mobster_core import RunOptions, run_suite
     from mobster_core.testing import FakeClock
+    from mobster_drivers.devices.scripted import ScriptedPhone
     from mobster_drivers.models.scripted import ScriptedModel
-    from mobster_drivers.scripted import ScriptedPhone
 
     checks = folder / ".mobster" / "checks"
     checks.mkdir(parents=True)

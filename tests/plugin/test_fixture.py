@@ -51,7 +51,7 @@ def test_run_by_stem_path_and_check_built_in_code(project: Project) -> None:
 
 
         def test_device_and_model(mobster, mobster_device, mobster_model):
-            from mobster_drivers.scripted import ScriptedPhone
+            from mobster_drivers.devices.scripted import ScriptedPhone
             from mobster_drivers.models.scripted import ScriptedModel
 
             assert isinstance(mobster_device, ScriptedPhone)

@@ -18,7 +18,7 @@ from mobster_core.checks import load_check_text
 from mobster_core.exceptions import HealFileError, PathError, ScriptError
 from mobster_core.heals import read_heal_file
 from mobster_core.prompts import parse_decision
-from mobster_drivers.scripted import AppScript, sample_path
+from mobster_drivers.devices.scripted import AppScript, sample_path
 from tests.core.helpers import NOW
 
 # JSON-like values, including the awkward ones: deep nesting, big numbers, odd strings.
@@ -158,7 +158,7 @@ def test_sample_scripts_still_load() -> None:
 def test_a_wda_tree_five_thousand_deep_and_a_fifty_megabyte_source_read_within_bounds() -> None:
     import time
 
-    from mobster_drivers.wda import MAX_NODES, screen_from_source
+    from mobster_drivers.devices.wda import MAX_NODES, screen_from_source
 
     rect = {"x": 0, "y": 0, "width": 10, "height": 10}
     node: dict[str, Any] = {"type": "XCUIElementTypeOther", "rect": rect}

@@ -28,7 +28,7 @@ from mobster_cli.main import Runtime, cli
 from mobster_core._log import get_logger
 from mobster_core._store import fsutil
 from mobster_core.testing import FakeClock
-from mobster_drivers.scripted import sample_path
+from mobster_drivers.devices.scripted import sample_path
 
 OTHER_UID = 65534  # nobody
 SIGNUP = """\

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from mobster_core import ModelError, Prompt
 from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT
-from mobster_drivers.fakes.llm import FakeAnthropic, FakeOpenAI
 from mobster_drivers.models import AnthropicModel, OpenAIModel, make_model
 from mobster_drivers.models._common import MIN_FRAGMENT, REDACTED, scrub
+from mobster_drivers.testing.llm import FakeAnthropic, FakeOpenAI
 
 KEY = "sk-test-Abc/Def+Ghi=Jkl-0123456789"
 PROMPT = Prompt(system=SYSTEM_PROMPT, request="Tap Continue.", history=(), screen="e1 Button", tool_schema=ACTION_TOOL)

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from mobster_cli.main import Runtime, cli
 from mobster_core.testing import FakeClock
-from mobster_drivers.scripted import sample_path
+from mobster_drivers.devices.scripted import sample_path
 
 CHECK = """\
 version: 1

@@ -15,8 +15,8 @@ import mobster_core as mc
 from mobster_core._rules.steps import dump_path
 from mobster_core._store.cache import ReplayCache
 from mobster_core.testing import FakeClock
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
-from mobster_drivers.scripted import ScriptedPhone, sample_path
 
 CHECK = """\
 version: 1

@@ -3,7 +3,7 @@
 Rule 1: :class:`Lockdown` is all the USB driver asks of lockdown: a phone's name and iOS version.
         :class:`PymobiledeviceLockdown` reads them with pymobiledevice3 (imported lazily, never
         pairing by itself: pairing is the user's "Trust this computer"); tests use
-        ``mobster_drivers.fakes.usbmuxd.FakeLockdown``.
+        ``mobster_drivers.testing.usbmuxd.FakeLockdown``.
 Rule 2: :func:`usb_error` turns pymobiledevice3's exceptions into a :class:`DeviceError` that says
         what to do: no usbmuxd, no phone, a phone that doesn't trust this computer, a locked phone.
 """

@@ -69,6 +69,9 @@ from mobster_core import (
 )
 from mobster_core.protocols import SPRINGBOARD
 from mobster_drivers._pictures import pillow_picture
+from mobster_drivers._xcuitest.session import SESSION_SETTINGS, describe_action
+from mobster_drivers._xcuitest.tree import LONG_PRESS_MS, W3C_TAP_HOLD_MS, center_points, pointer_actions, swipe_points
+from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
 from ._transport import (
     FacebookWdaTransport,
@@ -80,8 +83,6 @@ from ._transport import (
     WdaUnreachable,
     endpoint,
 )
-from ._tree import LONG_PRESS_MS, W3C_TAP_HOLD_MS, center_points, pointer_actions, swipe_points
-from ._visibility import QueryRefused, Visibility, read_tree
 
 __all__ = [
     "ELEMENTS_PATH",
@@ -100,15 +101,6 @@ SESSION_CAPABILITIES: Mapping[str, Any] = {
     "platformName": "iOS",
     "shouldWaitForQuiescence": False,
     "waitForIdleTimeout": 0,
-}
-#: The settings applied to that session (Rule 4): Mobster's, without the two WDA 9 removed, and
-#: element replies that say which element they are.
-SESSION_SETTINGS: Mapping[str, Any] = {
-    "snapshotMaxDepth": 60,
-    "waitForIdleTimeout": 0,
-    "animationCoolOffTimeout": 0,
-    "shouldUseCompactResponses": False,
-    "elementResponseAttributes": "type,label,rect",
 }
 #: The fast source read (Rule 5).
 SOURCE_PATH = "/source?format=json&excluded_attributes=visible,accessible"
@@ -378,7 +370,7 @@ class WdaDevice:
     def _act_sync(self, action: Action) -> None:
         self._visibility.forget()
         op = action.op
-        what = _describe(action)
+        what = describe_action(action)
         if op in (Op.TAP, Op.LONG_PRESS, Op.TYPE):
             assert action.element is not None  # Action refuses these without an element
             x, y = center_points(action.element.frame, self._screen_size())
@@ -510,18 +502,6 @@ class WdaDevice:
             f"{action}: {where} sent {kind} to {exc.endpoint} ({exc.detail}); it may or may not have "
             "happened, and it was not sent again"
         )
-
-
-def _describe(action: Action) -> str:
-    element = action.element
-    if element is not None:
-        target = f"{element.role} {element.label!r}" if element.label else f"{element.role} at {element.path}"
-        if action.op is Op.TYPE:
-            return f"typing into {target}"
-        return f"{action.op.value} on {target}"
-    if action.text is not None and action.op is not Op.TYPE:
-        return f"{action.op.value} {action.text}"
-    return action.op.value
 
 
 def _kind_of(status: Mapping[str, Any], details: Mapping[str, Any]) -> DeviceKind:

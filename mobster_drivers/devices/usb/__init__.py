@@ -2,7 +2,7 @@
 
 ::
 
-    from mobster_drivers.usb import UsbIphone
+    from mobster_drivers.devices.usb import UsbIphone
 
     phone = UsbIphone.connect("Ada's iPhone")  # or its UDID
     try:

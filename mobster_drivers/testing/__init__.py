@@ -2,5 +2,5 @@
 
 Each fake is held to the real contract: the real client library (an LLM SDK, a WebDriverAgent
 client) talks to it over a real socket, and it answers in the real wire shapes. Import the one
-you need from its module, for example ``mobster_drivers.fakes.llm``.
+you need from its module, for example ``mobster_drivers.testing.llm``.
 """

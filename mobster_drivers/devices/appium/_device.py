@@ -23,7 +23,7 @@ Rule 4: a read is ``mobile: activeAppInfo`` (the app in front) and ``mobile: sou
         WDA's fast read (WDA 8.11 and later leave them out of the JSON too; an older WDA sends
         them, and the read is then as truthful, and as slow, as the evidence read: logged once).
         The tree goes through the WDA driver's parser and visibility rules
-        (``mobster_drivers.wda._visibility``, one for both drivers); the screen size comes from
+        (``mobster_drivers._xcuitest.visibility``, one for both drivers); the screen size comes from
         the window rect when the root has none. Elements the tree can't decide are asked about
         as the WDA driver asks: one predicate query, through Appium (Rule 4c), its answer kept
         for 2 s and forgotten at every action and launch; a server that refuses the query leaves
@@ -107,9 +107,9 @@ from mobster_core import (
 )
 from mobster_core.protocols import SPRINGBOARD
 from mobster_drivers._pictures import pillow_picture
-from mobster_drivers.wda._device import SESSION_SETTINGS, _describe
-from mobster_drivers.wda._tree import LONG_PRESS_MS, center_points, swipe_points
-from mobster_drivers.wda._visibility import QueryRefused, Visibility, read_tree
+from mobster_drivers._xcuitest.session import SESSION_SETTINGS, describe_action
+from mobster_drivers._xcuitest.tree import LONG_PRESS_MS, center_points, swipe_points
+from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
 from ._bundle import BundleInfo, read_bundle_info
 from ._caps import AppiumCaps, Provider, detect_provider, session_capabilities
@@ -212,7 +212,7 @@ class AppiumDevice:
 
     Implements ``Device``, ``Screenshots``, ``EvidenceReads``, ``TargetChecks`` and ``CheckReports``; the module
     rules describe the behaviour. ``caps`` are the user's capabilities
-    (:func:`~mobster_drivers.appium.load_caps`); ``bundle`` is the app under test
+    (:func:`~mobster_drivers.devices.appium.load_caps`); ``bundle`` is the app under test
     (``appium:bundleId``); ``app_files`` are ``.app`` folders or ``.ipa`` files whose
     ``Info.plist`` gives an app's version where Appium can't. ``name``, ``kind`` and
     ``ios`` override what the server reports. Blocking calls run in a worker thread.
@@ -581,7 +581,7 @@ class AppiumDevice:
     def _act_sync(self, action: Action) -> None:
         self._visibility.forget()
         op = action.op
-        what = _describe(action)
+        what = describe_action(action)
         timeout = self._timeouts.action
         if op in (Op.TAP, Op.LONG_PRESS, Op.TYPE):
             assert action.element is not None  # Action refuses these without an element

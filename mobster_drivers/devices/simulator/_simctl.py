@@ -2,7 +2,7 @@
 
 Rule 1: everything simctl does goes through a :class:`SimctlRunner` (``run(args) -> (code, stdout,
         stderr)``): :class:`XcrunSimctl` runs the real ``xcrun simctl`` with a timeout; tests use
-        ``mobster_drivers.fakes.xcrun.FakeSimctl``, which replays recorded outputs.
+        ``mobster_drivers.testing.xcrun.FakeSimctl``, which replays recorded outputs.
 Rule 2: a failed command is a :class:`DeviceError` that names the command and quotes simctl's last
         line of error. A command that is an *action* on the phone (launch, terminate, openurl) and
         times out is an :class:`UnknownOutcome`: it may have happened.

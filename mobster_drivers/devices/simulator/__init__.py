@@ -2,12 +2,12 @@
 
 ::
 
-    from mobster_drivers.simulator import SimulatorDevice
+    from mobster_drivers.devices.simulator import SimulatorDevice
 
     device = SimulatorDevice.connect("iPhone 17 Pro")  # or a UDID; WDA on port 8100 by default
 
 simctl runs through a :class:`SimctlRunner` (the real :class:`XcrunSimctl`, or
-``mobster_drivers.fakes.xcrun.FakeSimctl`` in tests). Needs macOS with Xcode, WebDriverAgent
+``mobster_drivers.testing.xcrun.FakeSimctl`` in tests). Needs macOS with Xcode, WebDriverAgent
 running on the simulator, and ``pip install 'mobster[simulator]'`` (see ``docs/drivers.md``).
 """
 

@@ -19,9 +19,9 @@ import logging
 from typing import Any
 
 from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, Element, LaunchOptions, Screen
+from mobster_drivers._loop import LoopThread
 from mobster_drivers._pictures import pillow_picture
-from mobster_drivers.wda import WdaDevice, WdaTimeouts
-from mobster_drivers.wda._loop import LoopThread
+from mobster_drivers.devices.wda import WdaDevice, WdaTimeouts
 
 from ._lockdown import Lockdown, PhoneFacts, PymobiledeviceLockdown, usb_error
 

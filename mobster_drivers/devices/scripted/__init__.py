@@ -8,7 +8,7 @@ real drivers. Its screenshots are pictures of the app as an iPhone shows it, dra
 ::
 
     from mobster_core.testing import FakeClock
-    from mobster_drivers.scripted import ScriptedPhone, sample_path
+    from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 
     clock = FakeClock()
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)

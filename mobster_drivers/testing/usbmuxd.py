@@ -2,7 +2,7 @@
 
 The real pymobiledevice3 lists phones and forwards ports through :class:`FakeUsbmuxd` (give it
 ``usbmux_address=fake.address``); a ``Connect`` to a phone's port is spliced to a local TCP port,
-typically a :class:`~mobster_drivers.fakes.wda.FakeWda`'s.
+typically a :class:`~mobster_drivers.testing.wda.FakeWda`'s.
 
 ::
 
@@ -42,7 +42,7 @@ from typing import Any, Self, cast
 
 import attrs
 
-from mobster_drivers.usb import PhoneFacts
+from mobster_drivers.devices.usb import PhoneFacts
 
 __all__ = ["FakeIphone", "FakeLockdown", "FakeUsbmuxd"]
 
@@ -100,7 +100,7 @@ class FakeLockdown:
 
 def _mapped(exc: Exception, who: str) -> Exception:
     """pymobiledevice3's exception through the driver's mapping, as the real adapter raises it."""
-    from mobster_drivers.usb import usb_error
+    from mobster_drivers.devices.usb import usb_error
 
     mapped = usb_error(exc, who)
     mapped.__cause__ = exc

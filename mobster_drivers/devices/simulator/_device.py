@@ -30,7 +30,7 @@ from typing import Any
 
 from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, Element, LaunchOptions, Reset, Screen
 from mobster_drivers._pictures import pillow_picture
-from mobster_drivers.wda import WdaDevice, WdaTimeouts, WdaTransport
+from mobster_drivers.devices.wda import WdaDevice, WdaTimeouts, WdaTransport
 
 from ._simctl import Simctl, SimctlRunner, Simulator, pick_simulator
 

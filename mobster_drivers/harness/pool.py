@@ -3,7 +3,7 @@
 The ``mobster`` command and the pytest plugin both make their devices here::
 
     from mobster_core import SystemClock
-    from mobster_drivers.pool import DeviceSpec, open_device, pool_specs, run_on_pool
+    from mobster_drivers.harness.pool import DeviceSpec, open_device, pool_specs, run_on_pool
 
     clock = SystemClock()
     opened = open_device(DeviceSpec("sim", "iPhone 17 Pro"), clock)  # locked for this process
@@ -27,7 +27,7 @@ Rule 1: a :class:`DeviceSpec` names one device: ``kind`` (``scripted``, ``sim``,
 Rule 2: :func:`open_device` is the only function that turns a spec into a device; it imports
         the driver of that kind only, so a run on the scripted phone never imports
         facebook-wda, pymobiledevice3 or Appium's client.
-Rule 3: a real device is locked for as long as its opener holds it (``mobster_drivers._lock``:
+Rule 3: a real device is locked for as long as its opener holds it (``mobster_drivers.harness._lock``:
         a simulator by UDID and by its WDA's URL, a WDA by its URL, a USB iPhone by UDID), so two
         runs never drive one phone at once. A scripted phone is made anew for each holder and
         needs no lock. An Appium device is a session the server or the cloud hands out, one
@@ -250,7 +250,7 @@ def _couldnt_said(spec: DeviceSpec, exc: Exception) -> BaseException:
 
 
 def _lock(identity: str, closers: list[Callable[[], None]]) -> None:
-    from mobster_drivers._lock import device_lock
+    from mobster_drivers.harness._lock import device_lock
 
     lock = device_lock(identity).acquire()
     closers.append(lock.release)
@@ -258,7 +258,7 @@ def _lock(identity: str, closers: list[Callable[[], None]]) -> None:
 
 def _open(spec: DeviceSpec, clock: Clock, closers: list[Callable[[], None]]) -> Device:
     if spec.kind == "scripted":
-        from mobster_drivers.scripted import ScriptedPhone
+        from mobster_drivers.devices.scripted import ScriptedPhone
 
         return ScriptedPhone.from_file(Path(spec.value), clock=clock)
     if spec.kind == "wda":
@@ -274,7 +274,7 @@ def _open_wda(url: str, closers: list[Callable[[], None]]) -> Device:
     import filelock  # noqa: F401 - the device lock needs it: say which extra before connecting
     import wda  # noqa: F401
 
-    from mobster_drivers.wda import WdaDevice, normalize_wda_url
+    from mobster_drivers.devices.wda import WdaDevice, normalize_wda_url
 
     normalized = normalize_wda_url(url)
     _lock(f"wda {normalized}", closers)
@@ -299,7 +299,7 @@ def _open_simulator(value: str, closers: list[Callable[[], None]]) -> Device:
     import filelock  # noqa: F401
     import wda  # noqa: F401
 
-    from mobster_drivers.simulator import SimulatorDevice
+    from mobster_drivers.devices.simulator import SimulatorDevice
 
     name, port = sim_port(value)
     device = SimulatorDevice.connect(name, port=port)
@@ -314,7 +314,7 @@ def _open_iphone(name: str, closers: list[Callable[[], None]]) -> Device:
     import pymobiledevice3  # noqa: F401
     import wda  # noqa: F401
 
-    from mobster_drivers.usb import UsbIphone
+    from mobster_drivers.devices.usb import UsbIphone
 
     phone = UsbIphone.connect(name)
     closers.append(phone.close)
@@ -325,7 +325,7 @@ def _open_iphone(name: str, closers: list[Callable[[], None]]) -> Device:
 def _open_appium(spec: DeviceSpec, clock: Clock, closers: list[Callable[[], None]]) -> Device:
     import appium  # noqa: F401 - say which extra before reading the caps file
 
-    from mobster_drivers.appium import appium_device, load_caps
+    from mobster_drivers.devices.appium import appium_device, load_caps
 
     caps = load_caps(spec.caps)  # None: $MOBSTER_APPIUM_CAPS, or no caps (a local Appium)
     device = appium_device(spec.value, caps, clock, bundle=spec.bundle, session_per_check=spec.session_per_check)
@@ -389,7 +389,7 @@ def pool_specs(
 
 def _sim_ports(values: Sequence[str]) -> list[str]:
     """Rule 8: each simulator of a pool on its own WDA port: the given one, else the base port + its place."""
-    from mobster_drivers.simulator import wda_port  # the base: $MOBSTER_WDA_PORT, else 8100
+    from mobster_drivers.devices.simulator import wda_port  # the base: $MOBSTER_WDA_PORT, else 8100
 
     try:
         base = wda_port()

@@ -5,7 +5,7 @@ what a user would: the request body the SDK built, the SDK's parsing of a reply,
 
 ::
 
-    from mobster_drivers.fakes.llm import FakeAnthropic
+    from mobster_drivers.testing.llm import FakeAnthropic
 
     with FakeAnthropic() as api:
         api.reply_tool({"status": "done", "reason": "all steps carried out"})

@@ -1,6 +1,6 @@
 """A fake ``xcrun simctl`` that replays recorded outputs, for the simulator driver's tests.
 
-:class:`FakeSimctl` is a :class:`~mobster_drivers.simulator.SimctlRunner`: give it to
+:class:`FakeSimctl` is a :class:`~mobster_drivers.devices.simulator.SimctlRunner`: give it to
 ``SimulatorDevice.connect(..., runner=fake)``. It keeps a small model of the simulators and their
 apps, and answers each command the way simctl does: the recorded ``list devices -j`` JSON, and
 the recorded error text and exit code of each failure (``recorded/simctl-errors.json``).
@@ -42,8 +42,8 @@ import attrs
 
 from mobster_core import DeviceError, Screen
 from mobster_core.protocols import SPRINGBOARD
-from mobster_drivers.scripted import render_screen
-from mobster_drivers.simulator import SimctlTimeout
+from mobster_drivers.devices.scripted import render_screen
+from mobster_drivers.devices.simulator import SimctlTimeout
 
 from .wda import FakeWda
 
@@ -54,7 +54,7 @@ _CHILD = "SIMCTL_CHILD_"
 
 def recorded(name: str) -> str:
     """A recorded simctl output shipped with the fakes, by file name (``simctl-errors.json``)."""
-    return resources.files(__package__ or "mobster_drivers.fakes").joinpath("recorded", name).read_text("utf-8")
+    return resources.files(__package__ or "mobster_drivers.testing").joinpath("recorded", name).read_text("utf-8")
 
 
 #: The recorded ``xcrun simctl list devices -j`` of a Mac with Xcode 26 (iOS 18.6, 26.4 and 17.5

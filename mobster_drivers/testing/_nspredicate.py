@@ -1,6 +1,6 @@
 r"""A subset of Apple's NSPredicate, as WebDriverAgent's ``predicate string`` locator takes it.
 
-The fake WDA (``mobster_drivers.fakes.wda``) evaluates ``POST /session/:id/elements`` with it.
+The fake WDA (``mobster_drivers.testing.wda``) evaluates ``POST /session/:id/elements`` with it.
 Checked against Apple's "Predicate Format String Syntax" and WDA's ``NSPredicate+FBFormat``
 (appium/WebDriverAgent): keys are WDA's element attributes, and a key WDA doesn't know is an
 error, not a false.

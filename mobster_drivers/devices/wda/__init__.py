@@ -2,7 +2,7 @@
 
 ::
 
-    from mobster_drivers.wda import WdaDevice
+    from mobster_drivers.devices.wda import WdaDevice
 
     device = WdaDevice("http://127.0.0.1:8100")  # a simulator's WDA, or a phone's forwarded port
     screen = await device.read()
@@ -13,16 +13,27 @@ Each action endpoint is called once with an explicit timeout; errors are mapped 
 ``DeviceError`` and ``UnknownOutcome`` (see ``_device``'s rules and ``docs/drivers.md``). The replay
 polls with the fast read (``read``); the verdict uses ``read_evidence``, which keeps WDA's own
 visibility; ``check_target`` asks WDA before an action whether its element is visible.
-``mobster_drivers.fakes.wda`` serves a scripted phone over the same protocol for tests.
+``mobster_drivers.testing.wda`` serves a scripted phone over the same protocol for tests.
 """
 
 from __future__ import annotations
+
+from mobster_drivers._xcuitest.session import SESSION_SETTINGS
+from mobster_drivers._xcuitest.tree import (
+    MAX_NODES,
+    SourceRead,
+    parse_xml_source,
+    read_source,
+    resolve,
+    screen_from_source,
+    source_bundle,
+)
+from mobster_drivers._xcuitest.visibility import ANSWER_SECONDS
 
 from ._device import (
     ELEMENTS_PATH,
     EVIDENCE_PATH,
     SESSION_CAPABILITIES,
-    SESSION_SETTINGS,
     SOURCE_PATH,
     WdaDevice,
     WdaTimeouts,
@@ -38,8 +49,6 @@ from ._transport import (
     WdaUnreachable,
     normalize_wda_url,
 )
-from ._tree import MAX_NODES, SourceRead, parse_xml_source, read_source, resolve, screen_from_source, source_bundle
-from ._visibility import ANSWER_SECONDS
 
 __all__ = [
     "ANSWER_SECONDS",

@@ -1,14 +1,14 @@
 r"""A fake WebDriverAgent on loopback: a scripted phone, or a captured tree, over the WDA protocol.
 
-The real facebook-wda client (and :class:`~mobster_drivers.wda.WdaDevice`) talks to it over a real
+The real facebook-wda client (and :class:`~mobster_drivers.devices.wda.WdaDevice`) talks to it over a real
 socket, so a test sees what a user would: WDA's routes, its JSON envelope, its error shapes, its
 source trees.
 
 ::
 
-    from mobster_drivers.fakes.wda import FakeWda
-    from mobster_drivers.scripted import sample_path
-    from mobster_drivers.wda import WdaDevice
+    from mobster_drivers.testing.wda import FakeWda
+    from mobster_drivers.devices.scripted import sample_path
+    from mobster_drivers.devices.wda import WdaDevice
 
     with FakeWda(sample_path("yourapp")) as wda:
         device = WdaDevice(wda.url)
@@ -18,8 +18,8 @@ source trees.
     with FakeWda(tree="settings-root.xml") as wda:  # a real capture, served as a static app
         ...
 
-From a shell: ``python -m mobster_drivers.fakes.wda --app APP.yaml [--port N]`` or
-``python -m mobster_drivers.fakes.wda --tree SOURCE.xml [--bundle ID]`` prints the URL on its first
+From a shell: ``python -m mobster_drivers.testing.wda --app APP.yaml [--port N]`` or
+``python -m mobster_drivers.testing.wda --tree SOURCE.xml [--bundle ID]`` prints the URL on its first
 line and serves until interrupted (or ``--lifetime`` seconds); ``mobster verify --wda URL --check
 FILE`` then judges the capture.
 
@@ -32,7 +32,7 @@ Rule 2: routes exist with the ``/session/{id}`` prefix, without it, or both, as 
         (:data:`WITHOUT_SESSION_ONLY`, :data:`SESSION_ONLY`, the rest both). A route asked for in
         the other form is an unknown command (404), whatever the session id: ``/status`` and
         ``/wda/homescreen`` under ``/session/{id}`` answer 404, as on WDA.
-Rule 3: the phone is a :class:`~mobster_drivers.scripted.ScriptedPhone` on the system clock, in
+Rule 3: the phone is a :class:`~mobster_drivers.devices.scripted.ScriptedPhone` on the system clock, in
         its own event loop in a daemon thread; handler threads hand it coroutines. Its latency
         profile is real time here.
 Rule 4: the source is WDA's: JSON (``type`` without the prefix, ``rawIdentifier``, string booleans
@@ -127,9 +127,9 @@ from mobster_core import (
     UnknownOutcome,
 )
 from mobster_core.protocols import SPRINGBOARD
-from mobster_drivers.scripted import AppScript, ScriptedPhone
-from mobster_drivers.wda._loop import LoopThread
-from mobster_drivers.wda._tree import parse_xml_source, source_bundle
+from mobster_drivers._loop import LoopThread
+from mobster_drivers._xcuitest.tree import parse_xml_source, source_bundle
+from mobster_drivers.devices.scripted import AppScript, ScriptedPhone
 
 from ._nspredicate import Predicate, PredicateError, parse_predicate
 
@@ -509,7 +509,7 @@ def _static_script(tree: Mapping[str, Any], bundle: str, ios: str) -> AppScript:
 class FakeWda:
     """A fake WebDriverAgent on 127.0.0.1 (see the module rules).
 
-    ``app`` is an app script (a path, or a loaded :class:`~mobster_drivers.scripted.AppScript`);
+    ``app`` is an app script (a path, or a loaded :class:`~mobster_drivers.devices.scripted.AppScript`);
     or ``tree`` is a captured WDA source (XML or JSON, a path) served as a static app whose bundle
     is the capture's ``bundleId`` or ``bundle`` (Rule 12), on iOS ``ios``. ``costs`` holds each
     reply as long as real WDA would take (Rule 11). ``port`` 0 picks a free port. The fake stops
@@ -1585,13 +1585,13 @@ def _frame_string(x: float, y: float, w: float, h: float) -> str:
     return f"{{{{{x}, {y}}}, {{{w}, {h}}}}}"
 
 
-# -- python -m mobster_drivers.fakes.wda ------------------------------------------------------
+# -- python -m mobster_drivers.testing.wda ------------------------------------------------------
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve an app script or a captured tree over WDA; print the URL first; stop on Ctrl-C or lifetime."""
     parser = argparse.ArgumentParser(
-        prog="python -m mobster_drivers.fakes.wda",
+        prog="python -m mobster_drivers.testing.wda",
         description="Serve a scripted phone, or a captured WDA source tree, over the WebDriverAgent protocol "
         "on 127.0.0.1.",
     )

@@ -1,7 +1,7 @@
 """What a person sees, kept the same way by every driver that reads WebDriverAgent's tree.
 
 The WebDriverAgent driver and the Appium driver (whose XCUITest driver proxies the same WDA) read
-the same JSON source with :func:`~mobster_drivers.wda._tree.read_source`, and ask WDA the same
+the same JSON source with :func:`~mobster_drivers._xcuitest.tree.read_source`, and ask WDA the same
 predicate queries; this module is the part of a device that does so. Only how a query travels
 (``POST /elements`` to WDA, or ``POST /session/:id/elements`` with ``-ios predicate string`` to
 Appium) and how its failures map stay in each driver.
@@ -40,7 +40,7 @@ import attrs
 
 from mobster_core import DeviceError, Element, Screen
 
-from ._tree import SourceRead, keep_visible, read_source, same_rect, target_query, visible_paths, visible_query
+from .tree import SourceRead, keep_visible, read_source, same_rect, target_query, visible_paths, visible_query
 
 __all__ = ["ANSWER_SECONDS", "QueryRefused", "Visibility", "read_tree"]
 

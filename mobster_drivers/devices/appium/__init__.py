@@ -3,7 +3,7 @@
 ::
 
     from mobster_core import SystemClock
-    from mobster_drivers.appium import appium_device, load_caps
+    from mobster_drivers.devices.appium import appium_device, load_caps
 
     caps = load_caps("browserstack.json")  # ${ENV} references expanded; keys kept secret
     device = appium_device("https://hub.browserstack.com/wd/hub", caps, SystemClock(), bundle="com.example.app")
@@ -15,7 +15,7 @@ JSON tree with the WDA driver's parser and visibility rules (the verdict's ``rea
 WDA's own ``visible``; ``check_target`` asks WDA before an action whether its element is visible),
 sends each action once and maps errors to ``DeviceError`` and ``UnknownOutcome`` (see
 ``_device``'s rules, ``docs/drivers.md`` and ``docs/scale.md``).
-``mobster_drivers.fakes.appium`` serves a scripted phone over the same protocol for tests.
+``mobster_drivers.testing.appium`` serves a scripted phone over the same protocol for tests.
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
 r"""A fake Appium server on loopback: a scripted phone behind W3C WebDriver and XCUITest's ``mobile:`` commands.
 
-The real Appium-Python-Client (and :class:`~mobster_drivers.appium.AppiumDevice`) talks to it
+The real Appium-Python-Client (and :class:`~mobster_drivers.devices.appium.AppiumDevice`) talks to it
 over a real socket. It is layered as Appium is: an Appium server in front of a
-:class:`~mobster_drivers.fakes.wda.FakeWda` running the same app script. Like the XCUITest
+:class:`~mobster_drivers.testing.wda.FakeWda` running the same app script. Like the XCUITest
 driver, it answers most commands by proxying them to WebDriverAgent over HTTP and translating
 the reply, so the phone, its taps, its typing and its faults are the fake WDA's.
 
 ::
 
     from mobster_core import SystemClock
-    from mobster_drivers.appium import AppiumCaps, appium_device
-    from mobster_drivers.fakes.appium import FakeAppium
-    from mobster_drivers.scripted import sample_path
+    from mobster_drivers.devices.appium import AppiumCaps, appium_device
+    from mobster_drivers.testing.appium import FakeAppium
+    from mobster_drivers.devices.scripted import sample_path
 
     with FakeAppium(sample_path("yourapp")) as appium:
         device = appium_device(appium.url, AppiumCaps(), SystemClock(), bundle="com.example.yourapp")
@@ -21,7 +21,7 @@ the reply, so the phone, its taps, its typing and its faults are the fake WDA's.
     with FakeAppium(tree="settings-root.xml", costs=ReadCosts()) as appium:  # a capture, WDA's costs
         ...
 
-From a shell: ``python -m mobster_drivers.fakes.appium --app APP.yaml [--port N]`` (or ``--tree
+From a shell: ``python -m mobster_drivers.testing.appium --app APP.yaml [--port N]`` (or ``--tree
 SOURCE.xml [--bundle ID]``, and ``--costs``) prints the URL on its first line and serves until
 interrupted (or ``--lifetime`` seconds).
 
@@ -145,7 +145,7 @@ import attrs
 
 from mobster_core import DeviceKind, Element, MobsterError, SystemClock
 from mobster_core.protocols import Clock
-from mobster_drivers.scripted import AppScript
+from mobster_drivers.devices.scripted import AppScript
 
 from .wda import FakeWda, ReadCosts
 
@@ -300,7 +300,7 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeAppium:
     """A fake Appium server serving a scripted phone on 127.0.0.1 (see the module rules).
 
-    ``app`` is an app script (a path or a loaded :class:`~mobster_drivers.scripted.AppScript`), or
+    ``app`` is an app script (a path or a loaded :class:`~mobster_drivers.devices.scripted.AppScript`), or
     ``tree`` a captured WDA source served as a static app (with ``bundle`` and ``ios``: the fake
     WDA's); ``costs`` holds WDA's replies as long as real WDA would take (Rule 6); ``port`` 0 picks
     a free port; ``base_path`` is where the WebDriver routes live (``""`` as
@@ -1119,13 +1119,13 @@ _MOBILE: dict[str, tuple[tuple[str, ...], _MobileHandler]] = {
 }
 
 
-# -- python -m mobster_drivers.fakes.appium ---------------------------------------------------
+# -- python -m mobster_drivers.testing.appium ---------------------------------------------------
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve an app script over Appium; print the URL on the first line; stop on Ctrl-C or lifetime."""
     parser = argparse.ArgumentParser(
-        prog="python -m mobster_drivers.fakes.appium",
+        prog="python -m mobster_drivers.testing.appium",
         description="Serve a scripted phone over Appium's W3C WebDriver protocol (XCUITest) on 127.0.0.1.",
     )
     what = parser.add_mutually_exclusive_group(required=True)
