@@ -549,9 +549,10 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
 
     root, files = _selected(checks, opts.get("shard"))
     clock = runtime.the_clock()
-    models = _models(opts, _keys(opts.get("env_file")), clock)
+    env = _keys(opts.get("env_file"))
+    models = _models(opts, env, clock)
     out = _console(err=bool(opts.get("as_json")))
-    options = _run_options(opts, root, out)
+    options = attrs.evolve(_run_options(opts, root, out), secrets=env)  # ${NAME} in checks: the env file too
     _console(err=True).print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
     received: list[int] = []
     try:

@@ -8,6 +8,9 @@ Rule 2 (provenance): a replay types text only when that text appears word for wo
         when it was typed into a ``SearchField``. "Word for word" means the whole text, bounded by
         spaces, quotes, brackets or the end of a sentence, in one of those strings.
 Rule 3 (live): any other text is the model's: the step is live and the model types it each run.
+Rule 4 (secrets): text that is only ``${NAME}`` references named in the check's own words is kept
+        as written and replayed, whatever the field: the reference holds no secret (the value is
+        typed as the action leaves for the device, ``_rules/secrets.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
+
+from .secrets import only_references
 
 __all__ = ["Provenance", "RecordedText", "is_masked", "record_text"]
 
@@ -77,7 +82,9 @@ class RecordedText:
 
 
 def record_text(text: str, *, role: str, label: str, identifier: str, provenance: Provenance) -> RecordedText:
-    """Apply Rules 1-3 to text typed into a field while recording."""
+    """Apply Rules 1-4 to text typed into a field while recording."""
+    if only_references(text) and provenance.allows(text):
+        return RecordedText(text=text, live=False)
     if is_masked(role, label, identifier):
         return RecordedText(text=None, live=True, masked=True)
     if role in SEARCH_ROLES or provenance.allows(text):

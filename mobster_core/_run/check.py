@@ -22,12 +22,17 @@ Rule 5: the run's own files can't be written (the journal, ``.mobster/`` refused
 Rule 6: a device with the optional ``CheckReports`` ability is told the check's name before the
         run's first call to it and the verdict once the result is written (not after a stop); an
         error there is logged, never the check's outcome (the verdict is already decided).
+Rule 7: a check that names ``${NAME}`` secrets (``_rules/secrets.py``) gets their values from
+        ``options.secrets`` (else the process environment) before anything is asked of the
+        device; an unset one is ``couldnt_run``, class ``usage``, naming it. Every message the
+        run writes has the values scrubbed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import traceback
 from collections.abc import Coroutine
 from pathlib import Path
@@ -40,6 +45,7 @@ from mobster_core._log import get_logger
 from mobster_core._rules.cost import Cost
 from mobster_core._rules.device import DeviceInfo
 from mobster_core._rules.frames import FINAL, FramesMode, step_frame
+from mobster_core._rules.secrets import MissingSecret, Secrets, references
 from mobster_core._rules.text import utf8
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import Check, project_of
@@ -102,13 +108,14 @@ async def run_check(
     folder = new_run_folder(root, utc_now())
     calls = None if model is None else ModelCalls(model, options.prices)
     framing = options.screenshots and options.frames is not FramesMode.NONE
+    secrets, missing = _secrets(check, options)
     with Journal(folder) as journal:
-        dispatch = Dispatcher(device, clock, journal, timing=options.policy, on_sent=options.on_sent)
-        dispatch.on_sending = options.on_sending
+        dispatch = Dispatcher(device, clock, journal, timing=options.policy, secrets=secrets)
+        dispatch.on_sent, dispatch.on_sending = options.on_sent, options.on_sending
         if framing:
             dispatch.keep_frames()
         run = Run(check, device, clock, root, options, dispatch, calls)
-        story, stopped = await _tell(run, folder)
+        story, stopped = await _tell(run, folder, missing)
     final = await _final_frame(run, folder) if stopped is None and options.screenshots else None
     result = _result(run, story, seconds=clock.now() - began, folder=folder)
     data = result.to_dict()
@@ -134,9 +141,33 @@ async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
         log.warning("the device wasn't told about the check", call=what, error=f"{type(exc).__name__}: {exc}")
 
 
-async def _tell(run: Run, folder: Path) -> tuple[_Story, asyncio.CancelledError | None]:
-    """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5)."""
+def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, str | None]:
+    """Rule 7: the values of the secrets the check names, and the first one that isn't set."""
+    launch = check.launch
+    names = references([*check.steps, *launch.args, *launch.env.values(), launch.url])
+    if not names:
+        return Secrets(), None
+    try:
+        return Secrets.of(names, os.environ if options.secrets is None else options.secrets), None
+    except MissingSecret as exc:
+        return Secrets(), exc.name
+
+
+def _missing(check: Check, name: str) -> Outcome:
+    """Rule 7: the usage problem of an unset secret."""
+    return Outcome(
+        Verdict.COULDNT_RUN,
+        FailureClass.USAGE,
+        f"{check.file}: the check names ${{{name}}}, and the variable {name} isn't set: set it in the "
+        "environment (or in an env file) and run again",
+    )
+
+
+async def _tell(run: Run, folder: Path, missing: str | None) -> tuple[_Story, asyncio.CancelledError | None]:
+    """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5, 7)."""
     story = _Story()
+    if missing is not None:
+        return attrs.evolve(story, outcome=_missing(run.check, missing)), None
     try:
         if isinstance(run.device, CheckReports):
             await _best_effort(run.device.check_started(run.check.name), "check_started")
@@ -167,18 +198,18 @@ async def _tell(run: Run, folder: Path) -> tuple[_Story, asyncio.CancelledError 
         message = os_error_message(exc) if isinstance(exc, OSError) else str(exc)
         return attrs.evolve(story, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.ENVIRONMENT, message)), None
     except Exception as exc:  # noqa: BLE001 - Rule 5: whatever else went wrong is ours; say so, keep the trace
-        return attrs.evolve(story, outcome=_internal(exc, folder)), None
+        return attrs.evolve(story, outcome=_internal(exc, folder, run.dispatch.secrets)), None
     return story, None
 
 
-def _internal(exc: Exception, folder: Path) -> Outcome:
+def _internal(exc: Exception, folder: Path, secrets: Secrets) -> Outcome:
     """Rule 5: an unexpected error, with its traceback in the run folder (never on the terminal)."""
     file = folder / "traceback.txt"
     try:
-        atomic_write(file, utf8("".join(traceback.format_exception(exc))))
+        atomic_write(file, utf8(secrets.scrub("".join(traceback.format_exception(exc)))))
     except OSError:
         log.exception("the traceback couldn't be written", file=str(file))
-    message = f"an unexpected error ({type(exc).__name__}: {exc}); the traceback is in {file}"
+    message = secrets.scrub(f"an unexpected error ({type(exc).__name__}: {exc}); the traceback is in {file}")
     return Outcome(Verdict.COULDNT_RUN, FailureClass.INTERNAL, message)
 
 
@@ -263,7 +294,7 @@ def _result(run: Run, story: _Story, *, seconds: float, folder: Path) -> CheckRe
         file=_relative(check.file, run.root),
         device=story.info,
         app=None if prepared is None else prepared.app,
-        outcome=story.outcome,
+        outcome=attrs.evolve(story.outcome, message=run.dispatch.secrets.scrub(story.outcome.message)),
         mode=mode if executed is None else executed.mode,
         seconds=seconds,
         cost=Cost() if run.calls is None else run.calls.cost,

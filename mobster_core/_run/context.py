@@ -8,7 +8,7 @@ Rule 2: :class:`Run` is built once per check run and never changes; the phases r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import attrs
@@ -46,7 +46,9 @@ class RunOptions:
     ``each_device`` (suites only): run every check on every device, one result per check and
     device, instead of each check once on the next free device. ``device_label`` is the pool's
     name for the device a run is on (``sim-2``, ``127.0.0.1:4723#3``), written in its result; a
-    suite sets it per device.
+    suite sets it per device. ``secrets`` is where a check's ``${NAME}`` references get their
+    values (``docs/checks.md``): None reads the process environment; a front end passes the
+    environment with its env file over it.
     """
 
     no_heal: bool = False
@@ -60,6 +62,7 @@ class RunOptions:
     root: Path | None = None
     each_device: bool = False
     device_label: str | None = None
+    secrets: Mapping[str, str] | None = attrs.field(default=None, eq=False, repr=False)
     on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
     on_sending: Callable[[str | None], None] | None = attrs.field(default=None, eq=False)
     on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)

@@ -20,6 +20,10 @@ Rule 9 (frames): when the run keeps frames and the device gives screenshots, eve
         decided on (:attr:`Dispatcher.moments`, in order). At most two screenshots are in flight:
         a read that starts while two are takes none. A screenshot that fails costs the read
         nothing: that moment has no frame.
+Rule 10 (secrets): an action's or a launch's ``${NAME}`` references are resolved as it leaves for
+        the device and nowhere else; the journal keeps the reference. Every read comes back with
+        the values replaced by their references, and so does every error a device raises while
+        secrets are in play (``_rules/secrets.py``): nothing downstream ever holds a value.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from mobster_core._log import get_logger
 from mobster_core._rules.device import Action, LaunchOptions
 from mobster_core._rules.safety import classify
 from mobster_core._rules.screen import Element, Screen
+from mobster_core._rules.secrets import Secrets
 from mobster_core._rules.settle import BULLET, DEFAULT_POLICY, PollPolicy, TypingWait
 from mobster_core._rules.steps import Op
 from mobster_core._rules.typing_rules import is_masked
@@ -101,8 +106,7 @@ def unknown_message(what: str, exc: BaseException) -> str:
 class Dispatcher:
     """Reads and sends for one run, with the journal and the effect ledger (see the rules).
 
-    ``timing`` paces typing confirmation; ``on_sent`` is called with a line per action sent
-    (``step 2 (Tap "Sign up")``), for progress output.
+    ``timing`` paces typing confirmation; ``secrets`` resolves and scrubs ``${NAME}`` (Rule 10).
     """
 
     def __init__(
@@ -112,13 +116,16 @@ class Dispatcher:
         journal: JournalWriter,
         *,
         timing: PollPolicy = DEFAULT_POLICY,
-        on_sent: Callable[[str], None] | None = None,
+        secrets: Secrets | None = None,
     ) -> None:
         self.device = device
+        self.secrets = secrets or Secrets()
         self.clock = clock
         self.timing = timing
         self._journal = journal
-        self._on_sent = on_sent
+        #: Called with a line per action sent (``step 2 (Tap "Sign up")``), for progress output.
+        #: Set by the runner.
+        self.on_sent: Callable[[str], None] | None = None
         #: Called with an action's line as it goes out and with None when its reply came (or
         #: didn't): what a stopped run was waiting for. Set by the runner.
         self.on_sending: Callable[[str | None], None] | None = None
@@ -140,7 +147,7 @@ class Dispatcher:
 
     async def read(self, what: str = "the app") -> Screen:
         """Read the screen (Rule 5)."""
-        read = self._framed(self.device.read)
+        read = self._framed(self._scrubbed(self.device.read))
         self._latest = await self._twice(read, f"reading the screen for {what}", "couldn't read the screen")
         return self._latest
 
@@ -151,11 +158,12 @@ class Dispatcher:
         (``couldnt_run``, class ``device``): the check can't be judged.
         """
         device = self.device
-        read = self._framed(device.read_evidence if isinstance(device, EvidenceReads) else device.read)
+        read = self._framed(self._scrubbed(device.read_evidence if isinstance(device, EvidenceReads) else device.read))
         try:
             screen = await self._retried(read)
         except DeviceError as exc:
-            raise couldnt(FailureClass.DEVICE, f"couldn't read the screen for {what}: {exc}") from exc
+            message = self.secrets.scrub(f"couldn't read the screen for {what}: {exc}")
+            raise couldnt(FailureClass.DEVICE, message) from exc
         self._latest = screen
         return screen
 
@@ -211,6 +219,17 @@ class Dispatcher:
         await asyncio.gather(*self._inflight, return_exceptions=True)
         return frames
 
+    def _scrubbed(self, read: Callable[[], Awaitable[Screen]]) -> Callable[[], Awaitable[Screen]]:
+        """Rule 10: ``read`` with every secret's value replaced by its reference."""
+        secrets = self.secrets
+        if not secrets:
+            return read
+
+        async def scrubbed() -> Screen:
+            return secrets.scrub_screen(await read())
+
+        return scrubbed
+
     def _framed(self, read: Callable[[], Awaitable[Screen]]) -> Callable[[], Awaitable[Screen]]:
         """Rule 9: ``read`` with a screenshot in flight beside it, when the run keeps frames.
 
@@ -257,7 +276,7 @@ class Dispatcher:
     async def launch(self, bundle: str, options: LaunchOptions, *, key: str = "launch") -> None:
         """Launch the app under test, journaled like any action (``key`` names a launch again)."""
         self._begin(key, {"op": "LAUNCH", "app": bundle, "url": options.url, "reset": str(options.reset)})
-        launching = self.device.launch(bundle, options)
+        launching = self.device.launch(bundle, self._resolved_launch(options))
         await self._call(key, f"launching {bundle}", launching, pre=f"couldn't launch {bundle}")
 
     async def send(self, key: str, what: str, action: Action, info: dict[str, Any]) -> None:
@@ -270,12 +289,14 @@ class Dispatcher:
         if self._framing:
             latest = self._latest
             self.moments.append(Moment(None if latest is None else self.frame_of(latest), element))
-        await self._call(key, what, self.device.act(action), pre=f"{what} couldn't be sent")
+        await self._call(key, what, self.device.act(self._resolved(action)), pre=f"{what} couldn't be sent")
         self._sent.append((what, action))
         if action.op is Op.TYPE and element is not None and action.text is not None:
-            await self.confirm_typing(what, element, action.text)
-        if self._on_sent is not None:
-            self._on_sent(what)  # progress for people: ``what`` never holds masked text
+            # A secure field shows bullets: count the value's; any other field reads back scrubbed.
+            secure = element.role == "SecureTextField"
+            await self.confirm_typing(what, element, self.secrets.resolve(action.text) if secure else action.text)
+        if self.on_sent is not None:
+            self.on_sent(what)  # progress for people: ``what`` never holds masked text
 
     def refused(self, key: str, detail: str) -> None:
         """Journal an action that was refused and never sent."""
@@ -299,6 +320,24 @@ class Dispatcher:
                 "the typing may have half happened. Look at the app before running again.",
             )
 
+    def _resolved(self, action: Action) -> Action:
+        """Rule 10: the action as it leaves for the device."""
+        if not self.secrets or action.text is None:
+            return action
+        return attrs.evolve(action, text=self.secrets.resolve(action.text))
+
+    def _resolved_launch(self, options: LaunchOptions) -> LaunchOptions:
+        """Rule 10: the launch as it leaves for the device."""
+        secrets = self.secrets
+        if not secrets:
+            return options
+        return attrs.evolve(
+            options,
+            args=tuple(secrets.resolve(a) for a in options.args),
+            env={k: secrets.resolve(v) for k, v in options.env.items()},
+            url=None if options.url is None else secrets.resolve(options.url),
+        )
+
     # -- internals ---------------------------------------------------------------------------
 
     async def _retried(self, call: Callable[[], Awaitable[T]]) -> T:
@@ -314,9 +353,10 @@ class Dispatcher:
         try:
             return await self._retried(call)
         except DeviceError as exc:
+            scrub = self.secrets.scrub
             if not self._sent_any:
-                raise couldnt(FailureClass.DEVICE, f"{failing}: {exc}") from exc
-            raise couldnt(FailureClass.UNKNOWN_OUTCOME, unknown_message(doing, exc)) from exc
+                raise couldnt(FailureClass.DEVICE, scrub(f"{failing}: {exc}")) from exc
+            raise couldnt(FailureClass.UNKNOWN_OUTCOME, scrub(unknown_message(doing, exc))) from exc
 
     def _begin(self, key: str, entry: dict[str, Any], *, masked: bool = False) -> None:
         try:
@@ -343,11 +383,12 @@ class Dispatcher:
             self._settle(key, Effect.UNKNOWN, "stopped while the action was in flight")
             raise
         except Exception as exc:  # noqa: BLE001 - any failure of a sent action: unknown outcome (Rule 3)
+            scrub = self.secrets.scrub
             if isinstance(exc, DeviceError) and not isinstance(exc, UnknownOutcome):
-                self._settle(key, Effect.NOT_SENT, str(exc))
-                self._end(couldnt(FailureClass.DEVICE, f"{pre}: {exc}"), exc)
-            self._settle(key, Effect.UNKNOWN, str(exc))
-            self._end(couldnt(FailureClass.UNKNOWN_OUTCOME, unknown_message(what, exc)), exc)
+                self._settle(key, Effect.NOT_SENT, scrub(str(exc)))
+                self._end(couldnt(FailureClass.DEVICE, scrub(f"{pre}: {exc}")), exc)
+            self._settle(key, Effect.UNKNOWN, scrub(str(exc)))
+            self._end(couldnt(FailureClass.UNKNOWN_OUTCOME, scrub(unknown_message(what, exc))), exc)
         self._sent_any = True
         self._settle(key, Effect.OK)
 
@@ -358,8 +399,9 @@ class Dispatcher:
             self._ledger.settle(key, outcome)
         self._journal.outcome(key, outcome, detail)
 
-    @staticmethod
-    def _end(ended: Ended, cause: BaseException) -> NoReturn:
+    def _end(self, ended: Ended, cause: BaseException) -> NoReturn:
+        if self.secrets:
+            raise ended from None  # Rule 10: the device's own error may hold a value
         raise ended from cause
 
 
