@@ -143,6 +143,18 @@ def cli() -> None:
     """
 
 
+def _locale_option(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """``--locale``: a locale as iOS writes it (``de-DE`` is read as ``de_DE``)."""
+    if value is None:
+        return None
+    from mobster_core.text import normal_locale
+
+    try:
+        return normal_locale(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def _positive_usd(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
     """``--max-usd`` is a finite number above zero (NaN, infinities and negatives are refused)."""
     import math
@@ -202,6 +214,12 @@ def _device_options(f: Any) -> Any:
                 "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
             ),
             click.option("--max-usd", type=float, callback=_positive_usd, help="Cap each check's model spend (USD)."),
+            click.option(
+                "--locale",
+                metavar="LOCALE",
+                callback=_locale_option,
+                help="Run the app in this locale (de_DE): a simulator launches it so; elsewhere the device's must be.",
+            ),
             click.option(
                 "--poll-interval",
                 type=click.FloatRange(0.01, 10.0),
@@ -606,6 +624,7 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
         no_heal=opts["no_heal"],
         fresh=opts["fresh"],
         carry=bool(opts.get("carry")),
+        locale=opts.get("locale"),
         max_usd=opts.get("max_usd"),
         frames=opts.get("frames") or "auto",
         root=root,

@@ -3,15 +3,15 @@
 They are ``typing.Protocol`` classes: implement the methods, no base class needed. The ones that
 do I/O are async so a run can cancel them (a heal cancels a model call in flight). The values they
 exchange (``Screen``, ``Action``, ``Prompt``, …) are in ``mobster_core``; the few only a driver
-needs are here too: :data:`SPRINGBOARD` (the home screen's bundle id), :data:`DEFAULT_SCREEN_SIZE`
-and :data:`Frame` (an element's normalized ``(x, y, w, h)``).
+needs are here too: :data:`SPRINGBOARD` (the home screen's bundle id), :data:`DEFAULT_SCREEN_SIZE`,
+:data:`Frame` (an element's normalized ``(x, y, w, h)``) and :class:`Appearance` (light or dark).
 """
 
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from ._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, LaunchOptions
+from ._rules.device import SPRINGBOARD, Action, Appearance, AppInfo, DeviceInfo, LaunchOptions
 from ._rules.model import Decision, Prompt
 from ._rules.screen import DEFAULT_SCREEN_SIZE, Element, Frame, Screen
 from ._rules.verdict import Verdict
@@ -19,11 +19,13 @@ from ._rules.verdict import Verdict
 __all__ = [
     "DEFAULT_SCREEN_SIZE",
     "SPRINGBOARD",
+    "Appearance",
     "CheckReports",
     "Clock",
     "Device",
     "EvidenceReads",
     "Frame",
+    "LocaleLaunches",
     "Model",
     "Pictures",
     "Screenshots",
@@ -138,6 +140,23 @@ class TargetChecks(Protocol):
 
     async def check_target(self, element: Element) -> bool:
         """Is ``element`` shown now, by the device's own account?"""
+        ...
+
+
+@runtime_checkable
+class LocaleLaunches(Protocol):
+    """**Protocol:** an optional ability: launch the app under test in a locale the run asks for.
+
+    A simulator does (``-AppleLanguages (de) -AppleLocale de_DE`` at launch); an iPhone's or a
+    cloud's language is the one set on the phone. When a check or a run asks for a locale
+    (``launch.locale``, ``RunOptions(locale=…)``), a device that answers True is given it in
+    ``LaunchOptions.locale`` and the path's env records it; on any other device the locale it
+    reports (``DeviceInfo.locale``) must be that one, or the check can't run (class
+    ``environment``), never a drift.
+    """
+
+    def launches_in_locale(self) -> bool:
+        """Whether :meth:`Device.launch` applies ``LaunchOptions.locale`` on this device now."""
         ...
 
 

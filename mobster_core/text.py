@@ -2,9 +2,11 @@
 
 :func:`valid_text` makes text valid Unicode (a lone surrogate reads as U+FFFD); :func:`escape_controls`
 shows control characters and escape sequences as escapes, for a terminal; :func:`xml_text` removes
-what XML 1.0 forbids; :func:`utf8` encodes whatever the text holds.
+what XML 1.0 forbids; :func:`utf8` encodes whatever the text holds; :func:`normal_locale` writes a locale as iOS does
+(``de-DE`` -> ``de_DE``) and :func:`language_of` gives its language (``de``).
 """
 
+from ._rules.device import language_of, normal_locale
 from ._rules.text import escape_controls, utf8, valid_text, xml_text
 
-__all__ = ["escape_controls", "utf8", "valid_text", "xml_text"]
+__all__ = ["escape_controls", "language_of", "normal_locale", "utf8", "valid_text", "xml_text"]

@@ -190,7 +190,9 @@ class MobsterSession:
     def options(self, root: Path) -> RunOptions:
         """The run options the settings give, for a check of the project at ``root``."""
         s = self.settings
-        return RunOptions(no_heal=s.no_heal, fresh=s.fresh, carry=s.carry, max_usd=s.max_usd, root=root)
+        return RunOptions(
+            no_heal=s.no_heal, fresh=s.fresh, carry=s.carry, max_usd=s.max_usd, root=root, locale=s.locale
+        )
 
     def run(
         self,

@@ -110,6 +110,7 @@ class Settings:
     no_heal: bool = False
     fresh: bool = False
     carry: bool = False
+    locale: str | None = None
     model: str | None = None
     max_usd: float | None = None
     each_device: bool = False
@@ -170,6 +171,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("no-heal", "strict CI: fail a check whose screen changed; no model, no key", "flag"),
     OptionSpec("fresh", "run every step with Smart and record again", "flag"),
     OptionSpec("carry", "on a new build, replay the newest earlier build's path before recording", "flag"),
+    OptionSpec("locale", "run the app in this locale (de_DE): a simulator launches it so", "value", "LOCALE"),
     OptionSpec(
         "model", "claude-…, gpt-… or scripted; default: from ANTHROPIC_API_KEY / OPENAI_API_KEY", "value", "NAME"
     ),
@@ -248,6 +250,7 @@ def read_settings(config: Any) -> Settings:
         no_heal=src.flag(_spec("no-heal")),
         fresh=src.flag(_spec("fresh")),
         carry=src.flag(_spec("carry")),
+        locale=_locale(src.value(_spec("locale")), src),
         model=src.value(_spec("model")),
         max_usd=_max_usd(src.value(_spec("max-usd")), src),
         each_device=src.flag(_spec("each-device")),
@@ -266,6 +269,21 @@ def _choice(src: _Source, name: str, default: str) -> str:
         where = src.sources.get(name, spec.flag)
         raise SettingsError(f"{where}: {value!r} is not one of {', '.join(spec.choices)}")
     return value
+
+
+#: Rule 5: a locale as iOS writes it (``mobster_core.text.normal_locale``'s rule, without importing it).
+_LOCALE = re.compile(r"([A-Za-z]{2,3})(-[A-Z][a-z]{3})?(?:[_-]([A-Z]{2}|[0-9]{3}))?")
+
+
+def _locale(text: str | None, src: _Source) -> str | None:
+    if text is None:
+        return None
+    m = _LOCALE.fullmatch(text.strip())
+    if m is None:
+        where = src.sources.get("locale", "--mobster-locale")
+        raise SettingsError(f"{where}: {text!r} is not a locale; write one such as en_US or de_DE")
+    language, script, region = m.groups()
+    return language.lower() + (script or "") + (f"_{region}" if region else "")
 
 
 def _max_usd(text: str | None, src: _Source) -> float | None:

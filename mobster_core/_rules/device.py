@@ -4,6 +4,9 @@ Rule 1: an :class:`Action` acts on an element *as it is on the current screen* (
         never on recorded coordinates.
 Rule 2: ``TAP``, ``LONG_PRESS`` and ``TYPE`` need an element; swipes may have one; the others
         take none. ``TYPE`` carries the text; ``LAUNCH_APP`` the bundle id; ``OPEN_URL`` the URL.
+Rule 3: a locale is written as iOS reports it (``en_US``, ``de_DE``, ``zh-Hans_CN``): a language
+        (2 or 3 letters, an optional script), then an optional ``_`` and region. ``de-DE`` is read
+        as ``de_DE``. The appearance is ``light`` or ``dark``. A device that can't tell says None.
 """
 
 from __future__ import annotations
@@ -17,9 +20,50 @@ import attrs
 from .screen import Element
 from .steps import Op
 
-__all__ = ["SPRINGBOARD", "Action", "AppInfo", "DeviceInfo", "DeviceKind", "LaunchOptions", "Reset"]
+__all__ = [
+    "SPRINGBOARD",
+    "Action",
+    "AppInfo",
+    "Appearance",
+    "DeviceInfo",
+    "DeviceKind",
+    "LaunchOptions",
+    "Reset",
+    "language_of",
+    "normal_locale",
+]
 
 _IOS_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
+_LOCALE = re.compile(r"([A-Za-z]{2,3})(-[A-Z][a-z]{3})?(?:[_-]([A-Z]{2}|[0-9]{3}))?")
+
+
+class Appearance(enum.StrEnum):
+    """Light or dark mode (Rule 3)."""
+
+    LIGHT = "light"
+    DARK = "dark"
+
+
+def normal_locale(value: str) -> str:
+    """Rule 3: ``value`` as iOS writes a locale (``de-DE`` -> ``de_DE``); ValueError when it isn't one."""
+    m = _LOCALE.fullmatch(value.strip()) if isinstance(value, str) else None
+    if m is None:
+        raise ValueError(f"a locale is written like en_US, de_DE or zh-Hans_CN, not {value!r}")
+    language, script, region = m.groups()
+    return language.lower() + (script or "") + (f"_{region}" if region else "")
+
+
+def language_of(locale: str) -> str:
+    """The language of a locale: ``de`` for ``de_DE``, ``zh-Hans`` for ``zh-Hans_CN``."""
+    return normal_locale(locale).split("_", 1)[0]
+
+
+def _locale_or_none(value: str | None) -> str | None:
+    return None if value is None else normal_locale(value)
+
+
+def _appearance_or_none(value: str | Appearance | None) -> Appearance | None:
+    return None if value is None else Appearance(value)
 
 
 class DeviceKind(enum.StrEnum):
@@ -44,12 +88,14 @@ def _ios(_inst: object, _attribute: attrs.Attribute[str], value: str) -> None:
 
 @attrs.frozen
 class DeviceInfo:
-    """A device's name, iOS version (``"26.4"``) and kind."""
+    """A device's name, iOS version (``"26.4"``) and kind; its locale and appearance (Rule 3) when it says."""
 
     name: str
     ios: str = attrs.field(validator=_ios)
     kind: DeviceKind
     udid: str = ""
+    locale: str | None = attrs.field(default=None, converter=_locale_or_none, kw_only=True)
+    appearance: Appearance | None = attrs.field(default=None, converter=_appearance_or_none, kw_only=True)
 
     @property
     def ios_major(self) -> int:
@@ -82,12 +128,17 @@ def _args(value: Iterable[str]) -> tuple[str, ...]:
 
 @attrs.frozen
 class LaunchOptions:
-    """How to launch the app under test: arguments, environment, a deep link, a reset."""
+    """How to launch the app under test: arguments, environment, a deep link, a reset, a locale.
+
+    ``locale`` (Rule 3) is given only to a device that launches apps in a locale
+    (``protocols.LocaleLaunches``); None: the device's own.
+    """
 
     args: tuple[str, ...] = attrs.field(default=(), converter=_args)
     env: dict[str, str] = attrs.field(factory=dict, converter=_env, hash=False)
     url: str | None = None
     reset: Reset = Reset.NONE
+    locale: str | None = attrs.field(default=None, converter=_locale_or_none)
 
 
 @attrs.frozen

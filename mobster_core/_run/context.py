@@ -14,6 +14,7 @@ from pathlib import Path
 import attrs
 
 from mobster_core._rules.cost import PriceTable
+from mobster_core._rules.device import normal_locale
 from mobster_core._rules.frames import FramesMode
 from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
 from mobster_core._rules.typing_rules import Provenance
@@ -48,7 +49,8 @@ class RunOptions:
     name for the device a run is on (``sim-2``, ``127.0.0.1:4723#3``), written in its result; a
     suite sets it per device. ``secrets`` is where a check's ``${NAME}`` references get their
     values (``docs/checks.md``): None reads the process environment; a front end passes the
-    environment with its env file over it.
+    environment with its env file over it. ``locale`` asks every check for that locale (over a
+    check's own ``launch.locale``; ``protocols.LocaleLaunches`` says where it can be applied).
     """
 
     no_heal: bool = False
@@ -62,6 +64,7 @@ class RunOptions:
     root: Path | None = None
     each_device: bool = False
     device_label: str | None = None
+    locale: str | None = attrs.field(default=None, converter=attrs.converters.optional(normal_locale))
     secrets: Mapping[str, str] | None = attrs.field(default=None, eq=False, repr=False)
     on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
     on_sending: Callable[[str | None], None] | None = attrs.field(default=None, eq=False)

@@ -11,6 +11,10 @@ Rule 3: a heal file or heal state that can't be read is ``couldnt_run``, class `
         path waiting for review replays instead of the recorded one only while its heal file
         holds its heals (the heal file's rules); the breaker counts only the heals of the path
         that replays.
+Rule 5: a locale asked for (``options.locale``, else the check's ``launch.locale``) is launched
+        on a device that can (``LocaleLaunches``); on any other the device's own locale must be it,
+        else ``couldnt_run``, class ``environment``, naming both (never a drift). The env holds the
+        locale the app runs in.
 Rule 4: a run that must record (no path) and has no model is ``couldnt_run``, class ``model``, saying
         why it records and how to give it a model.
 """
@@ -20,7 +24,7 @@ from __future__ import annotations
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.device import AppInfo, DeviceInfo
+from mobster_core._rules.device import AppInfo, DeviceInfo, LaunchOptions
 from mobster_core._rules.identity import Env
 from mobster_core._rules.steps import Step
 from mobster_core._rules.verdict import FailureClass
@@ -35,6 +39,7 @@ from mobster_core._store.healfile import (
     read_heal_file,
 )
 from mobster_core.exceptions import DeviceBusy, DeviceError
+from mobster_core.protocols import LocaleLaunches
 
 from .context import Run, RunOptions
 from .ended import couldnt
@@ -56,12 +61,13 @@ def no_model(options: RunOptions, to: str) -> str:
 
 @attrs.frozen
 class Prepared:
-    """What the run is on: the device, the app, and the keys of its path (identity and env)."""
+    """What the run is on: the device, the app, the keys of its path (identity and env), how it launches."""
 
     info: DeviceInfo
     app: AppInfo
     identity: str
     env: Env
+    launch: LaunchOptions = attrs.field(factory=LaunchOptions)
 
 
 @attrs.frozen
@@ -104,7 +110,28 @@ async def prepare(run: Run, info: DeviceInfo) -> Prepared:
         app = await run.device.app_info(check.app.bundle)
     except DeviceError as exc:
         raise couldnt(FailureClass.DEVICE, str(exc)) from exc
-    return Prepared(info, app, check.identity, Env.of(info, app))
+    locale = _locale(run, info)
+    launch = attrs.evolve(check.launch_options(), locale=locale if isinstance(run.device, LocaleLaunches) else None)
+    return Prepared(info, app, check.identity, Env.of(info, app, locale=locale), launch)
+
+
+def _locale(run: Run, info: DeviceInfo) -> str | None:
+    """Rule 5: the locale the app runs in when one is asked for (None: the device's own)."""
+    asked = run.options.locale or run.check.launch.locale
+    if asked is None:
+        return None
+    device = run.device
+    if isinstance(device, LocaleLaunches) and device.launches_in_locale():
+        return asked
+    if info.locale == asked:
+        return asked
+    said = "doesn't say its language" if info.locale is None else f"runs in {info.locale}"
+    raise couldnt(
+        FailureClass.ENVIRONMENT,
+        f"the check asks for the locale {asked}, and this {info.kind.value} ({info.name}) {said}; it can't "
+        f"launch the app in another: set the phone's language and region to {asked} (Settings, General, "
+        "Language & Region), or run the check on a simulator, which launches the app in it",
+    )
 
 
 def choose_path(run: Run, prepared: Prepared) -> Plan:

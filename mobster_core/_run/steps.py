@@ -75,7 +75,7 @@ class Executed:
 
 async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
     """Rules 1, 2 and 4: launch, the baseline, then the steps."""
-    await run.dispatch.launch(run.bundle, run.check.launch_options())
+    await run.dispatch.launch(run.bundle, prepared.launch)
     baseline = await take_baseline(run)
     if run.check.launch_only:
         return Executed(Mode.LAUNCH, plan, baseline)
@@ -238,7 +238,7 @@ async def _fall_back(run: Run, prepared: Prepared, carried: Executed) -> Execute
     log.info("carried path stopped; recording afresh", reason=outcome.message)
     restart = attrs.evolve(carried, plan=plan, heals=(), failure=None)
     try:
-        await run.dispatch.launch(run.bundle, run.check.launch_options(), key="relaunch")
+        await run.dispatch.launch(run.bundle, prepared.launch, key="relaunch")
         restart = attrs.evolve(restart, baseline=await take_baseline(run))
     except Ended as ended:
         return attrs.evolve(restart, failure=ended.outcome)

@@ -27,8 +27,9 @@ Rule 5: a file that can't be used is dropped, never followed and never a crash: 
           older matcher rule, or a newer one's) is never replayed: it is renamed aside to
           ``<name>.format<N>`` the same way, and a lookup of its own env says why it records afresh.
 Rule 6: readers skip ``.tmp-*`` files and every name that isn't ``<identity>-<env>.json``.
-Rule 7: a miss names the newest readable path of another env (:attr:`Lookup.carry`): a run that
-        carries paths to a new build replays it.
+Rule 7: a miss names the newest readable path of another env recorded in the same locale
+        (:attr:`Lookup.carry`): a run that carries paths to a new build replays it. A path is never
+        carried into another language: its labels are that language's.
 Rule 8: :func:`recorded_paths` lists a check's readable paths, newest first, for people and tools.
 """
 
@@ -178,7 +179,10 @@ class ReplayCache:
         why = why_fresh(env, None if newest is None else newest.stored.env)
         if set_aside:
             why = f"the path recorded here was set aside: {set_aside[0]}"
-        return Lookup(None, why, tuple(dropped), newest)
+        # Rule 7: a path is carried to a new build only in its own language: its labels are that language's.
+        same_language = [r for r in others if r.stored.env.locale == env.locale]
+        carry = max(same_language, key=_newest_key) if same_language else None
+        return Lookup(None, why, tuple(dropped), carry)
 
     def store(self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime) -> Path:
         """Store ``steps`` as ``identity``'s path for ``env``; keep the four newest envs (Rules 2, 3).

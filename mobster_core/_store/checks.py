@@ -29,6 +29,8 @@ Rule 5: the keys and their limits:
                                       1,000 characters.
         ``launch.url``                a deep link of up to 2,000 characters, starting with a scheme
                                       (``[A-Za-z][A-Za-z0-9+.-]*:``).
+        ``launch.locale``             the locale the app runs in (``de_DE``): a simulator launches
+                                      it so; elsewhere the device's own must be it.
         ``steps``                     a string or a list of strings: up to 20 steps of up to 500
                                       characters. A string holds one step per non-empty line. An
                                       empty list or a blank string is an error; no ``steps`` key is a
@@ -55,7 +57,7 @@ from typing import Any, NoReturn
 import attrs
 
 from mobster_core._rules.assertions import Assertion, ExpectError, Keys, dotted, kind_of, parse_expect, quote_fix
-from mobster_core._rules.device import LaunchOptions, Reset
+from mobster_core._rules.device import LaunchOptions, Reset, normal_locale
 from mobster_core._rules.identity import path_identity
 from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlDoc, YamlProblem, did_you_mean, load_yaml
 from mobster_core.exceptions import CheckError, Problem
@@ -107,7 +109,7 @@ _ELLIPSIS = "\u2026"
 
 _TOP_KEYS = ("version", "name", "app", "device", "runtime", "reset", "tags", "launch", "steps", "expect", "budget")
 _APP_KEYS = ("bundle", "path")
-_LAUNCH_KEYS = ("args", "env", "url")
+_LAUNCH_KEYS = ("args", "env", "url", "locale")
 _BUDGET_KEYS = ("max_seconds", "max_usd")
 _RESETS = ("auto", *(r.value for r in Reset))
 # Keys of Mobster's tool (MCP) shape, and others written by habit: what a check file says instead.
@@ -145,11 +147,12 @@ def _env_view(value: Mapping[str, str]) -> Mapping[str, str]:
 
 @attrs.frozen
 class CheckLaunch:
-    """How the app is launched: arguments, environment and a deep link."""
+    """How the app is launched: arguments, environment, a deep link, and the locale it asks for."""
 
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = attrs.field(factory=dict, converter=_env_view, hash=False)
     url: str | None = None
+    locale: str | None = None
 
 
 @attrs.frozen
@@ -457,7 +460,14 @@ class _Reader:
             url = self.string(raw["url"], (*keys, "url"), limit=MAX_URL_CHARS)
             if not _SCHEME.match(url):
                 self.fail((*keys, "url"), f"{url!r} has no scheme", "write a deep link such as yourapp://signup")
-        return CheckLaunch(args=args, env=env, url=url)
+        locale = None
+        if "locale" in raw:
+            written = self.string(raw["locale"], (*keys, "locale"), limit=40)
+            try:
+                locale = normal_locale(written)
+            except ValueError:
+                self.fail((*keys, "locale"), f"{written!r} is not a locale", "write one such as en_US or de_DE")
+        return CheckLaunch(args=args, env=env, url=url, locale=locale)
 
     def env(self, value: Any) -> dict[str, str]:
         keys: Keys = ("launch", "env")

@@ -1391,13 +1391,13 @@ async def _screen_info(fake: FakeWda, _body: dict[str, Any], _query: dict[str, s
 async def _device_info(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
     device = fake.script.device
     return {
-        "currentLocale": "en_US",
+        "currentLocale": device.locale or "en_US",
         "timeZone": "UTC",
         "name": device.name,
         "model": "iPhone",
         "uuid": "00000000-0000-0000-0000-000000000000",
         "userInterfaceIdiom": 0,
-        "userInterfaceStyle": "light",
+        "userInterfaceStyle": "light" if device.appearance is None else device.appearance.value,
         "isSimulator": device.kind is DeviceKind.SIMULATOR,
         "thermalState": 0,
     }

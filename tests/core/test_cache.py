@@ -122,6 +122,8 @@ def test_the_file_is_private_readable_and_complete(
             "app_build": "1",
             "ios_major": 26,
             "kind": "simulator",
+            "locale": None,
+            "appearance": None,
         },
         "recorded_at": "2026-05-01T09:30:00.000000+00:00",
         "seq": 1,

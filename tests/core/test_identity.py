@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -135,6 +136,61 @@ def test_env_hashes_exactly_this_payload() -> None:
     assert PHONE.digest == sha16('{"app":null,"format":1,"ios":26,"kind":"iphone"}')[:12]
 
 
+def test_env_with_a_locale_and_an_appearance_hashes_format_2() -> None:
+    german = Env("1.0", "1", 26, DeviceKind.SIMULATOR, locale="de_DE", appearance="dark")
+    payload = '{"app":["1.0","1"],"appearance":"dark","format":2,"ios":26,"kind":"simulator","locale":"de_DE"}'
+    assert german.digest == sha16(payload)[:12]
+    assert german.digest == "83307bdbef2e"  # golden: a change here is on purpose
+    assert Env("1.0", "1", 26, DeviceKind.SIMULATOR, locale="de-DE").locale == "de_DE"
+    assert Env.from_dict(german.to_dict()) == german
+
+
+def test_an_env_stored_before_locales_reads_back_with_none() -> None:
+    old = {"digest": SIM.digest, "app_version": "1.0", "app_build": "1", "ios_major": 26, "kind": "simulator"}
+    assert Env.from_dict(old) == SIM
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({**SIM.to_dict(), "digest": None, "locale": "Deutsch!"}, "key 'locale': expected a locale"),
+        ({**SIM.to_dict(), "digest": None, "locale": 5}, "key 'locale': expected a locale"),
+        ({**SIM.to_dict(), "digest": None, "appearance": "dim"}, "key 'appearance': expected 'light', 'dark'"),
+    ],
+)
+def test_a_bad_locale_or_appearance_is_named(data: dict[str, object], message: str) -> None:
+    data = {k: v for k, v in data.items() if k != "digest"}
+    with pytest.raises(ValueError, match=message):
+        Env.from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("recorded", "now", "why"),
+    [
+        ("en_US", "de_DE", "the device's language changed: recorded in en_US, this is de_DE"),
+        (None, "de_DE", "the device's language is now part of the env: the path was recorded before it was read"),
+    ],
+)
+def test_why_fresh_names_the_language(recorded: str | None, now: str, why: str) -> None:
+    was = Env("1.0", "1", 26, DeviceKind.SIMULATOR, locale=recorded)
+    assert why_fresh(Env("1.0", "1", 26, DeviceKind.SIMULATOR, locale=now), was).startswith(why)
+
+
+def test_why_fresh_names_the_appearance_after_the_language() -> None:
+    light = Env("1.0", "1", 26, DeviceKind.SIMULATOR, locale="en_US", appearance="light")
+    dark = attrs.evolve(light, appearance="dark")
+    assert why_fresh(dark, light) == "the device's appearance changed: recorded in light mode, this is dark mode"
+    assert why_fresh(attrs.evolve(dark, locale="fr_FR"), light).startswith("the device's language changed")
+
+
+def test_env_of_takes_the_launch_locale_over_the_devices() -> None:
+    info = DeviceInfo("iPhone 17 Pro", "26.4", DeviceKind.SIMULATOR, locale="en_US", appearance="light")
+    app = AppInfo("com.x", "1.0", "1")
+    assert Env.of(info, app).locale == "en_US"
+    assert Env.of(info, app, locale="de_DE").locale == "de_DE"
+    assert Env.of(info, app).describe(SIM) == "1.0 (1) in en_US in light mode"
+
+
 def test_env_of_a_simulator_keeps_the_apps_version() -> None:
     env = Env.of(DeviceInfo("iPhone 17 Pro", "26.4", DeviceKind.SIMULATOR), AppInfo("com.x", "1.0", "1"))
     assert env == SIM
@@ -199,7 +255,7 @@ def test_describe_app(version: str | None, build: str | None, shown: str) -> Non
 def test_env_round_trips_through_its_dictionary() -> None:
     for env in (SIM, PHONE, Env(None, "3", 18, DeviceKind.SIMULATOR)):
         data = env.to_dict()
-        assert list(data) == ["digest", "app_version", "app_build", "ios_major", "kind"]
+        assert list(data) == ["digest", "app_version", "app_build", "ios_major", "kind", "locale", "appearance"]
         assert data["digest"] == env.digest
         assert Env.from_dict(data) == env
         assert Env.from_dict({k: v for k, v in data.items() if k != "digest"}) == env

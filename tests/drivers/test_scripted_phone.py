@@ -158,7 +158,9 @@ def test_info_and_app_info_on_a_simulator_and_an_iphone() -> None:
 
     async def scenario() -> None:
         sim, iphone = make(clock), make(clock, kind="iphone")
-        assert await sim.info() == mc.DeviceInfo(name="Test Phone", ios="26.4", kind=mc.DeviceKind.SIMULATOR)
+        assert await sim.info() == mc.DeviceInfo(
+            name="Test Phone", ios="26.4", kind=mc.DeviceKind.SIMULATOR, locale="en_US", appearance="light"
+        )
         assert await sim.app_info(A) == mc.AppInfo(A, "2.0", "7")
         assert (await iphone.info()).kind is mc.DeviceKind.IPHONE
         assert await iphone.app_info(A) == mc.AppInfo(A)

@@ -72,7 +72,9 @@ def edit(old: str, new: str, text: str = BASE) -> str:
 def test_the_sample_loads_into_frozen_data() -> None:
     script = AppScript.from_file(sample_path("yourapp"))
     assert script.source == str(SAMPLES / "yourapp.yaml")
-    assert script.device == mc.DeviceInfo(name="Scripted iPhone", ios="26.4", kind=mc.DeviceKind.SIMULATOR)
+    assert script.device == mc.DeviceInfo(
+        name="Scripted iPhone", ios="26.4", kind=mc.DeviceKind.SIMULATOR, locale="en_US", appearance="light"
+    )
     assert script.latency == Latency()
     assert script.size == DEFAULT_SCREEN_SIZE
     app = script.apps[APP]
@@ -116,7 +118,9 @@ def test_defaults_for_device_latency_file_and_element_keys() -> None:
     script = parse(
         "version: 1\napps:\n  com.example.a:\n    {name: A, version: '1', build: '1', launch: w, screens: {w: []}}\n"
     )
-    assert script.device == mc.DeviceInfo(name="Scripted iPhone", ios="26.4", kind=mc.DeviceKind.SIMULATOR)
+    assert script.device == mc.DeviceInfo(
+        name="Scripted iPhone", ios="26.4", kind=mc.DeviceKind.SIMULATOR, locale="en_US", appearance="light"
+    )
     assert script.latency == PROFILES["zero"]
     app = script.apps["com.example.a"]
     assert app.file == "A.app"
@@ -362,7 +366,7 @@ def test_unknown_keys_everywhere(old: str, new: str, expected: str) -> None:
         (
             'device: {name: Test Phone, ios: "26.4", kind: simulator}',
             "device: [1]",
-            "app.yaml:2: device: expected a mapping with name, ios, kind and size, got a list",
+            "app.yaml:2: device: expected a mapping with name, ios, kind, size, locale and appearance, got a list",
         ),
         ('ios: "26.4"', "ios: 'x'", "device.ios: expected an iOS version such as \"26.4\", got 'x'"),
         (

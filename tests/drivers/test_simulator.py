@@ -132,7 +132,9 @@ def test_the_simulator_driver_passes_check_device(simctl: FakeSimctl, wda: FakeW
 def test_info_comes_from_simctl(simctl: FakeSimctl, wda: FakeWda) -> None:
     device = connect(simctl, wda)
     info = asyncio.run(device.info())
-    assert info == mc.DeviceInfo(name="iPhone 17 Pro", ios="26.4", kind=DeviceKind.SIMULATOR, udid=PRO)
+    assert info == mc.DeviceInfo(
+        name="iPhone 17 Pro", ios="26.4", kind=DeviceKind.SIMULATOR, udid=PRO, locale="en_US", appearance="light"
+    )
     assert device.wda.url == wda.url
 
 

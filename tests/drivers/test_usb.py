@@ -72,7 +72,7 @@ def test_info_comes_from_lockdown_and_the_app_version_is_not_read(wda: FakeWda) 
         device = connect(mux)
         try:
             assert asyncio.run(device.info()) == mc.DeviceInfo(
-                name="Lab iPhone", ios="18.6.2", kind=DeviceKind.IPHONE, udid=UDID
+                name="Lab iPhone", ios="18.6.2", kind=DeviceKind.IPHONE, udid=UDID, locale="en_US", appearance="light"
             )
             assert asyncio.run(device.app_info(YOURAPP)) == mc.AppInfo(YOURAPP)
             asyncio.run(device.launch(YOURAPP, LaunchOptions()))

@@ -104,7 +104,9 @@ def test_it_is_a_device_with_screenshots(wda: FakeWda) -> None:
 
 def test_info_reads_the_name_version_and_kind_from_wda(wda: FakeWda) -> None:
     info = run(WdaDevice(wda.url).info())
-    assert info == mc.DeviceInfo(name="Scripted iPhone", ios="26.4", kind=DeviceKind.SIMULATOR)
+    assert info == mc.DeviceInfo(
+        name="Scripted iPhone", ios="26.4", kind=DeviceKind.SIMULATOR, locale="en_US", appearance="light"
+    )
 
 
 def test_an_iphone_is_told_apart_by_status_and_device_info() -> None:
@@ -114,8 +116,12 @@ def test_an_iphone_is_told_apart_by_status_and_device_info() -> None:
 
 def test_what_the_caller_says_wins(wda: FakeWda) -> None:
     device = WdaDevice(wda.url, kind=DeviceKind.IPHONE, name="Lab 7", ios="18.6", udid="u-1")
-    assert run(device.info()) == mc.DeviceInfo(name="Lab 7", ios="18.6", kind=DeviceKind.IPHONE, udid="u-1")
-    assert not [r for r in wda.requests if r.route == "/wda/device/info"]
+    assert run(device.info()) == mc.DeviceInfo(
+        name="Lab 7", ios="18.6", kind=DeviceKind.IPHONE, udid="u-1", locale="en_US", appearance="light"
+    )
+    run(device.info())
+    # the name and kind are the caller's; the locale and appearance are asked of WDA, once
+    assert len([r for r in wda.requests if r.route == "/wda/device/info"]) == 1
 
 
 def test_app_info_has_no_version_but_knows_what_is_installed(wda: FakeWda) -> None:

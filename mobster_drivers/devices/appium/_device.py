@@ -107,7 +107,7 @@ from mobster_core import (
 )
 from mobster_core.protocols import SPRINGBOARD
 from mobster_drivers._pictures import pillow_picture
-from mobster_drivers._xcuitest.session import SESSION_SETTINGS, describe_action
+from mobster_drivers._xcuitest.session import SESSION_SETTINGS, describe_action, locale_and_appearance
 from mobster_drivers._xcuitest.tree import LONG_PRESS_MS, center_points, swipe_points
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
@@ -403,7 +403,8 @@ class AppiumDevice:
         udid = _text(_cap(caps, "udid")) or _text(details.get("uuid")) or ""
         kind = self._kind or _kind_of(details, udid)
         name = self._name or _text(_cap(caps, "deviceName")) or _text(details.get("name")) or self._where()
-        self._info = DeviceInfo(name=name, ios=ios, kind=kind, udid=udid)
+        locale, appearance = locale_and_appearance(details)
+        self._info = DeviceInfo(name=name, ios=ios, kind=kind, udid=udid, locale=locale, appearance=appearance)
         return self._info
 
     def _requested(self) -> dict[str, Any]:

@@ -20,14 +20,20 @@ Rule 7: a relaunch cancels the effects still pending from the relaunched app's t
 Rule 8: while a transition runs, the old screen moves, as an animating screen does on a phone: its
         elements slide and narrow (x and width shrink by up to half), so two reads in a row don't
         agree until the next screen has appeared. Labels, roles and paths stay as they were.
+Rule 9: an app runs in a locale: the phone's (``device.locale``), or the one it was launched in, by
+        ``-AppleLanguages``/``-AppleLocale`` launch arguments as a real app reads them, or by
+        ``LaunchOptions.locale`` on a ``simulator`` (``launches_in_locale``; an ``iphone`` can't, as a
+        real one can't). It shows its labels in that locale (the script's ``locales``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import logging
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import attrs
 
@@ -45,6 +51,7 @@ from mobster_core import (
     UnknownOutcome,
 )
 from mobster_core.protocols import SPRINGBOARD
+from mobster_core.text import normal_locale
 
 from ._draw import DEFAULT_SCALE, ScreenRenderer
 from ._script import EPSILON, TEXT_ROLES, AppScript, Latency, ScriptedApp, ScriptedElement, TapKind
@@ -78,6 +85,7 @@ class _Running:
     screen: str
     entered: float
     typed: dict[FieldKey, str] = attrs.field(factory=dict)
+    locale: str | None = None  # the locale it was launched in (None: the device's)
 
 
 @attrs.frozen
@@ -167,11 +175,11 @@ class _Sim:
 
     # -- apps --------------------------------------------------------------------------------
 
-    def launch(self, bundle: str, screen: str, now: float) -> None:
-        """(Re)start an app on ``screen`` and bring it to front (Rules 6 and 7)."""
+    def launch(self, bundle: str, screen: str, now: float, locale: str | None = None) -> None:
+        """(Re)start an app on ``screen`` (in ``locale``: None is the device's) and bring it to front (Rules 6, 7)."""
         self.advance(now)
         self.pending = [p for p in self.pending if p.origin != bundle]
-        self.running[bundle] = _Running(screen, now)
+        self.running[bundle] = _Running(screen, now, locale=locale)
         self.front = bundle
 
     def activate(self, bundle: str, screen: str | None, now: float) -> None:
@@ -215,8 +223,9 @@ class _Sim:
             return self._icons()
         state = self.running[self.front]
         out: list[_Node] = []
-        screen = self.script.apps[self.front].screens[state.screen]
-        self._walk(screen, "/0", (), seconds=now - state.entered, state=state, out=out)
+        app = self.script.apps[self.front]
+        words = app.locales.get(state.locale or self.script.device.locale or "", {})
+        self._walk(app.screens[state.screen], "/0", (), seconds=now - state.entered, state=(state, words), out=out)
         return out
 
     def _walk(
@@ -226,9 +235,10 @@ class _Sim:
         key: tuple[int, ...],
         *,
         seconds: float,
-        state: _Running,
+        state: tuple[_Running, Mapping[str, str]],
         out: list[_Node],
     ) -> None:
+        running, words = state
         index = 0
         for position, scripted in enumerate(elements):
             if not scripted.present_at(seconds):
@@ -238,9 +248,9 @@ class _Sim:
             here = (*key, position)
             element = Element(
                 role=scripted.role,
-                label=scripted.label,
+                label=words.get(scripted.label, scripted.label),
                 identifier=scripted.identifier,
-                value=scripted.value_at(seconds, state.typed.get((state.screen, here), "")),
+                value=scripted.value_at(seconds, running.typed.get((running.screen, here), "")),
                 frame=scripted.frame,
                 enabled=scripted.enabled,
                 visible=scripted.visible,
@@ -492,7 +502,12 @@ class ScriptedPhone:
             screen = linked
         _log.debug("launch %s on %s (%s)", bundle, screen, options.reset)
         await self._clock.sleep(self._script.latency.launch)
-        self._sim.launch(bundle, screen, self._clock.now())
+        locale = options.locale if self.launches_in_locale() else None
+        self._sim.launch(bundle, screen, self._clock.now(), _argument_locale(options.args) or locale)
+
+    def launches_in_locale(self) -> bool:
+        """A simulator launches an app in the locale a run asks for (``protocols.LocaleLaunches``); an iPhone can't."""
+        return self._script.device.kind is DeviceKind.SIMULATOR
 
     async def read(self) -> Screen:
         """The screen as it is when the read ends, after ``latency.read`` seconds."""
@@ -534,3 +549,12 @@ class ScriptedPhone:
                 f"(installed: {', '.join(self._script.apps)})"
             )
         return app
+
+
+def _argument_locale(args: Sequence[str]) -> str | None:
+    """The locale ``-AppleLocale de_DE`` among an app's launch arguments names, as a real app reads it."""
+    for flag, value in itertools.pairwise(args):
+        if flag == "-AppleLocale":
+            with contextlib.suppress(ValueError):
+                return normal_locale(value)
+    return None

@@ -12,6 +12,11 @@ Rule 5: an element without a ``frame`` is laid out when the script is loaded: th
         elements of a screen in rows from the top, the frameless children of an element in rows
         inside their parent. Frames never move at read time, even as ``after``/``until`` elements
         come and go (real layouts may reflow; a script stays simple to reason about).
+Rule 7: ``device.locale`` (default ``en_US``) and ``device.appearance`` (``light``, the default, or
+        ``dark``) are what the phone reports. An app's ``locales`` maps a locale to the labels it
+        shows in it (``{de_DE: {Continue: Weiter}}``): the app shows them when it runs in that
+        locale (the phone's, or the one a simulator launched it in); a label not in the map shows
+        as written.
 Rule 6: an element is present on its screen from ``after`` seconds (inclusive) until ``until``
         seconds (exclusive) after the screen was entered; a ``ticks`` element's value changes every
         ``ticks`` seconds.
@@ -35,6 +40,7 @@ from mobster_core import DeviceInfo, DeviceKind
 from mobster_core.checks import read_user_file
 from mobster_core.exceptions import ScriptError, UnsafeFile
 from mobster_core.protocols import DEFAULT_SCREEN_SIZE, SPRINGBOARD, Frame
+from mobster_core.text import normal_locale
 from mobster_core.yaml import MAX_YAML_BYTES, YamlProblem, did_you_mean, load_yaml
 
 __all__ = [
@@ -169,6 +175,10 @@ def _frozen_screens(
     return MappingProxyType(dict(value))
 
 
+def _frozen_locales(value: Mapping[str, Mapping[str, str]]) -> Mapping[str, Mapping[str, str]]:
+    return MappingProxyType({k: MappingProxyType(dict(v)) for k, v in value.items()})
+
+
 def _frozen_apps(value: Mapping[str, ScriptedApp]) -> Mapping[str, ScriptedApp]:
     return MappingProxyType(dict(value))
 
@@ -185,6 +195,8 @@ class ScriptedApp:
     launch: str
     screens: Mapping[str, tuple[ScriptedElement, ...]] = attrs.field(converter=_frozen_screens, hash=False)
     links: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_links, hash=False)
+    #: Rule 7: locale -> label as written -> label shown in that locale.
+    locales: Mapping[str, Mapping[str, str]] = attrs.field(factory=dict, converter=_frozen_locales, hash=False)
 
 
 @attrs.frozen
@@ -251,8 +263,8 @@ def _parse_script(text: str | bytes, source: str) -> AppScript:
 Keys = tuple[str | int, ...]
 
 _TOP_KEYS = ("version", "device", "latency", "apps")
-_DEVICE_KEYS = ("name", "ios", "kind", "size")
-_APP_KEYS = ("name", "version", "build", "file", "launch", "links", "screens")
+_DEVICE_KEYS = ("name", "ios", "kind", "size", "locale", "appearance")
+_APP_KEYS = ("name", "version", "build", "file", "launch", "links", "screens", "locales")
 _ELEMENT_KEYS = (
     "role",
     "label",
@@ -405,7 +417,9 @@ class _Reader:
 
     def device(self, value: Any) -> tuple[DeviceInfo, tuple[int, int]]:
         keys: Keys = ("device",)
-        raw = self.mapping(value, keys, _DEVICE_KEYS, what="a mapping with name, ios, kind and size")
+        raw = self.mapping(
+            value, keys, _DEVICE_KEYS, what="a mapping with name, ios, kind, size, locale and appearance"
+        )
         name = self.string(raw.get("name", "Scripted iPhone"), (*keys, "name"))
         ios = self.string(raw.get("ios", "26.4"), (*keys, "ios"))
         if not _IOS.fullmatch(ios):
@@ -423,7 +437,35 @@ class _Reader:
             and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
         ):
             self.fail((*keys, "size"), f"expected [width, height] in whole points such as [402, 874], got {size!r}")
-        return DeviceInfo(name=name, ios=ios, kind=DeviceKind(kind)), (size[0], size[1])
+        locale = self.locale(raw.get("locale", "en_US"), (*keys, "locale"))
+        appearance = raw.get("appearance", "light")
+        if appearance not in ("light", "dark"):
+            self.fail((*keys, "appearance"), f"expected light or dark, got {_kind_of(appearance)}")
+        info = DeviceInfo(name=name, ios=ios, kind=DeviceKind(kind), locale=locale, appearance=appearance)
+        return info, (size[0], size[1])
+
+    def locale(self, value: Any, keys: Keys) -> str:
+        text = self.string(value, keys)
+        try:
+            return normal_locale(text)
+        except ValueError:
+            self.fail(keys, f"{text!r} is not a locale; write one such as en_US or de_DE")
+
+    def locales(self, value: Any, keys: Keys) -> dict[str, dict[str, str]]:
+        """Rule 7: ``{de_DE: {Continue: Weiter}}``."""
+        if not isinstance(value, Mapping):
+            self.fail(
+                keys,
+                "expected a mapping of locales to {label: label in that locale}, such as {de_DE: {Continue: Weiter}}",
+            )
+        out: dict[str, dict[str, str]] = {}
+        for locale, words in value.items():
+            here = (*keys, str(locale))
+            name = self.locale(locale, here)
+            if not isinstance(words, Mapping):
+                self.fail(here, f"expected a mapping of labels to their {name} labels, got {_kind_of(words)}")
+            out[name] = {self.string(k, (*here, str(k))): self.string(v, (*here, str(k))) for k, v in words.items()}
+        return out
 
     def latency(self, value: Any) -> Latency:
         keys: Keys = ("latency",)
@@ -516,6 +558,7 @@ class _Reader:
             launch=launch,
             screens=screens,
             links=links,
+            locales=self.locales(raw["locales"], (*keys, "locales")) if "locales" in raw else {},
         )
 
     def screen_name(self, value: Any, keys: Keys, names: _AppNames) -> str:

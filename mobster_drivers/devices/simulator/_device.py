@@ -14,6 +14,10 @@ Rule 3: a ``data`` reset terminates the app, empties ``Documents``, ``Library`` 
         is ever emptied.
 Rule 4: connecting checks, before anything else happens, that the simulator exists (a clear error
         for none or several), boots it when it is shut down, and that WDA answers there.
+Rule 5: a locale the run asks for (``LaunchOptions.locale``, ``protocols.LocaleLaunches``) is given
+        to the app at launch as ``-AppleLanguages (de) -AppleLocale de_DE`` (what Xcode's scheme
+        option "App Language" passes): the app runs in it, the simulator's own language is left as
+        it is. ``info`` reports the simulator's own locale and appearance, from WDA.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, Element, LaunchOptions, Reset, Screen
+from mobster_core.text import language_of
 from mobster_drivers._pictures import pillow_picture
 from mobster_drivers.devices.wda import WdaDevice, WdaTimeouts, WdaTransport
 
@@ -138,9 +143,16 @@ class SimulatorDevice:
     # -- Device ------------------------------------------------------------------------------
 
     async def info(self) -> DeviceInfo:
-        """The simulator's name, the runtime's iOS version, kind simulator (Rule 2)."""
+        """The simulator's name, the runtime's iOS version, kind simulator (Rule 2); its locale from WDA."""
         s = self._simulator
-        return DeviceInfo(name=s.name, ios=s.ios, kind=DeviceKind.SIMULATOR, udid=s.udid)
+        locale, appearance = await asyncio.to_thread(self._wda.locale_sync)
+        return DeviceInfo(
+            name=s.name, ios=s.ios, kind=DeviceKind.SIMULATOR, udid=s.udid, locale=locale, appearance=appearance
+        )
+
+    def launches_in_locale(self) -> bool:
+        """A simulator launches an app in the locale a run asks for (``protocols.LocaleLaunches``, Rule 5)."""
+        return True
 
     async def app_info(self, bundle: str) -> AppInfo:
         """The app's version and build from its ``Info.plist``; DeviceError when not installed."""
@@ -211,7 +223,7 @@ class SimulatorDevice:
             self._reset_data(bundle)
         elif options.reset is Reset.REINSTALL:
             self._reinstall(bundle)
-        self._simctl.launch(self.udid, bundle, options.args, options.env)
+        self._simctl.launch(self.udid, bundle, (*options.args, *locale_arguments(options.locale)), options.env)
         if options.url is not None:
             self._simctl.openurl(self.udid, options.url)
 
@@ -257,3 +269,10 @@ class SimulatorDevice:
             self._simctl.install(self.udid, copy)
         with contextlib.suppress(DeviceError):
             self._simctl.privacy_reset(self.udid, bundle)
+
+
+def locale_arguments(locale: str | None) -> tuple[str, ...]:
+    """Rule 5: the launch arguments that run an app in ``locale`` (none for None)."""
+    if locale is None:
+        return ()
+    return ("-AppleLanguages", f"({language_of(locale)})", "-AppleLocale", locale)

@@ -199,9 +199,12 @@ class UsbIphone:
     # -- Device ------------------------------------------------------------------------------
 
     async def info(self) -> DeviceInfo:
-        """The phone's name and iOS version from lockdown, kind iphone (Rule 4)."""
+        """The phone's name and iOS version from lockdown, kind iphone (Rule 4); its locale from WDA."""
         f = self._facts
-        return DeviceInfo(name=f.name, ios=f.ios, kind=DeviceKind.IPHONE, udid=f.udid)
+        locale, appearance = await asyncio.to_thread(self._wda.locale_sync)
+        return DeviceInfo(
+            name=f.name, ios=f.ios, kind=DeviceKind.IPHONE, udid=f.udid, locale=locale, appearance=appearance
+        )
 
     async def app_info(self, bundle: str) -> AppInfo:
         """``AppInfo(bundle, None, None)`` for an installed app; DeviceError if it isn't."""

@@ -67,9 +67,9 @@ from mobster_core import (
     Screen,
     UnknownOutcome,
 )
-from mobster_core.protocols import SPRINGBOARD
+from mobster_core.protocols import SPRINGBOARD, Appearance
 from mobster_drivers._pictures import pillow_picture
-from mobster_drivers._xcuitest.session import SESSION_SETTINGS, describe_action
+from mobster_drivers._xcuitest.session import SESSION_SETTINGS, describe_action, locale_and_appearance
 from mobster_drivers._xcuitest.tree import LONG_PRESS_MS, W3C_TAP_HOLD_MS, center_points, pointer_actions, swipe_points
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
@@ -261,13 +261,17 @@ class WdaDevice:
             if not isinstance(version, str) or not _VERSION.fullmatch(version):
                 raise DeviceError(f"{self._where()} doesn't say its iOS version (/status os.version: {version!r})")
             ios = version
-        details: Mapping[str, Any] = {}
-        if self._name is None or self._kind is None:
-            details = self._device_details()
+        details = self._device_details()
         kind = self._kind or _kind_of(status, details)
         name = self._name or _text_or_none(details.get("name")) or _fallback_name(self.url)
-        self._info = DeviceInfo(name=name, ios=ios, kind=kind, udid=self._udid)
+        locale, appearance = locale_and_appearance(details)
+        self._info = DeviceInfo(name=name, ios=ios, kind=kind, udid=self._udid, locale=locale, appearance=appearance)
         return self._info
+
+    def locale_sync(self) -> tuple[str | None, Appearance | None]:
+        """The language and region, and the light/dark appearance, WDA reports (each None when it can't tell)."""
+        info = self._info_sync()
+        return info.locale, info.appearance
 
     def _device_details(self) -> Mapping[str, Any]:
         """``/wda/device/info`` (name, isSimulator, …), or {} on a WDA that doesn't have it."""
