@@ -30,6 +30,7 @@ from ._store.healfile import (
     load_heal_state,
     read_heal_file,
 )
+from .protocols import PathStore
 
 __all__ = [
     "HealEntry",
@@ -68,13 +69,18 @@ class PendingHeal:
     evidence: HealFrames | None = None
 
 
-def pending_heals(check: Check, root: Path | None = None) -> tuple[PendingHeal, ...]:
-    """The heals of ``check`` waiting for review, in step order. Raises ``HealFileError``."""
+def pending_heals(
+    check: Check, root: Path | None = None, *, paths: str | PathStore = "local"
+) -> tuple[PendingHeal, ...]:
+    """The heals of ``check`` waiting for review, in step order. Raises ``HealFileError``.
+
+    ``paths`` is the project's path store (``"local"``, ``"committed"`` or a ``PathStore``).
+    """
     entries = read_heal_file(heal_file_for(check.file))
     if not entries:
         return ()
     root = root or project_of(check.file)
-    identity, cache, key = check.identity, ReplayCache(root), check_key(root, check.file)
+    identity, cache, key = check.identity, ReplayCache(root, paths), check_key(root, check.file)
     states = [(stored.env, load_heal_state(root, identity, stored.env, key)) for stored in cache.envs(identity)]
     held = [e for _, state in states if adopted(state, entries) for e in state.adopts]
     pending = []
@@ -104,11 +110,12 @@ def _as_in_results(file: Path, root: Path) -> str:
         return str(file)
 
 
-def accept_heals(check: Check, root: Path | None = None) -> int:
-    """Keep the healed steps of ``check`` as its recorded path; return how many heals."""
-    return healfile.accept_heals(root or project_of(check.file), check.file, check.identity, recorded_at=utc_now())
+def accept_heals(check: Check, root: Path | None = None, *, paths: str | PathStore = "local") -> int:
+    """Keep the healed steps of ``check`` as its recorded path (in the store ``paths``); return how many heals."""
+    cache = ReplayCache(root or project_of(check.file), paths)
+    return healfile.accept_heals(cache, check.file, check.identity, recorded_at=utc_now(), provenance=check.provenance)
 
 
-def reject_heals(check: Check, root: Path | None = None) -> int:
+def reject_heals(check: Check, root: Path | None = None, *, paths: str | PathStore = "local") -> int:
     """Bring the recorded steps of ``check`` back, marked keep-failing; return how many heals."""
-    return healfile.reject_heals(root or project_of(check.file), check.file, check.identity)
+    return healfile.reject_heals(root or project_of(check.file), check.file, check.identity, paths)

@@ -19,13 +19,20 @@ from mobster_core._rules.frames import FramesMode
 from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._store.checks import Check
-from mobster_core.protocols import Clock, Device
+from mobster_core.protocols import Clock, Device, PathStore
 
 from .agent import ModelCalls
 from .dispatch import Dispatcher
 from .results import CheckResult
 
 __all__ = ["Run", "RunOptions"]
+
+
+def _check_paths(value: str | PathStore) -> None:
+    if isinstance(value, str) and value not in ("local", "committed"):
+        raise ValueError(f"paths is 'local', 'committed' or a PathStore, not {value!r}")
+    if not isinstance(value, str) and not isinstance(value, PathStore):
+        raise TypeError(f"paths is 'local', 'committed' or a PathStore, not {type(value).__name__}")
 
 
 @attrs.frozen
@@ -51,6 +58,8 @@ class RunOptions:
     values (``docs/checks.md``): None reads the process environment; a front end passes the
     environment with its env file over it. ``locale`` asks every check for that locale (over a
     check's own ``launch.locale``; ``protocols.LocaleLaunches`` says where it can be applied).
+    ``paths`` is where recorded paths are kept and read: ``"local"`` (private, git-ignored),
+    ``"committed"`` (``.mobster/paths/``, tracked in git) or a ``protocols.PathStore``.
     """
 
     no_heal: bool = False
@@ -65,10 +74,14 @@ class RunOptions:
     each_device: bool = False
     device_label: str | None = None
     locale: str | None = attrs.field(default=None, converter=attrs.converters.optional(normal_locale))
+    paths: str | PathStore = "local"
     secrets: Mapping[str, str] | None = attrs.field(default=None, eq=False, repr=False)
     on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
     on_sending: Callable[[str | None], None] | None = attrs.field(default=None, eq=False)
     on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        _check_paths(self.paths)
 
 
 @attrs.frozen
@@ -86,10 +99,7 @@ class Run:
 
     @provenance.default
     def _provenance(self) -> Provenance:
-        check = self.check
-        return Provenance.of(
-            steps=check.steps, launch_url=check.launch.url, launch_args=check.launch.args, launch_env=check.launch.env
-        )
+        return self.check.provenance
 
     @property
     def bundle(self) -> str:

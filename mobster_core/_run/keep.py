@@ -20,7 +20,7 @@ from __future__ import annotations
 from mobster_core._clock import utc_now
 from mobster_core._rules.identity import Env
 from mobster_core._rules.verdict import FailureClass
-from mobster_core._store.cache import ReplayCache
+from mobster_core._store.cache import Origin, ReplayCache, check_name
 from mobster_core._store.fsutil import project_lock
 from mobster_core._store.healfile import (
     HealEntry,
@@ -57,11 +57,13 @@ def keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
 
 def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
     root, identity, env, file = run.root, prepared.identity, prepared.env, run.check.file
-    cache = ReplayCache(root)
+    cache = ReplayCache(root, run.options.paths)
     plan, heals = executed.plan, executed.heals
+    name = check_name(root, file)
     if executed.mode is Mode.SMART:
-        cache.store(identity, env, executed.ran, recorded_at=utc_now())
-        retired = retire(root, file, identity, env)
+        origin = Origin("recorded", None, name, run.provenance)
+        cache.store_path(identity, env, executed.ran, recorded_at=utc_now(), origin=origin)
+        retired = retire(root, file, identity, env, run.options.paths)
         if retired:
             heals_of = f"{retired} heal{'s' if retired != 1 else ''} of {heal_file_for(file).name}"
             return f"retired {heals_of}: they were of the path recorded before"
@@ -70,7 +72,9 @@ def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
     keep_failing = plan.state.keep_failing
     if plan.carried is not None:
         keep_failing = load_heal_state(root, identity, plan.carried.stored.env, key).keep_failing
-        cache.store(identity, env, plan.carried.steps if heals else executed.ran, recorded_at=utc_now())
+        origin = Origin("carried", plan.carried_from, name, run.provenance)
+        steps = plan.carried.steps if heals else executed.ran
+        cache.store_path(identity, env, steps, recorded_at=utc_now(), origin=origin)
     if not heals:
         return None
     mine = list(plan.state.adopts) if plan.adopted else []
@@ -85,7 +89,7 @@ def _held_by_others(run: Run, identity: str, env: Env, key: str) -> list[HealEnt
     """The heal file's entries other envs' healed paths hold (Rule 3)."""
     entries = read_heal_file(heal_file_for(run.check.file))  # again: it may have changed meanwhile
     held: list[HealEntry] = []
-    for stored in ReplayCache(run.root).envs(identity):
+    for stored in ReplayCache(run.root, run.options.paths).envs(identity):
         state = load_heal_state(run.root, identity, stored.env, key)
         if stored.env.digest != env.digest and adopted(state, entries):
             held.extend(state.adopts)

@@ -139,7 +139,7 @@ def choose_path(run: Run, prepared: Prepared) -> Plan:
     check, options = run.check, run.options
     if check.launch_only:
         return Plan()
-    lookup = ReplayCache(run.root).lookup(prepared.identity, prepared.env)
+    lookup = ReplayCache(run.root, run.options.paths).lookup(prepared.identity, prepared.env)
     for dropped in lookup.dropped:
         log.warning("a cached path was dropped", reason=dropped)
     if options.fresh:

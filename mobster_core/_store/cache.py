@@ -1,11 +1,15 @@
-"""The replay cache: one recorded path per check identity and env.
+"""The replay cache: one recorded path per check identity and env, in the project's path store.
 
-A path lives in ``<root>/.mobster/cache/replay/<identity>-<env digest>.json``::
+A path is one document of its store (``pathstores.py``: ``local``, by default
+``<root>/.mobster/cache/replay/<identity>-<env digest>.json``, or ``committed``,
+``<root>/.mobster/paths/…``, or a harness's own ``protocols.PathStore``)::
 
-    {"format": 2, "identity": "…", "env": {"digest", "app_version", "app_build", "ios_major", "kind"},
-     "recorded_at": "2026-05-01T09:30:00.123456+00:00", "seq": 3, "steps": [{…}, …]}
+    {"format": 2, "identity": "…", "env": {"digest", "app_version", "app_build", "ios_major", "kind",
+     "locale", "appearance"}, "recorded_at": "2026-05-01T09:30:00.123456+00:00", "seq": 3,
+     "steps": [{…}, …], "origin": {"how": "recorded", "from": null, "check": ".mobster/checks/signup.yaml"}}
 
-(Format 2: every target keeps ``count`` and ``nth``. Format 1 had neither.)
+(Format 2: every target keeps ``count`` and ``nth``. Format 1 had neither. ``origin`` may be
+absent: a path stored before it was written.)
 
 Rule 1: files are written atomically, mode 0600, in 0700 folders (``_fsutil``), and every store
         makes sure ``.mobster/.gitignore`` exists.
@@ -31,12 +35,19 @@ Rule 7: a miss names the newest readable path of another env recorded in the sam
         (:attr:`Lookup.carry`): a run that carries paths to a new build replays it. A path is never
         carried into another language: its labels are that language's.
 Rule 8: :func:`recorded_paths` lists a check's readable paths, newest first, for people and tools.
+Rule 9: ``origin`` says how a path came to be: ``recorded`` by Smart, ``carried`` from another
+        build's env (``from`` names it), or ``healed`` (heals accepted into it), and which check
+        file stored it.
+Rule 10: a store that is ``shared`` (committed, reviewed in git) gets each path written
+        deterministically (sorted keys, two-space indentation, a final newline: a re-record is a
+        readable diff) and never holds text the typing rules would not replay: a ``TYPE`` step
+        that isn't live must hold text the check's own words allow (or a search field's query);
+        anything else is a :class:`PathError` and nothing is written.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -46,31 +57,30 @@ from typing import Any, NoReturn
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH, Env, why_fresh
-from mobster_core._rules.steps import Step, dump_path, load_path
+from mobster_core._rules.identity import IDENTITY_LENGTH, Env, why_fresh
+from mobster_core._rules.steps import Op, Step, dump_path, load_path
 from mobster_core._rules.text import utf8
+from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
 from mobster_core.exceptions import PathError
+from mobster_core.protocols import PathStore
 
 from .checks import Check, project_of
-from .fsutil import (
-    MOBSTER_DIR,
-    Problem,
-    UnsafeFile,
-    atomic_write,
-    ensure_gitignore,
-    private_dir,
-    read_private,
-)
+from .fsutil import Problem, UnsafeFile, ensure_gitignore
+from .pathstores import STORE_NAMES, CommittedPaths, FilePaths, LocalPaths
 
 __all__ = [
     "FORMAT",
     "KEEP_ENVS",
     "MAX_CACHE_BYTES",
     "Lookup",
+    "Origin",
     "RecordedPath",
     "ReplayCache",
     "StoredEnv",
     "StoredPath",
+    "check_name",
+    "parse_document",
+    "path_store",
     "recorded_paths",
 ]
 
@@ -85,9 +95,40 @@ KEEP_ENVS = 4
 FORMAT = 2
 _FORMAT = FORMAT
 _KEYS = ("format", "identity", "env", "recorded_at", "seq", "steps")
+_OPTIONAL_KEYS = ("origin",)
+_ORIGIN_KEYS = ("how", "from", "check")
+_HOWS = ("recorded", "carried", "healed")
 _IDENTITY = re.compile(rf"[0-9a-f]{{{IDENTITY_LENGTH}}}")
-_FILE_NAME = re.compile(rf"([0-9a-f]{{{IDENTITY_LENGTH}}})-([0-9a-f]{{{ENV_DIGEST_LENGTH}}})\.json")
 _UNSAFE = frozenset({Problem.SYMLINK, Problem.NOT_REGULAR, Problem.OWNER, Problem.MODE})
+
+
+def path_store(root: Path, paths: str | PathStore = "local") -> PathStore:
+    """The store a setting names: ``"local"``, ``"committed"``, or a harness's own store as it is."""
+    if not isinstance(paths, str):
+        return paths
+    if paths == "local":
+        return LocalPaths(root)
+    if paths == "committed":
+        return CommittedPaths(root)
+    raise ValueError(f"paths is one of {', '.join(STORE_NAMES)}, or a PathStore; got {paths!r}")
+
+
+@attrs.frozen
+class Origin:
+    """Rule 9: how a path came to be, and which check file stored it.
+
+    ``provenance`` (the check's own words, never stored) is what a shared store's text is checked
+    against (Rule 10).
+    """
+
+    how: str = "recorded"
+    came_from: str | None = None
+    check: str | None = None
+    provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``origin`` key of a path document."""
+        return {"how": self.how, "from": self.came_from, "check": self.check}
 
 
 @attrs.frozen
@@ -99,6 +140,7 @@ class StoredEnv:
     recorded_at: datetime
     path: Path
     step_count: int
+    origin: Origin | None = None
 
 
 @attrs.frozen
@@ -144,14 +186,26 @@ class _Dropped(Exception):
 
 
 class ReplayCache:
-    """The replay cache of the project at ``root`` (the folder that holds ``.mobster/``)."""
+    """The recorded paths of the project at ``root`` (the folder that holds ``.mobster/``), in ``store``.
 
-    def __init__(self, root: Path) -> None:
+    ``store`` is ``"local"`` (the default), ``"committed"`` or a :class:`~mobster_core.protocols.PathStore`
+    (kept as :attr:`backend`).
+    """
+
+    def __init__(self, root: Path, store: str | PathStore = "local") -> None:
         self.root = root
-        self.folder = root / MOBSTER_DIR / "cache" / "replay"
+        self.backend = path_store(root, store)
+
+    @property
+    def folder(self) -> Path:
+        """The store's folder (a file store only)."""
+        backend = self.backend
+        if not isinstance(backend, FilePaths):
+            raise TypeError(f"the {backend.name} store keeps no folder")
+        return backend.folder
 
     def file_for(self, identity: str, env: Env) -> Path:
-        """The file that holds ``identity``'s path for ``env``."""
+        """The file that holds ``identity``'s path for ``env`` (a file store only)."""
         _check_identity(identity)
         return self.folder / f"{identity}-{env.digest}.json"
 
@@ -159,22 +213,24 @@ class ReplayCache:
         """The stored path of ``identity`` for ``env``, or why there is none (Rule 5)."""
         _check_identity(identity)
         try:
-            files = self._files(identity)
+            digests = self._digests(identity)
         except UnsafeFile as exc:
             log.warning("replay cache folder refused", file=str(exc.path), reason=exc.reason)
             return Lookup(None, why_fresh(env, None), (str(exc),))
         except OSError as exc:
-            log.warning("replay cache folder unreadable", file=str(self.folder), reason=exc.strerror)
-            return Lookup(None, why_fresh(env, None), (f"the replay cache {self.folder} can't be read: {exc}",))
+            where = self.backend.where(identity, "")
+            log.warning("replay cache folder unreadable", file=where, reason=exc.strerror)
+            folder = str(self.folder) if isinstance(self.backend, FilePaths) else where
+            return Lookup(None, why_fresh(env, None), (f"the replay cache {folder} can't be read: {exc}",))
         dropped: list[str] = []
-        mine = files.pop(env.digest, None)
         set_aside: list[str] = []
-        if mine is not None:
-            record = self._load(mine, identity, env.digest, dropped, set_aside)
+        if env.digest in digests:
+            digests.remove(env.digest)
+            record = self._load(identity, env.digest, dropped, set_aside)
             if record is not None:
-                log.debug("replay cache hit", file=str(mine), steps=len(record.steps))
+                log.debug("replay cache hit", file=str(record.stored.path), steps=len(record.steps))
                 return Lookup(record.steps, None, ())
-        others = [r for d, f in files.items() if (r := self._load(f, identity, d, dropped)) is not None]
+        others = [r for d in digests if (r := self._load(identity, d, dropped)) is not None]
         newest = max(others, key=_newest_key) if others else None
         why = why_fresh(env, None if newest is None else newest.stored.env)
         if set_aside:
@@ -184,104 +240,105 @@ class ReplayCache:
         carry = max(same_language, key=_newest_key) if same_language else None
         return Lookup(None, why, tuple(dropped), carry)
 
-    def store(self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime) -> Path:
-        """Store ``steps`` as ``identity``'s path for ``env``; keep the four newest envs (Rules 2, 3).
+    def store_path(
+        self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime, origin: Origin | None = None
+    ) -> Path:
+        """Store ``steps`` as ``identity``'s path for ``env``; keep the four newest envs (Rules 2, 3, 9, 10).
 
-        ``recorded_at`` (timezone-aware) is informational: order comes from ``seq``.
-        Raises :class:`PathError` when the path is larger than :data:`MAX_CACHE_BYTES`, and
-        :class:`UnsafeFile` when a cache folder is a symlink or another user's.
+        ``recorded_at`` (timezone-aware) is informational: order comes from ``seq``. Raises
+        :class:`PathError` when the path is larger than :data:`MAX_CACHE_BYTES` or holds text a
+        shared store may not (checked against ``origin.provenance``), and :class:`UnsafeFile` when
+        a folder is refused.
         """
-        target = self.file_for(identity, env)
+        _check_identity(identity)
+        if self.backend.shared:
+            _check_shared_text(steps, Provenance() if origin is None else origin.provenance)
         ensure_gitignore(self.root)
-        when = recorded_at.astimezone(UTC)
         records = self._records(identity)
         seq = 1 + max((r.stored.seq for r in records), default=0)
-        payload = {
-            "format": _FORMAT,
-            "identity": identity,
-            "env": env.to_dict(),
-            "recorded_at": when.isoformat(timespec="microseconds"),
-            "seq": seq,
-            "steps": dump_path(steps),
-        }
-        data = utf8(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-        if len(data) > MAX_CACHE_BYTES:
-            raise PathError(
-                f"the path of {len(steps)} steps is {len(data)} bytes, over the replay cache's limit of "
-                f"{MAX_CACHE_BYTES} bytes; it is not stored"
-            )
-        atomic_write(target, data)
+        data = _document(identity, env, steps, (recorded_at, seq, origin), shared=self.backend.shared)
+        self.backend.write(identity, env.digest, data)
+        target = Path(self.backend.where(identity, env.digest))
         log.debug("replay path stored", file=str(target), seq=seq, steps=len(steps))
-        kept = sorted((r for r in records if r.stored.path != target), key=_newest_key, reverse=True)
+        kept = sorted((r for r in records if r.stored.env.digest != env.digest), key=_newest_key, reverse=True)
         for old in kept[KEEP_ENVS - 1 :]:
-            try:
-                old.stored.path.unlink()
-            except FileNotFoundError:
-                continue
+            self.backend.remove(identity, old.stored.env.digest)
             log.debug("older replay env deleted", file=str(old.stored.path), seq=old.stored.seq)
         return target
+
+    def store(self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime) -> Path:
+        """:meth:`store_path` with no origin (a path recorded by Smart)."""
+        return self.store_path(identity, env, steps, recorded_at=recorded_at)
 
     def envs(self, identity: str) -> list[StoredEnv]:
         """The readable stored envs of ``identity``, newest first (unusable files are dropped)."""
         _check_identity(identity)
         return [r.stored for r in sorted(self._records(identity), key=_newest_key, reverse=True)]
 
+    def paths(self, identity: str) -> list[StoredPath]:
+        """The readable stored paths of ``identity``, newest first (unusable files are dropped)."""
+        _check_identity(identity)
+        return sorted(self._records(identity), key=_newest_key, reverse=True)
+
+    def identities(self) -> list[str]:
+        """Every identity with at least one document in the store, sorted."""
+        return sorted({identity for identity, _env in self.backend.names()})
+
+    def forget(self, identity: str, env: str | None = None) -> list[StoredEnv]:
+        """Remove ``identity``'s paths (of the env digest ``env`` only, when given); what was removed."""
+        gone = [s for s in self.envs(identity) if env is None or s.env.digest == env]
+        for stored in gone:
+            self.backend.remove(identity, stored.env.digest)
+        return gone
+
     # -- reading -------------------------------------------------------------------------
 
-    def _files(self, identity: str) -> dict[str, Path]:
-        """``identity``'s files by env digest (Rule 6); empty when there is no cache folder."""
-        if not os.path.lexists(self.folder):
-            return {}
-        private_dir(self.folder)
-        found: dict[str, Path] = {}
-        with os.scandir(self.folder) as entries:
-            for entry in entries:
-                m = _FILE_NAME.fullmatch(entry.name)
-                if m is not None and m.group(1) == identity:
-                    found[m.group(2)] = Path(entry.path)
-        return found
+    def _digests(self, identity: str) -> list[str]:
+        """``identity``'s env digests (Rule 6); empty when the store has none."""
+        return [env for _identity, env in self.backend.names(identity)]
 
     def _records(self, identity: str) -> list[_Record]:
         dropped: list[str] = []
-        loaded = (self._load(f, identity, d, dropped) for d, f in self._files(identity).items())
+        loaded = (self._load(identity, d, dropped) for d in self._digests(identity))
         return [r for r in loaded if r is not None]
 
     def _load(
-        self, file: Path, identity: str, env_digest: str, dropped: list[str], formats: list[str] | None = None
+        self, identity: str, env_digest: str, dropped: list[str], formats: list[str] | None = None
     ) -> _Record | None:
-        """Read one cache file; on any flaw drop it (Rule 5), add the message, return None.
+        """Read one document; on any flaw drop it (Rule 5), add the message, return None.
 
-        A file set aside for its format also adds the reason to ``formats``.
+        A document set aside for its format also adds the reason to ``formats``.
         """
+        where = self.backend.where(identity, env_digest)
         suffix = _CORRUPT
         try:
-            return _parse(file, identity, env_digest)
+            raw = self.backend.read(identity, env_digest, max_bytes=MAX_CACHE_BYTES)
+            return _record(parse_document(raw, identity, env_digest), Path(where))
         except FileNotFoundError:
             return None  # removed since the folder was listed: nothing to say
         except UnsafeFile as exc:
             if exc.problem in _UNSAFE:
-                message = f"{file} was dropped and left in place: {exc.reason}; delete it"
-                log.warning("replay cache file refused", file=str(file), reason=exc.reason)
+                message = f"{where} was dropped and left in place: {exc.reason}; delete it"
+                log.warning("replay cache file refused", file=where, reason=exc.reason)
                 dropped.append(message)
                 return None
             reason = exc.reason
         except OSError as exc:
-            message = f"{file} was dropped and left in place: it can't be read ({exc.strerror}); delete it"
-            log.warning("replay cache file unreadable", file=str(file), reason=exc.strerror)
+            message = f"{where} was dropped and left in place: it can't be read ({exc.strerror}); delete it"
+            log.warning("replay cache file unreadable", file=where, reason=exc.strerror)
             dropped.append(message)
             return None
         except _Dropped as exc:
             reason, suffix = exc.message, exc.suffix
             if suffix != _CORRUPT and formats is not None:
                 formats.append(reason)
-        aside = file.with_name(file.name + suffix)
         try:
-            file.replace(aside)
+            aside = self.backend.set_aside(identity, env_digest, suffix)
         except OSError as exc:
-            message = f"{file} was dropped: {reason}; it couldn't be moved aside ({exc.strerror}); delete it"
+            message = f"{where} was dropped: {reason}; it couldn't be moved aside ({exc.strerror}); delete it"
         else:
-            message = f"{file} was dropped: {reason}; kept as {aside.name}, the next run records a new path"
-        log.warning("replay cache file dropped", file=str(file), reason=reason)
+            message = f"{where} was dropped: {reason}; kept as {aside}, the next run records a new path"
+        log.warning("replay cache file dropped", file=where, reason=reason)
         dropped.append(message)
         return None
 
@@ -292,7 +349,8 @@ class RecordedPath:
 
     ``env`` says where it was recorded, in words (``1.0 (1) on iOS 26 on a simulator``), and
     ``env_digest`` as its 12-hex-digit key; ``recorded_at`` is when (UTC); ``steps`` are the steps
-    it replays; ``file`` is where it is kept.
+    it replays; ``file`` is where it is kept; ``origin`` how it came to be (Rule 9; None for a path
+    stored before that was written).
     """
 
     env: str
@@ -300,22 +358,30 @@ class RecordedPath:
     recorded_at: datetime
     steps: tuple[Step, ...]
     file: Path
+    origin: Origin | None = None
 
 
-def recorded_paths(check: Check, root: Path | None = None) -> tuple[RecordedPath, ...]:
-    """The readable recorded paths of ``check``, newest first (Rule 8).
+def recorded_paths(
+    check: Check, root: Path | None = None, *, paths: str | PathStore = "local"
+) -> tuple[RecordedPath, ...]:
+    """The readable recorded paths of ``check``, newest first (Rule 8), in the store ``paths`` names.
 
     ``root`` is the project (by default the one holding the check file). A file that can't be
     used is dropped by the cache's rules (Rule 5), as a run would.
     """
-    cache = ReplayCache(root or project_of(check.file))
-    identity = check.identity
-    paths = []
-    for stored in cache.envs(identity):
-        steps = cache.lookup(identity, stored.env).steps
-        if steps is not None:
-            paths.append(RecordedPath(stored.env.describe(), stored.env.digest, stored.recorded_at, steps, stored.path))
-    return tuple(paths)
+    cache = ReplayCache(root or project_of(check.file), paths)
+    return tuple(
+        RecordedPath(s.env.describe(), s.env.digest, s.recorded_at, steps, s.path, s.origin)
+        for s, steps in ((r.stored, r.steps) for r in cache.paths(check.identity))
+    )
+
+
+def check_name(root: Path, file: Path) -> str:
+    """A check file as a path document names it: relative to the project when inside it (posix)."""
+    try:
+        return file.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return file.resolve().as_posix()
 
 
 def _check_identity(identity: str) -> None:
@@ -345,26 +411,111 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _parse(file: Path, identity: str, env_digest: str) -> _Record:
-    """Read and validate one file; raises ``_Dropped``, ``UnsafeFile`` or ``OSError``."""
-    data = _envelope(read_private(file, max_bytes=MAX_CACHE_BYTES))
-    if data["identity"] != identity:
+@attrs.frozen
+class Document:
+    """A path document, validated whole (Rules 5, 9)."""
+
+    identity: str
+    env: Env
+    recorded_at: datetime
+    seq: int
+    steps: tuple[Step, ...]
+    origin: Origin | None
+
+
+def parse_document(raw: bytes, identity: str | None = None, env_digest: str | None = None) -> Document:
+    """Read and validate one path document strictly (Rule 5); raises ``_Dropped`` naming the key.
+
+    ``identity`` and ``env_digest``, when given, are what the document's name says it holds.
+    """
+    data = _envelope(raw)
+    if identity is not None and data["identity"] != identity:
         _drop(f"key 'identity': the file is named for {identity}, but holds {data['identity']!r}")
+    if not isinstance(data["identity"], str) or not _IDENTITY.fullmatch(data["identity"]):
+        _drop(f"key 'identity': expected {IDENTITY_LENGTH} lowercase hex digits, got {data['identity']!r}")
     try:
         env = Env.from_dict(data["env"])
     except ValueError as exc:
         _drop(str(exc))
-    if env.digest != env_digest:
+    if env_digest is not None and env.digest != env_digest:
         _drop(f"key 'env': the file is named for env {env_digest}, but holds env {env.digest}")
     recorded_at = _timestamp(data["recorded_at"])
     seq = data["seq"]
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
-        _drop(f"key 'seq': expected a whole number from 1 up, got {seq!r}")
+        _drop(f"key 'seq': expected a whole number from 1 up, got {_short(seq)}")
+    if seq >= _MAX_SEQ:
+        _drop(f"key 'seq': {_short(seq)} is no count of recordings (a seq is under {_MAX_SEQ:,})")
     try:
         steps = load_path(data["steps"])
     except PathError as exc:
         _drop(f"key 'steps': {exc}")
-    return _Record(StoredEnv(env, seq, recorded_at, file, len(steps)), steps)
+    return Document(data["identity"], env, recorded_at, seq, steps, _origin(data.get("origin")))
+
+
+#: Rule 2: a ``seq`` past this is no count of recordings (a forged file): the file is corrupt.
+_MAX_SEQ = 10**12
+
+
+def _short(value: Any) -> str:
+    """``repr`` of a value, cut for a message (a 5,000-digit number is not shown whole)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"a number of {len(str(value))} digits"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _origin(value: Any) -> Origin | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or sorted(value) != sorted(_ORIGIN_KEYS):
+        _drop(f"key 'origin': expected an object with {', '.join(_ORIGIN_KEYS)}, got {_short(value)}")
+    how, came, check = value["how"], value["from"], value["check"]
+    if how not in _HOWS:
+        _drop(f"key 'origin.how': expected one of {', '.join(_HOWS)}, got {_short(how)}")
+    for key, text in (("from", came), ("check", check)):
+        if text is not None and (not isinstance(text, str) or len(text) > 4096):
+            _drop(f"key 'origin.{key}': expected a string or null, got {_short(text)}")
+    return Origin(how, came, check)
+
+
+def _record(doc: Document, where: Path) -> _Record:
+    stored = StoredEnv(doc.env, doc.seq, doc.recorded_at, where, len(doc.steps), doc.origin)
+    return _Record(stored, doc.steps)
+
+
+def _document(
+    identity: str, env: Env, steps: Sequence[Step], meta: tuple[datetime, int, Origin | None], *, shared: bool
+) -> bytes:
+    """A path document's bytes (Rule 10: sorted keys for a shared store)."""
+    recorded_at, seq, origin = meta
+    payload: dict[str, Any] = {
+        "format": _FORMAT,
+        "identity": identity,
+        "env": env.to_dict(),
+        "recorded_at": recorded_at.astimezone(UTC).isoformat(timespec="microseconds"),
+        "seq": seq,
+        "steps": dump_path(steps),
+    }
+    if origin is not None:
+        payload["origin"] = origin.to_dict()
+    data = utf8(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False, sort_keys=shared) + "\n")
+    if len(data) > MAX_CACHE_BYTES:
+        raise PathError(
+            f"the path of {len(steps)} steps is {len(data)} bytes, over the replay cache's limit of "
+            f"{MAX_CACHE_BYTES} bytes; it is not stored"
+        )
+    return data
+
+
+def _check_shared_text(steps: Sequence[Step], provenance: Provenance) -> None:
+    """Rule 10: a shared store never holds text the typing rules would not replay."""
+    for n, step in enumerate(steps, 1):
+        if step.op is not Op.TYPE or step.text is None:
+            continue
+        search = step.target is not None and step.target.role in SEARCH_ROLES
+        if step.live or not (search or provenance.allows(step.text)):
+            raise PathError(
+                f"step {n}: a committed path never holds text the replay wouldn't type (text that is "
+                "masked, or that the model wrote); the step must be live with text null"
+            )
 
 
 def _envelope(raw: bytes) -> dict[str, Any]:
@@ -382,7 +533,7 @@ def _envelope(raw: bytes) -> dict[str, Any]:
     if not isinstance(data, dict):
         _drop(f"expected a JSON object, got {type(data).__name__}")
     _check_format(data.get("format"))
-    extra = sorted(k for k in data if k not in _KEYS)
+    extra = sorted(k for k in data if k not in (*_KEYS, *_OPTIONAL_KEYS))
     if extra:
         _drop(f"unknown key {extra[0]!r}")
     missing = [k for k in _KEYS if k not in data]

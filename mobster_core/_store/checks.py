@@ -59,6 +59,7 @@ import attrs
 from mobster_core._rules.assertions import Assertion, ExpectError, Keys, dotted, kind_of, parse_expect, quote_fix
 from mobster_core._rules.device import LaunchOptions, Reset, normal_locale
 from mobster_core._rules.identity import path_identity
+from mobster_core._rules.typing_rules import Provenance
 from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlDoc, YamlProblem, did_you_mean, load_yaml
 from mobster_core.exceptions import CheckError, Problem
 
@@ -215,6 +216,12 @@ class Check:
         return path_identity(
             self.steps, bundle=self.app.bundle or "", app_path=self.app.path, launch=self.launch_options()
         )
+
+    @property
+    def provenance(self) -> Provenance:
+        """The check's own words a replay may type (``typing_rules``' Rule 2)."""
+        launch = self.launch
+        return Provenance.of(steps=self.steps, launch_url=launch.url, launch_args=launch.args, launch_env=launch.env)
 
     def launch_options(self) -> LaunchOptions:
         """The launch arguments, environment, deep link and reset of this check."""

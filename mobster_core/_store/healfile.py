@@ -49,10 +49,12 @@ from mobster_core._log import get_logger
 from mobster_core._rules.identity import Env
 from mobster_core._rules.steps import Step, dump_path, load_path
 from mobster_core._rules.text import utf8
+from mobster_core._rules.typing_rules import Provenance
 from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
 from mobster_core.exceptions import HealFileError, PathError
+from mobster_core.protocols import PathStore
 
-from .cache import ReplayCache
+from .cache import Origin, ReplayCache, check_name
 from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, project_lock, read_private, read_user_file
 
 __all__ = [
@@ -385,7 +387,7 @@ def save_heal_state(root: Path, identity: str, env: Env, key: str, state: HealSt
     atomic_write(file, utf8(json.dumps(data, indent=1, ensure_ascii=False)))
 
 
-def retire(root: Path, check_file: Path, identity: str, env: Env) -> int:
+def retire(root: Path, check_file: Path, identity: str, env: Env, paths: str | PathStore = "local") -> int:
     """Rule 4: a check recorded afresh on ``env`` retires that env's heals; returns how many.
 
     The heal file keeps only the entries other envs' healed paths of this identity hold (a
@@ -396,7 +398,7 @@ def retire(root: Path, check_file: Path, identity: str, env: Env) -> int:
     entries = read_heal_file(heal)
     key = check_key(root, check_file)
     held: list[HealEntry] = []
-    for other in _envs(root, identity):
+    for other in _envs(root, identity, paths):
         if other.digest != env.digest:
             state = load_heal_state(root, identity, other, key)
             if adopted(state, entries):
@@ -408,20 +410,32 @@ def retire(root: Path, check_file: Path, identity: str, env: Env) -> int:
     return len(entries) - len(kept)
 
 
-def _envs(root: Path, identity: str) -> list[Env]:
-    return [stored.env for stored in ReplayCache(root).envs(identity)]
+def _envs(root: Path, identity: str, paths: str | PathStore) -> list[Env]:
+    return [stored.env for stored in ReplayCache(root, paths).envs(identity)]
 
 
-def accept_heals(root: Path, check_file: Path, identity: str, *, recorded_at: datetime) -> int:
+def accept_heals(
+    project: Path | ReplayCache,
+    check_file: Path,
+    identity: str,
+    *,
+    recorded_at: datetime,
+    provenance: Provenance | None = None,
+) -> int:
     """Rule 4, accept: the adopted healed paths become the recorded paths. Returns how many heals.
+
+    ``project`` is the project's root (its local store) or the replay cache of its store;
+    ``provenance`` is the check's own words, which a shared store's text is checked against.
 
     Raises :class:`HealFileError` when the heal file holds heals no healed path adopts (it was
     edited by hand, or a run stopped while writing it): nothing is changed then.
     """
+    cache = project if isinstance(project, ReplayCache) else ReplayCache(project)
+    root = cache.root
     with project_lock(root):
         entries = read_heal_file(heal_file_for(check_file))
-        key, cache = check_key(root, check_file), ReplayCache(root)
-        states = [(env, load_heal_state(root, identity, env, key)) for env in _envs(root, identity)]
+        key = check_key(root, check_file)
+        states = [(stored.env, load_heal_state(root, identity, stored.env, key)) for stored in cache.envs(identity)]
         chosen = [(env, state) for env, state in states if adopted(state, entries)]
         held = {_canon(e) for _, state in chosen for e in state.adopts}
         if any(_canon(e) not in held for e in entries):
@@ -431,19 +445,20 @@ def accept_heals(root: Path, check_file: Path, identity: str, *, recorded_at: da
             )
         for env, state in chosen:
             assert state.healed is not None  # adopted() says so
-            cache.store(identity, env, state.healed, recorded_at=recorded_at)
+            origin = Origin("healed", None, check_name(root, check_file), provenance or Provenance())
+            cache.store_path(identity, env, state.healed, recorded_at=recorded_at, origin=origin)
         write_heal_file(check_file, [])
         for env, state in states:
             save_heal_state(root, identity, env, key, HealState(None, (), state.keep_failing))
     return len(entries)
 
 
-def reject_heals(root: Path, check_file: Path, identity: str) -> int:
+def reject_heals(root: Path, check_file: Path, identity: str, paths: str | PathStore = "local") -> int:
     """Rule 4, reject: the healed paths go; the recorded steps stay, marked keep-failing."""
     with project_lock(root):
         entries = read_heal_file(heal_file_for(check_file))
         key = check_key(root, check_file)
-        for env in _envs(root, identity):
+        for env in _envs(root, identity, paths):
             state = load_heal_state(root, identity, env, key)
             keep = state.keep_failing | {e.step for e in entries}
             save_heal_state(root, identity, env, key, HealState(None, (), frozenset(keep)))

@@ -16,6 +16,7 @@ import mobster_core as mc
 from mobster_core._rules.identity import Env
 from mobster_core._rules.steps import dump_path
 from mobster_core._store import cache as _cache
+from mobster_core._store import pathstores as _pathstores
 from mobster_core._store.cache import KEEP_ENVS, Lookup, ReplayCache
 from mobster_core._store.fsutil import MOBSTER_DIR
 from mobster_core.exceptions import PathError, UnsafeFile
@@ -467,7 +468,7 @@ def test_a_file_that_vanishes_after_listing_is_just_missing(
     def vanished(path: Path, *, max_bytes: int) -> bytes:
         raise FileNotFoundError(errno.ENOENT, "No such file", str(path))
 
-    monkeypatch.setattr(_cache, "read_private", vanished)
+    monkeypatch.setattr(_pathstores, "read_private", vanished)
     assert cache.lookup(ID, SIM) == Lookup(None, "no recorded path yet", ())
 
 

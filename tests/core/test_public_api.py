@@ -83,7 +83,7 @@ def test_the_public_modules_are_the_ones_without_an_underscore() -> None:
 def test_protocols_and_testing_exports() -> None:
     assert sorted(protocols.__all__) == sorted([
         "DEFAULT_SCREEN_SIZE", "SPRINGBOARD", "Appearance", "CheckReports", "Clock", "Device", "EvidenceReads", "Frame",
-        "LocaleLaunches", "Model", "Pictures", "Screenshots", "TargetChecks",
+        "LocaleLaunches", "Model", "PathStore", "Pictures", "Screenshots", "TargetChecks",
     ])  # fmt: skip
     assert sorted(testing.__all__) == ["FakeClock", "MemoryJournal", "SPRINGBOARD", "check_device"]
 

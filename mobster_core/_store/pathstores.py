@@ -1,0 +1,135 @@
+"""Where recorded paths are kept: the two stores a project can choose, behind one small protocol.
+
+A store keeps one document (bytes) per identity and env digest; what a document holds, which is
+newest, how many envs an identity keeps and what a file that can't be used means are the replay
+cache's rules (``cache.py``), the same for every store.
+
+Rule 1 (local, the default): ``.mobster/cache/replay/<identity>-<env>.json``, private to this
+        machine and git-ignored: 0700 folders, 0600 files, read only when they are regular files
+        of the current user, mode 0600 or narrower (``fsutil``'s Rule 3). A file that isn't
+        (a symlink, another user's, 0644) is refused and left in place.
+Rule 2 (committed): ``.mobster/paths/<identity>-<env>.json``, tracked in git beside the checks
+        and reviewed in pull requests like heal files. A file may be readable by others and owned
+        by another user (a CI checkout, a restored artifact: uploads keep no modes): it is read
+        when it is a regular file, never through a symlink, within the size cap. Files are
+        written atomically with our modes (0600, in a 0700 folder: git keeps no folder modes and
+        a file's only as executable or not). The cache writes a committed path deterministically
+        (sorted keys) and refuses one holding text the typing rules would not replay (``shared``).
+Rule 3: names that aren't ``<16 hex>-<12 hex>.json`` (``.tmp-*`` files, ``.corrupt`` copies, a
+        README) are not paths: they are never listed.
+Rule 4: ``set_aside`` renames a document that can't be used to ``<name><suffix>`` beside it, so it
+        is kept for inspection and out of the way of the next recording.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Literal
+
+from mobster_core._rules.identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH
+
+from .fsutil import MOBSTER_DIR, Problem, UnsafeFile, atomic_write, private_dir, read_private, read_user_file
+
+__all__ = ["COMMITTED_DIR", "LOCAL_DIR", "STORE_NAMES", "CommittedPaths", "FilePaths", "LocalPaths", "StoreName"]
+
+#: Rule 1's folder, under the project root.
+LOCAL_DIR = Path(MOBSTER_DIR) / "cache" / "replay"
+#: Rule 2's folder, under the project root.
+COMMITTED_DIR = Path(MOBSTER_DIR) / "paths"
+#: The stores a project setting can name.
+StoreName = Literal["local", "committed"]
+STORE_NAMES: tuple[StoreName, ...] = ("local", "committed")
+
+_FILE_NAME = re.compile(rf"([0-9a-f]{{{IDENTITY_LENGTH}}})-([0-9a-f]{{{ENV_DIGEST_LENGTH}}})\.json")
+
+
+class FilePaths:
+    """A folder of path documents, one file per identity and env (Rules 3, 4)."""
+
+    #: The store's name in messages and settings.
+    name: str = "files"
+    #: Rule 2: whether its files are shared with others (reviewed in git).
+    shared: bool = False
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def file_for(self, identity: str, env: str) -> Path:
+        """The file of one document."""
+        return self.folder / f"{identity}-{env}.json"
+
+    def where(self, identity: str, env: str) -> str:
+        """Where a document is kept, for people."""
+        return str(self.file_for(identity, env))
+
+    def names(self, identity: str | None = None) -> list[tuple[str, str]]:
+        """``(identity, env digest)`` of every document kept (of ``identity`` only, when given), sorted."""
+        if not os.path.lexists(self.folder):
+            return []
+        self._check_folder()
+        found = []
+        with os.scandir(self.folder) as entries:
+            for entry in entries:
+                m = _FILE_NAME.fullmatch(entry.name)
+                if m is not None and (identity is None or m.group(1) == identity):
+                    found.append((m.group(1), m.group(2)))
+        return sorted(found)
+
+    def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
+        """One document's bytes; ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when it must not be read."""
+        raise NotImplementedError
+
+    def write(self, identity: str, env: str, data: bytes) -> None:
+        """Write one document atomically, mode 0600."""
+        atomic_write(self.file_for(identity, env), data)
+
+    def remove(self, identity: str, env: str) -> None:
+        """Delete one document (nothing when it is already gone)."""
+        self.file_for(identity, env).unlink(missing_ok=True)
+
+    def set_aside(self, identity: str, env: str, suffix: str) -> str:
+        """Rule 4: rename the document to ``<name><suffix>``; the new name (``OSError`` when it can't)."""
+        file = self.file_for(identity, env)
+        aside = file.with_name(file.name + suffix)
+        file.replace(aside)
+        return aside.name
+
+    def _check_folder(self) -> None:
+        """Refuse a folder that is a symlink or not ours (raises ``UnsafeFile``)."""
+
+
+class LocalPaths(FilePaths):
+    """Rule 1: the private, git-ignored store of this machine."""
+
+    name = "local"
+    shared = False
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root / LOCAL_DIR)
+
+    def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
+        """Rule 1: a private file only."""
+        return read_private(self.file_for(identity, env), max_bytes=max_bytes)
+
+    def _check_folder(self) -> None:
+        private_dir(self.folder)
+
+
+class CommittedPaths(FilePaths):
+    """Rule 2: the store tracked in git beside the checks."""
+
+    name = "committed"
+    shared = True
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root / COMMITTED_DIR)
+
+    def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
+        """Rule 2: a regular file, whoever owns it and whatever its mode; never through a symlink."""
+        return read_user_file(self.file_for(identity, env), max_bytes=max_bytes, follow=False)
+
+    def _check_folder(self) -> None:
+        if self.folder.is_symlink():
+            raise UnsafeFile(self.folder, "it is a symlink (never followed)", problem=Problem.SYMLINK)
