@@ -38,6 +38,7 @@ from ._device import (
     WdaDevice,
     WdaTimeouts,
 )
+from ._hosted import WdaHosted
 from ._transport import (
     FacebookWdaTransport,
     WdaBadReply,
@@ -63,6 +64,7 @@ __all__ = [
     "WdaBadReply",
     "WdaDevice",
     "WdaErrorReply",
+    "WdaHosted",
     "WdaNoReply",
     "WdaReply",
     "WdaTimeouts",
