@@ -1,4 +1,4 @@
-"""What a WebDriverAgent session is set up with, and how an action is named in messages.
+"""What a WebDriverAgent session is set up with (how an action is named in messages: ``gestures``).
 
 Shared by the WDA device and the Appium device (the XCUITest driver proxies to the same WDA).
 """
@@ -8,9 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mobster_core import Action, Op
-
-__all__ = ["SESSION_SETTINGS", "describe_action"]
+__all__ = ["SESSION_SETTINGS"]
 
 #: The settings applied to that session (Rule 4): Mobster's, without the two WDA 9 removed, and
 #: element replies that say which element they are.
@@ -21,16 +19,3 @@ SESSION_SETTINGS: Mapping[str, Any] = {
     "shouldUseCompactResponses": False,
     "elementResponseAttributes": "type,label,rect",
 }
-
-
-def describe_action(action: Action) -> str:
-    """``TAP on Button 'Continue'``, ``typing into TextField 'Email'``, ``LAUNCH_APP com.example.app``."""
-    element = action.element
-    if element is not None:
-        target = f"{element.role} {element.label!r}" if element.label else f"{element.role} at {element.path}"
-        if action.op is Op.TYPE:
-            return f"typing into {target}"
-        return f"{action.op.value} on {target}"
-    if action.text is not None and action.op is not Op.TYPE:
-        return f"{action.op.value} {action.text}"
-    return action.op.value
