@@ -630,7 +630,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             raise _Failure(
                 400, "invalid argument", f"'mobile: {name}': some required parameters are missing: {', '.join(missing)}"
             )
-        return handler(self, session, params)
+        return handler(_Proxy(session, self._wda_call, self.script), params)
 
     def _annotate(self, script: str) -> Any:
         provider, note = _provider_note(script)
@@ -642,7 +642,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     def _active_element(self, session: _Session) -> Any:
         async def focused() -> Element | None:
-            return self._wda._focused()
+            return self._wda.focused_field()
 
         element = self._wda.run(focused())
         if element is None:
@@ -661,7 +661,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             raise _Failure(404, "no such element", f"No element with the id {ref!r} is known")
 
         async def focused() -> Element | None:
-            return self._wda._focused()
+            return self._wda.focused_field()
 
         element = self._wda.run(focused())
         if element is None or element.path != session.active[1]:
@@ -827,7 +827,21 @@ def _provider_note(script: str) -> tuple[str | None, Any]:
 
 # -- mobile: handlers --------------------------------------------------------------------------
 
-_MobileHandler = Callable[[FakeAppium, _Session, dict[str, Any]], Any]
+
+@attrs.frozen
+class _Proxy:
+    """What a ``mobile:`` handler may do: proxy to WDA in its session, as XCUITest does, and read the script."""
+
+    session: _Session
+    send: Callable[[_Session, str, str, Mapping[str, Any] | None], Any]
+    script: AppScript
+
+    def call(self, method: str, route: str, body: Mapping[str, Any] | None = None) -> Any:
+        """One proxied WDA request in the session: its value, or Appium's error for its failure."""
+        return self.send(self.session, method, route, body)
+
+
+_MobileHandler = Callable[[_Proxy, dict[str, Any]], Any]
 
 
 def _number(params: Mapping[str, Any], *names: str) -> dict[str, float]:
@@ -852,58 +866,58 @@ def _no_element(params: Mapping[str, Any]) -> None:
         raise _Failure(404, "no such element", "The fake hands out no element ids but the active element")
 
 
-def _source(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _source(wda: _Proxy, params: dict[str, Any]) -> Any:
     fmt = params.get("format", "xml")
     query = f"format={quote(str(fmt))}&scope=AppiumAUT"
     excluded = params.get("excludedAttributes")
     if isinstance(excluded, str) and excluded:
         query += f"&excluded_attributes={quote(excluded)}"
-    return fake._wda_call(session, "GET", f"/source?{query}")
+    return wda.call("GET", f"/source?{query}")
 
 
-def _tap(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _tap(wda: _Proxy, params: dict[str, Any]) -> Any:
     _no_element(params)
-    return fake._wda_call(session, "POST", "/wda/tap", _number(params, "x", "y"))
+    return wda.call("POST", "/wda/tap", _number(params, "x", "y"))
 
 
-def _touch_and_hold(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _touch_and_hold(wda: _Proxy, params: dict[str, Any]) -> Any:
     _no_element(params)
-    return fake._wda_call(session, "POST", "/wda/touchAndHold", _number(params, "duration", "x", "y"))
+    return wda.call("POST", "/wda/touchAndHold", _number(params, "duration", "x", "y"))
 
 
-def _drag(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _drag(wda: _Proxy, params: dict[str, Any]) -> Any:
     _no_element(params)
     body = _number(params, "duration", "fromX", "fromY", "toX", "toY")
-    return fake._wda_call(session, "POST", "/wda/dragfromtoforduration", body)
+    return wda.call("POST", "/wda/dragfromtoforduration", body)
 
 
-def _launch_app(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _launch_app(wda: _Proxy, params: dict[str, Any]) -> Any:
     bundle = _bundle(params)
-    if fake._wda_call(session, "POST", "/wda/apps/state", {"bundleId": bundle}) >= 2:
+    if wda.call("POST", "/wda/apps/state", {"bundleId": bundle}) >= 2:
         # Running: the app is brought to the front and its arguments are dropped (the driver's docs).
-        return fake._wda_call(session, "POST", "/wda/apps/activate", {"bundleId": bundle})
+        return wda.call("POST", "/wda/apps/activate", {"bundleId": bundle})
     body: dict[str, Any] = {"bundleId": bundle}
     arguments, environment = params.get("arguments"), params.get("environment")
     if arguments:
         body["arguments"] = arguments if isinstance(arguments, list) else [arguments]
     if environment:
         body["environment"] = environment
-    return fake._wda_call(session, "POST", "/wda/apps/launch", body)
+    return wda.call("POST", "/wda/apps/launch", body)
 
 
 def _app_route(route: str) -> _MobileHandler:
-    def handler(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
-        return fake._wda_call(session, "POST", route, {"bundleId": _bundle(params)})
+    def handler(wda: _Proxy, params: dict[str, Any]) -> Any:
+        return wda.call("POST", route, {"bundleId": _bundle(params)})
 
     return handler
 
 
-def _is_installed(fake: FakeAppium, _session: _Session, params: dict[str, Any]) -> Any:
-    return _bundle(params) in fake.script.apps
+def _is_installed(wda: _Proxy, params: dict[str, Any]) -> Any:
+    return _bundle(params) in wda.script.apps
 
 
-def _list_apps(fake: FakeAppium, _session: _Session, params: dict[str, Any]) -> Any:
-    if fake.script.device.kind is DeviceKind.SIMULATOR:
+def _list_apps(wda: _Proxy, params: dict[str, Any]) -> Any:
+    if wda.script.device.kind is DeviceKind.SIMULATOR:
         raise _Failure(500, "unknown error", "Listing apps can only be performed on a real device")
     if params.get("applicationType", "User") == "System":
         return {}
@@ -914,31 +928,31 @@ def _list_apps(fake: FakeAppium, _session: _Session, params: dict[str, Any]) -> 
             "CFBundleShortVersionString": app.version,
             "CFBundleVersion": app.build,
         }
-        for bundle, app in fake.script.apps.items()
+        for bundle, app in wda.script.apps.items()
     }
 
 
-def _deep_link(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _deep_link(wda: _Proxy, params: dict[str, Any]) -> Any:
     url = params.get("url")
     if not isinstance(url, str) or not url:
         raise _Failure(400, "invalid argument", "'url' must be a non-empty string")
     body: dict[str, Any] = {"url": url}
     if isinstance(params.get("bundleId"), str):
         body["bundleId"] = params["bundleId"]
-    return fake._wda_call(session, "POST", "/url", body)
+    return wda.call("POST", "/url", body)
 
 
-def _press_button(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _press_button(wda: _Proxy, params: dict[str, Any]) -> Any:
     name = params.get("name")
     if not isinstance(name, str):
         raise _Failure(400, "invalid argument", "'name' must be a string")
     canonical = {"home": "home", "volumeup": "volumeUp", "volumedown": "volumeDown"}.get(name.lower(), name)
-    return fake._wda_call(session, "POST", "/wda/pressButton", {"name": canonical})
+    return wda.call("POST", "/wda/pressButton", {"name": canonical})
 
 
 def _wda_get(route: str) -> _MobileHandler:
-    def handler(fake: FakeAppium, session: _Session, _params: dict[str, Any]) -> Any:
-        return fake._wda_call(session, "GET", route)
+    def handler(wda: _Proxy, _params: dict[str, Any]) -> Any:
+        return wda.call("GET", route)
 
     return handler
 

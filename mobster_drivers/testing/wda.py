@@ -447,6 +447,33 @@ def _static_script(tree: Mapping[str, Any], bundle: str, ios: str) -> AppScript:
     return AppScript.from_dict(script, source="<captured tree>")
 
 
+# -- routes -----------------------------------------------------------------------------------
+
+_RouteHandler = Callable[["FakeWda", dict[str, Any], dict[str, str]], Coroutine[Any, Any, Any]]
+#: What the request being handled costs on real WDA, in seconds (Rule 11): one holder per task.
+_CHARGE: contextvars.ContextVar[list[float]] = contextvars.ContextVar("fake_wda_charge")
+
+
+def _charge(seconds: float) -> None:
+    holder = _CHARGE.get(None)
+    if holder is not None:
+        holder[0] += seconds
+
+
+_ROUTES: dict[tuple[str, str], _RouteHandler] = {}
+
+
+def _serves(method: str, *routes: str) -> Callable[[_RouteHandler], _RouteHandler]:
+    """Register a method of :class:`FakeWda` as WDA's handler of ``method`` on ``routes``."""
+
+    def register(handler: _RouteHandler) -> _RouteHandler:
+        for route in routes:
+            _ROUTES[(method, route)] = handler
+        return handler
+
+    return register
+
+
 class FakeWda(LoopbackServer[WdaRequest]):
     """A fake WebDriverAgent on 127.0.0.1 (see the module rules).
 
@@ -773,10 +800,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
 
         Without a read's latency or faults: a tap must not use up an injected read failure.
         """
-        sim = self._phone._sim
-        now = self._phone.clock.now()
-        screen = sim.screen(now)
-        return screen, sim.nodes(now)
+        return self._phone.peek()
 
     def _hit(self, x: float, y: float) -> tuple[Element, Any] | None:
         screen, nodes = self._now_screen()
@@ -809,7 +833,8 @@ class FakeWda(LoopbackServer[WdaRequest]):
             self._focus = None
         await self._act(Action(op, element=element))
 
-    def _focused(self) -> Element | None:
+    def focused_field(self) -> Element | None:
+        """The text field a tap focused, while its screen is in front (on the phone's loop: ``run``); else None."""
         focus = self._focus
         if focus is None:
             return None
@@ -826,7 +851,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
         submits = len(text) - len(text.rstrip("\n"))
         text = text.rstrip("\n")
         if text:
-            field = self._focused()
+            field = self.focused_field()
             if field is not None:
                 await self._act(Action(Op.TYPE, element=field, text=text))
         for _ in range(submits):
@@ -843,12 +868,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
         await self._act(Action(op))
 
     def _terminate(self, bundle: str) -> bool:
-        sim = self._phone._sim
-        sim.advance(self._phone.clock.now())
-        was_running = sim.running.pop(bundle, None) is not None
-        sim.pending = [p for p in sim.pending if p.origin != bundle]
-        if sim.front == bundle:
-            sim.front = SPRINGBOARD
+        was_running = self._phone.terminate(bundle)
         if self._focus is not None and self._focus.app == bundle:
             self._focus = None
         return was_running
@@ -977,6 +997,227 @@ class FakeWda(LoopbackServer[WdaRequest]):
             elif field == "label":
                 out[field] = node.get("label")
         return out
+
+    # -- routes (Rule 2: registered in the form WDA registers them) ----------------------------
+
+    @_serves("GET", "/status")
+    async def _status(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        device = self.script.device
+        ios: dict[str, Any] = {"ip": "127.0.0.1"}
+        if device.kind is DeviceKind.SIMULATOR:
+            ios["simulatorVersion"] = device.ios
+        return {
+            "ready": True,
+            "message": "WebDriverAgent is ready to accept commands",
+            "state": "success",
+            "os": {"name": "iOS", "version": device.ios, "sdkVersion": device.ios, "testmanagerdVersion": 65},
+            "ios": ios,
+            "build": {"time": "Jan  1 2026 00:00:00", "productBundleIdentifier": "com.facebook.WebDriverAgentRunner"},
+            "device": "iphone",
+        }
+
+    @_serves("GET", "/wda/healthcheck")
+    async def _healthcheck(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return None
+
+    @_serves("GET", "/wda/locked")
+    async def _locked(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return False
+
+    @_serves("POST", "/wda/unlock", "/wda/lock")
+    async def _unlock(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return None
+
+    @_serves("POST", "/wda/homescreen")
+    async def _homescreen(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        self._focus = None
+        await self._act(Action(Op.HOME))
+
+    @_serves("POST", "/wda/pressButton")
+    async def _press_button(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        name = body.get("name")
+        if name == "home":
+            self._focus = None
+            await self._act(Action(Op.HOME))
+        elif name not in ("volumeUp", "volumeDown"):
+            raise _WdaFailure(
+                400, "invalid argument", f"The value of 'name' must be home, volumeUp or volumeDown: {name!r}"
+            )
+
+    @_serves("GET", "/wda/activeAppInfo")
+    async def _active_app(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        front = self._phone.front
+        launched = self._launched.get(front, LaunchOptions())
+        return {
+            "pid": self._pids.get(front, 50),
+            "bundleId": front,
+            "name": self._app_name(front),
+            "processArguments": {"args": list(launched.args), "env": dict(launched.env)},
+        }
+
+    @_serves("GET", "/source")
+    async def _source(self, _body: dict[str, Any], query: dict[str, str]) -> Any:
+        fmt = query.get("format", "xml").lower()
+        if fmt not in ("json", "xml"):
+            raise _WdaFailure(
+                500,
+                "unsupported operation",
+                f"Unknown source format '{fmt}'. Only (xml, json, description) are supported",
+            )
+        excluded = frozenset(a.strip() for a in query.get("excluded_attributes", "").split(",") if a.strip())
+        try:
+            screen = await self._phone.read()
+        except DeviceError as exc:
+            raise _WdaFailure(500, "unknown error", f"Cannot get the source: {exc}") from exc
+        tree = self._raw_tree(screen)
+        if self._costs is not None:
+            nodes = sum(1 for _ in _walk(tree))
+            _charge(
+                self._costs.source(nodes, visible="visible" not in excluded, accessible="accessible" not in excluded)
+            )
+        return self._serve(tree, excluded, fmt)
+
+    @_serves("POST", "/elements")
+    async def _elements(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return await self._find(body, first=False)
+
+    @_serves("POST", "/element")
+    async def _element(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        found = await self._find(body, first=True)
+        if not found:
+            raise _WdaFailure(
+                404,
+                "no such element",
+                f"unable to find an element using '{body.get('using')}', value '{body.get('value')}'",
+            )
+        return found[0]
+
+    @_serves("GET", "/screenshot")
+    async def _screenshot(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        png = await self._phone.screenshot()
+        return base64.b64encode(png).decode("ascii")
+
+    @_serves("GET", "/window/size")
+    async def _window_size(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        width, height = self.script.size
+        return {"width": width, "height": height}
+
+    @_serves("GET", "/wda/screen")
+    async def _screen_info(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        width, height = self.script.size
+        return {
+            "screenSize": {"width": width, "height": height},
+            "statusBarSize": {"width": width, "height": 54},
+            "scale": 3,
+        }
+
+    @_serves("GET", "/wda/device/info")
+    async def _device_info(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        device = self.script.device
+        return {
+            "currentLocale": "en_US",
+            "timeZone": "UTC",
+            "name": device.name,
+            "model": "iPhone",
+            "uuid": "00000000-0000-0000-0000-000000000000",
+            "userInterfaceIdiom": 0,
+            "userInterfaceStyle": "light",
+            "isSimulator": device.kind is DeviceKind.SIMULATOR,
+            "thermalState": 0,
+        }
+
+    @_serves("GET", "/orientation")
+    async def _orientation(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return "PORTRAIT"
+
+    @_serves("GET", "/appium/settings")
+    async def _get_settings(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return dict(self._settings)
+
+    @_serves("POST", "/appium/settings")
+    async def _set_settings(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        settings = body.get("settings")
+        if not isinstance(settings, Mapping):
+            raise _WdaFailure(400, "invalid argument", "'settings' must be an object")
+        for key, value in settings.items():
+            if key in _SETTINGS:  # Rule 10: WDA 9 reads the settings it knows; the rest go unnoticed
+                self._settings[key] = value
+        return dict(self._settings)
+
+    @_serves("GET", "/alert/text", "/wda/alert/buttons")
+    @_serves("POST", "/alert/accept", "/alert/dismiss")
+    async def _no_alert(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        raise _WdaFailure(
+            404, "no such alert", "An attempt was made to operate on a modal dialog when one was not open"
+        )
+
+    @_serves("POST", "/wda/apps/launch")
+    async def _apps_launch(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._launch(_bundle(body), body.get("arguments"), body.get("environment"))
+
+    @_serves("POST", "/wda/apps/activate")
+    async def _apps_activate(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        bundle = _bundle(body)
+        self._focus = None
+        await self._act(Action(Op.LAUNCH_APP, text=bundle))
+
+    @_serves("POST", "/wda/apps/terminate")
+    async def _apps_terminate(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return self._terminate(_bundle(body))
+
+    @_serves("POST", "/wda/apps/state")
+    async def _apps_state(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return self._state(_bundle(body))
+
+    @_serves("GET", "/wda/apps/list")
+    async def _apps_list(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return [
+            {"pid": self._pids[b], "bundleId": b} for b in self.script.apps if self._phone.screen_name(b) is not None
+        ]
+
+    @_serves("POST", "/wda/tap")
+    async def _wda_tap(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._tap(*_xy(body), Op.TAP)
+
+    @_serves("POST", "/wda/touchAndHold")
+    async def _wda_hold(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._tap(*_xy(body), Op.LONG_PRESS)
+
+    @_serves("POST", "/wda/dragfromtoforduration")
+    async def _wda_drag(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        fx, fy = _xy(body, "fromX", "fromY")
+        tx, ty = _xy(body, "toX", "toY")
+        await self._swipe(fx, fy, tx, ty)
+
+    @_serves("POST", "/wda/keys")
+    async def _wda_keys(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        value = body.get("value")
+        if isinstance(value, str):
+            text = value
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            text = "".join(value)
+        else:
+            raise _WdaFailure(400, "invalid argument", "'value' must be a list of strings")
+        await self._type(text)
+
+    @_serves("POST", "/url")
+    async def _open_url(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        url = body.get("url")
+        if not isinstance(url, str) or not url:
+            raise _WdaFailure(400, "invalid argument", "'url' is required")
+        self._focus = None
+        await self._act(Action(Op.OPEN_URL, text=url))
+
+    @_serves("POST", "/actions")
+    async def _w3c_actions(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        gesture = _read_pointer(body.get("actions"))
+        if gesture is None:
+            return None  # no pointer: nothing to do
+        (x0, y0), (x1, y1), held_ms = gesture
+        if math.hypot(x1 - x0, y1 - y0) >= _SWIPE_MIN_POINTS:
+            await self._swipe(x0, y0, x1, y1)
+        else:
+            await self._tap(x0, y0, Op.LONG_PRESS if held_ms >= _LONG_PRESS_MS else Op.TAP)
 
 
 def _walk(tree: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -1114,226 +1355,11 @@ def _lookup(node: Mapping[str, Any], reads: list[int]) -> Callable[[str], Any]:
     return get
 
 
-# -- routes -----------------------------------------------------------------------------------
-
-_RouteHandler = Callable[[FakeWda, dict[str, Any], dict[str, str]], Coroutine[Any, Any, Any]]
-#: What the request being handled costs on real WDA, in seconds (Rule 11): one holder per task.
-_CHARGE: contextvars.ContextVar[list[float]] = contextvars.ContextVar("fake_wda_charge")
-
-
-def _charge(seconds: float) -> None:
-    holder = _CHARGE.get(None)
-    if holder is not None:
-        holder[0] += seconds
-
-
-_ROUTES: dict[tuple[str, str], _RouteHandler] = {}
-
-
-def _route(method: str, *routes: str) -> Callable[[_RouteHandler], _RouteHandler]:
-    def register(handler: _RouteHandler) -> _RouteHandler:
-        for route in routes:
-            _ROUTES[(method, route)] = handler
-        return handler
-
-    return register
-
-
-@_route("GET", "/status")
-async def _status(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    device = fake.script.device
-    ios: dict[str, Any] = {"ip": "127.0.0.1"}
-    if device.kind is DeviceKind.SIMULATOR:
-        ios["simulatorVersion"] = device.ios
-    return {
-        "ready": True,
-        "message": "WebDriverAgent is ready to accept commands",
-        "state": "success",
-        "os": {"name": "iOS", "version": device.ios, "sdkVersion": device.ios, "testmanagerdVersion": 65},
-        "ios": ios,
-        "build": {"time": "Jan  1 2026 00:00:00", "productBundleIdentifier": "com.facebook.WebDriverAgentRunner"},
-        "device": "iphone",
-    }
-
-
-@_route("GET", "/wda/healthcheck")
-async def _healthcheck(_fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return None
-
-
-@_route("GET", "/wda/locked")
-async def _locked(_fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return False
-
-
-@_route("POST", "/wda/unlock", "/wda/lock")
-async def _unlock(_fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return None
-
-
-@_route("POST", "/wda/homescreen")
-async def _homescreen(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    fake._focus = None
-    await fake._act(Action(Op.HOME))
-
-
-@_route("POST", "/wda/pressButton")
-async def _press_button(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    name = body.get("name")
-    if name == "home":
-        fake._focus = None
-        await fake._act(Action(Op.HOME))
-    elif name not in ("volumeUp", "volumeDown"):
-        raise _WdaFailure(
-            400, "invalid argument", f"The value of 'name' must be home, volumeUp or volumeDown: {name!r}"
-        )
-
-
-@_route("GET", "/wda/activeAppInfo")
-async def _active_app(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    front = fake._phone.front
-    launched = fake._launched.get(front, LaunchOptions())
-    return {
-        "pid": fake._pids.get(front, 50),
-        "bundleId": front,
-        "name": fake._app_name(front),
-        "processArguments": {"args": list(launched.args), "env": dict(launched.env)},
-    }
-
-
-@_route("GET", "/source")
-async def _source(fake: FakeWda, _body: dict[str, Any], query: dict[str, str]) -> Any:
-    fmt = query.get("format", "xml").lower()
-    if fmt not in ("json", "xml"):
-        raise _WdaFailure(
-            500, "unsupported operation", f"Unknown source format '{fmt}'. Only (xml, json, description) are supported"
-        )
-    excluded = frozenset(a.strip() for a in query.get("excluded_attributes", "").split(",") if a.strip())
-    try:
-        screen = await fake._phone.read()
-    except DeviceError as exc:
-        raise _WdaFailure(500, "unknown error", f"Cannot get the source: {exc}") from exc
-    tree = fake._raw_tree(screen)
-    if fake._costs is not None:
-        nodes = sum(1 for _ in _walk(tree))
-        _charge(fake._costs.source(nodes, visible="visible" not in excluded, accessible="accessible" not in excluded))
-    return fake._serve(tree, excluded, fmt)
-
-
-@_route("POST", "/elements")
-async def _elements(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return await fake._find(body, first=False)
-
-
-@_route("POST", "/element")
-async def _element(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    found = await fake._find(body, first=True)
-    if not found:
-        raise _WdaFailure(
-            404,
-            "no such element",
-            f"unable to find an element using '{body.get('using')}', value '{body.get('value')}'",
-        )
-    return found[0]
-
-
-@_route("GET", "/screenshot")
-async def _screenshot(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    png = await fake._phone.screenshot()
-    return base64.b64encode(png).decode("ascii")
-
-
-@_route("GET", "/window/size")
-async def _window_size(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    width, height = fake.script.size
-    return {"width": width, "height": height}
-
-
-@_route("GET", "/wda/screen")
-async def _screen_info(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    width, height = fake.script.size
-    return {
-        "screenSize": {"width": width, "height": height},
-        "statusBarSize": {"width": width, "height": 54},
-        "scale": 3,
-    }
-
-
-@_route("GET", "/wda/device/info")
-async def _device_info(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    device = fake.script.device
-    return {
-        "currentLocale": "en_US",
-        "timeZone": "UTC",
-        "name": device.name,
-        "model": "iPhone",
-        "uuid": "00000000-0000-0000-0000-000000000000",
-        "userInterfaceIdiom": 0,
-        "userInterfaceStyle": "light",
-        "isSimulator": device.kind is DeviceKind.SIMULATOR,
-        "thermalState": 0,
-    }
-
-
-@_route("GET", "/orientation")
-async def _orientation(_fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return "PORTRAIT"
-
-
-@_route("GET", "/appium/settings")
-async def _get_settings(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return dict(fake._settings)
-
-
-@_route("POST", "/appium/settings")
-async def _set_settings(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    settings = body.get("settings")
-    if not isinstance(settings, Mapping):
-        raise _WdaFailure(400, "invalid argument", "'settings' must be an object")
-    for key, value in settings.items():
-        if key in _SETTINGS:  # Rule 10: WDA 9 reads the settings it knows; the rest go unnoticed
-            fake._settings[key] = value
-    return dict(fake._settings)
-
-
-@_route("GET", "/alert/text", "/wda/alert/buttons")
-@_route("POST", "/alert/accept", "/alert/dismiss")
-async def _no_alert(_fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    raise _WdaFailure(404, "no such alert", "An attempt was made to operate on a modal dialog when one was not open")
-
-
 def _bundle(body: Mapping[str, Any]) -> str:
     bundle = body.get("bundleId")
     if not isinstance(bundle, str) or not bundle:
         raise _WdaFailure(400, "invalid argument", "'bundleId' is required")
     return bundle
-
-
-@_route("POST", "/wda/apps/launch")
-async def _apps_launch(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    await fake._launch(_bundle(body), body.get("arguments"), body.get("environment"))
-
-
-@_route("POST", "/wda/apps/activate")
-async def _apps_activate(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    bundle = _bundle(body)
-    fake._focus = None
-    await fake._act(Action(Op.LAUNCH_APP, text=bundle))
-
-
-@_route("POST", "/wda/apps/terminate")
-async def _apps_terminate(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return fake._terminate(_bundle(body))
-
-
-@_route("POST", "/wda/apps/state")
-async def _apps_state(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return fake._state(_bundle(body))
-
-
-@_route("GET", "/wda/apps/list")
-async def _apps_list(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return [{"pid": fake._pids[b], "bundleId": b} for b in fake.script.apps if fake._phone.screen_name(b) is not None]
 
 
 def _xy(body: Mapping[str, Any], x: str = "x", y: str = "y") -> tuple[float, float]:
@@ -1345,56 +1371,6 @@ def _xy(body: Mapping[str, Any], x: str = "x", y: str = "y") -> tuple[float, flo
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-@_route("POST", "/wda/tap")
-async def _wda_tap(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    await fake._tap(*_xy(body), Op.TAP)
-
-
-@_route("POST", "/wda/touchAndHold")
-async def _wda_hold(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    await fake._tap(*_xy(body), Op.LONG_PRESS)
-
-
-@_route("POST", "/wda/dragfromtoforduration")
-async def _wda_drag(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    fx, fy = _xy(body, "fromX", "fromY")
-    tx, ty = _xy(body, "toX", "toY")
-    await fake._swipe(fx, fy, tx, ty)
-
-
-@_route("POST", "/wda/keys")
-async def _wda_keys(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    value = body.get("value")
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-        text = "".join(value)
-    else:
-        raise _WdaFailure(400, "invalid argument", "'value' must be a list of strings")
-    await fake._type(text)
-
-
-@_route("POST", "/url")
-async def _open_url(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    url = body.get("url")
-    if not isinstance(url, str) or not url:
-        raise _WdaFailure(400, "invalid argument", "'url' is required")
-    fake._focus = None
-    await fake._act(Action(Op.OPEN_URL, text=url))
-
-
-@_route("POST", "/actions")
-async def _w3c_actions(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    gesture = _read_pointer(body.get("actions"))
-    if gesture is None:
-        return None  # no pointer: nothing to do
-    (x0, y0), (x1, y1), held_ms = gesture
-    if math.hypot(x1 - x0, y1 - y0) >= _SWIPE_MIN_POINTS:
-        await fake._swipe(x0, y0, x1, y1)
-    else:
-        await fake._tap(x0, y0, Op.LONG_PRESS if held_ms >= _LONG_PRESS_MS else Op.TAP)
 
 
 def _read_pointer(actions: Any) -> tuple[tuple[float, float], tuple[float, float], float] | None:
