@@ -158,20 +158,26 @@ class AnthropicModel:
             cause = _scrub(str(exc.__cause__ or exc.message), key)
             return ModelError(f"couldn't reach Anthropic at {self._base_url}: {cause}")
         if isinstance(exc, anthropic.APIStatusError):
-            status = exc.status_code
-            detail = _scrub(_detail(exc.body, exc.message), key)
-            if isinstance(exc, anthropic.AuthenticationError):
-                return ModelError(f"the Anthropic key was refused ({status}); check ANTHROPIC_API_KEY")
-            if isinstance(exc, anthropic.PermissionDeniedError):
-                return ModelError(f"the Anthropic key may not use {self._model} ({status}): {detail}")
-            if isinstance(exc, anthropic.RateLimitError):
-                return ModelError(f"rate limited by Anthropic ({status}): {detail}; try again later")
-            if status >= 500:
-                return ModelError(f"Anthropic's server failed ({status}): {detail}")
-            return ModelError(f"Anthropic refused the request ({status}): {detail}")
+            return _status_error(exc, _scrub(_detail(exc.body, exc.message), key), self._model)
         if isinstance(exc, anthropic.APIError):
             return ModelError(f"Anthropic's reply could not be read: {_scrub(exc.message, key)}")
         return ModelError(f"the call to Anthropic failed: {_scrub(str(exc), key)}")
+
+
+def _status_error(exc: anthropic.APIStatusError, detail: str, model: str) -> ModelError:
+    """An error status from Anthropic's API, in words (``detail`` already scrubbed of the key)."""
+    import anthropic
+
+    status = exc.status_code
+    if isinstance(exc, anthropic.AuthenticationError):
+        return ModelError(f"the Anthropic key was refused ({status}); check ANTHROPIC_API_KEY")
+    if isinstance(exc, anthropic.PermissionDeniedError):
+        return ModelError(f"the Anthropic key may not use {model} ({status}): {detail}")
+    if isinstance(exc, anthropic.RateLimitError):
+        return ModelError(f"rate limited by Anthropic ({status}): {detail}; try again later")
+    if status >= 500:
+        return ModelError(f"Anthropic's server failed ({status}): {detail}")
+    return ModelError(f"Anthropic refused the request ({status}): {detail}")
 
 
 def _usage(message: Message, prompt: Prompt) -> Usage:

@@ -173,20 +173,26 @@ class OpenAIModel:
             cause = _scrub(str(exc.__cause__ or exc.message), key)
             return ModelError(f"couldn't reach OpenAI at {self._base_url}: {cause}")
         if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            detail = _scrub(_detail(exc.body, exc.message), key)
-            if isinstance(exc, openai.AuthenticationError):
-                return ModelError(f"the OpenAI key was refused ({status}); check OPENAI_API_KEY")
-            if isinstance(exc, openai.PermissionDeniedError):
-                return ModelError(f"the OpenAI key may not use {self._model} ({status}): {detail}")
-            if isinstance(exc, openai.RateLimitError):
-                return ModelError(f"rate limited by OpenAI ({status}): {detail}; try again later")
-            if status >= 500:
-                return ModelError(f"OpenAI's server failed ({status}): {detail}")
-            return ModelError(f"OpenAI refused the request ({status}): {detail}")
+            return _status_error(exc, _scrub(_detail(exc.body, exc.message), key), self._model)
         if isinstance(exc, openai.APIError):
             return ModelError(f"OpenAI's reply could not be read: {_scrub(exc.message, key)}")
         return ModelError(f"the call to OpenAI failed: {_scrub(str(exc), key)}")
+
+
+def _status_error(exc: openai.APIStatusError, detail: str, model: str) -> ModelError:
+    """An error status from OpenAI's API, in words (``detail`` already scrubbed of the key)."""
+    import openai
+
+    status = exc.status_code
+    if isinstance(exc, openai.AuthenticationError):
+        return ModelError(f"the OpenAI key was refused ({status}); check OPENAI_API_KEY")
+    if isinstance(exc, openai.PermissionDeniedError):
+        return ModelError(f"the OpenAI key may not use {model} ({status}): {detail}")
+    if isinstance(exc, openai.RateLimitError):
+        return ModelError(f"rate limited by OpenAI ({status}): {detail}; try again later")
+    if status >= 500:
+        return ModelError(f"OpenAI's server failed ({status}): {detail}")
+    return ModelError(f"OpenAI refused the request ({status}): {detail}")
 
 
 def _usage(response: Response, prompt: Prompt) -> Usage:
