@@ -44,6 +44,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -125,6 +126,7 @@ class _Wiring:
     turn: Callable[[], contextlib.AbstractContextManager[None]]
     stopping: threading.Event
     http_version: str
+    methods: frozenset[str]
     idle_seconds: float | None
     no_delay: bool
     watch_holds: bool
@@ -196,6 +198,9 @@ class _HttpHandler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         wiring = self.server.wiring
+        if self.command not in wiring.methods:  # as the stdlib answers a method it has no do_ for
+            self.send_error(HTTPStatus.NOT_IMPLEMENTED, f"Unsupported method ({self.command!r})")
+            return
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length > 0 else b""
         incoming = Incoming(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
@@ -271,6 +276,8 @@ class LoopbackServer(Generic[R]):
     unix_name: ClassVar[str | None] = None
     #: The HTTP version the fake answers in (Rule 6).
     http_version: ClassVar[str] = "HTTP/1.0"
+    #: The HTTP methods the fake answers; another gets 501, as from a server without it.
+    http_methods: ClassVar[frozenset[str]] = frozenset({"GET", "POST", "DELETE"})
     #: How long an idle kept-alive connection stays open, in seconds (HTTP/1.1 only; None: forever).
     idle_seconds: ClassVar[float | None] = None
     #: Whether the fake sets TCP_NODELAY on its connections.
@@ -448,6 +455,7 @@ class LoopbackServer(Generic[R]):
             turn=self._turn,
             stopping=self._stopping,
             http_version=self.http_version,
+            methods=self.http_methods,
             idle_seconds=self.idle_seconds,
             no_delay=self.no_delay,
             watch_holds=self.watch_holds,

@@ -85,6 +85,8 @@ class _FakeLLM(LoopbackServer[RecordedRequest]):
 
     #: A slow reply watches its socket: a client that gives up is counted (Rule 3).
     watch_holds = True
+    #: The SDKs send these; another method is 501, as it always was here.
+    http_methods = frozenset({"GET", "POST"})
 
     def __init__(self, *, lifetime: float = 60.0) -> None:
         super().__init__(lifetime=lifetime)

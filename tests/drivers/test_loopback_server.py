@@ -246,3 +246,14 @@ def test_the_fake_wda_serves_one_request_at_a_time_when_asked() -> None:
     with FakeWda(sample_path("yourapp"), lifetime=30, one_at_a_time=True) as wda:
         assert _get(wda.port)[0] == 200
         assert [r.route for r in wda.requests] == ["/status"]
+
+
+def test_a_method_a_fake_doesnt_serve_is_not_implemented_and_not_recorded() -> None:
+    with FakeAnthropic() as api:
+        api.reply_json({"ok": True})
+        connection = http.client.HTTPConnection("127.0.0.1", api.port, timeout=10)
+        connection.request("DELETE", "/v1/messages")
+        assert connection.getresponse().status == 501
+        connection.close()
+        assert api.requests == []
+        assert api.pending == 1
