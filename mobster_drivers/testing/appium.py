@@ -224,6 +224,21 @@ class _Session:
     settings: dict[str, Any] = attrs.field(factory=dict)  # what the driver was told (Rule 4b)
 
 
+_SessionCommand = Callable[["FakeAppium", _Session, dict[str, Any]], Any]
+#: The W3C commands in a session, by (method, route) (Rule 2); an element's ``/value`` is matched apart.
+_COMMANDS: dict[tuple[str, str], _SessionCommand] = {}
+
+
+def _w3c(method: str, route: str) -> Callable[[_SessionCommand], _SessionCommand]:
+    """Register a method of :class:`FakeAppium` as the command ``method route`` in a session."""
+
+    def register(handler: _SessionCommand) -> _SessionCommand:
+        _COMMANDS[(method, route)] = handler
+        return handler
+
+    return register
+
+
 class FakeAppium(LoopbackServer[AppiumRequest]):
     """A fake Appium server serving a scripted phone on 127.0.0.1 (see the module rules).
 
@@ -443,43 +458,64 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         return session
 
     def _session_command(self, session: _Session, method: str, route: str, body: dict[str, Any]) -> Any:
-        key = (method, route)
-        if key == ("DELETE", "/"):
-            with self._lock:
-                self._sessions.pop(session.id, None)
-            self._end_wda(session)
-            return None
-        if key == ("GET", "/"):
-            return dict(session.capabilities)
-        if key == ("POST", "/execute/sync"):
-            return self._execute(session, body)
-        if key == ("POST", "/actions"):
-            if not isinstance(body.get("actions"), list):
-                raise _Failure(400, "invalid argument", "'actions' must be a list of input sources")
-            return self._wda_call(session, "POST", "/actions", body)
-        if key == ("DELETE", "/actions"):
-            return None
-        if key == ("GET", "/window/rect"):
-            size = self._wda_call(session, "GET", "/window/size")
-            return {"x": 0, "y": 0, "width": size.get("width"), "height": size.get("height")}
-        if key == ("GET", "/screenshot"):
-            return self._wda_call(session, "GET", "/screenshot")
-        if key == ("GET", "/element/active"):
-            return self._active_element(session)
+        handler = _COMMANDS.get((method, route))
+        if handler is not None:
+            return handler(self, session, body)
         value_route = _ELEMENT_VALUE.match(route)
         if value_route and method == "POST":
             return self._set_value(session, value_route.group(1), body)
-        if method == "POST" and route in ("/element", "/elements"):
-            return self._find(session, body, first=route == "/element")
-        if key == ("POST", "/timeouts"):
-            return self._set_timeouts(session, body)
-        if key == ("GET", "/timeouts"):
-            return {"command": (session.idle_limit or 0) * 1000, "implicit": session.implicit_ms}
-        if key == ("POST", "/appium/settings"):
-            return self._update_settings(session, body)
-        if key == ("GET", "/appium/settings"):
-            return {**self._wda_call(session, "GET", "/appium/settings"), **session.settings}
         raise _Failure(404, "unknown command", f"The requested resource could not be found: {method} {route}")
+
+    # -- W3C commands in a session (Rule 2) ----------------------------------------------------
+
+    @_w3c("DELETE", "/")
+    def _quit(self, session: _Session, _body: dict[str, Any]) -> Any:
+        with self._lock:
+            self._sessions.pop(session.id, None)
+        self._end_wda(session)
+
+    @_w3c("GET", "/")
+    def _session_caps(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return dict(session.capabilities)
+
+    @_w3c("POST", "/actions")
+    def _actions(self, session: _Session, body: dict[str, Any]) -> Any:
+        if not isinstance(body.get("actions"), list):
+            raise _Failure(400, "invalid argument", "'actions' must be a list of input sources")
+        return self._wda_call(session, "POST", "/actions", body)
+
+    @_w3c("DELETE", "/actions")
+    def _release_actions(self, _session: _Session, _body: dict[str, Any]) -> Any:
+        return None
+
+    @_w3c("GET", "/window/rect")
+    def _window_rect(self, session: _Session, _body: dict[str, Any]) -> Any:
+        size = self._wda_call(session, "GET", "/window/size")
+        return {"x": 0, "y": 0, "width": size.get("width"), "height": size.get("height")}
+
+    @_w3c("GET", "/screenshot")
+    def _screenshot(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return self._wda_call(session, "GET", "/screenshot")
+
+    @_w3c("GET", "/element/active")
+    def _active(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return self._active_element(session)
+
+    @_w3c("POST", "/element")
+    def _find_one(self, session: _Session, body: dict[str, Any]) -> Any:
+        return self._find(session, body, first=True)
+
+    @_w3c("POST", "/elements")
+    def _find_all(self, session: _Session, body: dict[str, Any]) -> Any:
+        return self._find(session, body, first=False)
+
+    @_w3c("GET", "/timeouts")
+    def _get_timeouts(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return {"command": (session.idle_limit or 0) * 1000, "implicit": session.implicit_ms}
+
+    @_w3c("GET", "/appium/settings")
+    def _get_settings(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return {**self._wda_call(session, "GET", "/appium/settings"), **session.settings}
 
     # -- sessions (Rule 3) -------------------------------------------------------------------
 
@@ -605,6 +641,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     # -- mobile: commands (Rule 4) -----------------------------------------------------------
 
+    @_w3c("POST", "/execute/sync")
     def _execute(self, session: _Session, body: dict[str, Any]) -> Any:
         script = body.get("script")
         args = body.get("args", [])
@@ -671,22 +708,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     # -- elements, timeouts and settings (Rules 4a, 4b) --------------------------------------
 
     def _find(self, session: _Session, body: dict[str, Any], *, first: bool) -> Any:
-        missing = [k for k in ("using", "value") if k not in body]
-        if missing:
-            raise _Failure(
-                400,
-                "invalid argument",
-                f"Parameters were incorrect. We wanted {{'required': ['using', 'value']}}; no {', '.join(missing)}",
-            )
-        using, selector = body["using"], body["value"]
-        if not isinstance(using, str) or using not in LOCATOR_STRATEGIES:
-            raise _Failure(400, "invalid selector", f"Locator Strategy '{using}' is not supported for this session")
-        if not isinstance(selector, str) or not selector:
-            raise _Failure(400, "invalid selector", "Must provide a selector when finding elements")
-        strategy = _WDA_STRATEGY.get(using, using)
-        if strategy == "class name" and not selector.startswith(_PREFIX):
-            selector = _PREFIX + selector.removeprefix("UIA")
-        lookup = {"using": strategy, "value": selector}
+        lookup = _lookup(body)
         deadline = time.monotonic() + session.implicit_ms / 1000
         while True:
             try:
@@ -708,6 +730,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             )
         return found
 
+    @_w3c("POST", "/timeouts")
     def _set_timeouts(self, session: _Session, body: dict[str, Any]) -> Any:
         given = {k: body[k] for k in ("implicit", "pageLoad", "script") if k in body}
         if not given:
@@ -723,6 +746,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             session.implicit_ms = int(given["implicit"])
         return None
 
+    @_w3c("POST", "/appium/settings")
     def _update_settings(self, session: _Session, body: dict[str, Any]) -> Any:
         settings = body.get("settings")
         if not isinstance(settings, dict):
@@ -783,6 +807,26 @@ def _command(method: str, session: str | None, route: str, body: Any) -> str:
     if _ELEMENT_VALUE.match(route):
         return f"{method} /element/{{id}}/value"
     return f"{method} {route}" if session is None or route != "/" else f"{method} /session/{{id}}"
+
+
+def _lookup(body: Mapping[str, Any]) -> dict[str, str]:
+    """A find's body as WDA's lookup (Rule 4a): the strategy checked and rewritten, the selector checked."""
+    missing = [k for k in ("using", "value") if k not in body]
+    if missing:
+        raise _Failure(
+            400,
+            "invalid argument",
+            f"Parameters were incorrect. We wanted {{'required': ['using', 'value']}}; no {', '.join(missing)}",
+        )
+    using, selector = body["using"], body["value"]
+    if not isinstance(using, str) or using not in LOCATOR_STRATEGIES:
+        raise _Failure(400, "invalid selector", f"Locator Strategy '{using}' is not supported for this session")
+    if not isinstance(selector, str) or not selector:
+        raise _Failure(400, "invalid selector", "Must provide a selector when finding elements")
+    strategy = _WDA_STRATEGY.get(using, using)
+    if strategy == "class name" and not selector.startswith(_PREFIX):
+        selector = _PREFIX + selector.removeprefix("UIA")
+    return {"using": strategy, "value": selector}
 
 
 def _object(body: Any, *, bad_body: bool) -> dict[str, Any]:
