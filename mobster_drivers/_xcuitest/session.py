@@ -1,10 +1,10 @@
-"""What a WebDriverAgent session is set up with, how an action is named, what the device info says.
+"""What a WebDriverAgent session is set up with, and what its device info says.
 
-Shared by the WDA device and the Appium device (the XCUITest driver proxies to the same WDA).
-``/wda/device/info`` (and Appium's ``mobile: deviceInfo``, which proxies it) carries
-``currentLocale`` (``en_US``) and ``userInterfaceStyle`` (``light``, ``dark``, or ``unknown`` /
-``unsupported`` where XCTest can't tell: WDA's ``FBCustomCommands``); :func:`locale_and_appearance`
-reads them, None for anything else.
+Shared by the WDA device and the Appium device (the XCUITest driver proxies to the same WDA); how
+an action is named in messages is ``gestures``'. ``/wda/device/info`` (and Appium's
+``mobile: deviceInfo``, which proxies it) carries ``currentLocale`` (``en_US``) and
+``userInterfaceStyle`` (``light``, ``dark``, or ``unknown`` / ``unsupported`` where XCTest can't
+tell: WDA's ``FBCustomCommands``); :func:`locale_and_appearance` reads them, None for anything else.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mobster_core import Action, Op
 from mobster_core.protocols import Appearance
 from mobster_core.text import normal_locale
 
-__all__ = ["SESSION_SETTINGS", "describe_action", "locale_and_appearance"]
+__all__ = ["SESSION_SETTINGS", "locale_and_appearance"]
 
 #: The settings applied to that session (Rule 4): Mobster's, without the two WDA 9 removed, and
 #: element replies that say which element they are.
@@ -27,19 +26,6 @@ SESSION_SETTINGS: Mapping[str, Any] = {
     "shouldUseCompactResponses": False,
     "elementResponseAttributes": "type,label,rect",
 }
-
-
-def describe_action(action: Action) -> str:
-    """``TAP on Button 'Continue'``, ``typing into TextField 'Email'``, ``LAUNCH_APP com.example.app``."""
-    element = action.element
-    if element is not None:
-        target = f"{element.role} {element.label!r}" if element.label else f"{element.role} at {element.path}"
-        if action.op is Op.TYPE:
-            return f"typing into {target}"
-        return f"{action.op.value} on {target}"
-    if action.text is not None and action.op is not Op.TYPE:
-        return f"{action.op.value} {action.text}"
-    return action.op.value
 
 
 def locale_and_appearance(details: Mapping[str, Any]) -> tuple[str | None, Appearance | None]:

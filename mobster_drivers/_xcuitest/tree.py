@@ -1,4 +1,4 @@
-"""WDA's source tree (JSON or XML) to a :class:`~mobster_core.Screen`, and geometry for actions.
+"""WDA's source tree (JSON or XML) to a :class:`~mobster_core.Screen` (the actions' geometry: ``gestures``).
 
 Pure: no I/O. One parser serves WebDriverAgent's two source shapes, for the WDA driver and for
 the Appium driver (the XCUITest driver's ``mobile: source`` hands over WDA's own tree).
@@ -64,25 +64,20 @@ from typing import Any
 
 import attrs
 
-from mobster_core import Element, Op, Screen
+from mobster_core import Element, Screen
 from mobster_core.protocols import Frame
 
 __all__ = [
-    "LONG_PRESS_MS",
     "MAX_NODES",
     "MAX_TEXT_CHARS",
     "MAX_XML_BYTES",
-    "W3C_TAP_HOLD_MS",
     "SourceRead",
-    "center_points",
     "keep_visible",
     "parse_xml_source",
-    "pointer_actions",
     "read_source",
     "resolve",
     "screen_from_source",
     "source_bundle",
-    "swipe_points",
     "target_query",
     "visible_query",
 ]
@@ -98,10 +93,6 @@ MAX_XML_BYTES = 8 * 1024 * 1024
 #: The most distinct labels one visibility query asks about; ambiguous elements beyond them count
 #: as hidden (a screen that overlaps this much is not one a person reads either).
 MAX_QUERY_LABELS = 100
-#: How long a tap holds the finger down, in milliseconds (as Mobster's W3C tap).
-W3C_TAP_HOLD_MS = 40
-#: How long a long press holds, in milliseconds.
-LONG_PRESS_MS = 1_000
 
 _PREFIX = "XCUIElementType"
 _FRAME_STRING = re.compile(r"\{\{\s*(-?[\d.]+),\s*(-?[\d.]+)\s*\},\s*\{\s*(-?[\d.]+),\s*(-?[\d.]+)\s*\}\}")
@@ -690,60 +681,3 @@ def _flag(value: Any, *, default: bool) -> bool:
         if lowered in ("0", "false", "no"):
             return False
     return default
-
-
-# -- geometry for actions ---------------------------------------------------------------------
-
-
-def center_points(frame: Frame, size: tuple[int, int]) -> tuple[float, float]:
-    """The centre of a normalized frame in points on a screen of ``size`` points (0.5 pt steps)."""
-    x, y, w, h = frame
-    width, height = size
-    return (_half(min(width - 1.0, (x + w / 2) * width)), _half(min(height - 1.0, (y + h / 2) * height)))
-
-
-def _half(value: float) -> float:
-    return max(0.0, round(value * 2) / 2)
-
-
-def pointer_actions(x: float, y: float, hold_ms: int) -> dict[str, Any]:
-    """A W3C actions body: one finger moves to (x, y) points, goes down, holds, and lifts."""
-    return {
-        "actions": [
-            {
-                "type": "pointer",
-                "id": "finger1",
-                "parameters": {"pointerType": "touch"},
-                "actions": [
-                    {"type": "pointerMove", "duration": 0, "x": x, "y": y},
-                    {"type": "pointerDown", "button": 0},
-                    {"type": "pause", "duration": hold_ms},
-                    {"type": "pointerUp", "button": 0},
-                ],
-            }
-        ]
-    }
-
-
-def swipe_points(op: Op, frame: Frame | None, size: tuple[int, int]) -> tuple[float, float, float, float]:
-    """Where a swipe starts and ends, in points: ``(from_x, from_y, to_x, to_y)``.
-
-    A swipe runs from 75% to 25% of its region (the element's frame, else the whole screen) along
-    its axis, through the region's centre: ``SWIPE_UP`` moves the finger up (the content scrolls
-    down), as XCTest's ``swipeUp``.
-    """
-    x, y, w, h = frame if frame is not None else (0.0, 0.0, 1.0, 1.0)
-    cx, cy = x + w / 2, y + h / 2
-    near_x, far_x = x + 0.25 * w, x + 0.75 * w
-    near_y, far_y = y + 0.25 * h, y + 0.75 * h
-    ends = {
-        Op.SWIPE_UP: (cx, far_y, cx, near_y),
-        Op.SWIPE_DOWN: (cx, near_y, cx, far_y),
-        Op.SWIPE_LEFT: (far_x, cy, near_x, cy),
-        Op.SWIPE_RIGHT: (near_x, cy, far_x, cy),
-    }
-    if op not in ends:
-        raise ValueError(f"{op} is not a swipe")
-    fx, fy, tx, ty = ends[op]
-    width, height = size
-    return (_half(fx * width), _half(fy * height), _half(tx * width), _half(ty * height))

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING
 from mobster_core import Decision, ModelError, Prompt, Usage
 from mobster_core.prompts import ACTION_TOOL, estimate_usage, parse_decision
 
+from ._common import Vendor, refusal_of, status_error, tls_context
 from ._common import checked_key as _checked_key
 from ._common import count as _count
 from ._common import detail as _detail
 from ._common import scrub as _scrub
 from ._common import show as _show
-from ._common import tls_context
 
 if TYPE_CHECKING:
     import anthropic
@@ -42,6 +42,9 @@ _log = logging.getLogger(__name__)
 #: The Anthropic API's address when no base URL is given (the environment is read only by
 #: ``make_model``, so a model made in code never depends on ``ANTHROPIC_BASE_URL``).
 DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com"
+
+
+_VENDOR = Vendor("Anthropic", "ANTHROPIC_API_KEY")
 
 
 class AnthropicModel:
@@ -158,17 +161,16 @@ class AnthropicModel:
             cause = _scrub(str(exc.__cause__ or exc.message), key)
             return ModelError(f"couldn't reach Anthropic at {self._base_url}: {cause}")
         if isinstance(exc, anthropic.APIStatusError):
-            status = exc.status_code
+            refusal = refusal_of(
+                exc,
+                {
+                    anthropic.AuthenticationError: "key",
+                    anthropic.PermissionDeniedError: "model",
+                    anthropic.RateLimitError: "rate",
+                },
+            )
             detail = _scrub(_detail(exc.body, exc.message), key)
-            if isinstance(exc, anthropic.AuthenticationError):
-                return ModelError(f"the Anthropic key was refused ({status}); check ANTHROPIC_API_KEY")
-            if isinstance(exc, anthropic.PermissionDeniedError):
-                return ModelError(f"the Anthropic key may not use {self._model} ({status}): {detail}")
-            if isinstance(exc, anthropic.RateLimitError):
-                return ModelError(f"rate limited by Anthropic ({status}): {detail}; try again later")
-            if status >= 500:
-                return ModelError(f"Anthropic's server failed ({status}): {detail}")
-            return ModelError(f"Anthropic refused the request ({status}): {detail}")
+            return status_error(_VENDOR, exc.status_code, detail, refusal, self._model)
         if isinstance(exc, anthropic.APIError):
             return ModelError(f"Anthropic's reply could not be read: {_scrub(exc.message, key)}")
         return ModelError(f"the call to Anthropic failed: {_scrub(str(exc), key)}")

@@ -12,6 +12,9 @@ Rule 3: the SDKs' HTTP clients share one TLS context per process (``tls_context`
         SDKs would build each (SSL_CERT_FILE or SSL_CERT_DIR when set, else the system's CAs),
         made once per value of those variables. Building it reads the CA bundle, about 60 ms a
         client, and a pool makes a model per device.
+Rule 4: an error status is worded the same way for both vendors (``status_error``): a refused key
+        names the environment variable to check, a model the key may not use names the model, a
+        rate limit says to try again later, a 5xx is the server's failure, anything else a refusal.
 """
 
 from __future__ import annotations
@@ -21,11 +24,54 @@ import os
 import re
 import ssl
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
+
+import attrs
 
 from mobster_core import ModelError
 
-__all__ = ["checked_key", "count", "detail", "scrub", "show", "tls_context"]
+__all__ = [
+    "Refusal",
+    "Vendor",
+    "checked_key",
+    "count",
+    "detail",
+    "refusal_of",
+    "scrub",
+    "show",
+    "status_error",
+    "tls_context",
+]
+
+#: Which refusal an error status is, as the vendor's exception class says (Rule 4).
+Refusal = Literal["key", "model", "rate"]
+
+
+@attrs.frozen
+class Vendor:
+    """A model API in messages: its name (``Anthropic``) and its key's environment variable."""
+
+    name: str
+    key_variable: str
+
+
+def refusal_of(exc: Exception, refusals: Mapping[type[Exception], Refusal]) -> Refusal | None:
+    """Which refusal ``exc`` is, by the first of the vendor's exception classes it is an instance of."""
+    return next((refusal for kind, refusal in refusals.items() if isinstance(exc, kind)), None)
+
+
+def status_error(vendor: Vendor, status: int, detail: str, refusal: Refusal | None, model: str) -> ModelError:
+    """An error status from ``vendor``'s API, in words (Rule 4); ``detail`` is already scrubbed of the key."""
+    if refusal == "key":
+        return ModelError(f"the {vendor.name} key was refused ({status}); check {vendor.key_variable}")
+    if refusal == "model":
+        return ModelError(f"the {vendor.name} key may not use {model} ({status}): {detail}")
+    if refusal == "rate":
+        return ModelError(f"rate limited by {vendor.name} ({status}): {detail}; try again later")
+    if status >= 500:
+        return ModelError(f"{vendor.name}'s server failed ({status}): {detail}")
+    return ModelError(f"{vendor.name} refused the request ({status}): {detail}")
+
 
 #: A fragment of the key this long or longer is removed (Rule 2).
 MIN_FRAGMENT = 8

@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING
 from mobster_core import Decision, ModelError, Prompt, Usage
 from mobster_core.prompts import ACTION_TOOL, estimate_usage, parse_decision
 
+from ._common import Vendor, refusal_of, status_error, tls_context
 from ._common import checked_key as _checked_key
 from ._common import count as _count
 from ._common import detail as _detail
 from ._common import scrub as _scrub
 from ._common import show as _show
-from ._common import tls_context
 
 if TYPE_CHECKING:
     import openai
@@ -49,6 +49,9 @@ _log = logging.getLogger(__name__)
 #: The OpenAI API's address when no base URL is given (the environment is read only by
 #: ``make_model``, so a model made in code never depends on ``OPENAI_BASE_URL``).
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+
+
+_VENDOR = Vendor("OpenAI", "OPENAI_API_KEY")
 
 
 class OpenAIModel:
@@ -173,17 +176,16 @@ class OpenAIModel:
             cause = _scrub(str(exc.__cause__ or exc.message), key)
             return ModelError(f"couldn't reach OpenAI at {self._base_url}: {cause}")
         if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
+            refusal = refusal_of(
+                exc,
+                {
+                    openai.AuthenticationError: "key",
+                    openai.PermissionDeniedError: "model",
+                    openai.RateLimitError: "rate",
+                },
+            )
             detail = _scrub(_detail(exc.body, exc.message), key)
-            if isinstance(exc, openai.AuthenticationError):
-                return ModelError(f"the OpenAI key was refused ({status}); check OPENAI_API_KEY")
-            if isinstance(exc, openai.PermissionDeniedError):
-                return ModelError(f"the OpenAI key may not use {self._model} ({status}): {detail}")
-            if isinstance(exc, openai.RateLimitError):
-                return ModelError(f"rate limited by OpenAI ({status}): {detail}; try again later")
-            if status >= 500:
-                return ModelError(f"OpenAI's server failed ({status}): {detail}")
-            return ModelError(f"OpenAI refused the request ({status}): {detail}")
+            return status_error(_VENDOR, exc.status_code, detail, refusal, self._model)
         if isinstance(exc, openai.APIError):
             return ModelError(f"OpenAI's reply could not be read: {_scrub(exc.message, key)}")
         return ModelError(f"the call to OpenAI failed: {_scrub(str(exc), key)}")

@@ -99,8 +99,9 @@ Rule 6: cloud behaviours, as options: ``require`` (vendor options a session must
         (its ``ReadCosts``), so the costs show through Appium as they would.
 Rule 7: every request is recorded in :attr:`FakeAppium.requests` before it is handled, with its
         ``command``: the script for ``execute/sync`` (``mobile: tap``), else ``METHOD /route``.
-Rule 8: it binds 127.0.0.1, keeps connections alive as Node's HTTP server does (HTTP/1.1; an idle
-        one is closed after 30 s, every one at stop), and stops by itself after ``lifetime``.
+Rule 8: it is a loopback server (``_server``): it binds 127.0.0.1, keeps connections alive as
+        Node's HTTP server does (HTTP/1.1; an idle one is closed after 30 s, every one at stop),
+        and stops by itself after ``lifetime``.
 
 Checked against the sources (appium/appium base driver: routes, ``errors.ts`` codes and
 statuses, ``executeMethod``'s "Unsupported execute method"; appium-xcuitest-driver:
@@ -131,22 +132,20 @@ import math
 import os
 import re
 import secrets
-import socket
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Self, cast
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 import attrs
 
-from mobster_core import DeviceKind, Element, MobsterError, SystemClock
+from mobster_core import DeviceKind, Element, SystemClock
 from mobster_core.protocols import Clock
 from mobster_drivers.devices.scripted import AppScript
 
+from ._server import DEAD, Incoming, LoopbackServer, Reply, json_body, serve_from_shell, session_route
 from .wda import FakeWda, ReadCosts
 
 __all__ = ["LOCATOR_STRATEGIES", "AppiumRequest", "FakeAppium", "main"]
@@ -171,8 +170,8 @@ _DRIVER_SETTINGS = frozenset({"pageSourceExcludedAttributes", "nativeWebTap", "n
 _IMPLICIT_INTERVAL = 0.5  # seconds between lookups while an implicit wait runs (Rule 4a)
 _PREFIX = "XCUIElementType"
 
-_SESSION_PATH = re.compile(r"^/session/([^/]+)(/.*)?$")
 _ELEMENT_VALUE = re.compile(r"^/element/([^/]+)/value$")
+_JSON = "application/json; charset=utf-8"
 _ELEMENT_KEY = "element-6066-11e4-a52e-4f735466cecf"
 _PROXY_TIMEOUT = 60.0  # seconds a proxied WDA command may take (a usb-iphone launch is 2.6 s)
 _KEEP_ALIVE = 30.0  # seconds an idle connection stays open
@@ -212,15 +211,6 @@ class _Failure(Exception):
         self.message = message
 
 
-@attrs.frozen
-class _Reply:
-    status: int = 200
-    body: bytes = b""
-    content_type: str = "application/json; charset=utf-8"
-    hold: float = 0.0  # seconds to hold the reply
-    drop: bool = False  # close the connection without a reply
-
-
 @attrs.define
 class _Session:
     id: str
@@ -234,70 +224,22 @@ class _Session:
     settings: dict[str, Any] = attrs.field(factory=dict)  # what the driver was told (Rule 4b)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, fake: FakeAppium, port: int) -> None:
-        self.fake = fake
-        super().__init__(("127.0.0.1", port), _Handler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Stay quiet: a client that went away is not a traceback."""
+_SessionCommand = Callable[["FakeAppium", _Session, dict[str, Any]], Any]
+#: The W3C commands in a session, by (method, route) (Rule 2); an element's ``/value`` is matched apart.
+_COMMANDS: dict[tuple[str, str], _SessionCommand] = {}
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, as Node's server (Rule 8)
-    timeout = _KEEP_ALIVE
+def _w3c(method: str, route: str) -> Callable[[_SessionCommand], _SessionCommand]:
+    """Register a method of :class:`FakeAppium` as the command ``method route`` in a session."""
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        """Log nothing."""
+    def register(handler: _SessionCommand) -> _SessionCommand:
+        _COMMANDS[(method, route)] = handler
+        return handler
 
-    def setup(self) -> None:
-        super().setup()
-        # Node's HTTP server sets TCP_NODELAY (its default since Node 18): without it the body,
-        # written after the headers, waits for the client's delayed ACK (40 ms on Linux).
-        with contextlib.suppress(OSError):
-            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        cast("_Server", self.server).fake._opened(self.connection)
-
-    def finish(self) -> None:
-        with contextlib.suppress(OSError):
-            super().finish()
-        cast("_Server", self.server).fake._closed(self.connection)
-
-    def do_GET(self) -> None:
-        self._serve()
-
-    def do_POST(self) -> None:
-        self._serve()
-
-    def do_DELETE(self) -> None:
-        self._serve()
-
-    def _serve(self) -> None:
-        fake = cast("_Server", self.server).fake
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length > 0 else b""
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        reply = fake._handle(self.command, self.path, raw, headers)
-        if reply.hold > 0 and fake._stopping.wait(reply.hold):
-            self.close_connection = True
-            return
-        if reply.drop:
-            self.close_connection = True
-            return
-        try:
-            self.send_response(reply.status)
-            self.send_header("Content-Type", reply.content_type)
-            self.send_header("Content-Length", str(len(reply.body)))
-            self.end_headers()
-            self.wfile.write(reply.body)
-            self.wfile.flush()
-        except OSError:
-            self.close_connection = True
+    return register
 
 
-class FakeAppium:
+class FakeAppium(LoopbackServer[AppiumRequest]):
     """A fake Appium server serving a scripted phone on 127.0.0.1 (see the module rules).
 
     ``app`` is an app script (a path or a loaded :class:`~mobster_drivers.devices.scripted.AppScript`), or
@@ -306,8 +248,13 @@ class FakeAppium:
     a free port; ``base_path`` is where the WebDriver routes live (``""`` as
     Appium 2 and 3, ``"/wd/hub"`` as Appium 1, a Grid or a cloud). ``clock`` (its ``now()``) is
     what idle timeouts are measured on: tests pass one they move by hand. The fake stops by
-    itself after ``lifetime`` seconds (``None``: only at :meth:`stop`).
+    itself after ``lifetime`` seconds (``None``: only at :meth:`stop`). ``one_at_a_time`` makes
+    the fake WDA behind it serve one request at a time (``_server`` Rule 5), as real WDA does.
     """
+
+    http_version = "HTTP/1.1"  # keep-alive, as Node's server (Rule 8)
+    idle_seconds = _KEEP_ALIVE
+    no_delay = True
 
     def __init__(
         self,
@@ -326,7 +273,9 @@ class FakeAppium:
         max_sessions: int = 1,
         provider: str | None = None,
         clock: Clock | None = None,
+        one_at_a_time: bool = False,
     ) -> None:
+        super().__init__(port=port, lifetime=lifetime)
         if provider is not None and provider not in _PROVIDERS:
             raise ValueError(f"provider is one of {', '.join(_PROVIDERS)}, got {provider!r}")
         if latency < 0 or max_sessions < 1:
@@ -334,110 +283,38 @@ class FakeAppium:
         if (app is None) == (tree is None):
             raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
         if tree is not None:
-            self._wda = FakeWda(tree=tree, bundle=bundle, ios=ios, costs=costs, lifetime=lifetime)
+            self._wda = FakeWda(
+                tree=tree, bundle=bundle, ios=ios, costs=costs, lifetime=lifetime, one_at_a_time=one_at_a_time
+            )
         else:
             assert app is not None
             script = app if isinstance(app, AppScript) else AppScript.from_file(app)
-            self._wda = FakeWda(script, costs=costs, lifetime=lifetime)
+            self._wda = FakeWda(script, costs=costs, lifetime=lifetime, one_at_a_time=one_at_a_time)
         self._script = self._wda.script
-        self._port = port
         self._base = "/" + base_path.strip("/") if base_path.strip("/") else ""
-        self._lifetime = lifetime
         self._latency = latency
         self._require = {block: dict(keys) for block, keys in (require or {}).items()}
         self._idle_timeout = idle_timeout
         self._max_sessions = max_sessions
         self._provider = provider
         self._clock: Clock = clock or SystemClock()
-        self._lock = threading.Lock()
         self._create_lock = threading.Lock()  # one new session at a time: the limit holds
-        self._stopping = threading.Event()
-        self._requests: list[AppiumRequest] = []
         self._annotations: list[tuple[str, Any]] = []
         self._sessions: dict[str, _Session] = {}
         self._session_failures: list[tuple[int, bool]] = []
         self._garbage: list[int] = []
         self._stall = 0.0
         self._drop = 0
-        self._die_when: Callable[[AppiumRequest], bool] | None = None
-        self._dead = False
-        self._connections: set[socket.socket] = set()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._timer: threading.Timer | None = None
-        self._started = False
-        self._stopped = False
 
-    # -- lifecycle ---------------------------------------------------------------------------
+    # -- lifecycle (the rest is the loopback server's) ---------------------------------------
 
-    def start(self) -> Self:
-        """Start the fake WDA behind it, bind 127.0.0.1 and serve in daemon threads (once)."""
-        with self._lock:
-            if self._started:
-                raise RuntimeError("FakeAppium can be started once")
-            self._started = True
-            self._wda.start()
-            self._server = _Server(self, self._port)
-            self._thread = threading.Thread(
-                target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, name="fake-appium", daemon=True
-            )
-            self._thread.start()
-            if self._lifetime is not None:
-                self._timer = threading.Timer(self._lifetime, self.stop)
-                self._timer.daemon = True
-                self._timer.start()
-        return self
+    def _on_start(self) -> None:
+        self._wda.start()
 
-    def stop(self) -> None:
-        """Stop serving, close every connection and the fake WDA (safe to call twice)."""
-        with self._lock:
-            if self._stopped or not self._started:
-                self._stopped = True
-                return
-            self._stopped = True
-            server, thread, timer = self._server, self._thread, self._timer
-            connections = list(self._connections)
-        self._stopping.set()
-        if timer is not None and timer is not threading.current_thread():
-            timer.cancel()
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        if thread is not None:
-            thread.join(timeout=5)
+    def _on_stop(self) -> None:
         self._wda.stop()
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the fake stops (True) or ``timeout`` seconds pass (False)."""
-        return self._stopping.wait(timeout)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    def _opened(self, connection: socket.socket) -> None:
-        with self._lock:
-            self._connections.add(connection)
-
-    def _closed(self, connection: socket.socket) -> None:
-        with self._lock:
-            self._connections.discard(connection)
-
     # -- what tests read ---------------------------------------------------------------------
-
-    @property
-    def port(self) -> int:
-        """The port the fake listens on."""
-        if self._server is None:
-            raise RuntimeError("FakeAppium is not started")
-        return int(self._server.server_address[1])
 
     @property
     def url(self) -> str:
@@ -453,12 +330,6 @@ class FakeAppium:
     def script(self) -> AppScript:
         """The app script the phone runs."""
         return self._script
-
-    @property
-    def requests(self) -> list[AppiumRequest]:
-        """The requests received so far, oldest first (a copy)."""
-        with self._lock:
-            return list(self._requests)
 
     @property
     def commands(self) -> list[str]:
@@ -506,16 +377,6 @@ class FakeAppium:
         with self._lock:
             self._drop += count
 
-    def die_when(self, moment: Callable[[AppiumRequest], bool]) -> None:
-        """Lose power when a request for which ``moment`` is true arrives (Rule 6).
-
-        ``moment`` sees each request as it is recorded, in order (it may count them). The request
-        that matches is recorded, never handled and never answered; the server has stopped
-        listening by the time its connection closes, so whatever the client sends next is refused.
-        """
-        with self._lock:
-            self._die_when = moment
-
     def stall_next_reply(self, seconds: float) -> None:
         """Handle the next request, then hold its reply ``seconds`` before sending it."""
         with self._lock:
@@ -523,55 +384,43 @@ class FakeAppium:
 
     # -- serving -----------------------------------------------------------------------------
 
-    def _handle(self, method: str, raw_path: str, raw: bytes, headers: Mapping[str, str] | None = None) -> _Reply:
-        split = urlsplit(raw_path)
-        path = split.path
+    def _answer(self, incoming: Incoming) -> Reply:
+        method, raw_path = incoming.method, incoming.path
+        path = urlsplit(raw_path).path
         if self._base:
             if path != self._base and not path.startswith(self._base + "/"):
                 failure = _Failure(404, "unknown command", f"The requested resource could not be found: {path}")
-                return _Reply(404, _error_body(failure))
+                return Reply(404, _error_body(failure), _JSON)
             path = path[len(self._base) :] or "/"
-        match = _SESSION_PATH.match(path)
-        session = match.group(1) if match else None
-        route = (match.group(2) or "/") if match else path
-        if route != "/" and route.endswith("/"):
-            route = route.rstrip("/")
-        body: Any = None
-        bad_body = False
-        if raw:
-            try:
-                body = json.loads(raw)
-            except (ValueError, UnicodeDecodeError):
-                bad_body = True
-        command = f"{method} {route}" if session is None or route != "/" else f"{method} /session/{{id}}"
-        if route == "/execute/sync" and isinstance(body, dict) and isinstance(body.get("script"), str):
-            command = body["script"]
-        elif _ELEMENT_VALUE.match(route):
-            command = f"{method} /element/{{id}}/value"
-        request = AppiumRequest(method, raw_path, route, session, body, command, dict(headers or {}))
-        with self._lock:
-            if self._dead:
-                return _Reply(503, b"", "text/plain", drop=True)
-            self._requests.append(request)
-            self._dead = self._die_when is not None and self._die_when(request)
-            dying = self._dead
-            garbage = self._garbage.pop(0) if self._garbage else None
-            stall, self._stall = self._stall, 0.0
-            drop = self._drop > 0
-            self._drop -= 1 if drop else 0
-        if dying:
-            self.stop()  # the listening socket is closed before this request's connection is
-            return _Reply(503, b"", "text/plain", drop=True)
+        session, route = session_route(path)
+        body, bad_body = json_body(incoming.body)
+        request = AppiumRequest(
+            method, raw_path, route, session, body, _command(method, session, route, body), dict(incoming.headers)
+        )
+        claimed = self._admit(request, self._claim)
+        if claimed is None:
+            return DEAD
+        garbage, stall, drop = claimed
         if garbage is not None:
-            return _Reply(garbage, _LB_PAGE, "text/html")
+            return Reply(garbage, _LB_PAGE, "text/html")
         if self._latency > 0 and self._stopping.wait(self._latency):
-            return _Reply(503, b"", "text/plain")
+            return Reply(503, b"", "text/plain")
         try:
             value = self._route(method, path, session, route, _object(body, bad_body=bad_body))
         except _Failure as failure:
-            content = "text/html" if isinstance(failure, _HtmlFailure) else "application/json; charset=utf-8"
-            return _Reply(failure.status, _error_body(failure), content, hold=stall, drop=drop)
-        return _Reply(200, json.dumps({"value": value}, ensure_ascii=False).encode("utf-8"), hold=stall, drop=drop)
+            content = "text/html" if isinstance(failure, _HtmlFailure) else _JSON
+            return Reply(failure.status, _error_body(failure), content, hold=stall, drop=drop)
+        return Reply(
+            200, json.dumps({"value": value}, ensure_ascii=False).encode("utf-8"), _JSON, hold=stall, drop=drop
+        )
+
+    def _claim(self) -> tuple[int | None, float, bool]:
+        """Under the lock, for the request just recorded: a garbage status, the stall, drop the reply?"""
+        garbage = self._garbage.pop(0) if self._garbage else None
+        stall, self._stall = self._stall, 0.0
+        drop = self._drop > 0
+        self._drop -= 1 if drop else 0
+        return garbage, stall, drop
 
     def _route(self, method: str, path: str, sid: str | None, route: str, body: dict[str, Any]) -> Any:
         if path == "/status" and method == "GET":
@@ -609,43 +458,64 @@ class FakeAppium:
         return session
 
     def _session_command(self, session: _Session, method: str, route: str, body: dict[str, Any]) -> Any:
-        key = (method, route)
-        if key == ("DELETE", "/"):
-            with self._lock:
-                self._sessions.pop(session.id, None)
-            self._end_wda(session)
-            return None
-        if key == ("GET", "/"):
-            return dict(session.capabilities)
-        if key == ("POST", "/execute/sync"):
-            return self._execute(session, body)
-        if key == ("POST", "/actions"):
-            if not isinstance(body.get("actions"), list):
-                raise _Failure(400, "invalid argument", "'actions' must be a list of input sources")
-            return self._wda_call(session, "POST", "/actions", body)
-        if key == ("DELETE", "/actions"):
-            return None
-        if key == ("GET", "/window/rect"):
-            size = self._wda_call(session, "GET", "/window/size")
-            return {"x": 0, "y": 0, "width": size.get("width"), "height": size.get("height")}
-        if key == ("GET", "/screenshot"):
-            return self._wda_call(session, "GET", "/screenshot")
-        if key == ("GET", "/element/active"):
-            return self._active_element(session)
+        handler = _COMMANDS.get((method, route))
+        if handler is not None:
+            return handler(self, session, body)
         value_route = _ELEMENT_VALUE.match(route)
         if value_route and method == "POST":
             return self._set_value(session, value_route.group(1), body)
-        if method == "POST" and route in ("/element", "/elements"):
-            return self._find(session, body, first=route == "/element")
-        if key == ("POST", "/timeouts"):
-            return self._set_timeouts(session, body)
-        if key == ("GET", "/timeouts"):
-            return {"command": (session.idle_limit or 0) * 1000, "implicit": session.implicit_ms}
-        if key == ("POST", "/appium/settings"):
-            return self._update_settings(session, body)
-        if key == ("GET", "/appium/settings"):
-            return {**self._wda_call(session, "GET", "/appium/settings"), **session.settings}
         raise _Failure(404, "unknown command", f"The requested resource could not be found: {method} {route}")
+
+    # -- W3C commands in a session (Rule 2) ----------------------------------------------------
+
+    @_w3c("DELETE", "/")
+    def _quit(self, session: _Session, _body: dict[str, Any]) -> Any:
+        with self._lock:
+            self._sessions.pop(session.id, None)
+        self._end_wda(session)
+
+    @_w3c("GET", "/")
+    def _session_caps(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return dict(session.capabilities)
+
+    @_w3c("POST", "/actions")
+    def _actions(self, session: _Session, body: dict[str, Any]) -> Any:
+        if not isinstance(body.get("actions"), list):
+            raise _Failure(400, "invalid argument", "'actions' must be a list of input sources")
+        return self._wda_call(session, "POST", "/actions", body)
+
+    @_w3c("DELETE", "/actions")
+    def _release_actions(self, _session: _Session, _body: dict[str, Any]) -> Any:
+        return None
+
+    @_w3c("GET", "/window/rect")
+    def _window_rect(self, session: _Session, _body: dict[str, Any]) -> Any:
+        size = self._wda_call(session, "GET", "/window/size")
+        return {"x": 0, "y": 0, "width": size.get("width"), "height": size.get("height")}
+
+    @_w3c("GET", "/screenshot")
+    def _screenshot(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return self._wda_call(session, "GET", "/screenshot")
+
+    @_w3c("GET", "/element/active")
+    def _active(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return self._active_element(session)
+
+    @_w3c("POST", "/element")
+    def _find_one(self, session: _Session, body: dict[str, Any]) -> Any:
+        return self._find(session, body, first=True)
+
+    @_w3c("POST", "/elements")
+    def _find_all(self, session: _Session, body: dict[str, Any]) -> Any:
+        return self._find(session, body, first=False)
+
+    @_w3c("GET", "/timeouts")
+    def _get_timeouts(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return {"command": (session.idle_limit or 0) * 1000, "implicit": session.implicit_ms}
+
+    @_w3c("GET", "/appium/settings")
+    def _get_settings(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return {**self._wda_call(session, "GET", "/appium/settings"), **session.settings}
 
     # -- sessions (Rule 3) -------------------------------------------------------------------
 
@@ -771,6 +641,7 @@ class FakeAppium:
 
     # -- mobile: commands (Rule 4) -----------------------------------------------------------
 
+    @_w3c("POST", "/execute/sync")
     def _execute(self, session: _Session, body: dict[str, Any]) -> Any:
         script = body.get("script")
         args = body.get("args", [])
@@ -796,7 +667,7 @@ class FakeAppium:
             raise _Failure(
                 400, "invalid argument", f"'mobile: {name}': some required parameters are missing: {', '.join(missing)}"
             )
-        return handler(self, session, params)
+        return handler(_Proxy(session, self._wda_call, self.script), params)
 
     def _annotate(self, script: str) -> Any:
         provider, note = _provider_note(script)
@@ -808,7 +679,7 @@ class FakeAppium:
 
     def _active_element(self, session: _Session) -> Any:
         async def focused() -> Element | None:
-            return self._wda._focused()
+            return self._wda.focused_field()
 
         element = self._wda.run(focused())
         if element is None:
@@ -827,7 +698,7 @@ class FakeAppium:
             raise _Failure(404, "no such element", f"No element with the id {ref!r} is known")
 
         async def focused() -> Element | None:
-            return self._wda._focused()
+            return self._wda.focused_field()
 
         element = self._wda.run(focused())
         if element is None or element.path != session.active[1]:
@@ -837,22 +708,7 @@ class FakeAppium:
     # -- elements, timeouts and settings (Rules 4a, 4b) --------------------------------------
 
     def _find(self, session: _Session, body: dict[str, Any], *, first: bool) -> Any:
-        missing = [k for k in ("using", "value") if k not in body]
-        if missing:
-            raise _Failure(
-                400,
-                "invalid argument",
-                f"Parameters were incorrect. We wanted {{'required': ['using', 'value']}}; no {', '.join(missing)}",
-            )
-        using, selector = body["using"], body["value"]
-        if not isinstance(using, str) or using not in LOCATOR_STRATEGIES:
-            raise _Failure(400, "invalid selector", f"Locator Strategy '{using}' is not supported for this session")
-        if not isinstance(selector, str) or not selector:
-            raise _Failure(400, "invalid selector", "Must provide a selector when finding elements")
-        strategy = _WDA_STRATEGY.get(using, using)
-        if strategy == "class name" and not selector.startswith(_PREFIX):
-            selector = _PREFIX + selector.removeprefix("UIA")
-        lookup = {"using": strategy, "value": selector}
+        lookup = _lookup(body)
         deadline = time.monotonic() + session.implicit_ms / 1000
         while True:
             try:
@@ -874,6 +730,7 @@ class FakeAppium:
             )
         return found
 
+    @_w3c("POST", "/timeouts")
     def _set_timeouts(self, session: _Session, body: dict[str, Any]) -> Any:
         given = {k: body[k] for k in ("implicit", "pageLoad", "script") if k in body}
         if not given:
@@ -889,6 +746,7 @@ class FakeAppium:
             session.implicit_ms = int(given["implicit"])
         return None
 
+    @_w3c("POST", "/appium/settings")
     def _update_settings(self, session: _Session, body: dict[str, Any]) -> Any:
         settings = body.get("settings")
         if not isinstance(settings, dict):
@@ -942,6 +800,35 @@ class _HtmlFailure(_Failure):
         super().__init__(status, "", "")
 
 
+def _command(method: str, session: str | None, route: str, body: Any) -> str:
+    """What :attr:`AppiumRequest.command` says (Rule 7)."""
+    if route == "/execute/sync" and isinstance(body, dict) and isinstance(body.get("script"), str):
+        return str(body["script"])
+    if _ELEMENT_VALUE.match(route):
+        return f"{method} /element/{{id}}/value"
+    return f"{method} {route}" if session is None or route != "/" else f"{method} /session/{{id}}"
+
+
+def _lookup(body: Mapping[str, Any]) -> dict[str, str]:
+    """A find's body as WDA's lookup (Rule 4a): the strategy checked and rewritten, the selector checked."""
+    missing = [k for k in ("using", "value") if k not in body]
+    if missing:
+        raise _Failure(
+            400,
+            "invalid argument",
+            f"Parameters were incorrect. We wanted {{'required': ['using', 'value']}}; no {', '.join(missing)}",
+        )
+    using, selector = body["using"], body["value"]
+    if not isinstance(using, str) or using not in LOCATOR_STRATEGIES:
+        raise _Failure(400, "invalid selector", f"Locator Strategy '{using}' is not supported for this session")
+    if not isinstance(selector, str) or not selector:
+        raise _Failure(400, "invalid selector", "Must provide a selector when finding elements")
+    strategy = _WDA_STRATEGY.get(using, using)
+    if strategy == "class name" and not selector.startswith(_PREFIX):
+        selector = _PREFIX + selector.removeprefix("UIA")
+    return {"using": strategy, "value": selector}
+
+
 def _object(body: Any, *, bad_body: bool) -> dict[str, Any]:
     if bad_body or (body is not None and not isinstance(body, dict)):
         raise _Failure(400, "invalid argument", "The request body is not a JSON object")
@@ -984,7 +871,21 @@ def _provider_note(script: str) -> tuple[str | None, Any]:
 
 # -- mobile: handlers --------------------------------------------------------------------------
 
-_MobileHandler = Callable[[FakeAppium, _Session, dict[str, Any]], Any]
+
+@attrs.frozen
+class _Proxy:
+    """What a ``mobile:`` handler may do: proxy to WDA in its session, as XCUITest does, and read the script."""
+
+    session: _Session
+    send: Callable[[_Session, str, str, Mapping[str, Any] | None], Any]
+    script: AppScript
+
+    def call(self, method: str, route: str, body: Mapping[str, Any] | None = None) -> Any:
+        """One proxied WDA request in the session: its value, or Appium's error for its failure."""
+        return self.send(self.session, method, route, body)
+
+
+_MobileHandler = Callable[[_Proxy, dict[str, Any]], Any]
 
 
 def _number(params: Mapping[str, Any], *names: str) -> dict[str, float]:
@@ -1009,58 +910,58 @@ def _no_element(params: Mapping[str, Any]) -> None:
         raise _Failure(404, "no such element", "The fake hands out no element ids but the active element")
 
 
-def _source(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _source(wda: _Proxy, params: dict[str, Any]) -> Any:
     fmt = params.get("format", "xml")
     query = f"format={quote(str(fmt))}&scope=AppiumAUT"
     excluded = params.get("excludedAttributes")
     if isinstance(excluded, str) and excluded:
         query += f"&excluded_attributes={quote(excluded)}"
-    return fake._wda_call(session, "GET", f"/source?{query}")
+    return wda.call("GET", f"/source?{query}")
 
 
-def _tap(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _tap(wda: _Proxy, params: dict[str, Any]) -> Any:
     _no_element(params)
-    return fake._wda_call(session, "POST", "/wda/tap", _number(params, "x", "y"))
+    return wda.call("POST", "/wda/tap", _number(params, "x", "y"))
 
 
-def _touch_and_hold(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _touch_and_hold(wda: _Proxy, params: dict[str, Any]) -> Any:
     _no_element(params)
-    return fake._wda_call(session, "POST", "/wda/touchAndHold", _number(params, "duration", "x", "y"))
+    return wda.call("POST", "/wda/touchAndHold", _number(params, "duration", "x", "y"))
 
 
-def _drag(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _drag(wda: _Proxy, params: dict[str, Any]) -> Any:
     _no_element(params)
     body = _number(params, "duration", "fromX", "fromY", "toX", "toY")
-    return fake._wda_call(session, "POST", "/wda/dragfromtoforduration", body)
+    return wda.call("POST", "/wda/dragfromtoforduration", body)
 
 
-def _launch_app(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _launch_app(wda: _Proxy, params: dict[str, Any]) -> Any:
     bundle = _bundle(params)
-    if fake._wda_call(session, "POST", "/wda/apps/state", {"bundleId": bundle}) >= 2:
+    if wda.call("POST", "/wda/apps/state", {"bundleId": bundle}) >= 2:
         # Running: the app is brought to the front and its arguments are dropped (the driver's docs).
-        return fake._wda_call(session, "POST", "/wda/apps/activate", {"bundleId": bundle})
+        return wda.call("POST", "/wda/apps/activate", {"bundleId": bundle})
     body: dict[str, Any] = {"bundleId": bundle}
     arguments, environment = params.get("arguments"), params.get("environment")
     if arguments:
         body["arguments"] = arguments if isinstance(arguments, list) else [arguments]
     if environment:
         body["environment"] = environment
-    return fake._wda_call(session, "POST", "/wda/apps/launch", body)
+    return wda.call("POST", "/wda/apps/launch", body)
 
 
 def _app_route(route: str) -> _MobileHandler:
-    def handler(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
-        return fake._wda_call(session, "POST", route, {"bundleId": _bundle(params)})
+    def handler(wda: _Proxy, params: dict[str, Any]) -> Any:
+        return wda.call("POST", route, {"bundleId": _bundle(params)})
 
     return handler
 
 
-def _is_installed(fake: FakeAppium, _session: _Session, params: dict[str, Any]) -> Any:
-    return _bundle(params) in fake.script.apps
+def _is_installed(wda: _Proxy, params: dict[str, Any]) -> Any:
+    return _bundle(params) in wda.script.apps
 
 
-def _list_apps(fake: FakeAppium, _session: _Session, params: dict[str, Any]) -> Any:
-    if fake.script.device.kind is DeviceKind.SIMULATOR:
+def _list_apps(wda: _Proxy, params: dict[str, Any]) -> Any:
+    if wda.script.device.kind is DeviceKind.SIMULATOR:
         raise _Failure(500, "unknown error", "Listing apps can only be performed on a real device")
     if params.get("applicationType", "User") == "System":
         return {}
@@ -1071,31 +972,31 @@ def _list_apps(fake: FakeAppium, _session: _Session, params: dict[str, Any]) -> 
             "CFBundleShortVersionString": app.version,
             "CFBundleVersion": app.build,
         }
-        for bundle, app in fake.script.apps.items()
+        for bundle, app in wda.script.apps.items()
     }
 
 
-def _deep_link(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _deep_link(wda: _Proxy, params: dict[str, Any]) -> Any:
     url = params.get("url")
     if not isinstance(url, str) or not url:
         raise _Failure(400, "invalid argument", "'url' must be a non-empty string")
     body: dict[str, Any] = {"url": url}
     if isinstance(params.get("bundleId"), str):
         body["bundleId"] = params["bundleId"]
-    return fake._wda_call(session, "POST", "/url", body)
+    return wda.call("POST", "/url", body)
 
 
-def _press_button(fake: FakeAppium, session: _Session, params: dict[str, Any]) -> Any:
+def _press_button(wda: _Proxy, params: dict[str, Any]) -> Any:
     name = params.get("name")
     if not isinstance(name, str):
         raise _Failure(400, "invalid argument", "'name' must be a string")
     canonical = {"home": "home", "volumeup": "volumeUp", "volumedown": "volumeDown"}.get(name.lower(), name)
-    return fake._wda_call(session, "POST", "/wda/pressButton", {"name": canonical})
+    return wda.call("POST", "/wda/pressButton", {"name": canonical})
 
 
 def _wda_get(route: str) -> _MobileHandler:
-    def handler(fake: FakeAppium, session: _Session, _params: dict[str, Any]) -> Any:
-        return fake._wda_call(session, "GET", route)
+    def handler(wda: _Proxy, _params: dict[str, Any]) -> Any:
+        return wda.call("GET", route)
 
     return handler
 
@@ -1159,8 +1060,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not dot or not block or not name:
             parser.error(f"--require takes BLOCK.KEY[=VALUE], got {item!r}")
         require.setdefault(block, {})[name] = value or None
-    try:
-        fake = FakeAppium(
+
+    def make() -> FakeAppium:
+        return FakeAppium(
             args.app,
             tree=args.tree,
             bundle=args.bundle,
@@ -1174,20 +1076,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_sessions=args.max_sessions,
             provider=args.provider,
         )
-        fake.start()
-    except (OSError, ValueError, MobsterError) as exc:
-        print(f"fake Appium: {exc}", file=sys.stderr)  # noqa: T201 - a command-line entry
-        return 2
-    print(fake.url, flush=True)  # noqa: T201 - the first line is the contract
-    served = args.app if args.app is not None else f"the tree {args.tree} as {fake.wda.static_bundle}"
-    print(f"serving {served} over Appium (XCUITest); Ctrl-C stops", file=sys.stderr, flush=True)  # noqa: T201
-    try:
-        fake.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        fake.stop()
-    return 0
+
+    def serving(fake: FakeAppium) -> str:
+        served = args.app if args.app is not None else f"the tree {args.tree} as {fake.wda.static_bundle}"
+        return f"{served} over Appium (XCUITest)"
+
+    return serve_from_shell(make, name="Appium", serving=serving)
 
 
 if __name__ == "__main__":

@@ -21,32 +21,28 @@ Rule 2: every request is recorded in ``requests`` (path, headers, parsed JSON bo
         reprs and the recorded headers show ``<redacted>`` in its place. The fake logs nothing.
 Rule 3: a slow reply waits in the server thread while watching the socket: when the client closes
         the connection before the reply is written (a cancelled call), ``disconnects`` counts it.
-Rule 4: a fake is a context manager that starts and stops itself (shutdown and close), and it
-        stops by itself after ``lifetime`` seconds so a forgotten fake never outlives its test.
+Rule 4: a fake is a loopback server (``_server``): a context manager that starts and stops itself
+        (shutdown and close), stops by itself after ``lifetime`` seconds so a forgotten fake never
+        outlives its test, and dies at a request a test names (``die_when``).
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-import select
-import socket
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, ClassVar, Literal, Self, cast
+from typing import Any, ClassVar
 
 import attrs
+
+from ._server import DEAD, Incoming, LoopbackServer, Reply
 
 __all__ = ["FakeAnthropic", "FakeOpenAI", "RecordedRequest"]
 
 _REDACTED = "<redacted>"
 _AUTH_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
-#: How often a slow reply looks at the socket, in seconds.
-_POLL = 0.02
 
 
 @attrs.frozen
@@ -71,7 +67,9 @@ _Body = Callable[[Mapping[str, Any]], bytes]
 
 
 @attrs.frozen
-class _Reply:
+class _Scripted:
+    """A queued reply: its body is made from the request it answers."""
+
     status: int
     body: _Body
     content_type: str = "application/json"
@@ -79,163 +77,23 @@ class _Reply:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, fake: _FakeLLM) -> None:
-        self.fake = fake
-        super().__init__(("127.0.0.1", 0), _Handler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Stay quiet: a client that went away is a recorded disconnect, not a traceback."""
-
-
-class _Handler(BaseHTTPRequestHandler):
-    # One request per connection keeps the fake simple and leaves no idle keep-alive threads.
-    protocol_version = "HTTP/1.0"
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        """Log nothing (Rule 2)."""
-
-    def do_POST(self) -> None:
-        self._serve()
-
-    def do_GET(self) -> None:
-        self._serve()
-
-    def _serve(self) -> None:
-        fake = cast("_Server", self.server).fake
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length > 0 else b""
-        request = fake._record(self.command, self.path, dict(self.headers.items()), raw)
-        reply = fake._next_reply(self.path)
-        body = reply.body(request.body if isinstance(request.body, dict) else {})
-        if reply.delay > 0:
-            outcome = self._wait(reply.delay, fake)
-            if outcome != "waited":
-                if outcome == "gone":
-                    fake._note_disconnect()
-                self.close_connection = True
-                return
-        try:
-            self.send_response(reply.status)
-            self.send_header("Content-Type", reply.content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in reply.headers:
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(body)
-            self.wfile.flush()
-        except OSError:
-            fake._note_disconnect()
-            self.close_connection = True
-
-    def _wait(self, seconds: float, fake: _FakeLLM) -> Literal["waited", "gone", "stopped"]:
-        """Wait ``seconds`` watching the socket, unless the client closes it or the fake stops."""
-        deadline = time.monotonic() + seconds
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return "waited"
-            if fake._stopping.is_set():
-                return "stopped"
-            readable, _, _ = select.select([self.connection], [], [], min(left, _POLL))
-            if not readable:
-                continue
-            try:
-                peeked = self.connection.recv(1, socket.MSG_PEEK)
-            except OSError:
-                return "gone"
-            if not peeked:
-                return "gone"
-            # Bytes of a pipelined request, not a close: keep waiting without spinning.
-            time.sleep(min(left, _POLL))
-
-
-class _FakeLLM:
-    """What both fakes share: the server thread, the reply queue and the records."""
+class _FakeLLM(LoopbackServer[RecordedRequest]):
+    """What both fakes share: the reply queue and the records (their server is the loopback server's)."""
 
     #: The path the SDK posts to, as the server sees it.
     path: ClassVar[str]
 
+    #: A slow reply watches its socket: a client that gives up is counted (Rule 3).
+    watch_holds = True
+    #: The SDKs send these; another method is 501, as it always was here.
+    http_methods = frozenset({"GET", "POST"})
+
     def __init__(self, *, lifetime: float = 60.0) -> None:
-        self._lifetime = lifetime
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._replies: deque[_Reply] = deque()
-        self._requests: list[RecordedRequest] = []
+        super().__init__(lifetime=lifetime)
+        self._replies: deque[_Scripted] = deque()
         self._disconnects = 0
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._timer: threading.Timer | None = None
-        self._stopped = False
-
-    # -- lifecycle ---------------------------------------------------------------------------
-
-    def start(self) -> Self:
-        """Bind a free port on 127.0.0.1 and serve in a daemon thread."""
-        with self._lock:
-            if self._server is not None or self._stopped:
-                raise RuntimeError(f"{type(self).__name__} can be started once")
-            self._server = _Server(self)
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.01},
-                name=f"{type(self).__name__}-server",
-                daemon=True,
-            )
-            self._thread.start()
-            self._timer = threading.Timer(self._lifetime, self.stop)
-            self._timer.daemon = True
-            self._timer.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket (safe to call twice, and from the lifetime timer)."""
-        with self._lock:
-            if self._stopped:
-                return
-            self._stopped = True
-            server, thread, timer = self._server, self._thread, self._timer
-        self._stopping.set()
-        if timer is not None and timer is not threading.current_thread():
-            timer.cancel()
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     # -- what tests read ---------------------------------------------------------------------
-
-    @property
-    def port(self) -> int:
-        """The port the fake listens on."""
-        if self._server is None:
-            raise RuntimeError(f"{type(self).__name__} is not started")
-        return int(self._server.server_address[1])
-
-    @property
-    def url(self) -> str:
-        """The base URL to give the SDK."""
-        raise NotImplementedError
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """The requests received so far, oldest first (a copy)."""
-        with self._lock:
-            return list(self._requests)
 
     @property
     def disconnects(self) -> int:
@@ -260,16 +118,16 @@ class _FakeLLM:
         delay: float = 0.0,
     ) -> None:
         """Queue a reply of any bytes: garbage, malformed JSON, a wrong shape."""
-        self._push(_Reply(status=status, body=lambda _: body, content_type=content_type, delay=delay))
+        self._push(_Scripted(status=status, body=lambda _: body, content_type=content_type, delay=delay))
 
     def reply_json(self, body: Any, *, status: int = 200, delay: float = 0.0) -> None:
         """Queue a JSON reply of any shape."""
-        self._push(_Reply(status=status, body=lambda _: _dump(body), delay=delay, headers=self._headers()))
+        self._push(_Scripted(status=status, body=lambda _: _dump(body), delay=delay, headers=self._headers()))
 
     def reply_error(self, status: int, message: str, *, type: str | None = None) -> None:  # noqa: A002
         """Queue an error in the vendor's error shape; ``type`` defaults to the status's usual one."""
         error = _dump(self._error(status, message, type))
-        self._push(_Reply(status=status, body=lambda _: error, headers=self._headers()))
+        self._push(_Scripted(status=status, body=lambda _: error, headers=self._headers()))
 
     def reply_slow(self, seconds: float, then: Mapping[str, Any] | None = None) -> None:
         """Queue a tool call with input ``then`` (default: done), sent after waiting ``seconds``.
@@ -291,7 +149,7 @@ class _FakeLLM:
         def body(request: Mapping[str, Any]) -> bytes:
             return _dump(self._tool(arguments, name, usage, request))
 
-        self._push(_Reply(status=200, body=body, delay=delay, headers=self._headers()))
+        self._push(_Scripted(status=200, body=body, delay=delay, headers=self._headers()))
 
     def _error(self, status: int, message: str, type_: str | None) -> dict[str, Any]:
         raise NotImplementedError
@@ -299,39 +157,47 @@ class _FakeLLM:
     def _headers(self) -> tuple[tuple[str, str], ...]:
         return ()
 
-    def _push(self, reply: _Reply) -> None:
+    def _push(self, reply: _Scripted) -> None:
         with self._lock:
             self._replies.append(reply)
 
-    def _record(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> RecordedRequest:
-        lower = {k.lower(): v for k, v in headers.items()}
-        key = lower.get("x-api-key") or lower.get("api-key")
-        bearer = lower.get("authorization", "")
-        if bearer.lower().startswith("bearer "):
-            key = bearer[len("bearer ") :].strip()
-        shown = {k: (_REDACTED if k in _AUTH_HEADERS else v) for k, v in lower.items()}
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        request = RecordedRequest(method=method, path=path, headers=shown, body=body, raw=raw, api_key=key)
-        with self._lock:
-            self._requests.append(request)
-        return request
+    def _answer(self, incoming: Incoming) -> Reply:
+        request = _recorded(incoming)
+        reply = self._admit(request, lambda: self._take(incoming.path))
+        if reply is None:
+            return DEAD
+        body = reply.body(request.body if isinstance(request.body, dict) else {})
+        return Reply(reply.status, body, reply.content_type, reply.headers, hold=reply.delay)
 
-    def _next_reply(self, path: str) -> _Reply:
+    def _take(self, path: str) -> _Scripted:
+        """The reply for a request to ``path``: the next one queued (called under the lock, Rule 1)."""
         if path.split("?", 1)[0] != self.path:
             missing = _dump(self._error(404, f"the fake serves POST {self.path}, not {path}", None))
-            return _Reply(status=404, body=lambda _: missing, headers=self._headers())
-        with self._lock:
-            if self._replies:
-                return self._replies.popleft()
+            return _Scripted(status=404, body=lambda _: missing, headers=self._headers())
+        if self._replies:
+            return self._replies.popleft()
         empty = _dump(self._error(500, f"{type(self).__name__} has no scripted reply left", None))
-        return _Reply(status=500, body=lambda _: empty, headers=self._headers())
+        return _Scripted(status=500, body=lambda _: empty, headers=self._headers())
 
-    def _note_disconnect(self) -> None:
+    def _gone(self) -> None:
         with self._lock:
             self._disconnects += 1
+
+
+def _recorded(incoming: Incoming) -> RecordedRequest:
+    """The request as recorded: the client's key kept aside, the credentials' headers redacted (Rule 2)."""
+    lower = dict(incoming.headers)
+    key = lower.get("x-api-key") or lower.get("api-key")
+    bearer = lower.get("authorization", "")
+    if bearer.lower().startswith("bearer "):
+        key = bearer[len("bearer ") :].strip()
+    shown = {k: (_REDACTED if k in _AUTH_HEADERS else v) for k, v in lower.items()}
+    raw = incoming.body
+    try:
+        body = json.loads(raw) if raw else None
+    except ValueError:
+        body = None
+    return RecordedRequest(method=incoming.method, path=incoming.path, headers=shown, body=body, raw=raw, api_key=key)
 
 
 class FakeAnthropic(_FakeLLM):
@@ -374,7 +240,7 @@ class FakeAnthropic(_FakeLLM):
         def body(request: Mapping[str, Any]) -> bytes:
             return _dump(self._message([{"type": "text", "text": text}], stop_reason, None, request))
 
-        self._push(_Reply(status=200, body=body, headers=self._headers()))
+        self._push(_Scripted(status=200, body=body, headers=self._headers()))
 
     def _tool(
         self, arguments: Any, name: str, usage: Mapping[str, Any] | None, request: Mapping[str, Any]
@@ -461,7 +327,7 @@ class FakeOpenAI(_FakeLLM):
             "content": [{"type": "output_text", "text": text, "annotations": []}],
         }
         self._push(
-            _Reply(
+            _Scripted(
                 status=200, body=lambda request: _dump(self._response([item], None, request)), headers=self._headers()
             )
         )

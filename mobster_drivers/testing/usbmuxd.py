@@ -20,8 +20,9 @@ Rule 2: ``Connect`` takes the port in network byte order. A port the phone doesn
 Rule 3: lockdown (TLS with pairing records) is not faked on the wire: :class:`FakeLockdown`
         implements the driver's ``Lockdown`` interface and raises pymobiledevice3's own exceptions
         for a phone that is locked or doesn't trust this computer.
-Rule 4: the socket lives in a private temp folder (unix socket paths are short), the fake serves
-        in daemon threads, and stops by itself after ``lifetime`` seconds.
+Rule 4: the fake is a loopback server (``_server``): the socket lives in a private temp folder
+        (unix socket paths are short), the fake serves in daemon threads, stops by itself after
+        ``lifetime`` seconds, and dies at a message a test names (:meth:`FakeUsbmuxd.die_when`).
 """
 
 from __future__ import annotations
@@ -29,20 +30,17 @@ from __future__ import annotations
 import contextlib
 import plistlib
 import select
-import shutil
 import socket
-import socketserver
 import struct
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from types import TracebackType
-from typing import Any, Self, cast
+from typing import Any
 
 import attrs
 
 from mobster_drivers.devices.usb import PhoneFacts
+
+from ._server import LoopbackServer
 
 __all__ = ["FakeIphone", "FakeLockdown", "FakeUsbmuxd"]
 
@@ -107,48 +105,6 @@ def _mapped(exc: Exception, who: str) -> Exception:
     return mapped
 
 
-class _Server(socketserver.ThreadingUnixStreamServer):
-    daemon_threads = True
-
-    def __init__(self, fake: FakeUsbmuxd, path: str) -> None:
-        self.fake = fake
-        super().__init__(path, _Handler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Stay quiet: clients drop connections all the time."""
-
-
-class _Handler(socketserver.BaseRequestHandler):
-    def handle(self) -> None:
-        fake = cast("_Server", self.server).fake
-        sock: socket.socket = self.request
-        while not fake._stopping.is_set():
-            header = _recv_exactly(sock, _HEADER.size)
-            if header is None:
-                return
-            length, version, message, tag = _HEADER.unpack(header)
-            payload = _recv_exactly(sock, max(0, length - _HEADER.size)) or b""
-            if version != _PLIST_VERSION or message != _PLIST_MESSAGE:
-                _send(sock, tag, {"MessageType": "Result", "Number": _RESULT_BADCOMMAND})
-                continue
-            try:
-                request = plistlib.loads(payload)
-            except (plistlib.InvalidFileException, ValueError):
-                _send(sock, tag, {"MessageType": "Result", "Number": _RESULT_BADCOMMAND})
-                continue
-            kind = request.get("MessageType") if isinstance(request, dict) else None
-            fake._record(str(kind))
-            if kind == "Connect":
-                target = fake._connect(request)
-                if target is None:
-                    _send(sock, tag, {"MessageType": "Result", "Number": _RESULT_REFUSED})
-                    continue
-                _send(sock, tag, {"MessageType": "Result", "Number": _RESULT_OK})
-                _splice(sock, target, fake._stopping)
-                return
-            _send(sock, tag, fake._answer(str(kind)))
-
-
 def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
     data = b""
     while len(data) < size:
@@ -190,83 +146,27 @@ def _splice(a: socket.socket, b: socket.socket, stopping: threading.Event) -> No
         b.close()
 
 
-class FakeUsbmuxd:
-    """A fake usbmuxd serving ``phones`` on a unix socket (see the module rules)."""
+class FakeUsbmuxd(LoopbackServer[str]):
+    """A fake usbmuxd serving ``phones`` on a unix socket (see the module rules).
+
+    It stops by itself after ``lifetime`` seconds; :meth:`die_when` names a request (its
+    ``MessageType``) at which it dies: that one is never answered, and usbmuxd is gone.
+    """
+
+    handler = "stream"
+    unix_name = "usbmuxd"
 
     def __init__(self, phones: Sequence[FakeIphone] = (), *, lifetime: float = 600.0) -> None:
+        super().__init__(lifetime=lifetime)
         self._phones = list(phones)
-        self._lifetime = lifetime
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._folder: str | None = None
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._timer: threading.Timer | None = None
-        self._started = False
-        self._stopped = False
-        self._messages: list[str] = []
         self._connects: list[tuple[str, int]] = []
-
-    # -- lifecycle ---------------------------------------------------------------------------
-
-    def start(self) -> Self:
-        """Create the socket in a private temp folder and serve in daemon threads (once)."""
-        with self._lock:
-            if self._started:
-                raise RuntimeError("FakeUsbmuxd can be started once")
-            self._started = True
-            self._folder = tempfile.mkdtemp(prefix="mobster-mux-")
-            self._server = _Server(self, str(Path(self._folder) / "usbmuxd"))
-            self._thread = threading.Thread(
-                target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, name="fake-usbmuxd", daemon=True
-            )
-            self._thread.start()
-            self._timer = threading.Timer(self._lifetime, self.stop)
-            self._timer.daemon = True
-            self._timer.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and remove the socket (safe to call twice)."""
-        with self._lock:
-            if self._stopped or not self._started:
-                self._stopped = True
-                return
-            self._stopped = True
-            server, thread, timer, folder = self._server, self._thread, self._timer, self._folder
-        self._stopping.set()
-        if timer is not None and timer is not threading.current_thread():
-            timer.cancel()
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
     # -- what tests use ----------------------------------------------------------------------
 
     @property
-    def address(self) -> str:
-        """The unix socket's path: pymobiledevice3's ``usbmux_address``."""
-        if self._folder is None:
-            raise RuntimeError("FakeUsbmuxd is not started")
-        return str(Path(self._folder) / "usbmuxd")
-
-    @property
     def messages(self) -> list[str]:
-        """The ``MessageType`` of every request received, oldest first."""
-        with self._lock:
-            return list(self._messages)
+        """The ``MessageType`` of every request received, oldest first (the :attr:`requests`)."""
+        return self.requests
 
     @property
     def connects(self) -> list[tuple[str, int]]:
@@ -280,11 +180,37 @@ class FakeUsbmuxd:
 
     # -- protocol ----------------------------------------------------------------------------
 
-    def _record(self, kind: str) -> None:
-        with self._lock:
-            self._messages.append(kind)
+    def _converse(self, connection: socket.socket) -> None:
+        """One client's messages, answered in order, until it closes, connects through, or the fake stops."""
+        sock = connection
+        while not self._stopping.is_set():
+            header = _recv_exactly(sock, _HEADER.size)
+            if header is None:
+                return
+            length, version, message, tag = _HEADER.unpack(header)
+            payload = _recv_exactly(sock, max(0, length - _HEADER.size)) or b""
+            if version != _PLIST_VERSION or message != _PLIST_MESSAGE:
+                _send(sock, tag, {"MessageType": "Result", "Number": _RESULT_BADCOMMAND})
+                continue
+            try:
+                request = plistlib.loads(payload)
+            except (plistlib.InvalidFileException, ValueError):
+                _send(sock, tag, {"MessageType": "Result", "Number": _RESULT_BADCOMMAND})
+                continue
+            kind = request.get("MessageType") if isinstance(request, dict) else None
+            if self._admit(str(kind), lambda: True) is None:
+                return
+            if kind == "Connect":
+                target = self._connect(request)
+                if target is None:
+                    _send(sock, tag, {"MessageType": "Result", "Number": _RESULT_REFUSED})
+                    continue
+                _send(sock, tag, {"MessageType": "Result", "Number": _RESULT_OK})
+                _splice(sock, target, self._stopping)
+                return
+            _send(sock, tag, self._answer_to(str(kind)))
 
-    def _answer(self, kind: str) -> dict[str, Any]:
+    def _answer_to(self, kind: str) -> dict[str, Any]:
         if kind == "ReadBUID":
             return {"BUID": "5B2F6C3E-0A7D-4C1E-9F8B-2D4A6E8C0B13"}
         if kind == "ListDevices":

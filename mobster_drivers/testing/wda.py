@@ -52,8 +52,10 @@ Rule 6: faults: the phone's own (:meth:`FakeWda.fail_next_action` drops the acti
         :meth:`FakeWda.garbage_next_reply` (the next request is answered with bytes that are not
         JSON, and not carried out) and :meth:`FakeWda.stall_next_reply` (the next reply is held).
 Rule 7: every request is recorded in :attr:`FakeWda.requests` before it is handled.
-Rule 8: the fake binds 127.0.0.1 only, answers one request per connection (HTTP/1.0) and stops by
-        itself after ``lifetime`` seconds.
+Rule 8: the fake is a loopback server (``_server``): it binds 127.0.0.1 only, answers one request
+        per connection (HTTP/1.0), stops by itself after ``lifetime`` seconds, dies at a request a
+        test names (:meth:`FakeWda.die_when`), and with ``one_at_a_time`` serves one request at a
+        time, as WDA's main thread does (off by default).
 Rule 9: ``POST /elements`` and ``POST /element`` find elements in the app in front (the app itself
         first, then its descendants in tree order) with the ``predicate string`` locator (the
         subset of NSPredicate in ``_nspredicate``; ``AND`` stops at the first false, so
@@ -99,17 +101,13 @@ import copy
 import json
 import math
 import os
-import re
 import secrets
 import sys
-import threading
 import uuid
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self, cast
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import attrs
@@ -120,7 +118,6 @@ from mobster_core import (
     DeviceKind,
     Element,
     LaunchOptions,
-    MobsterError,
     Op,
     Screen,
     SystemClock,
@@ -132,14 +129,15 @@ from mobster_drivers._xcuitest.tree import parse_xml_source, source_bundle
 from mobster_drivers.devices.scripted import AppScript, ScriptedPhone
 
 from ._nspredicate import Predicate, PredicateError, parse_predicate
+from ._server import DEAD, Incoming, LoopbackServer, Reply, json_body, serve_from_shell, session_route
 
 __all__ = ["SESSION_ONLY", "WITHOUT_SESSION_ONLY", "FakeWda", "ReadCosts", "WdaRequest", "load_tree", "main"]
 
 #: How long a handler waits for the phone, in seconds (a latency profile's launch is 2.6 s).
 _PHONE_TIMEOUT = 60.0
-_SESSION_PATH = re.compile(r"^/session/([^/]+)(/.*)?$")
 _LONG_PRESS_MS = 500  # a W3C press held this long or longer is a long press
 _SWIPE_MIN_POINTS = 10.0
+_JSON = "application/json;charset=UTF-8"
 _GARBAGE = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
 _PREFIX = "XCUIElementType"
 _W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
@@ -330,15 +328,6 @@ class _LostReply(Exception):
 
 
 @attrs.frozen
-class _Reply:
-    status: int = 200
-    body: bytes = b""
-    content_type: str = "application/json;charset=UTF-8"
-    drop: bool = False  # close the connection without a reply
-    hold: float = 0.0  # seconds to hold the reply (or the drop)
-
-
-@attrs.frozen
 class _Call:
     """One request, parsed: ``route`` is the path without the session prefix and the query."""
 
@@ -359,54 +348,6 @@ class _Focus:
     screen: str | None
     path: str
     pair: tuple[str, str]
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, fake: FakeWda, port: int) -> None:
-        self.fake = fake
-        super().__init__(("127.0.0.1", port), _Handler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Stay quiet: a client that went away (a timeout) is not a traceback."""
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.0"  # one request per connection (Rule 8)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        """Log nothing."""
-
-    def do_GET(self) -> None:
-        self._serve()
-
-    def do_POST(self) -> None:
-        self._serve()
-
-    def do_DELETE(self) -> None:
-        self._serve()
-
-    def _serve(self) -> None:
-        fake = cast("_Server", self.server).fake
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length > 0 else b""
-        reply = fake._handle(self.command, self.path, raw)
-        if reply.hold > 0 and fake._stopping.wait(reply.hold):
-            self.close_connection = True
-            return
-        if reply.drop:
-            self.close_connection = True
-            return
-        try:
-            self.send_response(reply.status)
-            self.send_header("Content-Type", reply.content_type)
-            self.send_header("Content-Length", str(len(reply.body)))
-            self.end_headers()
-            self.wfile.write(reply.body)
-            self.wfile.flush()
-        except OSError:
-            self.close_connection = True
 
 
 def load_tree(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -506,15 +447,43 @@ def _static_script(tree: Mapping[str, Any], bundle: str, ios: str) -> AppScript:
     return AppScript.from_dict(script, source="<captured tree>")
 
 
-class FakeWda:
+# -- routes -----------------------------------------------------------------------------------
+
+_RouteHandler = Callable[["FakeWda", dict[str, Any], dict[str, str]], Coroutine[Any, Any, Any]]
+#: What the request being handled costs on real WDA, in seconds (Rule 11): one holder per task.
+_CHARGE: contextvars.ContextVar[list[float]] = contextvars.ContextVar("fake_wda_charge")
+
+
+def _charge(seconds: float) -> None:
+    holder = _CHARGE.get(None)
+    if holder is not None:
+        holder[0] += seconds
+
+
+_ROUTES: dict[tuple[str, str], _RouteHandler] = {}
+
+
+def _serves(method: str, *routes: str) -> Callable[[_RouteHandler], _RouteHandler]:
+    """Register a method of :class:`FakeWda` as WDA's handler of ``method`` on ``routes``."""
+
+    def register(handler: _RouteHandler) -> _RouteHandler:
+        for route in routes:
+            _ROUTES[(method, route)] = handler
+        return handler
+
+    return register
+
+
+class FakeWda(LoopbackServer[WdaRequest]):
     """A fake WebDriverAgent on 127.0.0.1 (see the module rules).
 
     ``app`` is an app script (a path, or a loaded :class:`~mobster_drivers.devices.scripted.AppScript`);
     or ``tree`` is a captured WDA source (XML or JSON, a path) served as a static app whose bundle
     is the capture's ``bundleId`` or ``bundle`` (Rule 12), on iOS ``ios``. ``costs`` holds each
     reply as long as real WDA would take (Rule 11). ``port`` 0 picks a free port. The fake stops
-    by itself after ``lifetime`` seconds; ``None`` serves until :meth:`stop`. Use it as a context
-    manager, or :meth:`start` and :meth:`stop`.
+    by itself after ``lifetime`` seconds; ``None`` serves until :meth:`stop`. ``one_at_a_time``
+    serves one request at a time, as WDA's main thread does (``_server`` Rule 5; off by default).
+    Use it as a context manager, or :meth:`start` and :meth:`stop`.
     """
 
     def __init__(
@@ -527,7 +496,9 @@ class FakeWda:
         costs: ReadCosts | None = None,
         port: int = 0,
         lifetime: float | None = 600.0,
+        one_at_a_time: bool = False,
     ) -> None:
+        super().__init__(port=port, lifetime=lifetime, one_at_a_time=one_at_a_time)
         if (app is None) == (tree is None):
             raise ValueError("FakeWda serves an app script (app=) or a captured tree (tree=), one of the two")
         self._static: dict[str, Any] | None = None
@@ -543,22 +514,12 @@ class FakeWda:
             script = app if isinstance(app, AppScript) else AppScript.from_file(app)
         self._script = script
         self._costs = costs
-        self._port = port
-        self._lifetime = lifetime
         self._phone = ScriptedPhone(script, clock=SystemClock())
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._requests: list[WdaRequest] = []
         self._garbage = 0
         self._stall: float = 0.0
         self._lost_hold: float = 0.0
         self._charges: list[tuple[str, float]] = []
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._timer: threading.Timer | None = None
         self._loop: LoopThread | None = None
-        self._started = False
-        self._stopped = False
         # The WDA state below lives on the phone's loop thread (Rule 3).
         self._session: str | None = None
         self._settings: dict[str, Any] = dict(_SETTINGS)
@@ -566,70 +527,16 @@ class FakeWda:
         self._launched: dict[str, LaunchOptions] = {}
         self._pids = {b: 1000 + i for i, b in enumerate(script.apps)}
 
-    # -- lifecycle ---------------------------------------------------------------------------
+    # -- lifecycle (the rest is the loopback server's) ---------------------------------------
 
-    def start(self) -> Self:
-        """Bind 127.0.0.1 and serve in daemon threads (once)."""
-        with self._lock:
-            if self._started:
-                raise RuntimeError("FakeWda can be started once")
-            self._started = True
-            self._loop = LoopThread("fake-wda-phone")
-            self._server = _Server(self, self._port)
-            self._thread = threading.Thread(
-                target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, name="fake-wda-server", daemon=True
-            )
-            self._thread.start()
-            if self._lifetime is not None:
-                self._timer = threading.Timer(self._lifetime, self.stop)
-                self._timer.daemon = True
-                self._timer.start()
-        return self
+    def _on_start(self) -> None:
+        self._loop = LoopThread("fake-wda-phone")
 
-    def stop(self) -> None:
-        """Stop serving, close the socket and the phone's loop (safe to call twice)."""
-        with self._lock:
-            if self._stopped or not self._started:
-                self._stopped = True
-                return
-            self._stopped = True
-            server, thread, timer, loop = self._server, self._thread, self._timer, self._loop
-        self._stopping.set()
-        if timer is not None and timer is not threading.current_thread():
-            timer.cancel()
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
-        if loop is not None:
-            loop.stop()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the fake stops (True) or ``timeout`` seconds pass (False)."""
-        return self._stopping.wait(timeout)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+    def _on_stop(self) -> None:
+        if self._loop is not None:
+            self._loop.stop()
 
     # -- what tests read ---------------------------------------------------------------------
-
-    @property
-    def port(self) -> int:
-        """The port the fake listens on."""
-        if self._server is None:
-            raise RuntimeError("FakeWda is not started")
-        return int(self._server.server_address[1])
-
-    @property
-    def url(self) -> str:
-        """The base URL to give a WDA client: ``http://127.0.0.1:<port>``."""
-        return f"http://127.0.0.1:{self.port}"
 
     @property
     def phone(self) -> ScriptedPhone:
@@ -650,12 +557,6 @@ class FakeWda:
     def settings(self) -> dict[str, Any]:
         """The session settings WDA would hold now (a copy; Rule 10)."""
         return dict(self._settings)
-
-    @property
-    def requests(self) -> list[WdaRequest]:
-        """The requests received so far, oldest first (a copy)."""
-        with self._lock:
-            return list(self._requests)
 
     @property
     def charges(self) -> list[tuple[str, float]]:
@@ -773,45 +674,43 @@ class FakeWda:
             raise RuntimeError("FakeWda is not started")
         return self._loop
 
-    def _handle(self, method: str, raw_path: str, raw: bytes) -> _Reply:
+    def _answer(self, incoming: Incoming) -> Reply:
+        method, raw_path, raw = incoming.method, incoming.path, incoming.body
         split = urlsplit(raw_path)
         path = split.path
-        match = _SESSION_PATH.match(path)
-        session = match.group(1) if match else None
-        route = (match.group(2) or "/") if match else path
-        if route != "/" and route.endswith("/"):
-            route = route.rstrip("/")
-        body: Any = None
-        bad_body = False
-        if raw:
-            try:
-                body = json.loads(raw)
-            except (ValueError, UnicodeDecodeError):
-                bad_body = True
-        with self._lock:
-            self._requests.append(WdaRequest(method, raw_path, route, session, body))
-            if self._garbage > 0:
-                self._garbage -= 1
-                return _Reply(200, _GARBAGE, "text/html")
-            stall, self._stall = self._stall, 0.0
-            lost_hold = self._lost_hold
+        session, route = session_route(path)
+        body, bad_body = json_body(raw)
+        claimed = self._admit(WdaRequest(method, raw_path, route, session, body), self._claim)
+        if claimed is None:
+            return DEAD
+        garbage, stall, lost_hold = claimed
+        if garbage:
+            return Reply(200, _GARBAGE, "text/html")
         query = {k: v[-1] for k, v in parse_qs(split.query).items()}
         call = _Call(method, path, session, route, None if bad_body else body, query, bad_body=bad_body)
         try:
             value, sid, cost = self._phone_loop().call(self._charged(call), _PHONE_TIMEOUT)
         except _WdaFailure as failure:
-            return _Reply(failure.status, _envelope(_error(failure), self._session), hold=stall)
+            return Reply(failure.status, _envelope(_error(failure), self._session), _JSON, hold=stall)
         except _LostReply:
             with self._lock:
                 self._lost_hold = 0.0
-            return _Reply(drop=True, hold=lost_hold)
+            return Reply(drop=True, hold=lost_hold)
         except (RuntimeError, TimeoutError) as exc:
             stuck = _WdaFailure(500, "unknown error", f"the fake phone didn't answer ({type(exc).__name__})")
-            return _Reply(500, _envelope(_error(stuck), None), hold=stall)
+            return Reply(500, _envelope(_error(stuck), None), _JSON, hold=stall)
         if self._costs is not None:
             with self._lock:
                 self._charges.append((f"{method} {route}", cost))
-        return _Reply(200, _envelope(value, sid), hold=stall + cost)
+        return Reply(200, _envelope(value, sid), _JSON, hold=stall + cost)
+
+    def _claim(self) -> tuple[bool, float, float]:
+        """Under the lock, for the request just recorded: answer garbage? the stall, the lost reply's hold."""
+        if self._garbage > 0:
+            self._garbage -= 1
+            return True, 0.0, 0.0
+        stall, self._stall = self._stall, 0.0
+        return False, stall, self._lost_hold
 
     async def _charged(self, call: _Call) -> tuple[Any, str | None, float]:
         """Handle one request, and what it costs on real WDA in seconds (Rule 11; 0 without costs)."""
@@ -901,10 +800,7 @@ class FakeWda:
 
         Without a read's latency or faults: a tap must not use up an injected read failure.
         """
-        sim = self._phone._sim
-        now = self._phone.clock.now()
-        screen = sim.screen(now)
-        return screen, sim.nodes(now)
+        return self._phone.peek()
 
     def _hit(self, x: float, y: float) -> tuple[Element, Any] | None:
         screen, nodes = self._now_screen()
@@ -937,7 +833,8 @@ class FakeWda:
             self._focus = None
         await self._act(Action(op, element=element))
 
-    def _focused(self) -> Element | None:
+    def focused_field(self) -> Element | None:
+        """The text field a tap focused, while its screen is in front (on the phone's loop: ``run``); else None."""
         focus = self._focus
         if focus is None:
             return None
@@ -954,7 +851,7 @@ class FakeWda:
         submits = len(text) - len(text.rstrip("\n"))
         text = text.rstrip("\n")
         if text:
-            field = self._focused()
+            field = self.focused_field()
             if field is not None:
                 await self._act(Action(Op.TYPE, element=field, text=text))
         for _ in range(submits):
@@ -971,12 +868,7 @@ class FakeWda:
         await self._act(Action(op))
 
     def _terminate(self, bundle: str) -> bool:
-        sim = self._phone._sim
-        sim.advance(self._phone.clock.now())
-        was_running = sim.running.pop(bundle, None) is not None
-        sim.pending = [p for p in sim.pending if p.origin != bundle]
-        if sim.front == bundle:
-            sim.front = SPRINGBOARD
+        was_running = self._phone.terminate(bundle)
         if self._focus is not None and self._focus.app == bundle:
             self._focus = None
         return was_running
@@ -1105,6 +997,227 @@ class FakeWda:
             elif field == "label":
                 out[field] = node.get("label")
         return out
+
+    # -- routes (Rule 2: registered in the form WDA registers them) ----------------------------
+
+    @_serves("GET", "/status")
+    async def _status(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        device = self.script.device
+        ios: dict[str, Any] = {"ip": "127.0.0.1"}
+        if device.kind is DeviceKind.SIMULATOR:
+            ios["simulatorVersion"] = device.ios
+        return {
+            "ready": True,
+            "message": "WebDriverAgent is ready to accept commands",
+            "state": "success",
+            "os": {"name": "iOS", "version": device.ios, "sdkVersion": device.ios, "testmanagerdVersion": 65},
+            "ios": ios,
+            "build": {"time": "Jan  1 2026 00:00:00", "productBundleIdentifier": "com.facebook.WebDriverAgentRunner"},
+            "device": "iphone",
+        }
+
+    @_serves("GET", "/wda/healthcheck")
+    async def _healthcheck(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return None
+
+    @_serves("GET", "/wda/locked")
+    async def _locked(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return False
+
+    @_serves("POST", "/wda/unlock", "/wda/lock")
+    async def _unlock(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return None
+
+    @_serves("POST", "/wda/homescreen")
+    async def _homescreen(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        self._focus = None
+        await self._act(Action(Op.HOME))
+
+    @_serves("POST", "/wda/pressButton")
+    async def _press_button(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        name = body.get("name")
+        if name == "home":
+            self._focus = None
+            await self._act(Action(Op.HOME))
+        elif name not in ("volumeUp", "volumeDown"):
+            raise _WdaFailure(
+                400, "invalid argument", f"The value of 'name' must be home, volumeUp or volumeDown: {name!r}"
+            )
+
+    @_serves("GET", "/wda/activeAppInfo")
+    async def _active_app(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        front = self._phone.front
+        launched = self._launched.get(front, LaunchOptions())
+        return {
+            "pid": self._pids.get(front, 50),
+            "bundleId": front,
+            "name": self._app_name(front),
+            "processArguments": {"args": list(launched.args), "env": dict(launched.env)},
+        }
+
+    @_serves("GET", "/source")
+    async def _source(self, _body: dict[str, Any], query: dict[str, str]) -> Any:
+        fmt = query.get("format", "xml").lower()
+        if fmt not in ("json", "xml"):
+            raise _WdaFailure(
+                500,
+                "unsupported operation",
+                f"Unknown source format '{fmt}'. Only (xml, json, description) are supported",
+            )
+        excluded = frozenset(a.strip() for a in query.get("excluded_attributes", "").split(",") if a.strip())
+        try:
+            screen = await self._phone.read()
+        except DeviceError as exc:
+            raise _WdaFailure(500, "unknown error", f"Cannot get the source: {exc}") from exc
+        tree = self._raw_tree(screen)
+        if self._costs is not None:
+            nodes = sum(1 for _ in _walk(tree))
+            _charge(
+                self._costs.source(nodes, visible="visible" not in excluded, accessible="accessible" not in excluded)
+            )
+        return self._serve(tree, excluded, fmt)
+
+    @_serves("POST", "/elements")
+    async def _elements(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return await self._find(body, first=False)
+
+    @_serves("POST", "/element")
+    async def _element(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        found = await self._find(body, first=True)
+        if not found:
+            raise _WdaFailure(
+                404,
+                "no such element",
+                f"unable to find an element using '{body.get('using')}', value '{body.get('value')}'",
+            )
+        return found[0]
+
+    @_serves("GET", "/screenshot")
+    async def _screenshot(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        png = await self._phone.screenshot()
+        return base64.b64encode(png).decode("ascii")
+
+    @_serves("GET", "/window/size")
+    async def _window_size(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        width, height = self.script.size
+        return {"width": width, "height": height}
+
+    @_serves("GET", "/wda/screen")
+    async def _screen_info(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        width, height = self.script.size
+        return {
+            "screenSize": {"width": width, "height": height},
+            "statusBarSize": {"width": width, "height": 54},
+            "scale": 3,
+        }
+
+    @_serves("GET", "/wda/device/info")
+    async def _device_info(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        device = self.script.device
+        return {
+            "currentLocale": device.locale or "en_US",
+            "timeZone": "UTC",
+            "name": device.name,
+            "model": "iPhone",
+            "uuid": "00000000-0000-0000-0000-000000000000",
+            "userInterfaceIdiom": 0,
+            "userInterfaceStyle": "light" if device.appearance is None else device.appearance.value,
+            "isSimulator": device.kind is DeviceKind.SIMULATOR,
+            "thermalState": 0,
+        }
+
+    @_serves("GET", "/orientation")
+    async def _orientation(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return "PORTRAIT"
+
+    @_serves("GET", "/appium/settings")
+    async def _get_settings(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return dict(self._settings)
+
+    @_serves("POST", "/appium/settings")
+    async def _set_settings(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        settings = body.get("settings")
+        if not isinstance(settings, Mapping):
+            raise _WdaFailure(400, "invalid argument", "'settings' must be an object")
+        for key, value in settings.items():
+            if key in _SETTINGS:  # Rule 10: WDA 9 reads the settings it knows; the rest go unnoticed
+                self._settings[key] = value
+        return dict(self._settings)
+
+    @_serves("GET", "/alert/text", "/wda/alert/buttons")
+    @_serves("POST", "/alert/accept", "/alert/dismiss")
+    async def _no_alert(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        raise _WdaFailure(
+            404, "no such alert", "An attempt was made to operate on a modal dialog when one was not open"
+        )
+
+    @_serves("POST", "/wda/apps/launch")
+    async def _apps_launch(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._launch(_bundle(body), body.get("arguments"), body.get("environment"))
+
+    @_serves("POST", "/wda/apps/activate")
+    async def _apps_activate(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        bundle = _bundle(body)
+        self._focus = None
+        await self._act(Action(Op.LAUNCH_APP, text=bundle))
+
+    @_serves("POST", "/wda/apps/terminate")
+    async def _apps_terminate(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return self._terminate(_bundle(body))
+
+    @_serves("POST", "/wda/apps/state")
+    async def _apps_state(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return self._state(_bundle(body))
+
+    @_serves("GET", "/wda/apps/list")
+    async def _apps_list(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return [
+            {"pid": self._pids[b], "bundleId": b} for b in self.script.apps if self._phone.screen_name(b) is not None
+        ]
+
+    @_serves("POST", "/wda/tap")
+    async def _wda_tap(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._tap(*_xy(body), Op.TAP)
+
+    @_serves("POST", "/wda/touchAndHold")
+    async def _wda_hold(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._tap(*_xy(body), Op.LONG_PRESS)
+
+    @_serves("POST", "/wda/dragfromtoforduration")
+    async def _wda_drag(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        fx, fy = _xy(body, "fromX", "fromY")
+        tx, ty = _xy(body, "toX", "toY")
+        await self._swipe(fx, fy, tx, ty)
+
+    @_serves("POST", "/wda/keys")
+    async def _wda_keys(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        value = body.get("value")
+        if isinstance(value, str):
+            text = value
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            text = "".join(value)
+        else:
+            raise _WdaFailure(400, "invalid argument", "'value' must be a list of strings")
+        await self._type(text)
+
+    @_serves("POST", "/url")
+    async def _open_url(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        url = body.get("url")
+        if not isinstance(url, str) or not url:
+            raise _WdaFailure(400, "invalid argument", "'url' is required")
+        self._focus = None
+        await self._act(Action(Op.OPEN_URL, text=url))
+
+    @_serves("POST", "/actions")
+    async def _w3c_actions(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        gesture = _read_pointer(body.get("actions"))
+        if gesture is None:
+            return None  # no pointer: nothing to do
+        (x0, y0), (x1, y1), held_ms = gesture
+        if math.hypot(x1 - x0, y1 - y0) >= _SWIPE_MIN_POINTS:
+            await self._swipe(x0, y0, x1, y1)
+        else:
+            await self._tap(x0, y0, Op.LONG_PRESS if held_ms >= _LONG_PRESS_MS else Op.TAP)
 
 
 def _walk(tree: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -1242,226 +1355,11 @@ def _lookup(node: Mapping[str, Any], reads: list[int]) -> Callable[[str], Any]:
     return get
 
 
-# -- routes -----------------------------------------------------------------------------------
-
-_RouteHandler = Callable[[FakeWda, dict[str, Any], dict[str, str]], Coroutine[Any, Any, Any]]
-#: What the request being handled costs on real WDA, in seconds (Rule 11): one holder per task.
-_CHARGE: contextvars.ContextVar[list[float]] = contextvars.ContextVar("fake_wda_charge")
-
-
-def _charge(seconds: float) -> None:
-    holder = _CHARGE.get(None)
-    if holder is not None:
-        holder[0] += seconds
-
-
-_ROUTES: dict[tuple[str, str], _RouteHandler] = {}
-
-
-def _route(method: str, *routes: str) -> Callable[[_RouteHandler], _RouteHandler]:
-    def register(handler: _RouteHandler) -> _RouteHandler:
-        for route in routes:
-            _ROUTES[(method, route)] = handler
-        return handler
-
-    return register
-
-
-@_route("GET", "/status")
-async def _status(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    device = fake.script.device
-    ios: dict[str, Any] = {"ip": "127.0.0.1"}
-    if device.kind is DeviceKind.SIMULATOR:
-        ios["simulatorVersion"] = device.ios
-    return {
-        "ready": True,
-        "message": "WebDriverAgent is ready to accept commands",
-        "state": "success",
-        "os": {"name": "iOS", "version": device.ios, "sdkVersion": device.ios, "testmanagerdVersion": 65},
-        "ios": ios,
-        "build": {"time": "Jan  1 2026 00:00:00", "productBundleIdentifier": "com.facebook.WebDriverAgentRunner"},
-        "device": "iphone",
-    }
-
-
-@_route("GET", "/wda/healthcheck")
-async def _healthcheck(_fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return None
-
-
-@_route("GET", "/wda/locked")
-async def _locked(_fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return False
-
-
-@_route("POST", "/wda/unlock", "/wda/lock")
-async def _unlock(_fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return None
-
-
-@_route("POST", "/wda/homescreen")
-async def _homescreen(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    fake._focus = None
-    await fake._act(Action(Op.HOME))
-
-
-@_route("POST", "/wda/pressButton")
-async def _press_button(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    name = body.get("name")
-    if name == "home":
-        fake._focus = None
-        await fake._act(Action(Op.HOME))
-    elif name not in ("volumeUp", "volumeDown"):
-        raise _WdaFailure(
-            400, "invalid argument", f"The value of 'name' must be home, volumeUp or volumeDown: {name!r}"
-        )
-
-
-@_route("GET", "/wda/activeAppInfo")
-async def _active_app(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    front = fake._phone.front
-    launched = fake._launched.get(front, LaunchOptions())
-    return {
-        "pid": fake._pids.get(front, 50),
-        "bundleId": front,
-        "name": fake._app_name(front),
-        "processArguments": {"args": list(launched.args), "env": dict(launched.env)},
-    }
-
-
-@_route("GET", "/source")
-async def _source(fake: FakeWda, _body: dict[str, Any], query: dict[str, str]) -> Any:
-    fmt = query.get("format", "xml").lower()
-    if fmt not in ("json", "xml"):
-        raise _WdaFailure(
-            500, "unsupported operation", f"Unknown source format '{fmt}'. Only (xml, json, description) are supported"
-        )
-    excluded = frozenset(a.strip() for a in query.get("excluded_attributes", "").split(",") if a.strip())
-    try:
-        screen = await fake._phone.read()
-    except DeviceError as exc:
-        raise _WdaFailure(500, "unknown error", f"Cannot get the source: {exc}") from exc
-    tree = fake._raw_tree(screen)
-    if fake._costs is not None:
-        nodes = sum(1 for _ in _walk(tree))
-        _charge(fake._costs.source(nodes, visible="visible" not in excluded, accessible="accessible" not in excluded))
-    return fake._serve(tree, excluded, fmt)
-
-
-@_route("POST", "/elements")
-async def _elements(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return await fake._find(body, first=False)
-
-
-@_route("POST", "/element")
-async def _element(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    found = await fake._find(body, first=True)
-    if not found:
-        raise _WdaFailure(
-            404,
-            "no such element",
-            f"unable to find an element using '{body.get('using')}', value '{body.get('value')}'",
-        )
-    return found[0]
-
-
-@_route("GET", "/screenshot")
-async def _screenshot(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    png = await fake._phone.screenshot()
-    return base64.b64encode(png).decode("ascii")
-
-
-@_route("GET", "/window/size")
-async def _window_size(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    width, height = fake.script.size
-    return {"width": width, "height": height}
-
-
-@_route("GET", "/wda/screen")
-async def _screen_info(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    width, height = fake.script.size
-    return {
-        "screenSize": {"width": width, "height": height},
-        "statusBarSize": {"width": width, "height": 54},
-        "scale": 3,
-    }
-
-
-@_route("GET", "/wda/device/info")
-async def _device_info(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    device = fake.script.device
-    return {
-        "currentLocale": device.locale or "en_US",
-        "timeZone": "UTC",
-        "name": device.name,
-        "model": "iPhone",
-        "uuid": "00000000-0000-0000-0000-000000000000",
-        "userInterfaceIdiom": 0,
-        "userInterfaceStyle": "light" if device.appearance is None else device.appearance.value,
-        "isSimulator": device.kind is DeviceKind.SIMULATOR,
-        "thermalState": 0,
-    }
-
-
-@_route("GET", "/orientation")
-async def _orientation(_fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return "PORTRAIT"
-
-
-@_route("GET", "/appium/settings")
-async def _get_settings(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return dict(fake._settings)
-
-
-@_route("POST", "/appium/settings")
-async def _set_settings(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    settings = body.get("settings")
-    if not isinstance(settings, Mapping):
-        raise _WdaFailure(400, "invalid argument", "'settings' must be an object")
-    for key, value in settings.items():
-        if key in _SETTINGS:  # Rule 10: WDA 9 reads the settings it knows; the rest go unnoticed
-            fake._settings[key] = value
-    return dict(fake._settings)
-
-
-@_route("GET", "/alert/text", "/wda/alert/buttons")
-@_route("POST", "/alert/accept", "/alert/dismiss")
-async def _no_alert(_fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    raise _WdaFailure(404, "no such alert", "An attempt was made to operate on a modal dialog when one was not open")
-
-
 def _bundle(body: Mapping[str, Any]) -> str:
     bundle = body.get("bundleId")
     if not isinstance(bundle, str) or not bundle:
         raise _WdaFailure(400, "invalid argument", "'bundleId' is required")
     return bundle
-
-
-@_route("POST", "/wda/apps/launch")
-async def _apps_launch(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    await fake._launch(_bundle(body), body.get("arguments"), body.get("environment"))
-
-
-@_route("POST", "/wda/apps/activate")
-async def _apps_activate(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    bundle = _bundle(body)
-    fake._focus = None
-    await fake._act(Action(Op.LAUNCH_APP, text=bundle))
-
-
-@_route("POST", "/wda/apps/terminate")
-async def _apps_terminate(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return fake._terminate(_bundle(body))
-
-
-@_route("POST", "/wda/apps/state")
-async def _apps_state(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return fake._state(_bundle(body))
-
-
-@_route("GET", "/wda/apps/list")
-async def _apps_list(fake: FakeWda, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-    return [{"pid": fake._pids[b], "bundleId": b} for b in fake.script.apps if fake._phone.screen_name(b) is not None]
 
 
 def _xy(body: Mapping[str, Any], x: str = "x", y: str = "y") -> tuple[float, float]:
@@ -1473,56 +1371,6 @@ def _xy(body: Mapping[str, Any], x: str = "x", y: str = "y") -> tuple[float, flo
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-@_route("POST", "/wda/tap")
-async def _wda_tap(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    await fake._tap(*_xy(body), Op.TAP)
-
-
-@_route("POST", "/wda/touchAndHold")
-async def _wda_hold(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    await fake._tap(*_xy(body), Op.LONG_PRESS)
-
-
-@_route("POST", "/wda/dragfromtoforduration")
-async def _wda_drag(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    fx, fy = _xy(body, "fromX", "fromY")
-    tx, ty = _xy(body, "toX", "toY")
-    await fake._swipe(fx, fy, tx, ty)
-
-
-@_route("POST", "/wda/keys")
-async def _wda_keys(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    value = body.get("value")
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-        text = "".join(value)
-    else:
-        raise _WdaFailure(400, "invalid argument", "'value' must be a list of strings")
-    await fake._type(text)
-
-
-@_route("POST", "/url")
-async def _open_url(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    url = body.get("url")
-    if not isinstance(url, str) or not url:
-        raise _WdaFailure(400, "invalid argument", "'url' is required")
-    fake._focus = None
-    await fake._act(Action(Op.OPEN_URL, text=url))
-
-
-@_route("POST", "/actions")
-async def _w3c_actions(fake: FakeWda, body: dict[str, Any], _query: dict[str, str]) -> Any:
-    gesture = _read_pointer(body.get("actions"))
-    if gesture is None:
-        return None  # no pointer: nothing to do
-    (x0, y0), (x1, y1), held_ms = gesture
-    if math.hypot(x1 - x0, y1 - y0) >= _SWIPE_MIN_POINTS:
-        await fake._swipe(x0, y0, x1, y1)
-    else:
-        await fake._tap(x0, y0, Op.LONG_PRESS if held_ms >= _LONG_PRESS_MS else Op.TAP)
 
 
 def _read_pointer(actions: Any) -> tuple[tuple[float, float], tuple[float, float], float] | None:
@@ -1611,32 +1459,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.app is not None and (args.bundle is not None or args.ios != "26.4"):
         parser.error("--bundle and --ios go with --tree")
     costs = ReadCosts() if args.costs else None
-    try:
+
+    def make() -> FakeWda:
+        lifetime = args.lifetime or None
         if args.tree is not None:
-            fake = FakeWda(
-                tree=args.tree,
-                bundle=args.bundle,
-                ios=args.ios,
-                costs=costs,
-                port=args.port,
-                lifetime=args.lifetime or None,
+            return FakeWda(
+                tree=args.tree, bundle=args.bundle, ios=args.ios, costs=costs, port=args.port, lifetime=lifetime
             )
-        else:
-            fake = FakeWda(args.app, costs=costs, port=args.port, lifetime=args.lifetime or None)
-        fake.start()
-    except (OSError, ValueError, MobsterError) as exc:
-        print(f"fake WDA: {exc}", file=sys.stderr)  # noqa: T201 - a command-line entry
-        return 2
-    print(fake.url, flush=True)  # noqa: T201 - the first line is the contract
-    served = f"the tree {args.tree} as {fake.static_bundle}" if args.tree is not None else args.app
-    print(f"serving {served} over WebDriverAgent; Ctrl-C stops", file=sys.stderr, flush=True)  # noqa: T201
-    try:
-        fake.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        fake.stop()
-    return 0
+        return FakeWda(args.app, costs=costs, port=args.port, lifetime=lifetime)
+
+    def serving(fake: FakeWda) -> str:
+        served = f"the tree {args.tree} as {fake.static_bundle}" if args.tree is not None else args.app
+        return f"{served} over WebDriverAgent"
+
+    return serve_from_shell(make, name="WDA", serving=serving)
 
 
 if __name__ == "__main__":

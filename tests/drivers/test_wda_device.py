@@ -180,7 +180,7 @@ def test_a_read_is_the_app_in_front_and_the_fast_source(wda: FakeWda) -> None:
 
 
 async def _phone_read(fake: FakeWda) -> mc.Screen:
-    return fake.phone._sim.screen(fake.phone.clock.now())
+    return fake.phone.peek()[0]
 
 
 HIDDEN = """

@@ -9,15 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mobster_core import Element, Op
-from mobster_drivers._xcuitest.tree import (
-    MAX_TEXT_CHARS,
-    MAX_XML_BYTES,
-    center_points,
-    pointer_actions,
-    swipe_points,
-    target_query,
-    visible_query,
-)
+from mobster_drivers._xcuitest.gestures import center_points, pointer_actions, swipe_points
+from mobster_drivers._xcuitest.tree import MAX_TEXT_CHARS, MAX_XML_BYTES, target_query, visible_query
 from mobster_drivers.devices.wda import (
     MAX_NODES,
     normalize_wda_url,

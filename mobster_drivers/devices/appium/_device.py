@@ -78,8 +78,6 @@ Rule 8: :meth:`AppiumDevice.report` names the session after the check and tells 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import logging
 import os
 import re
@@ -98,17 +96,16 @@ from mobster_core import (
     DeviceKind,
     Element,
     LaunchOptions,
-    Op,
     Reset,
     Screen,
     SystemClock,
     UnknownOutcome,
     Verdict,
 )
-from mobster_core.protocols import SPRINGBOARD
 from mobster_drivers._pictures import pillow_picture
-from mobster_drivers._xcuitest.session import SESSION_SETTINGS, describe_action, locale_and_appearance
-from mobster_drivers._xcuitest.tree import LONG_PRESS_MS, center_points, swipe_points
+from mobster_drivers._xcuitest import replies
+from mobster_drivers._xcuitest.gestures import SWIPE_SECONDS, Move, gesture
+from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
 from ._bundle import BundleInfo, read_bundle_info
@@ -161,10 +158,6 @@ REFUSED_ERRORS = frozenset(
         "unauthorized",
     }
 )
-#: How long a swipe's press lasts before the drag, in seconds (as the WDA driver).
-SWIPE_SECONDS = 0.1
-_PNG = b"\x89PNG\r\n\x1a\n"
-_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
 _SIMULATOR_UDID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 _ELEMENT_KEYS = ("element-6066-11e4-a52e-4f735466cecf", "ELEMENT")
 _INVALID_SESSION = "invalid session id"
@@ -395,7 +388,7 @@ class AppiumDevice:
         lockdown = details.get("lockdownInfo")
         lockdown = lockdown if isinstance(lockdown, Mapping) else {}
         ios = self._ios or _text(_cap(caps, "platformVersion")) or _text(lockdown.get("ProductVersion"))
-        if ios is None or not _VERSION.fullmatch(ios):
+        if ios is None or not replies.IOS_VERSION.fullmatch(ios):
             raise DeviceError(
                 f"{self._where()} doesn't say the device's iOS version (platformVersion: {ios!r}); "
                 f"set appium:platformVersion in {self._caps.source}"
@@ -568,11 +561,7 @@ class AppiumDevice:
 
     def _window_size(self) -> tuple[int, int]:
         value = self._call("getWindowRect", what="GET /window/rect", timeout=self._timeouts.read)
-        if isinstance(value, Mapping):
-            width, height = _positive(value.get("width")), _positive(value.get("height"))
-            if width is not None and height is not None:
-                return (round(width), round(height))
-        raise DeviceError(f"{self._where()} sent a window rect that is not a size: {value!r:.80}")
+        return replies.window_size(value, self._where(), "a window rect")
 
     def _screen_size(self) -> tuple[int, int]:
         if self._size is None:
@@ -581,35 +570,28 @@ class AppiumDevice:
 
     def _act_sync(self, action: Action) -> None:
         self._visibility.forget()
-        op = action.op
-        what = describe_action(action)
-        timeout = self._timeouts.action
-        if op in (Op.TAP, Op.LONG_PRESS, Op.TYPE):
-            assert action.element is not None  # Action refuses these without an element
-            x, y = center_points(action.element.frame, self._screen_size())
-            if op is Op.LONG_PRESS:
-                args = {"x": x, "y": y, "duration": LONG_PRESS_MS / 1000}
-                self._mobile("touchAndHold", args, timeout=timeout, action=what)
-            else:
-                tap_what = f"focusing {action.element.role} {action.element.label!r} to type" if op is Op.TYPE else what
-                self._mobile("tap", {"x": x, "y": y}, timeout=timeout, action=tap_what)
-            if op is Op.TYPE:
-                self._type(action.text or "", what)
-        elif op is Op.SUBMIT:
-            self._type("\n", what)
-        elif op.is_swipe:
-            frame = action.element.frame if action.element is not None else None
-            fx, fy, tx, ty = swipe_points(op, frame, self._screen_size())
+        move = gesture(action, self._screen_size)  # Rule 5
+        what, timeout = move.what, self._timeouts.action
+        if move.long:
+            x, y = move.point
+            self._mobile(
+                "touchAndHold", {"x": x, "y": y, "duration": move.hold_ms / 1000}, timeout=timeout, action=what
+            )
+        elif move.move is Move.PRESS:
+            x, y = move.point
+            self._mobile("tap", {"x": x, "y": y}, timeout=timeout, action=move.press_what)
+        if move.keys is not None:
+            self._type(move.keys, what)
+        elif move.move is Move.SWIPE:
+            fx, fy, tx, ty = move.swipe
             args = {"fromX": fx, "fromY": fy, "toX": tx, "toY": ty, "duration": SWIPE_SECONDS}
             self._mobile("dragFromToForDuration", args, timeout=timeout, action=what)
-        elif op is Op.HOME or (op is Op.LAUNCH_APP and action.text == SPRINGBOARD):
+        elif move.move is Move.HOME:
             self._mobile("pressButton", {"name": "home"}, timeout=timeout, action=what)
-        elif op is Op.LAUNCH_APP:
-            self._mobile("activateApp", {"bundleId": action.text}, timeout=self._timeouts.launch, action=what)
-        elif op is Op.OPEN_URL:
-            self._mobile("deepLink", {"url": action.text}, timeout=self._timeouts.launch, action=what)
-        else:  # pragma: no cover - every Op is handled above
-            raise DeviceError(f"{op} is not something the Appium driver can do")
+        elif move.move is Move.ACTIVATE:
+            self._mobile("activateApp", {"bundleId": move.target}, timeout=self._timeouts.launch, action=what)
+        elif move.move is Move.OPEN_URL:
+            self._mobile("deepLink", {"url": move.target}, timeout=self._timeouts.launch, action=what)
 
     def _type(self, text: str, what: str) -> None:
         """Send ``text`` to the element with the keyboard focus (Rule 5)."""
@@ -633,15 +615,7 @@ class AppiumDevice:
 
     def _screenshot_sync(self) -> bytes:
         value = self._call("screenshot", what="GET /screenshot", timeout=self._timeouts.read)
-        if not isinstance(value, str):
-            raise DeviceError(f"{self._where()} sent a screenshot that is not base64 text")
-        try:
-            png = base64.b64decode(value, validate=False)
-        except (binascii.Error, ValueError) as exc:
-            raise DeviceError(f"{self._where()} sent a screenshot that is not base64") from exc
-        if not png.startswith(_PNG):
-            raise DeviceError(f"{self._where()} sent a screenshot that is not a PNG")
-        return png
+        return replies.screenshot_png(value, self._where())
 
     def _report_sync(self, name: str, verdict: Verdict, reason: str) -> bool:
         provider, session = self._provider, self._session_id
@@ -785,35 +759,19 @@ class AppiumDevice:
         )
 
     def _failure(self, exc: AppiumTransportError, action: str | None) -> DeviceError:
-        where = self._where()
+        where, what, detail = self._where(), exc.what, exc.detail
         if isinstance(exc, AppiumUnreachable):
-            sent = f"{action}: nothing was sent. " if action else ""
-            message = (
-                f"{sent}{where} isn't answering ({exc.what}: {exc.detail}): is the Appium server running there? "
-                "See docs/scale.md"
-            )
-            return DeviceError(self.scrub(message))
+            hint = "is the Appium server running there? See docs/scale.md"
+            return DeviceError(self.scrub(replies.not_answering(where, what, detail, action=action, hint=hint)))
         if action is None:
-            if isinstance(exc, AppiumBadReply):
-                return DeviceError(self.scrub(f"{where} sent a bad reply to {exc.what}: {exc.detail}"))
-            if isinstance(exc, AppiumNoReply):
-                return DeviceError(self.scrub(f"{where} didn't answer {exc.what}: {exc.detail}"))
-            return DeviceError(self.scrub(f"{where}: {exc.what} failed: {exc.detail}"))
+            how: replies.Failed = "bad reply" if isinstance(exc, AppiumBadReply) else "error"
+            how = "no reply" if isinstance(exc, AppiumNoReply) else how
+            return DeviceError(self.scrub(replies.failed_read(where, what, detail, how)))
         if isinstance(exc, AppiumErrorReply) and _refused(exc):
-            return DeviceError(self.scrub(f"{action}: {where} refused {exc.what}: {exc.detail}"))
-        kind = (
-            "a bad reply"
-            if isinstance(exc, AppiumBadReply)
-            else "an error"
-            if isinstance(exc, AppiumErrorReply)
-            else "no complete reply"
-        )
-        return UnknownOutcome(
-            self.scrub(
-                f"{action}: {where} sent {kind} to {exc.what} ({exc.detail}); it may or may not have happened, "
-                "and it was not sent again"
-            )
-        )
+            return DeviceError(self.scrub(replies.refused(action, where, what, detail)))
+        kind = "a bad reply" if isinstance(exc, AppiumBadReply) else "no complete reply"
+        kind = "an error" if isinstance(exc, AppiumErrorReply) else kind
+        return UnknownOutcome(self.scrub(replies.unknown_outcome(action, where, kind, what, detail)))
 
 
 def _refused(exc: AppiumErrorReply) -> bool:
@@ -825,11 +783,9 @@ def _cap(caps: Mapping[str, Any], name: str) -> Any:
 
 
 def _kind_of(details: Mapping[str, Any], udid: str) -> DeviceKind:
-    flag = details.get("isSimulator")
-    if isinstance(flag, bool):
+    flag = replies.simulator_flag(details)
+    if flag is not None:
         return DeviceKind.SIMULATOR if flag else DeviceKind.IPHONE
-    if flag in (0, 1, "0", "1"):
-        return DeviceKind.SIMULATOR if flag in (1, "1") else DeviceKind.IPHONE
     if _SIMULATOR_UDID.fullmatch(udid):
         return DeviceKind.SIMULATOR
     return DeviceKind.IPHONE
@@ -838,10 +794,4 @@ def _kind_of(details: Mapping[str, Any], udid: str) -> DeviceKind:
 def _text(value: Any) -> str | None:
     if isinstance(value, str) and value.strip():
         return value.strip()
-    return None
-
-
-def _positive(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value)
     return None

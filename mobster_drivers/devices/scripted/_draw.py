@@ -35,8 +35,9 @@ from __future__ import annotations
 import math
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
+from typing import ClassVar
 
 from mobster_core import Element, Screen
 from mobster_core.image import RGB, Raster
@@ -303,6 +304,9 @@ def _tree(elements: tuple[Element, ...]) -> list[_Node]:
 # -- the painter -----------------------------------------------------------------------------------
 
 
+_Draw = Callable[["_Painter", _Node, tuple[int, int, int, int], RGB], "RGB | None"]
+
+
 class _Painter:
     """Draws one screen (Rules 3 to 6); ``paint()`` returns the raster."""
 
@@ -420,7 +424,7 @@ class _Painter:
         if self.home and role in ("Button", "Icon"):
             self._icon(element, box, surface)
             return None
-        draw = _ROLES.get(role)
+        draw = self._ROLES.get(role)
         if draw is not None:
             return draw(self, node, box, surface)
         if role in _CONTAINERS and node.has_children:
@@ -790,6 +794,32 @@ class _Painter:
         label_box = (box[0] - self.pt(6), y + side + self.pt(4), box[2] + self.pt(6), y + side + self.pt(4) + label_h)
         self.text(element.label, label_box, points=12, fg=WHITE, bg=surface, align="center", max_lines=1)
 
+    #: How each role is drawn (a method of the painter), looked up by :meth:`_draw`.
+    _ROLES: ClassVar[Mapping[str, _Draw]] = {
+        "StaticText": _static_text,
+        "Button": _button,
+        "TextField": _field,
+        "SecureTextField": _field,
+        "SearchField": _field,
+        "TextView": _field,
+        "Switch": _switch,
+        "Toggle": _switch,
+        "Cell": _cell,
+        "MenuItem": _cell,
+        "Image": _image,
+        "Link": _link,
+        "NavigationBar": _bar,
+        "TabBar": _bar,
+        "Toolbar": _bar,
+        "Alert": _alert,
+        "Sheet": _sheet,
+        "Keyboard": _keyboard,
+        "Key": _key,
+        "ProgressIndicator": _progress,
+        "Slider": _progress,
+        "SegmentedControl": _segmented,
+    }
+
 
 def _text_colour(surface: RGB, *, enabled: bool) -> RGB:
     """Black on light surfaces, white on dark ones; grey when disabled."""
@@ -811,33 +841,6 @@ def _fraction(value: str) -> float:
     if value.strip().endswith("%") or number > 1:
         number /= 100
     return min(1.0, max(0.0, number))
-
-
-_Draw = Callable[[_Painter, _Node, tuple[int, int, int, int], RGB], RGB | None]
-_ROLES: dict[str, _Draw] = {
-    "StaticText": _Painter._static_text,
-    "Button": _Painter._button,
-    "TextField": _Painter._field,
-    "SecureTextField": _Painter._field,
-    "SearchField": _Painter._field,
-    "TextView": _Painter._field,
-    "Switch": _Painter._switch,
-    "Toggle": _Painter._switch,
-    "Cell": _Painter._cell,
-    "MenuItem": _Painter._cell,
-    "Image": _Painter._image,
-    "Link": _Painter._link,
-    "NavigationBar": _Painter._bar,
-    "TabBar": _Painter._bar,
-    "Toolbar": _Painter._bar,
-    "Alert": _Painter._alert,
-    "Sheet": _Painter._sheet,
-    "Keyboard": _Painter._keyboard,
-    "Key": _Painter._key,
-    "ProgressIndicator": _Painter._progress,
-    "Slider": _Painter._progress,
-    "SegmentedControl": _Painter._segmented,
-}
 
 
 # -- chrome ------------------------------------------------------------------------------------------

@@ -465,6 +465,24 @@ class ScriptedPhone:
         """Undo :meth:`drop_typing`: typed text lands in fields again."""
         self._sim.typing_dropped = False
 
+    def peek(self) -> tuple[Screen, list[_Node]]:
+        """The screen as a read would return it now, and the nodes it is drawn from.
+
+        Without a read's latency or faults: a fake server's hit test must not use up an injected
+        read failure.
+        """
+        now = self._clock.now()
+        return self._sim.screen(now), list(self._sim.nodes(now))
+
+    def terminate(self, bundle: str) -> bool:
+        """The system ends ``bundle`` (as ``simctl terminate`` or WDA does); True when it was running."""
+        self._sim.advance(self._clock.now())
+        was_running = self._sim.running.pop(bundle, None) is not None
+        self._sim.pending = [p for p in self._sim.pending if p.origin != bundle]
+        if self._sim.front == bundle:
+            self._sim.front = SPRINGBOARD
+        return was_running
+
     def crash(self, bundle: str | None = None) -> None:
         """The app in front (or ``bundle``) crashes: it stops, and the home screen comes to front."""
         target = bundle or self._sim.front

@@ -32,10 +32,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, Element, LaunchOptions, Reset, Screen
+from mobster_core import AppInfo, DeviceError, DeviceInfo, DeviceKind, LaunchOptions, Reset
 from mobster_core.text import language_of
 from mobster_drivers._pictures import pillow_picture
-from mobster_drivers.devices.wda import WdaDevice, WdaTimeouts, WdaTransport
+from mobster_drivers.devices.wda import WdaDevice, WdaHosted, WdaTimeouts, WdaTransport
 
 from ._simctl import Simctl, SimctlRunner, Simulator, pick_simulator
 
@@ -60,16 +60,17 @@ def wda_port(port: int | None = None) -> int:
     return int(raw)
 
 
-class SimulatorDevice:
+class SimulatorDevice(WdaHosted):
     """An iOS simulator: simctl for apps, WDA for the screen; ``Device`` and ``Screenshots``.
 
-    Make one with :meth:`connect`. See the module rules.
+    Make one with :meth:`connect`. See the module rules; what isn't simctl's is the WDA device's
+    (:class:`~mobster_drivers.devices.wda.WdaHosted`).
     """
 
     def __init__(self, simulator: Simulator, *, simctl: Simctl, wda: WdaDevice) -> None:
+        super().__init__(wda)
         self._simulator = simulator
         self._simctl = simctl
-        self._wda = wda
 
     @classmethod
     def connect(
@@ -127,18 +128,9 @@ class SimulatorDevice:
         return self._simulator.udid
 
     @property
-    def wda(self) -> WdaDevice:
-        """The WDA device that reads and drives the screen."""
-        return self._wda
-
-    @property
     def simctl(self) -> Simctl:
         """The simctl commands."""
         return self._simctl
-
-    def close(self) -> None:
-        """Release the WDA transport (the simulator keeps running)."""
-        self._wda.close()
 
     # -- Device ------------------------------------------------------------------------------
 
@@ -161,22 +153,6 @@ class SimulatorDevice:
     async def launch(self, bundle: str, options: LaunchOptions) -> None:
         """Reset as asked (Rule 3), launch with arguments and environment, open the deep link."""
         await asyncio.to_thread(self._launch_sync, bundle, options)
-
-    async def read(self) -> Screen:
-        """The screen, through WDA: the fast read."""
-        return await self._wda.read()
-
-    async def read_evidence(self) -> Screen:
-        """The screen with WDA's own visibility of each element (``EvidenceReads``)."""
-        return await self._wda.read_evidence()
-
-    async def check_target(self, element: Element) -> bool:
-        """Is ``element`` visible, by WDA's own account (``TargetChecks``)?"""
-        return await self._wda.check_target(element)
-
-    async def act(self, action: Action) -> None:
-        """One action, once, through WDA."""
-        await self._wda.act(action)
 
     async def screenshot(self) -> bytes:
         """A PNG screenshot from ``simctl io``."""

@@ -18,10 +18,10 @@ import contextlib
 import logging
 from typing import Any
 
-from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, Element, LaunchOptions, Screen
+from mobster_core import DeviceError, DeviceInfo, DeviceKind
 from mobster_drivers._loop import LoopThread
 from mobster_drivers._pictures import pillow_picture
-from mobster_drivers.devices.wda import WdaDevice, WdaTimeouts
+from mobster_drivers.devices.wda import WdaDevice, WdaHosted, WdaTimeouts
 
 from ._lockdown import Lockdown, PhoneFacts, PymobiledeviceLockdown, usb_error
 
@@ -110,16 +110,17 @@ async def _forward(udid: str, device_port: int, usbmux_address: str | None) -> _
     return _Forwarding(forwarder, task)
 
 
-class UsbIphone:
+class UsbIphone(WdaHosted):
     """An iPhone over USB: usbmux + a forwarded WDA port; ``Device`` and ``Screenshots``.
 
     Make one with :meth:`connect`; :meth:`close` it when done (it stops the forwarder). See the
-    module rules.
+    module rules; what isn't lockdown's is the WDA device's
+    (:class:`~mobster_drivers.devices.wda.WdaHosted`).
     """
 
     def __init__(self, facts: PhoneFacts, *, wda: WdaDevice, loop: LoopThread, forwarding: _Forwarding) -> None:
+        super().__init__(wda)
         self._facts = facts
-        self._wda = wda
         self._loop = loop
         self._forwarding = forwarding
         self._closed = False
@@ -177,11 +178,6 @@ class UsbIphone:
         return self._facts.udid
 
     @property
-    def wda(self) -> WdaDevice:
-        """The WDA device on the forwarded port."""
-        return self._wda
-
-    @property
     def local_port(self) -> int:
         """The local port forwarded to WDA on the phone."""
         return self._forwarding.port
@@ -205,34 +201,6 @@ class UsbIphone:
         return DeviceInfo(
             name=f.name, ios=f.ios, kind=DeviceKind.IPHONE, udid=f.udid, locale=locale, appearance=appearance
         )
-
-    async def app_info(self, bundle: str) -> AppInfo:
-        """``AppInfo(bundle, None, None)`` for an installed app; DeviceError if it isn't."""
-        return await self._wda.app_info(bundle)
-
-    async def launch(self, bundle: str, options: LaunchOptions) -> None:
-        """(Re)launch through WDA (a reset relaunches as it is: see the WDA device)."""
-        await self._wda.launch(bundle, options)
-
-    async def read(self) -> Screen:
-        """The screen, through WDA: the fast read."""
-        return await self._wda.read()
-
-    async def read_evidence(self) -> Screen:
-        """The screen with WDA's own visibility of each element (``EvidenceReads``)."""
-        return await self._wda.read_evidence()
-
-    async def check_target(self, element: Element) -> bool:
-        """Is ``element`` visible, by WDA's own account (``TargetChecks``)?"""
-        return await self._wda.check_target(element)
-
-    async def act(self, action: Action) -> None:
-        """One action, once, through WDA."""
-        await self._wda.act(action)
-
-    async def screenshot(self) -> bytes:
-        """A PNG screenshot, through WDA."""
-        return await self._wda.screenshot()
 
     def picture(self, png: bytes, box: tuple[int, int]) -> bytes | None:
         """A report's small picture of a screenshot, made with Pillow (``protocols.Pictures``); None without it."""

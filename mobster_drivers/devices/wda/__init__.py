@@ -14,6 +14,8 @@ Each action endpoint is called once with an explicit timeout; errors are mapped 
 polls with the fast read (``read``); the verdict uses ``read_evidence``, which keeps WDA's own
 visibility; ``check_target`` asks WDA before an action whether its element is visible.
 ``mobster_drivers.testing.wda`` serves a scripted phone over the same protocol for tests.
+:class:`WdaHosted` is the base of a device whose screen is a WDA (the simulator, the USB iPhone):
+it forwards what isn't the device's own to the ``WdaDevice`` it hosts.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ._device import (
     WdaDevice,
     WdaTimeouts,
 )
+from ._hosted import WdaHosted
 from ._transport import (
     FacebookWdaTransport,
     WdaBadReply,
@@ -63,6 +66,7 @@ __all__ = [
     "WdaBadReply",
     "WdaDevice",
     "WdaErrorReply",
+    "WdaHosted",
     "WdaNoReply",
     "WdaReply",
     "WdaTimeouts",

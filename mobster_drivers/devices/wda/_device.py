@@ -42,11 +42,8 @@ Rule 8: the bare WDA device can't wipe an app's data: a launch with a reset rela
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import logging
-import re
 import threading
 import time
 from collections.abc import Mapping
@@ -62,15 +59,15 @@ from mobster_core import (
     DeviceKind,
     Element,
     LaunchOptions,
-    Op,
     Reset,
     Screen,
     UnknownOutcome,
 )
-from mobster_core.protocols import SPRINGBOARD, Appearance
+from mobster_core.protocols import Appearance
 from mobster_drivers._pictures import pillow_picture
-from mobster_drivers._xcuitest.session import SESSION_SETTINGS, describe_action, locale_and_appearance
-from mobster_drivers._xcuitest.tree import LONG_PRESS_MS, W3C_TAP_HOLD_MS, center_points, pointer_actions, swipe_points
+from mobster_drivers._xcuitest import replies
+from mobster_drivers._xcuitest.gestures import SWIPE_SECONDS, Move, gesture, pointer_actions
+from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
 from ._transport import (
@@ -108,11 +105,7 @@ SOURCE_PATH = "/source?format=json&excluded_attributes=visible,accessible"
 EVIDENCE_PATH = "/source?format=json&excluded_attributes=accessible"
 #: Where predicate queries go (Rules 5, 5b).
 ELEMENTS_PATH = "/elements"
-#: How long a swipe's drag lasts, in seconds (XCTest's drag, as Mobster's default swipe).
-SWIPE_SECONDS = 0.1
 
-_PNG = b"\x89PNG\r\n\x1a\n"
-_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
 _INVALID_SESSION = "invalid session id"
 
 
@@ -258,7 +251,7 @@ class WdaDevice:
         if ios is None:
             os_info = status.get("os")
             version = os_info.get("version") if isinstance(os_info, Mapping) else None
-            if not isinstance(version, str) or not _VERSION.fullmatch(version):
+            if not isinstance(version, str) or not replies.IOS_VERSION.fullmatch(version):
                 raise DeviceError(f"{self._where()} doesn't say its iOS version (/status os.version: {version!r})")
             ios = version
         details = self._device_details()
@@ -360,11 +353,7 @@ class WdaDevice:
 
     def _window_size(self) -> tuple[int, int]:
         value = self._call("GET", "/window/size", timeout=self._timeouts.read)
-        if isinstance(value, Mapping):
-            width, height = _positive(value.get("width")), _positive(value.get("height"))
-            if width is not None and height is not None:
-                return (round(width), round(height))
-        raise DeviceError(f"{self._where()} sent a window size that is not a size: {value!r:.80}")
+        return replies.window_size(value, self._where(), "a window size")
 
     def _screen_size(self) -> tuple[int, int]:
         if self._size is None:
@@ -373,50 +362,28 @@ class WdaDevice:
 
     def _act_sync(self, action: Action) -> None:
         self._visibility.forget()
-        op = action.op
-        what = describe_action(action)
-        if op in (Op.TAP, Op.LONG_PRESS, Op.TYPE):
-            assert action.element is not None  # Action refuses these without an element
-            x, y = center_points(action.element.frame, self._screen_size())
-            hold = LONG_PRESS_MS if op is Op.LONG_PRESS else W3C_TAP_HOLD_MS
-            tap_what = f"focusing {action.element.role} {action.element.label!r} to type" if op is Op.TYPE else what
-            self._call("POST", "/actions", pointer_actions(x, y, hold), action=tap_what, session=True)
-            if op is Op.TYPE:
-                self._call("POST", "/wda/keys", {"value": list(action.text or "")}, action=what, session=True)
-        elif op is Op.SUBMIT:
-            self._call("POST", "/wda/keys", {"value": ["\n"]}, action=what, session=True)
-        elif op.is_swipe:
-            frame = action.element.frame if action.element is not None else None
-            fx, fy, tx, ty = swipe_points(op, frame, self._screen_size())
+        move = gesture(action, self._screen_size)  # Rules 6, 7
+        what = move.what
+        if move.move is Move.PRESS:
+            body = pointer_actions(*move.point, move.hold_ms)
+            self._call("POST", "/actions", body, action=move.press_what, session=True)
+        if move.keys is not None:
+            self._call("POST", "/wda/keys", {"value": list(move.keys)}, action=what, session=True)
+        elif move.move is Move.SWIPE:
+            fx, fy, tx, ty = move.swipe
             body = {"fromX": fx, "fromY": fy, "toX": tx, "toY": ty, "duration": SWIPE_SECONDS}
             self._call("POST", "/wda/dragfromtoforduration", body, action=what, session=True)
-        elif op is Op.HOME or (op is Op.LAUNCH_APP and action.text == SPRINGBOARD):
+        elif move.move is Move.HOME:
             self._call("POST", "/wda/homescreen", action=what)
-        elif op is Op.LAUNCH_APP:
-            self._call(
-                "POST",
-                "/wda/apps/activate",
-                {"bundleId": action.text},
-                timeout=self._timeouts.launch,
-                action=what,
-                session=True,
-            )
-        elif op is Op.OPEN_URL:
-            self.open_url_sync(action.text or "")
-        else:  # pragma: no cover - every Op is handled above
-            raise DeviceError(f"{op} is not something WebDriverAgent can do")
+        elif move.move is Move.ACTIVATE:
+            body = {"bundleId": move.target}
+            self._call("POST", "/wda/apps/activate", body, timeout=self._timeouts.launch, action=what, session=True)
+        elif move.move is Move.OPEN_URL:
+            self.open_url_sync(move.target)
 
     def _screenshot_sync(self) -> bytes:
         value = self._call("GET", "/screenshot", timeout=self._timeouts.read)
-        if not isinstance(value, str):
-            raise DeviceError(f"{self._where()} sent a screenshot that is not base64 text")
-        try:
-            png = base64.b64decode(value, validate=False)
-        except (binascii.Error, ValueError) as exc:
-            raise DeviceError(f"{self._where()} sent a screenshot that is not base64") from exc
-        if not png.startswith(_PNG):
-            raise DeviceError(f"{self._where()} sent a screenshot that is not a PNG")
-        return png
+        return replies.screenshot_png(value, self._where())
 
     # -- sessions and requests ---------------------------------------------------------------
 
@@ -486,34 +453,24 @@ class WdaDevice:
         raise DeviceError(f"{self._where()} refused two sessions in a row for {endpoint(method, path)}")
 
     def _failure(self, exc: WdaTransportError, action: str | None) -> DeviceError:
-        where = self._where()
+        where, point, detail = self._where(), exc.endpoint, exc.detail
         if isinstance(exc, WdaUnreachable):
-            sent = f"{action}: nothing was sent. " if action else ""
-            return DeviceError(
-                f"{sent}{where} isn't answering ({exc.endpoint}: {exc.detail}): is WebDriverAgent running there? "
-                "See docs/drivers.md"
-            )
+            hint = "is WebDriverAgent running there? See docs/drivers.md"
+            return DeviceError(replies.not_answering(where, point, detail, action=action, hint=hint))
         if action is None:
-            if isinstance(exc, WdaBadReply):
-                return DeviceError(f"{where} sent a bad reply to {exc.endpoint}: {exc.detail}")
-            if isinstance(exc, WdaNoReply):
-                return DeviceError(f"{where} didn't answer {exc.endpoint}: {exc.detail}")
-            return DeviceError(f"{where}: {exc.endpoint} failed: {exc.detail}")
+            how: replies.Failed = "bad reply" if isinstance(exc, WdaBadReply) else "error"
+            how = "no reply" if isinstance(exc, WdaNoReply) else how
+            return DeviceError(replies.failed_read(where, point, detail, how))
         if isinstance(exc, WdaErrorReply) and exc.error != "timeout":
-            return DeviceError(f"{action}: {where} refused {exc.endpoint}: {exc.detail}")
+            return DeviceError(replies.refused(action, where, point, detail))
         kind = "a bad reply" if isinstance(exc, WdaBadReply) else "no complete reply"
-        return UnknownOutcome(
-            f"{action}: {where} sent {kind} to {exc.endpoint} ({exc.detail}); it may or may not have "
-            "happened, and it was not sent again"
-        )
+        return UnknownOutcome(replies.unknown_outcome(action, where, kind, point, detail))
 
 
 def _kind_of(status: Mapping[str, Any], details: Mapping[str, Any]) -> DeviceKind:
-    flag = details.get("isSimulator")
-    if isinstance(flag, bool):
+    flag = replies.simulator_flag(details)
+    if flag is not None:
         return DeviceKind.SIMULATOR if flag else DeviceKind.IPHONE
-    if flag in ("1", "0", 1, 0):
-        return DeviceKind.SIMULATOR if flag in ("1", 1) else DeviceKind.IPHONE
     ios = status.get("ios")
     if isinstance(ios, Mapping):
         return DeviceKind.SIMULATOR if ios.get("simulatorVersion") else DeviceKind.IPHONE
@@ -522,9 +479,3 @@ def _kind_of(status: Mapping[str, Any], details: Mapping[str, Any]) -> DeviceKin
 
 def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
-
-
-def _positive(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return None
