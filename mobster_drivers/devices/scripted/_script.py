@@ -444,6 +444,24 @@ class _Reader:
         info = DeviceInfo(name=name, ios=ios, kind=DeviceKind(kind), locale=locale, appearance=appearance)
         return info, (size[0], size[1])
 
+    def links(self, value: Any, keys: Keys, names: _AppNames, owners: dict[str, str]) -> dict[str, str]:
+        """An app's deep links: URL -> screen (Rule 4: a link belongs to one app)."""
+        if not isinstance(value, Mapping):
+            self.fail(
+                (*keys, "links"),
+                'expected a mapping of URLs to screen names, such as {"yourapp://signup": signup}',
+            )
+        links: dict[str, str] = {}
+        for url, screen in value.items():
+            link_keys = (*keys, "links", str(url))
+            if not isinstance(url, str) or "://" not in url:
+                self.fail(link_keys, f"a link is a URL such as yourapp://signup, got {url!r}")
+            if url in owners:
+                self.fail(link_keys, f"the link is already {owners[url]}'s; a link opens one app")
+            owners[url] = names.bundle
+            links[url] = self.screen_name(screen, link_keys, names)
+        return links
+
     def locale(self, value: Any, keys: Keys) -> str:
         text = self.string(value, keys)
         try:
@@ -530,21 +548,7 @@ class _Reader:
                 )
         names = _AppNames(bundle=bundle, screens=frozenset(screens_raw), bundles=bundles)
         launch = self.screen_name(raw["launch"], (*keys, "launch"), names)
-        links: dict[str, str] = {}
-        links_raw = raw.get("links", {})
-        if not isinstance(links_raw, Mapping):
-            self.fail(
-                (*keys, "links"),
-                'expected a mapping of URLs to screen names, such as {"yourapp://signup": signup}',
-            )
-        for url, screen in links_raw.items():
-            link_keys = (*keys, "links", str(url))
-            if not isinstance(url, str) or "://" not in url:
-                self.fail(link_keys, f"a link is a URL such as yourapp://signup, got {url!r}")
-            if url in owners:
-                self.fail(link_keys, f"the link is already {owners[url]}'s; a link opens one app")
-            owners[url] = bundle
-            links[url] = self.screen_name(screen, link_keys, names)
+        links = self.links(raw.get("links", {}), keys, names, owners)
         screens = {
             screen: self.elements(elements, (*keys, "screens", screen), names, None)
             for screen, elements in screens_raw.items()
