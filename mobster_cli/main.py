@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import attrs
 import click
 
+from ._paths import paths, paths_option
+
 if TYPE_CHECKING:
     from mobster_core import CheckResult, Clock, Device, Model, RunOptions, SuiteResult
 
@@ -292,6 +294,7 @@ class _TestCommand(click.Command):
 )
 @click.option("--each-device", is_flag=True, help="Run every check on every device (one result per check and device).")
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
+@paths_option
 @click.pass_context
 def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
     """Run checks (every check in .mobster/checks by default).
@@ -310,13 +313,14 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
 @click.option(
     "--reject", metavar="CHECK", help="Bring CHECK's recorded steps back; they fail (class drift) if they change."
 )
-def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> None:
+@paths_option
+def heal(checks: tuple[str, ...], accept: str | None, reject: str | None, paths_store: str) -> None:
     """List the heals waiting for review, with the screen before and after; or decide one.
 
     With no option it lists the heals of CHECKS (every check by default). A heal is in the heal
     file beside its check (signup.heal.yaml); replays run the healed steps until you decide.
     """
-    raise SystemExit(_boundary(lambda: _heal_command(checks, accept=accept, reject=reject)))
+    raise SystemExit(_boundary(lambda: _heal_command(checks, accept=accept, reject=reject, store=paths_store)))
 
 
 @cli.command(epilog="Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run.")
@@ -329,6 +333,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None) -> Non
     help="The check file to run.",
 )
 @_device_options
+@paths_option
 @click.pass_context
 def verify(ctx: click.Context, /, check_file: Path, **opts: Any) -> None:
     """Run one check file on one device and exit with its verdict's code."""
@@ -343,6 +348,9 @@ def demo(directory: Path | None) -> None:
     from ._demo import run_demo
 
     raise SystemExit(_boundary(lambda: run_demo(directory or Path("mobster-demo"))))
+
+
+cli.add_command(paths)
 
 
 @cli.group()
@@ -625,6 +633,7 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
         fresh=opts["fresh"],
         carry=bool(opts.get("carry")),
         locale=opts.get("locale"),
+        paths=opts.get("paths_store") or "local",
         max_usd=opts.get("max_usd"),
         frames=opts.get("frames") or "auto",
         root=root,
@@ -751,7 +760,7 @@ def _pending_heals(files: Sequence[Path]) -> int:
 # -- mobster test heal -------------------------------------------------------------------------
 
 
-def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None) -> int:
+def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None, store: str = "local") -> int:
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError
 
@@ -761,13 +770,13 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
         _fail("choose --accept or --reject, not both")
     out = _console()
     if accept or reject:
-        _decide(out, accept=accept, reject=reject)
+        _decide(out, accept=accept, reject=reject, store=store)
         return 0
     root, files = _root_and_files(list(checks))
     listed = unreadable = 0
     for file in files:
         try:
-            lines = _heal_lines(root, file)
+            lines = _heal_lines(root, file, store)
         except (CheckError, HealFileError) as exc:
             # Listed, and the command ends as a usage problem: "no heals wait" would hide it.
             out.print(f"{visible(file.name)}: {visible(exc)}", markup=False)
@@ -783,7 +792,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
     return USAGE_EXIT if unreadable else 0
 
 
-def _decide(out: Any, *, accept: str | None, reject: str | None) -> None:
+def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> None:
     from mobster_core import load_check
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError, accept_heals, reject_heals
@@ -793,7 +802,7 @@ def _decide(out: Any, *, accept: str | None, reject: str | None) -> None:
     file = _resolve_check(accept or reject or "", Path.cwd())
     try:
         check = load_check(file)
-        n = accept_heals(check) if accept else reject_heals(check)
+        n = accept_heals(check, paths=store) if accept else reject_heals(check, paths=store)
     except (CheckError, HealFileError) as exc:
         _fail(str(exc))
     heals = f"{n} heal{'s' if n != 1 else ''} of {visible(file.name)}"
@@ -806,7 +815,7 @@ def _decide(out: Any, *, accept: str | None, reject: str | None) -> None:
         )
 
 
-def _heal_lines(root: Path, file: Path) -> list[str]:
+def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
     from mobster_core import load_check
     from mobster_core.heals import heal_file_for, pending_heals, read_heal_file
 
@@ -816,7 +825,7 @@ def _heal_lines(root: Path, file: Path) -> list[str]:
         return []
     check = load_check(file)
     rows = []
-    for pending in pending_heals(check, root):
+    for pending in pending_heals(check, root, paths=store):
         diff: list[str] = []
         if pending.env is not None:
             diff = [f"screen before → after ({pending.env}):"]

@@ -7,6 +7,7 @@ pinned by a test). Start with ``docs/python.md``. The details live in public sub
 - :mod:`mobster_core.results`: every type of a result, and ``junit.xml``;
 - :mod:`mobster_core.checks`: check files and the project that holds them;
 - :mod:`mobster_core.heals`: reviewing heals (list, accept, reject);
+- :mod:`mobster_core.paths`: recorded paths: their stores, list, forget, export, import;
 - :mod:`mobster_core.prompts`: what a model adapter translates;
 - :mod:`mobster_core.exceptions`: the error tree;
 - :mod:`mobster_core.testing`: a fake clock, an in-memory journal, ``check_device``;

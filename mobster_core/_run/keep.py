@@ -13,6 +13,8 @@ Rule 4: a carried path, as recorded, becomes this env's path; its heals wait for
         and the source env's keep-failing steps come with it.
 Rule 5: the read-modify-write happens under the project's lock: another mobster process may
         write the same files.
+Rule 6: a passing replay notes when this machine last replayed the path (``pathbook``'s Rule 2),
+        never in the path itself.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from mobster_core._rules.identity import Env
 from mobster_core._rules.verdict import FailureClass
 from mobster_core._store.cache import Origin, ReplayCache, check_name
 from mobster_core._store.fsutil import project_lock
+from mobster_core._store.pathbook import note_replayed
 from mobster_core._store.healfile import (
     HealEntry,
     HealFileError,
@@ -68,6 +71,7 @@ def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
             heals_of = f"{retired} heal{'s' if retired != 1 else ''} of {heal_file_for(file).name}"
             return f"retired {heals_of}: they were of the path recorded before"
         return None
+    note_replayed(root, identity, env, utc_now())
     key = check_key(root, file)
     keep_failing = plan.state.keep_failing
     if plan.carried is not None:

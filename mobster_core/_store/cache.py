@@ -72,6 +72,7 @@ __all__ = [
     "FORMAT",
     "KEEP_ENVS",
     "MAX_CACHE_BYTES",
+    "DocumentError",
     "Lookup",
     "Origin",
     "RecordedPath",
@@ -178,7 +179,9 @@ _Record = StoredPath
 _CORRUPT = ".corrupt"
 
 
-class _Dropped(Exception):
+class DocumentError(Exception):
+    """A path document that can't be used: ``message`` says which key and why (Rule 5)."""
+
     def __init__(self, message: str, suffix: str = _CORRUPT) -> None:
         super().__init__(message)
         self.message = message
@@ -328,7 +331,7 @@ class ReplayCache:
             log.warning("replay cache file unreadable", file=where, reason=exc.strerror)
             dropped.append(message)
             return None
-        except _Dropped as exc:
+        except DocumentError as exc:
             reason, suffix = exc.message, exc.suffix
             if suffix != _CORRUPT and formats is not None:
                 formats.append(reason)
@@ -395,7 +398,7 @@ def _newest_key(record: _Record) -> tuple[int, datetime, str]:
 
 
 def _drop(reason: str) -> NoReturn:
-    raise _Dropped(reason)
+    raise DocumentError(reason)
 
 
 def _no_constant(name: str) -> NoReturn:
@@ -424,7 +427,7 @@ class Document:
 
 
 def parse_document(raw: bytes, identity: str | None = None, env_digest: str | None = None) -> Document:
-    """Read and validate one path document strictly (Rule 5); raises ``_Dropped`` naming the key.
+    """Read and validate one path document strictly (Rule 5); raises ``DocumentError`` naming the key.
 
     ``identity`` and ``env_digest``, when given, are what the document's name says it holds.
     """
@@ -555,7 +558,7 @@ def _check_format(value: Any) -> None:
         )
     else:
         why = f"it is in format {value} of a newer Mobster (this Mobster reads format {_FORMAT})"
-    raise _Dropped(why, f".format{value}")
+    raise DocumentError(why, f".format{value}")
 
 
 def _timestamp(value: Any) -> datetime:

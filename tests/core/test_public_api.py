@@ -18,6 +18,7 @@ PUBLIC_MODULES = (
     "exceptions",
     "heals",
     "image",
+    "paths",
     "prompts",
     "protocols",
     "results",

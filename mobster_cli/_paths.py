@@ -1,0 +1,265 @@
+"""``mobster paths``: the project's recorded paths, listed, shown, forgotten, exported and imported.
+
+Rule 1: every subcommand takes ``--paths local|committed`` (the store; ``local`` by default, as
+        ``mobster test``) and works on the project at or above the current folder.
+Rule 2: a check is named as ``mobster test`` names it: a path, or a name in ``.mobster/checks``.
+Rule 3: ``import`` writes nothing from a file that isn't a bundle (exit 3); a bundle whose paths
+        were all added or kept exits 0; one with a refused path exits 3 after writing the rest,
+        each refusal said on its own line.
+Rule 4: text from files (check names, steps, messages) goes through ``visible`` before it is
+        printed (``_render``'s Rule 1).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+if TYPE_CHECKING:
+    from mobster_core import Check
+    from mobster_core.paths import PathEntry
+
+__all__ = ["paths", "paths_option"]
+
+USAGE_EXIT = 3
+
+
+def paths_option(f: Any) -> Any:
+    """Rule 1: ``--paths local|committed``."""
+    return click.option(
+        "--paths",
+        "paths_store",
+        type=click.Choice(["local", "committed"]),
+        default="local",
+        show_default=True,
+        help="Where recorded paths live: local (.mobster/cache/replay, private) or committed (.mobster/paths, in git).",
+    )(f)
+
+
+def _boundary(body: Any) -> None:
+    from .main import _boundary as boundary
+
+    raise SystemExit(boundary(body))
+
+
+def _fail(message: str) -> NoReturn:
+    from .main import _fail as fail
+
+    fail(message)
+
+
+def _project() -> tuple[Path, list[Check]]:
+    """The project at or above the current folder, and its checks (a check that can't be read is left out)."""
+    from mobster_core import find_checks, load_check
+    from mobster_core.checks import find_project_root
+    from mobster_core.exceptions import CheckError
+
+    root = find_project_root(Path.cwd())
+    if root is None:
+        _fail("no .mobster/ folder here or above: run mobster test (or mobster demo) first")
+    checks = []
+    for file in find_checks(root):
+        try:
+            checks.append(load_check(file))
+        except (CheckError, OSError):
+            continue
+    return root, checks
+
+
+def _check(name: str) -> Check:
+    """Rule 2."""
+    from mobster_core import load_check
+    from mobster_core.exceptions import CheckError
+
+    from .main import _resolve_check
+
+    try:
+        return load_check(_resolve_check(name, Path.cwd()))
+    except CheckError as exc:
+        _fail(str(exc))
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def paths() -> None:
+    """The recorded paths: list, show, forget, export and import them (docs/ci.md)."""
+
+
+@paths.command(name="list")
+@click.argument("checks", nargs=-1)
+@paths_option
+@click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
+def paths_list(checks: tuple[str, ...], paths_store: str, as_json: bool) -> None:
+    """List the recorded paths: check, env, when and from which build, steps, how it came, last replayed."""
+    _boundary(lambda: _list(checks, paths_store, as_json=as_json))
+
+
+def _list(names: tuple[str, ...], store: str, *, as_json: bool) -> int:
+    from mobster_core.paths import list_paths
+
+    from ._render import visible
+
+    root, checks = _project()
+    wanted = {_check(n).identity for n in names}
+    entries = [e for e in list_paths(root, checks, paths=store) if not wanted or e.identity in wanted]
+    if as_json:
+        click.echo(json.dumps([_entry_json(e) for e in entries], indent=2, ensure_ascii=True))
+        return 0
+    out = _console()
+    if not entries:
+        out.print(f"no recorded paths in the {store} store", markup=False)
+        return 0
+    for e in entries:
+        out.print(_entry_line(e, visible), markup=False)
+    return 0
+
+
+def _entry_line(e: PathEntry, visible: Any) -> str:
+    who = ", ".join(visible(c) for c in e.checks) or f"no check has it now (identity {e.identity})"
+    how = "recorded" if e.stored.origin is None else e.stored.origin.how
+    if e.stored.origin is not None and e.stored.origin.came_from:
+        how += f" from {visible(e.stored.origin.came_from)}"
+    seen = "never replayed here" if e.last_replayed is None else f"last replayed {e.last_replayed:%Y-%m-%d %H:%M}"
+    when = e.stored.recorded_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+    return (
+        f"{who}  {visible(e.env)}  [{e.stored.env.digest}]  {when}, {how}, "
+        f"{len(e.steps)} step{'s' if len(e.steps) != 1 else ''}, {seen}"
+    )
+
+
+def _entry_json(e: PathEntry) -> dict[str, Any]:
+    origin = e.stored.origin
+    return {
+        "checks": list(e.checks),
+        "names": list(e.names),
+        "identity": e.identity,
+        "env": {**e.stored.env.to_dict(), "described": e.env},
+        "recorded_at": e.stored.recorded_at.isoformat(timespec="seconds"),
+        "seq": e.stored.seq,
+        "steps": list(e.steps),
+        "origin": None if origin is None else origin.to_dict(),
+        "last_replayed": None if e.last_replayed is None else e.last_replayed.isoformat(timespec="seconds"),
+        "where": str(e.stored.path),
+    }
+
+
+@paths.command(name="show")
+@click.argument("check")
+@paths_option
+def paths_show(check: str, paths_store: str) -> None:
+    """Show CHECK's recorded paths, step by step, newest first."""
+    _boundary(lambda: _show(check, paths_store))
+
+
+def _show(name: str, store: str) -> int:
+    from mobster_core import recorded_paths
+
+    from ._render import visible
+
+    root, _checks = _project()
+    check = _check(name)
+    found = recorded_paths(check, root, paths=store)
+    out = _console()
+    if not found:
+        out.print(f"{visible(check.name)}: no recorded path in the {store} store", markup=False)
+        return 0
+    for path in found:
+        how = "" if path.origin is None else f", {path.origin.how}"
+        out.print(f"{visible(check.name)}  {visible(path.env)}  [{path.env_digest}]{how}", markup=False)
+        out.print(f"  {visible(path.file)}", markup=False)
+        for n, step in enumerate(path.steps, 1):
+            live = "  (typed by the model each run)" if step.live else ""
+            out.print(f"  {n}. {visible(step.describe())}{live}", markup=False)
+    return 0
+
+
+@paths.command(name="forget")
+@click.argument("check")
+@click.option("--env", "env_digest", metavar="DIGEST", help="Only the path of this env (its 12 hex digits).")
+@paths_option
+def paths_forget(check: str, env_digest: str | None, paths_store: str) -> None:
+    """Forget CHECK's recorded paths (of one env with --env): its next run records afresh."""
+    _boundary(lambda: _forget(check, env_digest, paths_store))
+
+
+def _forget(name: str, env: str | None, store: str) -> int:
+    from mobster_core.paths import forget_paths
+
+    from ._render import visible
+
+    root, _checks = _project()
+    check = _check(name)
+    gone = forget_paths(root, check, env=env, paths=store)
+    out = _console()
+    if not gone:
+        which = f" for env {visible(env)}" if env else ""
+        out.print(f"{visible(check.name)}: no recorded path{which} in the {store} store to forget", markup=False)
+        return 0
+    for stored in gone:
+        out.print(
+            f"forgot {visible(check.name)}  {visible(stored.env.describe())}  [{stored.env.digest}]", markup=False
+        )
+    return 0
+
+
+@paths.command(name="export")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@paths_option
+def paths_export(file: Path, paths_store: str) -> None:
+    """Write every usable recorded path into one bundle FILE (for a CI cache or artifact)."""
+    _boundary(lambda: _export(file, paths_store))
+
+
+def _export(file: Path, store: str) -> int:
+    from mobster_core.paths import export_paths, read_bundle
+
+    from ._render import visible
+
+    root, _checks = _project()
+    data = export_paths(root, paths=store, now=datetime.now(UTC))
+    if file.exists() and not file.is_file():
+        _fail(f"{file}: it is not a regular file; give a file name for the bundle")
+    tmp = file.with_name(f".{file.name}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(file)
+    count = len(read_bundle(file))
+    _console().print(f"exported {count} path{'s' if count != 1 else ''} to {visible(file)}", markup=False)
+    return 0
+
+
+@paths.command(name="import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@paths_option
+def paths_import(file: Path, paths_store: str) -> None:
+    """Add the paths of a bundle FILE (each validated; a newer path here is kept)."""
+    _boundary(lambda: _import(file, paths_store))
+
+
+def _import(file: Path, store: str) -> int:
+    from mobster_core.paths import BundleError, import_paths
+
+    from ._render import visible
+
+    root, checks = _project()
+    try:
+        report = import_paths(root, file, checks, paths=store)
+    except BundleError as exc:
+        _fail(str(exc))
+    out = _console()
+    for what, why in report.refused:
+        click.echo(f"mobster: refused {visible(what)}: {visible(why)}", err=True)
+    out.print(
+        f"imported into the {store} store: {len(report.added)} added, {len(report.kept)} kept (newer here), "
+        f"{len(report.refused)} refused",
+        markup=False,
+    )
+    return USAGE_EXIT if report.refused else 0

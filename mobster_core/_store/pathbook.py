@@ -1,0 +1,273 @@
+"""The project's recorded paths for people and tools: list, show, forget, export and import.
+
+Rule 1: a path belongs to the checks of the project whose identity it has (several checks may
+        share one); a path no check of the project has is listed as such (its check was changed
+        or removed) and can be forgotten.
+Rule 2: when a path was last replayed is this machine's fact, kept in a private, git-ignored file
+        (``.mobster/cache/replayed.json``), never in the path itself: a replay doesn't touch a
+        committed path, so it never shows as a change in git.
+Rule 3 (export): a bundle is one JSON document, ``{"schema": "mobster.paths/1", "exported_at",
+        "store", "paths": [<path document>, …]}``, of every usable path of the store (a file that
+        can't be used is dropped by the cache's rules, as a run would), in identity and ``seq``
+        order. Its ``schema`` is versioned: a bundle of another schema is refused.
+Rule 4 (import): a bundle is read as a user's file (regular, at most :data:`MAX_BUNDLE_BYTES`,
+        strict JSON); one that isn't a bundle is a :class:`BundleError` and nothing is written.
+        Each path in it is validated whole and strictly, as a path document is; one that fails, or
+        whose identity no check of the project has, is refused with the reason. An existing path
+        of the same identity and env recorded at the same time or later is kept; else the
+        imported one is written, with this store's modes whatever the bundle's were, and becomes
+        that env's newest (its ``seq`` follows the store's). It all happens under the project's
+        lock.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from mobster_core._rules.identity import Env
+from mobster_core._rules.text import utf8
+from mobster_core._rules.typing_rules import Provenance
+from mobster_core.exceptions import MobsterError, PathError
+from mobster_core.protocols import PathStore
+
+from .cache import DocumentError, Origin, ReplayCache, StoredEnv, StoredPath, parse_document
+from .checks import Check
+from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, project_lock, read_private, read_user_file
+
+__all__ = [
+    "BUNDLE_SCHEMA",
+    "MAX_BUNDLE_BYTES",
+    "BundleError",
+    "ImportReport",
+    "PathEntry",
+    "export_paths",
+    "forget_paths",
+    "import_paths",
+    "list_paths",
+    "note_replayed",
+    "read_bundle",
+]
+
+#: Rule 3: the bundle's schema.
+BUNDLE_SCHEMA = "mobster.paths/1"
+#: Rule 4: the largest bundle read, in bytes.
+MAX_BUNDLE_BYTES = 256 * 1024 * 1024
+_REPLAYED = Path(MOBSTER_DIR) / "cache" / "replayed.json"
+_MAX_REPLAYED_BYTES = 4 * 1024 * 1024
+
+
+class BundleError(MobsterError):
+    """A file that isn't a paths bundle (Rule 4): the message names the file and what is wrong."""
+
+
+@attrs.frozen
+class PathEntry:
+    """One recorded path, for a listing (Rules 1, 2).
+
+    ``checks`` are the project's check files (relative to the project) that replay it (empty: no
+    check has its identity now); ``env`` says where it was recorded in words; ``origin`` how it
+    came to be (None for a path stored before that was written); ``last_replayed`` when this
+    machine last replayed it (None: never here).
+    """
+
+    identity: str
+    checks: tuple[str, ...]
+    names: tuple[str, ...]
+    stored: StoredEnv
+    steps: tuple[str, ...]
+    last_replayed: datetime | None
+
+    @property
+    def env(self) -> str:
+        """Where it was recorded, in words: ``1.0 (1) on iOS 26 on a simulator in en_US``."""
+        return self.stored.env.describe()
+
+
+@attrs.frozen
+class ImportReport:
+    """What an import did (Rule 4): paths ``added``, ``kept`` (a newer one was there), ``refused`` (and why)."""
+
+    added: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    refused: tuple[tuple[str, str], ...] = ()
+
+
+def _by_identity(checks: Iterable[Check]) -> dict[str, list[Check]]:
+    found: dict[str, list[Check]] = {}
+    for check in checks:
+        found.setdefault(check.identity, []).append(check)
+    return found
+
+
+def _shown(file: Path, root: Path) -> str:
+    try:
+        return file.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(file)
+
+
+def list_paths(root: Path, checks: Sequence[Check], *, paths: str | PathStore = "local") -> tuple[PathEntry, ...]:
+    """Every usable path of the store, with the ``checks`` that replay it (Rules 1, 2), by check then env."""
+    cache = ReplayCache(root, paths)
+    owners = _by_identity(checks)
+    replayed = _replayed(root)
+    entries = [
+        PathEntry(
+            identity=identity,
+            checks=tuple(_shown(c.file, root) for c in owners.get(identity, [])),
+            names=tuple(c.name for c in owners.get(identity, [])),
+            stored=record.stored,
+            steps=tuple(step.describe() for step in record.steps),
+            last_replayed=replayed.get(f"{identity}-{record.stored.env.digest}"),
+        )
+        for identity in cache.identities()
+        for record in cache.paths(identity)
+    ]
+    return tuple(sorted(entries, key=lambda e: (e.checks or ("~",), e.identity, -e.stored.seq)))
+
+
+def forget_paths(
+    root: Path, check: Check, *, env: str | None = None, paths: str | PathStore = "local"
+) -> tuple[StoredEnv, ...]:
+    """Remove ``check``'s recorded paths (of the env digest ``env`` only, when given), under the project's lock."""
+    with project_lock(root):
+        return tuple(ReplayCache(root, paths).forget(check.identity, env))
+
+
+def note_replayed(root: Path, identity: str, env: Env, when: datetime) -> None:
+    """Rule 2: this machine replayed ``identity``'s path for ``env`` at ``when`` (the caller holds the lock)."""
+    seen = {k: v.isoformat(timespec="seconds") for k, v in _replayed(root).items()}
+    seen[f"{identity}-{env.digest}"] = when.astimezone(UTC).isoformat(timespec="seconds")
+    atomic_write(root / _REPLAYED, utf8(json.dumps(dict(sorted(seen.items())), indent=1) + "\n"))
+
+
+def _replayed(root: Path) -> dict[str, datetime]:
+    """Rule 2's file; anything that can't be read counts as "never replayed here" (it is only a fact for people)."""
+    try:
+        data = json.loads(read_private(root / _REPLAYED, max_bytes=_MAX_REPLAYED_BYTES))
+    except (OSError, UnsafeFile, ValueError, RecursionError):
+        return {}
+    out: dict[str, datetime] = {}
+    if isinstance(data, dict):
+        for key, value in data.items():
+            try:
+                out[str(key)] = datetime.fromisoformat(value)
+            except (TypeError, ValueError):
+                continue
+    return out
+
+
+# -- export and import (Rules 3, 4) -------------------------------------------------------------
+
+
+def export_paths(root: Path, *, paths: str | PathStore = "local", now: datetime) -> bytes:
+    """Rule 3: the bundle of every usable path of the store."""
+    cache = ReplayCache(root, paths)
+    documents = [
+        _as_document(identity, record)
+        for identity in cache.identities()
+        for record in sorted(cache.paths(identity), key=lambda r: r.stored.seq)
+    ]
+    bundle = {
+        "schema": BUNDLE_SCHEMA,
+        "exported_at": now.astimezone(UTC).isoformat(timespec="seconds"),
+        "store": cache.backend.name,
+        "paths": documents,
+    }
+    return utf8(json.dumps(bundle, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def _as_document(identity: str, record: StoredPath) -> dict[str, Any]:
+    from mobster_core._rules.steps import dump_path
+
+    stored = record.stored
+    document: dict[str, Any] = {
+        "format": 2,
+        "identity": identity,
+        "env": stored.env.to_dict(),
+        "recorded_at": stored.recorded_at.isoformat(timespec="microseconds"),
+        "seq": stored.seq,
+        "steps": dump_path(record.steps),
+    }
+    if stored.origin is not None:
+        document["origin"] = stored.origin.to_dict()
+    return document
+
+
+def read_bundle(file: Path) -> list[Any]:
+    """Rule 4: the bundle's paths as parsed JSON, each still to be validated; :class:`BundleError` otherwise."""
+    try:
+        raw = read_user_file(file, max_bytes=MAX_BUNDLE_BYTES)
+    except UnsafeFile as exc:
+        raise BundleError(f"{file}: {exc.reason}; give the file `mobster paths export` wrote") from exc
+    except OSError as exc:
+        raise BundleError(f"{file}: can't be read ({exc.strerror or exc}); check the path") from exc
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except UnicodeDecodeError as exc:
+        raise BundleError(f"{file}: byte {exc.start + 1} is not UTF-8: it is not a paths bundle") from exc
+    except (ValueError, RecursionError) as exc:
+        raise BundleError(f"{file}: not JSON ({exc}): it is not a paths bundle") from exc
+    if not isinstance(data, dict) or data.get("schema") != BUNDLE_SCHEMA:
+        said = data.get("schema") if isinstance(data, dict) else type(data).__name__
+        raise BundleError(
+            f"{file}: not a paths bundle (schema {said!r}, expected {BUNDLE_SCHEMA!r}); "
+            "give the file `mobster paths export` wrote"
+        )
+    found = data.get("paths")
+    if not isinstance(found, list):
+        raise BundleError(f"{file}: key 'paths': expected a list of paths, got {type(found).__name__}")
+    return found
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def import_paths(
+    root: Path, file: Path, checks: Sequence[Check], *, paths: str | PathStore = "local"
+) -> ImportReport:
+    """Rule 4: write the bundle's valid paths into the store; what was added, kept and refused."""
+    documents = read_bundle(file)
+    owners = _by_identity(checks)
+    cache = ReplayCache(root, paths)
+    added: list[str] = []
+    kept: list[str] = []
+    refused: list[tuple[str, str]] = []
+    with project_lock(root):
+        for n, data in enumerate(documents, 1):
+            what = f"path {n}"
+            try:
+                doc = parse_document(utf8(json.dumps(data, ensure_ascii=False)))
+            except (DocumentError, TypeError, ValueError) as exc:
+                refused.append((what, str(exc)))
+                continue
+            what = f"path {n} ({doc.identity}, {doc.env.describe()})"
+            mine = owners.get(doc.identity)
+            if not mine:
+                refused.append((what, "no check of this project has its steps (it was changed or removed)"))
+                continue
+            newer = [s for s in cache.envs(doc.identity) if s.env == doc.env and s.recorded_at >= doc.recorded_at]
+            if newer:
+                kept.append(what)
+                continue
+            origin = doc.origin or Origin("recorded", None, _shown(mine[0].file, root))
+            origin = attrs.evolve(origin, provenance=_provenance(mine))
+            try:
+                cache.store_path(doc.identity, doc.env, doc.steps, recorded_at=doc.recorded_at, origin=origin)
+            except PathError as exc:
+                refused.append((what, str(exc)))
+                continue
+            added.append(what)
+    return ImportReport(tuple(added), tuple(kept), tuple(refused))
+
+
+def _provenance(checks: Sequence[Check]) -> Provenance:
+    """The words of every check that shares the identity (they have the same steps and launch values)."""
+    return Provenance(tuple(s for c in checks for s in c.provenance.sources))
