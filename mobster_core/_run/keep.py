@@ -24,7 +24,6 @@ from mobster_core._rules.identity import Env
 from mobster_core._rules.verdict import FailureClass
 from mobster_core._store.cache import Origin, ReplayCache, check_name
 from mobster_core._store.fsutil import project_lock
-from mobster_core._store.pathbook import note_replayed
 from mobster_core._store.healfile import (
     HealEntry,
     HealFileError,
@@ -39,6 +38,7 @@ from mobster_core._store.healfile import (
     save_heal_state,
     write_heal_file,
 )
+from mobster_core._store.pathbook import note_replayed
 
 from .context import Run
 from .ended import couldnt

@@ -533,6 +533,8 @@ def _envelope(raw: bytes) -> dict[str, Any]:
         _drop(f"it is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
     except RecursionError:
         _drop("it is not valid JSON (nested too deeply)")
+    except ValueError:  # a number of more digits than Python reads (4,300): no path holds one
+        _drop("it holds a number too long to be a count or a frame (over 4,300 digits)")
     if not isinstance(data, dict):
         _drop(f"expected a JSON object, got {type(data).__name__}")
     _check_format(data.get("format"))

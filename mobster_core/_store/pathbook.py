@@ -230,9 +230,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def import_paths(
-    root: Path, file: Path, checks: Sequence[Check], *, paths: str | PathStore = "local"
-) -> ImportReport:
+def import_paths(root: Path, file: Path, checks: Sequence[Check], *, paths: str | PathStore = "local") -> ImportReport:
     """Rule 4: write the bundle's valid paths into the store; what was added, kept and refused."""
     documents = read_bundle(file)
     owners = _by_identity(checks)
