@@ -33,7 +33,7 @@ Rule 5: the keys and their limits:
                                       characters. A string holds one step per non-empty line. An
                                       empty list or a blank string is an error; no ``steps`` key is a
                                       launch-only check.
-        ``expect``                    assertions (``_assertions.py``), up to 50 after lists expand.
+        ``expect``                    assertions (``_rules/assertions/model.py``), up to 50 after lists expand.
                                       None, or ``[]``, means the verdict is ``needs_review``.
         ``budget.max_seconds``        more than 0, at most 600; default 180 (Smart's time limit).
         ``budget.max_usd``            more than 0, at most 1.00; default 0.25 (Smart's spend cap).

@@ -15,8 +15,16 @@ from hypothesis import strategies as st
 
 import mobster_core as mc
 from mobster_core import FailureClass, Verdict
-from mobster_core._rules import assertions as _assertions
-from mobster_core._rules.assertions import ExpectError, Pattern, RegexTimeout, evaluate, normalize, parse_assertion
+from mobster_core._rules.assertions import (
+    Assertion,
+    ExpectError,
+    Pattern,
+    RegexTimeout,
+    evaluate,
+    normalize,
+    parse_assertion,
+)
+from mobster_core._rules.assertions import safe_regex as _safe_regex
 from mobster_core._rules.verdict import Evidence, decide
 from mobster_core.checks import CheckError
 
@@ -37,7 +45,7 @@ def screen(*labels: str) -> mc.Screen:
     )
 
 
-def one(data: dict[str, Any]) -> _assertions.Assertion:
+def one(data: dict[str, Any]) -> Assertion:
     (assertion,) = parse_assertion(data)
     return assertion
 
@@ -124,7 +132,7 @@ def test_the_regexes_of_one_read_share_a_budget(monkeypatch: pytest.MonkeyPatch)
     # Each search here is quick, but the CPU clock (faked: 0.3 s a look) says the read's 1 s budget
     # runs out after a few: every regex after that couldn't be evaluated; plain text still is.
     ticks = iter(range(10_000))
-    monkeypatch.setattr(_assertions, "work_seconds", lambda: 0.3 * next(ticks))
+    monkeypatch.setattr(_safe_regex, "work_seconds", lambda: 0.3 * next(ticks))
     labels = [f"row {i}" for i in range(200)]
     results = evaluate([one({"text": "/x+$/"}), one({"text": "/y+$/"}), one({"text": "row 199"})], screen(*labels))
     assert results[0].error is not None
