@@ -17,10 +17,8 @@ from mobster_core._rules.assertions import (
     Kind,
     Pattern,
     Selector,
-    dotted,
     evaluate,
     first_number,
-    kind_of,
     near_misses,
     normalize,
     parse_assertion,
@@ -28,6 +26,7 @@ from mobster_core._rules.assertions import (
     role_types,
     shown_elements,
 )
+from mobster_core._rules.yaml import dotted, kind_of
 from mobster_core.results import AssertionResult
 
 APP = "com.example.yourapp"

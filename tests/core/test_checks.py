@@ -266,9 +266,9 @@ def test_an_unreadable_file(tmp_path: Path) -> None:
 
 BAD = [
     # YAML itself
-    ("a: 1\na: 2\n", 2, None, "duplicate key"),
-    (APP + "name: !custom x\n", 2, None, "could not determine a constructor"),
-    (APP + "name: !!python/object:os.system x\n", 2, None, "could not determine a constructor"),
+    ("a: 1\na: 2\n", 2, "a", "the key is written twice (lines 1 and 2); keep one of them"),
+    (APP + "name: !custom x\n", 2, "name", "could not determine a constructor"),
+    (APP + "name: !!python/object:os.system x\n", 2, "name", "could not determine a constructor"),
     (APP + "name: [unclosed\n", 3, None, "fix the YAML there"),
     ("", None, None, "the file is empty"),
     ("- app\n", None, None, "expected a mapping of version, name"),
@@ -330,8 +330,8 @@ BAD = [
     (APP + f"launch: {{args: [{'a' * 1001}]}}\n", 2, "launch.args[0]", "the limit is 1000"),
     (APP + "launch: {env: [A]}\n", 2, "launch.env", "expected a mapping of names to strings"),
     (APP + "launch: {env: {lower: x}}\n", 2, "launch.env.lower", "digit); write a name such as LOWER"),
-    (APP + "launch: {env: {1X: x}}\n", 2, "launch.env.1X", "write a name such as MY_FLAG"),
-    (APP + "launch: {env: {1: x}}\n", 2, "launch.env.1", "1 (a number) is not a variable name"),
+    (APP + "launch: {env: {1X: x}}\n", 2, 'launch.env."1X"', "write a name such as MY_FLAG"),
+    (APP + "launch: {env: {1: x}}\n", 2, 'launch.env."1"', "1 (a number) is not a variable name"),
     (APP + "launch: {env: {SEED: 42}}\n", 2, "launch.env.SEED", 'quote it: SEED: "42"'),
     (APP + "launch: {env: {SEED: yes}}\n", 2, None, None),  # yes is a string: fine
     (APP + f"launch: {{env: {{{', '.join(f'K{i}: v' for i in range(21))}}}}}\n", 2, "launch.env", "21 variables"),

@@ -23,7 +23,7 @@ def test_lines_of_keys_and_items() -> None:
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        (b"a: 1\na: 2\n", "f.yaml:2: found duplicate key"),
+        (b"a: 1\na: 2\n", "f.yaml:2: a: the key is written twice (lines 1 and 2); keep one of them"),
         (b"!!python/object/apply:os.system [ls]", "f.yaml:1: could not determine a constructor"),
         (b"a: [1,\n", "f.yaml:2:"),
         (b"\xff\xfe", "not UTF-8"),
@@ -111,7 +111,7 @@ def test_the_scanner_stops_at_the_limit_should_the_pre_scan_read_a_file_differen
 
 @pytest.mark.parametrize("number", ["1" + "0" * 5000, "-" + "9" * 31, "0x" + "f" * 40, "1_000" * 10])
 def test_integers_of_too_many_digits_are_refused_where_they_are_written(number: str) -> None:
-    with pytest.raises(YamlProblem, match=r"n\.yaml:2: a number of \d+ digits; numbers here have at most 30"):
+    with pytest.raises(YamlProblem, match=r"n\.yaml:2: b: a number of \d+ digits; numbers here have at most 30"):
         load_yaml(f"a: 1\nb: {number}\n", "n.yaml")
 
 
@@ -212,7 +212,7 @@ def test_a_changed_file_is_read_as_it_is_now_and_a_bad_one_fails_every_time() ->
     assert load_yaml("a: 1\n", "f.yaml").data == {"a": 1}
     assert load_yaml("a: 2\n", "f.yaml").data == {"a": 2}
     for _ in range(2):
-        with pytest.raises(YamlProblem, match=r"f\.yaml:2: found duplicate key"):
+        with pytest.raises(YamlProblem, match=r"f\.yaml:2: a: the key is written twice \(lines 1 and 2\)"):
             load_yaml("a: 1\na: 2\n", "f.yaml")
 
 
@@ -221,3 +221,103 @@ def test_a_large_file_is_parsed_each_time_and_still_copied() -> None:
     first = load_yaml(text, "big.yaml")
     first.data["k1"].append("changed")
     assert load_yaml(text, "big.yaml").data["k1"] == [1, "x"]
+
+
+# -- the one reader (issue 23): keys and both lines, BOM and CRLF, JSON held to its grammar ------
+
+from mobster_core.yaml import YamlSyntaxError, dotted, load_json  # noqa: E402
+
+
+def test_a_key_written_twice_names_the_key_and_both_lines_never_its_values() -> None:
+    text = "apps:\n  com.example.a:\n    screens:\n      w: {x: 1}\n      v: [1]\n      w:\n        y: 2\n"
+    with pytest.raises(YamlProblem) as info:
+        load_yaml(text, "app.yaml")
+    problem = info.value
+    assert str(problem) == (
+        'app.yaml:6: apps."com.example.a".screens.w: the key is written twice (lines 4 and 6); keep one of them'
+    )
+    assert (problem.line, problem.key) == (6, 'apps."com.example.a".screens.w')
+    assert "{}" not in str(problem)  # issue 25 class 9: a mapping's value was shown as {}
+
+
+def test_a_key_written_twice_in_a_list_item_and_a_number_key() -> None:
+    with pytest.raises(YamlProblem, match=r"^f\.yaml:3: steps\[1\]\.op: the key is written twice \(lines 3 and 3\)"):
+        load_yaml("steps:\n  - {op: TAP}\n  - {op: TAP, op: SWIPE}\n", "f.yaml")
+    with pytest.raises(YamlProblem, match=r'^f\.yaml:2: "1": the key is written twice \(lines 1 and 2\)'):
+        load_yaml("1: a\n1: b\n", "f.yaml")
+
+
+def test_anchors_numbers_and_tags_name_their_key() -> None:
+    with pytest.raises(YamlProblem, match=r"^f\.yaml:4: a\.b\[1\]: anchors and aliases"):
+        load_yaml("a:\n  b:\n    - 0\n    - &x 1\n", "f.yaml")
+    with pytest.raises(YamlProblem, match=r"^f\.yaml:2: a\[0\]\.n: a number of 31 digits"):
+        load_yaml("a:\n  - n: " + "1" * 31 + "\n", "f.yaml")
+    with pytest.raises(YamlProblem, match=r"^f\.yaml:2: a\.b: could not determine a constructor .*; remove the tag"):
+        load_yaml("a:\n  b: !thing x\n", "f.yaml")
+
+
+def test_a_syntax_error_is_its_own_class_with_a_line_and_no_key() -> None:
+    with pytest.raises(YamlSyntaxError) as info:
+        load_yaml("a: 1\nb: [1,\n", "f.yaml")
+    assert (info.value.line, info.value.key, info.value.fix) == (3, None, "fix the YAML there")
+    assert isinstance(info.value, YamlProblem)
+
+
+def test_a_byte_order_mark_and_crlf_read_as_if_absent() -> None:
+    text = "\ufeffa: 1\r\nb:\r\n  - x\r\n  - y\r\nc: z\r\n"
+    for raw in (text, text.encode("utf-8")):
+        doc = load_yaml(raw, "w.yaml")
+        assert doc.data == {"a": 1, "b": ["x", "y"], "c": "z"}
+        assert [doc.line(["a"]), doc.line(["b", 1]), doc.line(["c"])] == [1, 4, 5]
+    with pytest.raises(YamlProblem, match=r"^w\.yaml:3: a: the key is written twice \(lines 1 and 3\)"):
+        load_yaml(b"\xef\xbb\xbfa: 1\r\nb: 2\r\na: 3\r\n", "w.yaml")
+
+
+def test_the_pre_scan_ends_lines_where_the_parser_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_parser(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the parser ran")
+
+    monkeypatch.setattr("mobster_core._rules.yaml._yaml", no_parser)
+    deep = "".join(" " * i + "k:\r" for i in range(MAX_YAML_DEPTH + 5))  # old Mac line ends
+    with pytest.raises(YamlProblem, match=rf"^cr\.yaml:{MAX_YAML_DEPTH + 1}: the YAML is nested more than"):
+        load_yaml(deep, "cr.yaml")
+
+
+def test_a_utf16_file_is_named_as_one() -> None:
+    with pytest.raises(YamlProblem, match=r"^u\.yaml: not UTF-8 text: it is UTF-16 .*; save it as UTF-8$"):
+        load_yaml("a: 1\n".encode("utf-16"), "u.yaml")
+
+
+def test_an_escaped_surrogate_pair_is_the_character_it_encodes() -> None:
+    doc = load_json('{"face": "\\ud83d\\ude00", "half": "\\ud83d!"}', "e.json")
+    assert doc.data == {"face": "\U0001f600", "half": "\ufffd!"}
+
+
+def test_a_docs_problem_names_the_file_line_and_key() -> None:
+    doc = load_yaml("a:\n  b: [1, 2]\n", "d.yaml")
+    problem = doc.problem(("a", "b", 1), "expected text, got 2 (a number)", 'quote it: "2"')
+    assert str(problem) == 'd.yaml:2: a.b[1]: expected text, got 2 (a number); quote it: "2"'
+    assert str(doc.problem((), "the file is empty")) == "d.yaml: the file is empty"
+
+
+def test_dotted_quotes_a_key_that_is_not_a_plain_name() -> None:
+    assert dotted(("apps", "com.example.a", "links", "a://b", 0)) == 'apps."com.example.a".links."a://b"[0]'
+    assert dotted(("bstack:options", "accessKey")) == "bstack:options.accessKey"
+    assert dotted(("1X", 'say "hi"')) == '"1X"."say \\"hi\\""'
+    long = dotted(tuple(f"k{i}" for i in range(100)))
+    assert len(long) == 200
+    assert long.startswith("\u2026")
+    assert long.endswith(".k99")
+
+
+def test_json_is_held_to_its_grammar_and_read_as_every_file_is() -> None:
+    doc = load_json('{\n\t"a": [1, 2.5, true, null],\n\t"b": {"c": "\\/x"}\n}\n', "c.json")
+    assert doc.data == {"a": [1, 2.5, True, None], "b": {"c": "/x"}}
+    assert doc.where(["b", "c"]) == "c.json:3"
+    assert load_json(b'\xef\xbb\xbf{"a": 1}', "bom.json").data == {"a": 1}
+    with pytest.raises(YamlSyntaxError, match=r"^c\.json:1: not valid JSON \(Expecting property name"):
+        load_json('{"a": 1, oops}', "c.json")  # valid YAML, not JSON
+    with pytest.raises(YamlSyntaxError, match=r"NaN is not a JSON number"):
+        load_json('{"a": NaN}', "c.json")
+    with pytest.raises(YamlProblem, match=r"^c\.json:3: a: the key is written twice \(lines 2 and 3\)"):
+        load_json('{\n "a": "first-secret",\n "a": "second-secret"\n}', "c.json")

@@ -122,6 +122,55 @@ def test_unreadable_and_huge_files(tmp_path: Path) -> None:
         load_caps(binary, environ={})
 
 
+def test_a_caps_file_is_read_by_the_one_reader_with_lines_and_keys(tmp_path: Path) -> None:
+    path = tmp_path / "caps.json"
+    path.write_text('{\n  "deviceName": "A",\n  "bstack:options": {\n    "accessKey": "${BS_KEY}"\n  }\n}\n')
+    with pytest.raises(CapsError) as caught:
+        load_caps(path, environ={})
+    assert str(caught.value).startswith(f"{path}:4: bstack:options.accessKey refers to ${{BS_KEY}}")
+    path.write_text('{"accessKey": "first-s3cr3t",\n "accessKey": "second-s3cr3t"}')
+    with pytest.raises(CapsError) as caught:
+        load_caps(path, environ={})
+    message = str(caught.value)
+    assert message == f"{path}:2: accessKey: the key is written twice (lines 1 and 2); keep one of them"
+    assert caught.value.__cause__ is None
+    path.write_text('{"platformName": "iOS",\n "udid": "A",\n "appium:udid": "B"}')
+    with pytest.raises(CapsError, match=r":3: 'udid' and 'appium:udid' are the same capability"):
+        load_caps(path, environ={})
+
+
+def test_a_caps_file_with_a_bom_crlf_and_tabs_loads(tmp_path: Path) -> None:
+    path = tmp_path / "caps.json"
+    path.write_bytes(b'\xef\xbb\xbf{\r\n\t"deviceName": "A",\r\n\t"bstack:options": {"userName": "u"}\r\n}\r\n')
+    assert load_caps(path, environ={}).capabilities == {"appium:deviceName": "A", "bstack:options": {"userName": "u"}}
+
+
+def test_a_yaml_caps_file_holds_the_same_capabilities(tmp_path: Path) -> None:
+    path = tmp_path / "caps.yaml"
+    path.write_text('deviceName: "${PLAIN}"\nbstack:options:\n  accessKey: ${BS_KEY}\n  tags: [a, b]\n')
+    caps = load_caps(path, environ=ENV)
+    assert caps.capabilities == {
+        "appium:deviceName": "iPhone 15",
+        "bstack:options": {"accessKey": "s3cr3t-k3y", "tags": ["a", "b"]},
+    }
+    assert caps.secrets == {"s3cr3t-k3y"}
+    path.write_text("deviceName: A\nbuilt: 2024-01-01\n")
+    with pytest.raises(CapsError, match=r"caps\.yaml:2: built is a date \(from a YAML tag or an unquoted date\)"):
+        load_caps(path, environ={})
+    path.write_text("")
+    with pytest.raises(CapsError, match=r"caps\.yaml: the file is empty; write one object of capabilities"):
+        load_caps(path, environ={})
+
+
+def test_a_json_file_is_held_to_json(tmp_path: Path) -> None:
+    path = tmp_path / "caps.json"
+    path.write_text("deviceName: A\n")  # YAML, in a file that promises JSON
+    with pytest.raises(CapsError, match=r"caps\.json:1: not valid JSON \(Expecting value\)"):
+        load_caps(path, environ={})
+    with pytest.raises(CapsError, match=r"^\$MOBSTER_APPIUM_CAPS:1: not valid JSON"):
+        load_caps(environ={CAPS_ENV: '{"deviceName": A}'})
+
+
 def test_the_environment_variable_names_a_file_or_holds_the_json(tmp_path: Path) -> None:
     path = write(tmp_path, {"deviceName": "A"})
     assert load_caps(environ={CAPS_ENV: str(path)}).capabilities == {"appium:deviceName": "A"}

@@ -504,12 +504,12 @@ def test_bad_kind(kind: str, expected: str) -> None:
 
 def test_duplicate_key() -> None:
     message = error_of(edit('    build: "1"\n', '    build: "1"\n    build: "2"\n'))
-    assert message.startswith('app.yaml:9: found duplicate key "build"')
+    assert message.startswith('app.yaml:9: apps."com.example.a".build: the key is written twice (lines 8 and 9)')
 
 
 def test_python_tag_is_refused() -> None:
     message = error_of(BASE + "x: !!python/object/apply:os.system [ls]\n")
-    assert message.startswith("app.yaml:26: could not determine a constructor for the tag")
+    assert message.startswith("app.yaml:26: x: could not determine a constructor for the tag")
     assert "python/object/apply:os.system" in message
 
 

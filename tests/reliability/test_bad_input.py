@@ -104,8 +104,8 @@ def test_a_tree_five_thousand_deep_is_refused_clearly() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("a: &a [1, 2]\nb: *a\n", "fuzz.yaml:1: anchors and aliases"),
-        ("version: 1\nversion: 1\n", "duplicate key"),
+        ("a: &a [1, 2]\nb: *a\n", "fuzz.yaml:1: a: anchors and aliases"),
+        ("version: 1\nversion: 1\n", "fuzz.yaml:2: version: the key is written twice (lines 1 and 2)"),
         ("!!python/object/apply:os.system [echo hi]\n", "could not determine a constructor"),
         (
             "version: 1\nname: x\napp: {bundle: a.b}\nsteps: " + "[" * 5000 + "]" * 5000 + "\n",
@@ -113,7 +113,7 @@ def test_a_tree_five_thousand_deep_is_refused_clearly() -> None:
         ),
         (
             "version: 1\napp: {bundle: a.b}\nexpect:\n- count: {role: cell}\n  equals: 1" + "0" * 5000,
-            "fuzz.yaml:5: a number",
+            "fuzz.yaml:5: expect[0].equals: a number",
         ),
     ],
 )

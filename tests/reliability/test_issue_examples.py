@@ -201,7 +201,7 @@ def test_listing_heals_with_a_heal_file_that_is_no_heal_file_is_a_usage_problem(
     heal.write_text("\n".join(rows) + "\n")
     listing = mobster("test", "heal")
     assert listing.exit_code == 3, listing.output
-    assert "signup.heal.yaml:1: anchors and aliases (&name, *name) are not allowed" in listing.output
+    assert "signup.heal.yaml:1: a: anchors and aliases (&name, *name) are not allowed" in listing.output
     assert "no heals wait for review" not in listing.output
 
 

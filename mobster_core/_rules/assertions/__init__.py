@@ -3,7 +3,7 @@
 - ``model``: the parsed ``expect`` entries, their patterns and selectors, built strictly.
 - ``safe_regex``: a check's ``/regex/`` refused when pathological, searched under a time limit.
 - ``evaluation``: the assertions against one :class:`~mobster_core.Screen`.
-- ``explanation``: the words of what a failing assertion found instead, and of a bad entry.
+- ``explanation``: the words of what a failing assertion found instead.
 
 Each opens with its rules. ``explanation`` and ``safe_regex`` import neither of the others;
 ``model`` words its errors with ``explanation`` and compiles with ``safe_regex``; ``evaluation``
@@ -11,7 +11,7 @@ uses all three. The names below are the ones the rest of the core uses.
 """
 
 from .evaluation import MAX_MATCHES, evaluate, first_number, shown_elements
-from .explanation import MAX_LISTED, Keys, dotted, kind_of, near_misses, quote_fix
+from .explanation import MAX_LISTED, near_misses
 from .model import (
     ELEMENT_TYPES,
     FRIENDLY_ROLES,
@@ -40,20 +40,16 @@ __all__ = [
     "AssertionResult",
     "ExpectError",
     "Expected",
-    "Keys",
     "Kind",
     "Pattern",
     "RegexTimeout",
     "Selector",
-    "dotted",
     "evaluate",
     "first_number",
-    "kind_of",
     "near_misses",
     "normalize",
     "parse_assertion",
     "parse_expect",
-    "quote_fix",
     "role_types",
     "shown_elements",
 ]

@@ -1,4 +1,4 @@
-"""Explanation: the words of an assertion's ``observed`` text and of a malformed ``expect`` entry.
+"""Explanation: the words of an assertion's ``observed`` text: what a failure found instead.
 
 Rule 1: a failing assertion says what was found instead, from facts the evaluation gathered: near
         misses, the value, the count (what was counted, by label or the text inside, up to
@@ -11,18 +11,16 @@ Rule 2: near misses are up to 5 candidates close to the word (difflib ratio >= 0
 Rule 3: an element is named by its identifier, else its quoted label, else its role and the first
         labelled element inside it; a count lists elements by what a person reads (the label, else
         the first label inside). Long texts are cut to 80 characters with "…".
-Rule 4: an untrusted value is described by what it is (``3 (a number)``, ``'yes' (a string)``),
-        and a key path is dotted (``expect[2].count.equals``), so a message says what was written
-        and where.
-Rule 5: explanation decides nothing: every function here takes facts and returns text.
+Rule 4: explanation decides nothing: every function here takes facts and returns text. A malformed
+        entry is worded as every strict YAML reader words its errors (``_rules/yaml.py``, Rule 3).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeAlias
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from mobster_core._rules.screen import Element, Screen
 
@@ -30,23 +28,16 @@ from .safe_regex import REGEX_READ_SECONDS, REGEX_SEARCH_SECONDS, RegexTimeout
 
 __all__ = [
     "MAX_LISTED",
-    "Keys",
     "Names",
     "cut",
-    "dotted",
     "hidden_note",
-    "kind_of",
     "near_misses",
     "near_note",
-    "quote_fix",
     "quoted",
     "role_mismatch",
     "shown_flag",
     "unevaluated",
 ]
-
-#: A key path inside a check's data: dict keys and list indexes.
-Keys: TypeAlias = tuple[str | int, ...]
 
 #: The most elements a failing ``count`` names (then "…and N more").
 MAX_LISTED = 10
@@ -70,46 +61,6 @@ def cut(text: str) -> str:
 def shown_flag(value: bool) -> str:
     """``true`` or ``false``, as a check file writes it."""
     return "true" if value else "false"
-
-
-# -- Rule 4: what was written, and where ------------------------------------------------------
-
-
-def kind_of(value: Any) -> str:  # noqa: PLR0911 - one return per kind of value: it reads as the table it is
-    """Describe an untrusted value for a message: ``3 (a number)``, ``'yes' (a string)``."""
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return f"{shown_flag(value)} (a flag)"
-    if isinstance(value, int | float):
-        return f"{value!r} (a number)"
-    if isinstance(value, str):
-        return f"{cut(value)!r} (a string)"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return f"a {type(value).__name__} (from a YAML tag or an unquoted date)"
-
-
-def dotted(keys: Keys) -> str:
-    """``expect[2].count.equals`` for ``("expect", 2, "count", "equals")`` (list indexes from 0)."""
-    out = ""
-    for key in keys:
-        if isinstance(key, int):
-            out += f"[{key}]"
-        else:
-            out += f".{key}" if out else key
-    return out
-
-
-def quote_fix(keys: Keys, value: Any) -> str:
-    """What to write for a value that should have been a string: ``quote it: name: "3"``."""
-    if not isinstance(value, bool | int | float):
-        return "write a string"
-    shown = quoted(shown_flag(value) if isinstance(value, bool) else str(value))
-    last = keys[-1] if keys else None
-    return f"quote it: {last}: {shown}" if isinstance(last, str) else f"quote it: {shown}"
 
 
 # -- Rule 3: elements by name -----------------------------------------------------------------

@@ -20,8 +20,9 @@ Rule 5: ``visible`` and ``absent`` take a selector and no bound; ``value`` takes
 Rule 6: ``equals`` on ``value`` is text, a flag, or a finite number of at most 30 digits and 10
         decimal places, below 10^30 in magnitude: what a screen shows, with room to spare.
 Rule 7: values are never converted: a malformed entry is an :class:`ExpectError` whose keys
-        locate it in the ``expect`` list, with what is wrong and what to write instead
-        (``explanation``, Rule 4). What an assertion means on a screen is ``evaluation``'s.
+        locate it in the ``expect`` list, with what is wrong and what to write instead, worded
+        as every strict YAML reader words its errors (``_rules/yaml.py``, Rule 3). What an
+        assertion means on a screen is ``evaluation``'s.
 """
 
 from __future__ import annotations
@@ -40,10 +41,10 @@ import attrs
 import regex
 
 from mobster_core._rules.screen import MAX_ELEMENTS, Element
-from mobster_core._rules.yaml import did_you_mean
+from mobster_core._rules.yaml import Keys, did_you_mean, dotted, kind_of, quote_fix
 from mobster_core.exceptions import MobsterError
 
-from .explanation import Keys, cut, dotted, kind_of, quote_fix, quoted, shown_flag
+from .explanation import cut, quoted, shown_flag
 from .safe_regex import RegexRefused, compile_written, search
 
 __all__ = [
