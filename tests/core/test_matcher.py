@@ -12,7 +12,7 @@ import mobster_core as mc
 from mobster_core import match_step
 from mobster_core._rules.matcher import position
 from tests.core.helpers import SIGNUP_ELEMENTS, screen, step_on
-from tests.strategies import screens
+from tests.strategies import examples, screens
 
 SIGNUP = screen(SIGNUP_ELEMENTS)
 TAP_CONTINUE = step_on(SIGNUP)
@@ -393,7 +393,7 @@ def test_a_step_recorded_on_any_element_matches_that_element_on_its_screen(
     assert m.element.identifier == e.identifier
 
 
-@settings(max_examples=60)  # each example builds three screens; 60 keep it near a second
+@settings(max_examples=examples(60))  # each example builds three screens; 60 keep it near a second
 @given(st.lists(nodes(), min_size=1, max_size=6), st.data(), nodes(depth=0), st.booleans())
 def test_a_change_to_the_screen_never_moves_an_ok_match_to_another_element(
     tree: list[dict[str, Any]], data: st.DataObject, extra: dict[str, Any], same_label: bool

@@ -27,6 +27,7 @@ from mobster_core._rules.assertions import (
 from mobster_core._rules.assertions import safe_regex as _safe_regex
 from mobster_core._rules.verdict import Evidence, decide
 from mobster_core.checks import CheckError
+from tests.strategies import examples
 
 APP = "com.example.yourapp"
 CATASTROPHIC = "/(a|a)+$/"
@@ -185,7 +186,7 @@ TEXTS = st.text(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=TEXTS, pattern=st.sampled_from(PATTERNS), ignore_case=st.booleans())
 def test_regex_and_re_agree_on_check_patterns(text: str, pattern: str, ignore_case: bool) -> None:
     text = normalize(text)

@@ -19,6 +19,7 @@ from mobster_core._rules.safety import (
     strictest,
 )
 from mobster_core._rules.steps import Commit
+from tests.strategies import examples
 
 
 @pytest.mark.parametrize(
@@ -224,7 +225,7 @@ def test_a_lone_surrogate_in_a_label_is_classified() -> None:
 invisible = st.sampled_from(["\u200b", "\u200c", "\u200d", "\u00ad", "\u2060", "\ufeff", "\u200e", "\u202a", "\ufe0f"])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     word=st.sampled_from(["Delete", "Send", "Buy", "Post", "Subscribe", "Erase", "Publish", "Remove"]),
     before=st.text(alphabet="abcdefghij ", max_size=10),

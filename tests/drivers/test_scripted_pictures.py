@@ -18,7 +18,7 @@ from mobster_core.image import RGB, Raster, decode_png
 from mobster_core.protocols import DEFAULT_SCREEN_SIZE
 from mobster_core.testing import SPRINGBOARD, FakeClock
 from mobster_drivers.devices.scripted import ScreenRenderer, ScriptedPhone, _draw, _font, render_screen, sample_path
-from tests.strategies import screens
+from tests.strategies import examples, screens
 
 YOURAPP = "com.example.yourapp"
 W, H = DEFAULT_SCREEN_SIZE
@@ -206,7 +206,7 @@ point_frames = st.tuples(st.integers(0, 400), st.integers(0, 870), st.integers(0
 
 
 # ~1.5 s: two pictures an example, every role, hostile labels; the one check that no role draws out of its frame.
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     role=st.sampled_from(ROLES),
     label=hostile_text,
@@ -228,7 +228,7 @@ def test_an_element_draws_only_inside_its_frame(
     assert same_outside(without, with_it, box(frame))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(screen=screens())
 def test_any_screen_renders_the_same_bytes_twice(screen: mc.Screen) -> None:
     png = render_screen(screen)
@@ -557,7 +557,7 @@ def test_clusters_drop_controls_keep_marks_and_break_lines() -> None:
     assert _font.clusters("\u0301leading mark", 3) == ["l", "e", "a"]
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     text=st.text(max_size=200),
     size=st.floats(6, 40),
@@ -586,7 +586,7 @@ def test_layout_wraps_at_spaces_and_ends_cut_text_with_an_ellipsis() -> None:
     assert lines("", 100, 3) == [""]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(w=st.integers(1, 40), h=st.integers(1, 40), radius=st.floats(0, 25), scale=st.sampled_from([1, 2]))
 def test_a_rounded_shape_leaves_the_pixels_outside_its_corners_alone(w: int, h: int, radius: float, scale: int) -> None:
     raster = Raster(50, 50, (9, 9, 9))

@@ -20,6 +20,7 @@ from mobster_core.heals import read_heal_file
 from mobster_core.prompts import parse_decision
 from mobster_drivers.devices.scripted import AppScript, sample_path
 from tests.core.helpers import NOW
+from tests.strategies import examples
 
 # JSON-like values, including the awkward ones: deep nesting, big numbers, odd strings.
 json_values = st.recursive(
@@ -28,7 +29,7 @@ json_values = st.recursive(
     max_leaves=30,
 )
 CHECK_KEYS = ["version", "name", "app", "steps", "expect", "launch", "budget", "reset", "tags", "device", "runtime"]
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FUZZ

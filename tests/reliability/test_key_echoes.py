@@ -21,6 +21,7 @@ from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT
 from mobster_drivers.models import AnthropicModel, OpenAIModel, make_model
 from mobster_drivers.models._common import MIN_FRAGMENT, REDACTED, scrub
 from mobster_drivers.testing.llm import FakeAnthropic, FakeOpenAI
+from tests.strategies import examples
 
 KEY = "sk-test-Abc/Def+Ghi=Jkl-0123456789"
 PROMPT = Prompt(system=SYSTEM_PROMPT, request="Tap Continue.", history=(), screen="e1 Button", tool_schema=ACTION_TOOL)
@@ -151,7 +152,7 @@ def test_blanks_around_a_key_are_stripped_and_it_is_sent() -> None:
 keys = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=8, max_size=60)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(key=keys, form=st.sampled_from(list(echoes("x" * 8))), before=st.text(max_size=20), after=st.text(max_size=20))
 def test_scrub_removes_every_form_of_any_printable_key(key: str, form: str, before: str, after: str) -> None:
     echo = echoes(key)[form]
