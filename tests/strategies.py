@@ -14,7 +14,9 @@ def examples(ci: int) -> int:
     The same share of the loaded profile's examples (``tests/conftest.py``): all of them under
     ``ci``, a fifth under ``dev``, never fewer than 5.
     """
-    share = settings.default.max_examples / settings.get_profile("ci").max_examples
+    current = settings.default
+    assert current is not None  # a profile is always loaded (tests/conftest.py)
+    share = current.max_examples / settings.get_profile("ci").max_examples
     return min(ci, max(5, round(ci * share)))
 
 

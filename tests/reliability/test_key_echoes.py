@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import urllib.parse
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +20,7 @@ from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT
 from mobster_drivers.models import AnthropicModel, OpenAIModel, make_model
 from mobster_drivers.models._common import MIN_FRAGMENT, REDACTED, scrub
 from mobster_drivers.testing.llm import FakeAnthropic, FakeOpenAI
+from tests.drivers.models.calls import error_of
 from tests.strategies import examples
 
 KEY = "sk-test-Abc/Def+Ghi=Jkl-0123456789"
@@ -31,11 +31,7 @@ VENDORS: dict[str, tuple[Any, Any, str, str]] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _no_vendor_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith(("ANTHROPIC_", "OPENAI_")):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("clean_env")  # no key or endpoint from the shell
 
 
 def echoes(key: str) -> dict[str, str]:
@@ -67,18 +63,6 @@ def leaked(text: str, key: str) -> list[str]:
     return found
 
 
-def error_of(model: Any) -> ModelError:
-    async def go() -> None:
-        try:
-            await model.decide(PROMPT)
-        finally:
-            await model.aclose()
-
-    with pytest.raises(ModelError) as info:
-        asyncio.run(go())
-    return info.value
-
-
 @pytest.mark.parametrize("vendor", list(VENDORS))
 @pytest.mark.parametrize("status", [403, 500])
 @pytest.mark.parametrize("form", list(echoes(KEY)))
@@ -89,7 +73,7 @@ def test_an_echoed_key_never_reaches_the_error(
     fake_type, model_type, _, name = VENDORS[vendor]
     with fake_type(lifetime=30) as api:
         api.reply_error(status, f"the key {echoes(KEY)[form]} may not do this")
-        error = error_of(model_type(name, api_key=KEY, base_url=api.url))
+        error = error_of(model_type(name, api_key=KEY, base_url=api.url), PROMPT)
     message = str(error)
     assert str(status) in message
     assert "<redacted>" in message
