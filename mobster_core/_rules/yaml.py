@@ -32,7 +32,7 @@ import difflib
 import functools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeAlias
 
 from ruamel.yaml import YAML
@@ -455,38 +455,32 @@ class _SafeConstructor(SafeConstructor):
 _SafeConstructor.add_constructor("tag:yaml.org,2002:int", _SafeConstructor.construct_yaml_int)
 
 
-def _path_to(root: Node | None, target: Node) -> Keys | None:
-    """The key path from ``root`` to the node ``target`` (by identity), or None when it isn't there."""
+def _nodes(root: Node | None) -> Iterator[tuple[Node, Keys]]:
+    """Every value node under ``root`` (mapping keys aside), with its key path."""
     stack: list[tuple[Node, Keys]] = [] if root is None else [(root, ())]
     while stack:
         node, keys = stack.pop()
-        if node is target:
-            return keys
+        yield node, keys
         if isinstance(node, MappingNode):
             for name, value in node.value:
-                step = str(name.value) if isinstance(name, ScalarNode) else "?"
-                stack.append((value, (*keys, step)))
+                stack.append((value, (*keys, str(name.value) if isinstance(name, ScalarNode) else "?")))
         elif isinstance(node, CollectionNode):
             stack.extend((item, (*keys, i)) for i, item in enumerate(node.value))
-    return None
+
+
+def _path_to(root: Node | None, target: Node) -> Keys | None:
+    """The key path from ``root`` to the node ``target`` (by identity), or None when it isn't there."""
+    return next((keys for node, keys in _nodes(root) if node is target), None)
 
 
 def _located(root: Node | None, mark: Any) -> tuple[int | None, str | None]:
     """The line of ``mark`` and the key path of the node that starts there (None when none does)."""
     if mark is None:
         return None, None
-    stack: list[tuple[Node, Keys]] = [] if root is None else [(root, ())]
-    while stack:
-        node, keys = stack.pop()
-        if node.start_mark is not None and node.start_mark.index == mark.index:
-            return mark.line + 1, dotted(keys) or None
-        if isinstance(node, MappingNode):
-            for name, value in node.value:
-                step = str(name.value) if isinstance(name, ScalarNode) else "?"
-                stack.append((value, (*keys, step)))
-        elif isinstance(node, CollectionNode):
-            stack.extend((item, (*keys, i)) for i, item in enumerate(node.value))
-    return mark.line + 1, None
+    keys = next(
+        (k for node, k in _nodes(root) if node.start_mark is not None and node.start_mark.index == mark.index), None
+    )
+    return mark.line + 1, dotted(keys) if keys else None
 
 
 class _Yaml(YAML):
