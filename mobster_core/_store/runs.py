@@ -1,4 +1,4 @@
-"""The run folders: ``.mobster/runs/<run_id>/``, one per check run, and the ids of runs and suites.
+"""The run folders: ``.mobster/runs/<run_id>/``, one per check run, their frames, and the ids of runs and suites.
 
 Rule 1: an id sorts by time: ``20261130T051500Z-3f9a1c`` (UTC to the second, then 6 random hex
         digits, so two runs in one second don't collide).
@@ -11,9 +11,9 @@ import secrets
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .fsutil import MOBSTER_DIR, ensure_gitignore, private_dir
+from .fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore, private_dir
 
-__all__ = ["new_run_folder", "run_id"]
+__all__ = ["new_run_folder", "run_id", "write_frame"]
 
 
 def run_id(at: datetime) -> str:
@@ -26,3 +26,11 @@ def new_run_folder(root: Path, at: datetime) -> Path:
     folder = private_dir(root / MOBSTER_DIR / "runs" / run_id(at))
     ensure_gitignore(root)
     return folder
+
+
+def write_frame(folder: Path, name: str, png: bytes) -> None:
+    """Write a frame (``frames/step-001-before.png``, the device's bytes as they are) into a run folder.
+
+    Atomic and private like every file under ``.mobster/``; an ``OSError`` is the caller's to log.
+    """
+    atomic_write(folder / name, png)

@@ -106,7 +106,6 @@ from mobster_core import (
     Verdict,
 )
 from mobster_core.protocols import SPRINGBOARD
-from mobster_drivers._pictures import pillow_picture
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, describe_action
 from mobster_drivers._xcuitest.tree import LONG_PRESS_MS, center_points, swipe_points
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
@@ -313,10 +312,6 @@ class AppiumDevice:
     async def screenshot(self) -> bytes:
         """The screen as PNG bytes (``GET /session/{id}/screenshot``)."""
         return await asyncio.to_thread(self._screenshot_sync)
-
-    def picture(self, png: bytes, box: tuple[int, int]) -> bytes | None:
-        """A report's small picture of a screenshot, made with Pillow (``protocols.Pictures``); None without it."""
-        return pillow_picture(png, box)
 
     # -- extras ------------------------------------------------------------------------------
 

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, Element, LaunchOptions, Reset, Screen
-from mobster_drivers._pictures import pillow_picture
 from mobster_drivers.devices.wda import WdaDevice, WdaTimeouts, WdaTransport
 
 from ._simctl import Simctl, SimctlRunner, Simulator, pick_simulator
@@ -169,10 +168,6 @@ class SimulatorDevice:
     async def screenshot(self) -> bytes:
         """A PNG screenshot from ``simctl io``."""
         return await asyncio.to_thread(self._simctl.screenshot, self.udid)
-
-    def picture(self, png: bytes, box: tuple[int, int]) -> bytes | None:
-        """A report's small picture of a screenshot, made with Pillow (``protocols.Pictures``); None without it."""
-        return pillow_picture(png, box)
 
     # -- extras ------------------------------------------------------------------------------
 

@@ -20,7 +20,6 @@ from typing import Any
 
 from mobster_core import Action, AppInfo, DeviceError, DeviceInfo, DeviceKind, Element, LaunchOptions, Screen
 from mobster_drivers._loop import LoopThread
-from mobster_drivers._pictures import pillow_picture
 from mobster_drivers.devices.wda import WdaDevice, WdaTimeouts
 
 from ._lockdown import Lockdown, PhoneFacts, PymobiledeviceLockdown, usb_error
@@ -230,7 +229,3 @@ class UsbIphone:
     async def screenshot(self) -> bytes:
         """A PNG screenshot, through WDA."""
         return await self._wda.screenshot()
-
-    def picture(self, png: bytes, box: tuple[int, int]) -> bytes | None:
-        """A report's small picture of a screenshot, made with Pillow (``protocols.Pictures``); None without it."""
-        return pillow_picture(png, box)
