@@ -2,11 +2,13 @@
 
 Rule 1: a thumbnail or view is the full picture shrunk by the smallest whole factor that fits
         its box, each output pixel the mean of its factor x factor block (``Image.reduce``, a box
-        filter), encoded as PNG, and as JPEG (quality 75, 4:2:0) too when the PNG is over a size
-        where JPEG may do better; the smaller is kept. Flat interfaces compress best as PNG;
-        photos, gradients and blur as JPEG (docs/reports.md has the figures). A frame that
-        already fits is its own picture, bytes unchanged, unless it is over that size and
-        encoding it again is smaller. A frame is decoded once for all its pictures.
+        filter), encoded as PNG (zlib level 9 for a thumbnail, 6 for a view), and as JPEG
+        (quality 75, 4:2:0) too when the PNG is over a size where JPEG may do better; the
+        smaller is kept. Flat interfaces compress best as PNG; photos, gradients and blur as JPEG
+        (docs/benchmarks.md has the figures). A frame that already fits is its own picture, bytes
+        unchanged, unless it is over that size and encoding it again is smaller. A frame is
+        decoded once for all its pictures, and a PNG is never deflated past the size that
+        decides against it.
 Rule 2: only a PNG of at most :data:`MAX_PIXELS` pixels is read; transparency is laid over white.
         Anything else raises :class:`PictureError`: that frame loses its pictures, nothing more.
 Rule 3: a picture made from a frame is remembered by the frame's digest (the last
@@ -25,7 +27,7 @@ import io
 import math
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -42,6 +44,10 @@ MAX_PIXELS = 40_000_000
 JPEG_TRY = {"thumb": 8 * 1024, "view": 64 * 1024}
 #: Rule 1: the box each size fits.
 BOXES = {"thumb": THUMB_BOX, "view": VIEW_BOX}
+#: Rule 1: the zlib level of a picture's PNG. Thumbnails are embedded for every step, so their
+#: bytes count (level 9 is 10% smaller there); a text-rich view took level 9 six times as long as
+#: level 6 (126 ms against 20) for 2% fewer bytes.
+PNG_LEVEL = {"thumb": 9, "view": 6}
 #: Rule 3: how many pictures are remembered (thumbnails are a few KB, views tens of KB).
 PICTURES_KEPT = 256
 _made: OrderedDict[tuple[bytes, str], Picture] = OrderedDict()
@@ -124,7 +130,7 @@ def _decode(png: bytes) -> Image.Image:
                 rgba = opened.convert("RGBA")
                 white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
                 return Image.alpha_composite(white, rgba).convert("RGB")
-            return opened.convert("RGB")
+            return opened if opened.mode == "RGB" else opened.convert("RGB")  # loaded: closing the file keeps it
     except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError) as exc:
         raise PictureError(f"not a PNG Pillow reads ({exc})") from exc
 
@@ -136,26 +142,62 @@ def _picture(png: bytes, image: Image.Image, size: str) -> Picture:
     if factor == 1:
         if len(png) <= jpeg_over:
             return Picture(png, "png", image.width, image.height)
-        smaller = _smaller(image, jpeg_over)
+        smaller = _smaller(image, jpeg_over, PNG_LEVEL[size])
         return smaller if len(smaller.data) < len(png) else Picture(png, "png", image.width, image.height)
-    return _smaller(image.reduce(factor), jpeg_over)
+    return _smaller(image.reduce(factor), jpeg_over, PNG_LEVEL[size])
 
 
-def _smaller(image: Image.Image, jpeg_over: int) -> Picture:
-    """PNG, and JPEG too when the PNG is over ``jpeg_over`` bytes: the smaller."""
-    png = encode(image, "png")
-    if len(png) > jpeg_over:
-        jpg = encode(image, "jpg")
-        if len(jpg) < len(png):
-            return Picture(jpg, "jpg", image.width, image.height)
-    return Picture(png, "png", image.width, image.height)
+def _smaller(image: Image.Image, jpeg_over: int, level: int) -> Picture:
+    """PNG, and JPEG too when the PNG is over ``jpeg_over`` bytes: the smaller (a tie keeps PNG).
+
+    The JPEG is made first (a millisecond or two), so the PNG is never deflated past the size
+    that decides against it: ``jpeg_over`` or the JPEG's size, whichever is more. A photo's view
+    PNG is ten times its JPEG, and deflating it whole was most of its picture's time.
+    """
+    jpg = encode(image, "jpg")
+    png = _png_within(image, max(jpeg_over, len(jpg)), level)
+    if png is not None:
+        return Picture(png, "png", image.width, image.height)
+    return Picture(jpg, "jpg", image.width, image.height)
 
 
-def encode(image: Image.Image, kind: str) -> bytes:
-    """Rule 1's encodings: PNG at zlib level 9, or baseline JPEG at quality 75, 4:2:0."""
+def encode(image: Image.Image, kind: str, level: int = 9) -> bytes:
+    """Rule 1's encodings: PNG at zlib ``level``, or baseline JPEG at quality 75, 4:2:0."""
     out = io.BytesIO()
+    _save(image, kind, out, level)
+    return out.getvalue()
+
+
+def _save(image: Image.Image, kind: str, out: io.BytesIO, level: int) -> None:
     if kind == "png":
-        image.save(out, format="PNG", compress_level=9)
+        image.save(out, format="PNG", compress_level=level)
     else:
         image.save(out, format="JPEG", quality=75, subsampling="4:2:0")
+
+
+class _OverCap(Exception):  # a signal between two functions here, never raised further
+    """The PNG being written is past its cap: it would not be kept."""
+
+
+class _Capped(io.BytesIO):
+    """A buffer that stops the encoder writing to it once it holds more than ``cap`` bytes."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__()
+        self.cap = cap
+
+    def write(self, data: Any) -> int:
+        written = super().write(data)
+        if self.tell() > self.cap:
+            raise _OverCap
+        return written
+
+
+def _png_within(image: Image.Image, cap: int, level: int) -> bytes | None:
+    """The image's PNG when it is at most ``cap`` bytes; None (and no more work) once it is past it."""
+    out = _Capped(cap)
+    try:
+        _save(image, "png", out, level)
+    except _OverCap:
+        return None
     return out.getvalue()

@@ -42,13 +42,13 @@ from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
 from mobster_core._rules.cost import Cost
 from mobster_core._rules.device import DeviceInfo
-from mobster_core._rules.frames import FINAL_FRAME, FramesMode
+from mobster_core._rules.frames import FINAL_FRAME, FramesMode, is_drift_frame
 from mobster_core._rules.text import utf8
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import Check, project_of
 from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
-from mobster_core._store.runs import new_run_folder
+from mobster_core._store.runs import drop_frame, new_run_folder
 from mobster_core.exceptions import PathError, os_error_message
 from mobster_core.protocols import CheckReports, Clock, Device, Model, Reporter
 
@@ -59,7 +59,7 @@ from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
 from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
-from .results import CheckResult, Mode
+from .results import CheckResult, Mode, StepReport
 from .steps import Executed, execute
 
 __all__ = ["RunOptions", "RunStopped", "run_check"]
@@ -115,6 +115,7 @@ async def run_check(
     seconds = clock.now() - began
     frames = dispatch.drop_frames() if stopped is not None else await _frames(dispatch)
     result = _result(run, story, seconds=seconds, folder=folder, frames=frames)
+    _drop_unowned_drifts(folder, frames, result.steps)
     atomic_write(folder / "result.json", utf8(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
     if options.reporter is not None:
         _report(options.reporter, result, folder, options.frames)
@@ -194,6 +195,14 @@ async def _frames(dispatch: Dispatcher) -> frozenset[str]:
     return await dispatch.settle_frames(FRAMES_WAIT_S)
 
 
+def _drop_unowned_drifts(folder: Path, frames: frozenset[str], steps: tuple[StepReport, ...]) -> None:
+    """Rule 3: the frame of a drift that a heal stood in for is no step's: it goes (the healed steps have theirs)."""
+    owned = {r.frame for r in steps}
+    for name in sorted(frames - owned):
+        if is_drift_frame(name):
+            drop_frame(folder, name)
+
+
 def _report(reporter: Reporter, result: CheckResult, folder: Path, frames: FramesMode) -> None:
     """Rule 3: the reporter's turn, after ``result.json``; a failure here costs the run nothing."""
     try:
@@ -206,7 +215,10 @@ def _result(run: Run, story: _Story, *, seconds: float, folder: Path, frames: fr
     """The run's result; a step's frame that was never written (its screenshot failed) is None."""
     check, prepared, plan = run.check, story.prepared, story.plan
     executed, judged = story.executed, story.judged
-    steps = () if executed is None else executed.reports
+    steps = tuple(
+        r if r.frame is None or r.frame in frames else attrs.evolve(r, frame=None)
+        for r in (() if executed is None else executed.reports)
+    )
     mode = Mode.LAUNCH if check.launch_only else Mode.REPLAY
     return CheckResult(
         name=check.name,
@@ -222,7 +234,7 @@ def _result(run: Run, story: _Story, *, seconds: float, folder: Path, frames: fr
         env=None if prepared is None else prepared.env.digest,
         path_used=(plan if executed is None else executed.plan).used,
         path_why=(plan if executed is None else executed.plan).why,
-        steps=tuple(r if r.frame is None or r.frame in frames else attrs.evolve(r, frame=None) for r in steps),
+        steps=steps,
         heals=() if executed is None else executed.heals,
         assertions=() if judged is None else judged.assertions,
         run_dir=_relative(folder, run.root),

@@ -7,13 +7,14 @@ Rule 2: a run folder is private (0700) and ``.mobster/.gitignore`` exists once o
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
 
 from .fsutil import MOBSTER_DIR, atomic_write, ensure_gitignore, private_dir
 
-__all__ = ["new_run_folder", "run_id", "write_frame"]
+__all__ = ["drop_frame", "new_run_folder", "run_id", "write_frame"]
 
 
 def run_id(at: datetime) -> str:
@@ -34,3 +35,9 @@ def write_frame(folder: Path, name: str, png: bytes) -> None:
     Atomic and private like every file under ``.mobster/``; an ``OSError`` is the caller's to log.
     """
     atomic_write(folder / name, png)
+
+
+def drop_frame(folder: Path, name: str) -> None:
+    """Delete a frame of a run folder (one no step owns); a frame already gone, or that can't go, is left."""
+    with contextlib.suppress(OSError):
+        (folder / name).unlink(missing_ok=True)

@@ -144,29 +144,12 @@ def test_frames_still_arriving_at_the_end_wait_a_bounded_time_then_are_left_out(
 
 
 def test_a_device_without_screenshots_takes_no_frames(tmp_path: Path) -> None:
-    class Blind:
-        """The scripted phone's Device methods only: no screenshots."""
-
-        def __init__(self, inner: ScriptedPhone) -> None:
-            self.inner = inner
-
-        async def info(self) -> mc.DeviceInfo:
-            return await self.inner.info()
-
-        async def app_info(self, bundle: str) -> mc.AppInfo:
-            return await self.inner.app_info(bundle)
-
-        async def launch(self, bundle: str, options: mc.LaunchOptions) -> None:
-            await self.inner.launch(bundle, options)
-
-        async def read(self) -> mc.Screen:
-            return await self.inner.read()
-
-        async def act(self, action: mc.Action) -> None:
-            await self.inner.act(action)
+    from tests.core.test_device_abilities import device as without_screenshots  # a typed fake with none
 
     clock = FakeClock()
-    dispatch = Dispatcher(Blind(phone(clock)), clock, MemoryJournal())
+    blind = without_screenshots(clock)
+    assert not isinstance(blind, mc.Screenshots)
+    dispatch = Dispatcher(blind, clock, MemoryJournal())
     dispatch.keep_frames(tmp_path)
 
     async def go() -> tuple[str | None, str | None]:
@@ -177,6 +160,7 @@ def test_a_device_without_screenshots_takes_no_frames(tmp_path: Path) -> None:
         return sent, dispatch.final_frame()
 
     assert clock.run(go()) == (None, None)
+    assert not (tmp_path / "frames").exists()
 
 
 class BrokenReport:
