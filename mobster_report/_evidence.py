@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -106,8 +107,8 @@ def keep_frames(
     steps = result.get("steps")
     bases = step_bases([s if isinstance(s, Mapping) else {} for s in steps] if isinstance(steps, list) else [])
     named = [b for b in (*bases, base_of(result.get("final_frame"))) if b is not None]
-    taken = {b: folder / frame_file(b) for b in dict.fromkeys(named) if (folder / frame_file(b)).is_file()}
-    sizes = {b: path.stat().st_size for b, path in taken.items()}
+    sizes = {b: size for b in dict.fromkeys(named) if (size := _size(folder / frame_file(b))) is not None}
+    taken = {b: folder / frame_file(b) for b in sizes}
     plan = plan_frames(result, mode, sizes=sizes, limits=limits or FrameLimits())
     files: dict[str, bytes | Path] = {}
     for base, path in taken.items():
@@ -122,8 +123,20 @@ def keep_frames(
         if base in plan.full:
             files[frame_file(base)] = path
         else:
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as exc:  # Rule 2: a frame that can't go costs the page nothing
+                log.warning("a frame the plan doesn't keep couldn't be deleted: %s (%s)", path, exc)
     return files
+
+
+def _size(path: Path) -> int | None:
+    """The bytes of a regular file, None when there is none (a frame whose screenshot never came)."""
+    try:
+        found = path.lstat()
+    except OSError:
+        return None
+    return found.st_size if stat.S_ISREG(found.st_mode) else None
 
 
 def _pictures(path: Path, sizes: list[str]) -> dict[str, bytes]:
