@@ -42,6 +42,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +165,7 @@ def pictures(repeat: int, *, quick: bool) -> list[dict[str, Any]]:
             "scale": scale,
             "pixels": f"{width}x{height}",
             "full_png_bytes": len(png),
-            "decode_ms": least(lambda png=png: _pictures._decode(png), repeat),
+            "decode_ms": least(partial(_pictures._decode, png), repeat),
             "thumb_and_view_ms": least(make, repeat),
         }
         for size, picture in made.items():

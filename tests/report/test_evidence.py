@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +65,7 @@ def test_a_frame_that_is_a_symlink_is_neither_read_nor_followed(tmp_path: Path) 
     target.write_bytes(frame_png((7, 7, 7)))
     link = folder / "frames" / "step-001-before.png"
     link.unlink()
-    os.symlink(target, link)
+    link.symlink_to(target)
     files = keep_frames(folder, result, "auto", FrameLimits(max_full=1))  # the plan would delete it
     assert link.is_symlink()
     assert target.is_file()

@@ -180,3 +180,28 @@ def test_sniff() -> None:
     assert sniff(b"\xff\xd8\xff\xdb") == "jpg"
     assert sniff(b"GIF89a") is None
     assert sniff(b"") is None
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L", "LA", "P", "P+transparency", "1", "I;16"])
+def test_every_png_colour_type_decodes_to_rgb_with_transparency_over_white(mode: str) -> None:
+    rng = random.Random(5)
+    width, height = 23, 11
+    image = Image.new("RGB", (width, height))
+    image.putdata([(rng.randrange(256), rng.randrange(256), rng.randrange(256)) for _ in range(width * height)])
+    if mode == "P+transparency":
+        image = image.convert("P")
+        image.info["transparency"] = 0
+    elif mode in ("RGBA", "LA"):
+        image = image.convert(mode)
+        image.putalpha(Image.new("L", (width, height), 128))
+    else:
+        image = image.convert(mode)
+    out = io.BytesIO()
+    image.save(out, "PNG", **({"transparency": 0} if mode == "P+transparency" else {}))
+    decoded_image = _pictures._decode(out.getvalue())
+    assert decoded_image.mode == "RGB"
+    assert decoded_image.size == (width, height)
+    with Image.open(io.BytesIO(out.getvalue())) as reread:
+        rgba = reread.convert("RGBA")
+    expected = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba).convert("RGB")
+    assert decoded_image.tobytes() == expected.tobytes()
