@@ -100,9 +100,11 @@ def test_first_run_records_then_replays_with_zero_model_calls(tmp_path: Path) ->
 
 
 def test_replay_without_a_live_step_needs_no_model(tmp_path: Path) -> None:
+    from mobster_report import HtmlReport
+
     check = project(tmp_path, SIGNUP_WITH_PASSWORD.replace('  - Type "hunter22" into "Password"\n', ""))
     run(check, sample_path("yourapp"))
-    second, _, _ = run(check, sample_path("yourapp"), model=False)
+    second, _, _ = run(check, sample_path("yourapp"), model=False, reporter=HtmlReport())
     assert (second.verdict, second.mode, second.model_calls, second.cost.usd) == (mc.Verdict.PASSED, "replay", 0, 0.0)
     assert [s.source for s in second.steps] == [StepSource.REPLAY] * 3
     data = json.loads((tmp_path / second.run_dir / "result.json").read_text())
@@ -118,7 +120,7 @@ def test_replay_without_a_live_step_needs_no_model(tmp_path: Path) -> None:
     ]
     # Each step names the element its action was sent to, with its frame then.
     assert [s["target"]["label"] for s in data["steps"]] == ["Sign up", "Email", "Continue"]
-    # The run keeps a frame before each action and its report.
+    # With a reporter, the run keeps a frame before each action, the final one, and its report.
     run_dir = tmp_path / second.run_dir
     assert sorted(
         p.name for p in (run_dir / "frames").glob("*.png") if ".thumb." not in p.name and ".view." not in p.name

@@ -14,10 +14,12 @@ from hypothesis import strategies as st
 
 import mobster_core as mc
 from mobster_core import Action, LaunchOptions, Op
-from mobster_core.image import RGB, Raster, decode_png
 from mobster_core.protocols import DEFAULT_SCREEN_SIZE
 from mobster_core.testing import SPRINGBOARD, FakeClock
 from mobster_drivers.devices.scripted import ScreenRenderer, ScriptedPhone, _draw, _font, render_screen, sample_path
+from mobster_drivers.devices.scripted._raster import RGB, Raster
+from tests.drivers.pictures import colours as colours_of
+from tests.drivers.pictures import decoded
 from tests.strategies import examples, screens
 
 YOURAPP = "com.example.yourapp"
@@ -46,7 +48,7 @@ def screen_of(*elements: dict[str, Any], app: str = "com.example.a") -> mc.Scree
 
 
 def picture(*elements: dict[str, Any], app: str = "com.example.a", scale: float = 1.0) -> Raster:
-    return decode_png(render_screen(screen_of(*elements, app=app), scale=scale))
+    return decoded(render_screen(screen_of(*elements, app=app), scale=scale))
 
 
 def changed(a: Raster, b: Raster) -> list[tuple[int, int]]:
@@ -79,7 +81,7 @@ def same_outside(a: Raster, b: Raster, bounds: tuple[int, int, int, int]) -> boo
 
 
 def darkest(raster: Raster, b: tuple[int, int, int, int]) -> int:
-    return min(sum(c) for c in raster.colours(b))
+    return min(sum(c) for c in colours_of(raster, b))
 
 
 def run(clock: FakeClock, scenario: Callable[[], Any]) -> Any:
@@ -104,7 +106,7 @@ def test_a_screenshot_is_the_screen_in_points_times_the_scale(scale: float, size
 
     png = run(clock, shot)
     assert png[25] == 2  # the IHDR colour type: RGB
-    raster = decode_png(png)
+    raster = decoded(png)
     assert (raster.width, raster.height) == size
 
 
@@ -135,18 +137,18 @@ def test_the_first_button_is_filled_the_others_tinted_a_disabled_one_grey() -> N
         {"role": "Button", "label": "Settings", "frame": BUTTON_B},
         {"role": "Button", "label": "Off", "frame": BUTTON_C, "enabled": False},
     )
-    assert raster.colours(band(BUTTON_A)) == {_draw.TINT: 40 * 32}
-    assert raster.colours(band(BUTTON_B)) == {_draw.TINTED_FILL: 40 * 32}
-    assert raster.colours(band(BUTTON_C)) == {_draw.GREY5: 40 * 32}
+    assert colours_of(raster, band(BUTTON_A)) == {_draw.TINT: 40 * 32}
+    assert colours_of(raster, band(BUTTON_B)) == {_draw.TINTED_FILL: 40 * 32}
+    assert colours_of(raster, band(BUTTON_C)) == {_draw.GREY5: 40 * 32}
     # Each label is drawn on its button: white on the filled one, tint on the tinted one.
-    assert (255, 255, 255) in raster.colours(box(BUTTON_A))
-    assert _draw.TINT in raster.colours(box(BUTTON_B))
+    assert (255, 255, 255) in colours_of(raster, box(BUTTON_A))
+    assert _draw.TINT in colours_of(raster, box(BUTTON_B))
 
 
 def test_a_small_button_is_tinted_text() -> None:
     frame = pt(300, 60, 80, 24)
     raster = picture({"role": "Button", "label": "Edit", "frame": frame})
-    colours = raster.colours(box(frame))
+    colours = colours_of(raster, box(frame))
     assert _draw.TINT in colours
     assert _draw.TINTED_FILL not in colours
     assert max(colours, key=colours.__getitem__) == WHITE
@@ -156,7 +158,7 @@ def test_a_hidden_element_is_not_drawn() -> None:
     hidden = {"role": "Button", "label": "Hidden", "frame": BUTTON_A, "visible": False}
     shown = {"role": "StaticText", "label": "Shown", "frame": BUTTON_B}
     raster = picture(hidden, shown)
-    assert raster.colours(box(BUTTON_A)) == {WHITE: 354 * 52}
+    assert colours_of(raster, box(BUTTON_A)) == {WHITE: 354 * 52}
     assert changed(raster, picture(shown)) == []
 
 
@@ -233,7 +235,7 @@ def test_an_element_draws_only_inside_its_frame(
 def test_any_screen_renders_the_same_bytes_twice(screen: mc.Screen) -> None:
     png = render_screen(screen)
     assert png == render_screen(screen)
-    assert decode_png(png).width == 402
+    assert decoded(png).width == 402
 
 
 def field(role: str, value: str, label: str = "Password", enabled: bool = True) -> dict[str, Any]:
@@ -295,7 +297,9 @@ def test_a_search_field_has_a_glass_before_its_placeholder() -> None:
 @pytest.mark.parametrize(("value", "on"), [("1", True), ("0", False), ("true", True), ("", False)])
 def test_a_switch_is_on_or_off_from_its_value(value: str, on: bool) -> None:
     frame = pt(24, 200, 354, 52)
-    colours = picture({"role": "Switch", "label": "Notifications", "value": value, "frame": frame}).colours(box(frame))
+    colours = colours_of(
+        picture({"role": "Switch", "label": "Notifications", "value": value, "frame": frame}), box(frame)
+    )
     assert (_draw.GREEN in colours) is on
     assert (_draw.SWITCH_OFF in colours) is not on
     assert min(sum(c) for c in colours) < 60  # the label, in black
@@ -305,10 +309,10 @@ def test_a_cell_is_a_row_with_a_separator_and_a_chevron() -> None:
     frame = pt(0, 200, 402, 52)
     raster = picture({"role": "Cell", "label": "Account", "value": "Ada", "frame": frame})
     x0, _, x1, y1 = box(frame)
-    assert raster.colours((x0 + 16, y1 - 1, x1, y1)) == {_draw.SEPARATOR: x1 - x0 - 16}
-    chevron = raster.colours((x1 - 30, y1 - 40, x1 - 10, y1 - 10))
+    assert colours_of(raster, (x0 + 16, y1 - 1, x1, y1)) == {_draw.SEPARATOR: x1 - x0 - 16}
+    chevron = colours_of(raster, (x1 - 30, y1 - 40, x1 - 10, y1 - 10))
     assert any(c != WHITE and abs(c[0] - c[2]) < 10 for c in chevron)
-    value = raster.colours((200, y1 - 40, x1 - 30, y1 - 10))
+    value = colours_of(raster, (200, y1 - 40, x1 - 30, y1 - 10))
     assert darkest(raster, (200, y1 - 40, x1 - 30, y1 - 10)) >= sum(_draw.GREY)  # the value is grey
     assert len(value) > 1
 
@@ -354,7 +358,7 @@ def test_an_alert_is_a_card_over_a_dimmed_screen() -> None:
     assert raster.pixel(10, 700) == (153, 153, 153)  # white behind, 40% black over it
     b = box(alert)
     assert raster.pixel(b[0] + 10, b[1] + 60) == _draw.ALERT
-    assert _draw.TINT in raster.colours(box(pt(201, 466, 141, 44)))  # its buttons are tinted text
+    assert _draw.TINT in colours_of(raster, box(pt(201, 466, 141, 44)))  # its buttons are tinted text
 
 
 def test_a_sheet_is_a_white_card_over_a_screen_dimmed_by_a_quarter() -> None:
@@ -400,9 +404,9 @@ def test_bars_and_tabs() -> None:
     assert raster.pixel(5, n[1] + 5) == _draw.BAR
     assert raster.pixel(5, n[3] - 1) == _draw.SEPARATOR
     assert darkest(raster, n) < 60  # its title
-    assert _draw.TINT in raster.colours(box(mail))  # the selected tab
-    assert _draw.TINT not in raster.colours(box(week))
-    assert _draw.GREY in raster.colours(box(week))
+    assert _draw.TINT in colours_of(raster, box(mail))  # the selected tab
+    assert _draw.TINT not in colours_of(raster, box(week))
+    assert _draw.GREY in colours_of(raster, box(week))
     assert raster.pixel(5, box(tabs)[1]) == _draw.SEPARATOR  # the tab bar's top hairline
 
 
@@ -433,7 +437,7 @@ def test_a_segmented_control_holds_its_buttons() -> None:
         }
     )
     assert raster.pixel(box(frame)[2] - 20, box(frame)[1] + 16) == (238, 238, 239)
-    assert _draw.TINT in raster.colours(box(frame))
+    assert _draw.TINT in colours_of(raster, box(frame))
 
 
 def test_the_home_screen_is_a_wallpaper_with_an_icon_per_app() -> None:
@@ -445,13 +449,13 @@ def test_the_home_screen_is_a_wallpaper_with_an_icon_per_app() -> None:
 
     screen, png = run(clock, scenario)
     assert screen.app == SPRINGBOARD
-    raster = decode_png(png)
+    raster = decoded(png)
     assert raster.pixel(200, 600) not in (WHITE, (0, 0, 0))  # the wallpaper
     (icon,) = screen.elements
     colour = _draw.ICON_COLOURS[zlib.crc32(icon.identifier.encode()) % len(_draw.ICON_COLOURS)]
     x0, y0, x1, y1 = box(list(icon.frame))
-    assert raster.colours((x0, y0, x1, y1)).get(colour, 0) > 1000
-    assert (255, 255, 255) in raster.colours((x0 - 6, y1 - 20, x1 + 6, y1))  # its name, in white
+    assert colours_of(raster, (x0, y0, x1, y1)).get(colour, 0) > 1000
+    assert (255, 255, 255) in colours_of(raster, (x0 - 6, y1 - 20, x1 + 6, y1))  # its name, in white
 
 
 def test_pictures_are_deterministic_and_cached_by_fingerprint() -> None:
@@ -507,7 +511,7 @@ def test_hostile_labels_render(role: str) -> None:
         {"role": role, "label": text, "value": text, "frame": pt(24, 90 + 70 * i, 354, 60)}
         for i, text in enumerate(HOSTILE)
     ]
-    raster = decode_png(render_screen(screen_of(*elements)))
+    raster = decoded(render_screen(screen_of(*elements)))
     assert raster.width == 402
 
 
@@ -591,13 +595,13 @@ def test_layout_wraps_at_spaces_and_ends_cut_text_with_an_ellipsis() -> None:
 def test_a_rounded_shape_leaves_the_pixels_outside_its_corners_alone(w: int, h: int, radius: float, scale: int) -> None:
     raster = Raster(50, 50, (9, 9, 9))
     _draw._rounded(raster, (3, 4, 3 + w, 4 + h), radius * scale, (200, 100, 0), (1, 2, 3))
-    colours = raster.colours((0, 0, 50, 50))
+    colours = colours_of(raster, (0, 0, 50, 50))
     assert (1, 2, 3) not in colours  # the surface colour is only ever blended into edge pixels
     assert colours.get((200, 100, 0), 0) >= w * h - 4 * math.ceil(min(radius * scale, w / 2, h / 2)) ** 2
     r = min(radius * scale, w / 2, h / 2)
     if r >= 3:
         assert raster.pixel(3, 4) == (9, 9, 9)  # the corner pixel is wholly outside the circle
-    assert raster.colours((0, 0, 50, 4)) == {(9, 9, 9): 200}  # nothing above the box
+    assert colours_of(raster, (0, 0, 50, 4)) == {(9, 9, 9): 200}  # nothing above the box
 
 
 def test_the_package_exports_what_it_lists() -> None:

@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from mobster_core._rules.frames import FINAL, frame_file
-from mobster_core._rules.jpeg import encode_jpeg
-from mobster_core._store.report import CSP, RunReport, render_run, render_suite
-from mobster_core.image import Raster, decode_png
+from mobster_report import _pictures
+from mobster_report._frames import FINAL, frame_file
+from mobster_report._page import CSP
+from mobster_report._run_page import RunReport, render_run
+from mobster_report._suite_page import render_suite
 from tests.browser import CHROMIUM, Browser
-from tests.core.report_runs import HOSTILE, Runs, cycling, replace_strings, suite_results
+from tests.drivers.pictures import decoded as decode_png
+from tests.report.report_runs import HOSTILE, Runs, cycling, replace_strings, suite_results
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -124,7 +126,7 @@ def _near(colour: tuple[int, int, int], target: tuple[int, int, int], tolerance:
     return sum(abs(a - b) for a, b in zip(colour, target, strict=True)) <= tolerance
 
 
-def test_our_jpeg_renders_in_the_browser(browser: Browser, report_runs: Runs, tmp_path: Path) -> None:
+def test_the_reports_jpeg_renders_in_the_browser(browser: Browser, report_runs: Runs, tmp_path: Path) -> None:
     # Four colour quadrants with texture: what the encoder must keep (colour, place) at 4:2:0.
     colours = [(220, 40, 40), (40, 160, 60), (30, 80, 220), (240, 200, 40)]
     width, height = 134, 292
@@ -136,7 +138,9 @@ def test_our_jpeg_renders_in_the_browser(browser: Browser, report_runs: Runs, tm
             grain = (x * 7 + y * 13) % 9 - 4
             row += bytes((r + grain, g + grain, b + grain))
         rows.append(bytes(row))
-    jpeg = encode_jpeg(Raster.from_rows(width, rows))
+    from PIL import Image
+
+    jpeg = _pictures.encode(Image.frombytes("RGB", (width, height), b"".join(rows)), "jpg")  # as a report makes it
     _, data = report_runs["assertion"]
     page = tmp_path / "jpeg.html"
     page.write_text(render_run(RunReport(result=data, frames={frame_file(FINAL, "view", "jpg"): jpeg})))

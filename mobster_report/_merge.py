@@ -26,16 +26,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mobster_core._rules.text import utf8
-from mobster_core._rules.verdict import Verdict, suite_exit_code
+from mobster_core import Verdict
 from mobster_core.exceptions import MobsterError
+from mobster_core.files import atomic_write
+from mobster_core.results import SCHEMA, suite_exit_code
+from mobster_core.text import utf8
 
-from .evidence import write_index
-from .fsutil import atomic_write
+from ._evidence import write_index
 
 __all__ = ["MergeError", "merge_documents", "merge_junit", "merge_suites", "suite_folder"]
 
-SCHEMA = "mobster.test/1"
 #: The largest ``results.json`` or ``junit.xml`` read, in bytes.
 MAX_FILE = 256 * 1024 * 1024
 

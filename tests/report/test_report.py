@@ -12,11 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mobster_core._rules.frames import FINAL, frame_file
-from mobster_core._rules.text import escape_controls, valid_text
-from mobster_core._store import report as _report
-from mobster_core._store.report import CSP, MAX_TEXT, RunReport, render_run, render_suite, report_href
-from tests.core.report_runs import HOSTILE, Runs, cycling, replace_strings, suite_results
+from mobster_core.text import escape_controls, valid_text
+from mobster_report import HtmlReport, _page, _run_page
+from mobster_report._frames import FINAL, frame_file
+from mobster_report._page import CSP
+from mobster_report._run_page import RunReport, render_run
+from mobster_report._suite_page import render_suite, report_href
+from mobster_report._text import MAX_TEXT
+from tests.report.report_runs import HOSTILE, Runs, cycling, replace_strings, suite_results
 
 
 class Page(HTMLParser):
@@ -83,7 +86,7 @@ def test_every_page_is_self_contained_under_its_policy(report_runs: Runs) -> Non
         tag, first = page.tags[3]  # html, head, meta charset, then the policy
         assert (tag, first) == ("meta", {"http-equiv": "Content-Security-Policy", "content": CSP})
         assert not page.all("script")
-        assert page.styles == [_report._CSS]
+        assert page.styles == [_page._CSS]
         for img in page.all("img"):
             assert re.fullmatch(r"data:image/(png|jpeg);base64,[A-Za-z0-9+/]+=*", img["src"] or ""), name
         for a in page.all("a"):
@@ -237,7 +240,7 @@ def test_the_picture_budget_leaves_the_list_of_steps_out_first(
     report, _ = report_runs["drift"]
     view = report.frames[frame_file(FINAL, "view", "png")]
     assert isinstance(view, bytes)
-    monkeypatch.setattr(_report, "EMBED_BUDGET", len(view) + 10)
+    monkeypatch.setattr(_run_page, "EMBED_BUDGET", len(view) + 10)
     text = render_run(report)
     stopped = text[text.index("<section id=stopped>") : text.index("<section id=steps>")]
     steps = text[text.index("<section id=steps>") :]
@@ -356,7 +359,7 @@ def assert_nothing_got_out(text: str) -> Page:
     text.encode("utf-8")  # no lone surrogate reached the page
     page = Page(text)
     assert page.tags[3][1] == {"http-equiv": "Content-Security-Policy", "content": CSP}
-    assert page.styles == [_report._CSS]
+    assert page.styles == [_page._CSS]
     for tag, attributes in page.tags:
         assert tag in ALLOWED_TAGS, tag
         assert set(attributes) <= ALLOWED_ATTRIBUTES, (tag, attributes)
@@ -517,14 +520,14 @@ def test_hostile_labels_through_a_whole_run_reach_the_page_only_as_text(tmp_path
                 phone,
                 clock,
                 model=ScriptedModel(clock=clock) if model else None,
-                options=mc.RunOptions(root=tmp_path),
+                options=mc.RunOptions(root=tmp_path, reporter=HtmlReport()),
             )
         )
         assert result.verdict is mc.Verdict.PASSED, result.outcome
         text = (tmp_path / result.run_dir / "report.html").read_text(encoding="utf-8")
         page = Page(text)
         assert not page.all("script")
-        assert page.styles == [_report._CSS]
+        assert page.styles == [_page._CSS]
         assert all(not name.startswith("on") for _, attrs_ in page.tags for name in attrs_)
         known = {t for name in report_runs for t, _ in Page(render(report_runs, name)).tags}
         assert {t for t, _ in page.tags} <= known

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mobster_core._store.merge import MergeError, merge_documents, merge_suites
+from mobster_report._merge import MergeError, merge_documents, merge_suites
 
 
 def entry(name: str, device: str, verdict: str, run: str, **more: Any) -> dict[str, Any]:

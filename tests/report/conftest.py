@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.report_runs import Runs, scenarios
+from tests.report.report_runs import Runs, scenarios
 
 
 @pytest.fixture(scope="session")

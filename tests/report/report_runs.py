@@ -16,12 +16,12 @@ from typing import Any
 
 import mobster_core as mc
 from mobster_core import RunOptions, load_check, run_check
-from mobster_core._rules.verdict import suite_exit_code
-from mobster_core._store.journal import read_journal
-from mobster_core._store.report import RunReport
+from mobster_core.results import read_journal, suite_exit_code
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
+from mobster_report import HtmlReport
+from mobster_report._run_page import RunReport
 
 SIGNUP = """\
 version: 1
@@ -68,7 +68,13 @@ def _run(
     phone = ScriptedPhone.from_text(app, clock=clock)
     scripted = ScriptedModel(clock=clock) if model else None
     return clock.run(
-        run_check(load_check(check), phone, clock, model=scripted, options=RunOptions(root=root, **options))
+        run_check(
+            load_check(check),
+            phone,
+            clock,
+            model=scripted,
+            options=RunOptions(root=root, reporter=HtmlReport(), **options),
+        )
     )
 
 

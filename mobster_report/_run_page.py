@@ -1,4 +1,4 @@
-r"""The HTML reports: ``report.html`` for a check run, ``index.html`` for a suite (pure: data in, text out).
+r"""A check run's page, ``report.html`` (pure: data in, text out; the suite's is ``_suite_page``).
 
 A person opens the report at 2 a.m. from a CI artifact and wants to see what happened: the
 verdict and where the run stopped come first, then what healed, then the assertions, then every
@@ -25,8 +25,9 @@ Rule 4 (outlines): an outline is a box laid over the picture by CSS, at the elem
         percent of the screen (frames are fractions of the screen, as a read gives them), so it
         sits on the element at any size the picture is shown, and the picture stays the pixels
         the device sent. A frame that isn't four finite numbers draws no outline.
-Rule 5 (frames): frames are found by the names ``_frames`` gives them (``frames/step-003-before``,
-        ``frames/final``, each as a thumbnail, a view and a full PNG); see that module.
+Rule 5 (frames): a step's pictures are those of the frame its ``frame`` names, the final screen's
+        those of ``frames/final``, each as a thumbnail, a view and a full PNG (``_frames``); a
+        step without a frame says so.
 """
 
 from __future__ import annotations
@@ -34,60 +35,50 @@ from __future__ import annotations
 import base64
 import html
 import json
-import math
 import posixpath
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import attrs
 
-from mobster_core._rules.frames import FINAL, heal_frames, sniff, step_frame
-from mobster_core._rules.frames import frame_file as _frame_file
-from mobster_core._rules.matcher import SIMILAR, SIMILAR_SETTLED
-from mobster_core._rules.text import escape_controls, valid_text
+from mobster_core.exceptions import UnsafeFile
+from mobster_core.files import read_private
+from mobster_core.results import SIMILAR, SIMILAR_SETTLED
 
-from .fsutil import UnsafeFile, read_private
+from ._frames import FINAL, base_of, heal_frames
+from ._frames import frame_file as _frame_file
+from ._page import VERDICTS as _VERDICTS
+from ._page import page as _page
+from ._pictures import sniff
+from ._text import MAX_CELL
+from ._text import attr as _a
+from ._text import cost as _cost
+from ._text import items as _list
+from ._text import mapping as _map
+from ._text import number as _num
+from ._text import percent as _percent
+from ._text import quoted as _q
+from ._text import seconds as _seconds
+from ._text import string as _str
+from ._text import text as _t
 
-__all__ = [
-    "CSP",
-    "EMBED_BUDGET",
-    "MAX_TEXT",
-    "RunReport",
-    "render_run",
-    "render_suite",
-    "report_href",
-]
+__all__ = ["EMBED_BUDGET", "RunReport", "render_run"]
 
-#: Rule 1's policy, exactly as the page's ``<meta>`` holds it.
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 #: Rule 3: the most picture bytes a page embeds (before base64), about 8 MB once encoded.
 EMBED_BUDGET = 6 * 1024 * 1024
-#: Rule 2: the most characters of one string a page shows.
-MAX_TEXT = 4000
 #: The most journal entries a page lists (the rest stay in ``journal.jsonl``).
 MAX_JOURNAL = 2000
-#: The most characters of one string in a list that repeats per step or entry (the journal, actions).
-MAX_CELL = 300
 #: The largest picture file read from disk, in bytes.
 MAX_PICTURE_FILE = 32 * 1024 * 1024
 
-_VERDICTS = {
-    "passed": ("✓", "passed"),
-    "failed": ("✗", "failed"),
-    "needs_review": ("?", "needs review"),
-    "couldnt_run": ("!", "couldn't run"),
-}
 _SOURCES = {
     "replay": "replayed",
     "healed": "healed",
     "smart": "Smart",
     "live": "live",
 }
-#: How a suite's cell names a run's mode.
-_MODES = {"replay": "replayed", "smart": "recorded by Smart", "launch": "launch only"}
 #: How the summary counts steps by source.
 _COUNTED = {"replay": "replayed", "healed": "healed", "smart": "by Smart", "live": "typed live"}
 
@@ -102,7 +93,8 @@ class RunReport:
     journal entries (``read_journal``). ``frames`` maps a frame's file name in the run folder
     (``frames/step-003-before.thumb.jpg``) to its bytes or its path. ``heals`` are the heals to
     show (this run's, from ``result["heals"]``, when None). ``rerun`` is the command that runs the
-    check again (``mobster test <file>`` when None).
+    check again (``mobster test <file>`` when None). ``note`` is said at the top of the page
+    (plain text: why it has no pictures, when it has none).
     """
 
     result: Mapping[str, Any]
@@ -110,90 +102,7 @@ class RunReport:
     frames: Mapping[str, bytes | Path] = attrs.field(factory=dict)
     heals: Sequence[Mapping[str, Any]] | None = None
     rerun: str | None = None
-
-
-# -- text -----------------------------------------------------------------------------------------
-
-
-def _plain(value: object, limit: int = MAX_TEXT) -> tuple[str, int]:
-    """Rule 2 before escaping: valid, controls shown, cut to ``limit`` characters.
-
-    Returns the text and, when it was cut, how many characters the whole string has (else 0).
-    Only the start of a long string is escaped: shown as escapes, characters only get longer,
-    so ``limit + 1`` characters say whether it is cut.
-    """
-    if isinstance(value, str):
-        text = value
-    elif value is None:
-        text = ""
-    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**100:
-        text = "(a number too large to show)"  # int -> str refuses over 4,300 digits
-    else:
-        text = str(value)
-    shown = escape_controls(text[: limit + 1])
-    if len(shown) > limit:
-        return shown[:limit], len(text)
-    return shown, 0
-
-
-def _t(value: object, limit: int = MAX_TEXT) -> str:
-    """Rule 2: any value as element text: valid, controls shown, cut, escaped."""
-    text, total = _plain(value, limit)
-    cut = f"<span class=more>… ({total:,} characters in all)</span>" if total else ""
-    return html.escape(text, quote=True) + cut
-
-
-def _a(value: object, limit: int = 300) -> str:
-    """Rule 2: any value as a quoted attribute's text (no markup at all)."""
-    text, total = _plain(value, limit)
-    return html.escape(text + (f"… ({total:,} characters in all)" if total else ""), quote=True)
-
-
-def _q(value: object, limit: int = MAX_TEXT) -> str:
-    """A string from outside, in quotes, isolated from the text around it (bidi)."""
-    return f"“<bdi>{_t(value, limit)}</bdi>”"
-
-
-def _str(data: Mapping[str, Any], key: str) -> str:
-    value = data.get(key)
-    return value if isinstance(value, str) else ("" if value is None else str(value))
-
-
-def _num(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:  # an int past a float's range
-        return None
-    return number if math.isfinite(number) else None
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return list(value) if isinstance(value, list | tuple) else []
-
-
-def _seconds(value: object) -> str:
-    number = _num(value)
-    if number is None:
-        return "—"
-    return f"{number:.2f} s" if number < 10 else f"{number:.1f} s"
-
-
-def _cost(value: object, estimated: object) -> str:
-    number = _num(value)
-    if number is None:
-        return "—"
-    return f"{'~' if estimated is True else ''}${number:.4f}" if number else "$0"
-
-
-def _percent(value: float) -> str:
-    """Rounded down, as the matcher says it."""
-    return f"{math.floor(value * 100 + 1e-9):d}%"
+    note: str | None = None
 
 
 # -- pictures -------------------------------------------------------------------------------------
@@ -267,9 +176,9 @@ class _Pictures:
                 return data
         return None
 
-    def same(self, one: str, other: str, size: str) -> bool:
+    def same(self, one: str | None, other: str, size: str) -> bool:
         """Whether two frames show the same picture (the same bytes) at this size."""
-        data = self._first(one, size)
+        data = None if one is None else self._first(one, size)
         return data is not None and data == self._first(other, size)
 
     def has(self, base: str) -> bool:
@@ -347,29 +256,15 @@ def render_run(report: RunReport) -> str:
     parts.append(_steps(steps, failing, pictures))
     parts.append(_journal(report.journal))
     parts.append(_rerun(r, report.rerun))
+    notes = [] if report.note is None else [f"<p class=note>{_t(report.note)}</p>"]
     if pictures.left_out:
-        parts.insert(
-            2,
+        notes.append(
             f"<p class=note>{pictures.left_out} picture{'s' if pictures.left_out != 1 else ''} left out: "
             "the page's picture budget is spent. The run folder's <code>frames/</code> keeps what the run kept.</p>",
         )
+    parts[2:2] = notes
     title = f"{_a(word, 80)}: {_a(r.get('name'), 200)}"
     return _page(title, "".join(parts))
-
-
-def _page(title: str, body: str) -> str:
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        '<meta name="referrer" content="no-referrer">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta name="color-scheme" content="light dark">'
-        f"<title>{title}</title><style>{_CSS}</style></head>"
-        f"<body><main>{body}</main>"
-        "<footer>Made by Mobster replay. This page runs no script and loads nothing.</footer>"
-        "</body></html>\n"
-    )
 
 
 #: What to look at first, by failure class (the message says what happened; this says where to look).
@@ -521,7 +416,7 @@ def _stopped(
             "<br><span class=k-old>dashed</span>: where the recorded target was"
         )
         marks = _target_mark(s.get("target"), "old", "where the recorded step's target was")
-        base = step_frame(failing)
+        base = base_of(s.get("frame"))
         if pictures.same(base, FINAL, "view"):
             # The screen it drifted on is the final one (nothing was sent after): show it once.
             marks, caption = [*marks, *final_marks], f"{caption}<br>It is also the final screen."
@@ -687,7 +582,7 @@ def _steps(steps: Sequence[Mapping[str, Any]], failing: int | None, pictures: _P
                 "similarity —" if sim is None else f"{_percent(sim)} alike",
                 "settled" if s.get("settled") is True else "not settled",
             ]
-        fig = pictures.figure(step_frame(p), "thumb", alt=f"the screen before step {shown}", marks=marks)
+        fig = pictures.figure(base_of(s.get("frame")), "thumb", alt=f"the screen before step {shown}", marks=marks)
         items.append(
             f'<li class="step src-{scls}{" drifted" if drifted else ""}{" failing" if p == failing else ""}" '
             f'id="step-{p}">'
@@ -701,7 +596,10 @@ def _steps(steps: Sequence[Mapping[str, Any]], failing: int | None, pictures: _P
     return f"<section id=steps><h2>Steps ({len(steps)})</h2><ol class=steps>{''.join(items)}</ol></section>"
 
 
-_JOURNAL_KEYS = ("seq", "event", "key", "op", "step", "source", "target", "text", "masked", "outcome", "detail")
+#: The journal's keys the table shows in its own columns (or, as ``frame``, beside the step): the rest are listed.
+_JOURNAL_KEYS = (
+    "seq", "event", "key", "op", "step", "source", "target", "text", "masked", "outcome", "detail", "frame",
+)  # fmt: skip
 
 
 def _journal(entries: Sequence[Mapping[str, Any]]) -> str:
@@ -762,270 +660,3 @@ def _rerun(r: Mapping[str, Any], rerun: str | None) -> str:
         '<a href="result.json">result.json</a>, <a href="journal.jsonl">journal.jsonl</a>, '
         '<a href="frames/">frames/</a>' + (f" (in <code>{_t(run_dir)}</code>)" if run_dir else "") + ".</p></section>"
     )
-
-
-# -- the suite page -------------------------------------------------------------------------------
-
-
-def report_href(run_dir: str, here: str) -> str | None:
-    """A relative link from the folder ``here`` to ``<run_dir>/report.html``, both relative to the project.
-
-    Each path segment is percent-encoded (Rule 2), so no run folder name can make the link
-    absolute, give it a scheme (``javascript:``) or add a query. None when ``run_dir`` is empty
-    or absolute.
-    """
-    run_dir, here = valid_text(run_dir).replace("\\", "/"), valid_text(here)
-    if not run_dir or run_dir.startswith("/") or not here or here.startswith("/"):
-        return None
-    rel = posixpath.relpath(posixpath.join(posixpath.normpath(run_dir), "report.html"), posixpath.normpath(here))
-    return "/".join(quote(part, safe="") for part in rel.split("/"))
-
-
-def render_suite(results: Mapping[str, Any], *, here: str | None = None) -> str:
-    """The text of a suite's ``index.html``: a checks-by-devices matrix linking to each run's report.
-
-    ``results`` is the suite's ``results.json`` (``SuiteResult.to_dict()``, or merged shards).
-    ``here`` is the folder ``index.html`` is written to, relative to the project
-    (``.mobster/test-results/<suite_id>`` when None); each run's report is linked from its
-    ``run_dir``.
-    """
-    suite_id = _str(results, "suite_id")
-    here = here if here is not None else f".mobster/test-results/{suite_id}"
-    checks = [_map(c) for c in _list(results.get("checks"))]
-    summary = _map(results.get("summary"))
-    devices: list[str] = []
-    rows: dict[tuple[str, str], dict[str, list[Mapping[str, Any]]]] = {}
-    for c in checks:
-        device = _map(c.get("device"))
-        dkey = f"{_str(device, 'name')}, iOS {_str(device, 'ios')}" if device else "no device"
-        if dkey not in devices:
-            devices.append(dkey)
-        rows.setdefault((_str(c, "name"), _str(c, "file")), {}).setdefault(dkey, []).append(c)
-    parts = [_suite_header(results, summary, checks)]
-    bad = [c for c in checks if _str(c, "verdict") != "passed"]
-    if bad:
-        items = "".join(f"<li>{_cell_link(c, here, full=True)}</li>" for c in bad)
-        parts.append(
-            f"<section id=attention><h2>What didn't pass ({len(bad)})</h2><ul class=bad>{items}</ul></section>"
-        )
-    healed = [c for c in checks if _list(c.get("heals"))]
-    if healed:
-        items = "".join(
-            f"<li>{_cell_link(c, here, full=True)}<ul>"
-            + "".join(
-                f"<li>step {_t(_map(h).get('step'), 20)}: {_t(_map(h).get('from'))} → {_t(_map(h).get('to'))}</li>"
-                for h in _list(c.get("heals"))
-            )
-            + "</ul></li>"
-            for c in healed
-        )
-        parts.append(
-            f"<section id=healed><h2>Heals to review</h2><ul class=heals>{items}</ul>"
-            "<pre><code>mobster test heal</code></pre></section>"
-        )
-    head = "".join(f"<th scope=col><bdi>{_t(d, 200)}</bdi></th>" for d in devices)
-    body = []
-    for (name, file), cells in rows.items():
-        tds = "".join(
-            "<td>" + "".join(_cell_link(c, here) for c in cells.get(d, [])) + "</td>"
-            if d in cells
-            else "<td class=none>—</td>"
-            for d in devices
-        )
-        body.append(f"<tr><th scope=row><bdi>{_t(name)}</bdi><div class=file>{_t(file)}</div></th>{tds}</tr>")
-    parts.append(
-        "<section id=matrix><h2>Checks &times; devices</h2>"
-        f"<table class=matrix><thead><tr><th scope=col>check</th>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table>"
-        "</section>"
-    )
-    return _page(f"suite {_a(suite_id, 80)}", "".join(parts))
-
-
-def _suite_header(results: Mapping[str, Any], summary: Mapping[str, Any], checks: Sequence[Mapping[str, Any]]) -> str:
-    code = _num(results.get("exit_code"))
-    verdicts = [_str(c, "verdict") for c in checks]
-    if "failed" in verdicts:
-        vclass = "failed"
-    elif "couldnt_run" in verdicts:
-        vclass = "couldnt_run"
-    elif "needs_review" in verdicts:
-        vclass = "needs_review"
-    elif checks:
-        vclass = "passed"
-    else:
-        vclass = "unknown"
-    mark, word = _VERDICTS.get(vclass, ("•", "no checks"))
-    counts = []
-    for key, label in (
-        ("passed", "passed"),
-        ("failed", "failed"),
-        ("needs_review", "need review"),
-        ("couldnt_run", "couldn't run"),
-    ):
-        n = _num(summary.get(key))
-        if n:
-            counts.append(f"{n:.0f} {label}")
-    healed = _num(summary.get("healed_steps"))
-    calls = _num(summary.get("model_calls"))
-    line = ", ".join(counts) or "no checks"
-    line += f" in {_seconds(results.get('seconds'))}, {_cost(summary.get('cost_usd'), summary.get('cost_estimated'))}"
-    if calls is not None:
-        line += f", {calls:.0f} model call{'s' if calls != 1 else ''}"
-    if healed:
-        line += f", {healed:.0f} healed step{'s' if healed != 1 else ''} to review"
-    return (
-        f'<header class="verdict v-{vclass}"><div class=mark aria-hidden="true">{mark}</div><div>'
-        f"<h1><span class=word>{_t(word, 80)}</span>"
-        + ("" if code is None else f" <span class=cls>exit {code:.0f}</span>")
-        + f"</h1><p class=msg>{line}</p>"
-        f"<p class=name>suite {_t(results.get('suite_id'), 200)} "
-        f"<span class=file>started {_t(results.get('started_at'), 80)}</span></p>"
-        "</div></header>"
-    )
-
-
-def _cell_link(c: Mapping[str, Any], here: str, *, full: bool = False) -> str:
-    verdict = _str(c, "verdict")
-    mark, word = _VERDICTS.get(verdict, ("•", verdict or "unknown"))
-    vclass = verdict if verdict in _VERDICTS else "unknown"
-    href = report_href(_str(c, "run_dir"), here)
-    label = f"{mark} {_t(word, 40)}"
-    if full:
-        device = _map(c.get("device"))
-        where = f" on <bdi>{_t(device.get('name'), 200)}</bdi>" if device else ""
-        label += f" <bdi>{_t(c.get('name'))}</bdi>{where}"
-        message = _str(c, "message")
-        if message:
-            label += f"<div class=msg>{_t(c.get('class'), 80)}: {_t(message)}</div>"
-    else:
-        # A cell may hold several runs of one check on one device (merged suites): say how each ran.
-        mode = _MODES.get(_str(c, "mode"), "")
-        label += (
-            f" <span class=dim>{_seconds(c.get('seconds'))}"
-            + (f" · {mode}" if mode else "")
-            + f" · {_cost(c.get('cost_usd'), c.get('cost_estimated'))}</span>"
-        )
-        if _list(c.get("heals")):
-            label += " <span class=dim>healed</span>"
-    inner = f'<a href="{href}">{label}</a>' if href else label
-    return f'<div class="cell v-{vclass}">{inner}</div>'
-
-
-_CSS = """
-:root{--bg:#f6f7f9;--fg:#1b1f24;--dim:#5c6570;--card:#fff;--line:#d8dde3;--code:#eef1f4;
---pass:#1a7f37;--fail:#cf222e;--review:#9a6700;--cant:#8250df;--tap:#ff0a78;--old:#e36209;
---heal:#8250df;--smart:#0969da;--live:#bf8700;color-scheme:light dark}
-@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--dim:#9198a1;--card:#161b22;--line:#30363d;
---code:#1f2630;--pass:#3fb950;--fail:#f85149;--review:#d29922;--cant:#a371f7;--tap:#ff4d9d;--old:#f0883e;
---heal:#a371f7;--smart:#58a6ff;--live:#d29922}}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-main{max-width:1180px;margin:0 auto;padding:16px 20px 32px}
-footer{max-width:1180px;margin:0 auto;padding:0 20px 24px;color:var(--dim);font-size:13px}
-h1,h2,h3,h4{line-height:1.2;margin:0}
-h2{font-size:19px;margin:28px 0 12px}
-h3{font-size:16px}
-h4{font-size:13px;text-transform:uppercase;letter-spacing:.04em;color:var(--dim);margin:0 0 6px}
-p{margin:4px 0}
-code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-code{background:var(--code);padding:1px 4px;border-radius:4px}
-pre{background:var(--code);padding:10px 12px;border-radius:8px;overflow-x:auto;white-space:pre-wrap}
-pre code{background:none;padding:0}
-a{color:var(--smart)}
-.dim{color:var(--dim)}
-.more{color:var(--dim);font-style:italic}
-.note{background:var(--card);border:1px solid var(--review);border-radius:8px;padding:8px 12px}
-*{overflow-wrap:break-word}
-.verdict>div,.side,.step .body,.facts dd{min-width:0}
-.verdict{display:flex;gap:16px;align-items:flex-start;background:var(--card);border:1px solid var(--line);
-border-left:8px solid var(--c);border-radius:10px;padding:16px 20px}
-.v-passed{--c:var(--pass)}.v-failed{--c:var(--fail)}.v-needs_review{--c:var(--review)}.v-couldnt_run{--c:var(--cant)}
-.v-unknown{--c:var(--dim)}
-.verdict .mark{flex:none;font-size:34px;line-height:1;color:var(--c);font-weight:700}
-.verdict h1{font-size:26px;color:var(--c);display:flex;gap:10px;align-items:center;flex-wrap:wrap}
-.verdict .cls{font-size:13px;font-weight:600;color:var(--fg);border:1px solid var(--line);border-radius:999px;
-padding:2px 10px}
-.verdict .msg{font-size:16px;margin-top:6px;white-space:pre-wrap}
-.verdict .name{color:var(--dim);margin-top:6px}
-.verdict .hint{margin-top:6px}
-.file{color:var(--dim);font-size:13px;margin-left:6px}
-.facts dl{display:flex;flex-wrap:wrap;background:var(--card);border:1px solid var(--line);border-radius:10px;
-overflow:hidden;margin:12px 0 0}
-.facts dl>div{flex:1 1 auto;min-width:140px;padding:8px 12px;border-right:1px solid var(--line);
-border-bottom:1px solid var(--line);
-margin:0 -1px -1px 0}
-.facts dt{font-size:12px;color:var(--dim);text-transform:uppercase;letter-spacing:.04em}
-.facts dd{margin:2px 0 0}
-.pair{display:flex;gap:20px;align-items:flex-start;flex-wrap:wrap}
-.figs{display:flex;gap:16px;flex-wrap:wrap}
-.side{flex:1 1 320px;min-width:280px}
-figure{margin:0}
-.shot .frame{position:relative;line-height:0;border:1px solid var(--line);border-radius:10px;overflow:hidden;
-background:#fff}
-.shot img{display:block;width:100%;height:auto}
-.shot.view{width:300px;max-width:100%}
-.shot.thumb{width:134px;flex:none}
-.shot figcaption{font-size:13px;margin-top:6px;max-width:300px}
-.noframe{display:flex;align-items:center;justify-content:center;text-align:center;aspect-ratio:402/874;
-border:1px dashed var(--line);border-radius:10px;color:var(--dim);font-size:12px;padding:8px}
-.box{position:absolute;border-radius:3px;outline:2px solid var(--k);outline-offset:1px;
-box-shadow:0 0 0 4px rgba(255,255,255,.6)}
-.box.tap{--k:var(--tap)}.box.old{--k:var(--old);outline-style:dashed;outline-offset:5px;box-shadow:none}.box.pass{--k:var(--pass)}.box.fail{--k:var(--fail)}
-.box b{position:absolute;left:-2px;top:-2px;transform:translate(-50%,-50%);background:var(--k);color:#fff;
-font:700 11px/18px system-ui,sans-serif;min-width:18px;height:18px;border-radius:9px;text-align:center;padding:0 4px}
-.asserts{list-style:none;margin:0;padding:0}
-.asserts li{background:var(--card);border:1px solid var(--line);border-left:5px solid var(--c);border-radius:8px;
-padding:8px 12px;margin:0 0 8px}
-.asserts li.ok{--c:var(--pass)}.asserts li.bad{--c:var(--fail)}
-.asserts .num{display:inline-block;min-width:20px;height:20px;border-radius:10px;background:var(--c);color:#fff;
-text-align:center;font-size:12px;font-weight:700;line-height:20px;margin-right:6px}
-.asserts .res{font-weight:600;color:var(--c)}
-.asserts .obs{color:var(--dim);font-size:13px;margin-top:4px}
-.reason{color:var(--fail)}
-.heal{background:var(--card);border:1px solid var(--line);border-left:6px solid var(--heal);border-radius:10px;
-padding:14px 16px;margin:0 0 16px}
-.heal .why{color:var(--dim)}
-.sbs{display:grid;grid-template-columns:1fr 1fr;gap:16px;margin:12px 0}
-.sbs>div{background:var(--bg);border-radius:8px;padding:8px 10px}
-.k-old{color:var(--old);font-weight:600}.k-tap{color:var(--tap);font-weight:600}
-.actions{margin:0;padding-left:20px;font-size:14px}
-.cmds{margin-top:12px}
-.steps{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(350px,1fr));gap:12px}
-.step{display:flex;gap:12px;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:10px}
-.step.drifted,.step.failing{border-color:var(--fail);box-shadow:0 0 0 1px var(--fail)}
-.step .body{min-width:0;flex:1}
-.step .title{display:flex;gap:8px;align-items:center}
-.step .n{font-weight:700;font-size:18px}
-.step .text{font-weight:600}
-.step .why{font-size:13px}
-.step .metrics{font-size:12px;color:var(--dim)}
-.badge{font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.05em;border-radius:999px;padding:2px 8px;
-color:#fff;background:var(--b)}
-.b-replay{--b:var(--pass)}.b-healed{--b:var(--heal)}.b-smart{--b:var(--smart)}.b-live{--b:var(--live)}
-.b-drifted{--b:var(--fail)}.b-other{--b:var(--dim)}
-details>summary{cursor:pointer;list-style:none}
-details>summary::-webkit-details-marker{display:none}
-details>summary h2{display:inline-block}
-details>summary h2::before{content:"▸ ";color:var(--dim)}
-details[open]>summary h2::before{content:"▾ "}
-table{border-collapse:collapse;width:100%;background:var(--card);border:1px solid var(--line);font-size:13px}
-th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top}
-.masked{font-weight:600}
-.oc-ok{color:var(--pass)}.oc-unknown,.oc-refused{color:var(--fail)}.oc-not_sent{color:var(--review)}
-.matrix th[scope=row]{min-width:220px}
-.cell a{text-decoration:none;color:inherit}
-.cell{color:var(--c);font-weight:600}
-.cell .dim{font-weight:400}
-.cell .msg{color:var(--fg);font-weight:400;font-size:13px}
-td.none{color:var(--dim)}
-ul.bad,ul.heals{padding-left:20px}
-@media (max-width:760px){.sbs{grid-template-columns:1fr}}
-@media print{:root{--bg:#fff;--fg:#000;--card:#fff;--code:#f2f2f2;color-scheme:light}
-body{font-size:11pt}main{max-width:none;padding:0}footer{padding:0}
-.step,.heal,.asserts li,figure,tr{break-inside:avoid}
-.box,.badge,.asserts .num,.verdict{-webkit-print-color-adjust:exact;print-color-adjust:exact}
-details>summary h2::before{content:""}
-details::details-content{content-visibility:visible;display:contents}
-a{color:inherit}}
-"""
