@@ -24,6 +24,7 @@ from mobster_core import PriceTable, RunOptions, SuiteResult, run_suite
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
+from mobster_report import HtmlReport
 
 from ._render import check_lines, pending_line, summary_line
 
@@ -137,7 +138,7 @@ def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
     def make_model() -> Any:
         return ScriptedModel(clock=clock, delay=MODEL_SECONDS) if model else None
 
-    options = RunOptions(prices=prices, root=folder)
+    options = RunOptions(prices=prices, root=folder, reporter=HtmlReport())
     return clock.run(run_suite(files, [phone], clock, models=make_model, options=options))
 
 
@@ -160,7 +161,7 @@ def _mobster() -> str:
 
 def _report(folder: Path, suites: list[SuiteResult]) -> Path | None:
     """The demo's suites on one page: each check's runs side by side, each linking to its report.html."""
-    from mobster_core.results import MergeError, merge_suites
+    from mobster_report import MergeError, merge_suites
 
     out = folder / ".mobster" / "test-results" / "demo"
     try:

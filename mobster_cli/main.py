@@ -371,7 +371,7 @@ def report_merge(dirs: tuple[Path, ...], out: Path | None) -> None:
     Each DIR is a suite's folder (.mobster/test-results/<suite_id>) or a project or CI artifact
     holding one (its newest is taken). The summary is the one an unsharded run would give.
     """
-    from mobster_core.results import MergeError, merge_suites
+    from mobster_report import MergeError, merge_suites
 
     from ._render import visible
 
@@ -397,7 +397,7 @@ def report_merge(dirs: tuple[Path, ...], out: Path | None) -> None:
 @click.option("--browser", is_flag=True, help="Also open it in the default browser.")
 def report_open(run_page: bool, browser: bool) -> None:
     """Print the path of the newest report (in this project), or open it."""
-    from mobster_core.results import newest_report
+    from mobster_report import newest_report
 
     from ._render import visible
 
@@ -616,6 +616,7 @@ def _copy_junit(suite: SuiteResult, target: Path) -> None:
 
 def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
     from mobster_core import PollPolicy, RunOptions
+    from mobster_report import HtmlReport
 
     from ._render import visible
 
@@ -636,6 +637,7 @@ def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
         paths=opts.get("paths_store") or "local",
         max_usd=opts.get("max_usd"),
         frames=opts.get("frames") or "auto",
+        reporter=HtmlReport(),
         root=root,
         on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
         on_sending=sending,
@@ -818,6 +820,7 @@ def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> 
 def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
     from mobster_core import load_check
     from mobster_core.heals import heal_file_for, pending_heals, read_heal_file
+    from mobster_report import heal_evidence
 
     from ._render import heal_listing
 
@@ -836,13 +839,13 @@ def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
                 "not in use: no healed path is kept with it (the file was edited, or a run stopped while "
                 "writing it); reject it, or run the check again so it heals again"
             )
-        if pending.evidence is not None:
-            found = pending.evidence
+        e = pending.entry
+        found = heal_evidence(root, file, e.step, (e.from_, e.to))
+        if found is not None:
             diff.append(f"frame before: {found.before or 'not kept'}")
             diff.append(f"frame after:  {found.after or 'not kept'}")
             if found.report is not None:
                 diff.append(f"report: {found.report}")
-        e = pending.entry
         rows.append((e.step, e.from_, e.to, e.why, diff))
     return heal_listing(f"{check.name} ({file.name})", rows)
 

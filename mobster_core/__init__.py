@@ -11,7 +11,11 @@ pinned by a test). Start with ``docs/python.md``. The details live in public sub
 - :mod:`mobster_core.prompts`: what a model adapter translates;
 - :mod:`mobster_core.exceptions`: the error tree;
 - :mod:`mobster_core.testing`: a fake clock, an in-memory journal, ``check_device``;
-- :mod:`mobster_core.text`, :mod:`mobster_core.yaml`, :mod:`mobster_core.image`: helpers for drivers.
+- :mod:`mobster_core.files`: writing and reading files under ``.mobster/`` as the core does;
+- :mod:`mobster_core.text`, :mod:`mobster_core.yaml`: helpers for drivers.
+
+The HTML pages, their pictures and the merge of shards are a consumer of results, in their own
+package: ``mobster_report`` (``RunOptions(reporter=mobster_report.HtmlReport())``).
 
 Everything else (modules whose names start with ``_``) is internal: importable, never promised.
 """

@@ -20,7 +20,6 @@ from ._clock import utc_now
 from ._store import healfile
 from ._store.cache import ReplayCache
 from ._store.checks import Check, project_of
-from ._store.evidence import HealFrames, heal_evidence
 from ._store.healfile import (
     HealEntry,
     HealFileError,
@@ -35,7 +34,6 @@ from .protocols import PathStore
 __all__ = [
     "HealEntry",
     "HealFileError",
-    "HealFrames",
     "PendingHeal",
     "accept_heals",
     "heal_file_for",
@@ -64,9 +62,6 @@ class PendingHeal:
     gone: tuple[Pair, ...] = ()
     came: tuple[Pair, ...] = ()
     in_use: bool = True
-    #: The run that healed, its ``report.html`` and its frames before and after the heal (paths
-    #: relative to the project), when that run's folder is still there.
-    evidence: HealFrames | None = None
 
 
 def pending_heals(
@@ -97,17 +92,8 @@ def pending_heals(
                 found, env=env.describe_app(), gone=tuple(sorted(before - after)), came=tuple(sorted(after - before))
             )
             break
-        evidence = heal_evidence(root, _as_in_results(check.file, root), entry.step, (entry.from_, entry.to))
-        pending.append(attrs.evolve(found, evidence=evidence))
+        pending.append(found)
     return tuple(pending)
-
-
-def _as_in_results(file: Path, root: Path) -> str:
-    """The check file as a run's ``result.json`` names it: relative to the project when it is inside."""
-    try:
-        return str(file.resolve().relative_to(root.resolve()))
-    except ValueError:
-        return str(file)
 
 
 def accept_heals(check: Check, root: Path | None = None, *, paths: str | PathStore = "local") -> int:

@@ -1,4 +1,4 @@
-"""The interfaces between the core and the world: a clock, a device, a model.
+"""The interfaces between the core and the world: a clock, a device, a model, a reporter.
 
 They are ``typing.Protocol`` classes: implement the methods, no base class needed. The ones that
 do I/O are async so a run can cancel them (a heal cancels a model call in flight). The values they
@@ -9,12 +9,17 @@ needs are here too: :data:`SPRINGBOARD` (the home screen's bundle id), :data:`DE
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ._rules.device import SPRINGBOARD, Action, Appearance, AppInfo, DeviceInfo, LaunchOptions
+from ._rules.frames import FramesMode
 from ._rules.model import Decision, Prompt
 from ._rules.screen import DEFAULT_SCREEN_SIZE, Element, Frame, Screen
 from ._rules.verdict import Verdict
+
+if TYPE_CHECKING:
+    from ._run.results import CheckResult, SuiteResult
 
 __all__ = [
     "DEFAULT_SCREEN_SIZE",
@@ -28,7 +33,7 @@ __all__ = [
     "LocaleLaunches",
     "Model",
     "PathStore",
-    "Pictures",
+    "Reporter",
     "Screenshots",
     "TargetChecks",
 ]
@@ -90,25 +95,6 @@ class Screenshots(Protocol):
 
     async def screenshot(self) -> bytes:
         """The screen as a PNG image."""
-        ...
-
-
-@runtime_checkable
-class Pictures(Protocol):
-    """**Protocol:** an optional ability of a device: small pictures of its screenshots, made fast.
-
-    A run's report embeds a thumbnail of every step's frame and a larger view of a few. The core
-    makes them in pure Python (decoding, a box filter, PNG and JPEG encoders), which is fast for
-    the PNGs the scripted phone draws and slow for a 1206 x 2622 screenshot whose rows use the
-    paeth filter (seconds each). A driver that has an imaging library may make them instead.
-    """
-
-    def picture(self, png: bytes, box: tuple[int, int]) -> bytes | None:
-        """``png`` shrunk by the smallest whole factor that fits ``box`` (width, height in pixels).
-
-        Returns PNG or JPEG bytes (the smaller for the picture), or None to let the core make it.
-        Called after the check's verdict, never while its steps run; it may take CPU time.
-        """
         ...
 
 
@@ -238,4 +224,30 @@ class Model(Protocol):
 
     async def decide(self, prompt: Prompt) -> Decision:
         """Ask for the next decision. Cancellable: cancelling drops the call in flight."""
+        ...
+
+
+@runtime_checkable
+class Reporter(Protocol):
+    """**Protocol:** what presents results once they are written: pages, pictures, a dashboard.
+
+    ``RunOptions(reporter=...)`` carries one (``mobster_report.HtmlReport`` writes ``report.html``
+    and ``index.html``); with none, a run writes its results and no page, and takes no frames.
+    The runner calls :meth:`check_ended` once a check's ``result.json`` is written (a stopped run
+    too, at once) and :meth:`suite_ended` once a suite's ``results.json`` and ``junit.xml`` are.
+    The values are frozen and the files already written: a reporter can't change a verdict.
+    An exception it raises is logged, never the run's outcome. Both are called on the runner's
+    event loop, after the verdict: their time counts in no run's ``seconds``.
+    """
+
+    def check_ended(self, result: CheckResult, folder: Path, frames: FramesMode) -> None:
+        """A check ended: ``result`` is its ``result.json``, ``folder`` its run folder.
+
+        The frames the run took are in ``folder``, named by ``result`` (each step's ``frame``,
+        ``final_frame``); ``frames`` is the run's ``--frames`` mode, which says which to keep.
+        """
+        ...
+
+    def suite_ended(self, suite: SuiteResult) -> None:
+        """A suite ended: ``suite.folder`` holds its ``results.json`` and ``junit.xml``."""
         ...

@@ -1,10 +1,40 @@
-"""The strict YAML loader of check files, for a driver or tool with YAML files of its own.
+"""The one strict YAML reader, for every YAML (or JSON) file Mobster reads, and a driver's own.
 
-Safe mode, no duplicate keys, no aliases, nesting and size capped before the scanner runs, and
-every problem a :class:`YamlProblem` naming the file and line; :func:`did_you_mean` gives the hint
-for an unknown key. See ``docs/checks.md`` for the rules.
+Check files, app scripts, heal files and Appium caps files all come through :func:`load_yaml`
+(:func:`load_json` for a file that promises JSON: JSON's grammar, then the same reading):
+safe mode, no anchors, a key written twice refused with both lines, nesting and size capped before
+the scanner runs, a UTF-8 byte order mark and CRLF read as if absent, and every problem a
+:class:`YamlProblem` that reads ``file:line: key.path: what is wrong; what to write``. A caller
+keeps only its own schema checks, worded with :meth:`YamlDoc.problem`, :func:`dotted`,
+:func:`kind_of`, :func:`quote_fix` and :func:`did_you_mean`. See ``docs/checks.md`` for the rules.
 """
 
-from ._rules.yaml import MAX_YAML_BYTES, MAX_YAML_DEPTH, YamlDoc, YamlProblem, did_you_mean, load_yaml
+from ._rules.yaml import (
+    MAX_YAML_BYTES,
+    MAX_YAML_DEPTH,
+    Keys,
+    YamlDoc,
+    YamlProblem,
+    YamlSyntaxError,
+    did_you_mean,
+    dotted,
+    kind_of,
+    load_json,
+    load_yaml,
+    quote_fix,
+)
 
-__all__ = ["MAX_YAML_BYTES", "MAX_YAML_DEPTH", "YamlDoc", "YamlProblem", "did_you_mean", "load_yaml"]
+__all__ = [
+    "MAX_YAML_BYTES",
+    "MAX_YAML_DEPTH",
+    "Keys",
+    "YamlDoc",
+    "YamlProblem",
+    "YamlSyntaxError",
+    "did_you_mean",
+    "dotted",
+    "kind_of",
+    "load_json",
+    "load_yaml",
+    "quote_fix",
+]

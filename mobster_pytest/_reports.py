@@ -10,7 +10,9 @@ Rule 2: Allure (``--alluredir``) gets one step per step the run sent an action f
         step that drifted or failed, and an action whose outcome is unknown, are marked broken.
         pytest-html (``--html``) gets the final frame and the step frames as image extras. Both
         are soft: without allure-pytest or pytest-html installed (or with them off) nothing is
-        imported.
+        imported. The frames are the run's own files: each step's ``frame`` (the largest picture
+        of it the run kept), the run's ``final_frame``, and for an action whose outcome is
+        unknown (it has no step) the frame its journal entry names.
 Rule 3: the session's totals (runs, healed steps, model calls, cost) are added up from the
         reports' properties, so they hold under xdist (the controller sees every worker's
         reports) and count a rerun's model calls too: they were paid for.
@@ -26,13 +28,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mobster_core import CheckResult
+
     from ._session import RunRecord
 
-__all__ = ["PREFIX", "Totals", "add_properties", "allure_steps", "html_extras", "strip_properties"]
+__all__ = [
+    "PREFIX",
+    "UNFINISHED",
+    "Totals",
+    "add_properties",
+    "allure_steps",
+    "html_extras",
+    "step_frames",
+    "strip_properties",
+]
 
 PREFIX = "mobster."
 _STEP = re.compile(r"^step ([0-9]+) ")
-FINAL_FRAME = "frame-final.png"
+#: What Allure calls an action whose outcome is unknown (its frame is the last).
+UNFINISHED = "the last action (it didn't complete)"
 
 
 def strip_properties(properties: MutableSequence[tuple[str, object]]) -> None:
@@ -63,13 +77,66 @@ def add_properties(properties: MutableSequence[tuple[str, object]], record: RunR
     )
 
 
-def _final_frame(record: RunRecord) -> bytes | None:
-    if not record.result.run_dir:
-        return None
+def step_frames(result: CheckResult, root: Path) -> tuple[tuple[str, Path], ...]:
+    """Rule 2: ``(what, file)`` per action the run sent, then the unfinished one's (its outcome unknown)."""
+    from mobster_core import FailureClass
+
+    if not result.run_dir:
+        return ()
+    folder = root / result.run_dir
+    found = []
+    for s in result.steps:
+        file = _largest(folder, s.frame)
+        if s.reason is None and file is not None:  # a drifted step sent nothing
+            found.append((f"step {s.index} ({s.text})", file))
+    if result.outcome.failure_class is FailureClass.UNKNOWN_OUTCOME:
+        file = _largest(folder, _unfinished_frame(folder))
+        if file is not None:
+            found.append((UNFINISHED, file))
+    return tuple(found)
+
+
+def _unfinished_frame(folder: Path) -> str | None:
+    """The frame of the last action whose outcome the journal says is unknown."""
+    from mobster_core.exceptions import JournalError
+    from mobster_core.results import read_journal
+
     try:
-        return (record.root / record.result.run_dir / FINAL_FRAME).read_bytes()
+        entries = read_journal(folder / "journal.jsonl")
+    except (JournalError, OSError):
+        return None
+    unknown = {e.get("key") for e in entries if e.get("event") == "outcome" and e.get("outcome") == "unknown"}
+    frames = [e.get("frame") for e in entries if e.get("event") == "intent" and e.get("key") in unknown]
+    last = frames[-1] if frames else None
+    return last if isinstance(last, str) else None
+
+
+def _largest(folder: Path, frame: str | None) -> Path | None:
+    """The largest picture kept of ``frame`` (``frames/step-001-before.png``): itself, its view, its thumbnail."""
+    if frame is None or not frame.startswith("frames/") or not frame.endswith(".png") or ".." in frame:
+        return None
+    stem = frame.removesuffix(".png")
+    for name in (frame, f"{stem}.view.png", f"{stem}.view.jpg", f"{stem}.thumb.png", f"{stem}.thumb.jpg"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def _picture(file: Path) -> bytes | None:
+    try:
+        return file.read_bytes()
     except OSError:
         return None
+
+
+def _final_frame(record: RunRecord) -> bytes | None:
+    result = record.result
+    file = _largest(record.root / result.run_dir, result.final_frame) if result.run_dir else None
+    return None if file is None else _picture(file)
+
+
+def _is_png(data: bytes) -> bool:
+    return data.startswith(b"\x89PNG")
 
 
 def _failed_step(record: RunRecord) -> int | None:
@@ -82,13 +149,15 @@ def allure_steps(record: RunRecord) -> None:
     """Rule 2: Allure's steps for one run (call it only with allure-pytest on)."""
     import allure
 
-    from ._frames import UNFINISHED
-
     failed = _failed_step(record)
-    for what, png in record.frames:
+    for what, file in record.frames:
+        png = _picture(file)
+        if png is None:
+            continue
         step: Any = allure.step(what)  # entered and left by hand: its status is set below
         step.__enter__()
-        allure.attach(png, name="frame", attachment_type=allure.attachment_type.PNG)
+        kind = allure.attachment_type.PNG if _is_png(png) else allure.attachment_type.JPG
+        allure.attach(png, name="frame", attachment_type=kind)
         found = _STEP.match(what)
         # The step the check stopped at, or an action whose outcome is unknown (its frame is last).
         broken = what == UNFINISHED or (failed is not None and found is not None and int(found.group(1)) == failed)
@@ -113,7 +182,11 @@ def html_extras(records: Sequence[RunRecord]) -> list[dict[str, Any]]:
         final = _final_frame(record)
         if final is not None:
             out.append(extras.png(base64.b64encode(final).decode("ascii"), name=f"{record.result.name}: final frame"))
-        out.extend(extras.png(base64.b64encode(png).decode("ascii"), name=what) for what, png in record.frames)
+        for what, file in record.frames:
+            picture = _picture(file)
+            if picture is not None:
+                make = extras.png if _is_png(picture) else extras.jpg
+                out.append(make(base64.b64encode(picture).decode("ascii"), name=what))
     return out
 
 

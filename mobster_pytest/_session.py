@@ -12,10 +12,13 @@ Rule 2: the device a test runs on is its *slot*: the worker's number under xdist
         refuses ``-n`` wider than such a pool when pytest starts).
         A device that can't be opened is tried again by the next test (a rerun, a busy device
         freed), never cached as broken.
-Rule 3: every run goes through the public API: ``run_check`` on the slot's device with the
-        session's clock, a model made for the run (a new scripted model per run, as ``mobster
-        test``; one adapter per process for a vendor's model) and :class:`~mobster_core.RunOptions`
-        from the settings.
+Rule 3: every run goes through the public API: ``run_check`` on the slot's device itself (never a
+        wrapper: every ability it has reaches the runner, a cloud's ``CheckReports`` included)
+        with the session's clock, a model made for the run (a new scripted model per run, as
+        ``mobster test``; one adapter per process for a vendor's model) and
+        :class:`~mobster_core.RunOptions` from the settings, with ``mobster test``'s reporter
+        (``report.html``). When a report shows a frame per step (``_runs``' Rule 3), the run keeps
+        them all (``--frames all``); the frames are the run's own, named by its steps.
 Rule 4: the real clock runs every coroutine on one event loop for the whole process, so a device
         may keep loop-bound state between checks; the simulated clock runs each on its
         ``FakeClock`` (time goes on from run to run). A run stopped by Ctrl+C writes its result
@@ -50,10 +53,11 @@ from mobster_core import (
     SystemClock,
     run_check,
 )
+from mobster_core.results import FramesMode
 from mobster_core.testing import FakeClock
+from mobster_report import HtmlReport
 
 from ._devices import CouldntOpen, OpenDevice, open_device
-from ._frames import FrameRecorder
 from ._settings import ClockKind, Settings
 from ._state import Worker
 
@@ -70,11 +74,15 @@ log = logging.getLogger("mobster.pytest")
 
 @attrs.frozen
 class RunRecord:
-    """One check run of a test: its result, the project it ran in, and its frames (``(what, png)``)."""
+    """One check run of a test: its result, the project it ran in, and its frames (``(what, file)``).
+
+    ``frames`` holds, for each action the run sent, what it was (``step 2 (Tap "Sign up")``) and
+    the file of the screen it was sent on; empty unless a report shows them.
+    """
 
     result: CheckResult
     root: Path
-    frames: tuple[tuple[str, bytes], ...] = ()
+    frames: tuple[tuple[str, Path], ...] = ()
 
 
 class _Runner:
@@ -191,7 +199,13 @@ class MobsterSession:
         """The run options the settings give, for a check of the project at ``root``."""
         s = self.settings
         return RunOptions(
-            no_heal=s.no_heal, fresh=s.fresh, carry=s.carry, max_usd=s.max_usd, root=root, locale=s.locale
+            no_heal=s.no_heal,
+            fresh=s.fresh,
+            carry=s.carry,
+            max_usd=s.max_usd,
+            root=root,
+            locale=s.locale,
+            reporter=HtmlReport(),
         )
 
     def run(
@@ -204,21 +218,20 @@ class MobsterSession:
         frames: bool,
     ) -> RunRecord:
         """Run ``check`` once (Rule 3); Ctrl+C writes the run's result and ends the session."""
-        recorder = FrameRecorder(device) if frames else None
+        from ._reports import step_frames
 
         def on_sent(what: str) -> None:
             log.info("  · %s", what)
-            if recorder is not None:
-                recorder.sent(what)
 
         options = attrs.evolve(options, on_sent=_chain(options.on_sent, on_sent))
-        target = device if recorder is None else recorder.device
+        if frames:
+            options = attrs.evolve(options, frames=FramesMode.ALL)
         try:
-            result = self.drive(run_check(check, target, self.clock, model=model, options=options))
+            result = self.drive(run_check(check, device, self.clock, model=model, options=options))
         except RunStopped as exc:
             raise KeyboardInterrupt(f"stopped: {exc.result.outcome.message}") from None
         root = options.root or check.file.parent
-        return RunRecord(result, root, tuple(recorder.finish()) if recorder else ())
+        return RunRecord(result, root, step_frames(result, root) if frames else ())
 
     def close(self) -> None:
         """Rule 1: release every device, then close the loop."""

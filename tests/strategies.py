@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
+
+
+def examples(ci: int) -> int:
+    """How many examples a property test that runs ``ci`` of them under the ``ci`` profile runs now.
+
+    The same share of the loaded profile's examples (``tests/conftest.py``): all of them under
+    ``ci``, a fifth under ``dev``, never fewer than 5.
+    """
+    current = settings.default
+    assert current is not None  # a profile is always loaded (tests/conftest.py)
+    share = current.max_examples / settings.get_profile("ci").max_examples
+    return min(ci, max(5, round(ci * share)))
+
 
 ROLES = ("Button", "StaticText", "TextField", "SecureTextField", "Cell", "Switch", "Image", "SearchField")
 labels = st.one_of(st.just(""), st.text(alphabet="abcdefgh XYZ", min_size=1, max_size=8))

@@ -1,7 +1,9 @@
 r"""Text from outside: one rule for text that UTF-8 can't encode, and a safe form for each output.
 
-Rule 1: text from outside is made valid Unicode where it enters the core: every lone surrogate
-        (U+D800..U+DFFF, which UTF-8 can't encode) becomes U+FFFD, the replacement character.
+Rule 1: text from outside is made valid Unicode where it enters the core: a high surrogate
+        followed by a low one (a UTF-16 pair, as a YAML or JSON ``"\ud83d\ude00"`` escape writes
+        an emoji) is the character the pair encodes, and every lone surrogate (U+D800..U+DFFF,
+        which UTF-8 can't encode) becomes U+FFFD, the replacement character.
         Text enters from a device's screen (a label cut in the middle of an emoji by the app),
         a YAML file (a ``"\ud800"`` escape), a model's reply (a JSON ``\ud800``), a file
         name (bytes that are not UTF-8), an OS error message. So what is hashed, matched,
@@ -28,6 +30,7 @@ __all__ = ["escape_controls", "utf8", "valid_data", "valid_text", "xml_text"]
 REPLACEMENT = "\ufffd"
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 # Rule 3: forbidden by XML 1.0 (and surrogates, already replaced by Rule 1), then the C1 controls.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\x7f-\x84\x86-\x9f]")
 # Rule 4: C0 controls, DEL, C1 controls, LS/PS, and the bidi marks, embeddings, overrides, isolates.
@@ -39,14 +42,19 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def valid_text(text: str) -> str:
-    """``text`` with every lone surrogate replaced by U+FFFD (Rule 1); the same object when valid."""
+    """``text`` with surrogate pairs joined and lone ones replaced by U+FFFD (Rule 1); the same object when valid."""
     if text.isascii():
         return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub(REPLACEMENT, text)
+        return _SURROGATE.sub(REPLACEMENT, _PAIR.sub(_joined, text))
     return text
+
+
+def _joined(pair: re.Match[str]) -> str:
+    text = pair.group()
+    return chr(0x10000 + ((ord(text[0]) - 0xD800) << 10) + (ord(text[1]) - 0xDC00))
 
 
 def valid_data(value: object) -> object:

@@ -267,11 +267,14 @@ class Agent:
             self.history.append(f"Refused: {note}. It was not sent; try another way if there is one.")
             return False
         step = self._record(screen, action, commit)
-        await self.dispatch.send(key, f"step {index} ({step.describe()})", action, {"step": index, "source": "smart"})
+        what = f"step {index} ({step.describe()})"
+        frame = await self.dispatch.send(key, what, action, {"step": index, "source": "smart"})
         self._next_index += 1
         self.path.append(step)
         self.reports.append(
-            StepReport(index, step.op, step.describe(), StepSource.SMART, 0.0, None, settled=True, target=element)
+            StepReport(
+                index, step.op, step.describe(), StepSource.SMART, 0.0, None, settled=True, target=element, frame=frame
+            )
         )
         self.history.append(f"{step.describe() if not step.live else said}: done")
         return True

@@ -8,14 +8,17 @@ Rule 1: the phases run in order and each returns a value: :func:`~.plan.prepare`
         rules.
 Rule 2: a failure is the outcome the check reports, made where it happened; the first one ends the
         run. Everything a run says is a result with a class and a message.
-Rule 3: each run writes ``.mobster/runs/<run_id>/``: ``result.json``, ``journal.jsonl``, the
-        last frame when the device gives screenshots (``frame-final.png``), the frames the
-        ``--frames`` policy keeps (``frames/``: the screen each action was sent on, taken with the
-        read it was decided on, and the final one) and ``report.html``. The frames and the page
-        are made after ``result.json`` is written: their work delays no step and no verdict.
+Rule 3: each run writes ``.mobster/runs/<run_id>/``: ``result.json`` and ``journal.jsonl``; when
+        it takes frames (``RunOptions.takes_frames``: a reporter, screenshots, ``--frames`` not
+        ``none``), ``frames/``: the screen each action was sent on (taken with the read it was
+        decided on, written as it arrives, named by its step's ``frame``) and the final one
+        (``frames/final.png``, the verdict's read). Then the reporter (``RunOptions.reporter``)
+        is given the result: its pages and pictures are made after ``result.json`` is written,
+        delay no step and no verdict, and an error there is logged, never the run's outcome.
 Rule 4: a run cancelled from outside (Ctrl+C, SIGTERM) still writes its result, class ``stopped``,
-        never updates the cache or the heal file, then raises :class:`RunStopped`. It keeps what
-        the phases that ended before the stop returned; the journal lists every action.
+        never updates the cache or the heal file, tells the reporter at once (no waiting for
+        screenshots in flight), then raises :class:`RunStopped`. It keeps what the phases that
+        ended before the stop returned; the journal lists every action.
 Rule 5: the run's own files can't be written (the journal, ``.mobster/`` refused or full):
         ``couldnt_run``, class ``environment``. Anything unexpected is ``internal``: the message
         says what and where the traceback was written (``traceback.txt`` in the run folder).
@@ -44,17 +47,16 @@ from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
 from mobster_core._rules.cost import Cost
 from mobster_core._rules.device import DeviceInfo
-from mobster_core._rules.frames import FINAL, FramesMode, step_frame
+from mobster_core._rules.frames import FINAL_FRAME, FramesMode, is_drift_frame
 from mobster_core._rules.secrets import MissingSecret, Secrets, references
 from mobster_core._rules.text import utf8
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import Check, project_of
-from mobster_core._store.evidence import keep_frames, write_report
 from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
-from mobster_core._store.runs import new_run_folder
+from mobster_core._store.runs import drop_frame, new_run_folder
 from mobster_core.exceptions import PathError, os_error_message
-from mobster_core.protocols import CheckReports, Clock, Device, Model, Pictures
+from mobster_core.protocols import CheckReports, Clock, Device, Model, Reporter
 
 from .agent import ModelCalls
 from .context import Run, RunOptions
@@ -63,7 +65,7 @@ from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
 from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
-from .results import CheckResult, Mode
+from .results import CheckResult, Mode, StepReport
 from .steps import Executed, execute
 
 __all__ = ["RunOptions", "RunStopped", "run_check"]
@@ -107,25 +109,27 @@ async def run_check(
     began = clock.now()
     folder = new_run_folder(root, utc_now())
     calls = None if model is None else ModelCalls(model, options.prices)
-    framing = options.screenshots and options.frames is not FramesMode.NONE
     secrets, missing = _secrets(check, options)
     with Journal(folder) as journal:
         dispatch = Dispatcher(device, clock, journal, timing=options.policy, secrets=secrets)
         dispatch.on_sent, dispatch.on_sending = options.on_sent, options.on_sending
-        if framing:
-            dispatch.keep_frames()
         run = Run(check, device, clock, root, options, dispatch, calls)
+        if run.takes_frames:
+            dispatch.keep_frames(folder)
         story, stopped = await _tell(run, folder, missing)
-    final = await _final_frame(run, folder) if stopped is None and options.screenshots else None
-    result = _result(run, story, seconds=clock.now() - began, folder=folder)
-    data = result.to_dict()
-    atomic_write(folder / "result.json", utf8(json.dumps(data, indent=2, ensure_ascii=False)))
+    if stopped is None:
+        dispatch.final_frame()
+    seconds = clock.now() - began
+    frames = dispatch.drop_frames() if stopped is not None else await _frames(dispatch)
+    result = _result(run, story, seconds=seconds, folder=folder, frames=frames)
+    _drop_unowned_drifts(folder, frames, result.steps)
+    atomic_write(folder / "result.json", utf8(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
+    if options.reporter is not None:
+        _report(options.reporter, result, folder, options.frames)
     if stopped is not None:
-        _stopped_report(folder, data)
         if options.on_result is not None:
             options.on_result(result)
         raise RunStopped(result) from stopped
-    await _evidence(run, folder, data, final)
     if isinstance(device, CheckReports):
         await _best_effort(device.check_ended(result.name, result.verdict, result.outcome.message), "check_ended")
     if options.on_result is not None:
@@ -213,81 +217,39 @@ def _internal(exc: Exception, folder: Path, secrets: Secrets) -> Outcome:
     return Outcome(Verdict.COULDNT_RUN, FailureClass.INTERNAL, message)
 
 
-async def _final_frame(run: Run, folder: Path) -> bytes | None:
-    """Rule 3: the last frame, when the device gives screenshots.
-
-    When the run keeps frames, the verdict's read was taken with one: that is the final frame,
-    and no screenshot is taken again.
-    """
-    dispatch = run.dispatch
-    latest = dispatch.latest
-    shot = (None if latest is None else await dispatch.picture_of(latest)) or await dispatch.screenshot()
-    if shot is not None:
-        try:
-            atomic_write(folder / "frame-final.png", shot)
-        except OSError as exc:
-            log.debug("no final frame", error=str(exc))
-    return shot
-
-
 #: The longest a run waits, at its end, for the screenshots still arriving (seconds on its clock).
 FRAMES_WAIT_S = 30.0
 
 
-async def _evidence(run: Run, folder: Path, data: dict[str, object], final: bytes | None) -> None:
-    """Rule 3: the frames and ``report.html``, after ``result.json``; a failure here costs the run nothing."""
-    options, dispatch, device = run.options, run.dispatch, run.device
+async def _frames(dispatch: Dispatcher) -> frozenset[str]:
+    """Rule 3: the frames written, once those still arriving have come (or :data:`FRAMES_WAIT_S` passed)."""
+    return await dispatch.settle_frames(FRAMES_WAIT_S)
+
+
+def _drop_unowned_drifts(folder: Path, frames: frozenset[str], steps: tuple[StepReport, ...]) -> None:
+    """Rule 3: the frame of a drift that a heal stood in for is no step's: it goes (the healed steps have theirs)."""
+    owned = {r.frame for r in steps}
+    for name in sorted(frames - owned):
+        if is_drift_frame(name):
+            drop_frame(folder, name)
+
+
+def _report(reporter: Reporter, result: CheckResult, folder: Path, frames: FramesMode) -> None:
+    """Rule 3: the reporter's turn, after ``result.json``; a failure here costs the run nothing."""
     try:
-        taken = {}
-        if options.screenshots and options.frames is not FramesMode.NONE:
-            try:
-                moments = await asyncio.wait_for(dispatch.frames(), FRAMES_WAIT_S)
-            except TimeoutError:
-                log.warning("the screenshots still arriving were left out", waited_s=FRAMES_WAIT_S)
-                moments = []
-            taken = _taken(data, moments, final)
-        maker = device.picture if isinstance(device, Pictures) else None
-        write_report(folder, data, keep_frames(folder, data, taken, options.frames, maker))
+        reporter.check_ended(result, folder, frames)
     except Exception:  # the verdict is written: a page that can't be made is logged, not fatal
-        log.exception("the run's report couldn't be made", folder=str(folder))
+        log.exception("the run's reporter failed", folder=str(folder))
 
 
-def _stopped_report(folder: Path, data: dict[str, object]) -> None:
-    """Rule 3: a stopped run's ``report.html``, at once: no waiting for screenshots in flight."""
-    try:
-        write_report(folder, data, keep_frames(folder, data, {}, FramesMode.NONE, None))
-    except Exception:  # the verdict is written: a page that can't be made is logged, not fatal
-        log.exception("the run's report couldn't be made", folder=str(folder))
-
-
-def _taken(data: dict[str, object], moments: list[tuple[bytes | None, bool]], final: bytes | None) -> dict[str, bytes]:
-    """Rule 3: the frames taken, by base name: each step's (its place in ``steps``, from 1) and the final one.
-
-    Every action sent and every drift noted its frame, in the order the steps' reports list them.
-    A drift that healed has no report of its own (the healed steps stand in its place): its
-    moment is passed over. Where the two lists stop agreeing, no later step gets a frame.
-    """
-    steps = data.get("steps")
-    pending = iter(moments)
-    taken: dict[str, bytes] = {}
-    for p, step in enumerate(steps if isinstance(steps, list) else [], 1):
-        drifted = isinstance(step, dict) and step.get("reason") is not None
-        moment = next(pending, None)
-        while moment is not None and moment[1] and not drifted:
-            moment = next(pending, None)  # a drift that healed
-        if moment is None or moment[1] is not drifted:
-            log.debug("the frames stop matching the steps", step=p)
-            break
-        if moment[0] is not None:
-            taken[step_frame(p)] = moment[0]
-    if final is not None:
-        taken[FINAL] = final
-    return taken
-
-
-def _result(run: Run, story: _Story, *, seconds: float, folder: Path) -> CheckResult:
+def _result(run: Run, story: _Story, *, seconds: float, folder: Path, frames: frozenset[str]) -> CheckResult:
+    """The run's result; a step's frame that was never written (its screenshot failed) is None."""
     check, prepared, plan = run.check, story.prepared, story.plan
     executed, judged = story.executed, story.judged
+    steps = tuple(
+        r if r.frame is None or r.frame in frames else attrs.evolve(r, frame=None)
+        for r in (() if executed is None else executed.reports)
+    )
     mode = Mode.LAUNCH if check.launch_only else Mode.REPLAY
     return CheckResult(
         name=check.name,
@@ -303,13 +265,14 @@ def _result(run: Run, story: _Story, *, seconds: float, folder: Path) -> CheckRe
         env=None if prepared is None else prepared.env.digest,
         path_used=(plan if executed is None else executed.plan).used,
         path_why=(plan if executed is None else executed.plan).why,
-        steps=() if executed is None else executed.reports,
+        steps=steps,
         heals=() if executed is None else executed.heals,
         assertions=() if judged is None else judged.assertions,
         run_dir=_relative(folder, run.root),
         device_label=run.options.device_label,
         stable=None if judged is None else judged.stable,
         carried_from=plan.carried_from,
+        final_frame=FINAL_FRAME if FINAL_FRAME in frames else None,
     )
 
 

@@ -19,7 +19,7 @@ from mobster_core._rules.frames import FramesMode
 from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._store.checks import Check
-from mobster_core.protocols import Clock, Device, PathStore
+from mobster_core.protocols import Clock, Device, PathStore, Reporter
 
 from .agent import ModelCalls
 from .dispatch import Dispatcher
@@ -44,8 +44,11 @@ class RunOptions:
     build) when this env has none. ``max_usd`` caps each check's model spend (the lower of it and
     the check's ``budget.max_usd``). ``prices`` prices the model's tokens. ``policy`` times every
     wait of a step. ``screenshots``: give the model a picture and keep the last frame, when the
-    device takes screenshots. ``frames`` (``auto``, ``all``, ``failed``, ``none``) says which
-    frames a run keeps for its ``report.html`` (see docs/reports.md); frames need ``screenshots``.
+    device takes screenshots. ``reporter`` presents each check's result and each suite's once
+    they are written (``mobster_report.HtmlReport``: ``report.html`` and ``index.html``); with
+    none, no page is written and no frame taken. ``frames`` (``auto``, ``all``, ``failed``,
+    ``none``) says which frames the reporter keeps (see docs/reports.md); ``none`` takes none.
+    Frames need ``screenshots`` and a reporter.
     ``root`` is the project folder (the one holding ``.mobster/``); by
     default the one holding the check file, else the check file's folder. ``on_sent`` is called
     with a line per action sent (``step 2 (Tap "Sign up")``), ``on_sending`` with the same line
@@ -70,6 +73,7 @@ class RunOptions:
     policy: PollPolicy = DEFAULT_POLICY
     screenshots: bool = True
     frames: FramesMode = attrs.field(default=FramesMode.AUTO, converter=FramesMode)
+    reporter: Reporter | None = attrs.field(default=None, eq=False)
     root: Path | None = None
     each_device: bool = False
     device_label: str | None = None
@@ -100,6 +104,12 @@ class Run:
     @provenance.default
     def _provenance(self) -> Provenance:
         return self.check.provenance
+
+    @property
+    def takes_frames(self) -> bool:
+        """Whether the run takes frames: the options want them and a reporter will show them."""
+        options = self.options
+        return options.screenshots and options.frames is not FramesMode.NONE and options.reporter is not None
 
     @property
     def bundle(self) -> str:

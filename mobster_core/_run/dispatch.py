@@ -13,13 +13,15 @@ Rule 6: masked text never reaches the journal: it is written as null.
 Rule 7: a run stopped (cancelled) while an action is in flight journals that action as unknown.
 Rule 8: before acting on an element, a device that can (``TargetChecks``) confirms it is shown; the
         check is a read (tried once more when it fails, as Rule 5).
-Rule 9 (frames): when the run keeps frames and the device gives screenshots, every read is paired
+Rule 9 (frames): when the run takes frames and the device gives screenshots, every read is paired
         with a screenshot taken *at the same time* (both requests in flight together), so the
         frame of the screen an action is sent on costs no round trip of its own before the
-        action. Each action sent, and each step that drifted, notes the frame of the read it was
-        decided on (:attr:`Dispatcher.moments`, in order). At most two screenshots are in flight:
-        a read that starts while two are takes none. A screenshot that fails costs the read
-        nothing: that moment has no frame.
+        action. Each action sent, and each step that drifted, names the frame of the read it was
+        decided on (``_rules/frames``: ``frames/step-003-before.png``): :meth:`Dispatcher.send`
+        and :meth:`Dispatcher.drifted` return the name, and the action's journal entry holds it.
+        The frame is written to the run folder as its bytes arrive, and dropped from memory. At
+        most two screenshots are in flight: a read that starts while two are takes none. A
+        screenshot that fails costs the read nothing: that action has no frame.
 Rule 10 (secrets): an action's or a launch's ``${NAME}`` references are resolved as it leaves for
         the device and nowhere else; the journal keeps the reference. Every read comes back with
         the values replaced by their references, and so does every error a device raises while
@@ -31,12 +33,14 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.device import Action, LaunchOptions
+from mobster_core._rules.frames import FINAL_FRAME, drift_frame, step_frame
 from mobster_core._rules.safety import classify
 from mobster_core._rules.screen import Element, Screen
 from mobster_core._rules.secrets import Secrets
@@ -45,13 +49,14 @@ from mobster_core._rules.steps import Op
 from mobster_core._rules.typing_rules import is_masked
 from mobster_core._rules.verdict import FailureClass
 from mobster_core._store.journal import DuplicateEffect, Effect, EffectLedger, JournalWriter
-from mobster_core.exceptions import DeviceError, UnknownOutcome
+from mobster_core._store.runs import write_frame
+from mobster_core.exceptions import DeviceError, UnknownOutcome, UnsafeFile
 from mobster_core.protocols import Clock, Device, EvidenceReads, Screenshots, TargetChecks
 
 from .ended import Ended, couldnt
 from .wait import drive
 
-__all__ = ["BULLET", "Dispatcher", "Moment", "unknown_message"]
+__all__ = ["BULLET", "Dispatcher", "unknown_message"]
 
 log = get_logger(__name__)
 
@@ -65,15 +70,6 @@ _SHOTS_IN_FLIGHT = 2
 
 #: Rule 9: a screenshot taken beside a read, its bytes arriving (or arrived).
 Shot = asyncio.Future[bytes]
-
-
-@attrs.frozen
-class Moment:
-    """Rule 9: an action sent (its element, None for a global action) or a drift, with the frame it was decided on."""
-
-    frame: Shot | None
-    element: Element | None
-    drift: bool = False
 
 
 def _quiet(shot: Shot) -> None:
@@ -133,10 +129,11 @@ class Dispatcher:
         self._sent_any = False
         self._sent: list[tuple[str, Action]] = []
         self._latest: Screen | None = None
-        self._framing = False
+        self._frames: Path | None = None  # the run folder frames are written to, when they are taken
+        self._actions = 0  # actions sent (or being sent): the next one's frame is numbered one more
         self._shots: OrderedDict[str, Shot] = OrderedDict()
         self._inflight: set[Shot] = set()
-        self.moments: list[Moment] = []
+        self._writes: dict[str, asyncio.Task[bool]] = {}
 
     @property
     def latest(self) -> Screen | None:
@@ -190,9 +187,16 @@ class Dispatcher:
             log.debug("no screenshot for the model", error=str(exc))
             return None
 
-    def keep_frames(self) -> None:
-        """Rule 9: from now on, pair each read with a screenshot (when the device gives them)."""
-        self._framing = isinstance(self.device, Screenshots)
+    def keep_frames(self, folder: Path) -> None:
+        """Rule 9: from now on, pair each read with a screenshot and write frames into ``folder``.
+
+        Nothing changes for a device without screenshots.
+        """
+        self._frames = folder if isinstance(self.device, Screenshots) else None
+
+    @property
+    def _framing(self) -> bool:
+        return self._frames is not None
 
     def frame_of(self, screen: Screen) -> Shot | None:
         """Rule 9: the screenshot taken with a read that returned this screen (maybe still arriving)."""
@@ -202,22 +206,82 @@ class Dispatcher:
         """Rule 9: the bytes of :meth:`frame_of`, awaited; None when there is none or it failed."""
         return await _bytes(self.frame_of(screen))
 
-    def drifted(self, screen: Screen, element: Element | None) -> None:
-        """Rule 9: note a step that drifted on ``screen`` (``element``: its recorded target)."""
-        if self._framing:
-            self.moments.append(Moment(self.frame_of(screen), element, drift=True))
+    def drifted(self, screen: Screen) -> str | None:
+        """Rule 9: a step drifted on ``screen``: the name of its frame (written as it arrives), or None."""
+        return self._keep(drift_frame(self._actions + 1), self.frame_of(screen))
 
-    async def frames(self) -> list[tuple[bytes | None, bool]]:
-        """Rule 9: each moment's frame bytes (None when it has none) and whether it was a drift, in order.
+    def final_frame(self) -> str | None:
+        """Rule 9: the frame of the end of the run (written as it arrives); its name, or None without one.
 
-        Waits for screenshots still arriving (each started with a read that already ended), then
-        cancels any other still in flight: the run is over.
+        The verdict's read was taken with a screenshot: that is the final frame, and a screenshot
+        is taken again only when it failed.
         """
-        frames = [(await _bytes(m.frame), m.drift) for m in self.moments]
-        for shot in self._inflight:
-            shot.cancel()
-        await asyncio.gather(*self._inflight, return_exceptions=True)
-        return frames
+        if not self._framing:
+            return None
+        latest = self._latest
+        shot = None if latest is None else self.frame_of(latest)
+
+        async def picture() -> bytes:
+            png = await _bytes(shot)
+            return png if png is not None else await self._retried(self._screenshot)
+
+        return self._keep(FINAL_FRAME, asyncio.ensure_future(picture()))
+
+    async def settle_frames(self, wait_s: float) -> frozenset[str]:
+        """Rule 9: the names of the frames written, once those still arriving have had ``wait_s`` seconds.
+
+        The rest (and any screenshot still in flight) is cancelled: the run is over.
+        """
+        writes = [t for t in self._writes.values() if not t.done()]
+        if writes:
+            _done, late = await asyncio.wait(writes, timeout=wait_s)
+            if late:
+                log.warning("the screenshots still arriving were left out", frames=len(late), waited_s=wait_s)
+        pending = self._drop()
+        await asyncio.gather(*pending, return_exceptions=True)
+        return self.frames_written()
+
+    def drop_frames(self) -> frozenset[str]:
+        """Rule 9: a stopped run's frames: those written already; the rest is cancelled, not awaited."""
+        self._drop()
+        return self.frames_written()
+
+    def frames_written(self) -> frozenset[str]:
+        """Rule 9: the names of the frames whose files are written."""
+        done = {n: t for n, t in self._writes.items() if t.done() and not t.cancelled()}
+        return frozenset(n for n, t in done.items() if t.exception() is None and t.result())
+
+    def _drop(self) -> list[asyncio.Future[Any]]:
+        futures: list[asyncio.Future[Any]] = [*self._writes.values(), *self._inflight]
+        pending = [f for f in futures if not f.done()]
+        for task in pending:
+            task.cancel()
+        return pending
+
+    async def _screenshot(self) -> bytes:
+        device = self.device
+        assert isinstance(device, Screenshots)  # only such a device takes frames
+        return await device.screenshot()
+
+    def _keep(self, name: str, shot: Shot | None) -> str | None:
+        """Rule 9: write the frame ``name`` from ``shot`` once its bytes arrive; the name, or None without one."""
+        folder = self._frames
+        if folder is None or shot is None:
+            return None
+
+        async def write() -> bool:
+            png = await _bytes(shot)
+            if png is None:
+                return False
+            try:
+                write_frame(folder, name, png)
+            except (OSError, UnsafeFile) as exc:
+                log.warning("a frame couldn't be written", file=str(folder / name), error=str(exc))
+                return False
+            return True
+
+        self._writes[name] = asyncio.ensure_future(write())
+        return name
 
     def _scrubbed(self, read: Callable[[], Awaitable[Screen]]) -> Callable[[], Awaitable[Screen]]:
         """Rule 10: ``read`` with every secret's value replaced by its reference."""
@@ -279,16 +343,22 @@ class Dispatcher:
         launching = self.device.launch(bundle, self._resolved_launch(options))
         await self._call(key, f"launching {bundle}", launching, pre=f"couldn't launch {bundle}")
 
-    async def send(self, key: str, what: str, action: Action, info: dict[str, Any]) -> None:
-        """Journal and send one action once (Rules 1-3, 6); ``what`` names it in messages."""
+    async def send(self, key: str, what: str, action: Action, info: dict[str, Any]) -> str | None:
+        """Journal and send one action once (Rules 1-3, 6); ``what`` names it in messages.
+
+        Returns the name of the frame it was sent on (Rule 9), None when the run takes none.
+        """
         element = action.element
         masked = action.op is Op.TYPE and element is not None and _masked(element)
         target = None if element is None else {"label": element.label, "role": element.role, "path": element.path}
+        latest = self._latest
+        shot = None if latest is None else self.frame_of(latest)
+        frame = step_frame(self._actions + 1) if shot is not None else None
         entry = {"op": action.op.value, **info, "target": target, "text": action.text}
-        self._begin(key, entry, masked=masked)
-        if self._framing:
-            latest = self._latest
-            self.moments.append(Moment(None if latest is None else self.frame_of(latest), element))
+        self._begin(key, entry if frame is None else {**entry, "frame": frame}, masked=masked)
+        self._actions += 1
+        if frame is not None:
+            self._keep(frame, shot)
         await self._call(key, what, self.device.act(self._resolved(action)), pre=f"{what} couldn't be sent")
         self._sent.append((what, action))
         if action.op is Op.TYPE and element is not None and action.text is not None:
@@ -297,6 +367,7 @@ class Dispatcher:
             await self.confirm_typing(what, element, self.secrets.resolve(action.text) if secure else action.text)
         if self.on_sent is not None:
             self.on_sent(what)  # progress for people: ``what`` never holds masked text
+        return frame
 
     def refused(self, key: str, detail: str) -> None:
         """Journal an action that was refused and never sent."""

@@ -229,6 +229,7 @@ class _Heal:
                 None,
                 settled=True,
                 target=None if s.target is None else recorded_element(s.target),
+                frame=self.agent.reports[n].frame,  # the agent reports each step of its path, in order
             )
             for n, s in enumerate(new)
         )

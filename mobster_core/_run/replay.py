@@ -45,8 +45,9 @@ from .wait import drive
 __all__ = ["Drift", "LiveStep", "Replayed", "Replayer"]
 
 #: Does one live step with the model: called with the step's index (from 1), the step and the
-#: screen it matched on. Raises ``Ended`` when the model can't do it or its action failed.
-LiveStep = Callable[[int, Step, Screen], Awaitable[None]]
+#: screen it matched on; returns the frame its action was sent on (or None). Raises ``Ended`` when
+#: the model can't do it or its action failed.
+LiveStep = Callable[[int, Step, Screen], Awaitable[str | None]]
 
 
 @attrs.frozen
@@ -164,22 +165,23 @@ class Replayer:
                     f"{what} is typed by the model on every run, and there is no model: set "
                     "ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model",
                 )
-            await self.live(index, step, found.screen)
+            frame = await self.live(index, step, found.screen)
             source = StepSource.LIVE
         else:
             action = _action_for(step, found.match.element)
-            await self.dispatch.send(f"step-{index}", what, action, {"step": index, "source": source.value})
+            frame = await self.dispatch.send(f"step-{index}", what, action, {"step": index, "source": source.value})
         match = found.match
         return StepReport(
-            index, step.op, step.describe(), source, found.waited, match.similarity, found.settled, None, match.element
-        )
+            index, step.op, step.describe(), source, found.waited, match.similarity, found.settled, None, match.element,
+            frame,
+        )  # fmt: skip
 
     def _drift(self, index: int, step: Step, end: Drifted) -> Drift:
         target = None if step.target is None else recorded_element(step.target)
-        self.dispatch.drifted(end.screen, target)
+        frame = self.dispatch.drifted(end.screen)
         report = StepReport(
             index, step.op, step.describe(), StepSource.REPLAY, end.waited, end.match.similarity, end.settled,
-            end.reason, target,
+            end.reason, target, frame,
         )  # fmt: skip
         return Drift(index, step, end.screen, end.match, report)
 

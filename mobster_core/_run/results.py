@@ -69,7 +69,9 @@ class StepReport:
     """What happened to one step (``steps`` of ``results.json``). ``index`` counts from 1; ``waited_s`` is seconds.
 
     ``target`` is the element the action was sent to (its frame as it was then), or for a step
-    that drifted its recorded target; None for a global action.
+    that drifted its recorded target; None for a global action. ``frame`` is the file, in the
+    run folder, of the screen the action was sent on or the step drifted on
+    (``frames/step-002-before.png``, see ``_rules/frames``), None when the run took none.
     """
 
     index: int
@@ -81,6 +83,7 @@ class StepReport:
     settled: bool
     reason: str | None = None
     target: Element | None = None
+    frame: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The step as ``results.json`` shows it."""
@@ -94,6 +97,7 @@ class StepReport:
             "settled": self.settled,
             "reason": self.reason,
             "target": None if self.target is None else {**_element_dict(self.target), "id": self.target.path},
+            "frame": self.frame,
         }
 
 
@@ -104,7 +108,8 @@ class CheckResult:
     ``seconds`` is the run's time on its clock; ``identity`` and ``env`` are the path's keys
     (None when the run stopped before they were known); ``path_used`` says a recorded path was
     replayed, ``path_why`` why one wasn't (or what happened to it); ``run_dir`` is the run's
-    folder, relative to the project root.
+    folder, relative to the project root; ``final_frame`` the file, in it, of the screen at the
+    end of the run (``frames/final.png``), None when the run took none.
     """
 
     name: str
@@ -129,6 +134,7 @@ class CheckResult:
     carried_from: str | None = None
     #: The pool's name for the device the check ran on (``sim-2``), None outside a pool.
     device_label: str | None = None
+    final_frame: str | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -170,6 +176,7 @@ class CheckResult:
             ],
             "stable": self.stable,
             "run_dir": self.run_dir,
+            "final_frame": self.final_frame,
         }
 
 

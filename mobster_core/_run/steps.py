@@ -168,7 +168,7 @@ def _live_step(run: Run, prepared: Prepared) -> LiveStep:
     calls: ModelCalls | None = run.calls
     if calls is None:
 
-        async def no_live(index: int, step: Step, _screen: Screen) -> None:
+        async def no_live(index: int, step: Step, _screen: Screen) -> str | None:
             what = f"step {index} ({step.describe()})"
             raise couldnt(
                 FailureClass.MODEL, f"{what} is typed by the model on every run, and {no_model(run.options, 'type it')}"
@@ -176,7 +176,7 @@ def _live_step(run: Run, prepared: Prepared) -> LiveStep:
 
         return no_live
 
-    async def live(index: int, step: Step, screen: Screen) -> None:
+    async def live(index: int, step: Step, screen: Screen) -> str | None:
         what = f"step {index} ({step.describe()})"
         agent = Agent(calls, run.dispatch, brief(run, prepared, first_index=index, purpose=what))
         request = (
@@ -191,6 +191,7 @@ def _live_step(run: Run, prepared: Prepared) -> LiveStep:
         await agent.act_turn(screen, decision.actions[:1])
         if len(agent.path) != 1:
             raise couldnt(FailureClass.MODEL, f"{what}: the model's action for the live step was not sent")
+        return agent.reports[0].frame
 
     return live
 

@@ -7,8 +7,9 @@ Rule 3: the suite writes ``.mobster/test-results/<suite_id>/results.json`` (the 
         ``mobster.test/1`` contract, also what ``--json`` prints) and ``junit.xml`` (one testcase
         per check and device; failure, error and skipped elements; heals in ``system-out``).
         ``junit.xml`` stays well-formed whatever a label or a check name holds: characters XML 1.0
-        forbids are removed (``_text.xml_text``). Beside them, ``index.html``: the suite's page, a
-        checks-by-devices matrix linking to each run's ``report.html``.
+        forbids are removed (``_text.xml_text``). Then the reporter (``RunOptions.reporter``) is
+        given the suite (``mobster_report`` writes ``index.html`` beside them); an error there is
+        logged, never the suite's outcome.
 Rule 4: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs
         review, else 0.
 Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight write its
@@ -57,7 +58,6 @@ from mobster_core._rules.cost import Cost
 from mobster_core._rules.text import utf8, valid_text
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import CheckError, load_check, project_of
-from mobster_core._store.evidence import write_index
 from mobster_core._store.fsutil import (
     MOBSTER_DIR,
     atomic_write,
@@ -152,7 +152,11 @@ async def run_suite(
     data = suite.to_dict()
     atomic_write(suite.folder / "results.json", utf8(json.dumps(data, indent=2, ensure_ascii=False)))
     atomic_write(suite.folder / "junit.xml", junit_xml(suite))
-    write_index(suite.folder, data)
+    if options.reporter is not None:
+        try:
+            options.reporter.suite_ended(suite)
+        except Exception:  # Rule 3: the results are written; a page that can't be made is logged, not fatal
+            log.exception("the suite's reporter failed", folder=str(suite.folder))
     if stopped:
         raise SuiteStopped(suite)
     return suite

@@ -35,7 +35,7 @@ Rule 5: the keys and their limits:
                                       characters. A string holds one step per non-empty line. An
                                       empty list or a blank string is an error; no ``steps`` key is a
                                       launch-only check.
-        ``expect``                    assertions (``_assertions.py``), up to 50 after lists expand.
+        ``expect``                    assertions (``_rules/assertions/model.py``), up to 50 after lists expand.
                                       None, or ``[]``, means the verdict is ``needs_review``.
         ``budget.max_seconds``        more than 0, at most 600; default 180 (Smart's time limit).
         ``budget.max_usd``            more than 0, at most 1.00; default 0.25 (Smart's spend cap).
@@ -56,11 +56,20 @@ from typing import Any, NoReturn
 
 import attrs
 
-from mobster_core._rules.assertions import Assertion, ExpectError, Keys, dotted, kind_of, parse_expect, quote_fix
+from mobster_core._rules.assertions import Assertion, ExpectError, parse_expect
 from mobster_core._rules.device import LaunchOptions, Reset, normal_locale
 from mobster_core._rules.identity import path_identity
 from mobster_core._rules.typing_rules import Provenance
-from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlDoc, YamlProblem, did_you_mean, load_yaml
+from mobster_core._rules.yaml import (
+    MAX_YAML_BYTES,
+    Keys,
+    YamlDoc,
+    YamlProblem,
+    did_you_mean,
+    kind_of,
+    load_yaml,
+    quote_fix,
+)
 from mobster_core.exceptions import CheckError, Problem
 
 from .fsutil import MOBSTER_DIR, UnsafeFile, find_project_root, read_user_file
@@ -306,9 +315,7 @@ def _load(raw: bytes | str, source: str, path: Path) -> Check:
     try:
         doc = load_yaml(raw, source)
     except YamlProblem as exc:
-        head, _, _ = str(exc).partition(": ")
-        line = head.rpartition(":")[2]
-        raise CheckError(str(exc), file=source, line=int(line) if line.isdigit() else None) from exc
+        raise CheckError(str(exc), file=source, line=exc.line, key=exc.key) from exc
     return _Reader(doc, source).check(doc.data, path)
 
 
@@ -320,10 +327,8 @@ class _Reader:
         self._source = source
 
     def fail(self, keys: Keys, problem: str, fix: str) -> NoReturn:
-        path = dotted(keys)
-        where = self._doc.where(keys)
-        message = f"{where}: {path}: {problem}; {fix}" if path else f"{where}: {problem}; {fix}"
-        raise CheckError(message, file=self._source, line=self._doc.line(keys), key=path or None)
+        found = self._doc.problem(keys, problem, fix)
+        raise CheckError(str(found), file=self._source, line=found.line, key=found.key)
 
     # -- shapes ------------------------------------------------------------------------------
 

@@ -29,31 +29,16 @@ from mobster_core.results import Cost, Mode
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from tests.browser import CHROMIUM, Browser
-
-SIGNUP = """\
-version: 1
-name: A new user signs up
-app: {bundle: com.example.yourapp, path: YourApp.app}
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
+from tests.samples import SIGNUP
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(key, raising=False)
-    checks = tmp_path / ".mobster" / "checks"
-    checks.mkdir(parents=True)
-    (checks / "signup.yaml").write_text(SIGNUP)
-    (tmp_path / "app.yaml").write_text(sample_path("yourapp").read_text())
-    (tmp_path / "renamed.yaml").write_text(sample_path("yourapp-renamed").read_text())
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+def project(project: Path) -> Path:
+    """The sign-up check, and the sample app and its rebuild as app scripts."""
+    (project / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
+    (project / "app.yaml").write_text(sample_path("yourapp").read_text())
+    (project / "renamed.yaml").write_text(sample_path("yourapp-renamed").read_text())
+    return project
 
 
 def mobster(*args: str) -> Result:

@@ -22,18 +22,8 @@ from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.testing.appium import AppiumRequest, FakeAppium
 from tests.real_clock import mobster
+from tests.samples import SIGNUP
 
-SIGNUP = """\
-version: 1
-name: A new user signs up
-app: {bundle: com.example.yourapp, path: YourApp.app}
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
 LAUNCH = """\
 version: 1
 name: The welcome screen shows {n}
@@ -90,15 +80,6 @@ class Moment:
                 self.name == "the verdict's read" and self.taps == 3
             )
         return False
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MOBSTER_APPIUM_CAPS"):
-        monkeypatch.delenv(key, raising=False)
-    (tmp_path / ".mobster" / "checks").mkdir(parents=True)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def test_a_check_records_replays_and_heals_through_appium(project: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,31 +11,16 @@ import pytest
 from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.harness._lock import device_lock
 from mobster_drivers.testing.wda import FakeWda
+from tests.loopback import closed_port
 from tests.real_clock import mobster
-
-SIGNUP = """\
-version: 1
-name: A new user signs up
-app: {bundle: com.example.yourapp, path: YourApp.app}
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
+from tests.samples import SIGNUP
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("MOBSTER_LOCK_DIR", str(tmp_path / "locks"))
-    checks = tmp_path / ".mobster" / "checks"
-    checks.mkdir(parents=True)
-    (checks / "signup.yaml").write_text(SIGNUP)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+def project(project: Path, private_locks: Path) -> Path:
+    """The sign-up check, and locks of the test's own."""
+    (project / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
+    return project
 
 
 @pytest.fixture
@@ -87,14 +71,8 @@ def test_the_kind_comes_from_wda(project: Path) -> None:
     assert check["device"]["kind"] == "iphone"
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_a_wda_that_is_not_there(project: Path) -> None:
-    result = mobster("test", "--wda", f"http://127.0.0.1:{_closed_port()}")
+    result = mobster("test", "--wda", f"http://127.0.0.1:{closed_port()}")
     assert result.exit_code == 3
     assert "isn't answering" in result.output
     assert "is WebDriverAgent running there?" in result.output

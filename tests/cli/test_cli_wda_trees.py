@@ -82,8 +82,7 @@ CASES: dict[str, list[tuple[dict[str, Any], bool]]] = {
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MOBSTER_LOCK_DIR", str(tmp_path / "locks"))
+def project(project: Path, private_locks: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # A failing settled read keeps reading for the 5 s assert timeout (a screen may still be
     # loading); a served capture never changes, so the test reads for 0.2 s instead.
     quick = ReadPolicy(settle_gap=0.05, interval=0.05, timeout=0.2)
@@ -94,9 +93,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         return await original(read, clock, quick if policy is DEFAULT_READ_POLICY else policy, **kw)
 
     monkeypatch.setattr(_judge, "settled_read", settled_read)
-    (tmp_path / ".mobster" / "checks").mkdir(parents=True)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return project
 
 
 @pytest.fixture(params=sorted(CASES))

@@ -15,18 +15,7 @@ from pathlib import Path
 import pytest
 
 from mobster_drivers.devices.scripted import sample_path
-
-SIGNUP = """\
-version: 1
-name: A new user signs up
-app: {bundle: com.example.yourapp}
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
+from tests.samples import SIGNUP_BY_BUNDLE
 
 
 def start(project: Path, app: str) -> subprocess.Popen[str]:
@@ -49,7 +38,7 @@ def journal_lines(project: Path) -> list[dict[str, object]]:
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_stopping_mid_action(tmp_path: Path, signum: int, code: int) -> None:
     (tmp_path / ".mobster" / "checks").mkdir(parents=True)
-    (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
+    (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP_BY_BUNDLE)
     # Taps take 3 s on this phone: the signal lands while the first tap is in flight.
     slow = sample_path("yourapp").read_text().replace("latency: zero", "latency: {tap: 3.0}")
     (tmp_path / "slow.yaml").write_text(slow)
@@ -122,7 +111,7 @@ def test_ctrl_c_during_a_stalled_wda_tap_stops_at_once_and_writes_every_output(t
     from mobster_drivers.testing.wda import FakeWda
 
     (tmp_path / ".mobster" / "checks").mkdir(parents=True)
-    (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
+    (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP_BY_BUNDLE)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
     with FakeWda(sample_path("yourapp"), lifetime=120) as fake:
         fake.fail_next_action(stall=60.0)  # the launch is no action of the phone's: the first tap is

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from mobster_drivers.devices.scripted import sample_path
-from tests.cli.test_cli import SIGNUP, mobster
+from tests.cli.test_cli import mobster
+from tests.samples import SIGNUP
 
 PAYWALL = """\
 version: 1
@@ -34,19 +35,14 @@ expect:
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(key, raising=False)
-    from mobster_drivers.devices.scripted import sample_path
-
-    checks = tmp_path / ".mobster" / "checks"
-    checks.mkdir(parents=True)
+def project(project: Path) -> Path:
+    """Three checks (one that fails) and the sample app."""
+    checks = project / ".mobster" / "checks"
     (checks / "signup.yaml").write_text(SIGNUP)
     (checks / "paywall.yaml").write_text(PAYWALL)
     (checks / "broken.yaml").write_text(BROKEN)
-    (tmp_path / "app.yaml").write_text(sample_path("yourapp").read_text())
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    (project / "app.yaml").write_text(sample_path("yourapp").read_text())
+    return project
 
 
 def _suite(output: str) -> Path:

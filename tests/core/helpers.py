@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from datetime import UTC, datetime
 from typing import Any
+
+import pytest
 
 import mobster_core as mc
 from mobster_core._rules.matcher import position
@@ -51,3 +55,18 @@ def step_on(
             "live": live,
         }
     )
+
+
+def owned_by_another_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From now on, every regular file the process opens says it belongs to another user."""
+    real = os.fstat
+
+    def foreign(fd: int) -> os.stat_result:
+        st = real(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return st
+        fields = list(st)[:10]
+        fields[stat.ST_UID] = st.st_uid + 1
+        return os.stat_result(fields)
+
+    monkeypatch.setattr(os, "fstat", foreign)

@@ -16,8 +16,8 @@ from mobster_core import exceptions, protocols, testing
 PUBLIC_MODULES = (
     "checks",
     "exceptions",
+    "files",
     "heals",
-    "image",
     "paths",
     "prompts",
     "protocols",
@@ -84,7 +84,7 @@ def test_the_public_modules_are_the_ones_without_an_underscore() -> None:
 def test_protocols_and_testing_exports() -> None:
     assert sorted(protocols.__all__) == sorted([
         "DEFAULT_SCREEN_SIZE", "SPRINGBOARD", "Appearance", "CheckReports", "Clock", "Device", "EvidenceReads", "Frame",
-        "LocaleLaunches", "Model", "PathStore", "Pictures", "Screenshots", "TargetChecks",
+        "LocaleLaunches", "Model", "PathStore", "Reporter", "Screenshots", "TargetChecks",
     ])  # fmt: skip
     assert sorted(testing.__all__) == ["FakeClock", "MemoryJournal", "SPRINGBOARD", "check_device"]
 
@@ -104,8 +104,8 @@ def test_core_does_not_import_drivers_or_vendors() -> None:
     code = (
         "import sys, mobster_core, mobster_core.testing;"
         "bad = [m for m in sys.modules if m.split('.')[0] in "
-        "('mobster_drivers', 'mobster_cli', 'anthropic', 'openai', 'wda', 'pymobiledevice3',"
-        " 'click')];"
+        "('mobster_drivers', 'mobster_cli', 'mobster_report', 'anthropic', 'openai', 'wda', 'pymobiledevice3',"
+        " 'click', 'PIL')];"
         "print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -35,10 +35,10 @@ def project(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path_factory: pytest.TempPathFactory,
     recorded_cache: Path,
+    clean_env: None,
 ) -> Project:
     """A project with the sample app on "Phone A" and the two sample checks; no keys, private locks."""
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MOBSTER_APPIUM_CAPS", "PYTEST_ADDOPTS"):
-        monkeypatch.delenv(key, raising=False)
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # helpers.BASE names the plugins
     locks = tmp_path_factory.mktemp("locks")
     locks.chmod(0o700)

@@ -15,19 +15,10 @@ from pathlib import Path
 import pytest
 
 from mobster_drivers.devices.scripted import sample_path
+from tests.samples import SIGNUP_BY_BUNDLE
 
-SIGNUP = """\
-version: 1
-name: A new user signs up
-app: {bundle: com.example.yourapp}
-tags: [smoke, signup]
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
+#: The sample check, with two tags.
+SIGNUP = SIGNUP_BY_BUNDLE.replace("steps:", "tags: [smoke, signup]\nsteps:")
 
 PAYWALL = """\
 version: 1

@@ -78,3 +78,74 @@ def test_allure_marks_an_action_whose_outcome_is_unknown_broken(project: Project
     (doc,) = [json.loads(p.read_text()) for p in results.glob("*-result.json")]
     assert doc["status"] == "broken"  # CheckOutcomeUnknown is no AssertionError: not the app's failure
     assert [(s["name"], s["status"]) for s in doc["steps"]] == [("the last action (it didn't complete)", "broken")]
+
+
+def test_under_allure_an_appium_check_tells_the_cloud_its_name_and_verdict(project: Project) -> None:
+    # The plugin runs the device itself, never a wrapper: a cloud's CheckReports reach the runner
+    # under --alluredir too, and the frames Allure attaches are the run's own.
+    pytest.importorskip("allure_pytest")
+    from mobster_drivers.devices.scripted import AppScript, sample_path
+    from mobster_drivers.testing.appium import FakeAppium
+
+    text = sample_path("yourapp").read_text("utf-8").replace("kind: simulator", "kind: iphone")
+    caps = project.root / "browserstack.json"
+    caps.write_text(json.dumps({"bstack:options": {"userName": "ada", "accessKey": "k3y"}}))
+    results = project.root / "allure"
+    real_clock = ("-p", "no:cacheprovider", "-p", "mobster_pytest.plugin")  # Appium lives on the real clock
+    with FakeAppium(AppScript.from_text(text, "yourapp.yaml"), lifetime=120, provider="browserstack") as cloud:
+        run = project.pytester.runpytest(
+            *real_clock, *ALLURE, f"--alluredir={results}", "--mobster-appium", cloud.url,
+            "--mobster-caps", str(caps), "--mobster-model", "scripted", "-k", "signup",
+        )  # fmt: skip
+        run.assert_outcomes(passed=1)
+        told = [(a["action"], a["arguments"]) for p, a in cloud.annotations if p == "browserstack"]
+    assert ("setSessionName", {"name": "A new user signs up"}) in told
+    statuses = [args for action, args in told if action == "setSessionStatus"]
+    assert [s["status"] for s in statuses] == ["passed"]
+    (doc,) = [json.loads(p.read_text()) for p in results.glob("*-result.json")]
+    assert [s["name"] for s in doc["steps"]] == [
+        'step 1 (Tap "Sign up")', 'step 2 (Type "ada@example.com" into "Email")', 'step 3 (Tap "Continue")',
+    ]  # fmt: skip
+    for step in doc["steps"]:
+        (frame,) = step["attachments"]
+        assert (results / frame["source"]).read_bytes().startswith(b"\x89PNG")  # the run's own frame, in full
+
+
+def test_the_frames_attached_are_the_runs_own_files_and_no_extra_screenshot_is_taken(project: Project) -> None:
+    pytest.importorskip("allure_pytest")
+    record(project)
+    project.pytester.makepyfile(
+        test_own="""
+        import json
+
+        def test_own(mobster, mobster_device, request, pytestconfig):
+            counted = []
+            real = mobster_device.screenshot
+
+            async def screenshot():
+                counted.append(1)
+                return await real()
+
+            mobster_device.screenshot = screenshot
+            result = mobster.run("paywall")
+            from mobster_pytest._state import RECORDS
+            (record,) = request.node.stash[RECORDS]
+            run_dir = record.root / result.run_dir
+            frames = [f.relative_to(run_dir).as_posix() for _, f in record.frames]
+            name = "with.json" if pytestconfig.getoption("allure_report_dir") else "without.json"
+            steps = [s.frame for s in result.steps]
+            (pytestconfig.rootpath / name).write_text(
+                json.dumps({"screenshots": len(counted), "frames": frames, "steps": steps})
+            )
+        """
+    )
+    results = project.root / "allure"
+    base = ("--mobster-scripted", "apps/yourapp.yaml", "test_own.py")
+    project.run(*ALLURE, f"--alluredir={results}", *base).assert_outcomes(passed=1)
+    project.run(*ALLURE, *base).assert_outcomes(passed=1)
+    with_allure = json.loads((project.root / "with.json").read_text())
+    without = json.loads((project.root / "without.json").read_text())
+    assert with_allure["frames"] == with_allure["steps"] == ["frames/step-001-before.png", "frames/step-002-before.png"]
+    assert without["frames"] == []  # no report shows them
+    # The frames Allure gets are the ones the run takes anyway for its report.html: no extra screenshot.
+    assert with_allure["screenshots"] == without["screenshots"] > 0

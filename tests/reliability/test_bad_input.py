@@ -20,6 +20,7 @@ from mobster_core.heals import read_heal_file
 from mobster_core.prompts import parse_decision
 from mobster_drivers.devices.scripted import AppScript, sample_path
 from tests.core.helpers import NOW
+from tests.strategies import examples
 
 # JSON-like values, including the awkward ones: deep nesting, big numbers, odd strings.
 json_values = st.recursive(
@@ -28,7 +29,7 @@ json_values = st.recursive(
     max_leaves=30,
 )
 CHECK_KEYS = ["version", "name", "app", "steps", "expect", "launch", "budget", "reset", "tags", "device", "runtime"]
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FUZZ
@@ -104,8 +105,8 @@ def test_a_tree_five_thousand_deep_is_refused_clearly() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("a: &a [1, 2]\nb: *a\n", "fuzz.yaml:1: anchors and aliases"),
-        ("version: 1\nversion: 1\n", "duplicate key"),
+        ("a: &a [1, 2]\nb: *a\n", "fuzz.yaml:1: a: anchors and aliases"),
+        ("version: 1\nversion: 1\n", "fuzz.yaml:2: version: the key is written twice (lines 1 and 2)"),
         ("!!python/object/apply:os.system [echo hi]\n", "could not determine a constructor"),
         (
             "version: 1\nname: x\napp: {bundle: a.b}\nsteps: " + "[" * 5000 + "]" * 5000 + "\n",
@@ -113,7 +114,7 @@ def test_a_tree_five_thousand_deep_is_refused_clearly() -> None:
         ),
         (
             "version: 1\napp: {bundle: a.b}\nexpect:\n- count: {role: cell}\n  equals: 1" + "0" * 5000,
-            "fuzz.yaml:5: a number",
+            "fuzz.yaml:5: expect[0].equals: a number",
         ),
     ],
 )

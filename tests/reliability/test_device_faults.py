@@ -10,24 +10,13 @@ import mobster_core as mc
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
-
-CHECK = """\
-version: 1
-name: A new user signs up
-app: {bundle: com.example.yourapp}
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
+from tests.samples import SIGNUP_BY_BUNDLE
 
 
 def project(tmp_path: Path) -> Path:
     folder = tmp_path / ".mobster" / "checks"
     folder.mkdir(parents=True)
-    (folder / "signup.yaml").write_text(CHECK)
+    (folder / "signup.yaml").write_text(SIGNUP_BY_BUNDLE)
     return folder / "signup.yaml"
 
 

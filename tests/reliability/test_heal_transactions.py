@@ -23,7 +23,7 @@ from mobster_core._store import healfile
 from mobster_core._store.healfile import accept_heals, heal_file_for, read_heal_file, reject_heals
 from mobster_core.exceptions import HealFileError
 from tests.core.helpers import NOW
-from tests.core.test_run import FOUR_STEPS_APP, FOUR_STEPS_CHECK, project, renamed, run
+from tests.core.run.test_run import FOUR_STEPS_APP, FOUR_STEPS_CHECK, project, renamed, run
 
 CHANGED = renamed(FOUR_STEPS_APP, "CONTINUE", "NEXT")
 

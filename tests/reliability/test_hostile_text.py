@@ -58,14 +58,10 @@ expect:
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(key, raising=False)
-    checks = tmp_path / ".mobster" / "checks"
-    checks.mkdir(parents=True)
-    (tmp_path / "app.yaml").write_text(APP_SCRIPT)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+def project(project: Path) -> Path:
+    """The hostile app script; each test writes its check."""
+    (project / "app.yaml").write_text(APP_SCRIPT)
+    return project
 
 
 def run(project: Path, *extra: str) -> Any:

@@ -25,11 +25,9 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-import signal
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import FrameType
 
 import pytest
 from click.testing import CliRunner, Result
@@ -37,6 +35,7 @@ from click.testing import CliRunner, Result
 from mobster_cli.main import Runtime, cli
 from mobster_core._store import fsutil
 from mobster_core.testing import FakeClock
+from tests.samples import APP_SCRIPT_HEAD
 
 OTHER_UID = 65534
 SIGNUP = """\
@@ -52,15 +51,9 @@ expect:
   - text: Welcome aboard
 """
 # A small app (YAML parsing is most of a run's cost here): four taps to the end.
-APP = """\
-version: 1
-device: {name: Scripted iPhone, ios: "26.4", kind: simulator}
-latency: zero
-apps:
-  com.example.yourapp:
-    name: YourApp
-    version: "1.0"
-    build: "1"
+APP = (
+    APP_SCRIPT_HEAD
+    + """\
     launch: welcome
     screens:
       welcome: [{role: Button, label: Sign up, tap: signup}]
@@ -69,6 +62,7 @@ apps:
       start: [{role: Button, label: Start, tap: done}]
       done: [{role: StaticText, label: Welcome aboard}]
 """
+)
 
 #: The commands, by what they do to a project that has a recorded path and a heal waiting.
 COMMANDS: dict[str, tuple[str, ...]] = {
@@ -166,18 +160,7 @@ STATES: dict[str, Callable[[Path, Path], None]] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def no_hang() -> Iterator[None]:
-    """A hang fails the test after 60 s instead of blocking CI."""
-
-    def hung(_signum: int, _frame: FrameType | None) -> None:
-        raise TimeoutError("hung")
-
-    old = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(60)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
+pytestmark = pytest.mark.usefixtures("no_hang")  # a hang fails the test after 60 s instead of blocking CI
 
 
 @pytest.fixture(autouse=True)
@@ -288,10 +271,8 @@ def run_everything(root: Path, target_of: Callable[[Path], Path], state: str, as
 @pytest.mark.parametrize("state", list(STATES))
 @pytest.mark.parametrize("target", list(TARGETS))
 def test_every_path_in_every_state_under_every_command(
-    template: Path, tmp_path: Path, target: str, state: str, monkeypatch: pytest.MonkeyPatch
+    template: Path, tmp_path: Path, target: str, state: str, clean_env: None
 ) -> None:
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(key, raising=False)
     seen = run_everything(template, TARGETS[target], state, tmp_path)
     assert len(seen) == len(COMMANDS)
 

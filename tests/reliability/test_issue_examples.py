@@ -14,12 +14,9 @@ import json
 import logging
 import os
 import shutil
-import signal
 import stat
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 
 import pytest
 from click.testing import CliRunner, Result
@@ -29,46 +26,22 @@ from mobster_core._log import get_logger
 from mobster_core._store import fsutil
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import sample_path
+from tests.samples import SIGNUP
 
 OTHER_UID = 65534  # nobody
-SIGNUP = """\
-version: 1
-name: A new user signs up
-app: {bundle: com.example.yourapp, path: YourApp.app}
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
-
-
-@pytest.fixture(autouse=True)
-def no_hang() -> Iterator[None]:
-    """A hang (a FIFO read, /dev/zero) fails the test after 20 s instead of blocking CI."""
-
-    def hung(_signum: int, _frame: FrameType | None) -> None:
-        raise TimeoutError("hung")
-
-    old = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(20)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
+#: A hang (a FIFO read, /dev/zero) fails the test after 20 s instead of blocking CI (``no_hang``).
+HANG_SECONDS = 20
+pytestmark = pytest.mark.usefixtures("no_hang")
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(key, raising=False)
-    (tmp_path / ".mobster" / "checks").mkdir(parents=True)
-    (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
-    (tmp_path / "app.yaml").write_text(sample_path("yourapp").read_text())
-    (tmp_path / "renamed.yaml").write_text(sample_path("yourapp-renamed").read_text())
-    monkeypatch.chdir(tmp_path)
+def project(project: Path) -> Path:
+    """The sign-up check, recorded once on the sample app; its rebuild as ``renamed.yaml``."""
+    (project / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
+    (project / "app.yaml").write_text(sample_path("yourapp").read_text())
+    (project / "renamed.yaml").write_text(sample_path("yourapp-renamed").read_text())
     assert mobster("test", "--scripted", "app.yaml", "--model", "scripted").exit_code == 0
-    return tmp_path
+    return project
 
 
 def mobster(*args: str) -> Result:
@@ -201,7 +174,7 @@ def test_listing_heals_with_a_heal_file_that_is_no_heal_file_is_a_usage_problem(
     heal.write_text("\n".join(rows) + "\n")
     listing = mobster("test", "heal")
     assert listing.exit_code == 3, listing.output
-    assert "signup.heal.yaml:1: anchors and aliases (&name, *name) are not allowed" in listing.output
+    assert "signup.heal.yaml:1: a: anchors and aliases (&name, *name) are not allowed" in listing.output
     assert "no heals wait for review" not in listing.output
 
 

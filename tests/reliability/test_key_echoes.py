@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import urllib.parse
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +20,8 @@ from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT
 from mobster_drivers.models import AnthropicModel, OpenAIModel, make_model
 from mobster_drivers.models._common import MIN_FRAGMENT, REDACTED, scrub
 from mobster_drivers.testing.llm import FakeAnthropic, FakeOpenAI
+from tests.drivers.models.calls import error_of
+from tests.strategies import examples
 
 KEY = "sk-test-Abc/Def+Ghi=Jkl-0123456789"
 PROMPT = Prompt(system=SYSTEM_PROMPT, request="Tap Continue.", history=(), screen="e1 Button", tool_schema=ACTION_TOOL)
@@ -30,11 +31,7 @@ VENDORS: dict[str, tuple[Any, Any, str, str]] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _no_vendor_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith(("ANTHROPIC_", "OPENAI_")):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("clean_env")  # no key or endpoint from the shell
 
 
 def echoes(key: str) -> dict[str, str]:
@@ -66,18 +63,6 @@ def leaked(text: str, key: str) -> list[str]:
     return found
 
 
-def error_of(model: Any) -> ModelError:
-    async def go() -> None:
-        try:
-            await model.decide(PROMPT)
-        finally:
-            await model.aclose()
-
-    with pytest.raises(ModelError) as info:
-        asyncio.run(go())
-    return info.value
-
-
 @pytest.mark.parametrize("vendor", list(VENDORS))
 @pytest.mark.parametrize("status", [403, 500])
 @pytest.mark.parametrize("form", list(echoes(KEY)))
@@ -88,7 +73,7 @@ def test_an_echoed_key_never_reaches_the_error(
     fake_type, model_type, _, name = VENDORS[vendor]
     with fake_type(lifetime=30) as api:
         api.reply_error(status, f"the key {echoes(KEY)[form]} may not do this")
-        error = error_of(model_type(name, api_key=KEY, base_url=api.url))
+        error = error_of(model_type(name, api_key=KEY, base_url=api.url), PROMPT)
     message = str(error)
     assert str(status) in message
     assert "<redacted>" in message
@@ -151,7 +136,7 @@ def test_blanks_around_a_key_are_stripped_and_it_is_sent() -> None:
 keys = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=8, max_size=60)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(key=keys, form=st.sampled_from(list(echoes("x" * 8))), before=st.text(max_size=20), after=st.text(max_size=20))
 def test_scrub_removes_every_form_of_any_printable_key(key: str, form: str, before: str, after: str) -> None:
     echo = echoes(key)[form]

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,36 +14,22 @@ from click.testing import CliRunner
 from mobster_cli.main import Runtime, cli
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import sample_path
+from tests.samples import SIGNUP_BY_BUNDLE
 
-CHECK = """\
-version: 1
-name: A new user signs up
-app: {bundle: com.example.yourapp}
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Type "pa55-SECRET-word" into "Password"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
-
-
-@pytest.fixture
-def permissive_umask() -> Iterator[None]:
-    old = os.umask(0)
-    try:
-        yield
-    finally:
-        os.umask(old)
+#: The sample check with a password typed in a step: the secret no file, output or log line may hold.
+CHECK = SIGNUP_BY_BUNDLE.replace(
+    '  - Tap "Continue"', '  - Type "pa55-SECRET-word" into "Password"\n  - Tap "Continue"'
+)
 
 
 def test_everything_under_mobster_is_private_and_no_secret_is_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, permissive_umask: None, caplog: pytest.LogCaptureFixture
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    permissive_umask: None,
+    caplog: pytest.LogCaptureFixture,
+    clean_env: None,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(key, raising=False)
     checks = tmp_path / ".mobster" / "checks"
     checks.mkdir(parents=True)
     (checks / "signup.yaml").write_text(CHECK)

@@ -17,18 +17,8 @@ from mobster_core._store.cache import ReplayCache
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
+from tests.samples import SIGNUP_BY_BUNDLE
 
-CHECK = """\
-version: 1
-name: A new user signs up
-app: {bundle: com.example.yourapp}
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
 # fault -> the class the run must end with (None: it passes)
 FAULTS: dict[str, mc.FailureClass | None] = {
     "none": None,
@@ -83,7 +73,7 @@ class AfterFirstAction:
 def test_two_hundred_replays_with_random_faults(tmp_path: Path) -> None:
     checks = tmp_path / ".mobster" / "checks"
     checks.mkdir(parents=True)
-    (checks / "signup.yaml").write_text(CHECK)
+    (checks / "signup.yaml").write_text(SIGNUP_BY_BUNDLE)
     check = mc.load_check(checks / "signup.yaml")
     clock = FakeClock()
     phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)

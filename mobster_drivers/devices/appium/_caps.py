@@ -4,9 +4,13 @@ Pure, except :func:`load_caps`, which reads one file (or one environment variabl
 
 Rule 1: a caps file is one JSON object of capabilities (UTF-8, at most 1 MiB), written as a user
         would give them to any Appium client: ``{"platformName": "iOS", "appium:deviceName":
-        "iPhone 15", "bstack:options": {...}}``. A W3C envelope (``capabilities``,
-        ``alwaysMatch``, ``firstMatch``) is refused with a hint: the file holds the capabilities
-        themselves.
+        "iPhone 15", "bstack:options": {...}}``; a file named ``*.yaml`` or ``*.yml`` may hold the
+        same mapping in YAML. Both are read by the core's one strict reader (JSON is YAML, held
+        to JSON's grammar): a key written twice, an anchor or a tag is refused, and every
+        message names the file, the line and the key. A value must be one
+        JSON has (text, a number, true/false, null, a list, a mapping with text keys). A W3C
+        envelope (``capabilities``, ``alwaysMatch``, ``firstMatch``) is refused with a hint: the
+        file holds the capabilities themselves.
 Rule 2: every ``${NAME}`` in a string value, at any depth, is replaced by the environment
         variable ``NAME`` (``[A-Za-z_][A-Za-z0-9_]*``); ``$${`` writes a literal ``${``. A
         variable that is unset or empty is an error naming the file, the key path and the
@@ -46,6 +50,8 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import attrs
+
+from mobster_core.yaml import MAX_YAML_BYTES, Keys, YamlDoc, YamlProblem, dotted, kind_of, load_json, load_yaml
 
 __all__ = [
     "CAPS_ENV",
@@ -95,7 +101,7 @@ W3C_NAMES = frozenset(
     }
 )
 _OLD_NAMES = {"acceptSslCerts": "acceptInsecureCerts", "version": "browserVersion", "platform": "platformName"}
-_MAX_BYTES = 1 << 20
+_MAX_BYTES = MAX_YAML_BYTES  # 1 MiB
 _REFERENCE = re.compile(r"\$\$\{|\$\{([^}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TOKEN_SEGMENT = re.compile(r"[A-Za-z0-9\-_.~%+=]{20,}")
@@ -148,40 +154,28 @@ class AppiumCaps:
         environ: Mapping[str, str] | None = None,
     ) -> AppiumCaps:
         """Expand, normalize and check capabilities given in code (Rules 1-3, 5)."""
-        env = os.environ if environ is None else environ
-        if not isinstance(capabilities, Mapping):
-            raise CapsError(f"{source}: capabilities are one JSON object, got {type(capabilities).__name__}")
-        for envelope in ("capabilities", "alwaysMatch", "firstMatch", "desiredCapabilities"):
-            if envelope in capabilities:
-                raise CapsError(
-                    f"{source}: {envelope!r} is the W3C request envelope; write the capabilities themselves as one "
-                    'object, e.g. {"appium:deviceName": "iPhone 15", "bstack:options": {...}}'
-                )
-        secrets: set[str] = set()
-        expanded = _expand(dict(capabilities), source, "", env, secrets)
-        normalized: dict[str, Any] = {}
-        spelled: dict[str, str] = {}
-        for key, value in expanded.items():
-            if not isinstance(key, str) or not key:
-                raise CapsError(f"{source}: capability names are non-empty strings, got {key!r}")
-            name = normalize_key(key)
-            if name in spelled:
-                raise CapsError(f"{source}: {spelled[name]!r} and {key!r} are the same capability; keep one")
-            spelled[name] = key
-            normalized[name] = value
-        _collect_secrets(normalized, secrets)
-        return cls(capabilities=normalized, secrets=frozenset(s for s in secrets if s), source=source)
+        return _build(capabilities, _Where(source), os.environ if environ is None else environ)
+
+    @classmethod
+    def from_text(
+        cls, text: str | bytes, *, source: str, environ: Mapping[str, str] | None = None, yaml: bool = False
+    ) -> AppiumCaps:
+        """Parse a caps file's text (Rule 1), JSON (YAML with ``yaml``), and expand it."""
+        try:
+            doc = load_yaml(text, source) if yaml else load_json(text, source)
+        except YamlProblem as exc:  # the text may hold a key: not chained
+            raise CapsError(str(exc)) from None
+        data = doc.data
+        if data is None:
+            raise CapsError(f"{source}: the file is empty; {_ONE_OBJECT}")
+        if not isinstance(data, dict):
+            raise CapsError(f"{source}: a caps file is one JSON object of capabilities, got {type(data).__name__}")
+        return _build(data, _Where(source, doc), os.environ if environ is None else environ)
 
     @classmethod
     def from_json(cls, text: str, *, source: str, environ: Mapping[str, str] | None = None) -> AppiumCaps:
-        """Parse a caps file's text (Rule 1) and expand it."""
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise CapsError(f"{source}: not valid JSON ({exc})") from None  # the text may hold a key: not chained
-        if not isinstance(data, dict):
-            raise CapsError(f"{source}: a caps file is one JSON object of capabilities, got {type(data).__name__}")
-        return cls.from_mapping(data, source=source, environ=environ)
+        """Parse a caps file's JSON text (Rule 1) and expand it: :meth:`from_text`, which reads YAML too."""
+        return cls.from_text(text, source=source, environ=environ)
 
     def scrub(self, text: str) -> str:
         """``text`` with every secret replaced by ``***`` (Rule 5)."""
@@ -201,7 +195,7 @@ def load_caps(path: str | os.PathLike[str] | None = None, *, environ: Mapping[st
         if not value:
             return AppiumCaps(source="no caps file")
         if value.startswith("{"):
-            return AppiumCaps.from_json(value, source=f"${CAPS_ENV}", environ=env)
+            return AppiumCaps.from_text(value, source=f"${CAPS_ENV}", environ=env)
         path = value
     file = Path(path)
     try:
@@ -211,11 +205,7 @@ def load_caps(path: str | os.PathLike[str] | None = None, *, environ: Mapping[st
         raise CapsError(f"can't read the caps file {file}: {exc.strerror or exc}") from exc
     if len(raw) > _MAX_BYTES:
         raise CapsError(f"{file}: a caps file is at most 1 MiB")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CapsError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return AppiumCaps.from_json(text, source=str(file), environ=env)
+    return AppiumCaps.from_text(raw, source=str(file), environ=env, yaml=file.suffix.lower() in (".yaml", ".yml"))
 
 
 def normalize_key(key: str) -> str:
@@ -328,34 +318,95 @@ def detect_provider(url: str, capabilities: Mapping[str, Any]) -> Provider | Non
     return None
 
 
-def _expand(value: Any, source: str, where: str, env: Mapping[str, str], secrets: set[str]) -> Any:
-    if isinstance(value, str):
-        return _expand_text(value, source, where, env, secrets)
-    if isinstance(value, dict):
-        return {k: _expand(v, source, f"{where}.{k}" if where else str(k), env, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_expand(v, source, f"{where}[{i}]", env, secrets) for i, v in enumerate(value)]
-    return value
+_ONE_OBJECT = 'write one object of capabilities, e.g. {"appium:deviceName": "iPhone 15"}'
 
 
-def _expand_text(text: str, source: str, where: str, env: Mapping[str, str], secrets: set[str]) -> str:
-    def replace(match: re.Match[str]) -> str:
+@attrs.frozen
+class _Where:
+    """Where capabilities came from: ``source``, and the parsed file that gives each key's line."""
+
+    source: str
+    doc: YamlDoc | None = None
+
+    def at(self, keys: Keys) -> str:
+        """``file:line`` of the value at ``keys`` (``source`` alone for capabilities given in code)."""
+        return self.source if self.doc is None else self.doc.where(keys)
+
+
+def _build(capabilities: Mapping[str, Any], where: _Where, env: Mapping[str, str]) -> AppiumCaps:
+    """Rules 1-3 and 5 over capabilities read from ``where``."""
+    if not isinstance(capabilities, Mapping):
+        raise CapsError(f"{where.source}: capabilities are one JSON object, got {type(capabilities).__name__}")
+    for envelope in ("capabilities", "alwaysMatch", "firstMatch", "desiredCapabilities"):
+        if envelope in capabilities:
+            raise CapsError(
+                f"{where.at((envelope,))}: {envelope!r} is the W3C request envelope; write the capabilities "
+                'themselves as one object, e.g. {"appium:deviceName": "iPhone 15", "bstack:options": {...}}'
+            )
+    secrets: set[str] = set()
+    expanded = _Expander(where, env, secrets).value(dict(capabilities), ())
+    normalized: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for key, value in expanded.items():
+        if not isinstance(key, str) or not key:
+            raise CapsError(f"{where.source}: capability names are non-empty strings, got {key!r}")
+        name = normalize_key(key)
+        if name in spelled:
+            raise CapsError(f"{where.at((key,))}: {spelled[name]!r} and {key!r} are the same capability; keep one")
+        spelled[name] = key
+        normalized[name] = value
+    _collect_secrets(normalized, secrets)
+    return AppiumCaps(capabilities=normalized, secrets=frozenset(s for s in secrets if s), source=where.source)
+
+
+@attrs.frozen
+class _Expander:
+    """Rule 2 over a caps file's values, at any depth; Rule 1's JSON values checked on the way."""
+
+    where: _Where
+    env: Mapping[str, str]
+    secrets: set[str]
+
+    def value(self, value: Any, keys: Keys) -> Any:
+        if isinstance(value, str):
+            return self.text(value, keys)
+        if isinstance(value, dict):
+            return {k: self.value(v, (*keys, self.key(k, keys))) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.value(v, (*keys, i)) for i, v in enumerate(value)]
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        raise CapsError(
+            f"{self.where.at(keys)}: {dotted(keys)} is {kind_of(value)}, which JSON can't send; quote it if it is text"
+        )
+
+    def key(self, key: Any, keys: Keys) -> str:
+        if isinstance(key, str):
+            return key
+        raise CapsError(f"{self.where.at(keys)}: {dotted(keys) or 'a key'}: the key {key!r} is not text; quote it")
+
+    def text(self, text: str, keys: Keys) -> str:
+        where = dotted(keys)
+        return _REFERENCE.sub(lambda match: self.reference(match, where, keys), text)
+
+    def reference(self, match: re.Match[str], where: str, keys: Keys) -> str:
         if match.group(0) == "$${":
             return "${"
         name = match.group(1)
         if not _NAME.fullmatch(name):
-            raise CapsError(f"{source}: {where}: ${{{name}}} is not a variable name (letters, digits and _)")
-        value = env.get(name, "")
+            raise CapsError(
+                f"{self.where.at(keys)}: {where}: ${{{name}}} is not a variable name (letters, digits and _)"
+            )
+        value = self.env.get(name, "")
         if not value:
             raise CapsError(
-                f"{source}: {where} refers to ${{{name}}}, which is not set in the environment; "
+                f"{self.where.at(keys)}: {where} refers to ${{{name}}}, which is not set in the environment; "
                 f"export {name}=… (or put it in the CI's secrets)"
             )
-        if _SECRET_NAME.search(name.replace("_", "")) or _SECRET_NAME.search(where.rsplit(".", 1)[-1]):
-            secrets.add(value)
+        last = keys[-1] if keys and isinstance(keys[-1], str) else ""
+        if _SECRET_NAME.search(name.replace("_", "")) or _SECRET_NAME.search(last):
+            self.secrets.add(value)
         return value
-
-    return _REFERENCE.sub(replace, text)
 
 
 def _collect_secrets(value: Any, secrets: set[str], key: str = "") -> None:

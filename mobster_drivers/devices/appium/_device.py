@@ -102,7 +102,6 @@ from mobster_core import (
     UnknownOutcome,
     Verdict,
 )
-from mobster_drivers._pictures import pillow_picture
 from mobster_drivers._xcuitest import replies
 from mobster_drivers._xcuitest.gestures import SWIPE_SECONDS, Move, gesture
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
@@ -306,10 +305,6 @@ class AppiumDevice:
     async def screenshot(self) -> bytes:
         """The screen as PNG bytes (``GET /session/{id}/screenshot``)."""
         return await asyncio.to_thread(self._screenshot_sync)
-
-    def picture(self, png: bytes, box: tuple[int, int]) -> bytes | None:
-        """A report's small picture of a screenshot, made with Pillow (``protocols.Pictures``); None without it."""
-        return pillow_picture(png, box)
 
     # -- extras ------------------------------------------------------------------------------
 

@@ -40,10 +40,10 @@ from functools import lru_cache
 from typing import ClassVar
 
 from mobster_core import Element, Screen
-from mobster_core.image import RGB, Raster
 from mobster_core.protocols import SPRINGBOARD
 
 from ._font import BOLD, REGULAR, SEMIBOLD, draw_text, layout, line_height
+from ._raster import RGB, Raster
 
 __all__ = ["DEFAULT_SCALE", "ScreenRenderer", "render_screen"]
 
@@ -138,7 +138,7 @@ class ScreenRenderer:
         return png
 
     def raster(self, screen: Screen) -> Raster:
-        """The picture of a screen as a fresh :class:`~mobster_core.image.Raster` (not cached)."""
+        """The picture of a screen as a fresh :class:`~._raster.Raster` (not cached)."""
         return _Painter(screen, self.scale).paint()
 
 

@@ -29,7 +29,7 @@ import math
 import unicodedata
 from functools import lru_cache
 
-from mobster_core.image import RGB, Raster
+from ._raster import RGB, Raster
 
 __all__ = ["BOLD", "REGULAR", "SEMIBOLD", "Strip", "draw_text", "layout", "line_height", "strip", "text_width"]
 

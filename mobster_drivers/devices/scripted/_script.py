@@ -41,7 +41,7 @@ from mobster_core.checks import read_user_file
 from mobster_core.exceptions import ScriptError, UnsafeFile
 from mobster_core.protocols import DEFAULT_SCREEN_SIZE, SPRINGBOARD, Frame
 from mobster_core.text import normal_locale
-from mobster_core.yaml import MAX_YAML_BYTES, YamlProblem, did_you_mean, load_yaml
+from mobster_core.yaml import MAX_YAML_BYTES, Keys, YamlProblem, did_you_mean, dotted, kind_of, load_yaml
 
 __all__ = [
     "PROFILES",
@@ -260,8 +260,6 @@ def _parse_script(text: str | bytes, source: str) -> AppScript:
 
 # -- validation ------------------------------------------------------------------------------
 
-Keys = tuple[str | int, ...]
-
 _TOP_KEYS = ("version", "device", "latency", "apps")
 _DEVICE_KEYS = ("name", "ios", "kind", "size", "locale", "appearance")
 _APP_KEYS = ("name", "version", "build", "file", "launch", "links", "screens", "locales")
@@ -282,40 +280,10 @@ _ELEMENT_KEYS = (
 )
 _IOS = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
 _BUNDLE = re.compile(r"[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 # Auto layout (Rule 5): rows between a status bar and a home indicator, in normalized units.
 _TOP, _BOTTOM, _LEFT, _WIDTH = 0.1, 0.95, 0.06, 0.88
 _ROW_PITCH, _ROW_HEIGHT = 0.08, 0.06
-
-
-def _dotted(keys: Keys) -> str:
-    out = ""
-    for key in keys:
-        if isinstance(key, int):
-            out += f"[{key}]"
-        elif _PLAIN_KEY.fullmatch(key):
-            out += f".{key}" if out else key
-        else:
-            quoted = '"' + key.replace('"', '\\"') + '"'
-            out += f".{quoted}" if out else quoted
-    return out
-
-
-def _kind_of(value: Any) -> str:
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return f"{str(value).lower()} (a flag)"
-    if isinstance(value, int | float):
-        return f"{value!r} (a number)"
-    if isinstance(value, str):
-        return f"{value!r} (a string)"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__  # pragma: no cover - YAML yields no other types
 
 
 def _is_number(value: Any) -> bool:
@@ -340,7 +308,7 @@ class _Reader:
     # -- helpers ---------------------------------------------------------------------------
 
     def fail(self, keys: Keys, message: str) -> NoReturn:
-        path = _dotted(keys)
+        path = dotted(keys)
         raise ScriptError(f"{self._where(keys)}: {path}: {message}" if path else f"{self._where(keys)}: {message}")
 
     def mapping(
@@ -353,7 +321,7 @@ class _Reader:
         what: str,
     ) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
-            self.fail(keys, f"expected {what}, got {_kind_of(value)}")
+            self.fail(keys, f"expected {what}, got {kind_of(value)}")
         for key in value:
             if key not in allowed:
                 name = str(key)
@@ -369,7 +337,7 @@ class _Reader:
             if isinstance(value, bool | int | float):
                 shown = str(value).lower() if isinstance(value, bool) else str(value)
                 hint = f'; quote it: {keys[-1]}: "{shown}"'
-            self.fail(keys, f"expected a string, got {_kind_of(value)}{hint}")
+            self.fail(keys, f"expected a string, got {kind_of(value)}{hint}")
         if not empty and not value:
             self.fail(keys, "must not be empty")
         return value
@@ -377,7 +345,7 @@ class _Reader:
     def number(self, value: Any, keys: Keys, *, positive: bool = False) -> float:
         if not _is_number(value):
             hint = f"; write it without quotes: {keys[-1]}: {value}" if isinstance(value, str) else ""
-            self.fail(keys, f"expected a number of seconds, got {_kind_of(value)}{hint}")
+            self.fail(keys, f"expected a number of seconds, got {kind_of(value)}{hint}")
         number = float(value)
         if not math.isfinite(number):
             self.fail(keys, f"expected a finite number of seconds, got {value!r}")
@@ -389,7 +357,7 @@ class _Reader:
 
     def flag(self, value: Any, keys: Keys) -> bool:
         if not isinstance(value, bool):
-            self.fail(keys, f"expected true or false, got {_kind_of(value)}")
+            self.fail(keys, f"expected true or false, got {kind_of(value)}")
         return value
 
     # -- the file --------------------------------------------------------------------------
@@ -407,9 +375,9 @@ class _Reader:
         )
         version = top["version"]
         if isinstance(version, str):
-            self.fail(("version",), f"expected the number 1, got {_kind_of(version)}; write version: 1")
+            self.fail(("version",), f"expected the number 1, got {kind_of(version)}; write version: 1")
         if not _is_number(version) or version != 1 or isinstance(version, float):
-            self.fail(("version",), f"only version 1 exists, got {_kind_of(version)}; write version: 1")
+            self.fail(("version",), f"only version 1 exists, got {kind_of(version)}; write version: 1")
         device, size = self.device(top.get("device", {}))
         latency = self.latency(top.get("latency", "zero"))
         apps = self.apps(top["apps"])
@@ -429,7 +397,7 @@ class _Reader:
         if not isinstance(kind, str) or kind not in kinds:
             hint = did_you_mean(kind, kinds) if isinstance(kind, str) else ""
             hint = hint if "did you mean" in hint else ""
-            self.fail((*keys, "kind"), f"expected simulator or iphone, got {_kind_of(kind)}{hint}")
+            self.fail((*keys, "kind"), f"expected simulator or iphone, got {kind_of(kind)}{hint}")
         size = raw.get("size", list(DEFAULT_SCREEN_SIZE))
         if not (
             isinstance(size, list)
@@ -440,7 +408,7 @@ class _Reader:
         locale = self.locale(raw.get("locale", "en_US"), (*keys, "locale"))
         appearance = raw.get("appearance", "light")
         if appearance not in ("light", "dark"):
-            self.fail((*keys, "appearance"), f"expected light or dark, got {_kind_of(appearance)}")
+            self.fail((*keys, "appearance"), f"expected light or dark, got {kind_of(appearance)}")
         info = DeviceInfo(name=name, ios=ios, kind=DeviceKind(kind), locale=locale, appearance=appearance)
         return info, (size[0], size[1])
 
@@ -481,7 +449,7 @@ class _Reader:
             here = (*keys, str(locale))
             name = self.locale(locale, here)
             if not isinstance(words, Mapping):
-                self.fail(here, f"expected a mapping of labels to their {name} labels, got {_kind_of(words)}")
+                self.fail(here, f"expected a mapping of labels to their {name} labels, got {kind_of(words)}")
             out[name] = {self.string(k, (*here, str(k))): self.string(v, (*here, str(k))) for k, v in words.items()}
         return out
 
@@ -494,7 +462,7 @@ class _Reader:
         if not isinstance(value, Mapping):
             self.fail(
                 keys,
-                f"expected a profile name (zero, usb-iphone) or a mapping of seconds, got {_kind_of(value)}",
+                f"expected a profile name (zero, usb-iphone) or a mapping of seconds, got {kind_of(value)}",
             )
         raw = self.mapping(value, keys, _LATENCY_KEYS, what="a mapping of seconds")
         figures = {str(k): self.number(v, (*keys, str(k))) for k, v in raw.items()}
@@ -575,7 +543,7 @@ class _Reader:
 
     def elements(self, value: Any, keys: Keys, names: _AppNames, parent: Frame | None) -> tuple[ScriptedElement, ...]:
         if not isinstance(value, list):
-            self.fail(keys, f"expected a list of elements, got {_kind_of(value)}")
+            self.fail(keys, f"expected a list of elements, got {kind_of(value)}")
         frameless = [i for i, item in enumerate(value) if isinstance(item, Mapping) and "frame" not in item]
         out: list[ScriptedElement] = []
         for index, item in enumerate(value):
@@ -643,7 +611,7 @@ class _Reader:
                 )
             return Tap(TapKind.OPEN, bundle)
         if not isinstance(value, str):
-            self.fail(keys, f"expected a screen name, home, or {{open: BUNDLE}}; got {_kind_of(value)}")
+            self.fail(keys, f"expected a screen name, home, or {{open: BUNDLE}}; got {kind_of(value)}")
         return Tap(TapKind.SCREEN, self.screen_name(value, keys, names))
 
 

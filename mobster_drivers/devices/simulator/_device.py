@@ -34,7 +34,6 @@ from typing import Any
 
 from mobster_core import AppInfo, DeviceError, DeviceInfo, DeviceKind, LaunchOptions, Reset
 from mobster_core.text import language_of
-from mobster_drivers._pictures import pillow_picture
 from mobster_drivers.devices.wda import WdaDevice, WdaHosted, WdaTimeouts, WdaTransport
 
 from ._simctl import Simctl, SimctlRunner, Simulator, pick_simulator
@@ -157,10 +156,6 @@ class SimulatorDevice(WdaHosted):
     async def screenshot(self) -> bytes:
         """A PNG screenshot from ``simctl io``."""
         return await asyncio.to_thread(self._simctl.screenshot, self.udid)
-
-    def picture(self, png: bytes, box: tuple[int, int]) -> bytes | None:
-        """A report's small picture of a screenshot, made with Pillow (``protocols.Pictures``); None without it."""
-        return pillow_picture(png, box)
 
     # -- extras ------------------------------------------------------------------------------
 

@@ -20,7 +20,6 @@ from typing import Any
 
 from mobster_core import DeviceError, DeviceInfo, DeviceKind
 from mobster_drivers._loop import LoopThread
-from mobster_drivers._pictures import pillow_picture
 from mobster_drivers.devices.wda import WdaDevice, WdaHosted, WdaTimeouts
 
 from ._lockdown import Lockdown, PhoneFacts, PymobiledeviceLockdown, usb_error
@@ -201,7 +200,3 @@ class UsbIphone(WdaHosted):
         return DeviceInfo(
             name=f.name, ios=f.ios, kind=DeviceKind.IPHONE, udid=f.udid, locale=locale, appearance=appearance
         )
-
-    def picture(self, png: bytes, box: tuple[int, int]) -> bytes | None:
-        """A report's small picture of a screenshot, made with Pillow (``protocols.Pictures``); None without it."""
-        return pillow_picture(png, box)

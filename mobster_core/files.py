@@ -1,0 +1,12 @@
+"""Files under ``.mobster/``, written and read as the core writes and reads its own.
+
+For a reporter or a tool that writes beside the core's files (``mobster_report`` writes its pages
+and pictures into run folders): :func:`atomic_write` (a temporary file, fsynced, renamed; mode
+0600 in 0700 folders, never through a symlink), :func:`private_dir` and :func:`read_private`
+(only a regular file of the current user, 0600 or narrower, within a size limit; anything else
+raises :class:`~mobster_core.exceptions.UnsafeFile`). ``MOBSTER_DIR`` is the folder's name.
+"""
+
+from ._store.fsutil import MOBSTER_DIR, atomic_write, private_dir, read_private
+
+__all__ = ["MOBSTER_DIR", "atomic_write", "private_dir", "read_private"]

@@ -1,0 +1,175 @@
+"""The suite's page, ``index.html``: a checks-by-devices matrix linking to each run's ``report.html``.
+
+It follows the run page's rules (``_run_page``): self-contained, every outside string escaped
+(``_text``), and links only relative ones, each path segment percent-encoded.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from mobster_core.text import valid_text
+
+from ._page import VERDICTS as _VERDICTS
+from ._page import page as _page
+from ._text import attr as _a
+from ._text import cost as _cost
+from ._text import items as _list
+from ._text import mapping as _map
+from ._text import number as _num
+from ._text import seconds as _seconds
+from ._text import string as _str
+from ._text import text as _t
+
+__all__ = ["render_suite", "report_href"]
+
+#: How a suite's cell names a run's mode.
+_MODES = {"replay": "replayed", "smart": "recorded by Smart", "launch": "launch only"}
+
+
+def report_href(run_dir: str, here: str) -> str | None:
+    """A relative link from the folder ``here`` to ``<run_dir>/report.html``, both relative to the project.
+
+    Each path segment is percent-encoded (Rule 2), so no run folder name can make the link
+    absolute, give it a scheme (``javascript:``) or add a query. None when ``run_dir`` is empty
+    or absolute.
+    """
+    run_dir, here = valid_text(run_dir).replace("\\", "/"), valid_text(here)
+    if not run_dir or run_dir.startswith("/") or not here or here.startswith("/"):
+        return None
+    rel = posixpath.relpath(posixpath.join(posixpath.normpath(run_dir), "report.html"), posixpath.normpath(here))
+    return "/".join(quote(part, safe="") for part in rel.split("/"))
+
+
+def render_suite(results: Mapping[str, Any], *, here: str | None = None) -> str:
+    """The text of a suite's ``index.html``: a checks-by-devices matrix linking to each run's report.
+
+    ``results`` is the suite's ``results.json`` (``SuiteResult.to_dict()``, or merged shards).
+    ``here`` is the folder ``index.html`` is written to, relative to the project
+    (``.mobster/test-results/<suite_id>`` when None); each run's report is linked from its
+    ``run_dir``.
+    """
+    suite_id = _str(results, "suite_id")
+    here = here if here is not None else f".mobster/test-results/{suite_id}"
+    checks = [_map(c) for c in _list(results.get("checks"))]
+    summary = _map(results.get("summary"))
+    devices: list[str] = []
+    rows: dict[tuple[str, str], dict[str, list[Mapping[str, Any]]]] = {}
+    for c in checks:
+        device = _map(c.get("device"))
+        dkey = f"{_str(device, 'name')}, iOS {_str(device, 'ios')}" if device else "no device"
+        if dkey not in devices:
+            devices.append(dkey)
+        rows.setdefault((_str(c, "name"), _str(c, "file")), {}).setdefault(dkey, []).append(c)
+    parts = [_suite_header(results, summary, checks)]
+    bad = [c for c in checks if _str(c, "verdict") != "passed"]
+    if bad:
+        items = "".join(f"<li>{_cell_link(c, here, full=True)}</li>" for c in bad)
+        parts.append(
+            f"<section id=attention><h2>What didn't pass ({len(bad)})</h2><ul class=bad>{items}</ul></section>"
+        )
+    healed = [c for c in checks if _list(c.get("heals"))]
+    if healed:
+        items = "".join(
+            f"<li>{_cell_link(c, here, full=True)}<ul>"
+            + "".join(
+                f"<li>step {_t(_map(h).get('step'), 20)}: {_t(_map(h).get('from'))} → {_t(_map(h).get('to'))}</li>"
+                for h in _list(c.get("heals"))
+            )
+            + "</ul></li>"
+            for c in healed
+        )
+        parts.append(
+            f"<section id=healed><h2>Heals to review</h2><ul class=heals>{items}</ul>"
+            "<pre><code>mobster test heal</code></pre></section>"
+        )
+    head = "".join(f"<th scope=col><bdi>{_t(d, 200)}</bdi></th>" for d in devices)
+    body = []
+    for (name, file), cells in rows.items():
+        tds = "".join(
+            "<td>" + "".join(_cell_link(c, here) for c in cells.get(d, [])) + "</td>"
+            if d in cells
+            else "<td class=none>—</td>"
+            for d in devices
+        )
+        body.append(f"<tr><th scope=row><bdi>{_t(name)}</bdi><div class=file>{_t(file)}</div></th>{tds}</tr>")
+    parts.append(
+        "<section id=matrix><h2>Checks &times; devices</h2>"
+        f"<table class=matrix><thead><tr><th scope=col>check</th>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+        "</section>"
+    )
+    return _page(f"suite {_a(suite_id, 80)}", "".join(parts))
+
+
+def _suite_header(results: Mapping[str, Any], summary: Mapping[str, Any], checks: Sequence[Mapping[str, Any]]) -> str:
+    code = _num(results.get("exit_code"))
+    verdicts = [_str(c, "verdict") for c in checks]
+    if "failed" in verdicts:
+        vclass = "failed"
+    elif "couldnt_run" in verdicts:
+        vclass = "couldnt_run"
+    elif "needs_review" in verdicts:
+        vclass = "needs_review"
+    elif checks:
+        vclass = "passed"
+    else:
+        vclass = "unknown"
+    mark, word = _VERDICTS.get(vclass, ("•", "no checks"))
+    counts = []
+    for key, label in (
+        ("passed", "passed"),
+        ("failed", "failed"),
+        ("needs_review", "need review"),
+        ("couldnt_run", "couldn't run"),
+    ):
+        n = _num(summary.get(key))
+        if n:
+            counts.append(f"{n:.0f} {label}")
+    healed = _num(summary.get("healed_steps"))
+    calls = _num(summary.get("model_calls"))
+    line = ", ".join(counts) or "no checks"
+    line += f" in {_seconds(results.get('seconds'))}, {_cost(summary.get('cost_usd'), summary.get('cost_estimated'))}"
+    if calls is not None:
+        line += f", {calls:.0f} model call{'s' if calls != 1 else ''}"
+    if healed:
+        line += f", {healed:.0f} healed step{'s' if healed != 1 else ''} to review"
+    return (
+        f'<header class="verdict v-{vclass}"><div class=mark aria-hidden="true">{mark}</div><div>'
+        f"<h1><span class=word>{_t(word, 80)}</span>"
+        + ("" if code is None else f" <span class=cls>exit {code:.0f}</span>")
+        + f"</h1><p class=msg>{line}</p>"
+        f"<p class=name>suite {_t(results.get('suite_id'), 200)} "
+        f"<span class=file>started {_t(results.get('started_at'), 80)}</span></p>"
+        "</div></header>"
+    )
+
+
+def _cell_link(c: Mapping[str, Any], here: str, *, full: bool = False) -> str:
+    verdict = _str(c, "verdict")
+    mark, word = _VERDICTS.get(verdict, ("•", verdict or "unknown"))
+    vclass = verdict if verdict in _VERDICTS else "unknown"
+    href = report_href(_str(c, "run_dir"), here)
+    label = f"{mark} {_t(word, 40)}"
+    if full:
+        device = _map(c.get("device"))
+        where = f" on <bdi>{_t(device.get('name'), 200)}</bdi>" if device else ""
+        label += f" <bdi>{_t(c.get('name'))}</bdi>{where}"
+        message = _str(c, "message")
+        if message:
+            label += f"<div class=msg>{_t(c.get('class'), 80)}: {_t(message)}</div>"
+    else:
+        # A cell may hold several runs of one check on one device (merged suites): say how each ran.
+        mode = _MODES.get(_str(c, "mode"), "")
+        label += (
+            f" <span class=dim>{_seconds(c.get('seconds'))}"
+            + (f" · {mode}" if mode else "")
+            + f" · {_cost(c.get('cost_usd'), c.get('cost_estimated'))}</span>"
+        )
+        if _list(c.get("heals")):
+            label += " <span class=dim>healed</span>"
+    inner = f'<a href="{href}">{label}</a>' if href else label
+    return f'<div class="cell v-{vclass}">{inner}</div>'

@@ -1,0 +1,415 @@
+"""The fake Appium server itself: W3C shapes, XCUITest's mobile: commands, the stock client, the CLI."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mobster_core.testing import SPRINGBOARD
+from mobster_drivers.devices.scripted import AppScript, sample_path
+from mobster_drivers.testing.appium import FakeAppium, main
+from mobster_drivers.testing.wda import ReadCosts
+from tests.samples import W3C_ELEMENT as W3C
+
+YOURAPP = "com.example.yourapp"
+CAPS = {"platformName": "iOS", "appium:automationName": "XCUITest"}
+
+
+def script(kind: str = "iphone") -> AppScript:
+    text = sample_path("yourapp").read_text("utf-8").replace("kind: simulator", f"kind: {kind}")
+    return AppScript.from_text(text, "test.yaml")
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAppium]:
+    with FakeAppium(script(), lifetime=60) as server:
+        yield server
+
+
+def raw(fake: FakeAppium, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    connection = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=10)
+    try:
+        data = json.dumps(body).encode() if body is not None else None
+        connection.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else {})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+    finally:
+        connection.close()
+
+
+def session(fake: FakeAppium, caps: dict[str, Any] | None = None) -> str:
+    status, reply = raw(fake, "POST", "/session", {"capabilities": {"alwaysMatch": caps or CAPS, "firstMatch": [{}]}})
+    assert status == 200, reply
+    return str(reply["value"]["sessionId"])
+
+
+def mobile(fake: FakeAppium, sid: str, name: str, args: dict[str, Any] | None = None) -> tuple[int, Any]:
+    return raw(fake, "POST", f"/session/{sid}/execute/sync", {"script": f"mobile: {name}", "args": [args or {}]})
+
+
+def error(reply: Any) -> tuple[str, str]:
+    value = reply["value"]
+    assert set(value) == {"error", "message", "stacktrace"}
+    return value["error"], value["message"]
+
+
+# -- sessions ----------------------------------------------------------------------------------
+
+
+def test_a_session_reply_is_w3c_and_echoes_the_capabilities(fake: FakeAppium) -> None:
+    status, reply = raw(fake, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, "x:opt": {"k": 1}}}})
+    assert status == 200
+    value = reply["value"]
+    assert set(value) == {"sessionId", "capabilities"}
+    caps = value["capabilities"]
+    assert caps["x:opt"] == {"k": 1}
+    assert (caps["appium:platformVersion"], caps["appium:deviceName"]) == ("26.4", "Scripted iPhone")
+    assert caps["appium:udid"].startswith("00008110-")
+    assert raw(fake, "GET", f"/session/{value['sessionId']}")[1]["value"] == caps
+
+
+def test_first_match_entries_are_tried_in_order(fake: FakeAppium) -> None:
+    body = {
+        "capabilities": {
+            "alwaysMatch": {"platformName": "iOS"},
+            "firstMatch": [{"appium:automationName": "Espresso"}, {"appium:automationName": "XCUITest"}],
+        }
+    }
+    status, reply = raw(fake, "POST", "/session", body)
+    assert status == 200
+    assert reply["value"]["capabilities"]["appium:automationName"] == "XCUITest"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "message"),
+    [
+        ({"desiredCapabilities": CAPS}, 500, "session not created", "W3C capabilities are required"),
+        (
+            {"capabilities": {"alwaysMatch": CAPS, "firstMatch": [{"platformName": "iOS"}]}},
+            400,
+            "invalid argument",
+            "should not exist on both",
+        ),
+        ({"capabilities": {"alwaysMatch": {"appium:automationName": "XCUITest"}}}, 500, "session not created", "blank"),
+        ({"capabilities": {"alwaysMatch": {"platformName": "Android"}}}, 500, "session not created", "platformName"),
+        (
+            {"capabilities": {"alwaysMatch": {**CAPS, "appium:bundleId": "com.x"}}},
+            500,
+            "session not created",
+            "unknown",
+        ),
+        (
+            {"capabilities": {"alwaysMatch": {**CAPS, "appium:newCommandTimeout": "x"}}},
+            400,
+            "invalid argument",
+            "newCommandTimeout",
+        ),
+    ],
+)
+def test_bad_session_requests(fake: FakeAppium, body: Any, status: int, code: str, message: str) -> None:
+    got, reply = raw(fake, "POST", "/session", body)
+    assert got == status
+    assert error(reply)[0] == code
+    assert message in error(reply)[1]
+
+
+def test_a_session_launches_its_app_unless_auto_launch_is_off(fake: FakeAppium) -> None:
+    sid = session(fake, {**CAPS, "appium:bundleId": YOURAPP, "appium:autoLaunch": False})
+    assert fake.wda.phone.front == SPRINGBOARD
+    raw(fake, "DELETE", f"/session/{sid}")
+    session(fake, {**CAPS, "appium:bundleId": YOURAPP})
+    assert fake.wda.phone.front == YOURAPP
+
+
+def test_unknown_routes_sessions_and_commands(fake: FakeAppium) -> None:
+    sid = session(fake)
+    status, reply = raw(fake, "GET", f"/session/{sid}/no/such/route")
+    assert (status, error(reply)[0]) == (404, "unknown command")
+    status, reply = raw(fake, "GET", "/session/nope/window/rect")
+    assert (status, error(reply)) == (404, ("invalid session id", "A session is either terminated or not started"))
+    status, reply = mobile(fake, sid, "shake")
+    assert (status, error(reply)[0]) == (500, "unsupported operation")
+    assert "Unsupported execute method 'mobile: shake'" in error(reply)[1]
+    status, reply = mobile(fake, sid, "tap", {"x": 1})
+    assert (status, error(reply)[0]) == (400, "invalid argument")
+    assert "required parameters are missing: y" in error(reply)[1]
+    status, reply = raw(fake, "POST", f"/session/{sid}/execute/sync", {"script": "return 1", "args": []})
+    assert (status, error(reply)[0]) == (405, "unknown method")
+    status, reply = raw(fake, "DELETE", f"/session/{sid}")
+    assert (status, reply) == (200, {"value": None})
+    assert raw(fake, "GET", f"/session/{sid}")[0] == 404
+
+
+# -- mobile: commands --------------------------------------------------------------------------
+
+
+def test_launch_app_only_activates_a_running_app_and_drops_its_arguments(fake: FakeAppium) -> None:
+    sid = session(fake)
+    mobile(fake, sid, "launchApp", {"bundleId": YOURAPP, "arguments": ["-first"]})
+    mobile(fake, sid, "pressButton", {"name": "HOME"})
+    mobile(fake, sid, "launchApp", {"bundleId": YOURAPP, "arguments": ["-second"]})
+    routes = [(r.route, (r.body or {}).get("arguments")) for r in fake.wda.requests if r.route.startswith("/wda/apps/")]
+    assert routes == [
+        ("/wda/apps/state", None),
+        ("/wda/apps/launch", ["-first"]),
+        ("/wda/apps/state", None),
+        ("/wda/apps/activate", None),  # running: activated, '-second' dropped (XCUITest's docs)
+    ]
+    _, reply = mobile(fake, sid, "activeAppInfo")
+    assert reply["value"]["processArguments"]["args"] == ["-first"]
+
+
+def test_list_apps_works_on_an_iphone_only() -> None:
+    with FakeAppium(script("iphone"), lifetime=60) as phone:
+        status, reply = mobile(phone, session(phone), "listApps")
+        assert status == 200
+        assert reply["value"][YOURAPP]["CFBundleShortVersionString"] == "1.0"
+    with FakeAppium(script("simulator"), lifetime=60) as simulator:
+        status, reply = mobile(simulator, session(simulator), "listApps")
+        assert (status, error(reply)[1]) == (500, "Listing apps can only be performed on a real device")
+
+
+def test_source_hands_excluded_attributes_to_wda_for_json_too(fake: FakeAppium) -> None:
+    sid = session(fake)
+    status, reply = mobile(fake, sid, "source", {"format": "json", "excludedAttributes": "visible"})
+    assert status == 200
+    assert reply["value"]["type"] == "Application"
+    assert "excluded_attributes=visible" in fake.wda.requests[-1].path
+    assert "scope=AppiumAUT" in fake.wda.requests[-1].path
+    status, reply = mobile(fake, sid, "source")  # XCUITest's default format is XML
+    assert reply["value"].startswith("<?xml")
+
+
+def test_a_wda_reply_that_is_lost_is_a_500_from_appium(fake: FakeAppium) -> None:
+    sid = session(fake)
+    fake.wda.fail_next_action()
+    status, reply = mobile(fake, sid, "pressButton", {"name": "home"})
+    assert (status, error(reply)[0]) == (500, "unknown error")
+    assert error(reply)[1].startswith("Could not proxy command to the remote server")
+
+
+def test_an_element_value_needs_the_active_element(fake: FakeAppium) -> None:
+    sid = session(fake)
+    status, reply = raw(fake, "GET", f"/session/{sid}/element/active")
+    assert (status, error(reply)[0]) == (404, "no such element")
+    status, reply = raw(fake, "POST", f"/session/{sid}/element/ABC/value", {"text": "x"})
+    assert (status, error(reply)[0]) == (404, "no such element")
+
+
+# -- finding elements, timeouts, settings -----------------------------------------------------
+
+
+def find(fake: FakeAppium, sid: str, using: str, value: Any, *, one: bool = False) -> tuple[int, Any]:
+    return raw(fake, "POST", f"/session/{sid}/element{'' if one else 's'}", {"using": using, "value": value})
+
+
+def wda_bodies(fake: FakeAppium, route: str) -> list[Any]:
+    return [r.body for r in fake.wda.requests if r.route == route]
+
+
+def test_a_predicate_lookup_goes_to_wda_and_its_references_come_back(fake: FakeAppium) -> None:
+    sid = session(fake)  # the home screen: one icon, "YourApp"
+    status, reply = find(fake, sid, "-ios predicate string", 'label == "YourApp" AND visible == 1')
+    assert status == 200
+    (element,) = reply["value"]
+    assert set(element) == {W3C, "ELEMENT"}  # WDA's compact reply, as WDA's defaults make it
+    assert element[W3C] == element["ELEMENT"]
+    assert wda_bodies(fake, "/elements")[-1] == {
+        "using": "predicate string",
+        "value": 'label == "YourApp" AND visible == 1',
+    }
+    told = {"shouldUseCompactResponses": False, "elementResponseAttributes": "type,label,rect"}
+    assert raw(fake, "POST", f"/session/{sid}/appium/settings", {"settings": told}) == (200, {"value": None})
+    (element,) = find(fake, sid, "-ios predicate string", 'label == "YourApp"')[1]["value"]
+    assert (element["type"], element["label"]) == ("XCUIElementTypeButton", "YourApp")
+    assert set(element["rect"]) == {"x", "y", "width", "height"}
+    status, reply = find(fake, sid, "class name", "Button", one=True)
+    assert (status, reply["value"]["label"]) == (200, "YourApp")
+    assert wda_bodies(fake, "/element")[-1] == {"using": "class name", "value": "XCUIElementTypeButton"}
+
+
+def test_a_lookup_that_fails_at_wda_finds_nothing(fake: FakeAppium) -> None:
+    sid = session(fake)
+    for value in ("label ==", 'rect == "x"', 'label == "Nowhere"'):  # unparseable, unevaluated, no match
+        assert find(fake, sid, "-ios predicate string", value) == (200, {"value": []})
+        status, reply = find(fake, sid, "-ios predicate string", value, one=True)
+        assert (status, error(reply)[0]) == (404, "no such element")
+    fake.wda.garbage_next_reply()  # a lost lookup too
+    assert find(fake, sid, "-ios predicate string", 'label == "YourApp"') == (200, {"value": []})
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"using": "predicate string", "value": "label == 'x'"}, 400, "invalid selector"),  # WDA's name, not Appium's
+        ({"using": "-android uiautomator", "value": "x"}, 400, "invalid selector"),
+        ({"using": "-ios predicate string", "value": ""}, 400, "invalid selector"),
+        ({"using": "-ios predicate string"}, 400, "invalid argument"),
+    ],
+)
+def test_lookups_the_driver_refuses(fake: FakeAppium, body: dict[str, Any], status: int, code: str) -> None:
+    sid = session(fake)
+    before = len(wda_bodies(fake, "/elements"))
+    got, reply = raw(fake, "POST", f"/session/{sid}/elements", body)
+    assert (got, error(reply)[0]) == (status, code)
+    assert len(wda_bodies(fake, "/elements")) == before  # refused before WDA is asked
+
+
+def test_an_empty_lookup_is_asked_again_until_the_implicit_wait_ends(fake: FakeAppium) -> None:
+    sid = session(fake)
+    assert raw(fake, "GET", f"/session/{sid}/timeouts")[1]["value"]["implicit"] == 0
+    assert find(fake, sid, "-ios predicate string", 'label == "Nowhere"') == (200, {"value": []})
+    assert len(wda_bodies(fake, "/elements")) == 1  # no implicit wait: asked once
+    assert raw(fake, "POST", f"/session/{sid}/timeouts", {"implicit": 200}) == (200, {"value": None})
+    assert find(fake, sid, "-ios predicate string", 'label == "Nowhere"') == (200, {"value": []})
+    assert len(wda_bodies(fake, "/elements")) == 3  # asked, then again once the 200 ms ran out
+    for bad in ({}, {"implicit": -1}, {"implicit": True}, {"implicit": "5"}):
+        status, reply = raw(fake, "POST", f"/session/{sid}/timeouts", bad)
+        assert (status, error(reply)[0]) == (400, "invalid argument")
+
+
+def test_settings_go_to_wda_one_key_at_a_time(fake: FakeAppium) -> None:
+    sid = session(fake)
+    settings = {"shouldUseCompactResponses": False, "pageSourceExcludedAttributes": "visible"}
+    assert raw(fake, "POST", f"/session/{sid}/appium/settings", {"settings": settings})[0] == 200
+    assert raw(fake, "POST", f"/session/{sid}/appium/settings", {"settings": settings})[0] == 200  # unchanged
+    # The driver's own setting stays with the driver; WDA hears each change once.
+    assert wda_bodies(fake, "/appium/settings")[-1:] == [{"settings": {"shouldUseCompactResponses": False}}]
+    assert wda_bodies(fake, "/appium/settings").count({"settings": {"shouldUseCompactResponses": False}}) == 1
+    assert fake.wda.settings["shouldUseCompactResponses"] is False
+    value = raw(fake, "GET", f"/session/{sid}/appium/settings")[1]["value"]
+    assert (value["shouldUseCompactResponses"], value["pageSourceExcludedAttributes"]) == (False, "visible")
+    status, reply = raw(fake, "POST", f"/session/{sid}/appium/settings", {"settings": "nope"})
+    assert (status, error(reply)[0]) == (400, "invalid argument")
+
+
+def test_wdas_read_costs_show_through_appium() -> None:
+    costs = ReadCosts(snapshot=1e-5, visible=2e-4, accessible=1e-4)
+    with FakeAppium(script(), costs=costs, lifetime=60) as fake:
+        sid = session(fake)
+        nodes = []
+        for excluded in ("visible,accessible", "accessible"):
+            status, reply = mobile(fake, sid, "source", {"format": "json", "excludedAttributes": excluded})
+            assert status == 200
+            nodes.append(1 + len(reply["value"].get("children", [])))
+        find(fake, sid, "-ios predicate string", 'label == "YourApp" AND visible == 1')
+        charges = fake.wda.charges
+    fast, evidence = (cost for route, cost in charges if route == "GET /source")
+    assert fast == pytest.approx(costs.source(nodes[0], visible=False, accessible=False))
+    assert evidence == pytest.approx(costs.source(nodes[1], visible=True, accessible=False))
+    assert evidence > fast
+    (query,) = (cost for route, cost in charges if route == "POST /elements")
+    assert query == pytest.approx(costs.query(nodes[0], 1))  # one element read for its visibility
+
+
+def test_the_base_path_of_a_grid_or_a_cloud() -> None:
+    with FakeAppium(script(), lifetime=60, base_path="/wd/hub/") as hub:
+        assert hub.url.endswith("/wd/hub")
+        assert raw(hub, "GET", "/wd/hub/status")[1]["value"]["ready"] is True
+        assert raw(hub, "GET", "/status")[0] == 404
+
+
+# -- the stock client --------------------------------------------------------------------------
+
+
+def test_the_stock_appium_client_drives_the_fake(fake: FakeAppium) -> None:
+    from appium import webdriver
+    from appium.options.ios import XCUITestOptions
+
+    options = XCUITestOptions()
+    options.bundle_id = YOURAPP
+    driver = webdriver.Remote(fake.url, options=options)
+    try:
+        assert driver.execute_script("mobile: activeAppInfo")["bundleId"] == YOURAPP  # autoLaunch
+        rect = driver.get_window_rect()
+        assert (rect["width"], rect["height"]) == fake.script.size
+        assert driver.get_screenshot_as_png().startswith(b"\x89PNG")
+        tree = driver.execute_script("mobile: source", {"format": "json", "excludedAttributes": "visible"})
+        (sign_up,) = [n for n in tree["children"] if n.get("label") == "Sign up"]
+        r = sign_up["rect"]
+        driver.execute_script("mobile: tap", {"x": r["x"] + r["width"] / 2, "y": r["y"] + r["height"] / 2})
+        assert fake.wda.phone.screen_name(YOURAPP) == "signup"
+        tree = driver.execute_script("mobile: source", {"format": "json"})
+        (email,) = [n for n in tree["children"] if n.get("label") == "Email"]
+        r = email["rect"]
+        driver.tap([(r["x"] + r["width"] / 2, r["y"] + r["height"] / 2)])  # the client's W3C pointer tap
+        driver.switch_to.active_element.send_keys("ada@example.com")
+        tree = driver.execute_script("mobile: source", {"format": "json"})
+        assert [n.get("value") for n in tree["children"] if n.get("label") == "Email"] == ["ada@example.com"]
+    finally:
+        driver.quit()
+    assert fake.sessions == {}
+    assert "POST /actions" in fake.commands
+
+
+# -- lifecycle and the command line ------------------------------------------------------------
+
+
+def test_the_fake_stops_by_itself_and_starts_once() -> None:
+    server = FakeAppium(sample_path("yourapp"), lifetime=0.2).start()
+    with pytest.raises(RuntimeError, match="once"):
+        server.start()
+    assert server.wait(5.0)
+    with pytest.raises(OSError):
+        urllib.request.urlopen(server.url + "/status", timeout=2)
+    server.stop()
+
+
+def test_python_dash_m_prints_the_url_first() -> None:
+    options = [
+        "--lifetime",
+        "20",
+        "--base-path",
+        "/wd/hub",
+        "--require",
+        "bstack:options.accessKey",
+        "--provider",
+        "browserstack",
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mobster_drivers.testing.appium", "--app", str(sample_path("yourapp")), *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        assert url.endswith("/wd/hub")
+        with urllib.request.urlopen(url + "/status", timeout=5) as reply:
+            assert json.loads(reply.read())["value"]["ready"] is True
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+
+
+def test_main_reports_a_bad_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--app", str(tmp_path / "missing.yaml")]) == 2
+    assert "fake Appium" in capsys.readouterr().err
+
+
+def test_main_serves_a_tree_or_an_app_not_both(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--app", str(sample_path("yourapp")), "--tree", str(tmp_path / "tree.xml")])
+    assert main(["--tree", str(tmp_path / "missing.xml")]) == 2
+    assert "fake Appium" in capsys.readouterr().err
+
+
+def test_bad_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="one of the two"):
+        FakeAppium()
+    with pytest.raises(ValueError, match="one of the two"):
+        FakeAppium(sample_path("yourapp"), tree="tree.xml")
+    with pytest.raises(ValueError, match="provider is one of"):
+        FakeAppium(sample_path("yourapp"), provider="perfecto")
+    with pytest.raises(ValueError, match="max_sessions"):
+        FakeAppium(sample_path("yourapp"), max_sessions=0)
