@@ -17,6 +17,7 @@ from ._rules.frames import FramesMode
 from ._rules.model import Decision, Prompt
 from ._rules.screen import DEFAULT_SCREEN_SIZE, Element, Frame, Screen
 from ._rules.verdict import Verdict
+from ._store.pathstores import PathStore
 
 if TYPE_CHECKING:
     from ._run.results import CheckResult, SuiteResult
@@ -165,47 +166,6 @@ class CheckReports(Protocol):
 
     async def check_ended(self, name: str, verdict: Verdict, reason: str) -> None:
         """The check ``name`` ended with ``verdict``; ``reason`` is its one-line message."""
-        ...
-
-
-@runtime_checkable
-class PathStore(Protocol):
-    """**Protocol:** where recorded paths are kept: one document of bytes per identity and env digest.
-
-    The project's setting picks one of the two built in (``"local"``, git-ignored and private;
-    ``"committed"``, tracked in git beside the checks: ``docs/ci.md``); a harness may give its own
-    (an object store, a database) as ``RunOptions(paths=store)``. A store keeps bytes; what they
-    hold, which is newest, how many envs an identity keeps and what a document that can't be
-    used means are the core's rules, the same for every store. ``name`` names it in messages;
-    ``shared`` says others read its documents (the core then writes them deterministically and
-    never with text the typing rules wouldn't replay).
-    """
-
-    name: str
-    shared: bool
-
-    def names(self, identity: str | None = None) -> list[tuple[str, str]]:
-        """``(identity, env digest)`` of every document kept (of ``identity`` only, when given)."""
-        ...
-
-    def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
-        """One document; ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when it must not be read."""
-        ...
-
-    def write(self, identity: str, env: str, data: bytes) -> None:
-        """Keep one document, atomically (a reader sees the old one or the new one)."""
-        ...
-
-    def remove(self, identity: str, env: str) -> None:
-        """Forget one document (nothing when it is already gone)."""
-        ...
-
-    def set_aside(self, identity: str, env: str, suffix: str) -> str:
-        """Keep a document that can't be used under another name (``OSError`` when it can't be)."""
-        ...
-
-    def where(self, identity: str, env: str) -> str:
-        """Where a document is kept, for people (a file, a URL)."""
         ...
 
 

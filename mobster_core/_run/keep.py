@@ -53,7 +53,10 @@ def keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
     """Rules 2-5, for a run whose verdict passed; returns a line to show, if any."""
     try:
         with project_lock(run.root):
-            return _keep(run, prepared, executed)
+            note = _keep(run, prepared, executed)
+            if executed.mode is not Mode.SMART:  # Rule 6, last: the heal file and state come first
+                note_replayed(run.root, prepared.identity, prepared.env, utc_now())
+            return note
     except HealFileError as exc:
         raise couldnt(FailureClass.USAGE, str(exc)) from exc
 
@@ -71,7 +74,6 @@ def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
             heals_of = f"{retired} heal{'s' if retired != 1 else ''} of {heal_file_for(file).name}"
             return f"retired {heals_of}: they were of the path recorded before"
         return None
-    note_replayed(root, identity, env, utc_now())
     key = check_key(root, file)
     keep_failing = plan.state.keep_failing
     if plan.carried is not None:

@@ -62,11 +62,10 @@ from mobster_core._rules.steps import Op, Step, dump_path, load_path
 from mobster_core._rules.text import utf8
 from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
 from mobster_core.exceptions import PathError
-from mobster_core.protocols import PathStore
 
 from .checks import Check, project_of
 from .fsutil import Problem, UnsafeFile, ensure_gitignore
-from .pathstores import STORE_NAMES, CommittedPaths, FilePaths, LocalPaths
+from .pathstores import STORE_NAMES, CommittedPaths, FilePaths, LocalPaths, PathStore
 
 __all__ = [
     "FORMAT",

@@ -52,10 +52,10 @@ from mobster_core._rules.text import utf8
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
 from mobster_core.exceptions import HealFileError, PathError
-from mobster_core.protocols import PathStore
 
 from .cache import Origin, ReplayCache, check_name
 from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, project_lock, read_private, read_user_file
+from .pathstores import PathStore
 
 __all__ = [
     "HealEntry",

@@ -34,11 +34,11 @@ from mobster_core._rules.identity import Env
 from mobster_core._rules.text import utf8
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core.exceptions import MobsterError, PathError
-from mobster_core.protocols import PathStore
 
 from .cache import DocumentError, Origin, ReplayCache, StoredEnv, StoredPath, parse_document
 from .checks import Check
 from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, project_lock, read_private, read_user_file
+from .pathstores import PathStore
 
 __all__ = [
     "BUNDLE_SCHEMA",

@@ -26,13 +26,22 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 from mobster_core._rules.identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH
 
 from .fsutil import MOBSTER_DIR, Problem, UnsafeFile, atomic_write, private_dir, read_private, read_user_file
 
-__all__ = ["COMMITTED_DIR", "LOCAL_DIR", "STORE_NAMES", "CommittedPaths", "FilePaths", "LocalPaths", "StoreName"]
+__all__ = [
+    "COMMITTED_DIR",
+    "LOCAL_DIR",
+    "STORE_NAMES",
+    "CommittedPaths",
+    "FilePaths",
+    "LocalPaths",
+    "PathStore",
+    "StoreName",
+]
 
 #: Rule 1's folder, under the project root.
 LOCAL_DIR = Path(MOBSTER_DIR) / "cache" / "replay"
@@ -43,6 +52,47 @@ StoreName = Literal["local", "committed"]
 STORE_NAMES: tuple[StoreName, ...] = ("local", "committed")
 
 _FILE_NAME = re.compile(rf"([0-9a-f]{{{IDENTITY_LENGTH}}})-([0-9a-f]{{{ENV_DIGEST_LENGTH}}})\.json")
+
+
+@runtime_checkable
+class PathStore(Protocol):
+    """**Protocol:** where recorded paths are kept: one document of bytes per identity and env digest.
+
+    The project's setting picks one of the two built in (``"local"``, git-ignored and private;
+    ``"committed"``, tracked in git beside the checks: ``docs/ci.md``); a harness may give its own
+    (an object store, a database) as ``RunOptions(paths=store)``. A store keeps bytes; what they
+    hold, which is newest, how many envs an identity keeps and what a document that can't be
+    used means are the core's rules, the same for every store. ``name`` names it in messages;
+    ``shared`` says others read its documents (the core then writes them deterministically and
+    never with text the typing rules wouldn't replay).
+    """
+
+    name: str
+    shared: bool
+
+    def names(self, identity: str | None = None) -> list[tuple[str, str]]:
+        """``(identity, env digest)`` of every document kept (of ``identity`` only, when given)."""
+        ...
+
+    def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
+        """One document; ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when it must not be read."""
+        ...
+
+    def write(self, identity: str, env: str, data: bytes) -> None:
+        """Keep one document, atomically (a reader sees the old one or the new one)."""
+        ...
+
+    def remove(self, identity: str, env: str) -> None:
+        """Forget one document (nothing when it is already gone)."""
+        ...
+
+    def set_aside(self, identity: str, env: str, suffix: str) -> str:
+        """Keep a document that can't be used under another name (``OSError`` when it can't be)."""
+        ...
+
+    def where(self, identity: str, env: str) -> str:
+        """Where a document is kept, for people (a file, a URL)."""
+        ...
 
 
 class FilePaths:
