@@ -205,6 +205,7 @@ class MobsterSession:
             max_usd=s.max_usd,
             root=root,
             locale=s.locale,
+            paths=s.paths,
             reporter=HtmlReport(),
         )
 

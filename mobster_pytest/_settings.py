@@ -111,6 +111,7 @@ class Settings:
     fresh: bool = False
     carry: bool = False
     locale: str | None = None
+    paths: str = "local"
     model: str | None = None
     max_usd: float | None = None
     each_device: bool = False
@@ -172,6 +173,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("fresh", "run every step with Smart and record again", "flag"),
     OptionSpec("carry", "on a new build, replay the newest earlier build's path before recording", "flag"),
     OptionSpec("locale", "run the app in this locale (de_DE): a simulator launches it so", "value", "LOCALE"),
+    OptionSpec(
+        "paths",
+        "where recorded paths live: local (default, private) or committed (.mobster/paths, in git)",
+        "value",
+        "STORE",
+        ("local", "committed"),
+    ),
     OptionSpec(
         "model", "claude-…, gpt-… or scripted; default: from ANTHROPIC_API_KEY / OPENAI_API_KEY", "value", "NAME"
     ),
@@ -251,6 +259,7 @@ def read_settings(config: Any) -> Settings:
         fresh=src.flag(_spec("fresh")),
         carry=src.flag(_spec("carry")),
         locale=_locale(src.value(_spec("locale")), src),
+        paths=_choice(src, "paths", "local"),
         model=src.value(_spec("model")),
         max_usd=_max_usd(src.value(_spec("max-usd")), src),
         each_device=src.flag(_spec("each-device")),

@@ -204,3 +204,18 @@ def test_bench_screenshots_quick(tmp_path: Path) -> None:
         assert figures["bytes"] > 1000
     assert doc["screens"]["150 elements"]["elements"] == 150
     assert doc["toolkit"]["thumbnail_bytes"] > 0
+
+
+def test_bench_ci_quick(tmp_path: Path) -> None:
+    out = tmp_path / "ci.json"
+    assert run("bench_ci", "--builds", "3", "--checks", "3", "--json", str(out)) == 0
+    doc = read_json(out)
+    modes = doc["modes"]
+    assert set(modes) == {"long-lived", "committed", "cache", "neither"}
+    assert doc["travelling_within_long_lived"] is True
+    # a fresh runner with no path records every check on every build; travelling paths don't
+    assert modes["neither"]["model_calls"] > modes["committed"]["model_calls"]
+    assert modes["committed"]["model_calls"] <= modes["long-lived"]["model_calls"]
+    assert modes["cache"]["model_calls"] <= modes["long-lived"]["model_calls"]
+    assert all(m["verdicts_differ"] == 0 for m in modes.values())
+    assert {r["runner"] for r in doc["runs"] if r["mode"] == "committed"} == {1, 2, 3}

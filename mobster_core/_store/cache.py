@@ -38,6 +38,10 @@ Rule 8: :func:`recorded_paths` lists a check's readable paths, newest first, for
 Rule 9: ``origin`` says how a path came to be: ``recorded`` by Smart, ``carried`` from another
         build's env (``from`` names it), or ``healed`` (heals accepted into it), and which check
         file stored it.
+Rule 11: a path recorded on another machine (``mobster paths import``) takes its place by when it
+        was recorded (``seq`` counts within one store only): the identity's paths are numbered
+        again in ``recorded_at`` order, and the four newest kept. ``seq`` stays the order within a
+        store; ``recorded_at`` orders paths that come from two.
 Rule 10: a store that is ``shared`` (committed, reviewed in git) gets each path written
         deterministically (sorted keys, two-space indentation, a final newline: a re-record is a
         readable diff) and never holds text the typing rules would not replay: a ``TYPE`` step
@@ -271,6 +275,38 @@ class ReplayCache:
     def store(self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime) -> Path:
         """:meth:`store_path` with no origin (a path recorded by Smart)."""
         return self.store_path(identity, env, steps, recorded_at=recorded_at)
+
+    def merge(self, doc: Document, origin: Origin | None = None) -> bool:
+        """Rule 11: add a path recorded elsewhere, in the order it was recorded; False when it is kept out.
+
+        It is kept out when this store has the same env recorded at the same time or later, or
+        when it is older than the :data:`KEEP_ENVS` newest paths of its identity here.
+        """
+        _check_identity(doc.identity)
+        records = self._records(doc.identity)
+        if any(r.stored.env == doc.env and r.stored.recorded_at >= doc.recorded_at for r in records):
+            return False
+        if self.backend.shared:
+            _check_shared_text(doc.steps, Provenance() if origin is None else origin.provenance)
+        others = [r for r in records if r.stored.env.digest != doc.env.digest]
+        new = _record(doc, Path(self.backend.where(doc.identity, doc.env.digest)))
+        order = sorted([*others, new], key=lambda r: (r.stored.recorded_at, r.stored.seq))
+        kept, dropped = order[-KEEP_ENVS:], order[:-KEEP_ENVS]
+        if new not in kept:
+            return False
+        ensure_gitignore(self.root)
+        for seq, record in enumerate(kept, 1):
+            if record is new or record.stored.seq != seq:
+                meta = (record.stored.recorded_at, seq, origin if record is new else record.stored.origin)
+                shared = self.backend.shared
+                self.backend.write(
+                    doc.identity,
+                    record.stored.env.digest,
+                    _document(doc.identity, record.stored.env, record.steps, meta, shared=shared),
+                )
+        for record in dropped:
+            self.backend.remove(doc.identity, record.stored.env.digest)
+        return True
 
     def envs(self, identity: str) -> list[StoredEnv]:
         """The readable stored envs of ``identity``, newest first (unusable files are dropped)."""

@@ -14,10 +14,11 @@ Rule 4 (import): a bundle is read as a user's file (regular, at most :data:`MAX_
         strict JSON); one that isn't a bundle is a :class:`BundleError` and nothing is written.
         Each path in it is validated whole and strictly, as a path document is; one that fails, or
         whose identity no check of the project has, is refused with the reason. An existing path
-        of the same identity and env recorded at the same time or later is kept; else the
-        imported one is written, with this store's modes whatever the bundle's were, and becomes
-        that env's newest (its ``seq`` follows the store's). It all happens under the project's
-        lock.
+        of the same identity and env recorded at the same time or later is kept, and so is the
+        store when the imported path is older than its identity's four newest here; else the
+        imported one is written, with this store's modes whatever the bundle's were, in the order
+        it was recorded (the cache's Rule 11: a path recorded long ago never becomes the newest).
+        It all happens under the project's lock.
 """
 
 from __future__ import annotations
@@ -251,18 +252,14 @@ def import_paths(root: Path, file: Path, checks: Sequence[Check], *, paths: str 
             if not mine:
                 refused.append((what, "no check of this project has its steps (it was changed or removed)"))
                 continue
-            newer = [s for s in cache.envs(doc.identity) if s.env == doc.env and s.recorded_at >= doc.recorded_at]
-            if newer:
-                kept.append(what)
-                continue
             origin = doc.origin or Origin("recorded", None, _shown(mine[0].file, root))
             origin = attrs.evolve(origin, provenance=_provenance(mine))
             try:
-                cache.store_path(doc.identity, doc.env, doc.steps, recorded_at=doc.recorded_at, origin=origin)
+                merged = cache.merge(doc, origin)
             except PathError as exc:
                 refused.append((what, str(exc)))
                 continue
-            added.append(what)
+            (added if merged else kept).append(what)
     return ImportReport(tuple(added), tuple(kept), tuple(refused))
 
 

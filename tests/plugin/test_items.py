@@ -207,3 +207,18 @@ def test_every_option_is_an_ini_key(project: Project) -> None:
     result = project.run("-k", "signup")
     result.assert_outcomes(failed=1, deselected=1)
     result.stdout.fnmatch_lines(["*failed (drift)*(--no-heal)"])
+
+
+def test_the_paths_store_is_chosen_as_with_mobster_test(project: Project) -> None:
+    store = ("--mobster-paths", "committed")
+    first = project.run("--mobster-scripted", "apps/yourapp.yaml", "--mobster-model", "scripted", *store)
+    first.assert_outcomes(passed=2)
+    assert len(list((project.root / ".mobster" / "paths").glob("*.json"))) == 2
+    again, cases = project.junit("--mobster-scripted", "apps/yourapp.yaml", "--mobster-no-heal", *store)
+    again.assert_outcomes(passed=2)
+    assert {c.prop("mobster.mode") for c in cases} == {"replay"}
+    bad = project.run("--mobster-scripted", "apps/yourapp.yaml", "--mobster-paths", "s3")
+    assert bad.ret != 0
+    bad.stderr.fnmatch_lines(["*--mobster-paths: invalid choice: 's3'*"])
+    locale = project.run("--mobster-scripted", "apps/yourapp.yaml", "--mobster-locale", "Deutsch")
+    locale.stderr.fnmatch_lines(["*--mobster-locale: 'Deutsch' is not a locale*"])

@@ -15,6 +15,7 @@ import pytest
 import mobster_core as mc
 from mobster_core._rules.identity import Env
 from mobster_core._rules.steps import dump_path
+from mobster_core._rules.typing_rules import Provenance
 from mobster_core._store import cache as _cache
 from mobster_core._store import pathstores as _pathstores
 from mobster_core._store.cache import KEEP_ENVS, Lookup, ReplayCache
@@ -535,3 +536,50 @@ def test_a_lookup_carries_the_newest_other_env_by_seq(cache: ReplayCache) -> Non
     assert found.carry is not None
     assert (found.carry.stored.env, found.carry.steps, found.carry.stored.seq) == (SIM_NEW_APP, STEPS, 2)
     assert cache.lookup(ID, SIM_NEW_APP).carry is None  # a hit carries nothing
+
+
+# -- paths recorded elsewhere (Rule 11) and shared stores (Rule 10) ------------------------------
+
+
+def env_of(build: int) -> Env:
+    return Env(f"1.{build}", str(build), 26, mc.DeviceKind.SIMULATOR)
+
+
+def document(env: Env, when: datetime, seq: int = 7) -> _cache.Document:
+    return _cache.Document(ID, env, when, seq, STEPS, None)
+
+
+def test_a_path_recorded_elsewhere_takes_its_place_by_when_it_was_recorded(cache: ReplayCache) -> None:
+    cache.store(ID, env_of(1), STEPS, recorded_at=NOW)
+    cache.store(ID, env_of(3), STEPS, recorded_at=NOW + timedelta(days=3))
+    assert cache.merge(document(env_of(2), NOW + timedelta(days=2), seq=99))
+    order = [s.env for s in reversed(cache.envs(ID))]  # oldest first
+    assert order == [env_of(1), env_of(2), env_of(3)]  # not newest for having come last
+    assert [s.seq for s in reversed(cache.envs(ID))] == [1, 2, 3]
+    assert cache.lookup(ID, env_of(4)).carry is not None
+    assert cache.lookup(ID, env_of(4)).carry.stored.env == env_of(3)  # type: ignore[union-attr]
+
+
+def test_a_path_older_than_the_four_kept_or_than_its_own_env_is_kept_out(cache: ReplayCache) -> None:
+    for build in range(2, 2 + KEEP_ENVS):
+        cache.store(ID, env_of(build), STEPS, recorded_at=NOW + timedelta(days=build))
+    assert not cache.merge(document(env_of(1), NOW))  # older than the four newest here
+    assert not cache.merge(document(env_of(2), NOW + timedelta(days=1)))  # older than this env's own
+    assert cache.merge(document(env_of(9), NOW + timedelta(days=9)))
+    assert [s.env for s in cache.envs(ID)] == [env_of(9), env_of(5), env_of(4), env_of(3)]
+
+
+def test_a_committed_store_never_holds_text_the_replay_wouldnt_type(tmp_path: Path) -> None:
+    committed = ReplayCache(tmp_path, "committed")
+    typed = mc.load_path([{**TAP, "op": "TYPE", "text": "the model's own words"}])
+    with pytest.raises(PathError, match="step 1: a committed path never holds text the replay wouldn't type"):
+        committed.store(ID, SIM, typed, recorded_at=NOW)
+    assert not (tmp_path / MOBSTER_DIR / "paths").exists() or not list((tmp_path / MOBSTER_DIR / "paths").iterdir())
+    allowed = _cache.Origin("recorded", None, "c.yaml", _prov())  # the check's own words hold the text
+    path = committed.store_path(ID, SIM, typed, recorded_at=NOW, origin=allowed)
+    text = path.read_text()
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _prov() -> Provenance:
+    return Provenance.of(steps=['Type "the model\'s own words" into "Name"'])
