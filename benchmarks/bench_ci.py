@@ -48,11 +48,10 @@ from typing import Any
 import attrs
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import bench_builds as series  # noqa: E402 - a sibling script, found through the path set above
+sys.path.insert(0, str(HERE.parent))
 
 import mobster_core as mc  # noqa: E402
+from benchmarks import bench_builds as series  # noqa: E402 - a sibling script, found from the project root
 from mobster_core.heals import accept_heals  # noqa: E402
 from mobster_core.paths import export_paths, import_paths  # noqa: E402
 from mobster_core.testing import FakeClock  # noqa: E402
@@ -77,7 +76,8 @@ class Run:
 
 def checkout(folder: Path, plans: Sequence[series.CheckPlan]) -> Path:
     """A fresh runner's project: the checks (as a CI checkout brings them)."""
-    return series.project(folder, plans)
+    root: Path = series.project(folder, plans)
+    return root
 
 
 def shard_of(plans: Sequence[series.CheckPlan], runner: int, runners: int) -> list[series.CheckPlan]:
