@@ -451,20 +451,11 @@ def _settings(opts: dict[str, Any]) -> Settings:
     from mobster_drivers.harness.settings import Settings, Timing
     from mobster_drivers.harness.spec import DeviceOptions
 
-    def given(name: str) -> tuple[str, ...]:
-        return tuple(opts.get(name) or ())
-
     devices = DeviceOptions(
-        scripted=given("scripted"),
-        sim=given("sim"),
-        device=given("device"),
-        wda=given("wda"),
-        appium=given("appium"),
-        caps=given("caps"),
         sessions=opts.get("sessions"),
         parallel=opts.get("parallel"),
         session_per_check=bool(opts.get("session_per_check")),
-    )
+    ).given_as(lambda name: opts.get(name) or ())
     return Settings(
         devices=devices,
         no_heal=bool(opts["no_heal"]),

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from mobster_drivers.harness.settings import Settings
-from mobster_drivers.harness.spec import DeviceOptions, DeviceSpec, PoolError, pool_specs
+from mobster_drivers.harness.spec import KINDS, DeviceOptions, DeviceSpec, PoolError, pool_specs
 
 __all__ = [
     "ClockKind",
@@ -257,20 +257,8 @@ def _max_usd(text: str | None, src: _Source) -> float | None:
 
 def _read_pool(src: _Source) -> tuple[DeviceOptions, tuple[DeviceSpec, ...]]:
     """Rule 3: the device options as given, and the pool the harness makes of them (none named: none)."""
-
-    def given(name: str) -> tuple[str, ...]:
-        return tuple(src.values(_spec(name), paths=name in _PATH_KINDS))
-
-    options = DeviceOptions(
-        scripted=given("scripted"),
-        sim=given("sim"),
-        device=given("device"),
-        wda=given("wda"),
-        appium=given("appium"),
-        caps=given("caps"),
-        prefix=PREFIX,
-        given=dict(src.sources),
-    )
+    values = {name: src.values(_spec(name), paths=name in _PATH_KINDS) for name in (*KINDS, "caps")}
+    options = DeviceOptions(prefix=PREFIX, given=dict(src.sources)).given_as(values.__getitem__)
     try:
         return options, pool_specs(options, required=False)
     except PoolError as exc:

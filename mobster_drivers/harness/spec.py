@@ -40,8 +40,8 @@ Rule 6: a URL's password and token-like path segments (a per-session endpoint's 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NoReturn
 from urllib.parse import quote, unquote, urlsplit
@@ -148,6 +148,19 @@ class DeviceOptions:
     prefix: str = "--"
     #: How the front end spells an option the user gave, when not ``prefix + name`` (Rule 3).
     given: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def given_as(self, values: Callable[[str], Iterable[str]]) -> DeviceOptions:
+        """These options with ``values(name)`` for each kind of device and for ``caps``, in order."""
+        v = values
+        return replace(
+            self,
+            scripted=tuple(v("scripted")),
+            sim=tuple(v("sim")),
+            device=tuple(v("device")),
+            wda=tuple(v("wda")),
+            appium=tuple(v("appium")),
+            caps=tuple(v("caps")),
+        )
 
     def values(self, kind: str) -> tuple[str, ...]:
         """The values given for ``kind`` (``sim``: the simulators' names), in order."""

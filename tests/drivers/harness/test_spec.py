@@ -155,3 +155,10 @@ def test_the_spec_and_the_settings_import_nothing_but_the_standard_library() -> 
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_front_end_gives_its_values_by_option_name() -> None:
+    given = {"sim": ["A", "B@9000"], "caps": []}
+    options = DeviceOptions(parallel=2, prefix="--mobster-").given_as(lambda name: given.get(name, ()))
+    assert (options.sim, options.scripted, options.caps) == (("A", "B@9000"), (), ())
+    assert (options.parallel, options.prefix, options.kinds) == (2, "--mobster-", ("sim",))
