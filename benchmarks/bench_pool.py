@@ -40,7 +40,8 @@ from typing import Any
 
 import mobster_core as mc
 from mobster_drivers.devices.scripted import AppScript, sample_path
-from mobster_drivers.harness.pool import pool_specs, run_on_pool
+from mobster_drivers.harness.pool import run_on_pool
+from mobster_drivers.harness.spec import DeviceOptions, pool_specs
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.testing.appium import FakeAppium
 
@@ -89,7 +90,7 @@ def project(root: Path, checks: int) -> list[Path]:
 def suite(files: list[Path], urls: Sequence[str], root: Path, *, model: bool) -> tuple[mc.SuiteResult, float]:
     """Run the suite on the Appium devices at ``urls`` (one session each); its wall-clock seconds."""
     clock = mc.SystemClock()
-    specs = pool_specs(appium=list(urls), bundle="com.example.yourapp")
+    specs = pool_specs(DeviceOptions(appium=tuple(urls)), bundle="com.example.yourapp")
     options = mc.RunOptions(root=root)
     models = (lambda: ScriptedModel(clock=clock)) if model else (lambda: None)
     began = time.perf_counter()

@@ -1,8 +1,9 @@
-"""Choosing devices and models from the command line's options.
+"""The command line's own devices and keys: ``--driver``'s factory, and ``--env-file``.
 
 Rule 1: the devices named by ``--scripted``, ``--wda``, ``--sim``, ``--device`` and ``--appium``
-        are made by ``mobster_drivers.harness.pool`` (the one place devices are made from names, shared
-        with the pytest plugin); this module makes ``--driver``'s, and models.
+        are made by the harness (``mobster_drivers.harness``: the one device spec, pool and model
+        chooser, shared with the pytest plugin); this module makes ``--driver``'s, which only the
+        command has.
 Rule 2: ``--driver FACTORY ARG`` makes devices with your own driver, no fork needed. ``FACTORY`` is
         an import path, ``package.module:function``, or the name of an entry point in the
         ``mobster.drivers`` group of an installed distribution. The factory is called once per
@@ -17,23 +18,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from mobster_core import (
-    Clock,
-    Device,
-    DeviceError,
-    MobsterError,
-    Model,
-)
+from mobster_core import Clock, Device, DeviceError, MobsterError
 
-__all__ = ["UsageProblem", "load_driver_devices", "model_factory", "read_env_file", "unavailable"]
+__all__ = ["UsageProblem", "load_driver", "load_driver_devices", "read_env_file"]
 
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
-DEFAULT_OPENAI_MODEL = "gpt-5.5"
 #: The entry point group a distribution registers its drivers in (Rule 2).
 DRIVER_GROUP = "mobster.drivers"
 
@@ -86,13 +79,6 @@ async def _made(factory: Callable[..., Any], driver: tuple[str, str], clock: Clo
     return device
 
 
-def unavailable(error: DeviceError) -> Device:
-    """Rule 3: a device that couldn't be opened: every call says why, and nothing is sent."""
-    from mobster_drivers.harness.pool import unavailable as made_unavailable
-
-    return made_unavailable(error)
-
-
 #: An env file holds a few keys; anything larger is not one.
 ENV_FILE_MAX_BYTES = 64 * 1024
 
@@ -125,24 +111,3 @@ def read_env_file(path: Path) -> dict[str, str]:
             value = value[1:-1]
         out[key.strip()] = value
     return out
-
-
-def model_factory(
-    name: str | None, env: Mapping[str, str], clock: Clock
-) -> tuple[Callable[[], Model | None], str | None]:
-    """A factory of models for ``--model`` (a new scripted model per check run) and the model's name."""
-    if name == "scripted":
-        from mobster_drivers.models.scripted import ScriptedModel
-
-        return (lambda: ScriptedModel(clock=clock)), "scripted"
-    if name is None:
-        if env.get("ANTHROPIC_API_KEY"):
-            name = DEFAULT_ANTHROPIC_MODEL
-        elif env.get("OPENAI_API_KEY"):
-            name = DEFAULT_OPENAI_MODEL
-        else:
-            return (lambda: None), None
-    from mobster_drivers.models import make_model
-
-    model = make_model(name, env=env)
-    return (lambda: model), name

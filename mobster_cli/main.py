@@ -28,6 +28,7 @@ from ._paths import paths, paths_option
 
 if TYPE_CHECKING:
     from mobster_core import CheckResult, Clock, Device, Model, RunOptions, SuiteResult
+    from mobster_drivers.harness.settings import Settings
 
 __all__ = ["Runtime", "cli", "main"]
 
@@ -471,6 +472,32 @@ def _selected(checks: Sequence[str], shard: str | None) -> tuple[Path, list[Path
     return root, files
 
 
+def _settings(opts: dict[str, Any]) -> Settings:
+    """What the options say, as the harness's one settings value (the environment's keys not yet read)."""
+    from mobster_drivers.harness.settings import Settings, Timing
+    from mobster_drivers.harness.spec import DeviceOptions
+
+    devices = DeviceOptions(
+        sessions=opts.get("sessions"),
+        parallel=opts.get("parallel"),
+        session_per_check=bool(opts.get("session_per_check")),
+    ).given_as(lambda name: opts.get(name) or ())
+    return Settings(
+        devices=devices,
+        no_heal=bool(opts["no_heal"]),
+        fresh=bool(opts["fresh"]),
+        carry=bool(opts.get("carry")),
+        model=opts.get("model"),
+        max_usd=opts.get("max_usd"),
+        each_device=bool(opts.get("each_device")),
+        frames=opts.get("frames") or "auto",
+        timing=Timing(opts.get("poll_interval"), opts.get("drift_after"), opts.get("give_up_after")),
+        shard=opts.get("shard"),
+        paths=opts.get("paths_store") or "local",
+        locale=opts.get("locale"),
+    )
+
+
 def _keys(env_file: Path | None) -> dict[str, str]:
     """The environment, with the keys of ``--env-file``: one usage line when it can't be read."""
     from ._devices import UsageProblem, read_env_file
@@ -484,45 +511,44 @@ def _keys(env_file: Path | None) -> dict[str, str]:
     return env
 
 
-def _models(opts: dict[str, Any], env: dict[str, str], clock: Clock) -> Callable[[], Model | None]:
-    """A model per check run; under ``--no-heal`` (strict CI) none is even constructed."""
+def _models(settings: Settings, clock: Clock) -> Callable[[], Model | None]:
+    """A model per check run (the harness's chooser); under ``--no-heal`` (strict CI) none is even constructed."""
     from mobster_core import MobsterError
+    from mobster_drivers.harness.models import choose_models
 
-    from ._devices import model_factory
-
-    if opts["no_heal"] and not opts["fresh"]:
-        return _no_model
+    models = choose_models(settings, clock)
     try:
-        make, _name = model_factory(opts.get("model"), env, clock)
+        models.prepare()  # a vendor's adapter now: a bad name or a missing key stops the command
     except (MobsterError, ValueError) as exc:
         _fail(str(exc))
-    return make
+    return models
 
 
-async def _driver_devices(opts: dict[str, Any], clock: Clock) -> list[Device]:
+async def _driver_devices(opts: dict[str, Any], settings: Settings, clock: Clock) -> list[Device]:
     """``--driver FACTORY ARG``'s devices; one that can't be made ends each check ``couldnt_run``."""
     from mobster_core import DeviceError, MobsterError
+    from mobster_drivers.harness.pool import unavailable
 
-    from ._devices import load_driver_devices, unavailable
+    from ._devices import load_driver_devices
 
-    if any(opts.get(k) for k in ("scripted", "wda", "sim", "device", "appium")):
-        given = [f"--{k}" for k in ("scripted", "wda", "sim", "device", "appium") if opts.get(k)]
-        _fail(f"choose one device option, not --driver and {' and '.join(given)}")
-    if opts.get("sessions") or opts.get("caps"):
+    named = settings.devices
+    if named.kinds:
+        _fail(f"choose one device option, not --driver and {' and '.join(f'--{k}' for k in named.kinds)}")
+    if named.sessions or named.caps:
         _fail("--sessions and --caps go with --appium URL, not --driver")
     try:
-        return await load_driver_devices(tuple(opts["driver"]), parallel=opts.get("parallel") or 1, clock=clock)
+        return await load_driver_devices(tuple(opts["driver"]), parallel=named.parallel or 1, clock=clock)
     except DeviceError as exc:
         return [unavailable(exc)]
     except (MobsterError, ValueError) as exc:
         _fail(str(exc))
 
 
-def _open_pool(opts: dict[str, Any], files: Sequence[Path], clock: Clock) -> Any:
-    """The pool the device options name (``mobster_drivers.harness.pool``); a usage problem exits 3."""
+def _open_pool(settings: Settings, files: Sequence[Path], clock: Clock, *, verify: bool) -> Any:
+    """The pool the device options name (``mobster_drivers.harness``); a usage problem exits 3."""
     from ._render import visible
 
-    if not any(opts.get(k) for k in ("scripted", "wda", "sim", "device", "appium")):
+    if not settings.devices.kinds:
         _fail(
             "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL "
             "or --driver FACTORY ARG"
@@ -530,19 +556,8 @@ def _open_pool(opts: dict[str, Any], files: Sequence[Path], clock: Clock) -> Any
     try:
         from mobster_drivers.harness.pool import CouldntOpen, PoolError, open_pool, pool_specs
 
-        specs = pool_specs(
-            scripted=opts.get("scripted") or (),
-            sim=opts.get("sim") or (),
-            device=opts.get("device") or (),
-            wda=opts.get("wda") or (),
-            appium=opts.get("appium") or (),
-            caps=opts.get("caps") or (),
-            sessions=opts.get("sessions"),
-            parallel=opts.get("parallel"),
-            bundle=_one_bundle(files),
-            session_per_check=bool(opts.get("session_per_check")),
-        )
-        if opts.get("verify") and len(specs) > 1:
+        specs = pool_specs(settings.devices, bundle=_one_bundle(files))
+        if verify and len(specs) > 1:
             _fail(f"verify runs one check on one device; the options name {len(specs)}: use mobster test")
         pool = open_pool(specs, clock)
     except (PoolError, CouldntOpen) as exc:
@@ -570,19 +585,32 @@ def _one_bundle(files: Sequence[Path]) -> str | None:
     return bundles.pop() if len(bundles) == 1 else None
 
 
+@attrs.frozen
+class _Suite:
+    """A suite to run: its files, what the options say, a model per check run, and the run options."""
+
+    files: list[Path]
+    settings: Settings
+    models: Callable[[], Model | None]
+    options: RunOptions
+
+
 def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int:
+    import dataclasses
+
     from mobster_core import SuiteStopped
 
-    root, files = _selected(checks, opts.get("shard"))
+    settings = _settings(opts)
+    root, files = _selected(checks, settings.shard)
+    settings = dataclasses.replace(settings, secrets=_keys(opts.get("env_file")))
     clock = runtime.the_clock()
-    env = _keys(opts.get("env_file"))
-    models = _models(opts, env, clock)
+    models = _models(settings, clock)
     out = _console(err=bool(opts.get("as_json")))
-    options = attrs.evolve(_run_options(opts, root, out), secrets=env)  # ${NAME} in checks: the env file too
+    job = _Suite(files, settings, models, _run_options(settings, root, out))
     _console(err=True).print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
     received: list[int] = []
     try:
-        suite = runtime.run_to_end(_until_stopped(_suite(files, opts, clock, models, options), received))
+        suite = runtime.run_to_end(_until_stopped(_suite(job, opts, clock), received))
     except SuiteStopped as exc:
         code = _stopped(out, exc.suite, root, received)
         _outputs(exc.suite, opts)
@@ -614,49 +642,35 @@ def _copy_junit(suite: SuiteResult, target: Path) -> None:
         _fail(f"--junit: {os_error_message(exc)} (the results are in {suite.folder})")
 
 
-def _run_options(opts: dict[str, Any], root: Path, out: Any) -> RunOptions:
-    from mobster_core import PollPolicy, RunOptions
+def _run_options(settings: Settings, root: Path, out: Any) -> RunOptions:
     from mobster_report import HtmlReport
 
     from ._render import visible
 
     progress = _console(err=True)
-    timing = {k: opts[k] for k in ("poll_interval", "drift_after", "give_up_after") if opts.get(k) is not None}
-    policy = PollPolicy(**{k.replace("poll_", ""): v for k, v in timing.items()})
 
     def sending(what: str | None) -> None:
         _IN_FLIGHT[:] = [] if what is None else [what]
 
-    return RunOptions(
-        policy=policy,
-        each_device=bool(opts.get("each_device")),
-        no_heal=opts["no_heal"],
-        fresh=opts["fresh"],
-        carry=bool(opts.get("carry")),
-        locale=opts.get("locale"),
-        paths=opts.get("paths_store") or "local",
-        max_usd=opts.get("max_usd"),
-        frames=opts.get("frames") or "auto",
+    return settings.to_run_options(
+        root,
         reporter=HtmlReport(),
-        root=root,
         on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
         on_sending=sending,
         on_result=lambda result: _print_check(out, result),
     )
 
 
-async def _suite(
-    files: list[Path], opts: dict[str, Any], clock: Clock, models: Callable[[], Model | None], options: RunOptions
-) -> SuiteResult:
+async def _suite(job: _Suite, opts: dict[str, Any], clock: Clock) -> SuiteResult:
     from mobster_core import run_suite
 
     if opts.get("driver"):
-        devices = await _driver_devices(opts, clock)
-        return await run_suite(files, devices, clock, models=models, options=options)
+        devices = await _driver_devices(opts, job.settings, clock)
+        return await run_suite(job.files, devices, clock, models=job.models, options=job.options)
     from mobster_drivers.harness.pool import run_on_pool
 
-    pool = _open_pool(opts, files, clock)
-    return await run_on_pool(files, pool, clock, models=models, options=options)
+    pool = _open_pool(job.settings, job.files, clock, verify=bool(opts.get("verify")))
+    return await run_on_pool(job.files, pool, clock, models=job.models, options=job.options)
 
 
 async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], received: list[int]) -> SuiteResult:
@@ -711,10 +725,6 @@ def _stopped(out: Any, suite: SuiteResult, root: Path, received: list[int]) -> i
         f"stopped by {signal.Signals(signum).name}; results are in {visible(suite.folder)}", markup=False
     )
     return 128 + int(signum)
-
-
-def _no_model() -> Model | None:
-    return None
 
 
 def _print_check(out: Any, result: CheckResult) -> None:

@@ -2,7 +2,9 @@
 
 - :mod:`mobster_drivers.devices`: the scripted phone, WebDriverAgent, simulator, USB iPhone, Appium;
 - :mod:`mobster_drivers.models`: Anthropic, OpenAI and the scripted model;
-- :mod:`mobster_drivers.harness`: devices from names (``--sim``, ``--appium`` …), pools, suites on them;
+- :mod:`mobster_drivers.harness`: what ``mobster test`` and the pytest plugin share after their
+  option parsing: the device spec and pools (``--sim``, ``--appium`` …), the settings value, the
+  model chooser, suites on a pool;
 - :mod:`mobster_drivers.testing`: fake servers on loopback (WDA, Appium, usbmuxd, ``xcrun``, the
   model APIs) for your tests and ours.
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mobster_core import CheckResult
 
-    from ._session import RunRecord
+    from ._state import RunRecord
 
 __all__ = [
     "PREFIX",

@@ -6,8 +6,11 @@ Rule 1: check items and the ``mobster`` fixture run checks the same way, through
 Rule 2: a device or a model that can't be had is the check's :class:`CheckCouldntRun` with the
         class a run would give it (``usage``, ``device``, ``busy``, ``model``), raised with no
         cause or context (``_errors``' Rule 2).
-Rule 3: frames per step are kept when a report shows them: ``--mobster-step-frames on``, or ``auto``
-        (the default) with Allure (``--alluredir``) or pytest-html (``--html``) on.
+Rule 3: frames per step are kept when a report shows them (``_settings``' Rule 5): each run's record
+        names them, for Allure now and pytest-html after the test.
+Rule 4: a test's data flows one way: from the item (collection) to the run (the session's device,
+        model and clock) to the reports (properties, Allure, the record pytest-html reads after the
+        test), and nothing calls back into a room it came from (the plugin's layers contract).
 """
 
 from __future__ import annotations
@@ -20,26 +23,19 @@ import attrs
 import pytest
 
 from mobster_core import Check, CheckResult, Model
+from mobster_drivers.harness.pool import CouldntOpen
 
-from ._devices import CouldntOpen
 from ._errors import CheckNotPassed
 from ._outcomes import couldnt, exception_for
-from ._reports import add_properties, allure_steps
-from ._settings import FramesMode
-from ._state import RECORDS, allure_on, html_on, session_of, settings_of
+from ._reports import add_properties, allure_steps, step_frames
+from ._session import session_of
+from ._settings import allure_on
+from ._state import RECORDS, RunRecord
 
-__all__ = ["DEFAULT", "frames_wanted", "run_for"]
+__all__ = ["DEFAULT", "run_for"]
 
 #: "Use the session's model" (None means no model).
 DEFAULT: Any = object()
-
-
-def frames_wanted(config: pytest.Config) -> bool:
-    """Rule 3."""
-    mode = settings_of(config).step_frames
-    if mode is FramesMode.AUTO:
-        return allure_on(config) or html_on(config)
-    return mode is FramesMode.ON
 
 
 def run_for(  # noqa: PLR0913 - the test, the check, where it runs, and how: each is the caller's to say
@@ -60,7 +56,10 @@ def run_for(  # noqa: PLR0913 - the test, the check, where it runs, and how: eac
     except CouldntOpen as exc:
         raise couldnt(exc.failure_class, exc.message) from None
     options = attrs.evolve(session.options(root), **dict(overrides or {}))
-    record = session.run(check, device=opened.device, model=chosen, options=options, frames=frames_wanted(config))
+    result = session.run(check, device=opened.device, model=chosen, options=options)
+    run_root = options.root or check.file.parent
+    frames = step_frames(result, run_root) if session.settings.step_frames else ()
+    record = RunRecord(result, run_root, frames)
     add_properties(node.user_properties, record, config.rootpath)
     node.stash.setdefault(RECORDS, []).append(record)
     if allure_on(config):

@@ -14,31 +14,35 @@ Rule 2: the device a test runs on is its *slot*: the worker's number under xdist
         freed), never cached as broken.
 Rule 3: every run goes through the public API: ``run_check`` on the slot's device itself (never a
         wrapper: every ability it has reaches the runner, a cloud's ``CheckReports`` included)
-        with the session's clock, a model made for the run (a new scripted model per run, as
-        ``mobster test``; one adapter per process for a vendor's model) and
-        :class:`~mobster_core.RunOptions` from the settings, with ``mobster test``'s reporter
-        (``report.html``). When a report shows a frame per step (``_runs``' Rule 3), the run keeps
-        them all (``--frames all``); the frames are the run's own, named by its steps.
+        with the session's clock, a model made for the run (the harness's chooser: a new scripted
+        model per run, as ``mobster test``; one adapter per process for a vendor's model) and
+        :class:`~mobster_core.RunOptions` from the harness's settings, with ``mobster test``'s
+        reporter (``report.html``). When a report shows a frame per step (``_settings``' Rule 5),
+        the run keeps them all (``--frames all``); the frames are the run's own, named by its steps.
 Rule 4: the real clock runs every coroutine on one event loop for the whole process, so a device
         may keep loop-bound state between checks; the simulated clock runs each on its
         ``FakeClock`` (time goes on from run to run). A run stopped by Ctrl+C writes its result
         (class ``stopped``) and ends the pytest session.
-Rule 5: the model named by the options, else ``claude-sonnet-5-5`` with ``ANTHROPIC_API_KEY`` set,
-        else ``gpt-5.5`` with ``OPENAI_API_KEY``, else none (``mobster test``'s choice). Under
-        ``--mobster-no-heal`` (without ``--mobster-fresh``) there is no model and no key is read;
-        on the simulated clock the default is none.
+Rule 5: the model is the harness's choice (``mobster_drivers.harness.models``, as ``mobster
+        test``'s): the one named, else ``claude-sonnet-5-5`` with ``ANTHROPIC_API_KEY`` set, else
+        ``gpt-5.5`` with ``OPENAI_API_KEY``, else none. Under ``--mobster-no-heal`` (without
+        ``--mobster-fresh``) there is no model and no key is read; on the simulated clock the
+        default is none. A model that can't be made (a bad name, no key) is the run's
+        :class:`CouldntOpen`, class ``model``, naming ``--mobster-model``.
+Rule 6: the session is made the first time a check or a fixture needs it (:func:`session_of`), and
+        kept in the config's stash until pytest ends.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
 import attrs
+import pytest
 
 from mobster_core import (
     Check,
@@ -53,36 +57,19 @@ from mobster_core import (
     SystemClock,
     run_check,
 )
-from mobster_core.results import FramesMode
 from mobster_core.testing import FakeClock
+from mobster_drivers.harness.models import choose_models
+from mobster_drivers.harness.pool import CouldntOpen, OpenDevice, open_device
 from mobster_report import HtmlReport
 
-from ._devices import CouldntOpen, OpenDevice, open_device
-from ._settings import ClockKind, Settings
-from ._state import Worker
+from ._settings import ClockKind, PluginSettings
+from ._state import SESSION, Worker, settings_of, worker_of
 
-__all__ = ["DEFAULT_ANTHROPIC_MODEL", "DEFAULT_OPENAI_MODEL", "MobsterSession", "RunRecord"]
+__all__ = ["MobsterSession", "session_of"]
 
 T = TypeVar("T")
 
-#: The default models when a key is set (the same as ``mobster test``'s).
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
-DEFAULT_OPENAI_MODEL = "gpt-5.5"
-
 log = logging.getLogger("mobster.pytest")
-
-
-@attrs.frozen
-class RunRecord:
-    """One check run of a test: its result, the project it ran in, and its frames (``(what, file)``).
-
-    ``frames`` holds, for each action the run sent, what it was (``step 2 (Tap "Sign up")``) and
-    the file of the screen it was sent on; empty unless a report shows them.
-    """
-
-    result: CheckResult
-    root: Path
-    frames: tuple[tuple[str, Path], ...] = ()
 
 
 class _Runner:
@@ -114,12 +101,13 @@ class _Runner:
 class MobsterSession:
     """Rule 1: the clock, the devices and the models of one pytest process."""
 
-    def __init__(self, settings: Settings, worker: Worker | None) -> None:
+    def __init__(self, settings: PluginSettings, worker: Worker | None) -> None:
         self.settings = settings
         self.worker = worker
         self._runner = _Runner(settings.clock)
         self._open: dict[int, OpenDevice] = {}
-        self._vendor_model: Model | None = None
+        real = settings.clock is ClockKind.REAL
+        self._models = choose_models(settings.harness, self._runner.clock, by_key=real)
 
     @property
     def clock(self) -> Clock:
@@ -167,72 +155,28 @@ class MobsterSession:
 
     def model(self) -> Model | None:
         """A model for one run (a new one for the scripted model); :class:`CouldntOpen` without a key."""
-        settings = self.settings
-        if not settings.wants_model:
-            return None
-        name = settings.model
-        if name is None:
-            if settings.clock is ClockKind.SIMULATED:
-                return None
-            if os.environ.get("ANTHROPIC_API_KEY"):
-                name = DEFAULT_ANTHROPIC_MODEL
-            elif os.environ.get("OPENAI_API_KEY"):
-                name = DEFAULT_OPENAI_MODEL
-            else:
-                return None
-        if name == "scripted":
-            from mobster_drivers.models.scripted import ScriptedModel
-
-            return ScriptedModel(clock=self.clock)
-        if self._vendor_model is None:
-            from mobster_drivers.models import make_model
-
-            try:
-                self._vendor_model = make_model(name)
-            except ModelError as exc:
-                raise CouldntOpen(FailureClass.MODEL, f"--mobster-model {name}: {exc}") from exc
-        return self._vendor_model
+        try:
+            return self._models()
+        except ModelError as exc:
+            raise CouldntOpen(FailureClass.MODEL, f"--mobster-model {self._models.name}: {exc}") from exc
 
     # -- runs (Rule 3) ---------------------------------------------------------------------------
 
     def options(self, root: Path) -> RunOptions:
         """The run options the settings give, for a check of the project at ``root``."""
-        s = self.settings
-        return RunOptions(
-            no_heal=s.no_heal,
-            fresh=s.fresh,
-            carry=s.carry,
-            max_usd=s.max_usd,
-            root=root,
-            locale=s.locale,
-            paths=s.paths,
-            reporter=HtmlReport(),
-        )
+        return self.settings.harness.to_run_options(root, reporter=HtmlReport())
 
-    def run(
-        self,
-        check: Check,
-        *,
-        device: Device,
-        model: Model | None,
-        options: RunOptions,
-        frames: bool,
-    ) -> RunRecord:
+    def run(self, check: Check, *, device: Device, model: Model | None, options: RunOptions) -> CheckResult:
         """Run ``check`` once (Rule 3); Ctrl+C writes the run's result and ends the session."""
-        from ._reports import step_frames
 
         def on_sent(what: str) -> None:
             log.info("  · %s", what)
 
         options = attrs.evolve(options, on_sent=_chain(options.on_sent, on_sent))
-        if frames:
-            options = attrs.evolve(options, frames=FramesMode.ALL)
         try:
-            result = self.drive(run_check(check, device, self.clock, model=model, options=options))
+            return self.drive(run_check(check, device, self.clock, model=model, options=options))
         except RunStopped as exc:
             raise KeyboardInterrupt(f"stopped: {exc.result.outcome.message}") from None
-        root = options.root or check.file.parent
-        return RunRecord(result, root, step_frames(result, root) if frames else ())
 
     def close(self) -> None:
         """Rule 1: release every device, then close the loop."""
@@ -254,3 +198,13 @@ def _chain(first: Callable[[str], None] | None, then: Callable[[str], None]) -> 
         then(what)
 
     return both
+
+
+def session_of(config: pytest.Config) -> MobsterSession:
+    """Rule 6: this process's Mobster session, made the first time a check or a fixture needs it."""
+    found = config.stash.get(SESSION, None)
+    if isinstance(found, MobsterSession):
+        return found
+    session = MobsterSession(settings_of(config), worker_of(config))
+    config.stash[SESSION] = session
+    return session

@@ -6,16 +6,22 @@ Rule 1: every option is also an ini key (``--mobster-no-heal`` is ``mobster_no_h
 Rule 2: a path on the command line is relative to the folder pytest was started in; a path in the
         ini is relative to the ini file's folder (the root folder when there is no ini file), so
         ``mobster_scripted = apps/yourapp.yaml`` works from any sub-folder.
-Rule 3: the device options name a pool: ``--mobster-scripted``, ``--mobster-sim``,
-        ``--mobster-device``, ``--mobster-wda`` and ``--mobster-appium`` are repeatable, in the
-        order given. One kind of device per session, as ``mobster test`` (mixing is an error).
-        ``--mobster-caps`` pairs with ``--mobster-appium`` by position; a single one is used for
-        every Appium device.
+Rule 3: what the options mean is the harness's (``mobster_drivers.harness``, shared with
+        ``mobster test``): they are read into its one :class:`~mobster_drivers.harness.settings.Settings`
+        value, and the device options (``--mobster-scripted``, ``--mobster-sim``,
+        ``--mobster-device``, ``--mobster-wda``, ``--mobster-appium``, repeatable, in the order
+        given, and ``--mobster-caps``, one for all or one per Appium URL) make the pool with its
+        ``pool_specs``: one kind of device per session, each simulator of a pool on its own WDA
+        port. Only the spelling is the plugin's: its messages name an option as the user gave it,
+        ``--mobster-sim`` or ``mobster_sim (ini)``.
 Rule 4: ``--mobster-clock simulated`` runs on a clock that jumps (``FakeClock``): only the scripted
         phone and the scripted model (or none) live on it; anything else is an error that says so.
-Rule 5: reading settings imports nothing of Mobster (the plugin is loaded by every pytest run in a
-        project where mobster is installed): only the standard library, so frozen dataclasses here
-        rather than attrs.
+Rule 5: ``--mobster-step-frames`` keeps a frame per step for the reports that show them: ``on``, or
+        ``auto`` (the default) with Allure (``--alluredir``) or pytest-html (``--html``) on; the
+        runs then keep every frame (the core's ``--frames all``), else the core's ``auto``.
+Rule 6: reading settings imports nothing of Mobster but the harness's settings and spec (the plugin
+        is loaded by every pytest run in a project where mobster is installed): only the standard
+        library, so frozen dataclasses here rather than attrs.
 """
 
 from __future__ import annotations
@@ -23,21 +29,25 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mobster_drivers.harness.settings import Settings
+from mobster_drivers.harness.spec import KINDS, DeviceOptions, DeviceSpec, PoolError, pool_specs
+
 __all__ = [
-    "DEVICE_KINDS",
     "ClockKind",
-    "DeviceSpec",
-    "FramesMode",
     "OptionSpec",
-    "Settings",
+    "PluginSettings",
     "SettingsError",
+    "allure_on",
+    "html_on",
     "read_settings",
 ]
+
+#: How the plugin spells its options in messages.
+PREFIX = "--mobster-"
 
 
 class SettingsError(ValueError):
@@ -51,86 +61,38 @@ class ClockKind(enum.StrEnum):
     SIMULATED = "simulated"
 
 
-class FramesMode(enum.StrEnum):
-    """When a frame is kept per step: with Allure or pytest-html on (``auto``), always, or never."""
-
-    AUTO = "auto"
-    ON = "on"
-    OFF = "off"
-
-
-#: The device options, in the order ``mobster test`` names them, and what their value is.
-DEVICE_KINDS: dict[str, str] = {
-    "scripted": "APP.yaml",
-    "sim": "NAME",
-    "device": "NAME",
-    "wda": "URL",
-    "appium": "URL",
-}
-_PATH_KINDS = frozenset({"scripted"})
-_LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
+#: The options whose values are files (Rule 2).
+_PATH_KINDS = frozenset({"scripted", "caps"})
+_NOUNS = {"scripted": "scripted phone", "sim": "simulator", "device": "USB iPhone"}
 
 
 @dataclass(frozen=True)
-class DeviceSpec:
-    """One device of the pool, as the options name it.
+class PluginSettings:
+    """Everything the options and ini keys say (see the module rules).
 
-    ``kind`` is the option's name without its prefix (``scripted``, ``sim``, ``device``, ``wda``,
-    ``appium``); ``value`` what was given (an absolute path for ``scripted``); ``caps`` the caps
-    file of an Appium device (absolute, or None: ``$MOBSTER_APPIUM_CAPS`` or none); ``label`` a
-    short name for test ids (``yourapp``, ``iPhone-17-Pro``), unique in the pool.
+    ``harness`` is what ``mobster test``'s options would say (the harness's one settings value);
+    ``devices`` the pool its device options make; ``clock`` and ``step_frames`` the plugin's own.
     """
 
-    kind: str
-    value: str
-    label: str
-    caps: str | None = None
-
-    @property
-    def option(self) -> str:
-        """The option that names it, as a user writes it: ``--mobster-sim "iPhone 17 Pro"``."""
-        return f"--mobster-{self.kind} {self.value}"
-
-    @property
-    def exclusive(self) -> bool:
-        """True for a device one holder at a time may drive: a simulator, a USB iPhone, a WDA.
-
-        A scripted phone can be made again and again; an Appium URL hands out a session per
-        client (a grid or a cloud: as many as it has phones), so a worker beyond an Appium pool
-        opens another session of URL ``k mod N``.
-        """
-        return self.kind in ("sim", "device", "wda")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything the options and ini keys say (see the module rules)."""
-
+    harness: Settings = field(default_factory=Settings)
     devices: tuple[DeviceSpec, ...] = ()
-    no_heal: bool = False
-    fresh: bool = False
-    carry: bool = False
-    locale: str | None = None
-    paths: str = "local"
-    model: str | None = None
-    max_usd: float | None = None
-    each_device: bool = False
     clock: ClockKind = ClockKind.REAL
-    step_frames: FramesMode = FramesMode.AUTO
+    #: Whether each run keeps a frame per step for Allure or pytest-html (Rule 5).
+    step_frames: bool = False
     #: Where each value came from, for messages: ``{"model": "--mobster-model"}``.
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
-    def wants_model(self) -> bool:
-        """Whether a model may be made: not under ``--mobster-no-heal``, unless ``--mobster-fresh``."""
-        return self.fresh or not self.no_heal
+    def each_device(self) -> bool:
+        """``--mobster-each-device``: every check on every device of the pool."""
+        return self.harness.each_device
 
     def describe_pool(self) -> str:
         """``2 scripted phones (a.yaml, b.yaml)`` for the report header and messages."""
         if not self.devices:
             return "no device"
         kind = self.devices[0].kind
-        noun = {"scripted": "scripted phone", "sim": "simulator", "device": "USB iPhone"}.get(kind, f"{kind} device")
+        noun = _NOUNS.get(kind, f"{kind} device")
         count = len(self.devices)
         names = ", ".join(d.label for d in self.devices)
         return f"{count} {noun}{'s' if count != 1 else ''} ({names})"
@@ -164,7 +126,12 @@ class OptionSpec:
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("scripted", "run on the scripted phone with this app script (repeat: a pool)", "list", "APP.yaml"),
-    OptionSpec("sim", "run on the iOS simulator NAME or UDID (repeat: a pool)", "list", "NAME"),
+    OptionSpec(
+        "sim",
+        "run on the iOS simulator NAME or UDID, its WDA on PORT (repeat: a pool; WDA ports 8100, 8101, … by default)",
+        "list",
+        "NAME[@PORT]",
+    ),
     OptionSpec("device", "run on the USB iPhone NAME or UDID (repeat: a pool)", "list", "NAME"),
     OptionSpec("wda", "drive a WebDriverAgent already listening at URL (repeat: a pool)", "list", "URL"),
     OptionSpec("appium", "run on a phone behind the Appium server at URL (repeat: a pool)", "list", "URL"),
@@ -249,12 +216,13 @@ def _spec(name: str) -> OptionSpec:
     return next(s for s in OPTIONS if s.name == name)
 
 
-def read_settings(config: Any) -> Settings:
+def read_settings(config: Any) -> PluginSettings:
     """The settings of this pytest run (the module rules); :class:`SettingsError` says what's wrong."""
     src = _Source(config)
-    devices = _read_pool(src)
-    settings = Settings(
-        devices=devices,
+    options, devices = _read_pool(src)
+    step_frames = _step_frames(config, _choice(src, "step-frames", "auto"))
+    harness = Settings(
+        devices=options,
         no_heal=src.flag(_spec("no-heal")),
         fresh=src.flag(_spec("fresh")),
         carry=src.flag(_spec("carry")),
@@ -263,8 +231,13 @@ def read_settings(config: Any) -> Settings:
         model=src.value(_spec("model")),
         max_usd=_max_usd(src.value(_spec("max-usd")), src),
         each_device=src.flag(_spec("each-device")),
+        frames="all" if step_frames else "auto",
+    )
+    settings = PluginSettings(
+        harness=harness,
+        devices=devices,
         clock=ClockKind(_choice(src, "clock", "real")),
-        step_frames=FramesMode(_choice(src, "step-frames", "auto")),
+        step_frames=step_frames,
         sources=src.sources,
     )
     _check_clock(settings)
@@ -308,56 +281,35 @@ def _max_usd(text: str | None, src: _Source) -> float | None:
     return value
 
 
-def _read_pool(src: _Source) -> tuple[DeviceSpec, ...]:
-    given = {kind: src.values(_spec(kind), paths=kind in _PATH_KINDS) for kind in DEVICE_KINDS}
-    caps = src.values(_spec("caps"), paths=True)
-    chosen = [kind for kind, values in given.items() if values]
-    if len(chosen) > 1:
-        names = " and ".join(src.sources.get(k, f"--mobster-{k}") for k in chosen)
-        raise SettingsError(f"choose one kind of device, not {names}: a pool holds devices of one kind")
-    if caps and chosen != ["appium"]:
-        raise SettingsError(f"{src.sources['caps']} goes with --mobster-appium URL")
-    if not chosen:
-        return ()
-    kind = chosen[0]
-    values = given[kind]
-    if kind == "appium" and len(caps) not in (0, 1, len(values)):
-        raise SettingsError(
-            f"{len(caps)} caps files for {len(values)} Appium devices: give one for all of them, or one each"
-        )
-    labels = _labels(kind, values)
-    return tuple(
-        DeviceSpec(kind, value, label, caps=_caps_for(caps, n))
-        for n, (value, label) in enumerate(zip(values, labels, strict=True))
-    )
+def _read_pool(src: _Source) -> tuple[DeviceOptions, tuple[DeviceSpec, ...]]:
+    """Rule 3: the device options as given, and the pool the harness makes of them (none named: none)."""
+    values = {name: src.values(_spec(name), paths=name in _PATH_KINDS) for name in (*KINDS, "caps")}
+    options = DeviceOptions(prefix=PREFIX, given=dict(src.sources)).given_as(values.__getitem__)
+    try:
+        return options, pool_specs(options, required=False)
+    except PoolError as exc:
+        raise SettingsError(str(exc)) from None
 
 
-def _caps_for(caps: Sequence[str], n: int) -> str | None:
-    if not caps:
-        return None
-    return caps[0] if len(caps) == 1 else caps[n]
+def allure_on(config: Any) -> bool:
+    """allure-pytest is installed and writing results (``--alluredir``)."""
+    # By the option, not the plugin's name: a plugin loaded with ``-p module`` has another name.
+    return bool(getattr(config.option, "allure_report_dir", None))
 
 
-def _labels(kind: str, values: Sequence[str]) -> list[str]:
-    """Short, unique names for test ids: a script's stem, a device's name, a URL's host and port."""
-    raw = []
-    for value in values:
-        if kind == "scripted":
-            base = Path(value).stem
-        elif kind in ("wda", "appium"):
-            base = re.sub(r"^[a-z]+://", "", value).split("/", 1)[0].rpartition("@")[2]
-        else:
-            base = value
-        raw.append(_LABEL_UNSAFE.sub("-", base).strip("-") or kind)
-    seen: dict[str, int] = {}
-    out = []
-    for label in raw:
-        seen[label] = seen.get(label, 0) + 1
-        out.append(label if seen[label] == 1 and raw.count(label) == 1 else f"{label}-{seen[label]}")
-    return out
+def html_on(config: Any) -> bool:
+    """pytest-html is installed and writing a report (``--html``)."""
+    return bool(getattr(config.option, "htmlpath", None))
 
 
-def _check_clock(settings: Settings) -> None:
+def _step_frames(config: Any, mode: str) -> bool:
+    """Rule 5."""
+    if mode == "auto":
+        return allure_on(config) or html_on(config)
+    return mode == "on"
+
+
+def _check_clock(settings: PluginSettings) -> None:
     """Rule 4."""
     if settings.clock is not ClockKind.SIMULATED:
         return
@@ -367,8 +319,9 @@ def _check_clock(settings: Settings) -> None:
             f"--mobster-clock simulated runs the scripted phone only, not {real[0].option}: "
             "a real device lives on the real clock"
         )
-    if settings.wants_model and settings.model not in (None, "scripted"):
+    harness = settings.harness
+    if harness.wants_model and harness.model not in (None, "scripted"):
         raise SettingsError(
-            f"--mobster-clock simulated runs the scripted model only, not --mobster-model {settings.model}: "
+            f"--mobster-clock simulated runs the scripted model only, not --mobster-model {harness.model}: "
             "a model's network calls live on the real clock"
         )

@@ -1,32 +1,28 @@
 """Where the plugin keeps its state: pytest's stash, never a module global (pytester runs many sessions).
 
-Light on purpose: the plugin imports it at start-up, so it imports nothing of Mobster until a
-session is asked for.
+Light on purpose: the plugin imports it at start-up, so it imports nothing of Mobster but the
+settings (standard library only). What it holds, each under its key:
+
+- the settings read when pytest started (``SETTINGS``);
+- this process's session (``SESSION``: the clock, the devices, the models; ``_session`` makes it);
+- each test's check runs (``RECORDS``, an item's stash): a :class:`RunRecord` per run, made by
+  ``_runs`` and read by the reports (``_reports``, and the plugin's pytest-html hook).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
-from ._settings import Settings
+from ._settings import PluginSettings
 
 if TYPE_CHECKING:
-    from ._session import MobsterSession, RunRecord
+    from mobster_core import CheckResult
 
-__all__ = [
-    "RECORDS",
-    "SESSION",
-    "SETTINGS",
-    "Worker",
-    "allure_on",
-    "html_on",
-    "session_of",
-    "settings_of",
-    "worker_of",
-]
+__all__ = ["RECORDS", "SESSION", "SETTINGS", "Closing", "RunRecord", "Worker", "settings_of", "worker_of"]
 
 
 @dataclass(frozen=True)
@@ -38,15 +34,35 @@ class Worker:
     name: str
 
 
-SETTINGS = pytest.StashKey[Settings]()
-SESSION: pytest.StashKey[MobsterSession] = pytest.StashKey()
+@dataclass(frozen=True)
+class RunRecord:
+    """One check run of a test: its result, the project it ran in, and its frames (``(what, file)``).
+
+    ``frames`` holds, for each action the run sent, what it was (``step 2 (Tap "Sign up")``) and
+    the file of the screen it was sent on; empty unless a report shows them.
+    """
+
+    result: CheckResult
+    root: Path
+    frames: tuple[tuple[str, Path], ...] = ()
+
+
+class Closing(Protocol):
+    """**Protocol:** what the plugin's end does with the session: close it (``_session.MobsterSession``)."""
+
+    def close(self) -> None:
+        """Release the devices and close the loop."""
+
+
+SETTINGS = pytest.StashKey[PluginSettings]()
+SESSION = pytest.StashKey[Closing]()
 #: The check runs of one test (an item's stash), for the reports made after it.
-RECORDS: pytest.StashKey[list[RunRecord]] = pytest.StashKey()
+RECORDS = pytest.StashKey[list[RunRecord]]()
 
 
-def settings_of(config: pytest.Config) -> Settings:
+def settings_of(config: pytest.Config) -> PluginSettings:
     """The settings read when pytest started."""
-    return config.stash.get(SETTINGS, Settings())
+    return config.stash.get(SETTINGS, PluginSettings())
 
 
 def worker_of(config: pytest.Config) -> Worker | None:
@@ -61,25 +77,3 @@ def worker_of(config: pytest.Config) -> Worker | None:
     # the number modulo the count (the lock refuses it a real device another worker still holds).
     index = int(digits) % count if digits.isdigit() else 0
     return Worker(index=index, count=count, name=name)
-
-
-def session_of(config: pytest.Config) -> MobsterSession:
-    """This process's Mobster session, made the first time a check or a fixture needs it."""
-    session = config.stash.get(SESSION, None)
-    if session is None:
-        from ._session import MobsterSession
-
-        session = MobsterSession(settings_of(config), worker_of(config))
-        config.stash[SESSION] = session
-    return session
-
-
-def allure_on(config: pytest.Config) -> bool:
-    """allure-pytest is installed and writing results (``--alluredir``)."""
-    # By the option, not the plugin's name: a plugin loaded with ``-p module`` has another name.
-    return bool(getattr(config.option, "allure_report_dir", None))
-
-
-def html_on(config: pytest.Config) -> bool:
-    """pytest-html is installed and writing a report (``--html``)."""
-    return bool(getattr(config.option, "htmlpath", None))

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._settings import OPTIONS, Settings, SettingsError, read_settings
-from ._state import RECORDS, SESSION, SETTINGS, html_on, session_of, settings_of, worker_of
+from ._settings import OPTIONS, PluginSettings, SettingsError, html_on, read_settings
+from ._state import RECORDS, SESSION, SETTINGS, settings_of, worker_of
 
 if TYPE_CHECKING:
     from mobster_core import Device, Model
@@ -106,7 +106,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if not settings.devices:
         return None
     how = "each check on every device" if settings.each_device else "worker k on device k; without xdist, the first"
-    modes = [name for name, on in (("no-heal", settings.no_heal), ("fresh", settings.fresh)) if on]
+    modes = [name for name, on in (("no-heal", settings.harness.no_heal), ("fresh", settings.harness.fresh)) if on]
     extra = f"; {', '.join(modes)}" if modes else ""
     return [f"mobster: {settings.describe_pool()}; {how}; clock {settings.clock}{extra}"]
 
@@ -121,7 +121,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return len(settings.devices) or None
 
 
-def _check_workers(config: pytest.Config, settings: Settings) -> None:
+def _check_workers(config: pytest.Config, settings: PluginSettings) -> None:
     """Rule 4: a pool of real devices can't serve more workers than it has devices."""
     workers = getattr(config.option, "numprocesses", None)
     if worker_of(config) is not None or not isinstance(workers, int) or workers <= 0 or settings.each_device:
@@ -135,7 +135,7 @@ def _check_workers(config: pytest.Config, settings: Settings) -> None:
         )
 
 
-def _each_device_groups(config: pytest.Config, settings: Settings) -> None:
+def _each_device_groups(config: pytest.Config, settings: PluginSettings) -> None:
     """Rule 4: under ``--mobster-each-device`` a device's items go to one worker (``loadgroup``)."""
     if not settings.each_device:
         return
@@ -280,6 +280,7 @@ def mobster(request: pytest.FixtureRequest, _mobster_slot: int | None) -> Mobste
     """Run checks from a test: ``mobster.run("signup")`` (see :class:`mobster_pytest.Mobster`)."""
     from ._fixture import Mobster
     from ._reports import strip_properties
+    from ._session import session_of
 
     node = request.node
     assert isinstance(node, pytest.Item)

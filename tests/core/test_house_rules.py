@@ -116,7 +116,6 @@ BASELINE = frozenset(
         "mobster_drivers/devices/simulator/_device.py::SimulatorDevice.connect parameters",
         "mobster_drivers/devices/wda/_device.py::WdaDevice.__init__ parameters",
         "mobster_drivers/devices/wda/_device.py::WdaDevice._call parameters",
-        "mobster_drivers/harness/pool.py::pool_specs parameters",
         "mobster_drivers/testing/appium.py::FakeAppium.__init__ parameters",
         "mobster_drivers/testing/wda.py::FakeWda.__init__ parameters",
         "mobster_pytest/_errors.py::CheckNotPassed.__init__ parameters",

@@ -175,7 +175,10 @@ def test_an_ini_path_is_relative_to_the_ini_file_and_an_option_path_to_the_curre
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--mobster-scripted", "a.yaml", "--mobster-wda", "http://x"), "choose one kind of device, not*"),
+        (
+            ("--mobster-scripted", "a.yaml", "--mobster-wda", "http://x"),
+            "*choose one device option, not --mobster-scripted and --mobster-wda: a pool holds devices of one kind*",
+        ),
         (("--mobster-max-usd", "lots"), "*--mobster-max-usd: 'lots' is not a number of US dollars*"),
         (("--mobster-max-usd", "-1"), "*must be more than 0 US dollars*"),
         (("--mobster-wda", "http://127.0.0.1:1"), "*--mobster-clock simulated runs the scripted phone only*"),
@@ -187,6 +190,57 @@ def test_a_mistake_in_the_options_stops_pytest_at_once(project: Project, args: t
     result = project.run(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: mobster: {message}"])
+
+
+#: The plugin on the real clock (a real device or a vendor's model lives there).
+REAL_CLOCK = ("-p", "no:cacheprovider", "-p", "mobster_pytest.plugin")
+
+
+def test_a_pool_mistake_names_an_ini_key_as_the_user_wrote_it(project: Project) -> None:
+    # The pool is the harness's (mobster test's rules and words); the spelling is the plugin's.
+    project.pytester.makeini("[pytest]\nmobster_scripted = apps/yourapp.yaml\n")
+    result = project.run("--mobster-wda", "http://127.0.0.1:1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    said = (
+        "ERROR: mobster: choose one device option, not mobster_scripted (ini) and --mobster-wda: "
+        "a pool holds devices of one kind"
+    )
+    result.stderr.fnmatch_lines([said])
+
+
+def test_a_pool_of_simulators_puts_each_on_its_own_wda_port(project: Project) -> None:
+    # As mobster test's --sim pool: one WDA port each, and two on one port are refused at once.
+    result = project.pytester.runpytest(*REAL_CLOCK, "--mobster-sim", "A@8101", "--mobster-sim", "B@8101")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    said = "ERROR: mobster: two simulators of the pool on one WDA port (A@8101, B@8101): give each its own NAME@PORT"
+    result.stderr.fnmatch_lines([said])
+
+
+def test_a_mistake_never_shows_a_urls_secret(project: Project) -> None:
+    # The one spec scrubs what the plugin's own copy printed as given: a URL's password and token.
+    token = "a1B2c3D4e5F6g7H8i9J0k1L2"
+    result = project.run("--mobster-appium", f"https://ada:s3cret-KEY@hub.example.com/wd/hub/{token}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: mobster: --mobster-clock simulated runs the scripted phone only, not --mobster-appium https://ada:***@*"
+        ]
+    )
+    assert "s3cret-KEY" not in result.stderr.str()
+    assert token not in result.stderr.str()
+
+
+def test_a_model_without_its_key_ends_the_check_couldnt_run(project: Project) -> None:
+    # The harness's chooser, as mobster test's; the plugin says it per check, naming its option.
+    result = project.pytester.runpytest(
+        *REAL_CLOCK, "--mobster-scripted", "apps/yourapp.yaml", "--mobster-model", "claude-sonnet-5-5", "-k", "signup"
+    )
+    result.assert_outcomes(failed=1, deselected=1)
+    said = (
+        "*couldnt_run (model): --mobster-model claude-sonnet-5-5: no Anthropic key for claude-sonnet-5-5: "
+        "set ANTHROPIC_API_KEY or pass --env-file"
+    )
+    result.stdout.fnmatch_lines([said])
 
 
 def test_each_device_makes_an_item_per_check_and_device(project: Project) -> None:

@@ -21,11 +21,21 @@ def test_pytest_finds_the_plugin_by_its_entry_point(project: Project, monkeypatc
     result.stdout.fnmatch_lines([".mobster/checks/paywall.yaml::paywall", ".mobster/checks/signup.yaml::signup"])
 
 
-def test_loading_the_plugin_imports_nothing_of_mobster() -> None:
+def test_loading_the_plugin_imports_nothing_of_mobster_but_the_harness_settings() -> None:
+    # The harness's spec and settings are read when pytest starts: the standard library only.
     code = (
         "import sys, mobster_pytest.plugin, mobster_pytest; "
-        "heavy = sorted(m for m in sys.modules if m.startswith(('mobster_core', 'mobster_drivers', 'attrs'))); "
+        "heavy = sorted(m for m in sys.modules if m.startswith(('mobster_core', 'mobster_drivers', 'mobster_report', "
+        "'attrs', 'cattrs', 'structlog'))); "
         "print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
-    assert out.strip() == "[]"
+    assert out.strip() == str(
+        [
+            "mobster_drivers",
+            "mobster_drivers._moved",
+            "mobster_drivers.harness",
+            "mobster_drivers.harness.settings",
+            "mobster_drivers.harness.spec",
+        ]
+    )

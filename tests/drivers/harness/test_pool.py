@@ -1,4 +1,4 @@
-"""``mobster_drivers.harness.pool``: specs from options, opening one device with its lock, a pool, a suite on it."""
+"""``mobster_drivers.harness.pool``: opening one device with its lock, a pool, a suite on it."""
 
 from __future__ import annotations
 
@@ -13,102 +13,10 @@ import mobster_core as mc
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.harness._lock import device_lock
-from mobster_drivers.harness.pool import (
-    CouldntOpen,
-    DeviceSpec,
-    PoolError,
-    label_of,
-    open_device,
-    open_pool,
-    pool_specs,
-    run_on_pool,
-    sim_port,
-)
+from mobster_drivers.harness.pool import CouldntOpen, open_device, open_pool, run_on_pool
+from mobster_drivers.harness.spec import DeviceOptions, DeviceSpec, pool_specs
 
 pytestmark = pytest.mark.usefixtures("private_locks")  # no caps file or lock of the shell's
-
-
-def test_a_named_pool_keeps_its_order_and_unique_labels() -> None:
-    specs = pool_specs(device=["Ada's iPhone", "Ada's iPhone", "iPad Air"])
-    assert [(s.kind, s.value, s.label) for s in specs] == [
-        ("device", "Ada's iPhone", "Ada-s-iPhone-1"),
-        ("device", "Ada's iPhone", "Ada-s-iPhone-2"),
-        ("device", "iPad Air", "iPad-Air"),
-    ]
-    assert pool_specs(wda=["http://a", "http://b", "http://c"], parallel=2) == pool_specs(wda=["http://a", "http://b"])
-    assert specs[2].option == '--device "iPad Air"'
-    assert specs[0].exclusive
-
-
-def test_each_simulator_of_a_pool_gets_its_own_wda_port(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MOBSTER_WDA_PORT", raising=False)
-    assert [s.value for s in pool_specs(sim=["A", "B@9000", "C"])] == ["A@8100", "B@9000", "C@8102"]
-    assert [s.label for s in pool_specs(sim=["A", "B@9000"])] == ["A", "B"]
-    assert [s.value for s in pool_specs(sim=["A"])] == ["A"]  # alone: $MOBSTER_WDA_PORT or 8100, as ever
-    monkeypatch.setenv("MOBSTER_WDA_PORT", "8200")
-    assert [s.value for s in pool_specs(sim=["A", "B"])] == ["A@8200", "B@8201"]
-    with pytest.raises(PoolError, match="one WDA port"):
-        pool_specs(sim=["A@8201", "B"])
-    monkeypatch.setenv("MOBSTER_WDA_PORT", "http")
-    with pytest.raises(PoolError, match="MOBSTER_WDA_PORT"):
-        pool_specs(sim=["A", "B"])
-    assert sim_port("iPhone 17 Pro@8101") == ("iPhone 17 Pro", 8101)
-    assert sim_port("Ada@home") == ("Ada@home", None)
-    with pytest.raises(ValueError, match="between 1 and 65535"):
-        sim_port("A@70000")
-
-
-def test_sessions_and_parallel_on_appium() -> None:
-    four = pool_specs(appium=["https://ada:k3y@hub.example.com/wd/hub"], caps=["grid.json"], sessions=4, bundle="b")
-    assert [s.label for s in four] == [f"hub.example.com-{n}" for n in range(1, 5)]  # no user, no key
-    assert {(s.caps, s.bundle) for s in four} == {("grid.json", "b")}
-    assert not four[0].exclusive
-    assert len(pool_specs(appium=["http://a:4723"], parallel=3)) == 3  # --parallel N on one URL: N sessions
-    two_servers = pool_specs(appium=["http://a:4723", "http://b:4723"], caps=["a.json", "b.json"], sessions=2)
-    assert [(s.label, s.caps) for s in two_servers] == [
-        ("a:4723-1", "a.json"),
-        ("a:4723-2", "a.json"),
-        ("b:4723-1", "b.json"),
-        ("b:4723-2", "b.json"),
-    ]
-    assert len(pool_specs(appium=["http://a:4723", "http://b:4723"], sessions=2, parallel=3)) == 3
-
-
-def test_the_scripted_phone_makes_as_many_as_asked() -> None:
-    assert [s.label for s in pool_specs(scripted=["app.yaml"], parallel=3)] == ["app-1", "app-2", "app-3"]
-    assert [s.label for s in pool_specs(scripted=["a.yaml", "b.yaml"])] == ["a", "b"]
-
-
-@pytest.mark.parametrize(
-    ("options", "said"),
-    [
-        ({"sim": ["a"], "wda": ["http://x"]}, "choose one device option, not --sim and --wda"),
-        ({}, "choose a device"),
-        ({"sim": ["a"], "caps": ["c.json"]}, "--caps FILE goes with --appium URL"),
-        ({"wda": ["http://x"], "sessions": 2}, "--sessions N goes with --appium URL"),
-        ({"device": ["a", "b"], "parallel": 3}, "--parallel 3 needs 3 devices, and the pool names 2 iPhones"),
-        ({"appium": ["http://a"], "caps": ["1", "2"]}, "2 caps files for 1 Appium servers"),
-        ({"appium": ["http://a"], "sessions": 0}, "--sessions takes a whole number from 1"),
-    ],
-)
-def test_bad_options_say_what_to_write(options: dict[str, object], said: str) -> None:
-    with pytest.raises(PoolError) as caught:
-        pool_specs(**options)  # type: ignore[arg-type]
-    assert said in str(caught.value)
-
-
-def test_the_plugins_prefix_spells_its_options() -> None:
-    with pytest.raises(PoolError, match="--mobster-sessions N goes with --mobster-appium URL"):
-        pool_specs(sim=["a"], sessions=2, prefix="--mobster-")
-    assert pool_specs(sim=["a b"], prefix="--mobster-")[0].option == '--mobster-sim "a b"'
-
-
-def test_labels() -> None:
-    assert label_of("wda", "http://127.0.0.1:8100/") == "127.0.0.1:8100"
-    assert label_of("scripted", "/x/apps/yourapp.yaml") == "yourapp"
-    assert label_of("sim", "  ") == "sim"
-    with pytest.raises(ValueError, match="kind"):
-        DeviceSpec("emulator", "x")
 
 
 def test_open_a_scripted_phone_and_release_it_twice() -> None:
@@ -168,7 +76,10 @@ def test_a_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_pool_leaves_out_what_cant_be_opened_and_raises_on_usage() -> None:
     held = device_lock("wda http://127.0.0.1:9").acquire()
     try:
-        specs = [*pool_specs(scripted=[str(sample_path("yourapp"))]), DeviceSpec("wda", "http://127.0.0.1:9")]
+        specs = [
+            *pool_specs(DeviceOptions(scripted=(str(sample_path("yourapp")),))),
+            DeviceSpec("wda", "http://127.0.0.1:9"),
+        ]
         pool = open_pool(specs, FakeClock())
         assert list(pool.devices) == ["yourapp"]
         assert [(s.label, why.failure_class) for s, why in pool.unavailable] == [("127.0.0.1:9", mc.FailureClass.BUSY)]
@@ -192,7 +103,7 @@ def _files(root: Path, count: int) -> list[Path]:
 
 def test_run_on_pool_labels_results_and_releases(tmp_path: Path) -> None:
     clock = FakeClock()
-    specs = pool_specs(scripted=[str(sample_path("yourapp"))], parallel=2)
+    specs = pool_specs(DeviceOptions(scripted=(str(sample_path("yourapp")),), parallel=2))
     pool = open_pool(specs, clock)
     suite = clock.run(run_on_pool(_files(tmp_path, 3), pool, clock, options=mc.RunOptions(root=tmp_path)))
     assert suite.exit_code == 0
@@ -202,7 +113,7 @@ def test_run_on_pool_labels_results_and_releases(tmp_path: Path) -> None:
 
 def test_a_pool_of_one_names_the_device_by_what_it_is(tmp_path: Path) -> None:
     clock = FakeClock()
-    specs = pool_specs(scripted=[str(sample_path("yourapp"))])
+    specs = pool_specs(DeviceOptions(scripted=(str(sample_path("yourapp")),)))
     suite = clock.run(run_on_pool(_files(tmp_path, 1), specs, clock, options=mc.RunOptions(root=tmp_path)))
     assert suite.checks[0].device_label is None
 
@@ -224,7 +135,7 @@ def test_no_device_opened_ends_every_check_with_its_reason(tmp_path: Path) -> No
 def test_a_stopped_suite_still_releases_the_pool(tmp_path: Path) -> None:
     clock = FakeClock()
     files = _files(tmp_path, 4)
-    specs = pool_specs(scripted=[str(sample_path("yourapp"))], parallel=2)
+    specs = pool_specs(DeviceOptions(scripted=(str(sample_path("yourapp")),), parallel=2))
     pool = open_pool(specs, clock)
     released: list[str] = []
     for n, opened in enumerate(pool.opened):

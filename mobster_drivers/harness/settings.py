@@ -1,0 +1,114 @@
+"""The settings both front ends share: one neutral value that the ``mobster`` command and the plugin build.
+
+Standard library only when imported (no attrs, no ``mobster_core``): the pytest plugin builds it
+when pytest starts. ``mobster_core`` is imported when :meth:`Settings.to_run_options` is called.
+
+Rule 1: a front end parses its own options (click's for ``mobster test``, pytest's options and ini
+        keys for the plugin) and says what they mean in one frozen :class:`Settings`: the device
+        options (:class:`~mobster_drivers.harness.spec.DeviceOptions`: the pool), ``no_heal``,
+        ``fresh``, ``carry``, the ``model`` named (None: chosen by key,
+        :mod:`~mobster_drivers.harness.models`), ``max_usd``, ``each_device``, ``frames`` (the
+        core's ``--frames`` mode), ``timing`` (a step's wait), ``shard``, the ``paths`` store and
+        the ``locale``, and ``secrets`` (where keys and ``${NAME}`` values are read: the
+        environment with an env file's keys; None: the process's environment, read when needed).
+        How an option is spelled in a message stays the front end's (``--sim``, ``--mobster-sim``,
+        ``mobster_sim (ini)``). The project's config file (a later issue) is read into this value,
+        once, for both.
+Rule 2: :meth:`Settings.to_run_options` is the one place settings become
+        :class:`mobster_core.RunOptions`; what only a front end has (its reporter, its progress
+        lines) it passes in. A timing left out is the core's default (0.15 s, 1.0 s, 3.0 s).
+Rule 3: ``secrets`` never shows in a ``repr`` and takes no part in equality: it holds API keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .spec import DeviceOptions
+
+if TYPE_CHECKING:
+    from mobster_core import CheckResult, RunOptions
+    from mobster_core.protocols import Reporter
+
+__all__ = ["FRAMES", "Settings", "Timing"]
+
+#: The core's ``--frames`` modes (``mobster_core.results.FramesMode``), by value.
+FRAMES = ("auto", "all", "failed", "none")
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A step's wait in seconds (None: the default): ``--poll-interval``, ``--drift-after``, ``--give-up-after``.
+
+    ``poll_interval`` is between the starts of two reads; a step drifts once its screen has
+    settled ``drift_after`` without a match, or kept changing ``give_up_after``.
+    """
+
+    poll_interval: float | None = None
+    drift_after: float | None = None
+    give_up_after: float | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the options both front ends share say (Rule 1)."""
+
+    devices: DeviceOptions = field(default_factory=DeviceOptions)
+    no_heal: bool = False
+    fresh: bool = False
+    carry: bool = False
+    model: str | None = None
+    max_usd: float | None = None
+    each_device: bool = False
+    frames: str = "auto"
+    timing: Timing = field(default_factory=Timing)
+    shard: str | None = None
+    #: Where recorded paths live (``local`` or ``committed``) and the locale a run asks for.
+    paths: str = "local"
+    locale: str | None = None
+    #: Rule 3: the environment keys and ``${NAME}`` values are read from (None: ``os.environ``, when needed).
+    secrets: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.frames not in FRAMES:
+            raise ValueError(f"frames {self.frames!r} is not one of {', '.join(FRAMES)}")
+
+    @property
+    def wants_model(self) -> bool:
+        """Whether a model may be made: not under no-heal (strict CI), unless fresh asks Smart to record again."""
+        return self.fresh or not self.no_heal
+
+    def to_run_options(
+        self,
+        root: Path,
+        *,
+        reporter: Reporter | None = None,
+        on_sent: Callable[[str], None] | None = None,
+        on_sending: Callable[[str | None], None] | None = None,
+        on_result: Callable[[CheckResult], None] | None = None,
+    ) -> RunOptions:
+        """Rule 2: the run options of a check of the project at ``root``, with the front end's reporter and lines."""
+        from mobster_core import PollPolicy, RunOptions
+
+        t = self.timing
+        timing = {"interval": t.poll_interval, "drift_after": t.drift_after, "give_up_after": t.give_up_after}
+        return RunOptions(
+            policy=PollPolicy(**{k: v for k, v in timing.items() if v is not None}),
+            each_device=self.each_device,
+            no_heal=self.no_heal,
+            fresh=self.fresh,
+            carry=self.carry,
+            max_usd=self.max_usd,
+            frames=self.frames,
+            reporter=reporter,
+            root=root,
+            on_sent=on_sent,
+            on_sending=on_sending,
+            on_result=on_result,
+            paths=self.paths,
+            locale=self.locale,
+            secrets=self.secrets,
+        )
