@@ -5,13 +5,21 @@ Safety errs toward refusing: when in doubt, a label commits.
 Rule 1: an action is classified before it is sent, from its target's label and role and the
         step's recorded ``commit``: ``purchase``, ``send``, ``post``, ``delete`` or none. When
         the recorded commit and the label disagree, the stricter one counts (``strictest``).
-Rule 2: only elements a person presses can commit (buttons, cells, links, menu items, keys…): a
-        ``StaticText`` that says "Delete" is a title, not a delete.
+Rule 2: an element can commit unless its role is one a person reads, types into or scrolls
+        (:data:`READ_ONLY_ROLES`: a ``StaticText`` that says "Delete" is a title, not a delete; a
+        text field, a bar, a list, an alert's frame). Every other role can, a role this table
+        doesn't know included (a ``CheckBox``, a ``WebView``, a ``Toggle``, a driver's own name):
+        safety errs toward refusing. A role is read in its one spelling (``roles.py``: a driver's
+        ``XCUIElementTypeButton`` or ``button`` is ``Button``).
 Rule 3: a label is normalized before it is read (``fold``): invalid text repaired, Unicode NFKC
         (full-width letters become plain), case folded, every invisible character removed
         (zero-width spaces and joiners, the soft hyphen, bidi marks and the other format
         characters, variation selectors), accents dropped, and letters that look Latin in
-        Cyrillic or Greek read as the Latin letter they look like.
+        Cyrillic or Greek read as the Latin letter they look like. A label is read as a person
+        may see it, every way at once, and commits what any reading commits (``readings``): as
+        written; as shown, where a right-to-left override (U+202E) shows the letters after it in
+        reverse ("\u202ewon yuB" shows "Buy now"); with words joined in camel case or by an
+        invisible character taken apart ("DeleteAccount", "deleteIcon", "Delete\u2060Account").
 Rule 4: a label commits when a commit word of ``COMMIT_WORDS`` (English, Simplified and
         Traditional Chinese, Japanese, Spanish, German) is in it anywhere: as a whole word or
         phrase in a language with spaces, inside the text in Chinese and Japanese, or spelled
@@ -21,7 +29,11 @@ Rule 5: the one exception is a label part that is, as a whole, a known harmless 
         ``HARMLESS_PHRASES`` ("Purchase History", "Payment Methods", "Delete Key Settings"). A
         label's parts are what VoiceOver joins with commas ("Subscriptions, 2"); each part that
         holds a commit word must be harmless as a whole, or the label commits.
-Rule 6: a Button whose whole label is a price ("$0.99", "4,99 €") is a purchase.
+Rule 6: a Button whose whole label is a price is a purchase: an amount (either decimal
+        separator, grouped or not) with a currency before or after it, as a symbol (``$``, ``€``,
+        ``₺``, ``₪``, ``zł``, ``kr``, …: :data:`CURRENCY_SYMBOLS`) or an ISO 4217 code
+        (:data:`CURRENCY_CODES`), and an optional period ("/ month", "per year", "pro Monat",
+        "/月": :data:`PERIOD_WORDS`).
 Rule 7: when a label commits several things, the order of ``COMMIT_WORDS`` decides: purchase,
         then delete, send, post (so a simulator, which refuses only purchases, never misses one).
 Rule 8: on a simulator every ``purchase`` is refused; on an iPhone every ``send``, ``post``,
@@ -38,20 +50,25 @@ from collections.abc import Mapping
 import attrs
 
 from .device import DeviceKind
+from .roles import canonical_role
 from .steps import Commit
 from .text import valid_text
 
 __all__ = [
     "COMMIT_WORDS",
     "COMMIT_WORDS_BY_LANGUAGE",
+    "CURRENCY_CODES",
+    "CURRENCY_SYMBOLS",
     "HARMLESS_PHRASES",
-    "PRESSABLE_ROLES",
+    "PERIOD_WORDS",
+    "READ_ONLY_ROLES",
     "REFUSED",
     "SafetyDecision",
     "check_commit",
     "classify",
     "commit_of_label",
     "fold",
+    "readings",
     "strictest",
 ]
 
@@ -165,11 +182,16 @@ HARMLESS_PHRASES: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 
-#: Rule 2: the roles a person presses to commit something.
-PRESSABLE_ROLES = frozenset(
+#: Rule 2: the roles a person reads, types into or scrolls: they commit nothing.
+READ_ONLY_ROLES = frozenset(
     {
-        "Button", "Cell", "Link", "MenuItem", "MenuButton", "Key", "Image", "Icon", "Other",
-        "Tab", "ToolbarButton", "PopUpButton", "SegmentedControl",
+        "StaticText", "TextField", "SecureTextField", "SearchField", "TextView", "NavigationBar", "TabBar",
+        "Toolbar", "StatusBar", "Window", "Application", "Group", "ScrollView", "ScrollBar", "Table",
+        "CollectionView", "Alert", "Sheet", "Dialog", "Popover", "Keyboard", "ProgressIndicator",
+        "ActivityIndicator", "PageIndicator", "ValueIndicator", "LevelIndicator", "RatingIndicator",
+        "RelevanceIndicator", "Slider", "Picker", "PickerWheel", "DatePicker", "Map", "Timeline", "HelpTag",
+        "Ruler", "RulerMarker", "Grid", "LayoutArea", "Matte", "Splitter", "SplitGroup", "TableColumn",
+        "Outline", "Browser", "RadioGroup", "TabGroup", "MenuBar", "TouchBar",
     }
 )  # fmt: skip
 
@@ -205,11 +227,6 @@ _ACCENT = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe2
 _PARTS = re.compile(r"[,;\u3001]")
 _WORD = re.compile(r"[^\W_]+")
 _SPACELESS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-# Rule 6: a currency (a symbol, with a country's letters such as "US$" or "R$", or an ISO code)
-# before or after an amount, and an optional period ("/ month").
-_CURRENCY = r"(?:(?:us|ca|a|au|nz|hk|nt|mx|r|s)?[$€£¥₩₹₽]|usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|krw|inr|brl|mxn|hkd|sgd)"
-_AMOUNT = r"\d[\d.,\s]*\d|\d"
-_PRICE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURRENCY})(?:\s?/\s?[^\W\d_]+)?")
 
 
 def fold(text: str) -> str:
@@ -217,6 +234,42 @@ def fold(text: str) -> str:
     text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", valid_text(text)).casefold())
     bare = _ACCENT.sub("", unicodedata.normalize("NFD", text))
     return unicodedata.normalize("NFC", bare).translate(_LOOKALIKE)
+
+
+#: Rule 6: currency symbols as prices show them (after ``fold``: lower case), longest first when matched.
+CURRENCY_SYMBOLS: tuple[str, ...] = (
+    "$", "us$", "ca$", "c$", "a$", "au$", "nz$", "hk$", "nt$", "mx$", "r$", "s$", "col$", "mop$",
+    "€", "£", "¥", "₩", "₹", "₽", "₺", "₪", "₫", "₱", "₦", "₴", "₸", "₼", "₾", "₡", "₲", "₵", "₭", "₮",
+    "₨", "₿", "฿", "៛", "₥", "৳", "؋", "﷼", "元", "円", "руб", "грн", "лв", "ден", "дин",  # noqa: RUF001 - Cyrillic on purpose
+    "zł", "zl", "kr", "kč", "kc", "ft", "lei", "rp", "rm", "s/", "fr", "chf", "r", "kn", "din", "ls",
+    "dh", "dhs", "sar", "aed", "qar", "egp", "e£", "l.e.", "tl", "ksh", "tsh", "ush", "zk",
+)  # fmt: skip
+#: Rule 6: ISO 4217's codes in circulation (not the few that are English words a button may be labelled
+#: with: ALL, BOB, COP, CUP, GEL, MAD, MOP, PEN, SOS, TOP).
+CURRENCY_CODES: frozenset[str] = frozenset(
+    (  # noqa: SIM905 - a table reads better as words than as 150 quoted items
+        "aed afn amd ang aoa ars aud awg azn bam bbd bdt bgn bhd bif bmd bnd brl bsd btn bwp byn bzd cad "
+        "cdf chf clp cny crc cuc cve czk djf dkk dop dzd egp ern etb eur fjd fkp gbp ghs gip gmd gnf gtq "
+        "gyd hkd hnl htg huf idr ils inr iqd irr isk jmd jod jpy kes kgs khr kmf kpw krw kwd kyd kzt lak lbp lkr lrd "
+        "lsl lyd mdl mga mkd mmk mnt mru mur mvr mwk mxn myr mzn nad ngn nio nok npr nzd omr pab pgk php "
+        "pkr pln pyg qar ron rsd rub rwf sar sbd scr sdg sek sgd shp sle sll srd ssp stn svc syp szl thb tjs tmt "
+        "tnd try ttd twd tzs uah ugx usd uyu uzs ves vnd vuv wst xaf xcd xof xpf yer zar zmw zwl rmb ntd"
+    ).split()
+)
+#: Rule 6: the periods a subscription's price is shown with, after a slash or a preposition.
+PERIOD_WORDS: tuple[str, ...] = (
+    "month", "months", "mo", "mth", "year", "years", "yr", "week", "weeks", "wk", "day", "days",
+    "monthly", "yearly", "annually", "weekly", "monat", "jahr", "woche", "mes", "ano", "año", "semana", "mois",
+    "an", "annee", "année", "mese", "anno", "maand", "jaar", "miesiac", "miesiąc", "rok", "mesic", "měsíc",
+    "ay", "yil", "yıl", "месяц", "мес", "год", "月", "年", "周", "週", "개월", "월", "년",  # noqa: RUF001 - on purpose
+)  # fmt: skip
+_PERIOD_LEAD = r"(?:/|per|a|an|pro|al|por|par|le|au|im|w|za|na|每|毎|/\s*1)"
+_SYMBOL = "|".join(re.escape(sym) for sym in sorted({fold(s) for s in CURRENCY_SYMBOLS}, key=len, reverse=True))
+_CODE = "|".join(sorted(CURRENCY_CODES, key=len, reverse=True))
+_CURRENCY = rf"(?:{_SYMBOL}|(?<![^\W\d_])(?:{_CODE})(?![^\W\d_]))"
+_AMOUNT = r"\d{1,3}(?:[.,\s'\u2019\u00a0\u202f]\d{3})*(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
+_PERIOD = rf"(?:\s?{_PERIOD_LEAD}?\s?(?:{'|'.join(re.escape(fold(w)) for w in PERIOD_WORDS)})\.?)"
+_PRICE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURRENCY})(?:{_PERIOD})?")
 
 
 @attrs.frozen
@@ -275,21 +328,56 @@ def _commits_in(part: _Part) -> set[Commit]:
     return found
 
 
+_RLO, _PDF = "\u202e", "\u202c"
+# Camel case joins: "deleteIcon", "DeleteAccount", "btnDELETE", "PINCode"; not a one-letter prefix
+# ("iPhone", "eBay", "iCloud" are names, and splitting them would hide a harmless phrase).
+_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
+
+
+def _shown(text: str) -> str:
+    """Rule 3: the text as shown, each run after a right-to-left override reversed (to its pop or the end)."""
+    out: list[str] = []
+    rest = text
+    while _RLO in rest:
+        before, _, after = rest.partition(_RLO)
+        run, pop, rest = after.partition(_PDF)
+        out += [before, run[::-1]]
+        if not pop:
+            rest = ""
+    out.append(rest)
+    return "".join(out)
+
+
+def readings(label: str) -> tuple[str, ...]:
+    """Rule 3: the ways a person may read a label: as written, as shown, and with joined words apart."""
+    label = valid_text(label)
+    found = [label]
+    if _RLO in label:
+        found.append(_shown(label))
+    for text in tuple(found):
+        apart = _INVISIBLE.sub(" ", _CAMEL.sub(" ", text))
+        if apart != text:
+            found.append(apart)
+    return tuple(dict.fromkeys(found))
+
+
 def commit_of_label(label: str) -> Commit | None:
     """What a label commits when a person presses it (Rules 3 to 7), whatever the role."""
     found: set[Commit] = set()
-    for part in _parts(label):
-        if part.key in _HARMLESS:
-            continue
-        found |= _commits_in(part)
+    for text in readings(label):
+        for part in _parts(text):
+            if part.key in _HARMLESS:
+                continue
+            found |= _commits_in(part)
     return strictest(*found)
 
 
 def classify(label: str, role: str) -> Commit | None:
     """What pressing an element with this label and role commits (Rules 2 to 7)."""
-    if role not in PRESSABLE_ROLES:
+    role = canonical_role(role)
+    if role in READ_ONLY_ROLES:
         return None
-    if role == "Button" and _PRICE.fullmatch(" ".join(fold(label).split())):
+    if role == "Button" and any(_PRICE.fullmatch(" ".join(fold(text).split())) for text in readings(label)):
         return Commit.PURCHASE
     return commit_of_label(label)
 

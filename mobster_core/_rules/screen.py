@@ -28,6 +28,9 @@ Rule 8: ``placeholder`` is the text a field shows while it is empty; a driver re
         with ``value`` "" (WDA reports the placeholder as the value of an empty field).
 Rule 9: a screen's text is valid Unicode: a lone surrogate from the device (an app that cut a
         label in the middle of an emoji) reads as U+FFFD (``_text.py``, Rule 1).
+Rule 10: a role has one spelling (``roles.py``): ``XCUIElementTypeButton`` and ``button`` from a
+        driver are ``Button`` on the screen, so no rule (the signature, the matcher, the
+        assertions, safety) is fooled by a driver's spelling.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import Any
 import attrs
 
 from .canon import digest
+from .roles import ROLES, canonical_role
 from .text import valid_text
 
 __all__ = ["DEFAULT_SCREEN_SIZE", "MAX_ELEMENTS", "MAX_TREE_DEPTH", "Element", "Frame", "Screen", "similarity"]
@@ -109,6 +113,11 @@ class Screen:
         except UnicodeEncodeError:
             object.__setattr__(self, "app", valid_text(self.app))
             object.__setattr__(self, "elements", tuple(_valid_element(e) for e in self.elements))
+        if any(e.role not in ROLES for e in self.elements):  # Rule 10: one spelling of every role
+            elements = tuple(
+                e if e.role in ROLES else attrs.evolve(e, role=canonical_role(e.role)) for e in self.elements
+            )
+            object.__setattr__(self, "elements", elements)
 
     @cached_property
     def shown(self) -> tuple[Element, ...]:

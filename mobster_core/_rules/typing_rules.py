@@ -1,8 +1,14 @@
 """Typing: which text a replay may type, and which text never reaches the disk.
 
-Rule 1 (masked): text typed into a ``SecureTextField``, or into a field whose label or identifier
-        says password, passcode, PIN or code, is masked: it is never written anywhere, never
-        replayed, and its step is stored as ``text: null, live: true``.
+Rule 1 (masked): text typed into a ``SecureTextField`` (any label), or into a field whose label or
+        identifier says it holds a secret, is masked: it is never written anywhere, never
+        replayed, and its step is stored as ``text: null, live: true``. A field says so by a word
+        of :data:`MASK_WORDS`, in any of its 24 languages (password, passcode, PIN, code, OTP,
+        CVV/CVC, card number, verification code, …; Passwort, Contraseña, 密码, パスワード,
+        비밀번호, пароль, senha, mot de passe, …), read as safety reads a label (``safety.fold``:
+        case, width, accents and invisible characters don't hide a word) and with identifiers'
+        joins taken apart (``passwordField``, ``otp_code``, ``PINCode``, ``SMSCode``). A word
+        matches whole in a language with spaces, anywhere in Chinese, Japanese, Korean and Thai.
 Rule 2 (provenance): a replay types text only when that text appears word for word in the check's
         steps, its ``launch.url`` or its launch values (``launch.args``, ``launch.env`` values), or
         when it was typed into a ``SearchField``. "Word for word" means the whole text, bounded by
@@ -20,12 +26,79 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
+from .roles import canonical_role
+from .safety import fold
 from .secrets import only_references
 
-__all__ = ["Provenance", "RecordedText", "is_masked", "record_text"]
+__all__ = ["MASK_WORDS", "Provenance", "RecordedText", "is_masked", "record_text"]
 
-_MASK_WORDS = re.compile(r"(?<![a-z0-9])(password|passcode|passwd|pin|code|otp)(?![a-z0-9])", re.IGNORECASE)
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+#: Rule 1's words, by language: what a field that holds a secret is called.
+MASK_WORDS: dict[str, tuple[str, ...]] = {
+    "en": (
+        "password", "passcode", "passwd", "pwd", "passphrase", "pass phrase", "pin", "code", "otp", "one time",
+        "cvv", "cvv2", "cvc", "cvc2", "csc", "cid", "security code", "card number", "card no", "credit card",
+        "debit card", "iban", "ssn", "social security", "secret", "token", "2fa", "mfa", "totp",
+    ),
+    "de": ("passwort", "kennwort", "geheimzahl", "sicherheitscode", "bestatigungscode", "kartennummer", "prufnummer"),
+    "fr": ("mot de passe", "code secret", "numero de carte", "cryptogramme", "code de verification"),
+    "es": ("contrasena", "clave", "codigo", "numero de tarjeta", "codigo de seguridad", "nip"),
+    "pt": ("senha", "codigo", "numero do cartao", "codigo de seguranca"),
+    "it": ("parola d'ordine", "codice", "numero della carta", "codice di sicurezza"),
+    "nl": ("wachtwoord", "toegangscode", "kaartnummer", "beveiligingscode"),
+    "pl": ("hasło", "haslo", "kod", "numer karty"),
+    "tr": ("sifre", "parola", "kod", "kart numarası", "kart numarasi"),  # noqa: RUF001 - Turkish dotless i
+    "ru": ("пароль", "код", "номер карты"),
+    "uk": ("пароль", "код", "номер картки"),
+    "sv": ("losenord", "kod", "kortnummer"),
+    "da": ("adgangskode", "kodeord", "kode"),
+    "no": ("passord", "kode"),
+    "fi": ("salasana", "koodi", "tunnusluku"),
+    "cs": ("heslo", "kod"),
+    "hu": ("jelszo", "kod"),
+    "ro": ("parola", "cod"),
+    "el": ("κωδικος", "συνθηματικο"),
+    "id": ("kata sandi", "kata laluan", "kode", "sandi"),
+    "vi": ("mat khau", "ma xac minh", "ma pin"),
+    "ar": ("كلمة المرور", "كلمة السر", "رمز التحقق", "رمز", "الرمز"),
+    "he": ("סיסמה", "סיסמא", "קוד"),
+    "hi": ("पासवर्ड", "कूटशब्द", "ओटीपी", "पिन"),
+    # matched anywhere in the text (no spaces between words)
+    "zh": ("密码", "密碼", "验证码", "驗證碼", "口令", "卡号", "卡號", "安全码", "动态码"),
+    "ja": ("パスワード", "暗証番号", "認証コード", "確認コード", "セキュリティコード", "カード番号", "ワンタイム"),
+    "ko": ("비밀번호", "암호", "인증번호", "보안코드", "카드번호", "인증코드"),
+    "th": ("รหัสผ่าน", "รหัส"),
+}  # fmt: skip
+_SPACELESS = ("zh", "ja", "ko", "th")
+_WORD = re.compile(r"[^\W_]+")
+# identifiers are camelCase, snake_case or kebab-case: "passwordField", "otp_code", "PINCode", "SMSCode"
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _index() -> tuple[frozenset[tuple[str, ...]], int, tuple[str, ...]]:
+    phrases: set[tuple[str, ...]] = set()
+    anywhere: list[str] = []
+    for language, words in MASK_WORDS.items():
+        for word in words:
+            if language in _SPACELESS:
+                anywhere.append("".join(_WORD.findall(fold(word))))
+            else:
+                phrases.add(tuple(_WORD.findall(fold(word))))
+    return frozenset(phrases), max(len(p) for p in phrases), tuple(anywhere)
+
+
+_PHRASES, _LONGEST, _ANYWHERE = _index()
+
+
+def _says_secret(text: str) -> bool:
+    words = _WORD.findall(fold(_CAMEL.sub(" ", text)))
+    for i in range(len(words)):
+        for n in range(1, min(_LONGEST, len(words) - i) + 1):
+            if tuple(words[i : i + n]) in _PHRASES:
+                return True
+    joined = "".join(words)
+    return any(word in joined for word in _ANYWHERE)
+
+
 # Rule 2's bounds: the text starts after a space, a quote, a bracket or the start, and ends before
 # one of those or a punctuation mark that ends a sentence ("ada@example" is not in "ada@example.com").
 _BEFORE = r"(?<![^\s\"'\u201c\u201d\u2018\u2019(\[{<])"
@@ -36,11 +109,9 @@ SEARCH_ROLES = frozenset({"SearchField"})
 
 def is_masked(role: str, label: str, identifier: str) -> bool:
     """Rule 1: does text typed into this field stay secret?"""
-    if role in MASKED_ROLES:
+    if canonical_role(role) in MASKED_ROLES:
         return True
-    # identifiers are often camelCase or snake_case: "passwordField", "otp_code"
-    words = " ".join(_CAMEL.sub(" ", s).replace("_", " ").replace("-", " ") for s in (label, identifier))
-    return bool(_MASK_WORDS.search(words))
+    return _says_secret(label) or _says_secret(identifier)
 
 
 @attrs.frozen

@@ -152,8 +152,60 @@ def test_a_price_alone_on_a_button_is_a_purchase() -> None:
 
 
 def test_roles_that_are_not_pressed_never_commit() -> None:
-    for role in ("StaticText", "TextField", "SecureTextField", "Switch", "NavigationBar", "Alert"):
+    for role in ("StaticText", "TextField", "SecureTextField", "NavigationBar", "Alert", "XCUIElementTypeStaticText"):
         assert classify("Delete everything and buy", role) is None
+
+
+@pytest.mark.parametrize(
+    "role",
+    [
+        "Button", "XCUIElementTypeButton", "button", "BUTTON", "xcuielementtypebutton", "CheckBox", "WebView",
+        "Toggle", "Switch", "RadioButton", "Key", "Cell", "Other", "SomeDriversOwnRole", "", "  Button ",
+    ],
+)  # fmt: skip
+def test_every_role_a_person_may_press_can_commit_however_a_driver_spells_it(role: str) -> None:
+    assert classify("Buy now", role) is Commit.PURCHASE
+    assert classify("Delete", role) is Commit.DELETE
+
+
+@pytest.mark.parametrize(
+    ("label", "commit"),
+    [
+        ("\u202ewon yuB", Commit.PURCHASE),  # shows "Buy now"
+        ("\u202eeteleD", Commit.DELETE),  # shows "Delete"
+        ("Tap \u202etnuocca eteled\u202c now", Commit.DELETE),  # the override ends at its pop
+        ("DeleteAccount", Commit.DELETE),
+        ("deleteIcon", Commit.DELETE),
+        ("Delete\u2060Account", Commit.DELETE),
+        ("Buy\u200bNow", Commit.PURCHASE),
+        ("SendMessage", Commit.SEND),
+        ("postComment", Commit.POST),
+        ("SubscribeButton", Commit.PURCHASE),
+        ("btnDELETE", Commit.DELETE),
+    ],
+)
+def test_a_label_is_read_as_a_person_sees_it(label: str, commit: Commit) -> None:
+    assert classify(label, "Button") is commit
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "\u20ba49,99", "49,99 z\u0142", "99 kr", "\u20aa19.90", "\u20ac0.99 per month", "TRY 49,99",
+        "1.299,00 kr", "12 500 \u20bd", "9,99 \u20ac/Monat", "\u00a5600/\u6708", "PLN 19,99", "199 K\u010d",
+        "$4.99/mo", "US$ 2.99", "\u20ac0,99", "1,234.56 USD", "R 99,99", "\u20b9 499", "\u20a9 5,900",
+        "\u0e3f35", "\u20ab 49.000", "2,99 \u20ac pro Monat", "19,99 \u20ac al mes", "4,99 \u20ac / an",
+    ],
+)  # fmt: skip
+def test_a_price_in_any_currency_alone_on_a_button_is_a_purchase(label: str) -> None:
+    assert classify(label, "Button") is Commit.PURCHASE, label
+
+
+@pytest.mark.parametrize(
+    "label", ["All 5", "Level 2", "Top 10", "Version 2.1", "Page 3 of 9", "10 min", "5 stars", "Step 2", "iOS 26"]
+)
+def test_a_number_beside_a_word_that_isnt_a_currency_is_no_price(label: str) -> None:
+    assert classify(label, "Button") is None, label
 
 
 def test_languages() -> None:

@@ -23,14 +23,29 @@ PROV = Provenance.of(
         ("TextField", "", "passwordField"),
         ("TextField", "", "otp_code"),
         ("TextField", "", "login-pin"),
+        ("TextField", "", "PINCode"),
+        ("TextField", "", "SMSCode"),
+        ("TextField", "", "cardNumber"),
+        ("TextField", "CVV", ""),
+        ("TextField", "Security code", ""),
+        ("XCUIElementTypeSecureTextField", "Anything", ""),
+        ("securetextfield", "Name", ""),
+        *[("TextField", label, "") for label in (
+            "Passwort", "Kennwort", "Contraseña", "Mot de passe", "Senha", "Parola d'ordine", "Wachtwoord",
+            "Hasło", "Şifre", "Пароль", "Lösenord", "Adgangskode", "Passord", "Salasana", "Heslo", "Jelszó",
+            "Parolă", "Κωδικός", "Kata sandi", "Mật khẩu", "كلمة المرور", "סיסמה", "पासवर्ड", "密码", "密碼",
+            "パスワード", "暗証番号", "비밀번호를 입력하세요", "รหัสผ่าน", "Kartennummer", "Numéro de carte",
+            "PASS\u200bWORD", "ｐａｓｓｗｏｒｄ",
+        )],
     ],
-)
+)  # fmt: skip
 def test_masked_fields(role: str, label: str, identifier: str) -> None:
     assert is_masked(role, label, identifier)
 
 
 @pytest.mark.parametrize(
-    ("label", "identifier"), [("Email", "email"), ("Spinner", ""), ("Codename", ""), ("", "pinned")]
+    ("label", "identifier"),
+    [("Email", "email"), ("Spinner", ""), ("Codename", ""), ("", "pinned"), ("Name", "fullName"), ("", "iPhoneName")],
 )
 def test_unmasked_fields(label: str, identifier: str) -> None:
     assert not is_masked("TextField", label, identifier)
