@@ -10,6 +10,12 @@ Rule 3: acquiring never waits: when another holder has the lock, :class:`DeviceB
         once, with the holder's pid (kept in a ``.owner`` file beside the lock while it is held).
 Rule 4: the lock is an OS file lock (``flock``): it is released when the holder releases it or its
         process ends, whatever way it ends. Two holders in one process exclude each other too.
+Rule 5: a device reached at a URL is known by its canonical address (:func:`address_key`), so one
+        phone has one lock however its URL is written: the scheme and host in lower case, a
+        shorthand or IPv4-mapped address written out (``127.1`` and ``[::ffff:127.0.0.1]`` are
+        ``127.0.0.1``; ``0x7f.0.0.1`` too), every loopback address one (``localhost``, ``127.x``,
+        ``[::1]``: the machine itself), another host name resolved to its address when it
+        resolves, the port (default 8100) and the path without its trailing slash.
 """
 
 from __future__ import annotations
@@ -27,7 +33,47 @@ from typing import Any, Self
 
 from mobster_core.exceptions import DeviceBusy, DeviceError
 
-__all__ = ["DeviceLock", "device_lock", "lock_dir", "normalize_identity"]
+__all__ = ["DeviceLock", "address_key", "device_lock", "lock_dir", "normalize_identity"]
+
+_LOOPBACK = "loopback"
+
+
+def _host_key(host: str) -> str:
+    """Rule 5's host: an address written out, every loopback one, a name resolved when it resolves."""
+    import ipaddress
+    import socket
+
+    name = host.strip("[]").lower()
+    if name in ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"):
+        return _LOOPBACK
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        try:
+            address = ipaddress.ip_address(socket.inet_aton(name))  # 127.1, 0x7f.1: what the OS connects to
+        except OSError:
+            try:
+                resolved = socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)[0][4][0]
+                address = ipaddress.ip_address(resolved)
+            except (OSError, ValueError, IndexError):
+                return name
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return _LOOPBACK if address.is_loopback else address.compressed
+
+
+def address_key(url: str, *, default_port: int = 8100) -> str:
+    """Rule 5: the lock identity of a device at ``url`` (``http://127.1:8101/`` -> ``http://loopback:8101``)."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    parts = urlsplit(text if "://" in text else f"http://{text}")
+    try:
+        port = parts.port or default_port
+    except ValueError:
+        port = default_port
+    host = _host_key(parts.hostname or "")
+    return f"{parts.scheme.lower()}://{host}:{port}{parts.path.rstrip('/')}"
 
 
 def normalize_identity(identity: str) -> str:

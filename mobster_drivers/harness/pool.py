@@ -171,6 +171,13 @@ def _couldnt_said(spec: DeviceSpec, exc: Exception) -> BaseException:
     return exc
 
 
+def address_key(url: str) -> str:
+    """The lock identity of a device at ``url`` (``_lock``'s Rule 5)."""
+    from mobster_drivers.harness._lock import address_key as key
+
+    return key(url)
+
+
 def _lock(identity: str, closers: list[Callable[[], None]]) -> None:
     from mobster_drivers.harness._lock import device_lock
 
@@ -199,7 +206,7 @@ def _open_wda(url: str, closers: list[Callable[[], None]]) -> Device:
     from mobster_drivers.devices.wda import WdaDevice, normalize_wda_url
 
     normalized = normalize_wda_url(url)
-    _lock(f"wda {normalized}", closers)
+    _lock(f"wda {address_key(normalized)}", closers)
     device = WdaDevice(normalized)  # the kind comes from WDA's /status (a simulator when it doesn't say)
     closers.append(device.close)
     device.status_sync()
@@ -216,7 +223,7 @@ def _open_simulator(value: str, closers: list[Callable[[], None]]) -> Device:
     device = SimulatorDevice.connect(name, port=port)
     closers.append(device.close)
     _lock(f"sim {device.udid}", closers)
-    _lock(f"wda {device.wda.url}", closers)
+    _lock(f"wda {address_key(device.wda.url)}", closers)
     return device
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mobster_drivers.devices.scripted import AppScript, sample_path
-from mobster_drivers.harness._lock import device_lock
+from mobster_drivers.harness._lock import address_key, device_lock
 from mobster_drivers.testing.wda import FakeWda
 from tests.loopback import closed_port
 from tests.real_clock import mobster
@@ -58,7 +58,7 @@ def test_every_action_reached_the_phone_once(project: Path, app: FakeWda) -> Non
     ops = [a.op.value for a in app.phone.actions]
     # Tap "Sign up"; the field's focusing tap, then its keys; Tap "Continue": per run.
     assert ops == ["TAP", "TAP", "TYPE", "TAP"] * 2
-    with device_lock(f"wda {app.url}") as lock:  # released when the command ended
+    with device_lock(f"wda {address_key(app.url)}") as lock:  # released when the command ended
         assert lock.held
 
 
@@ -79,7 +79,7 @@ def test_a_wda_that_is_not_there(project: Path) -> None:
 
 
 def test_a_device_in_use_by_another_run(project: Path, app: FakeWda) -> None:
-    with device_lock(f"wda {app.url}"):
+    with device_lock(f"wda {address_key(app.url)}"):
         result = mobster("test", "--wda", app.url.replace("127.0.0.1", "localhost") + "/", "--json")
     assert result.exit_code == 3
     (check,) = json.loads(result.stdout)["checks"]

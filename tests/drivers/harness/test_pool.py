@@ -13,7 +13,7 @@ import mobster_core as mc
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.harness._lock import device_lock
-from mobster_drivers.harness.pool import CouldntOpen, open_device, open_pool, run_on_pool
+from mobster_drivers.harness.pool import CouldntOpen, address_key, open_device, open_pool, run_on_pool
 from mobster_drivers.harness.spec import DeviceOptions, DeviceSpec, pool_specs
 
 pytestmark = pytest.mark.usefixtures("private_locks")  # no caps file or lock of the shell's
@@ -27,7 +27,7 @@ def test_open_a_scripted_phone_and_release_it_twice() -> None:
 
 
 def test_a_device_another_holder_has_is_busy_and_nothing_stays_open() -> None:
-    held = device_lock("wda http://127.0.0.1:9").acquire()
+    held = device_lock(f"wda {address_key('http://127.0.0.1:9')}").acquire()
     try:
         with pytest.raises(CouldntOpen) as caught:
             open_device(DeviceSpec("wda", "http://127.0.0.1:9"), FakeClock())
@@ -42,7 +42,24 @@ def test_a_wda_that_isnt_answering_is_a_device_problem_and_its_lock_is_let_go() 
     with pytest.raises(CouldntOpen) as caught:
         open_device(spec, FakeClock())
     assert caught.value.failure_class is mc.FailureClass.DEVICE
-    device_lock("wda http://127.0.0.1:9").acquire().release()  # released again
+    device_lock(f"wda {address_key('http://127.0.0.1:9')}").acquire().release()  # released again
+
+
+@pytest.mark.parametrize(
+    "other",
+    ["http://127.1:{port}", "http://[::ffff:127.0.0.1]:{port}", "http://localhost:{port}/", "HTTP://0x7f.0.0.1:{port}"],
+)
+def test_one_phone_has_one_lock_however_its_url_is_written(other: str) -> None:
+    from mobster_drivers.testing.wda import FakeWda
+
+    with FakeWda(sample_path("yourapp"), lifetime=30) as wda:
+        first = open_device(DeviceSpec("wda", wda.url), FakeClock())
+        try:
+            with pytest.raises(CouldntOpen) as caught:
+                open_device(DeviceSpec("wda", other.format(port=wda.port)), FakeClock())
+            assert caught.value.failure_class is mc.FailureClass.BUSY
+        finally:
+            first.release()
 
 
 def test_usage_problems_opening() -> None:
@@ -74,7 +91,7 @@ def test_a_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_pool_leaves_out_what_cant_be_opened_and_raises_on_usage() -> None:
-    held = device_lock("wda http://127.0.0.1:9").acquire()
+    held = device_lock(f"wda {address_key('http://127.0.0.1:9')}").acquire()
     try:
         specs = [
             *pool_specs(DeviceOptions(scripted=(str(sample_path("yourapp")),))),
@@ -120,7 +137,7 @@ def test_a_pool_of_one_names_the_device_by_what_it_is(tmp_path: Path) -> None:
 
 def test_no_device_opened_ends_every_check_with_its_reason(tmp_path: Path) -> None:
     clock = FakeClock()
-    held = device_lock("wda http://127.0.0.1:9").acquire()
+    held = device_lock(f"wda {address_key('http://127.0.0.1:9')}").acquire()
     try:
         specs = [DeviceSpec("wda", "http://127.0.0.1:9")]
         suite = clock.run(run_on_pool(_files(tmp_path, 2), specs, clock, options=mc.RunOptions(root=tmp_path)))
