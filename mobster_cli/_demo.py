@@ -5,9 +5,14 @@ with the ``usb-iphone`` latency profile and the scripted model thinking 2.5 s a 
 simulated clock: the times it prints are what those latencies add up to, measured by the clock
 the SDK waits on, not the time the demo takes.
 
-Rule 1: the demo writes only into a folder that is missing, empty, or an earlier demo (it holds the
-        marker file ``.mobster-demo``); any other folder is refused with one line, so
-        ``mobster demo .`` in a real project never deletes its recorded paths or pending heals.
+Rule 1: the demo writes only into a folder that is missing, empty, or an earlier demo left as the
+        demo left it: the marker file ``.mobster-demo`` lists the digest of every file the demo
+        left (its checks, app scripts, recorded paths, heal files and caches; not its run and
+        result folders). A folder holding anything else, or an earlier demo whose files someone
+        changed since (a check edited, a check added, a heal accepted, a path recorded), is refused
+        with one line naming what changed, so ``mobster demo .`` never overwrites an edited check
+        nor deletes recorded paths or pending heals. A marker of an older Mobster (no digests) is
+        an earlier demo only while its checks and app scripts are the demo's own.
 Rule 2: every folder the demo makes is 0700 and every file 0600, whatever the umask.
 """
 
@@ -70,24 +75,107 @@ mobster_clock = simulated
 
 
 MARKER = ".mobster-demo"
-_MARKER_TEXT = "Made by `mobster demo`: running it again here starts the demo afresh.\n"
+_MARKER_HEAD = "Made by `mobster demo`: running it again here starts the demo afresh while nothing below changed.\n"
+#: Rule 1: what a demo's state leaves out: its runs' and results' folders, and caches of other tools.
+_NOT_STATE = (
+    ".mobster/runs/",
+    ".mobster/test-results/",
+    ".mobster/cache/replayed.json",
+    ".pytest_cache/",
+    "__pycache__/",
+)
 
 
 class NotADemoFolder(Exception):
-    """Rule 1: the folder holds something that isn't an earlier demo."""
+    """Rule 1: the folder holds something that isn't an earlier demo, or an earlier demo changed since."""
+
+
+def _state(folder: Path) -> dict[str, str]:
+    """Rule 1: the digest of every file of the folder that is part of a demo's state, by relative path."""
+    import hashlib
+
+    state: dict[str, str] = {}
+    for path in sorted(folder.rglob("*")):
+        name = path.relative_to(folder).as_posix()
+        if name == MARKER or any(name.startswith(p) or f"/{p}" in f"/{name}" for p in _NOT_STATE):
+            continue
+        if path.is_symlink() or not path.is_file():
+            if path.is_symlink():
+                state[name] = "symlink"
+            continue
+        state[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return state
+
+
+def _changed(folder: Path) -> str | None:
+    """Rule 1: what in an earlier demo differs from what the demo left (None: nothing)."""
+    import json
+
+    lines = (folder / MARKER).read_text(encoding="utf-8", errors="replace").split("\n", 1)
+    try:
+        left = json.loads(lines[1]) if len(lines) > 1 and lines[1].strip() else None
+    except ValueError:
+        left = None
+    now = _state(folder)
+    if not isinstance(left, dict):  # an older Mobster's marker: its checks and app scripts must be the demo's
+        left = {k: v for k, v in now.items() if not k.startswith((".mobster/checks/", "apps/"))}
+        left.update(_demo_files_digests())
+    for name in sorted(set(left) | set(now)):
+        if name not in now:
+            return f"{name} is gone"
+        if name not in left:
+            return f"{name} was added"
+        if left[name] != now[name]:
+            return f"{name} was changed"
+    return None
 
 
 def _claim(folder: Path) -> None:
-    """Rule 1: refuse a folder that is neither missing, empty nor an earlier demo; mark it."""
+    """Rule 1: refuse a folder that is neither missing, empty nor an earlier demo left as it was."""
     if folder.exists() and not folder.is_dir():
         raise NotADemoFolder(f"{folder} is not a folder: give a new folder for the demo, such as mobster-demo")
-    if folder.is_dir() and any(folder.iterdir()) and not (folder / MARKER).is_file():
-        raise NotADemoFolder(
-            f"{folder} is not empty and holds no earlier demo ({MARKER}): the demo would replace its "
-            "recorded paths and heals; give a new folder, such as mobster-demo"
-        )
+    if folder.is_dir() and any(folder.iterdir()):
+        if not (folder / MARKER).is_file():
+            raise NotADemoFolder(
+                f"{folder} is not empty and holds no earlier demo ({MARKER}): the demo would replace its "
+                "recorded paths and heals; give a new folder, such as mobster-demo"
+            )
+        changed = _changed(folder)
+        if changed is not None:
+            raise NotADemoFolder(
+                f"{folder} holds an earlier demo that changed since ({changed}): running the demo again would "
+                "overwrite it; give a new folder for the demo, or delete this one to start afresh"
+            )
     _private_folder(folder)
-    _private_file(folder / MARKER, _MARKER_TEXT)
+    _private_file(folder / MARKER, _MARKER_HEAD)
+
+
+def _seal(folder: Path) -> None:
+    """Rule 1: the marker, with the digest of every file the demo left."""
+    import json
+
+    _private_file(folder / MARKER, _MARKER_HEAD + json.dumps(_state(folder), indent=1, sort_keys=True) + "\n")
+
+
+def _demo_files() -> dict[str, str]:
+    """The checks and app scripts the demo writes, by relative path."""
+    base = sample_path("yourapp").read_text().replace("latency: zero", "latency: usb-iphone")
+    renamed = sample_path("yourapp-renamed").read_text().replace("latency: zero", "latency: usb-iphone")
+    newer = base.replace('version: "1.0"', 'version: "1.1"').replace('build: "1"', 'build: "2"')
+    return {
+        ".mobster/checks/signup.yaml": SIGNUP,
+        ".mobster/checks/paywall.yaml": PAYWALL,
+        "apps/yourapp.yaml": base,
+        "apps/yourapp-rebuild.yaml": renamed,
+        "apps/yourapp-1.1.yaml": newer,
+        "pytest.ini": PYTEST_INI,
+    }
+
+
+def _demo_files_digests() -> dict[str, str]:
+    import hashlib
+
+    return {k: hashlib.sha256(v.encode()).hexdigest() for k, v in _demo_files().items()}
 
 
 def _private_folder(folder: Path) -> None:
@@ -106,24 +194,17 @@ def _private_file(path: Path, text: str) -> None:
 
 def _write_project(folder: Path) -> dict[str, Path]:
     checks = folder / ".mobster" / "checks"
-    apps = folder / "apps"
-    for made in (folder / ".mobster", checks, apps):
+    for made in (folder / ".mobster", checks, folder / "apps"):
         _private_folder(made)
-    _private_file(checks / "signup.yaml", SIGNUP)
-    _private_file(checks / "paywall.yaml", PAYWALL)
-    base = sample_path("yourapp").read_text().replace("latency: zero", "latency: usb-iphone")
-    renamed = sample_path("yourapp-renamed").read_text().replace("latency: zero", "latency: usb-iphone")
-    newer = base.replace('version: "1.0"', 'version: "1.1"').replace('build: "1"', 'build: "2"')
-    paths = {"app": apps / "yourapp.yaml", "rebuild": apps / "yourapp-rebuild.yaml", "newer": apps / "yourapp-1.1.yaml"}
-    for key, text in (("app", base), ("rebuild", renamed), ("newer", newer)):
-        _private_file(paths[key], text)
-    _private_file(folder / "pytest.ini", PYTEST_INI)
-    # A demo starts clean: its own cache, runs and heal files go, its checks stay.
+    for name, text in _demo_files().items():
+        _private_file(folder / name, text)
+    # A demo starts clean: its own cache, runs and heal files go (Rule 1: nothing else was there).
     for stale in (folder / ".mobster" / "cache", folder / ".mobster" / "runs", folder / ".mobster" / "test-results"):
         shutil.rmtree(stale, ignore_errors=True)
     for heal in (*checks.glob("*.heal.yaml"), *checks.glob("*.heal.yml")):
         heal.unlink()
-    return paths
+    apps = folder / "apps"
+    return {"app": apps / "yourapp.yaml", "rebuild": apps / "yourapp-rebuild.yaml", "newer": apps / "yourapp-1.1.yaml"}
 
 
 def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
@@ -225,6 +306,7 @@ def run_demo(folder: Path) -> int:
     print(f"Under pytest: cd {shlex.quote(str(folder))} && pytest   (pytest.ini names the phone and the model)")
 
     page = _report(folder, [first, second, third, fourth])
+    _seal(folder)
     if page is not None:
         print("\nOne page shows the record, the $0 replay and the heal, each run's steps with their screens:")
         print(f"  {_shown(page)}")

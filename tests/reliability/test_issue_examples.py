@@ -203,6 +203,30 @@ def test_mobster_demo_writes_private_files_under_umask_0(tmp_path: Path) -> None
     assert mobster("demo", str(tmp_path / "demo")).exit_code == 0  # an earlier demo is started afresh
 
 
+def test_an_earlier_demo_someone_changed_is_never_overwritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = tmp_path / "demo"
+    assert mobster("demo", str(demo)).exit_code == 0
+    monkeypatch.chdir(demo)
+    # the README's experiment: a replay on the rebuild changes no file of the demo's state
+    assert mobster("test", "--scripted", "apps/yourapp-rebuild.yaml").exit_code == 0
+    assert mobster("demo", str(demo)).exit_code == 0
+    signup = demo / ".mobster" / "checks" / "signup.yaml"
+    edited = signup.read_text().replace("Welcome aboard", "Welcome aboard, Ada")
+    signup.write_text(edited)
+    result = mobster("demo", str(demo))
+    assert result.exit_code == 3
+    assert ".mobster/checks/signup.yaml was changed" in one_line(result)
+    assert signup.read_text() == edited  # the edit stands
+    signup.write_text(edited.replace(", Ada", ""))
+    (demo / ".mobster" / "checks" / "mine.yaml").write_text("version: 1\nname: mine\n")
+    assert ".mobster/checks/mine.yaml was added" in one_line(mobster("demo", str(demo)))
+    (demo / ".mobster" / "checks" / "mine.yaml").unlink()
+    assert mobster("test", "heal", "--accept", "signup.yaml").exit_code == 0  # an accepted heal changes paths
+    result = mobster("demo", str(demo))
+    assert result.exit_code == 3
+    assert "changed since" in one_line(result)
+
+
 # -- no traceback, exit 3, for a hostile machine ------------------------------------------------
 
 
