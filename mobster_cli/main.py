@@ -468,7 +468,13 @@ def _selected(checks: Sequence[str], shard: str | None) -> tuple[Path, list[Path
             index, total = parse_shard(shard)
         except ValueError as exc:
             _fail(str(exc))
-        files = share(files, index, total)
+        kept = share(files, index, total)
+        if not kept:
+            _fail(
+                f"--shard {shard} keeps no check: there are {len(files)} check{'s' if len(files) != 1 else ''}, "
+                f"so only shards 1/{total} to {min(len(files), total)}/{total} have one; use fewer shards"
+            )
+        files = kept
     return root, files
 
 

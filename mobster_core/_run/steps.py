@@ -17,11 +17,14 @@ Rule 4 (carry): a carried path that stops before the verdict for a reason a reco
         (a send, post, delete or purchase that a recording would repeat).
 Rule 5: every phase returns a value: what it did and, when it failed, the outcome; nothing here
         writes another object's state.
+Rule 6: a step of the path that is the first action of a heal this check's review rejected (the
+        path is shared with another check that accepted it) fails the check there, class
+        ``drift``, after the steps before it replayed: it keeps failing, as a rejected heal does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -33,7 +36,7 @@ from mobster_core._rules.screen import Screen
 from mobster_core._rules.settle import Sighting
 from mobster_core._rules.steps import Step
 from mobster_core._rules.verdict import FailureClass, Outcome, SmartNote, Verdict
-from mobster_core._store.healfile import HealEntry
+from mobster_core._store.healfile import HealEntry, compact, heal_file_for
 
 from .agent import Agent, Brief, Limits, ModelCalls, Recorded
 from .context import Run
@@ -117,6 +120,32 @@ def _note(recorded: Recorded) -> SmartNote | None:
 
 
 async def _replay(run: Run, prepared: Prepared, executed: Executed, path: tuple[Step, ...]) -> Executed:
+    """Replay ``path``, healing drifted steps (Rule 2), up to a step this check's review rejected (Rule 6)."""
+    refused = rejected_at(path, executed.plan.state.rejected)
+    if refused is None:
+        return await _replay_steps(run, prepared, executed, path)
+    index, entry = refused
+    done = await _replay_steps(run, prepared, executed, path[: index - 1])
+    if done.failure is not None:
+        return done
+    heal = heal_file_for(run.check.file).name
+    message = (
+        f"step {index} ({entry.to}) is a heal this check's review rejected ({heal}), and the recorded path "
+        "holds it (another check with the same steps accepted it): it keeps failing. Record the check "
+        "again if the change is right"
+    )
+    return attrs.evolve(done, ran=path, failure=Outcome(Verdict.FAILED, FailureClass.DRIFT, message))
+
+
+def rejected_at(path: Sequence[Step], rejected: Sequence[HealEntry]) -> tuple[int, HealEntry] | None:
+    """Rule 6: the first step of ``path`` that is the first action of a heal this check rejected."""
+    for entry in rejected:
+        if 1 <= entry.step <= len(path) and entry.new and compact(path[entry.step - 1]) == dict(entry.new[0]):
+            return entry.step, entry
+    return None
+
+
+async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: tuple[Step, ...]) -> Executed:
     """Replay ``path``, healing drifted steps (Rule 2); return the path as it ran."""
     replayer = Replayer(
         run.dispatch, prepared.info.kind, run.provenance, timing=run.options.policy, live=_live_step(run, prepared)

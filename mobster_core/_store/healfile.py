@@ -21,10 +21,14 @@ Rule 3: a heal is a transaction of two files. The healed path is never written t
         write. Two check files with the same steps share the recorded path, never a heal.
 Rule 4: accepting (under the project lock) stores each adopted healed path as the recorded path,
         then removes the heal file, then the healed paths; rejecting (under the lock) drops the
-        healed paths, marks the healed steps keep-failing, then removes the heal file. Each step
-        is a whole-file atomic write, and a decision stopped half-way is finished by deciding
-        again. Recording the check afresh retires its heal file and heal states.
-Rule 5: the heal state is in format 3 (a healed path and the entries it holds). A state in
+        healed paths, marks the healed steps keep-failing and keeps the rejected entries, then
+        removes the heal file. Each step is a whole-file atomic write, and a decision stopped
+        half-way is finished by deciding again. Recording the check afresh retires its heal file
+        and heal states. Two checks with the same steps share the recorded path: when one accepts
+        a heal the other rejected, the shared path holds the healed step, and the check that
+        rejected it fails there (class ``drift``) instead of replaying it.
+Rule 5: the heal state is in format 4 (a healed path, the entries it holds, the keep-failing steps
+        and the rejected entries); format 3 (no rejected entries) is read as it is. A state in
         another format is renamed aside to ``<name>.format<N>`` with a warning and read as empty.
 Rule 6: the heal file is for people: an action shows ``count`` and ``nth`` only when its label was
         on the screen more than once. Nothing replays from it: the healed steps are the cached
@@ -84,7 +88,7 @@ A heal never changes an expectation. The check file itself is untouched.
   Keep failing:  mobster test heal --reject {name}"""
 _MAX_STATE_BYTES = 8 * 1024 * 1024
 #: The heal state's format (Rule 5): 3 since it holds the healed path and its entries.
-STATE_FORMAT = 3
+STATE_FORMAT = 4
 
 
 @attrs.frozen
@@ -260,11 +264,16 @@ def _is_action(action: object) -> bool:
 
 @attrs.frozen
 class HealState:
-    """Rule 3: a check file's healed path, the heal entries it holds, and the keep-failing steps."""
+    """Rule 3: a check file's healed path, the heal entries it holds, its keep-failing steps and rejected heals.
+
+    A path shared with another check may hold a rejected heal (that check's review accepted it):
+    this check still fails there (Rule 4).
+    """
 
     healed: tuple[Step, ...] | None = None
     adopts: tuple[HealEntry, ...] = ()
     keep_failing: frozenset[int] = frozenset()
+    rejected: tuple[HealEntry, ...] = ()
 
 
 def _canon(entry: HealEntry) -> bytes:
@@ -346,10 +355,16 @@ def _parse_state(raw: bytes) -> HealState:
     data = json.loads(raw.decode("utf-8"))
     if isinstance(data, dict):
         number = data.get("format")
-        if isinstance(number, int) and not isinstance(number, bool) and number != STATE_FORMAT and 1 <= number < 1000:
-            raise _OtherFormat(number)
-    if not isinstance(data, dict) or set(data) != {"format", "healed", "adopts", "keep_failing"}:
-        raise ValueError("keys are format, healed, adopts, keep_failing")
+        if (
+            isinstance(number, int)
+            and not isinstance(number, bool)
+            and number not in (3, STATE_FORMAT)
+            and 1 <= number < 1000
+        ):
+            raise _OtherFormat(number)  # format 3 is this one without rejected heals: read as it is
+    keys = {"format", "healed", "adopts", "keep_failing"}
+    if not isinstance(data, dict) or set(data) - {"rejected"} != keys or (data["format"] == 3 and "rejected" in data):
+        raise ValueError("keys are format, healed, adopts, keep_failing, rejected")
     healed = None if data["healed"] is None else load_path(data["healed"])
     adopts = data["adopts"]
     if not isinstance(adopts, list) or not all(_is_entry(e) for e in adopts):
@@ -357,10 +372,14 @@ def _parse_state(raw: bytes) -> HealState:
     keep = data["keep_failing"]
     if not isinstance(keep, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in keep):
         raise ValueError("keep_failing is a list of step numbers")
-    entries = tuple(
-        HealEntry(e["step"], e["from"], e["to"], e["why"], tuple(e["old"]), tuple(e["new"])) for e in adopts
-    )
-    return HealState(healed, entries, frozenset(keep))
+    rejected = data.get("rejected", [])
+    if not isinstance(rejected, list) or not all(_is_entry(e) for e in rejected):
+        raise ValueError("rejected is a list of heal entries")
+    return HealState(healed, _entries(adopts), frozenset(keep), _entries(rejected))
+
+
+def _entries(items: list[dict[str, Any]]) -> tuple[HealEntry, ...]:
+    return tuple(HealEntry(e["step"], e["from"], e["to"], e["why"], tuple(e["old"]), tuple(e["new"])) for e in items)
 
 
 def _is_entry(item: object) -> bool:
@@ -375,7 +394,7 @@ def _is_entry(item: object) -> bool:
 def save_heal_state(root: Path, identity: str, env: Env, key: str, state: HealState) -> None:
     """Write the heal state atomically; an empty state removes the file."""
     file = _state_file(root, identity, env, key)
-    if state.healed is None and not state.keep_failing:
+    if state.healed is None and not state.keep_failing and not state.rejected:
         file.unlink(missing_ok=True)
         return
     data = {
@@ -383,6 +402,7 @@ def save_heal_state(root: Path, identity: str, env: Env, key: str, state: HealSt
         "healed": None if state.healed is None else dump_path(state.healed),
         "adopts": [e.to_dict() for e in state.adopts],
         "keep_failing": sorted(state.keep_failing),
+        "rejected": [e.to_dict() for e in state.rejected],
     }
     atomic_write(file, utf8(json.dumps(data, indent=1, ensure_ascii=False)))
 
@@ -449,7 +469,7 @@ def accept_heals(
             cache.store_path(identity, env, state.healed, recorded_at=recorded_at, origin=origin)
         write_heal_file(check_file, [])
         for env, state in states:
-            save_heal_state(root, identity, env, key, HealState(None, (), state.keep_failing))
+            save_heal_state(root, identity, env, key, HealState(None, (), state.keep_failing, state.rejected))
     return len(entries)
 
 
@@ -461,6 +481,7 @@ def reject_heals(root: Path, check_file: Path, identity: str, paths: str | PathS
         for env in _envs(root, identity, paths):
             state = load_heal_state(root, identity, env, key)
             keep = state.keep_failing | {e.step for e in entries}
-            save_heal_state(root, identity, env, key, HealState(None, (), frozenset(keep)))
+            rejected = merge_entries(list(state.rejected), entries)
+            save_heal_state(root, identity, env, key, HealState(None, (), frozenset(keep), tuple(rejected)))
         write_heal_file(check_file, [])
     return len(entries)

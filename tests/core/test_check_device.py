@@ -64,7 +64,6 @@ class Broken:
     ("flaw", "message"),
     [
         ("no name", "[info]: the device has a name"),
-        ("prefixed roles", "keeps its prefix"),
         ("wrong app", "after launching com.example.yourapp, com.other is in front"),
         ("app info never fails", "[app info]: a simulator reads the app's version and build"),
         ("taps do nothing", "[tap changes the screen]"),

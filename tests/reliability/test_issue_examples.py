@@ -439,3 +439,27 @@ def test_a_check_file_under_dot_mobster_is_never_read_through_a_symlink(project:
     assert result.exit_code == 3
     assert "it is a symlink (never followed)" in result.output
     assert mobster("test", "--scripted", "app.yaml", "real.yaml").exit_code == 0  # given by path elsewhere: read
+
+
+def test_a_shard_that_keeps_no_check_is_exit_3_not_a_pass(project: Path) -> None:
+    result = mobster("test", "--scripted", "app.yaml", "--shard", "5/9")
+    assert result.exit_code == 3
+    assert "--shard 5/9 keeps no check" in one_line(result)
+
+
+def test_two_checks_share_steps_one_heal_accepted_the_other_rejected_keeps_failing(project: Path) -> None:
+    checks = project / ".mobster" / "checks"
+    (checks / "signup2.yaml").write_text(SIGNUP.replace("A new user signs up", "A second user signs up"))
+    healed = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted", "--json")
+    assert healed.exit_code == 0, healed.output
+    assert all(c["heals"] for c in json.loads(healed.stdout)["checks"])  # both healed the renamed button
+    assert mobster("test", "heal", "--accept", "signup.yaml").exit_code == 0
+    rejected = mobster("test", "heal", "--reject", "signup2.yaml")
+    assert rejected.exit_code == 0, rejected.output
+    strict = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "--json")
+    by_name = {c["name"]: c for c in json.loads(strict.stdout)["checks"]}
+    assert by_name["A new user signs up"]["verdict"] == "passed"  # it accepted the heal
+    second = by_name["A second user signs up"]
+    assert (second["verdict"], second["class"]) == ("failed", "drift")  # it rejected it: it keeps failing
+    assert 'step 3 (Tap "Next") is a heal this check\'s review rejected (signup2.heal.yaml)' in second["message"]
+    assert strict.exit_code == 1

@@ -35,13 +35,26 @@ def state_file(root: Path) -> Path:
     return root / ".mobster" / "cache" / "heals" / f"{ID}-{SIM.digest}-{KEY}.json"
 
 
-def test_the_heal_state_round_trips_in_format_3(tmp_path: Path) -> None:
+def test_the_heal_state_round_trips_in_format_4(tmp_path: Path) -> None:
+    steps = (step_on(TWO),)
+    save_heal_state(tmp_path, ID, SIM, KEY, HealState(steps, (ENTRY,), frozenset({2}), (ENTRY,)))
+    data = json.loads(state_file(tmp_path).read_text())
+    assert data["format"] == STATE_FORMAT == 4
+    assert data["healed"][0]["target"]["count"] == 2
+    assert load_heal_state(tmp_path, ID, SIM, KEY) == HealState(steps, (ENTRY,), frozenset({2}), (ENTRY,))
+
+
+def test_a_heal_state_in_format_3_is_read_as_it_is(tmp_path: Path) -> None:
     steps = (step_on(TWO),)
     save_heal_state(tmp_path, ID, SIM, KEY, HealState(steps, (ENTRY,), frozenset({2})))
-    data = json.loads(state_file(tmp_path).read_text())
-    assert data["format"] == STATE_FORMAT == 3
-    assert data["healed"][0]["target"]["count"] == 2
+    file = state_file(tmp_path)
+    data = json.loads(file.read_text())
+    del data["rejected"]
+    file.write_text(json.dumps({**data, "format": 3}))
     assert load_heal_state(tmp_path, ID, SIM, KEY) == HealState(steps, (ENTRY,), frozenset({2}))
+    file.write_text(json.dumps({**data, "format": 3, "rejected": []}))
+    with pytest.raises(HealFileError, match="keys are format, healed, adopts, keep_failing, rejected"):
+        load_heal_state(tmp_path, ID, SIM, KEY)  # format 3 never had rejected heals: a forged file
 
 
 def test_a_heal_state_in_an_older_format_is_set_aside_and_read_as_empty(
