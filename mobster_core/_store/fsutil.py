@@ -135,6 +135,14 @@ def _private_child(parent_fd: int, name: str, shown: Path) -> int:
             raise UnsafeFile(
                 shown, "it is a symlink (never followed)", problem=Problem.SYMLINK, fix="delete the link"
             ) from exc
+        if stat.S_ISDIR(st.st_mode):  # a folder this user may not open: another user's, or closed to us
+            owner = "another user's" if st.st_uid != os.getuid() else "yours"
+            raise UnsafeFile(
+                shown,
+                f"it is a folder this user can't open ({owner}, uid {st.st_uid}, mode {stat.S_IMODE(st.st_mode):04o})",
+                problem=Problem.OWNER if st.st_uid != os.getuid() else Problem.MODE,
+                fix="run as the user who owns the project, or give the project to this user",
+            ) from exc
         raise UnsafeFile(shown, "it is not a folder", problem=Problem.NOT_FOLDER, fix="move it out of the way") from exc
     try:
         _make_private(fd, shown)

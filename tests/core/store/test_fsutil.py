@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from mobster_core import MobsterError
+from mobster_core._store import fsutil
 from mobster_core._store.fsutil import (
     GITIGNORE_TEXT,
     MOBSTER_DIR,
@@ -432,3 +433,25 @@ def test_a_temp_removed_by_another_run_is_not_counted(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(Path, "unlink", gone)
     assert remove_stale_temps(tmp_path, started_at=datetime.now(UTC)) == 0
+
+
+def test_a_folder_this_user_cant_open_says_so_not_that_it_is_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another user running in root's project: .mobster is a folder, 0700, root's. (Root opens any
+    # folder, so the refusal the other user gets is played here by os.open.)
+    mobster = tmp_path / ".mobster"
+    mobster.mkdir(mode=0o700)
+    real_open = os.open
+
+    def refused(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if str(path) == ".mobster":
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(fsutil.os, "open", refused)
+    with pytest.raises(UnsafeFile) as caught:
+        private_dir(mobster / "runs")
+    assert "it is a folder this user can't open" in str(caught.value)
+    assert "is not a folder" not in str(caught.value)
+    assert "run as the user who owns the project" in str(caught.value)
