@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from mobster_core import MobsterError
-from mobster_core._store import fsutil
 from mobster_core._store.fsutil import (
     GITIGNORE_TEXT,
     MOBSTER_DIR,
@@ -449,7 +448,7 @@ def test_a_folder_this_user_cant_open_says_so_not_that_it_is_no_folder(
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
         return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(fsutil.os, "open", refused)
+    monkeypatch.setattr(os, "open", refused)  # fsutil calls os.open
     with pytest.raises(UnsafeFile) as caught:
         private_dir(mobster / "runs")
     assert "it is a folder this user can't open" in str(caught.value)
