@@ -8,7 +8,10 @@ Rule 2: ``--driver FACTORY ARG`` makes devices with your own driver, no fork nee
         an import path, ``package.module:function``, or the name of an entry point in the
         ``mobster.drivers`` group of an installed distribution. The factory is called once per
         device (``--parallel N`` calls it N times) as ``factory(ARG, clock=clock)`` and returns a
-        ``Device`` (or an awaitable of one); ``clock`` is the clock the run waits on.
+        ``Device`` (or an awaitable of one); ``clock`` is the clock the run waits on. The module is
+        looked for on the Python path, then in the current folder (as ``python -m`` would); a
+        module that isn't there, or whose own code fails at import (a syntax error, an
+        exception), is a usage problem naming the module and the error.
 Rule 3: a device that can't be opened (it isn't answering, another run holds it) is no usage
         problem: every check of the run ends ``couldnt_run`` with the device's class (``device``,
         ``busy``) and its message, and the results are written as for any run.
@@ -45,11 +48,7 @@ def load_driver(spec: str) -> Callable[..., Any]:
     """Rule 2: the factory an import path or an entry point names."""
     if ":" in spec:
         module_name, _, name = spec.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise UsageProblem(f"--driver {spec}: can't import {module_name} ({exc})") from exc
-        factory = getattr(module, name, None)
+        factory = getattr(_import_driver(spec, module_name), name, None)
     else:
         found = [e for e in entry_points(group=DRIVER_GROUP) if e.name == spec]
         if not found:
@@ -58,10 +57,52 @@ def load_driver(spec: str) -> Callable[..., Any]:
                 f"--driver {spec}: no driver of that name in the {DRIVER_GROUP} entry points ({known}); "
                 "give an import path such as mypackage.driver:make_device"
             )
-        factory = found[0].load()
+        try:
+            factory = found[0].load()
+        except Exception as exc:  # a driver's own code failing to load is the user's to fix
+            said = f"its entry point {found[0].value} fails to load ({_said(exc)})"
+            raise UsageProblem(f"--driver {spec}: {said}") from exc
     if not callable(factory):
         raise UsageProblem(f"--driver {spec}: that is not a function that makes a device")
     return factory  # type: ignore[no-any-return]
+
+
+def _import_driver(spec: str, module_name: str) -> Any:
+    """Rule 2: the driver's module, found as ``python -m`` finds one: on the path, else in the current folder.
+
+    Any failure of the module's own code (a syntax error, an exception at import) is a usage
+    problem naming the module and the error, never an internal error.
+    """
+    import sys
+
+    here = str(Path.cwd())
+    added = False
+    try:
+        try:
+            return importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not module_name.startswith(exc.name) or here in sys.path:
+                raise
+            sys.path.insert(0, here)  # a driver beside the project, as `python -m` would find it
+            added = True
+            return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise UsageProblem(
+            f"--driver {spec}: can't import {module_name} ({exc}): it is looked for on the Python path and in "
+            "the current folder; install its package, or set PYTHONPATH"
+        ) from exc
+    except Exception as exc:  # the module's own code failed: the user's to fix, said as such
+        raise UsageProblem(f"--driver {spec}: importing {module_name} failed ({_said(exc)})") from exc
+    finally:
+        if added and sys.path and sys.path[0] == here:
+            sys.path.pop(0)
+
+
+def _said(exc: BaseException) -> str:
+    """An error in one line: its type, message, and for a syntax error its file and line."""
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError: {exc.msg} at {exc.filename}:{exc.lineno}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 async def _made(factory: Callable[..., Any], driver: tuple[str, str], clock: Clock) -> Device:

@@ -602,6 +602,7 @@ class _Suite:
 
 
 def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int:
+    import asyncio
     import dataclasses
 
     from mobster_core import SuiteStopped
@@ -621,6 +622,14 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
         code = _stopped(out, exc.suite, root, received)
         _outputs(exc.suite, opts)
         return code
+    except asyncio.CancelledError:  # stopped before the suite began: opening the devices (a driver's factory)
+        if not received:
+            raise
+        import signal
+
+        name = signal.Signals(received[0]).name
+        _console(err=True).print(f"stopped by {name} while the devices were being opened: no check ran", markup=False)
+        return 128 + int(received[0])
     _print_summary(out, suite, root)
     _outputs(suite, opts)
     return int(suite.exit_code)

@@ -467,3 +467,34 @@ def test_a_driver_that_fails_to_start_is_a_device_problem(project: Path) -> None
 def test_the_demo_folder_is_ignored_by_git() -> None:
     ignored = (Path(__file__).parents[2] / ".gitignore").read_text().splitlines()
     assert "/mobster-demo/" in ignored
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("def make_phone(:\n", "importing brokendrv failed (SyntaxError: invalid syntax at"),
+        (
+            "raise RuntimeError('the farm library needs a licence')\n",
+            "(RuntimeError: the farm library needs a licence)",
+        ),
+        ("import no_such_module_anywhere\n", "can't import brokendrv (No module named 'no_such_module_anywhere')"),
+    ],
+)
+def test_a_driver_module_that_fails_to_import_is_one_line_naming_it(project: Path, source: str, said: str) -> None:
+    (project / "brokendrv.py").write_text(source)
+    result = mobster("test", "--driver", "brokendrv:make_phone", "x")
+    assert result.exit_code == 3, result.output
+    assert said in result.output
+    assert "internal error" not in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_driver_beside_the_project_is_found_without_pythonpath(project: Path) -> None:
+    (project / "farmdriver.py").write_text(
+        "from mobster_drivers.devices.scripted import ScriptedPhone\n"
+        "def make_phone(arg, *, clock):\n"
+        "    return ScriptedPhone.from_file(arg, clock=clock)\n"
+    )
+    result = mobster("test", "--driver", "farmdriver:make_phone", "app.yaml", "--model", "scripted")
+    assert result.exit_code == 0, result.output  # found in the current folder: no PYTHONPATH was set
+    assert "✓ passed  A new user signs up" in result.output
