@@ -26,6 +26,10 @@ Rule 10 (secrets): an action's or a launch's ``${NAME}`` references are resolved
         the device and nowhere else; the journal keeps the reference. Every read comes back with
         the values replaced by their references, and so does every error a device raises while
         secrets are in play (``_rules/secrets.py``): nothing downstream ever holds a value.
+Rule 11 (the driver's contract): what a device method returns is checked where it enters the
+        core: a read (``read``, ``read_evidence``) is a ``Screen``, ``check_target`` a bool,
+        ``screenshot`` bytes. Anything else is the driver's bug: ``couldnt_run``, class ``device``,
+        naming the method and what it returned (a screenshot that isn't bytes is a missing frame).
 """
 
 from __future__ import annotations
@@ -144,7 +148,7 @@ class Dispatcher:
 
     async def read(self, what: str = "the app") -> Screen:
         """Read the screen (Rule 5)."""
-        read = self._framed(self._scrubbed(self.device.read))
+        read = self._framed(self._scrubbed(_contract(self.device.read, "read", Screen)))
         self._latest = await self._twice(read, f"reading the screen for {what}", "couldn't read the screen")
         return self._latest
 
@@ -155,7 +159,8 @@ class Dispatcher:
         (``couldnt_run``, class ``device``): the check can't be judged.
         """
         device = self.device
-        read = self._framed(self._scrubbed(device.read_evidence if isinstance(device, EvidenceReads) else device.read))
+        method = (device.read_evidence, "read_evidence") if isinstance(device, EvidenceReads) else (device.read, "read")
+        read = self._framed(self._scrubbed(_contract(*method, Screen)))
         try:
             screen = await self._retried(read)
         except DeviceError as exc:
@@ -172,9 +177,8 @@ class Dispatcher:
         device = self.device
         if not isinstance(device, TargetChecks):
             return True
-        return await self._twice(
-            lambda: device.check_target(element), f"checking the target for {what}", "couldn't check the target"
-        )
+        check = _contract(lambda: device.check_target(element), "check_target", bool)
+        return await self._twice(check, f"checking the target for {what}", "couldn't check the target")
 
     async def screenshot(self) -> bytes | None:
         """A screenshot for the model when the device gives them: tried twice, else none (logged)."""
@@ -182,7 +186,7 @@ class Dispatcher:
         if not isinstance(device, Screenshots):
             return None
         try:
-            return await self._retried(device.screenshot)
+            return await self._retried(_contract(device.screenshot, "screenshot", bytes))
         except DeviceError as exc:
             log.debug("no screenshot for the model", error=str(exc))
             return None
@@ -312,7 +316,7 @@ class Dispatcher:
         async def both() -> Screen:
             if len(self._inflight) >= _SHOTS_IN_FLIGHT:
                 return await read()
-            shot = asyncio.ensure_future(device.screenshot())
+            shot = asyncio.ensure_future(_contract(device.screenshot, "screenshot", bytes)())
             shot.add_done_callback(_quiet)
             self._inflight.add(shot)
             shot.add_done_callback(self._inflight.discard)
@@ -425,7 +429,7 @@ class Dispatcher:
             return await self._retried(call)
         except DeviceError as exc:
             scrub = self.secrets.scrub
-            if not self._sent_any:
+            if not self._sent_any or isinstance(exc, BrokenContract):  # a driver's bug is the device's, not the app's
                 raise couldnt(FailureClass.DEVICE, scrub(f"{failing}: {exc}")) from exc
             raise couldnt(FailureClass.UNKNOWN_OUTCOME, scrub(unknown_message(doing, exc))) from exc
 
@@ -474,6 +478,32 @@ class Dispatcher:
         if self.secrets:
             raise ended from None  # Rule 10: the device's own error may hold a value
         raise ended from cause
+
+
+class BrokenContract(DeviceError):
+    """Rule 11: a device method returned what the ``Device`` protocol doesn't allow (a driver's bug)."""
+
+
+def contract_message(what: str, value: object, wanted: type) -> str:
+    """Rule 11: what the driver's method returned (``what``: ``read()``), and what the contract wants."""
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return (
+        f"the device's {what} returned {type(value).__name__} {shown}, not a {wanted.__name__}: "
+        "its driver breaks the Device contract (mobster_core.protocols); fix the driver"
+    )
+
+
+def _contract(call: Callable[[], Awaitable[Any]], method: str, wanted: type[T]) -> Callable[[], Awaitable[T]]:
+    """Rule 11: ``call`` whose result is checked to be a ``wanted`` (``BrokenContract`` otherwise)."""
+
+    async def checked() -> T:
+        value = await call()
+        if not isinstance(value, wanted) or (wanted is not bool and isinstance(value, bool)):
+            raise BrokenContract(contract_message(f"{method}()", value, wanted))
+        return value
+
+    return checked
 
 
 def _masked(element: Element) -> bool:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.device import AppInfo, DeviceInfo, LaunchOptions
+from mobster_core._rules.device import AppInfo, DeviceInfo, DeviceKind, LaunchOptions
 from mobster_core._rules.identity import Env
 from mobster_core._rules.steps import Step
 from mobster_core._rules.verdict import FailureClass
@@ -42,6 +42,7 @@ from mobster_core.exceptions import DeviceBusy, DeviceError
 from mobster_core.protocols import LocaleLaunches
 
 from .context import Run, RunOptions
+from .dispatch import contract_message
 from .ended import couldnt
 
 __all__ = ["NO_MODEL", "Plan", "Prepared", "choose_path", "no_model", "prepare", "read_device", "require_model"]
@@ -92,13 +93,18 @@ class Plan:
 
 
 async def read_device(run: Run) -> DeviceInfo:
-    """The device's info (Rule 1)."""
+    """The device's info (Rule 1), checked to be what the ``Device`` protocol says (dispatch's Rule 11)."""
     try:
-        return await run.device.info()
+        info = await run.device.info()
     except DeviceBusy as exc:
         raise couldnt(FailureClass.BUSY, str(exc)) from exc
     except DeviceError as exc:
         raise couldnt(FailureClass.DEVICE, str(exc)) from exc
+    if not isinstance(info, DeviceInfo):
+        raise couldnt(FailureClass.DEVICE, contract_message("info()", info, DeviceInfo))
+    if not isinstance(info.kind, DeviceKind):
+        raise couldnt(FailureClass.DEVICE, contract_message("info().kind", info.kind, DeviceKind))
+    return info
 
 
 async def prepare(run: Run, info: DeviceInfo) -> Prepared:
@@ -110,6 +116,8 @@ async def prepare(run: Run, info: DeviceInfo) -> Prepared:
         app = await run.device.app_info(check.app.bundle)
     except DeviceError as exc:
         raise couldnt(FailureClass.DEVICE, str(exc)) from exc
+    if not isinstance(app, AppInfo):
+        raise couldnt(FailureClass.DEVICE, contract_message("app_info()", app, AppInfo))
     locale = _locale(run, info)
     launch = attrs.evolve(check.launch_options(), locale=locale if isinstance(run.device, LocaleLaunches) else None)
     return Prepared(info, app, check.identity, Env.of(info, app, locale=locale), launch)

@@ -498,3 +498,72 @@ def test_a_driver_beside_the_project_is_found_without_pythonpath(project: Path) 
     result = mobster("test", "--driver", "farmdriver:make_phone", "app.yaml", "--model", "scripted")
     assert result.exit_code == 0, result.output  # found in the current folder: no PYTHONPATH was set
     assert "✓ passed  A new user signs up" in result.output
+
+
+BROKEN_DRIVER = """\
+import attrs
+from mobster_drivers.devices.scripted import ScriptedPhone
+
+class Broken:
+    def __init__(self, flaw, clock):
+        self.flaw = flaw
+        self.phone = ScriptedPhone.from_file("app.yaml", clock=clock)
+
+    async def info(self):
+        info = await self.phone.info()
+        return attrs.evolve(info, kind="simulator") if self.flaw == "kind" else info
+
+    async def app_info(self, bundle):
+        return {"bundle": bundle} if self.flaw == "app_info" else await self.phone.app_info(bundle)
+
+    async def launch(self, bundle, options):
+        await self.phone.launch(bundle, options)
+
+    async def read(self):
+        screen = await self.phone.read()
+        return {"app": screen.app} if self.flaw == "read" else screen
+
+    async def act(self, action):
+        await self.phone.act(action)
+
+    async def screenshot(self):
+        return "not a png" if self.flaw == "screenshot" else await self.phone.screenshot()
+
+    async def check_target(self, element):
+        return "yes" if self.flaw == "check_target" else True
+
+def make(flaw, *, clock):
+    return Broken(flaw, clock)
+"""
+
+
+@pytest.mark.parametrize(
+    ("flaw", "said"),
+    [
+        ("read", "the device's read() returned dict {'app': 'com.example.yourapp'}, not a Screen"),
+        ("kind", "the device's info().kind returned str 'simulator', not a DeviceKind"),
+        ("app_info", "the device's app_info() returned dict"),
+        ("check_target", "the device's check_target() returned str 'yes', not a bool"),
+    ],
+)
+def test_a_driver_that_breaks_the_contract_is_a_device_problem_naming_the_method(
+    project: Path, flaw: str, said: str
+) -> None:
+    (project / "brokendriver.py").write_text(BROKEN_DRIVER)
+    recorded = mobster("test", "--driver", "brokendriver:make", "none", "--model", "scripted")
+    assert recorded.exit_code == 0, recorded.output
+    result = mobster("test", "--driver", "brokendriver:make", flaw, "--json")  # a replay: the target is checked
+    assert result.exit_code == 3, result.output
+    (check,) = json.loads(result.stdout)["checks"]
+    assert check["class"] == "device", check["message"]
+    assert said in check["message"]
+    assert "fix the driver" in check["message"]
+
+
+def test_a_screenshot_that_isnt_bytes_is_a_missing_frame_not_a_crash(project: Path) -> None:
+    (project / "brokendriver.py").write_text(BROKEN_DRIVER)
+    result = mobster("test", "--driver", "brokendriver:make", "screenshot", "--model", "scripted", "--json")
+    assert result.exit_code == 0, result.output
+    (check,) = json.loads(result.stdout)["checks"]
+    assert check["verdict"] == "passed"
+    assert all(step["frame"] is None for step in check["steps"])
