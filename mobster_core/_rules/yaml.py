@@ -171,6 +171,7 @@ def load_json(raw: bytes | str, source: str) -> YamlDoc:
     every file gets (Rule 1). Raises :class:`YamlSyntaxError` for text that isn't JSON.
     """
     text = _decoded(raw, source)
+    _refuse_deep_nesting(text, source)  # before Python's JSON parser, which recurses and has no cap of its own
     try:
         json.loads(text.removeprefix("\ufeff"), parse_constant=_not_json)
     except json.JSONDecodeError as exc:

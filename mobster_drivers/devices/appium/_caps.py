@@ -51,6 +51,8 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import attrs
 
+from mobster_core.checks import read_user_file
+from mobster_core.exceptions import Problem, UnsafeFile
 from mobster_core.yaml import MAX_YAML_BYTES, Keys, YamlDoc, YamlProblem, dotted, kind_of, load_json, load_yaml
 
 __all__ = [
@@ -199,12 +201,13 @@ def load_caps(path: str | os.PathLike[str] | None = None, *, environ: Mapping[st
         path = value
     file = Path(path)
     try:
-        with file.open("rb") as handle:
-            raw = handle.read(_MAX_BYTES + 1)
+        raw = read_user_file(file, max_bytes=_MAX_BYTES)  # a FIFO or a device is refused without waiting
+    except UnsafeFile as exc:
+        too_large = exc.problem is Problem.TOO_LARGE
+        why = "a caps file is at most 1 MiB" if too_large else f"{exc.reason}; give a regular JSON file"
+        raise CapsError(f"{file}: {why}") from None
     except OSError as exc:
         raise CapsError(f"can't read the caps file {file}: {exc.strerror or exc}") from exc
-    if len(raw) > _MAX_BYTES:
-        raise CapsError(f"{file}: a caps file is at most 1 MiB")
     return AppiumCaps.from_text(raw, source=str(file), environ=env, yaml=file.suffix.lower() in (".yaml", ".yml"))
 
 
@@ -230,13 +233,15 @@ def session_capabilities(caps: AppiumCaps, *, bundle: str | None = None) -> dict
         same = given.lower() == value.lower() if isinstance(given, str) and isinstance(value, str) else given == value
         if not same or type(given) is not type(value):
             raise CapsError(
-                f"{caps.source}: {key} is {given!r}, but Mobster needs {value!r} "
-                f"({_WHY.get(key, 'the check depends on it')}); remove it from the caps file"
+                caps.scrub(
+                    f"{caps.source}: {key} is {given!r}, but Mobster needs {value!r} "
+                    f"({_WHY.get(key, 'the check depends on it')}); remove it from the caps file"
+                )
             )
         merged[key] = value
     timeout = merged.get("appium:newCommandTimeout", NEW_COMMAND_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
-        raise CapsError(f"{caps.source}: appium:newCommandTimeout is a number of seconds, got {timeout!r}")
+        raise CapsError(caps.scrub(f"{caps.source}: appium:newCommandTimeout is a number of seconds, got {timeout!r}"))
     if timeout != 0 and timeout < NEW_COMMAND_TIMEOUT:  # 0 disables Appium's timeout: fine
         raise CapsError(
             f"{caps.source}: appium:newCommandTimeout is {timeout:g} s; Mobster needs at least "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import plistlib
 import zipfile
 from pathlib import Path
@@ -401,3 +402,33 @@ def test_the_public_surface_is_pinned() -> None:
     )
     for name in appium.__all__:
         assert getattr(appium, name) is not None
+
+
+def test_a_fifo_caps_file_is_refused_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "caps.json"
+    os.mkfifo(fifo)
+    with pytest.raises(CapsError, match="not a regular file"):
+        load_caps(fifo)  # a blocking open would wait here for a writer forever
+
+
+def test_an_expanded_value_is_never_in_a_message(tmp_path: Path) -> None:
+    file = tmp_path / "bs.json"
+    # a value taken from a secret's variable, wherever it is put, never shows in a message
+    file.write_text('{"appium:automationName": "${BS_ACCESS_KEY}"}')
+    env = {"BS_ACCESS_KEY": "bsKeyS3cretValue99"}
+    with pytest.raises(CapsError) as caught:
+        session_capabilities(load_caps(file, environ=env))
+    assert "bsKeyS3cretValue99" not in str(caught.value)
+    file.write_text('{"appium:newCommandTimeout": "${BS_ACCESS_KEY}"}')
+    with pytest.raises(CapsError) as caught:
+        session_capabilities(load_caps(file, environ=env))
+    assert "bsKeyS3cretValue99" not in str(caught.value)
+    assert "***" in str(caught.value)
+
+
+def test_deeply_nested_caps_are_refused_with_a_line_not_an_internal_error(tmp_path: Path) -> None:
+    file = tmp_path / "deep.json"
+    file.write_text('{"a": ' + "[" * 50_000 + "]" * 50_000 + "}")
+    with pytest.raises(CapsError) as caught:
+        load_caps(file)
+    assert "deep.json" in str(caught.value)
