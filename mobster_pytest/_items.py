@@ -7,10 +7,16 @@ Rule 2: an item is named for the file's stem (``signup``), and ``signup[yourapp]
 Rule 3: the check's ``tags`` become markers (``pytest -m smoke``), registered as they are found, so
         ``--strict-markers`` passes; every item also has the ``mobster`` marker. A tag that names a
         marker pytest or a plugin acts on (``skip``, ``xfail``, ``flaky``, …) stays a keyword for
-        ``-k`` and is not made a marker: a label must not skip or rerun a check.
+        ``-k`` and is not made a marker: a label must not skip or rerun a check. So does a tag that
+        names a plugin's own markers (``allure_*``: Allure reads its markers' arguments).
 Rule 4: a file that doesn't load is still an item; it fails when it runs, ``couldnt_run``, class
         ``usage``, with the file, the line and the key (as ``mobster test`` reports it), and the
         other checks run.
+Rule 6: a check file's name is shown with its control characters escaped (``mobster_core.text``):
+        its node id, its items' names, so a name holding an escape sequence or a newline can't
+        recolour the terminal or forge a line of pytest's own (``PASSED``). A check file that
+        isn't a regular file (a FIFO, a device) is an item too, and fails as a file that doesn't
+        load (Rule 4), never skipped in silence nor waited on.
 Rule 5: a failure is our own one-line report, ``file:line: verdict (class): message``, and a few
         lines under it (device, mode, cost, failed assertions, heals, run folder): never a Python
         traceback of the plugin.
@@ -18,6 +24,7 @@ Rule 5: a failure is our own one-line report, ``file:line: verdict (class): mess
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +33,7 @@ import pytest
 
 from mobster_core.checks import Check, load_check, project_of
 from mobster_core.exceptions import CheckError
+from mobster_core.text import escape_controls
 
 from ._errors import CheckNotPassed
 from ._outcomes import usage_error
@@ -33,7 +41,7 @@ from ._reports import strip_properties
 from ._runs import run_for
 from ._state import settings_of
 
-__all__ = ["RESERVED_MARKERS", "CheckFile", "CheckItem"]
+__all__ = ["RESERVED_MARKERS", "CheckFile", "CheckItem", "ChecksFolder", "is_check_file", "shown"]
 
 #: Markers pytest or a common plugin acts on: a tag of that name stays a keyword (Rule 3).
 RESERVED_MARKERS = frozenset(
@@ -67,6 +75,35 @@ def _register_marker(config: pytest.Config, name: str) -> None:
         config.addinivalue_line("markers", f"{name}: a tag of a Mobster check")
 
 
+def shown(name: str) -> str:
+    """Rule 6: a file's name with its control characters escaped."""
+    return escape_controls(name)
+
+
+class ChecksFolder(pytest.Directory):
+    """``.mobster/checks/``: every check file in it, regular or not (Rules 1, 6)."""
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        """Rule 1's files, in name order; nothing else, and no sub-folder."""
+        with os.scandir(self.path) as entries:
+            names = sorted(e.name for e in entries if not e.is_dir(follow_symlinks=False))
+        for name in names:
+            path = self.path / name
+            if is_check_file(path):
+                yield CheckFile.from_parent(self, path=path, name=shown(name), nodeid=f"{self.nodeid}/{shown(name)}")
+
+
+def is_check_file(path: Path) -> bool:
+    """Rule 1, by name."""
+    return (
+        path.suffix in (".yaml", ".yml")
+        and path.parent.name == "checks"
+        and path.parent.parent.name == ".mobster"
+        and not path.name.startswith(".")
+        and not path.name.endswith((".heal.yaml", ".heal.yml"))
+    )
+
+
 class CheckFile(pytest.File):
     """A check file (Rule 1): its items."""
 
@@ -81,13 +118,13 @@ class CheckFile(pytest.File):
         if settings.each_device and settings.devices:
             slots = [(n, f"[{d.label}]") for n, d in enumerate(settings.devices)]
         for slot, suffix in slots:
-            item = CheckItem.from_parent(self, name=f"{self.path.stem}{suffix}", slot=slot)
+            item = CheckItem.from_parent(self, name=f"{shown(self.path.stem)}{suffix}", slot=slot)
             item.add_marker("mobster")
             if check is not None:
                 item.extra_keyword_matches.add(check.name)
                 for tag in check.tags:
                     item.extra_keyword_matches.add(tag)
-                    if tag not in RESERVED_MARKERS:
+                    if tag not in RESERVED_MARKERS and not tag.startswith(("allure_", "pytest_")):
                         _register_marker(self.config, tag)
                         item.add_marker(tag)
             if slot is not None:

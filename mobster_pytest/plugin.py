@@ -192,13 +192,28 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """A check file is a :class:`~mobster_pytest._items.CheckFile`."""
-    if not _is_check_file(file_path):
+    """A check file pytest was given by name is a :class:`~mobster_pytest._items.CheckFile`."""
+    if not _is_check_file(file_path) or isinstance(parent, _checks_folder_class()):
         return None
-    from ._items import CheckFile
+    from ._items import CheckFile, shown
 
-    file: pytest.Collector = CheckFile.from_parent(parent, path=file_path)
+    file: pytest.Collector = CheckFile.from_parent(parent, path=file_path, name=shown(file_path.name))
     return file
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """``.mobster/checks/`` is a :class:`~mobster_pytest._items.ChecksFolder`: its FIFOs are items too."""
+    if path.name != "checks" or path.parent.name != ".mobster":
+        return None
+    folder: pytest.Collector = _checks_folder_class().from_parent(parent, path=path)
+    return folder
+
+
+def _checks_folder_class() -> type[pytest.Collector]:
+    from ._items import ChecksFolder
+
+    return ChecksFolder
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

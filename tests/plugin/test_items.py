@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from .helpers import PAYWALL, SIGNUP, Project, record
+from .helpers import ALLURE, PAYWALL, SIGNUP, Project, record
 
 pytest_plugins = ["pytester"]
 
@@ -276,3 +278,29 @@ def test_the_paths_store_is_chosen_as_with_mobster_test(project: Project) -> Non
     bad.stderr.fnmatch_lines(["*--mobster-paths: invalid choice: 's3'*"])
     locale = project.run("--mobster-scripted", "apps/yourapp.yaml", "--mobster-locale", "Deutsch")
     locale.stderr.fnmatch_lines(["*--mobster-locale: 'Deutsch' is not a locale*"])
+
+
+def test_a_check_file_name_with_an_escape_and_a_newline_forges_no_line(project: Project) -> None:
+    record(project)
+    (project.root / ".mobster" / "checks" / "x\x1b[32m\nPASSED.yaml").write_text(SIGNUP)
+    result = project.run("--mobster-scripted", "apps/yourapp.yaml", "-v")
+    out = result.stdout.str()
+    assert "\x1b" not in out
+    assert not any(line.startswith("PASSED") for line in out.splitlines())
+    assert "x\\x1b[32m\\nPASSED.yaml" in out  # shown, escaped
+
+
+def test_a_fifo_check_file_fails_as_a_file_that_does_not_load_without_waiting(project: Project) -> None:
+    record(project)
+    os.mkfifo(project.root / ".mobster" / "checks" / "waiting.yaml")
+    result = project.run("--mobster-scripted", "apps/yourapp.yaml")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*waiting.yaml*not a regular file*"])
+
+
+def test_a_tag_that_names_a_plugins_marker_stays_a_keyword(project: Project) -> None:
+    record(project)
+    project.check("signup", SIGNUP.replace("tags: [smoke, signup]", "tags: [smoke, allure_label, allure_link]"))
+    result = project.run("--mobster-scripted", "apps/yourapp.yaml", *ALLURE, f"--alluredir={project.root / 'al'}")
+    result.assert_outcomes(passed=2)
+    assert project.run("--mobster-scripted", "apps/yourapp.yaml", "-k", "allure_label").ret == 0
