@@ -58,6 +58,7 @@ from mobster_core.testing import FakeClock
 from mobster_report import HtmlReport
 
 from ._devices import CouldntOpen, OpenDevice, open_device
+from ._reports import StepFrame
 from ._settings import ClockKind, Settings
 from ._state import Worker
 
@@ -74,15 +75,15 @@ log = logging.getLogger("mobster.pytest")
 
 @attrs.frozen
 class RunRecord:
-    """One check run of a test: its result, the project it ran in, and its frames (``(what, file)``).
+    """One check run of a test: its result, the project it ran in, and its frames (``_reports.StepFrame``).
 
-    ``frames`` holds, for each action the run sent, what it was (``step 2 (Tap "Sign up")``) and
-    the file of the screen it was sent on; empty unless a report shows them.
+    ``frames`` holds, for each action the run sent, what it was (``step 2 (Tap "Sign up")``), the
+    file of the screen it was sent on and its step; empty unless a report shows them.
     """
 
     result: CheckResult
     root: Path
-    frames: tuple[tuple[str, Path], ...] = ()
+    frames: tuple[StepFrame, ...] = ()
 
 
 class _Runner:

@@ -28,7 +28,10 @@ Rule 5: the heal state is in format 3 (a healed path and the entries it holds). 
         another format is renamed aside to ``<name>.format<N>`` with a warning and read as empty.
 Rule 6: the heal file is for people: an action shows ``count`` and ``nth`` only when its label was
         on the screen more than once. Nothing replays from it: the healed steps are the cached
-        path, and ``--reject`` brings back the heal state's steps.
+        path, and rejecting brings back the heal state's steps.
+Rule 7: a heal names the run that made it: ``run_dir``, its run folder relative to the project
+        (``.mobster/runs/<run_id>``), so a review or a report finds its frames without searching.
+        A heal file or heal state written before has none, and is read as it is.
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ STATE_FORMAT = 3
 
 @attrs.frozen
 class HealEntry:
-    """One healed step (Rule 1)."""
+    """One healed step (Rule 1); ``run_dir`` is the run that made it (Rule 7), None in an older file."""
 
     step: int
     from_: str
@@ -95,10 +98,11 @@ class HealEntry:
     why: str
     old: tuple[dict[str, Any], ...]
     new: tuple[dict[str, Any], ...]
+    run_dir: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The entry as the heal file and results.json show it."""
-        return {
+        """The entry as the heal file and results.json show it (``run_dir`` only when known)."""
+        out: dict[str, Any] = {
             "step": self.step,
             "from": self.from_,
             "to": self.to,
@@ -106,11 +110,17 @@ class HealEntry:
             "old": [dict(a) for a in self.old],
             "new": [dict(a) for a in self.new],
         }
+        if self.run_dir is not None:
+            out["run_dir"] = self.run_dir
+        return out
 
     @classmethod
-    def of(cls, step: int, why: str, old: Sequence[Step], new: Sequence[Step]) -> HealEntry:
-        """An entry from the recorded steps a heal replaced and the steps the model took."""
-        return cls(step, _line(old), _line(new), why, tuple(compact(s) for s in old), tuple(compact(s) for s in new))
+    def of(
+        cls, step: int, why: str, old: Sequence[Step], new: Sequence[Step], *, run_dir: str | None = None
+    ) -> HealEntry:
+        """An entry from the recorded steps a heal replaced and the steps the model took, in the run ``run_dir``."""
+        olds, news = tuple(compact(s) for s in old), tuple(compact(s) for s in new)
+        return cls(step, _line(old), _line(new), why, olds, news, run_dir)
 
 
 def _line(steps: Sequence[Step]) -> str:
@@ -165,6 +175,8 @@ def write_heal_file(check_file: Path, entries: Sequence[HealEntry]) -> Path:
         item["from"] = e.from_
         item["to"] = e.to
         item["why"] = e.why
+        if e.run_dir is not None:
+            item["run_dir"] = e.run_dir
         for key, actions in (("old", e.old), ("new", e.new)):
             seq = CommentedSeq()
             for a in actions:
@@ -214,26 +226,36 @@ def read_heal_file(path: Path) -> list[HealEntry]:
     return entries
 
 
+#: Rule 1: the keys of a heal; ``run_dir`` (Rule 7) may be missing.
+_ENTRY_KEYS = frozenset({"step", "from", "to", "why", "old", "new"})
+
+
+def _has_entry_keys(item: object) -> bool:
+    return isinstance(item, dict) and set(item) - {"run_dir"} == _ENTRY_KEYS
+
+
 def _entry_problem(item: object) -> str | None:
     """What is wrong with one heal of a heal file, checked key by key, or None."""
-    if not isinstance(item, dict) or set(item) != {"step", "from", "to", "why", "old", "new"}:
-        return "a heal has step, from, to, why, old and new; delete the file and run again"
+    if not isinstance(item, dict) or not _has_entry_keys(item):
+        return "a heal has step, from, to, why, old and new (and run_dir); delete the file and run again"
     step = item["step"]
     if isinstance(step, bool) or not isinstance(step, int) or step < 1:
         return "step is a whole number from 1; delete the file and run again"
     if not all(isinstance(item[k], str) for k in ("from", "to", "why")):
         return "from, to and why are text; delete the file and run again"
+    if not isinstance(item.get("run_dir", ""), str):
+        return "run_dir is the run folder's path, as text; delete the file and run again"
     if not all(isinstance(v, list) and all(_is_action(a) for a in v) for v in (item["old"], item["new"])):
         return "old and new are lists of actions as mobster wrote them; delete the file"
     return None
 
 
 def _entry(item: dict[str, Any]) -> HealEntry:
-    """One heal :func:`_entry_problem` accepted."""
+    """One heal :func:`_entry_problem` (or the state's :func:`_is_entry`) accepted."""
     texts = [item[k] for k in ("from", "to", "why")]
     lists = [item[k] for k in ("old", "new")]
     step = item["step"]
-    return HealEntry(step, texts[0], texts[1], texts[2], tuple(lists[0]), tuple(lists[1]))
+    return HealEntry(step, texts[0], texts[1], texts[2], tuple(lists[0]), tuple(lists[1]), item.get("run_dir"))
 
 
 _ACTION_KEYS = {"op": str, "label": str, "role": str, "id": str, "frame": list, "count": int, "nth": int, "text": str}
@@ -355,17 +377,14 @@ def _parse_state(raw: bytes) -> HealState:
     keep = data["keep_failing"]
     if not isinstance(keep, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in keep):
         raise ValueError("keep_failing is a list of step numbers")
-    entries = tuple(
-        HealEntry(e["step"], e["from"], e["to"], e["why"], tuple(e["old"]), tuple(e["new"])) for e in adopts
-    )
-    return HealState(healed, entries, frozenset(keep))
+    return HealState(healed, tuple(_entry(e) for e in adopts), frozenset(keep))
 
 
 def _is_entry(item: object) -> bool:
-    if not isinstance(item, dict) or set(item) != {"step", "from", "to", "why", "old", "new"}:
+    if not isinstance(item, dict) or not _has_entry_keys(item):
         return False
     step = item["step"]
-    texts_ok = all(isinstance(item[k], str) for k in ("from", "to", "why"))
+    texts_ok = all(isinstance(item[k], str) for k in ("from", "to", "why")) and isinstance(item.get("run_dir", ""), str)
     actions_ok = all(isinstance(item[k], list) and all(_is_action(a) for a in item[k]) for k in ("old", "new"))
     return isinstance(step, int) and not isinstance(step, bool) and step >= 1 and texts_ok and actions_ok
 

@@ -366,7 +366,8 @@ def test_json_on_a_device_error_still_prints_and_writes_the_results(project: Pat
 
 def test_the_summary_line_counts_model_calls_and_marks_an_estimated_cost(project: Path) -> None:
     first = mobster("test", "--scripted", "app.yaml", "--model", "scripted")
-    assert first.output.strip().splitlines()[-1].endswith(", $0.00, 4 model calls")
+    # The scripted model's usage is estimated: the cost says so, even when it rounds to nothing.
+    assert first.output.strip().splitlines()[-1].endswith(", ~$0.00, 4 model calls")
     suite = SuiteResult("s", "2026-11-30T12:00:00Z", 3.0, (), project)
     assert summary_line(attrs.evolve(suite)) == "no checks in 3 s, $0.00, 0 model calls"
     priced = attrs.evolve(json_result(first), cost=Cost(0.0123, estimated=True), model_calls=1)
@@ -408,8 +409,14 @@ def test_no_heal_with_a_key_set_says_no_heal_is_why_there_is_no_model(
     result = mobster("test", "--scripted", "app.yaml", "--no-heal", "--json")
     check = json.loads(result.stdout)["checks"][0]
     assert (check["verdict"], check["class"]) == ("couldnt_run", "model")
-    assert "--no-heal runs no model" in check["message"]
+    assert "there is no model to record one: healing is off" in check["message"]
+    assert check["fix"] == {"code": "run_without_no_heal", "args": {}}
     assert "ANTHROPIC_API_KEY" not in check["message"]
+    # The terminal spells the fix with this command's options; results.json names none.
+    shown = mobster("test", "--scripted", "app.yaml", "--no-heal")
+    assert "healing is off; run it without --no-heal (or with --fresh to record it again)" in shown.output
+    assert "ANTHROPIC_API_KEY" not in shown.output
+    assert "--no-heal" not in check["message"]
 
 
 def test_heal_and_verify_help_describe_their_own_options() -> None:

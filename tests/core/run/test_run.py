@@ -116,6 +116,9 @@ def test_replay_without_a_live_step_needs_no_model(tmp_path: Path) -> None:
             "ok": True,
             "observed": data["assertions"][0]["observed"],
             "matches": [{"label": "Welcome aboard", "role": "StaticText", "frame": [0.06, 0.1, 0.88, 0.06]}],
+            "name": None,
+            "error": None,
+            "line": 9,  # the expect entry's line in the check file
         }
     ]
     # Each step names the element its action was sent to, with its frame then.
@@ -659,7 +662,7 @@ def test_fresh_wins_over_carry(tmp_path: Path) -> None:
     check = project(tmp_path, SHORT_SIGNUP)
     run(check, sample_path("yourapp"))
     result, _, _ = run(check, build(sample_path("yourapp").read_text()), carry=True, fresh=True)
-    assert (result.mode, result.carried_from, result.path_why) == ("smart", None, "--fresh: recording again")
+    assert (result.mode, result.carried_from, result.path_why) == ("smart", None, "asked to record again")
 
 
 def test_a_one_step_check_can_never_be_healed(tmp_path: Path) -> None:
