@@ -14,6 +14,7 @@ merge of shards and the newest page are ``mobster_report``'s (``docs/reports.md`
 
 from ._rules.assertions import AssertionResult
 from ._rules.cost import Cost
+from ._rules.fixes import ARGS as FIX_ARGS
 from ._rules.fixes import Fix, FixCode, fill, joined
 from ._rules.fixes import spell as spell_fix
 from ._rules.frames import FramesMode
@@ -24,6 +25,7 @@ from ._store.healfile import HealEntry
 from ._store.journal import read_journal
 
 __all__ = [
+    "FIX_ARGS",
     "SCHEMA",
     "SIMILAR",
     "SIMILAR_SETTLED",

@@ -86,10 +86,20 @@ def test_no_heal_with_a_renamed_button_fails_with_drift(project: Path) -> None:
     mobster("test", "--scripted", "app.yaml", "--model", "scripted")
     result = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "--json")
     assert result.exit_code == 1
-    check = json.loads(result.stdout)["checks"][0]
+    doc = json.loads(result.stdout)
+    check = doc["checks"][0]
     assert (check["verdict"], check["class"]) == ("failed", "drift")
     assert '"Continue" isn\'t on the screen' in check["message"]
     assert check["steps"][-1]["reason"] == '"Continue" isn\'t on the screen'
+    assert (check["step"], check["fix"]["code"]) == (3, "run_without_no_heal")
+    # A drifted check replayed a path but not to its verdict: it is not "replayed with no model".
+    assert (check["replayed_with_no_model"], doc["summary"]["replayed_with_no_model"]) == (False, 0)
+    shown = mobster("test", "--scripted", "renamed.yaml", "--no-heal")
+    assert (
+        'drift: step 3 (Tap "Continue") drifted: "Continue" isn\'t on the screen (healing is off); '
+        "run it without --no-heal (or with --fresh to record it again)"
+    ) in shown.output
+    assert "replayed" not in shown.output.strip().splitlines()[-1]
 
 
 def test_carry_replays_the_previous_builds_path_and_says_so(project: Path) -> None:
@@ -400,6 +410,12 @@ def test_replayed_counts_only_the_checks_that_replayed(project: Path) -> None:
     nothing = mobster("test", "--scripted", "app.yaml")  # no path, no model: nothing replayed
     assert nothing.exit_code == 3
     assert "replayed" not in nothing.output.strip().splitlines()[-1]
+    assert (
+        "model: no recorded path yet, and there is no model to record one; "
+        "set ANTHROPIC_API_KEY or OPENAI_API_KEY (or --env-file), or pass --model scripted"
+    ) in nothing.output
+    never = json.loads(mobster("test", "--scripted", "app.yaml", "--json").stdout)
+    assert (never["checks"][0]["mode"], never["summary"]["replayed_with_no_model"]) == (None, 0)
 
 
 def test_no_heal_with_a_key_set_says_no_heal_is_why_there_is_no_model(

@@ -81,3 +81,21 @@ def test_junit_keeps_one_testcase_per_check_and_device(tmp_path: Path) -> None:
     index = (tmp_path / "out" / "index.html").read_text()
     assert 'href="../shard1/.mobster/runs/r117/report.html"' in index
     assert 'href="../shard2/.mobster/runs/r217/report.html"' in index
+
+
+def test_a_shard_whose_entry_holds_a_wrong_type_is_refused_naming_the_file_and_the_key(tmp_path: Path) -> None:
+    bad = entry("signup", "iPhone 17", "passed", "a")
+    bad["steps"] = "none"  # a hand-edited or truncated file: it would add up to a wrong summary
+    folder = tmp_path / "shard"
+    folder.mkdir()
+    (folder / "results.json").write_text(json.dumps(doc("1", entry("paywall", "iPhone 17", "passed", "b"), bad)))
+    with pytest.raises(MergeError, match=r"shard/results\.json: checks\[1\]\.steps: expected a list, got 'none'"):
+        merge_suites([folder], tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # nothing is written
+
+
+def test_an_entry_a_later_version_wrote_merges_unchanged() -> None:
+    later = {**entry("signup", "iPhone 17", "passed", "a"), "coverage": {"screens": 3}}
+    merged = merge_documents([doc("1", later)])
+    assert merged["checks"] == [later]
+    assert merged["summary"]["passed"] == 1
