@@ -168,6 +168,8 @@ def allure_steps(record: RunRecord) -> None:
     """Rule 2: Allure's steps for one run (call it only with allure-pytest on)."""
     import allure
 
+    from ._fixes import said
+
     failed = _failed_step(record)
     for frame in record.frames:
         png = _picture(frame.file)
@@ -180,7 +182,7 @@ def allure_steps(record: RunRecord) -> None:
         # The step the check stopped at, or an action whose outcome is unknown (its frame is last).
         broken = frame.step is None or (failed is not None and frame.step == failed)
         # A step's status comes from the exception its block ends with: the failing one ends broken.
-        error = _StepFailed(record.result.outcome.message) if broken else None
+        error = _StepFailed(said(record.result.outcome)) if broken else None
         step.__exit__(None if error is None else _StepFailed, error, None)
     final = _final_frame(record)
     if final is not None:

@@ -30,7 +30,7 @@ from mobster_core._rules.assertions import AssertionResult
 from mobster_core._rules.cost import Cost
 from mobster_core._rules.device import AppInfo, DeviceInfo, DeviceKind
 from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.screen import Element
+from mobster_core._rules.screen import Element, Frame
 from mobster_core._rules.steps import Op
 from mobster_core._rules.strict import first_error, shown, strict_converter, strict_frame, strict_list
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
@@ -42,7 +42,6 @@ from .results import SCHEMA, CheckResult, Mode, StepReport, StepSource, SuiteRes
 __all__ = ["read_check", "read_suite"]
 
 T = TypeVar("T")
-Frame = tuple[float, float, float, float]
 
 # -- the document's shapes (as ``to_dict`` writes them; Rule 2 says which keys may be missing) -----
 
@@ -59,13 +58,6 @@ class _App:
     bundle: str
     version: str | None
     build: str | None
-
-
-@attrs.frozen
-class _Element:
-    label: str
-    role: str
-    frame: Frame
 
 
 @attrs.frozen
@@ -88,28 +80,6 @@ class _Step:
     reason: str | None
     target: _Target | None = None
     frame: str | None = None
-
-
-@attrs.frozen
-class _Heal:
-    step: int
-    from_: str
-    to: str
-    why: str
-    old: tuple[dict[str, Any], ...]
-    new: tuple[dict[str, Any], ...]
-    run_dir: str | None = None
-
-
-@attrs.frozen
-class _Assertion:
-    text: str
-    ok: bool
-    observed: str
-    matches: tuple[_Element, ...] = ()
-    name: str | None = None
-    error: str | None = None
-    line: int | None = None
 
 
 @attrs.frozen
@@ -143,8 +113,8 @@ class _Check:
     model_calls: int
     path: _Path
     steps: tuple[_Step, ...]
-    heals: tuple[_Heal, ...]
-    assertions: tuple[_Assertion, ...]
+    heals: tuple[HealEntry, ...]
+    assertions: tuple[AssertionResult, ...]
     run_dir: str
     stable: bool | None = None
     device_label: str | None = None
@@ -182,9 +152,14 @@ def _converter() -> cattrs.Converter:
     conv.register_structure_hook_func(lambda t: t == Frame, strict_frame)
     conv.register_structure_hook_factory(lambda t: is_sequence(t) and getattr(t, "__origin__", None) is tuple, sequence)
     conv.register_structure_hook_func(lambda t: getattr(t, "__origin__", None) is dict, mapping)
-    renames = {_Heal: {"from_": override(rename="from")}, _Check: {"class_": override(rename="class")}}
-    # Leaves first: a class's hook is made with the hooks of its fields.
-    for cls in (_Device, _App, _Element, _Target, _Step, _Heal, _Assertion, _Path, _Fix, _Check, _Suite):
+    renames: dict[type, dict[str, Any]] = {
+        HealEntry: {"from_": override(rename="from")},
+        _Check: {"class_": override(rename="class")},
+    }
+    # Leaves first: a class's hook is made with the hooks of its fields. A heal, an assertion and a
+    # match are their own values (the document names their fields as they do); the rest differ.
+    kinds = (Element, _Device, _App, _Target, _Step, HealEntry, AssertionResult, _Path, _Fix, _Check, _Suite)
+    for cls in kinds:
         _register(conv, cls, renames.get(cls, {}))
     return conv
 
@@ -249,8 +224,8 @@ def read_check(data: Any, where: str = "") -> CheckResult:
         path_used=doc.path.used,
         path_why=doc.path.why,
         steps=tuple(_step(s) for s in doc.steps),
-        heals=tuple(HealEntry(h.step, h.from_, h.to, h.why, h.old, h.new, h.run_dir) for h in doc.heals),
-        assertions=tuple(_assertion(a) for a in doc.assertions),
+        heals=doc.heals,
+        assertions=doc.assertions,
         run_dir=doc.run_dir,
         stable=doc.stable,
         carried_from=doc.path.carried_from,
@@ -283,20 +258,10 @@ def _outcome(doc: _Check, at: str) -> Outcome:
     return _value(f"{at}class", lambda: Outcome(doc.verdict, doc.class_, message, step=doc.step, fix=fix))
 
 
-def _element(doc: _Element | _Target) -> Element:
-    if isinstance(doc, _Target):
-        return Element(role=doc.role, label=doc.label, frame=doc.frame, path=doc.id)
-    return Element(role=doc.role, label=doc.label, frame=doc.frame)  # a match's path isn't written
-
-
 def _step(doc: _Step) -> StepReport:
-    target = None if doc.target is None else _element(doc.target)
+    given = doc.target
+    target = None if given is None else Element(role=given.role, label=given.label, frame=given.frame, path=given.id)
     return StepReport(
         doc.index, doc.op, doc.text, doc.source, doc.waited_s, doc.similarity, doc.settled, doc.reason, target,
         doc.frame,
     )  # fmt: skip
-
-
-def _assertion(doc: _Assertion) -> AssertionResult:
-    matches = tuple(_element(m) for m in doc.matches)
-    return AssertionResult(doc.text, doc.ok, doc.observed, matches, doc.name, doc.error, doc.line)
