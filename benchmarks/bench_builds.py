@@ -554,7 +554,7 @@ class Run:
     verdict: str
     model_calls: int
     cost_usd: float
-    path_mode: str  # launch | smart | replay
+    path_mode: str  # launch | smart | replay, or empty when no step ran
     carried_from: str | None
     heals: int
     fell_back: bool
@@ -610,8 +610,8 @@ def summarize(build: Build, plan: CheckPlan, mode: str, result: mc.CheckResult, 
     if fell_back and result.path_why:
         why = result.path_why
     return Run(
-        build.number, plan.name, mode, result.verdict.value, result.model_calls, result.cost.usd, result.mode,
-        result.carried_from, sum(len(h.new) for h in result.heals), fell_back, wrong, why, result.seconds,
+        build.number, plan.name, mode, result.verdict.value, result.model_calls, result.cost.usd, result.mode or "",
+        result.carried_from, result.healed_steps, fell_back, wrong, why, result.seconds,
     )  # fmt: skip
 
 

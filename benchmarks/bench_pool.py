@@ -103,7 +103,7 @@ def summary(result: mc.SuiteResult, seconds: float) -> dict[str, Any]:
         "seconds": round(seconds, 2),
         "checks": len(result.checks),
         "verdicts": {c.name: c.verdict.value for c in result.checks},
-        "modes": sorted({c.mode.value for c in result.checks}),
+        "modes": sorted({"none" if c.mode is None else c.mode.value for c in result.checks}),
         "model_calls": result.model_calls,
         "cost_usd": round(result.cost.usd, 6),
         "per_device": _per_device(result),

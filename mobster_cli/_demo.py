@@ -229,7 +229,7 @@ def _show(title: str, suite: SuiteResult) -> None:
         for line in check_lines(result):
             print(line)
     print(summary_line(suite))
-    waiting = pending_line(sum(len(h.new) for c in suite.checks for h in c.heals))
+    waiting = pending_line(suite.healed_steps)
     if waiting:
         print(waiting)
 

@@ -19,6 +19,8 @@ from mobster_core import CheckResult, SuiteResult, Verdict
 from mobster_core.results import Mode
 from mobster_core.text import escape_controls, valid_text
 
+from ._fixes import said
+
 __all__ = ["check_lines", "heal_listing", "json_text", "pending_line", "summary_line", "visible"]
 
 # Rule 2: what json.dumps(ensure_ascii=False) leaves raw that a terminal acts on.
@@ -58,7 +60,7 @@ def check_lines(result: CheckResult) -> list[str]:
     lines += [f"    healed step {h.step}: {v(h.from_)} → {v(h.to)}" for h in result.heals]
     if result.verdict is not Verdict.PASSED:
         cls = result.outcome.failure_class
-        message = v(result.outcome.message)
+        message = v(said(result.outcome))  # the core's message, then its fix with this command's options
         lines.append(f"    {cls}: {message}" if cls is not None else f"    {message}")
     if result.carried_from and result.mode is Mode.REPLAY:
         lines.append(f"    carried the path from {v(result.carried_from)}")
@@ -71,21 +73,17 @@ def check_lines(result: CheckResult) -> list[str]:
     return lines
 
 
-def _money(usd: float, estimated: bool) -> str:
-    return f"{'~' if estimated and usd > 0 else ''}${usd:.2f}"
-
-
 def summary_line(suite: SuiteResult) -> str:
     """``1 passed in 12 s, ~$0.01, 1 replayed with no model, 4 model calls``.
 
-    ``~`` marks a cost that is partly estimated; "replayed" counts the checks that replayed a
-    recorded path with no model call.
+    ``~`` marks a cost that is partly estimated (``SuiteResult.cost_text``); "replayed" counts the
+    checks that replayed their recorded path to the verdict with no model call
+    (``SuiteResult.replayed_with_no_model``).
     """
     counts = [(v, sum(1 for c in suite.checks if c.verdict is v)) for v in Verdict]
     parts = ", ".join(f"{n} {v.value}" for v, n in counts if n) or "no checks"
-    replayed = sum(1 for c in suite.checks if c.mode is Mode.REPLAY and c.path_used and c.model_calls == 0)
-    cost = suite.cost
-    line = f"{parts} in {round(suite.seconds)} s, {_money(cost.usd, cost.estimated)}"
+    replayed = suite.replayed_with_no_model
+    line = f"{parts} in {round(suite.seconds)} s, {suite.cost_text}"
     if replayed:
         line += f", {replayed} replayed with no model"
     calls = suite.model_calls

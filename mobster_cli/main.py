@@ -865,7 +865,7 @@ def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
                 "writing it); reject it, or run the check again so it heals again"
             )
         e = pending.entry
-        found = heal_evidence(root, file, e.step, (e.from_, e.to))
+        found = heal_evidence(root, file, e)
         if found is not None:
             diff.append(f"frame before: {found.before or 'not kept'}")
             diff.append(f"frame after:  {found.after or 'not kept'}")

@@ -15,6 +15,7 @@ step, a failed assertion) is a result with a class and a message, never an excep
     ├── ModelError           a model call failed or replied with something unusable
     ├── UnsafeFile           a file under .mobster/ is a symlink, someone else's, or too open
     ├── HealFileError        a heal file or heal state can't be read
+├── ResultsError         a results.json (or a check's result.json) can't be read: the message names the key
     ├── JournalError         the run's journal can't be written: no further action is sent
     └── DuplicateEffect      the effect ledger refused to send a side effect twice
         └── UnknownOutcomePending   ... or to send anything after an unknown outcome
@@ -42,6 +43,7 @@ __all__ = [
     "ModelError",
     "PathError",
     "Problem",
+    "ResultsError",
     "ScriptError",
     "UnknownOutcome",
     "UnknownOutcomePending",
@@ -70,14 +72,18 @@ class CheckError(MobsterError):
     """A check file that can't be used (Rule 4): a run of it is ``couldnt_run``, class ``usage``.
 
     ``file`` names the file, ``line`` is the 1-based line (None when unknown), ``key`` the dotted
-    key path (None for the whole file).
+    key path (None for the whole file); ``detail`` is the message without the file and line, for
+    a front end that shows those apart.
     """
 
-    def __init__(self, message: str, *, file: str, line: int | None = None, key: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, file: str, line: int | None = None, key: str | None = None, detail: str | None = None
+    ) -> None:
         super().__init__(message)
         self.file = file
         self.line = line
         self.key = key
+        self.detail = message if detail is None else detail
 
 
 class ScriptError(MobsterError):
@@ -104,6 +110,18 @@ class DeviceBusy(DeviceError):
 
 class ModelError(MobsterError):
     """A model call failed (network, rate limit, server error) or its reply was unusable."""
+
+
+class ResultsError(MobsterError):
+    """A ``results.json`` document, or one check's ``result.json``, that can't be read back.
+
+    ``key`` is the dotted key path of the value that is wrong (``checks[2].steps[0].waited_s``),
+    None for the whole document. The message names it and says what was expected.
+    """
+
+    def __init__(self, message: str, *, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 class Problem(enum.StrEnum):

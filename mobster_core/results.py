@@ -1,16 +1,22 @@
 """What runs return, in full: a check's result, its steps and heals, a suite's, and their files.
 
 :class:`CheckResult` and :class:`SuiteResult` are also in ``mobster_core``; this module adds the
-types of their fields, the ``junit.xml`` writer, and what a reporter reads beside them: the run's
-journal (:func:`read_journal`), the ``--frames`` modes (:class:`FramesMode`), the matcher's
-thresholds a step's ``similarity`` is read against (:data:`SIMILAR`, :data:`SIMILAR_SETTLED`) and
-the suite's exit code rule (:func:`suite_exit_code`). ``to_dict()`` is the stable
-``mobster.test/1`` JSON (:data:`SCHEMA`) of ``results.json``; see ``docs/cli.md``. The pages, the
+types of their fields (an outcome's :class:`Fix`: a :class:`FixCode` and its arguments, which a
+front end spells with :func:`fill` and its own table, or with :func:`spell_fix` for Python; the
+message and a spelled fix read as one with :func:`joined`), the ``junit.xml`` writer, and what a
+reporter reads beside them: the run's journal (:func:`read_journal`), the ``--frames`` modes
+(:class:`FramesMode`), the matcher's thresholds a step's ``similarity`` is read against
+(:data:`SIMILAR`, :data:`SIMILAR_SETTLED`) and the suite's exit code rule (:func:`suite_exit_code`).
+``to_dict()`` is the stable ``mobster.test/1`` JSON (:data:`SCHEMA`) of ``results.json``, and
+``from_dict()`` reads it back, typed; see ``docs/cli.md``. The pages, the
 merge of shards and the newest page are ``mobster_report``'s (``docs/reports.md``).
 """
 
 from ._rules.assertions import AssertionResult
 from ._rules.cost import Cost
+from ._rules.fixes import ARGS as FIX_ARGS
+from ._rules.fixes import Fix, FixCode, fill, joined
+from ._rules.fixes import spell as spell_fix
 from ._rules.frames import FramesMode
 from ._rules.matcher import SIMILAR, SIMILAR_SETTLED
 from ._rules.verdict import suite_exit_code
@@ -19,19 +25,25 @@ from ._store.healfile import HealEntry
 from ._store.journal import read_journal
 
 __all__ = [
+    "FIX_ARGS",
     "SCHEMA",
     "SIMILAR",
     "SIMILAR_SETTLED",
     "AssertionResult",
     "CheckResult",
     "Cost",
+    "Fix",
+    "FixCode",
     "FramesMode",
     "HealEntry",
     "Mode",
     "StepReport",
     "StepSource",
     "SuiteResult",
+    "fill",
+    "joined",
     "junit_xml",
     "read_journal",
+    "spell_fix",
     "suite_exit_code",
 ]

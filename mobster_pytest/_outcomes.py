@@ -3,17 +3,19 @@
 Rule 1: a passed result raises nothing. ``failed`` and ``needs_review`` are :class:`CheckFailed`;
         ``couldnt_run`` is :class:`CheckCouldntRun`, except class ``unknown_outcome``, which is
         :class:`CheckOutcomeUnknown` (``_errors``' rules say why the three are apart).
-Rule 2: the line is that of what failed, in the check file: the drifted (or last sent) step, the
-        first failed assertion, the bad key of a check file that doesn't load; else the first
-        line. A check built in code has no file to point at: its line is None.
+Rule 2: the line is that of what failed, in the check file: the step the outcome ended at (its
+        ``step``, or the step that drifted), the first failed assertion (its ``line``), the bad key
+        of a check file that doesn't load; else the first line. A check built in code has no file
+        to point at: its line is None. Every part of it comes from the result's fields, never from
+        its message.
 Rule 3: text from outside (a label, a check's name, a message) is shown with its control
         characters as escapes, so nothing a device or a file holds can recolour the terminal or
         forge a line of pytest's report.
+Rule 4: the message is the core's, then its fix spelled with the plugin's options (``_fixes``).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from mobster_core import CheckResult, FailureClass, Verdict
@@ -23,11 +25,10 @@ from mobster_core.text import escape_controls
 from mobster_core.yaml import YamlProblem, load_yaml
 
 from ._errors import CheckCouldntRun, CheckFailed, CheckNotPassed, CheckOutcomeUnknown
+from ._fixes import said
 
 __all__ = ["couldnt", "exception_for", "failed_step", "shown_path", "usage_error"]
 
-_STEP = re.compile(r"^step ([0-9]+)\b")
-_WHERE_LINE = re.compile(r":([0-9]+): expect\[")
 #: Classes of a failed verdict whose line is the first failed assertion's.
 _ASSERTION_CLASSES = frozenset({FailureClass.ASSERTION, FailureClass.REFUSED, FailureClass.BLOCKED})
 #: The most assertion lines the failure shows; the run folder's result.json has them all.
@@ -61,7 +62,7 @@ def exception_for(result: CheckResult, check: Check, *, root: Path, rootdir: Pat
     return cls(
         outcome.verdict.value,
         outcome.failure_class.value,
-        escape_controls(outcome.message),
+        escape_controls(said(outcome)),
         where=_where(result, check, rootdir),
         result=result,
         details=tuple(_details(result, root, rootdir)),
@@ -77,12 +78,9 @@ def couldnt(failure_class: FailureClass, message: str, *, where: str | None = No
 def usage_error(exc: CheckError, path: Path, rootdir: Path) -> CheckNotPassed:
     """A check file that doesn't load: ``couldnt_run``, class ``usage``, at the bad key's line."""
     shown = shown_path(path, rootdir)
-    message = str(exc)
-    # The loader's message starts with the file and line; the headline says them once.
-    for prefix in (f"{exc.file}:{exc.line}: ", f"{exc.file}: "):
-        message = message.removeprefix(prefix)
     where = shown if exc.line is None else f"{shown}:{exc.line}"
-    return couldnt(FailureClass.USAGE, message, where=where)
+    # The headline says the file and line once: the message is the loader's without them.
+    return couldnt(FailureClass.USAGE, exc.detail, where=where)
 
 
 def _where(result: CheckResult, check: Check, rootdir: Path) -> str | None:
@@ -96,11 +94,9 @@ def _where(result: CheckResult, check: Check, rootdir: Path) -> str | None:
 
 
 def _failed_line(result: CheckResult, check: Check) -> int | None:
-    failed = [n for n, a in enumerate(result.assertions) if not a.ok and a.error is None]
-    if result.outcome.failure_class in _ASSERTION_CLASSES and failed and failed[0] < len(check.expect):
-        found = _WHERE_LINE.search(check.expect[failed[0]].where or "")
-        if found:
-            return int(found.group(1))
+    failed = [a for a in result.assertions if not a.ok and a.error is None]
+    if result.outcome.failure_class in _ASSERTION_CLASSES and failed and failed[0].line is not None:
+        return failed[0].line
     step = failed_step(result)
     if step is None:
         return None
@@ -114,12 +110,13 @@ def _failed_line(result: CheckResult, check: Check) -> int | None:
 
 
 def failed_step(result: CheckResult) -> int | None:
-    """The step that drifted, or the step the message names (``step 3 (Tap "Next"): …``)."""
+    """The step the run ended at (``Outcome.step``), else the step that drifted; None when neither."""
+    if result.outcome.step is not None:
+        return result.outcome.step
     for report in reversed(result.steps):
         if report.reason is not None:
             return report.index
-    found = _STEP.match(result.outcome.message)
-    return int(found.group(1)) if found else None
+    return None
 
 
 def _details(result: CheckResult, root: Path, rootdir: Path) -> list[str]:
@@ -127,10 +124,10 @@ def _details(result: CheckResult, root: Path, rootdir: Path) -> list[str]:
     v = escape_controls
     lines = []
     device = "no device" if result.device is None else f"{v(result.device.name)}, iOS {v(result.device.ios)}"
-    cost = f"{'~' if result.cost.estimated and result.cost.usd > 0 else ''}${result.cost.usd:.2f}"
+    mode = "none (no step ran)" if result.mode is None else result.mode.value
     lines.append(
-        f"on {device}; mode {result.mode.value}; {result.model_calls} model "
-        f"call{'s' if result.model_calls != 1 else ''}, {cost}"
+        f"on {device}; mode {mode}; {result.model_calls} model "
+        f"call{'s' if result.model_calls != 1 else ''}, {result.cost_text}"
     )
     failed = [a for a in result.assertions if not a.ok]
     lines += [f"{'could not evaluate' if a.error else 'failed'}: {v(a.text)}: {v(a.observed)}" for a in failed][

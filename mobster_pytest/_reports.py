@@ -1,10 +1,12 @@
 """What a check run adds to pytest's reports: JUnit properties, Allure steps, pytest-html extras.
 
 Rule 1: each run adds ``mobster.*`` entries to the test's ``user_properties`` (JUnit writes them as
-        ``<property>``): ``check``, ``verdict``, ``class``, ``mode``, ``model_calls``, ``cost_usd``,
-        ``cost_estimated``, ``healed_steps``, ``device`` and ``run_dir``, in that order, once per run
-        (a test that runs two checks has two of each). A rerun starts from none: the entries of an
-        earlier attempt are removed when the next one starts, so no run is counted twice.
+        ``<property>``): ``check``, ``verdict``, ``class``, ``mode`` (empty for a run whose steps
+        never ran), ``model_calls``, ``cost_usd``, ``cost_estimated``, ``healed_steps``,
+        ``replayed_with_no_model``, ``device`` and ``run_dir``, in that order, once per run (a test
+        that runs two checks has two of each), each from the result's own field or property. A
+        rerun starts from none: the entries of an earlier attempt are removed when the next one
+        starts, so no run is counted twice.
 Rule 2: Allure (``--alluredir``) gets one step per step the run sent an action for, titled
         ``step 2 (Tap "Sign up")`` and holding the frame it acted on, then the final frame; the
         step that drifted or failed, and an action whose outcome is unknown, are marked broken.
@@ -12,20 +14,24 @@ Rule 2: Allure (``--alluredir``) gets one step per step the run sent an action f
         are soft: without allure-pytest or pytest-html installed (or with them off) nothing is
         imported. The frames are the run's own files: each step's ``frame`` (the largest picture
         of it the run kept), the run's ``final_frame``, and for an action whose outcome is
-        unknown (it has no step) the frame its journal entry names.
-Rule 3: the session's totals (runs, healed steps, model calls, cost) are added up from the
-        reports' properties, so they hold under xdist (the controller sees every worker's
-        reports) and count a rerun's model calls too: they were paid for.
+        unknown (it has no step) the frame its journal entry names. Which step a frame is of, and
+        which one is broken, come from the result's fields (:class:`StepFrame`, ``Outcome.step``).
+Rule 3: the session's totals (runs, replayed with no model, healed steps, model calls, cost) are
+        added up from the reports' properties, so they hold under xdist (the controller sees every
+        worker's reports) and count a rerun's model calls too: they were paid for. "Replayed with
+        no model" counts the runs whose result says so (``CheckResult.replayed_with_no_model``),
+        and the cost is said as results say it (``Cost.text``: ``~`` when any part is estimated).
 """
 
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ._state import StepFrame
 
 if TYPE_CHECKING:
     from mobster_core import CheckResult
@@ -35,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PREFIX",
     "UNFINISHED",
+    "StepFrame",
     "Totals",
     "add_properties",
     "allure_steps",
@@ -44,7 +51,6 @@ __all__ = [
 ]
 
 PREFIX = "mobster."
-_STEP = re.compile(r"^step ([0-9]+) ")
 #: What Allure calls an action whose outcome is unknown (its frame is the last).
 UNFINISHED = "the last action (it didn't complete)"
 
@@ -66,19 +72,20 @@ def add_properties(properties: MutableSequence[tuple[str, object]], record: RunR
             (f"{PREFIX}check", r.name),
             (f"{PREFIX}verdict", r.verdict.value),
             (f"{PREFIX}class", "" if cls is None else cls.value),
-            (f"{PREFIX}mode", r.mode.value),
+            (f"{PREFIX}mode", "" if r.mode is None else r.mode.value),
             (f"{PREFIX}model_calls", r.model_calls),
             (f"{PREFIX}cost_usd", round(r.cost.usd, 6)),
             (f"{PREFIX}cost_estimated", r.cost.estimated),
-            (f"{PREFIX}healed_steps", sum(len(h.new) for h in r.heals)),
+            (f"{PREFIX}healed_steps", r.healed_steps),
+            (f"{PREFIX}replayed_with_no_model", r.replayed_with_no_model),
             (f"{PREFIX}device", device),
             (f"{PREFIX}run_dir", shown_path(record.root / r.run_dir, rootdir) if r.run_dir else ""),
         ]
     )
 
 
-def step_frames(result: CheckResult, root: Path) -> tuple[tuple[str, Path], ...]:
-    """Rule 2: ``(what, file)`` per action the run sent, then the unfinished one's (its outcome unknown)."""
+def step_frames(result: CheckResult, root: Path) -> tuple[StepFrame, ...]:
+    """Rule 2: a :class:`StepFrame` per action the run sent, then the unfinished one's (its outcome unknown)."""
     from mobster_core import FailureClass
 
     if not result.run_dir:
@@ -88,11 +95,11 @@ def step_frames(result: CheckResult, root: Path) -> tuple[tuple[str, Path], ...]
     for s in result.steps:
         file = _largest(folder, s.frame)
         if s.reason is None and file is not None:  # a drifted step sent nothing
-            found.append((f"step {s.index} ({s.text})", file))
+            found.append(StepFrame(f"step {s.index} ({s.text})", file, s.index))
     if result.outcome.failure_class is FailureClass.UNKNOWN_OUTCOME:
         file = _largest(folder, _unfinished_frame(folder))
         if file is not None:
-            found.append((UNFINISHED, file))
+            found.append(StepFrame(UNFINISHED, file, None))
     return tuple(found)
 
 
@@ -149,20 +156,21 @@ def allure_steps(record: RunRecord) -> None:
     """Rule 2: Allure's steps for one run (call it only with allure-pytest on)."""
     import allure
 
+    from ._fixes import said
+
     failed = _failed_step(record)
-    for what, file in record.frames:
-        png = _picture(file)
+    for frame in record.frames:
+        png = _picture(frame.file)
         if png is None:
             continue
-        step: Any = allure.step(what)  # entered and left by hand: its status is set below
+        step: Any = allure.step(frame.what)  # entered and left by hand: its status is set below
         step.__enter__()
         kind = allure.attachment_type.PNG if _is_png(png) else allure.attachment_type.JPG
         allure.attach(png, name="frame", attachment_type=kind)
-        found = _STEP.match(what)
         # The step the check stopped at, or an action whose outcome is unknown (its frame is last).
-        broken = what == UNFINISHED or (failed is not None and found is not None and int(found.group(1)) == failed)
+        broken = frame.step is None or (failed is not None and frame.step == failed)
         # A step's status comes from the exception its block ends with: the failing one ends broken.
-        error = _StepFailed(record.result.outcome.message) if broken else None
+        error = _StepFailed(said(record.result.outcome)) if broken else None
         step.__exit__(None if error is None else _StepFailed, error, None)
     final = _final_frame(record)
     if final is not None:
@@ -182,11 +190,11 @@ def html_extras(records: Sequence[RunRecord]) -> list[dict[str, Any]]:
         final = _final_frame(record)
         if final is not None:
             out.append(extras.png(base64.b64encode(final).decode("ascii"), name=f"{record.result.name}: final frame"))
-        for what, file in record.frames:
-            picture = _picture(file)
+        for frame in record.frames:
+            picture = _picture(frame.file)
             if picture is not None:
                 make = extras.png if _is_png(picture) else extras.jpg
-                out.append(make(base64.b64encode(picture).decode("ascii"), name=what))
+                out.append(make(base64.b64encode(picture).decode("ascii"), name=frame.what))
     return out
 
 
@@ -217,18 +225,19 @@ class Totals:
             self._add_run(run)
 
     def _add_run(self, run: dict[str, object]) -> None:
-        calls = _int(run.get("model_calls"))
         self.runs += 1
-        self.model_calls += calls
+        self.model_calls += _int(run.get("model_calls"))
         self.healed_steps += _int(run.get("healed_steps"))
         self.cost_usd += _float(run.get("cost_usd"))
         self.estimated = self.estimated or run.get("cost_estimated") is True
-        if run.get("mode") == "replay" and calls == 0:
+        if run.get("replayed_with_no_model") is True:  # the result's own property, never re-derived
             self.replayed_free += 1
 
     def line(self) -> str:
         """``mobster: 2 check runs (2 replayed with no model), 0 healed steps, 0 model calls, $0.00``."""
-        money = f"{'~' if self.estimated and self.cost_usd > 0 else ''}${self.cost_usd:.2f}"
+        from mobster_core.results import Cost
+
+        money = Cost(self.cost_usd, self.estimated).text()
         s = _plural
         replayed = f" ({self.replayed_free} replayed with no model)" if self.replayed_free else ""
         return (

@@ -22,7 +22,17 @@ from ._settings import PluginSettings
 if TYPE_CHECKING:
     from mobster_core import CheckResult
 
-__all__ = ["RECORDS", "SESSION", "SETTINGS", "Closing", "RunRecord", "Worker", "settings_of", "worker_of"]
+__all__ = [
+    "RECORDS",
+    "SESSION",
+    "SETTINGS",
+    "Closing",
+    "RunRecord",
+    "StepFrame",
+    "Worker",
+    "settings_of",
+    "worker_of",
+]
 
 
 @dataclass(frozen=True)
@@ -35,16 +45,29 @@ class Worker:
 
 
 @dataclass(frozen=True)
-class RunRecord:
-    """One check run of a test: its result, the project it ran in, and its frames (``(what, file)``).
+class StepFrame:
+    """The frame of one action: what it was (``step 2 (Tap "Sign up")``), its file, and its step.
 
-    ``frames`` holds, for each action the run sent, what it was (``step 2 (Tap "Sign up")``) and
-    the file of the screen it was sent on; empty unless a report shows them.
+    ``step`` is the step's ``index`` (from 1); None for the unfinished action (it has no step).
+    ``_reports.step_frames`` makes them; the reports show them.
+    """
+
+    what: str
+    file: Path
+    step: int | None
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One check run of a test: its result, the project it ran in, and its frames (:class:`StepFrame`).
+
+    ``frames`` holds, for each action the run sent, what it was, the file of the screen it was
+    sent on and its step; empty unless a report shows them.
     """
 
     result: CheckResult
     root: Path
-    frames: tuple[tuple[str, Path], ...] = ()
+    frames: tuple[StepFrame, ...] = ()
 
 
 class Closing(Protocol):

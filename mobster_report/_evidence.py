@@ -26,15 +26,15 @@ import json
 import logging
 import stat
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import attrs
 
 from mobster_core import CheckResult, FailureClass, SuiteResult
-from mobster_core.exceptions import JournalError, UnsafeFile
+from mobster_core.exceptions import JournalError, ResultsError, UnsafeFile
 from mobster_core.files import atomic_write, read_private
-from mobster_core.results import FramesMode, read_journal
+from mobster_core.results import FramesMode, HealEntry, read_journal
 from mobster_core.text import utf8
 
 from ._frames import FrameLimits, base_of, frame_file, heal_frames, plan_frames, step_bases
@@ -198,8 +198,10 @@ def newest_report(root: Path, *, runs: bool = False) -> Path | None:
     return max(pages, key=lambda p: p.stat().st_mtime, default=None)
 
 
-#: How many of the newest runs ``heal_evidence`` looks through.
+#: How many of the newest runs ``heal_evidence`` looks through for a heal that names no run.
 RUNS_SEARCHED = 500
+#: The largest ``result.json`` read, in bytes.
+MAX_RESULT_BYTES = 64 * 1024 * 1024
 
 
 @attrs.frozen
@@ -215,28 +217,29 @@ class HealFrames:
     after: str | None
 
 
-def heal_evidence(root: Path, check: Path, step: int, change: tuple[str, str]) -> HealFrames | None:
-    """The newest run of the check file ``check`` (in the project ``root``) that made the heal of ``step`` ``change``.
+def heal_evidence(root: Path, check: Path, heal: HealEntry) -> HealFrames | None:
+    """The run of the check file ``check`` (in the project ``root``) that made ``heal``, and its frames.
 
-    ``change`` is the heal's (from, to). None when no run of the newest :data:`RUNS_SEARCHED`
-    holds it (their folders were cleaned).
+    The run is the one the heal names (``HealEntry.run_dir``); a heal of an older heal file names
+    none, and the newest of the newest :data:`RUNS_SEARCHED` runs that holds it is taken. None
+    when that run's folder is gone (cleaned), or holds no such heal.
     """
     try:  # as the run's result.json names it: relative to the project when it is inside
         file = str(check.resolve().relative_to(root.resolve()))
     except ValueError:
         file = str(check)
-    runs = sorted((root / ".mobster" / "runs").glob("*/result.json"), key=_mtime, reverse=True)
-    for result in runs[:RUNS_SEARCHED]:
-        try:
-            data = json.loads(result.read_bytes())
-        except (OSError, ValueError):
+    if heal.run_dir is not None:
+        folders = [root / heal.run_dir] if _is_run_dir(heal.run_dir) else []
+    else:
+        found = sorted((root / ".mobster" / "runs").glob("*/result.json"), key=_mtime, reverse=True)
+        folders = [f.parent for f in found[:RUNS_SEARCHED]]
+    for folder in folders:
+        result = _result_in(folder)
+        if result is None or result.file != file:
             continue
-        if not isinstance(data, dict) or data.get("file") != file or not isinstance(data.get("steps"), list):
-            continue
-        for heal in data.get("heals") or []:
-            if isinstance(heal, dict) and (heal.get("step"), heal.get("from"), heal.get("to")) == (step, *change):
-                folder = result.parent
-                before, after = heal_frames(data["steps"], heal)
+        for made in result.heals:
+            if (made.step, made.from_, made.to) == (heal.step, heal.from_, heal.to):
+                before, after = heal_frames(result.to_dict()["steps"], made.to_dict())
                 report = folder / "report.html"
                 return HealFrames(
                     run_dir=_rel(folder, root),
@@ -245,6 +248,20 @@ def heal_evidence(root: Path, check: Path, step: int, change: tuple[str, str]) -
                     after=_frame_path(folder, after, root),
                 )
     return None
+
+
+def _is_run_dir(run_dir: str) -> bool:
+    """A heal file is text anyone may edit: the run it names is a folder of ``.mobster/runs``, nothing else."""
+    parts = PurePosixPath(run_dir).parts
+    return len(parts) == 3 and parts[:2] == (".mobster", "runs") and parts[2] not in ("", ".", "..")
+
+
+def _result_in(folder: Path) -> CheckResult | None:
+    """The run's ``result.json``, typed; None when it is missing, unsafe or not a result."""
+    try:
+        return CheckResult.from_dict(json.loads(read_private(folder / "result.json", max_bytes=MAX_RESULT_BYTES)))
+    except (OSError, UnsafeFile, ValueError, ResultsError):
+        return None
 
 
 def _mtime(path: Path) -> float:

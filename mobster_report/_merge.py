@@ -5,16 +5,18 @@ Rule 1: a shard is a suite's folder (the one holding ``results.json``) or a proj
 Rule 2: the merged ``results.json`` is a ``mobster.test/1`` document with every check entry of
         every shard unchanged (its device included: a check run on two devices stays two
         entries), sorted by file, then device, then run folder; its ``summary`` and ``exit_code``
-        are computed from the entries as one suite computes them, so merging the halves of
-        ``--shard 1/2`` and ``--shard 2/2`` gives the summary of one unsharded run. ``seconds`` is
+        are those of one suite of the entries read back (``SuiteResult.from_dict``): the same
+        properties compute them, so merging the halves of ``--shard 1/2`` and ``--shard 2/2``
+        gives the summary of one unsharded run. ``seconds`` is
         the sum of the shards' (the device time one unsharded run would take), ``started_at`` the
         earliest, and ``merged_from`` lists the shards' suite ids.
 Rule 3: the merged ``junit.xml`` holds one ``testsuite`` with every shard's testcases (one per
         check and device, as each shard wrote them) and the counts summed.
 Rule 4: the merged ``index.html`` links each check to its run's ``report.html`` where the shard
         left it (a relative link from the merged folder).
-Rule 5: a shard that isn't a ``mobster.test/1`` document, or the same run merged twice, is an
-        error naming the file and what to do; nothing is written then.
+Rule 5: a shard that isn't a ``mobster.test/1`` document (a key of the wrong type included: the
+        error names the file and the key), or the same run merged twice, is an error naming the
+        file and what to do; nothing is written then.
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mobster_core import Verdict
-from mobster_core.exceptions import MobsterError
+from mobster_core import SuiteResult
+from mobster_core.exceptions import MobsterError, ResultsError
 from mobster_core.files import atomic_write
-from mobster_core.results import SCHEMA, suite_exit_code
+from mobster_core.results import SCHEMA
 from mobster_core.text import utf8
 
 from ._evidence import write_index
@@ -73,7 +75,15 @@ def _load(folder: Path) -> dict[str, Any]:
         raise MergeError(f"{file}: not a {SCHEMA} document (key 'schema' and a list 'checks'); is it a results.json?")
     if not all(isinstance(c, dict) for c in doc["checks"]):
         raise MergeError(f"{file}: key 'checks' holds something that isn't a check's entry")
-    return doc
+    return doc  # read typed by merge_documents, which names the file
+
+
+def _typed(doc: Mapping[str, Any], name: str) -> SuiteResult:
+    """Rule 5: the document read back, typed; a value of the wrong type names the shard and its key."""
+    try:
+        return SuiteResult.from_dict(doc, Path())
+    except ResultsError as exc:
+        raise MergeError(f"{name}: {exc}; write it again with mobster test") from exc
 
 
 def _device_key(check: Mapping[str, Any]) -> str:
@@ -84,9 +94,11 @@ def _device_key(check: Mapping[str, Any]) -> str:
 def merge_documents(docs: Sequence[Mapping[str, Any]], names: Sequence[str] = ()) -> dict[str, Any]:
     """Rule 2: one ``mobster.test/1`` document from several (``names`` name them in errors)."""
     checks: list[dict[str, Any]] = []
+    typed: list[SuiteResult] = []
     seen: dict[str, str] = {}
     for n, doc in enumerate(docs):
         name = names[n] if n < len(names) else f"shard {n + 1}"
+        typed.append(_typed(doc, name))
         for c in doc.get("checks", []):
             run_dir = c.get("run_dir")
             if isinstance(run_dir, str) and run_dir:
@@ -95,26 +107,16 @@ def merge_documents(docs: Sequence[Mapping[str, Any]], names: Sequence[str] = ()
                 seen[run_dir] = name
             checks.append(dict(c))
     checks.sort(key=lambda c: (str(c.get("file", "")), _device_key(c), str(c.get("run_dir", ""))))
-    known = {v.value for v in Verdict}
-    verdicts = [Verdict(c["verdict"]) for c in checks if c.get("verdict") in known]
-    cost = sum(float(c.get("cost_usd") or 0.0) for c in checks)
-    started = sorted(str(d.get("started_at", "")) for d in docs if d.get("started_at"))
-    return {
-        "schema": SCHEMA,
-        "suite_id": "merged-" + "+".join(str(d.get("suite_id", "")) for d in docs),
-        "started_at": started[0] if started else "",
-        "seconds": round(sum(float(d.get("seconds") or 0.0) for d in docs), 3),
-        "exit_code": suite_exit_code(verdicts),
-        "summary": {
-            **{v.value: sum(1 for c in checks if c.get("verdict") == v.value) for v in Verdict},
-            "healed_steps": sum(len(h.get("new") or []) for c in checks for h in c.get("heals") or []),
-            "model_calls": sum(int(c.get("model_calls") or 0) for c in checks),
-            "cost_usd": round(cost, 6),
-            "cost_estimated": any(bool(c.get("cost_estimated")) for c in checks),
-        },
-        "checks": checks,
-        "merged_from": [str(d.get("suite_id", "")) for d in docs],
-    }
+    started = sorted(s.started_at for s in typed if s.started_at)
+    merged = SuiteResult(
+        suite_id="merged-" + "+".join(s.suite_id for s in typed),
+        started_at=started[0] if started else "",
+        seconds=sum(s.seconds for s in typed),
+        checks=tuple(c for s in typed for c in s.checks),
+        folder=Path(),
+    ).to_dict()
+    # Rule 2: the entries as the shards wrote them (keys a later version added included).
+    return {**merged, "checks": checks, "merged_from": [s.suite_id for s in typed]}
 
 
 def merge_junit(files: Sequence[Path]) -> bytes:

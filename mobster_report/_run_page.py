@@ -91,8 +91,7 @@ class RunReport:
     ``target`` (``{label, role, id, frame}``, as a heal's actions do) and an assertion ``matches``
     (a list of ``{label, role, frame}``), which the page outlines. ``journal`` is the run's
     journal entries (``read_journal``). ``frames`` maps a frame's file name in the run folder
-    (``frames/step-003-before.thumb.jpg``) to its bytes or its path. ``heals`` are the heals to
-    show (this run's, from ``result["heals"]``, when None). ``rerun`` is the command that runs the
+    (``frames/step-003-before.thumb.jpg``) to its bytes or its path. ``rerun`` is the command that runs the
     check again (``mobster test <file>`` when None). ``note`` is said at the top of the page
     (plain text: why it has no pictures, when it has none).
     """
@@ -100,7 +99,6 @@ class RunReport:
     result: Mapping[str, Any]
     journal: Sequence[Mapping[str, Any]] = ()
     frames: Mapping[str, bytes | Path] = attrs.field(factory=dict)
-    heals: Sequence[Mapping[str, Any]] | None = None
     rerun: str | None = None
     note: str | None = None
 
@@ -236,7 +234,7 @@ def render_run(report: RunReport) -> str:
     """The text of a check run's ``report.html`` (see the module rules)."""
     r = report.result
     steps = [_map(s) for s in _list(r.get("steps"))]
-    heals = [_map(h) for h in (_list(r.get("heals")) if report.heals is None else list(report.heals))]
+    heals = [_map(h) for h in _list(r.get("heals"))]
     assertions = [_map(a) for a in _list(r.get("assertions"))]
     pictures = _Pictures(report.frames)
     verdict = _str(r, "verdict")
@@ -270,10 +268,10 @@ def render_run(report: RunReport) -> str:
 #: What to look at first, by failure class (the message says what happened; this says where to look).
 _HINTS = {
     "drift": "A step's screen changed. If the app changed on purpose, let the step heal (run with a model) "
-    "or record the path again (--fresh); if it didn't, the check caught a bug.",
+    "or record the path again; if it didn't, the check caught a bug.",
     "assertion": "The steps ran, and the final screen doesn't show what the check expects: compare it with the "
     "failed assertions.",
-    "heal_limit": "Too many recorded steps changed to heal them safely: record the path again (--fresh).",
+    "heal_limit": "Too many recorded steps changed to heal them safely: record the path again.",
     "unknown_outcome": "An action may or may not have happened. Look at the app before running again; the "
     "journal says which action.",
     "app_not_running": "The app was not in front at the end: it crashed, or the flow left it.",
@@ -291,10 +289,10 @@ def _header(r: Mapping[str, Any], mark: str, word: str, vclass: str, heals: Sequ
     if hint:
         lines += f"<p class=hint>{hint}</p>"
     if heals:
-        n = sum(len(_list(h.get("new"))) for h in heals)
+        healed, n = _steps_healed(r, "healed step")
         lines += (
-            f'<p class=hint><a href="#heals">{n} healed step{"s" if n != 1 else ""}</a> '
-            f"{'wait' if n != 1 else 'waits'} for review: <code>mobster test heal</code></p>"
+            f'<p class=hint><a href="#heals">{healed}</a> '
+            f"{'waits' if n == 1 else 'wait'} for review: <code>mobster test heal</code></p>"
         )
     return (
         f'<header class="verdict v-{vclass}"><div class=mark aria-hidden="true">{mark}</div><div>'
@@ -325,7 +323,8 @@ def _facts(r: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], heals: Sequ
         rows.append(("App", f"{_t(app.get('bundle'), 200)} {_t(app.get('version'), 80)} {build}"))
     mode = _str(r, "mode")
     counts = _source_counts(steps)
-    rows.append(("Mode", f"{_t(mode, 40)}" + (f" <span class=dim>· {counts}</span>" if counts else "")))
+    shown = _t(mode, 40) if mode else "<span class=dim>none: the run ended before its steps</span>"
+    rows.append(("Mode", shown + (f" <span class=dim>· {counts}</span>" if counts else "")))
     rows.append(("Time", _seconds(r.get("seconds"))))
     calls = _num(r.get("model_calls"))
     rows.append(("Model calls", "—" if calls is None else f"{calls:.0f}"))
@@ -341,10 +340,17 @@ def _facts(r: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], heals: Sequ
             )
         )
     if heals:
-        n = sum(len(_list(h.get("new"))) for h in heals)
-        rows.append(("Healed", f"{n} step{'s' if n != 1 else ''}, waiting for review"))
+        rows.append(("Healed", f"{_steps_healed(r)[0]}, waiting for review"))
     cells = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in rows)
     return f"<section class=facts aria-label=Summary><dl>{cells}</dl></section>"
+
+
+def _steps_healed(r: Mapping[str, Any], noun: str = "step") -> tuple[str, int | None]:
+    """``2 steps``: the result's own count (``CheckResult.healed_steps``), and the count (None without one)."""
+    n = _num(r.get("healed_steps"))
+    if n is None:  # a document without the count: say there are some
+        return f"{noun}s", None
+    return f"{n:.0f} {noun}{'s' if n != 1 else ''}", int(n)
 
 
 def _path_line(path: Mapping[str, Any]) -> str:

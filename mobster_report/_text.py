@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from mobster_core.results import Cost
 from mobster_core.text import escape_controls
 
 __all__ = [
@@ -113,11 +114,11 @@ def seconds(value: object) -> str:
 
 
 def cost(value: object, estimated: object) -> str:
-    """``$0.0132`` (``~`` when estimated), ``$0``, or a dash."""
+    """``$0.0132`` (``~`` when estimated: the results' own ``Cost.text``, at four places), or a dash."""
     n = number(value)
     if n is None:
         return "—"
-    return f"{'~' if estimated is True else ''}${n:.4f}" if n else "$0"
+    return Cost(n, estimated is True).text(4)
 
 
 def percent(value: float) -> str:

@@ -36,6 +36,10 @@ def test_every_example_of_the_page_runs(
     out = capsys.readouterr().out
     assert "smart 4" in out  # the first run: Smart, four model calls (three steps and "done")
     assert 'step 3 (Tap "Continue") drifted' in out
+    # A fix spelled for Python names RunOptions, never a flag of the CLI or the plugin.
+    assert "(healing is off); run it with RunOptions(no_heal=False)" in out
+    assert "--no-heal" not in out
+    assert "seconds: expected a number, got '3'" in out  # from_dict names the key it refused
 
 
 def test_the_readme_example_runs() -> None:

@@ -40,5 +40,5 @@ class Breaker:
         would = self.total_healed + 1
         return (
             f"healing step {step} would make {would} of {self.recorded} recorded steps healed; "
-            "the most a heal may change is half of a check. Record the check again with --fresh"
+            "the most a heal may change is half of a check"
         )

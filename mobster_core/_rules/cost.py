@@ -6,6 +6,9 @@ Rule 2: a model's price is the longest entry of the table its name starts with; 
         estimate.
 Rule 3: when a provider gives no usage, usage is estimated at 4 characters a token for the
         prompt plus 150 output tokens a call, and the cost says it's an estimate.
+Rule 4: a cost in words is dollars with two decimals (four in a report or ``junit.xml``), with
+        ``~`` in front whenever any part of it was estimated, whatever the amount: ``~$0.00`` is
+        an estimate that rounds to nothing, never an exact ``$0.00``.
 """
 
 from __future__ import annotations
@@ -58,6 +61,10 @@ class Cost:
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(self.usd + other.usd, self.estimated or other.estimated)
+
+    def text(self, places: int = 2) -> str:
+        """Rule 4: ``$0.00``, or ``~$0.02`` when any part of it is estimated; ``places`` decimals."""
+        return f"{'~' if self.estimated else ''}${self.usd:.{places}f}"
 
 
 @attrs.frozen

@@ -23,9 +23,10 @@ from typing import Any
 
 import attrs
 import cattrs
-from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 
 from mobster_core.exceptions import PathError
+
+from .strict import KeyedError, first_error, shown, strict_converter, strict_frame, strict_list, strict_str
 
 __all__ = ["Commit", "Op", "ScreenRef", "Step", "Target", "dump_path", "load_path"]
 
@@ -82,35 +83,27 @@ _HEX16 = re.compile(r"[0-9a-f]{16}")
 _TREE_PATH = re.compile(r"/0(/[0-9]+)*")
 
 
-class _KeyedError(ValueError):
-    """A rule broken by one key of a step; ``key`` is relative to the object that raised it."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(message)
-        self.key = key
-
-
 def _non_empty(_inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
     if not value:
-        raise _KeyedError(attribute.name, "must not be empty")
+        raise KeyedError(attribute.name, "must not be empty")
 
 
 def _frame(_inst: object, attribute: attrs.Attribute[Any], value: tuple[float, ...]) -> None:
     if len(value) != 4:
-        raise _KeyedError(attribute.name, f"expected [x, y, w, h], four numbers; got {len(value)}")
+        raise KeyedError(attribute.name, f"expected [x, y, w, h], four numbers; got {len(value)}")
     for v in value:
         if not 0.0 <= v <= 1.0:
-            raise _KeyedError(attribute.name, f"frame numbers are normalized to the screen, each in 0..1; got {v}")
+            raise KeyedError(attribute.name, f"frame numbers are normalized to the screen, each in 0..1; got {v}")
 
 
 def _tree_path(_inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
     if not _TREE_PATH.fullmatch(value):
-        raise _KeyedError(attribute.name, f"expected a tree path such as /0/3/1; got {value!r}")
+        raise KeyedError(attribute.name, f"expected a tree path such as /0/3/1; got {value!r}")
 
 
 def _count(_inst: object, attribute: attrs.Attribute[Any], value: int) -> None:
     if value < 1:
-        raise _KeyedError(attribute.name, f"expected how often the label was on the screen, 1 or more; got {value}")
+        raise KeyedError(attribute.name, f"expected how often the label was on the screen, 1 or more; got {value}")
 
 
 @attrs.frozen
@@ -131,14 +124,14 @@ class Target:
     @nth.validator
     def _nth(self, attribute: attrs.Attribute[Any], value: int) -> None:
         if not 0 <= value < self.count:
-            raise _KeyedError(
+            raise KeyedError(
                 attribute.name, f"expected which of the {self.count} it was, 0 to {self.count - 1}; got {value}"
             )
 
 
 def _hash(_inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
     if not _HEX16.fullmatch(value):
-        raise _KeyedError(attribute.name, f"expected 16 lowercase hex digits; got {value!r}")
+        raise KeyedError(attribute.name, f"expected 16 lowercase hex digits; got {value!r}")
 
 
 @attrs.frozen
@@ -168,17 +161,17 @@ class Step:
 
     def __attrs_post_init__(self) -> None:
         if self.op.needs_target and self.target is None:
-            raise _KeyedError("target", f"{self.op} needs a target")
+            raise KeyedError("target", f"{self.op} needs a target")
         if self.target is not None and not self.op.takes_target:
-            raise _KeyedError("target", f"{self.op} takes no target; it must be null")
+            raise KeyedError("target", f"{self.op} takes no target; it must be null")
         if self.op is Op.TYPE:
             if self.text is None and not self.live:
-                raise _KeyedError("text", "a TYPE step has text, or is live with text null")
+                raise KeyedError("text", "a TYPE step has text, or is live with text null")
         elif self.op in (Op.LAUNCH_APP, Op.OPEN_URL):
             if not self.text:
-                raise _KeyedError("text", f"{self.op} needs text (the bundle id or the URL)")
+                raise KeyedError("text", f"{self.op} needs text (the bundle id or the URL)")
         elif self.text is not None:
-            raise _KeyedError("text", f"{self.op} takes no text; it must be null")
+            raise KeyedError("text", f"{self.op} takes no text; it must be null")
 
     @classmethod
     def from_dict(cls, data: Any) -> Step:
@@ -254,77 +247,31 @@ def dump_path(steps: Sequence[Step]) -> list[dict[str, Any]]:
 _STEP_KEYS = ("op", "app", "target", "screen", "text", "commit", "live")
 
 
-def _strict_str(value: Any, _type: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {_show(value)}")
-    return value
-
-
-def _strict_bool(value: Any, _type: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"expected true or false, got {_show(value)}")
-    return value
-
-
-def _strict_float(value: Any, _type: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"expected a number, got {_show(value)}")
-    return float(value)
-
-
-def _strict_int(value: Any, _type: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected a whole number, got {_show(value)}")
-    return value
-
-
-def _strict_list(value: Any) -> Sequence[Any]:
-    if not isinstance(value, list | tuple):
-        raise TypeError(f"expected a list, got {_show(value)}")
-    return value
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _make_converter() -> cattrs.Converter:
-    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
-    conv.register_structure_hook(str, _strict_str)
-    conv.register_structure_hook(bool, _strict_bool)
-    conv.register_structure_hook(float, _strict_float)
-    conv.register_structure_hook(int, _strict_int)
-
-    def frame_hook(value: Any, _type: Any) -> tuple[float, float, float, float]:
-        items = _strict_list(value)
-        if len(items) != 4:
-            raise ValueError(f"expected [x, y, w, h], four numbers; got {len(items)}")
-        a, b, c, d = (_strict_float(v, float) for v in items)
-        return (a, b, c, d)
+    conv = strict_converter(forbid_extra_keys=True)
 
     def pair_hook(value: Any, _type: Any) -> tuple[str, str]:
-        items = _strict_list(value)
+        items = strict_list(value)
         if len(items) != 2:
             raise ValueError(f"expected [role, label]; got {len(items)} items")
-        return (_strict_str(items[0], str), _strict_str(items[1], str))
+        return (strict_str(items[0]), strict_str(items[1]))
 
     def signature_hook(value: Any, _type: Any) -> tuple[tuple[str, str], ...]:
-        return tuple(pair_hook(v, None) for v in _strict_list(value))
+        return tuple(pair_hook(v, None) for v in strict_list(value))
 
     def op_hook(value: Any, _type: Any) -> Op:
         if not isinstance(value, str) or value not in Op.__members__:
-            raise ValueError(f"unknown op {_show(value)} (ops: {', '.join(Op)})")
+            raise ValueError(f"unknown op {shown(value)} (ops: {', '.join(Op)})")
         return Op(value)
 
     def commit_hook(value: Any, _type: Any) -> Commit:
         if not isinstance(value, str) or value not in {c.value for c in Commit}:
-            raise ValueError(f"unknown commit {_show(value)} (send, post, delete, purchase or null)")
+            raise ValueError(f"unknown commit {shown(value)} (send, post, delete, purchase or null)")
         return Commit(value)
 
     frame_type = tuple[float, float, float, float]
     signature_type = tuple[tuple[str, str], ...]
-    conv.register_structure_hook_func(lambda t: t == frame_type, frame_hook)
+    conv.register_structure_hook_func(lambda t: t == frame_type, strict_frame)
     conv.register_structure_hook_func(lambda t: t == signature_type, signature_hook)
     conv.register_structure_hook(Op, op_hook)
     conv.register_structure_hook(Commit, commit_hook)
@@ -344,41 +291,7 @@ def _structure_step(data: Any, number: int | None) -> Step:
     try:
         return _CONVERTER.structure(dict(data), Step)
     except cattrs.BaseValidationError as exc:
-        key, message = _first_error(exc)
+        key, message = first_error(exc, whole="step")
         raise PathError(f"{where}: key {key!r}: {message}", step=number, key=key) from exc
-    except _KeyedError as exc:
+    except KeyedError as exc:
         raise PathError(f"{where}: key {exc.key!r}: {exc}", step=number, key=exc.key) from exc
-
-
-def _first_error(exc: BaseException, prefix: str = "") -> tuple[str, str]:  # noqa: PLR0911 - one return per kind of cattrs error
-    """Walk cattrs' exception groups to the first leaf: (dotted key, message)."""
-    if isinstance(exc, ForbiddenExtraKeysError):
-        extra = min(exc.extra_fields)
-        return (f"{prefix}.{extra}".lstrip("."), f"unknown key {extra!r}")
-    if isinstance(exc, ClassValidationError | IterableValidationError):
-        for sub in exc.exceptions:
-            note = _note_of(sub)
-            if isinstance(note, str):
-                return _first_error(sub, f"{prefix}.{note}".lstrip(".") if note else prefix)
-            if isinstance(note, int):
-                return _first_error(sub, f"{prefix}[{note}]")
-            return _first_error(sub, prefix)
-        return (prefix or "?", str(exc))  # pragma: no cover - cattrs never raises an empty group
-    if isinstance(exc, KeyError):
-        # cattrs notes the missing attribute's name on the KeyError, so ``prefix`` ends with it.
-        return (prefix, f"key {prefix.rsplit('.', 1)[-1]!r} is missing")
-    if isinstance(exc, _KeyedError):
-        return (f"{prefix}.{exc.key}".lstrip("."), str(exc))
-    return (prefix or "step", str(exc))
-
-
-def _note_of(exc: BaseException) -> str | int | None:
-    """The attribute name or list index cattrs attached to a sub-exception, if any."""
-    for note in getattr(exc, "__notes__", []):
-        name = getattr(note, "name", None)
-        if isinstance(name, str):
-            return name
-        index = getattr(note, "index", None)
-        if isinstance(index, int):
-            return index
-    return None

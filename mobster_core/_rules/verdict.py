@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from .assertions import Assertion, AssertionResult
+from .fixes import Fix, joined
 
 __all__ = ["Evidence", "FailureClass", "Outcome", "SmartNote", "Verdict", "decide", "suite_exit_code"]
 
@@ -77,15 +78,31 @@ class FailureClass(enum.StrEnum):
 
 @attrs.frozen
 class Outcome:
-    """A check's verdict, its failure class (None exactly when it passed) and a one-line message."""
+    """A check's verdict, its failure class (None exactly when it passed) and a one-line message.
+
+    ``step`` is the step (from 1, as the result's ``steps[].index`` counts them) the run ended at,
+    when it ended at one: the step that drifted, was refused, or whose action failed; None when
+    it ended elsewhere (before the steps, in a model turn, at the verdict). ``fix`` is what to do
+    about it (``_rules/fixes``), which each front end spells with its own options; the message
+    never names one.
+    """
 
     verdict: Verdict = attrs.field(converter=Verdict)
     failure_class: FailureClass | None = None
     message: str = ""
+    step: int | None = attrs.field(default=None, kw_only=True)
+    fix: Fix | None = attrs.field(default=None, kw_only=True)
 
     def __attrs_post_init__(self) -> None:
         if (self.verdict is Verdict.PASSED) != (self.failure_class is None):
             raise ValueError("a passed outcome has no failure class, and every other outcome has one")
+        if self.step is not None and self.step < 1:
+            raise ValueError(f"a step is counted from 1, got {self.step}")
+
+    @property
+    def sentence(self) -> str:
+        """The message with the fix's neutral sentence (``_rules/fixes`` Rule 3): ``results.json``'s ``message``."""
+        return joined(self.message, None if self.fix is None else self.fix.sentence)
 
     @property
     def exit_code(self) -> int:

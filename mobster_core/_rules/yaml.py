@@ -89,7 +89,9 @@ class YamlProblem(ValueError):
         self.problem = problem
         self.fix = fix
         what = f"{self.key}: {problem}" if self.key else problem
-        super().__init__(f"{self.where}: {what}; {fix}" if fix else f"{self.where}: {what}")
+        #: The message without its file and line: ``key.path: problem; fix``.
+        self.detail = f"{what}; {fix}" if fix else what
+        super().__init__(f"{self.where}: {self.detail}")
 
     @property
     def where(self) -> str:

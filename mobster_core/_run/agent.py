@@ -268,7 +268,7 @@ class Agent:
             return False
         step = self._record(screen, action, commit)
         what = f"step {index} ({step.describe()})"
-        frame = await self.dispatch.send(key, what, action, {"step": index, "source": "smart"})
+        frame = await self.dispatch.send(key, what, action, {"step": index, "source": "smart"}, step=index)
         self._next_index += 1
         self.path.append(step)
         self.reports.append(

@@ -65,7 +65,7 @@ from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
 from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
-from .results import CheckResult, Mode, StepReport
+from .results import CheckResult, StepReport
 from .steps import Executed, execute
 
 __all__ = ["RunOptions", "RunStopped", "run_check"]
@@ -113,7 +113,7 @@ async def run_check(
     with Journal(folder) as journal:
         dispatch = Dispatcher(device, clock, journal, timing=options.policy, secrets=secrets)
         dispatch.on_sent, dispatch.on_sending = options.on_sent, options.on_sending
-        run = Run(check, device, clock, root, options, dispatch, calls)
+        run = Run(check, device, clock, root, options, dispatch, calls, run_dir=_relative(folder, root))
         if run.takes_frames:
             dispatch.keep_frames(folder)
         story, stopped = await _tell(run, folder, missing)
@@ -250,14 +250,13 @@ def _result(run: Run, story: _Story, *, seconds: float, folder: Path, frames: fr
         r if r.frame is None or r.frame in frames else attrs.evolve(r, frame=None)
         for r in (() if executed is None else executed.reports)
     )
-    mode = Mode.LAUNCH if check.launch_only else Mode.REPLAY
     return CheckResult(
         name=check.name,
         file=_relative(check.file, run.root),
         device=story.info,
         app=None if prepared is None else prepared.app,
         outcome=attrs.evolve(story.outcome, message=run.dispatch.secrets.scrub(story.outcome.message)),
-        mode=mode if executed is None else executed.mode,
+        mode=None if executed is None else executed.mode,  # Rule 5 of the results: none until the steps ran
         seconds=seconds,
         cost=Cost() if run.calls is None else run.calls.cost,
         model_calls=0 if run.calls is None else run.calls.count,

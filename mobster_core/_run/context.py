@@ -99,6 +99,8 @@ class Run:
     options: RunOptions
     dispatch: Dispatcher
     calls: ModelCalls | None
+    #: The run's folder, relative to the project (``.mobster/runs/<run_id>``): what its heals name.
+    run_dir: str | None = None
     provenance: Provenance = attrs.field(init=False)
 
     @provenance.default

@@ -146,10 +146,11 @@ class Dispatcher:
 
     # -- reads (Rules 5 and 8) -----------------------------------------------------------------
 
-    async def read(self, what: str = "the app") -> Screen:
-        """Read the screen (Rule 5)."""
+    async def read(self, what: str = "the app", *, step: int | None = None) -> Screen:
+        """Read the screen (Rule 5); a failure ends the run at ``step``, the step the read was for."""
         read = self._framed(self._scrubbed(_contract(self.device.read, "read", Screen)))
-        self._latest = await self._twice(read, f"reading the screen for {what}", "couldn't read the screen")
+        doing = f"reading the screen for {what}"
+        self._latest = await self._twice(read, doing, "couldn't read the screen", step=step)
         return self._latest
 
     async def read_evidence(self, what: str) -> Screen:
@@ -169,7 +170,7 @@ class Dispatcher:
         self._latest = screen
         return screen
 
-    async def target_shown(self, element: Element, what: str = "the app") -> bool:
+    async def target_shown(self, element: Element, what: str = "the app", *, step: int | None = None) -> bool:
         """Rule 8: is ``element`` (from the latest read) shown, by the device's own account?
 
         True when the device can't tell (it has no ``TargetChecks``).
@@ -178,7 +179,7 @@ class Dispatcher:
         if not isinstance(device, TargetChecks):
             return True
         check = _contract(lambda: device.check_target(element), "check_target", bool)
-        return await self._twice(check, f"checking the target for {what}", "couldn't check the target")
+        return await self._twice(check, f"checking the target for {what}", "couldn't check the target", step=step)
 
     async def screenshot(self) -> bytes | None:
         """A screenshot for the model when the device gives them: tried twice, else none (logged)."""
@@ -347,8 +348,10 @@ class Dispatcher:
         launching = self.device.launch(bundle, self._resolved_launch(options))
         await self._call(key, f"launching {bundle}", launching, pre=f"couldn't launch {bundle}")
 
-    async def send(self, key: str, what: str, action: Action, info: dict[str, Any]) -> str | None:
-        """Journal and send one action once (Rules 1-3, 6); ``what`` names it in messages.
+    async def send(
+        self, key: str, what: str, action: Action, info: dict[str, Any], *, step: int | None = None
+    ) -> str | None:
+        """Journal and send one action once (Rules 1-3, 6); ``what`` names it in messages, ``step`` in outcomes.
 
         Returns the name of the frame it was sent on (Rule 9), None when the run takes none.
         """
@@ -363,12 +366,13 @@ class Dispatcher:
         self._actions += 1
         if frame is not None:
             self._keep(frame, shot)
-        await self._call(key, what, self.device.act(self._resolved(action)), pre=f"{what} couldn't be sent")
+        await self._call(key, what, self.device.act(self._resolved(action)), pre=f"{what} couldn't be sent", step=step)
         self._sent.append((what, action))
         if action.op is Op.TYPE and element is not None and action.text is not None:
             # A secure field shows bullets: count the value's; any other field reads back scrubbed.
             secure = element.role == "SecureTextField"
-            await self.confirm_typing(what, element, self.secrets.resolve(action.text) if secure else action.text)
+            typed = self.secrets.resolve(action.text) if secure else action.text
+            await self.confirm_typing(what, element, typed, step=step)
         if self.on_sent is not None:
             self.on_sent(what)  # progress for people: ``what`` never holds masked text
         return frame
@@ -385,14 +389,15 @@ class Dispatcher:
                 return what
         return None
 
-    async def confirm_typing(self, what: str, field: Element, text: str) -> None:
+    async def confirm_typing(self, what: str, field: Element, text: str, *, step: int | None = None) -> None:
         """Rule 4: read until the field holds the text, for at most the timing's drift time."""
-        shown = await drive(TypingWait(field, text, self.timing), self.clock, lambda: self.read(what))
+        shown = await drive(TypingWait(field, text, self.timing), self.clock, lambda: self.read(what, step=step))
         if shown is not None:
             raise couldnt(
                 FailureClass.UNKNOWN_OUTCOME,
                 f'{what}: the field "{field.label}" shows {shown} after typing, not what was typed; '
                 "the typing may have half happened. Look at the app before running again.",
+                step=step,
             )
 
     def _resolved(self, action: Action) -> Action:
@@ -423,15 +428,15 @@ class Dispatcher:
             log.debug("read failed, reading once more", error=str(first))
             return await call()
 
-    async def _twice(self, call: Callable[[], Awaitable[T]], doing: str, failing: str) -> T:
+    async def _twice(self, call: Callable[[], Awaitable[T]], doing: str, failing: str, *, step: int | None) -> T:
         """:meth:`_retried`; a second failure ends the run, an unknown outcome once anything was sent."""
         try:
             return await self._retried(call)
         except DeviceError as exc:
             scrub = self.secrets.scrub
             if not self._sent_any or isinstance(exc, BrokenContract):  # a driver's bug is the device's, not the app's
-                raise couldnt(FailureClass.DEVICE, scrub(f"{failing}: {exc}")) from exc
-            raise couldnt(FailureClass.UNKNOWN_OUTCOME, scrub(unknown_message(doing, exc))) from exc
+                raise couldnt(FailureClass.DEVICE, scrub(f"{failing}: {exc}"), step=step) from exc
+            raise couldnt(FailureClass.UNKNOWN_OUTCOME, scrub(unknown_message(doing, exc)), step=step) from exc
 
     def _begin(self, key: str, entry: dict[str, Any], *, masked: bool = False) -> None:
         try:
@@ -440,16 +445,16 @@ class Dispatcher:
             raise couldnt(FailureClass.UNKNOWN_OUTCOME, f"not sent: {exc}") from exc
         self._journal.intent(key, entry, masked=masked)
 
-    async def _call(self, key: str, what: str, call: Awaitable[None], *, pre: str) -> None:
+    async def _call(self, key: str, what: str, call: Awaitable[None], *, pre: str, step: int | None = None) -> None:
         if self.on_sending is not None:
             self.on_sending(what)
         try:
-            await self._settled(key, what, call, pre=pre)
+            await self._settled(key, what, call, pre=pre, step=step)
         finally:
             if self.on_sending is not None:
                 self.on_sending(None)
 
-    async def _settled(self, key: str, what: str, call: Awaitable[None], *, pre: str) -> None:
+    async def _settled(self, key: str, what: str, call: Awaitable[None], *, pre: str, step: int | None) -> None:
         try:
             await call
         except asyncio.CancelledError:
@@ -461,9 +466,9 @@ class Dispatcher:
             scrub = self.secrets.scrub
             if isinstance(exc, DeviceError) and not isinstance(exc, UnknownOutcome):
                 self._settle(key, Effect.NOT_SENT, scrub(str(exc)))
-                self._end(couldnt(FailureClass.DEVICE, scrub(f"{pre}: {exc}")), exc)
+                self._end(couldnt(FailureClass.DEVICE, scrub(f"{pre}: {exc}"), step=step), exc)
             self._settle(key, Effect.UNKNOWN, scrub(str(exc)))
-            self._end(couldnt(FailureClass.UNKNOWN_OUTCOME, scrub(unknown_message(what, exc))), exc)
+            self._end(couldnt(FailureClass.UNKNOWN_OUTCOME, scrub(unknown_message(what, exc)), step=step), exc)
         self._sent_any = True
         self._settle(key, Effect.OK)
 

@@ -21,7 +21,9 @@ Rule 6: when the drifted step is the last one (no recorded step is left to match
 Rule 7: a drifted step is healed only when nothing rules it out (:func:`refusal`), in this order:
         the app under test is gone (the home screen in front: ``failed``, ``app_not_running``, a
         heal would hide a crash); the user chose to keep the step failing (``drift``); no heal
-        (``--no-heal``) or no model (``drift``); the breaker (``heal_limit``).
+        (``RunOptions.no_heal``) or no model (``drift``, with the fix that gives it one); the
+        breaker (``heal_limit``, fixed by recording the check again). Each outcome names the
+        drifted step.
 Rule 8: a heal returns its own steps: the healed path, where the replay resumes, the reports and
         the heal file's entry of the steps the model took, or the failure that ended it.
 """
@@ -29,12 +31,13 @@ Rule 8: a heal returns its own steps: the healed path, where the replay resumes,
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import attrs
 
 from mobster_core._rules.breaker import Breaker
 from mobster_core._rules.device import SPRINGBOARD
+from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.matcher import MatchRule, match_step
 from mobster_core._rules.model import Decision, DecisionKind
 from mobster_core._rules.screen import Screen
@@ -44,12 +47,12 @@ from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.healfile import HealEntry
 
 from .agent import Agent
-from .ended import Ended, failed
+from .ended import Ended
 from .replay import Drift
 from .results import StepReport, StepSource, recorded_element
 from .wait import drive
 
-__all__ = ["LOOKAHEAD", "HealJob", "Healed", "heal_request", "heal_step", "refusal"]
+__all__ = ["LOOKAHEAD", "HealJob", "Healed", "heal_limit", "heal_request", "heal_step", "refusal"]
 
 #: Rule 2: how many steps after the drifted one the screen is compared with.
 LOOKAHEAD = 4
@@ -67,6 +70,8 @@ class HealJob:
     drift: Drift
     breaker: Breaker
     expect: Callable[[Screen], bool] | None = attrs.field(default=None, eq=False)
+    #: The run folder the heal entry names (``.mobster/runs/<run_id>``), None when there is none.
+    run_dir: str | None = None
 
 
 @attrs.frozen
@@ -92,21 +97,30 @@ def refusal(
     drift: Drift, *, keep_failing: frozenset[int], no_heal: bool, model: bool, breaker: Breaker
 ) -> Outcome | None:
     """Rule 7: why ``drift`` is not healed, as the outcome of the check; None when it may be."""
-    why = None
+    at = drift.at
     if drift.match.rule is MatchRule.APP and drift.screen.app == SPRINGBOARD:
         # The app under test is gone (it crashed, or the flow left it): a heal would hide it.
-        return Outcome(
-            Verdict.FAILED, FailureClass.APP_NOT_RUNNING, f"{drift.message}: the app crashed or the flow left it"
-        )
-    if drift.at in keep_failing:
+        message = f"{drift.message}: the app crashed or the flow left it"
+        return Outcome(Verdict.FAILED, FailureClass.APP_NOT_RUNNING, message, step=at)
+    why, fix = None, None
+    if at in keep_failing:
         why = "you chose to keep this step failing"
-    elif no_heal or not model:
-        why = "--no-heal" if no_heal else "no model to heal it"
+    elif no_heal:
+        why, fix = "healing is off", Fix(FixCode.RUN_WITHOUT_NO_HEAL)
+    elif not model:
+        why, fix = "no model to heal it", Fix(FixCode.GIVE_MODEL)
     if why is not None:
-        return Outcome(Verdict.FAILED, FailureClass.DRIFT, f"{drift.message} ({why})")
+        return Outcome(Verdict.FAILED, FailureClass.DRIFT, f"{drift.message} ({why})", step=at, fix=fix)
     if not breaker.allows_one_more():
-        return Outcome(Verdict.FAILED, FailureClass.HEAL_LIMIT, breaker.message(drift.at))
+        return heal_limit(breaker, at)
     return None
+
+
+def heal_limit(breaker: Breaker, step: int) -> Outcome:
+    """Rule 4: the breaker stops a heal at ``step``; recording the check again is the fix."""
+    return Outcome(
+        Verdict.FAILED, FailureClass.HEAL_LIMIT, breaker.message(step), step=step, fix=Fix(FixCode.RECORD_AGAIN)
+    )
 
 
 def heal_request(request: str, step: int, drifted: Step, why: str) -> str:
@@ -138,6 +152,9 @@ class _Heal:
         steps = job.steps
         self.expect = job.expect if self.index == len(steps) - 1 else None
         self.request = heal_request(agent.brief.request, job.drift.at, job.drift.step, job.drift.why)
+        at = job.drift.at
+        #: The heal's reads: one that fails ends the run at the healed step.
+        self.read: Callable[[], Awaitable[Screen]] = lambda: agent.dispatch.read(step=at)
 
     async def run(self) -> Healed:
         agent, drift = self.agent, self.job.drift
@@ -155,9 +172,10 @@ class _Heal:
             if decision.kind is DecisionKind.BLOCKED:
                 reason = decision.reason or "it gave no reason"
                 message = f"{drift.message}; the model was blocked: {reason}"
-                return self.healed(None, failure=Outcome(Verdict.FAILED, FailureClass.BLOCKED, message))
+                blocked = Outcome(Verdict.FAILED, FailureClass.BLOCKED, message, step=drift.at)
+                return self.healed(None, failure=blocked)
             if not self.breaker.allows_one_more():
-                raise failed(FailureClass.HEAL_LIMIT, self.breaker.message(drift.at))
+                raise Ended(heal_limit(self.breaker, drift.at))
             sent_on = await agent.act_one(seen.screen, decision.actions[0])
             if sent_on is None:  # not sent: the model is told why and asked again
                 seen = Sighting.first(dispatch.clock.now(), dispatch.latest or seen.screen)
@@ -165,7 +183,7 @@ class _Heal:
             self.breaker = self.breaker.record(1)
             acted = True
             wait = ChangeWait(sent_on.fingerprint, agent.brief.timing, self._answer(acted))
-            changed = await drive(wait, dispatch.clock, dispatch.read)
+            changed = await drive(wait, dispatch.clock, self.read)
             if changed.answer is not None:
                 return self.healed(changed.answer, seen=changed.sighting)
             seen = changed.sighting
@@ -200,7 +218,7 @@ class _Heal:
         turn = asyncio.ensure_future(agent.ask(seen.screen, recorded=recorded, request=self.request))
         dispatch = agent.dispatch
         watch = WatchWait(seen, answer, agent.brief.timing)
-        watcher = asyncio.ensure_future(drive(watch, dispatch.clock, dispatch.read))
+        watcher = asyncio.ensure_future(drive(watch, dispatch.clock, self.read))
         try:
             done, _pending = await asyncio.wait({turn, watcher}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -238,7 +256,7 @@ class _Heal:
         entry = None
         if failure is None and (new or resume_at != index):
             # A step whose screen came right while the model thought took no heal: nothing to review.
-            entry = HealEntry.of(self.job.drift.at, self.job.drift.why, old, new)
+            entry = HealEntry.of(self.job.drift.at, self.job.drift.why, old, new, run_dir=self.job.run_dir)
         path = (*steps[:index], *new, *steps[upto:])
         resume = None if resume_at is None or resume_at == len(steps) else index + len(new)
         return Healed(path, resume, reports, entry, self.breaker, failure, seen)

@@ -16,7 +16,8 @@ Rule 5: a locale asked for (``options.locale``, else the check's ``launch.locale
         else ``couldnt_run``, class ``environment``, naming both (never a drift). The env holds the
         locale the app runs in.
 Rule 4: a run that must record (no path) and has no model is ``couldnt_run``, class ``model``, saying
-        why it records and how to give it a model.
+        why it records and why there is no model; its fix gives it one (``give_model``), or,
+        under ``no_heal``, turns healing back on (``run_without_no_heal``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.device import AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.identity import Env
 from mobster_core._rules.steps import Step
 from mobster_core._rules.verdict import FailureClass
@@ -45,19 +47,16 @@ from .context import Run, RunOptions
 from .dispatch import contract_message
 from .ended import couldnt
 
-__all__ = ["NO_MODEL", "Plan", "Prepared", "choose_path", "no_model", "prepare", "read_device", "require_model"]
+__all__ = ["Plan", "Prepared", "choose_path", "no_model", "prepare", "read_device", "require_model"]
 
 log = get_logger(__name__)
 
-#: Rule 4: how to give a run a model.
-NO_MODEL = "set ANTHROPIC_API_KEY or OPENAI_API_KEY (or --env-file), or pass --model scripted"
 
-
-def no_model(options: RunOptions, to: str) -> str:
-    """Why there is no model ``to`` do something, and what to do: under ``no_heal`` it is the option."""
+def no_model(options: RunOptions, to: str) -> tuple[str, Fix]:
+    """Rule 4: that there is no model ``to`` do something, and the fix: under ``no_heal``, healing is off."""
     if options.no_heal:
-        return f"--no-heal runs no model: run without --no-heal (or with --fresh) to {to}"
-    return f"there is no model to {to}: {NO_MODEL}"
+        return f"there is no model to {to}: healing is off", Fix(FixCode.RUN_WITHOUT_NO_HEAL)
+    return f"there is no model to {to}", Fix(FixCode.GIVE_MODEL)
 
 
 @attrs.frozen
@@ -151,7 +150,7 @@ def choose_path(run: Run, prepared: Prepared) -> Plan:
     for dropped in lookup.dropped:
         log.warning("a cached path was dropped", reason=dropped)
     if options.fresh:
-        plan = Plan(why="--fresh: recording again")
+        plan = Plan(why="asked to record again")
     elif lookup.steps is not None:
         plan = Plan(lookup.steps, used=True)
     elif options.carry and lookup.carry is not None:
@@ -179,4 +178,5 @@ def require_model(run: Run, plan: Plan) -> None:
     """Rule 4: a run that records needs a model."""
     if plan.path is None and not run.check.launch_only and run.calls is None:
         why = plan.why or "no recorded path yet"
-        raise couldnt(FailureClass.MODEL, f"{why}, and {no_model(run.options, 'record one')}")
+        none, fix = no_model(run.options, "record one")
+        raise couldnt(FailureClass.MODEL, f"{why}, and {none}", fix=fix)

@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable, Sequence
 import attrs
 
 from mobster_core._rules.device import Action, DeviceKind
+from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.matcher import Match
 from mobster_core._rules.safety import check_commit, classify, strictest
 from mobster_core._rules.screen import Element, Screen
@@ -142,8 +143,8 @@ class Replayer:
         return await drive(
             StepWait(step, self.timing, seed),
             dispatch.clock,
-            lambda: dispatch.read(what),
-            lambda element: dispatch.target_shown(element, what),
+            lambda: dispatch.read(what, step=index),
+            lambda element: dispatch.target_shown(element, what, step=index),
         )
 
     async def _act(self, index: int, step: Step, found: Found) -> StepReport:
@@ -156,20 +157,22 @@ class Replayer:
         safety = check_commit(commit, self.kind)
         if not safety.allowed:
             self.dispatch.refused(f"step-{index}", f"{step.describe()}: {safety.rule}")
-            raise couldnt(FailureClass.REFUSED, f"{what} was refused: {safety.rule}")
+            raise couldnt(FailureClass.REFUSED, f"{what} was refused: {safety.rule}", step=index)
         source = StepSource.REPLAY
         if step.op is Op.TYPE and self._needs_model(step):
             if self.live is None:
                 raise couldnt(
                     FailureClass.MODEL,
-                    f"{what} is typed by the model on every run, and there is no model: set "
-                    "ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model",
+                    f"{what} is typed by the model on every run, and there is no model to type it",
+                    step=index,
+                    fix=Fix(FixCode.GIVE_MODEL),
                 )
             frame = await self.live(index, step, found.screen)
             source = StepSource.LIVE
         else:
             action = _action_for(step, found.match.element)
-            frame = await self.dispatch.send(f"step-{index}", what, action, {"step": index, "source": source.value})
+            info = {"step": index, "source": source.value}
+            frame = await self.dispatch.send(f"step-{index}", what, action, info, step=index)
         match = found.match
         return StepReport(
             index, step.op, step.describe(), source, found.waited, match.similarity, found.settled, None, match.element,

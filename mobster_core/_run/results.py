@@ -3,6 +3,7 @@
 Rule 1: :meth:`CheckResult.to_dict` is a check's entry of ``results.json`` (the ``mobster.test/1``
         contract, also each run's ``result.json``); :meth:`SuiteResult.to_dict` the whole document.
         Keys are never renamed or removed; new keys may be added (documented in ``docs/cli.md``).
+        ``from_dict`` reads them back, typed (``_run/documents``): ``from_dict(r.to_dict()) == r``.
 Rule 2: ``junit.xml`` has one testcase per check and device: a failure, error or skipped element
         by verdict, whose text names the step where it stopped; ``system-out`` lists every step
         with who did it (replayed, healed, Smart, live) and the heals, the assertions, and the
@@ -12,6 +13,15 @@ Rule 2: ``junit.xml`` has one testcase per check and device: a failure, error or
         are removed (``_rules/text.xml_text``).
 Rule 3: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs
         review, else 0.
+Rule 4: what is derived from a result is defined here once, as a property, and every front end,
+        report and file uses it: :attr:`CheckResult.replayed_with_no_model` (a check whose
+        recorded path replayed to its verdict, passed or failed, with no model call: never one
+        that drifted, couldn't run, was stopped or never started, nor one the model recorded,
+        healed or typed in), :attr:`CheckResult.healed_steps` (the model's actions in its heals)
+        and the cost in words (``cost_text``: ``$0.00``, ``~$0.02`` when estimated).
+Rule 5: ``mode`` is how the steps ran, None until they did: a run that ended before its steps
+        (no device, no model to record, a launch that failed) has no mode; a launch-only check
+        that launched is ``launch``.
 """
 
 from __future__ import annotations
@@ -117,7 +127,7 @@ class CheckResult:
     device: DeviceInfo | None
     app: AppInfo | None
     outcome: Outcome
-    mode: Mode
+    mode: Mode | None
     seconds: float
     cost: Cost
     model_calls: int
@@ -141,8 +151,47 @@ class CheckResult:
         """The verdict."""
         return self.outcome.verdict
 
+    @property
+    def healed_steps(self) -> int:
+        """Rule 4: the steps this run healed (the model's actions in its heals; they wait for review)."""
+        return sum(len(h.new) for h in self.heals)
+
+    @property
+    def replayed_with_no_model(self) -> bool:
+        """Rule 4: the recorded path replayed to the verdict, ``passed`` or ``failed``, with no model call.
+
+        Every step ran by replay (``mode`` is replay and the verdict's read was taken, so no step
+        drifted and none stopped the run), nothing healed and nothing was typed live (no model
+        call), and the verdict judged the run on its settled read.
+        """
+        judged = self.stable is not None  # the verdict's read was taken only after every step ran
+        return (
+            self.mode is Mode.REPLAY
+            and judged
+            and self.model_calls == 0
+            and self.verdict in (Verdict.PASSED, Verdict.FAILED)
+        )
+
+    @property
+    def cost_text(self) -> str:
+        """Rule 4: ``$0.00``, ``~$0.02`` when estimated."""
+        return self.cost.text()
+
+    @classmethod
+    def from_dict(cls, data: Any) -> CheckResult:
+        """A check's ``result.json`` (an entry of ``results.json``) read back, typed (Rule 1).
+
+        Keys added to ``mobster.test/1`` after this version are ignored; a key this version
+        knows is read strictly: a value of the wrong type raises
+        :class:`~mobster_core.exceptions.ResultsError` naming the key.
+        """
+        from .documents import read_check
+
+        return read_check(data)
+
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON shape (Rule 1)."""
+        outcome = self.outcome
         return {
             "name": self.name,
             "file": self.file,
@@ -153,10 +202,12 @@ class CheckResult:
             "app": None
             if self.app is None
             else {"bundle": self.app.bundle, "version": self.app.version, "build": self.app.build},
-            "verdict": self.outcome.verdict.value,
-            "class": None if self.outcome.failure_class is None else self.outcome.failure_class.value,
-            "message": self.outcome.message,
-            "mode": self.mode.value,
+            "verdict": outcome.verdict.value,
+            "class": None if outcome.failure_class is None else outcome.failure_class.value,
+            "message": outcome.sentence,
+            "step": outcome.step,
+            "fix": None if outcome.fix is None else {"code": outcome.fix.code.value, "args": dict(outcome.fix.args)},
+            "mode": None if self.mode is None else self.mode.value,
             "seconds": round(self.seconds, 3),
             "cost_usd": round(self.cost.usd, 6),
             "cost_estimated": self.cost.estimated,
@@ -171,12 +222,23 @@ class CheckResult:
             "steps": [r.to_dict() for r in self.steps],
             "heals": [h.to_dict() for h in self.heals],
             "assertions": [
-                {"text": a.text, "ok": a.ok, "observed": a.observed, "matches": [_element_dict(e) for e in a.matches]}
+                {
+                    "text": a.text,
+                    "ok": a.ok,
+                    "observed": a.observed,
+                    "matches": [_element_dict(e) for e in a.matches],
+                    "name": a.name,
+                    "error": a.error,
+                    "line": a.line,
+                }
                 for a in self.assertions
             ],
             "stable": self.stable,
             "run_dir": self.run_dir,
             "final_frame": self.final_frame,
+            # Rule 4, for readers of the file (recomputed, never read back):
+            "healed_steps": self.healed_steps,
+            "replayed_with_no_model": self.replayed_with_no_model,
         }
 
 
@@ -197,8 +259,13 @@ class SuiteResult:
 
     @property
     def healed_steps(self) -> int:
-        """Steps healed in this suite."""
-        return sum(len(h.new) for c in self.checks for h in c.heals)
+        """Rule 4: steps healed in this suite."""
+        return sum(c.healed_steps for c in self.checks)
+
+    @property
+    def replayed_with_no_model(self) -> int:
+        """Rule 4: how many checks replayed their recorded path to the verdict with no model call."""
+        return sum(1 for c in self.checks if c.replayed_with_no_model)
 
     @property
     def model_calls(self) -> int:
@@ -212,6 +279,22 @@ class SuiteResult:
         for c in self.checks:
             total = total + c.cost
         return total
+
+    @property
+    def cost_text(self) -> str:
+        """Rule 4: ``$0.00``, ``~$0.02`` when estimated."""
+        return self.cost.text()
+
+    @classmethod
+    def from_dict(cls, data: Any, folder: Path) -> SuiteResult:
+        """A ``results.json`` read back, typed (Rule 1); ``folder`` is where it is (its ``junit.xml`` beside it).
+
+        Raises :class:`~mobster_core.exceptions.ResultsError` naming the key of a value that is
+        wrong; keys added later are ignored (see :meth:`CheckResult.from_dict`).
+        """
+        from .documents import read_suite
+
+        return read_suite(data, folder)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``mobster.test/1`` document."""
@@ -228,6 +311,7 @@ class SuiteResult:
                 "model_calls": self.model_calls,
                 "cost_usd": round(self.cost.usd, 6),
                 "cost_estimated": self.cost.estimated,
+                "replayed_with_no_model": self.replayed_with_no_model,
             },
             "checks": [c.to_dict() for c in self.checks],
         }
@@ -263,7 +347,7 @@ def _testcase(suite: ET.Element, c: CheckResult) -> None:
         suite, "testcase", classname=x(c.file), name=x(f"{c.name} on {device}"), time=f"{c.seconds:.3f}"
     )
     cls = "" if c.outcome.failure_class is None else c.outcome.failure_class.value
-    message = x(c.outcome.message)
+    message = x(c.outcome.sentence)
     body = x(f"{message}\n{_where(c)}".rstrip())
     if c.verdict is Verdict.FAILED:
         ET.SubElement(case, "failure", message=message, type=cls).text = body
@@ -271,7 +355,8 @@ def _testcase(suite: ET.Element, c: CheckResult) -> None:
         ET.SubElement(case, "error", message=message, type=cls).text = body
     elif c.verdict is Verdict.NEEDS_REVIEW:
         ET.SubElement(case, "skipped", message=f"needs review ({cls}): {message}")
-    lines = [f"mode: {c.mode}, model calls: {c.model_calls}, cost: ${c.cost.usd:.4f}"]
+    mode = "none (no step ran)" if c.mode is None else c.mode.value
+    lines = [f"mode: {mode}, model calls: {c.model_calls}, cost: {c.cost.text(4)}"]
     if c.carried_from is not None:
         lines.append(f"carried the path from {c.carried_from}")
     lines += [_step_line(s) for s in c.steps]

@@ -32,6 +32,7 @@ import attrs
 from mobster_core._log import get_logger
 from mobster_core._rules.assertions import evaluate
 from mobster_core._rules.breaker import Breaker
+from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.screen import Screen
 from mobster_core._rules.settle import Sighting
 from mobster_core._rules.steps import Step
@@ -167,7 +168,8 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
         if drift is None or failure is not None:
             reports += [drift.report] if drift is not None else []
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=failure)
-        healed = await heal_step(_healer(run, prepared, drift, reports), HealJob(steps, drift, breaker, _expect(run)))
+        job = HealJob(steps, drift, breaker, _expect(run), run_dir=run.run_dir)
+        healed = await heal_step(_healer(run, prepared, drift, reports), job)
         reports += healed.reports
         heals += [healed.entry] if healed.entry is not None else []
         steps, breaker = healed.steps, healed.breaker
@@ -199,8 +201,9 @@ def _live_step(run: Run, prepared: Prepared) -> LiveStep:
 
         async def no_live(index: int, step: Step, _screen: Screen) -> str | None:
             what = f"step {index} ({step.describe()})"
+            none, fix = no_model(run.options, "type it")
             raise couldnt(
-                FailureClass.MODEL, f"{what} is typed by the model on every run, and {no_model(run.options, 'type it')}"
+                FailureClass.MODEL, f"{what} is typed by the model on every run, and {none}", step=index, fix=fix
             )
 
         return no_live
@@ -215,11 +218,13 @@ def _live_step(run: Run, prepared: Prepared) -> LiveStep:
         decision = await agent.ask(screen, recorded=(step,), request=request)
         if not decision.actions:
             raise couldnt(
-                FailureClass.MODEL, f"{what}: the model didn't do the live step: {decision.reason or decision.kind}"
+                FailureClass.MODEL,
+                f"{what}: the model didn't do the live step: {decision.reason or decision.kind}",
+                step=index,
             )
         await agent.act_turn(screen, decision.actions[:1])
         if len(agent.path) != 1:
-            raise couldnt(FailureClass.MODEL, f"{what}: the model's action for the live step was not sent")
+            raise couldnt(FailureClass.MODEL, f"{what}: the model's action for the live step was not sent", step=index)
         return agent.reports[0].frame
 
     return live
@@ -249,19 +254,20 @@ async def _fall_back(run: Run, prepared: Prepared, carried: Executed) -> Execute
     if outcome.failure_class not in _CARRY_FALLS_BACK:
         return carried
     plan = carried.plan
-    # The breaker's advice to record again is what happens next: leave it out.
-    message = outcome.message.removesuffix(". Record the check again with --fresh")
-    said = f"the path carried from {plan.carried_from} stopped: {message}"
+    # The outcome's own fix (the breaker's: record again) is what happens next: it is not said.
+    said = f"the path carried from {plan.carried_from} stopped: {outcome.message}"
     committed = run.dispatch.first_commit()
     if committed is not None:
         why = (
             f"{said}. It isn't recorded afresh in this run: {committed} was sent and commits something a "
-            "recording would do again. Look at the app, then run with --fresh"
+            "recording would do again. Look at the app before recording it again"
         )
-        return attrs.evolve(carried, failure=Outcome(outcome.verdict, outcome.failure_class, why))
+        again = Fix(FixCode.RECORD_AGAIN)
+        return attrs.evolve(carried, failure=attrs.evolve(outcome, message=why, fix=again))
     if run.calls is None:
-        why = f"{said}; {no_model(run.options, 'record a new path')}"
-        return attrs.evolve(carried, failure=Outcome(Verdict.COULDNT_RUN, FailureClass.MODEL, why))
+        none, fix = no_model(run.options, "record a new path")
+        failure = Outcome(Verdict.COULDNT_RUN, FailureClass.MODEL, f"{said}; {none}", step=outcome.step, fix=fix)
+        return attrs.evolve(carried, failure=failure)
     dropped = len(carried.heals)
     note = f" ({dropped} heal{'s' if dropped != 1 else ''} dropped)" if dropped else ""
     plan = attrs.evolve(plan, used=False, carried=None, why=f"{plan.why}; {said}{note}; recorded afresh")

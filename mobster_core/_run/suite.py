@@ -70,7 +70,7 @@ from mobster_core.exceptions import JournalError, MobsterError, UnsafeFile, os_e
 from mobster_core.protocols import Clock, Device, Model
 
 from .check import RunOptions, RunStopped, run_check
-from .results import CheckResult, Mode, SuiteResult, junit_xml
+from .results import CheckResult, SuiteResult, junit_xml
 
 __all__ = ["Devices", "ModelFactory", "SuiteStopped", "parse_shard", "run_suite", "shard"]
 
@@ -322,7 +322,8 @@ def _device_lost(result: CheckResult, others: int, options: RunOptions, *, each_
         f"{device} stopped answering during this check and is out of the pool; {rest}. "
         f"What it said last: {result.outcome.message}"
     )
-    lost = attrs.evolve(result, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.DEVICE, message))
+    ended = Outcome(Verdict.COULDNT_RUN, FailureClass.DEVICE, message, step=result.outcome.step)
+    lost = attrs.evolve(result, outcome=ended)
     if result.run_dir and options.root is not None:
         with contextlib.suppress(OSError):
             data = utf8(json.dumps(lost.to_dict(), indent=2, ensure_ascii=False))
@@ -380,7 +381,7 @@ def _not_run_result(
         device=None,
         app=None,
         outcome=Outcome(Verdict.COULDNT_RUN, failure_class, message),
-        mode=Mode.LAUNCH,
+        mode=None,
         seconds=0.0,
         cost=Cost(),
         model_calls=0,

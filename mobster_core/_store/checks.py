@@ -294,15 +294,13 @@ def load_check(path: Path) -> Check:
         # Nothing under .mobster/ is read through a symlink; a check given by path elsewhere may be one.
         raw = read_user_file(path, max_bytes=MAX_YAML_BYTES, follow=MOBSTER_DIR not in path.parts)
     except UnsafeFile as exc:
-        raise CheckError(
-            f"{path}: can't read the check file: {exc.reason}; a check is a regular YAML file of at most 1 MiB"
-            + (", not a symlink, in .mobster/checks" if exc.problem is Problem.SYMLINK else ""),
-            file=str(path),
-        ) from exc
+        detail = f"can't read the check file: {exc.reason}; a check is a regular YAML file of at most 1 MiB" + (
+            ", not a symlink, in .mobster/checks" if exc.problem is Problem.SYMLINK else ""
+        )
+        raise CheckError(f"{path}: {detail}", file=str(path), detail=detail) from exc
     except OSError as exc:
-        raise CheckError(
-            f"{path}: can't read the check file ({exc.strerror or exc}); check the path", file=str(path)
-        ) from exc
+        detail = f"can't read the check file ({exc.strerror or exc}); check the path"
+        raise CheckError(f"{path}: {detail}", file=str(path), detail=detail) from exc
     return _load(raw, str(path), path)
 
 
@@ -315,7 +313,7 @@ def _load(raw: bytes | str, source: str, path: Path) -> Check:
     try:
         doc = load_yaml(raw, source)
     except YamlProblem as exc:
-        raise CheckError(str(exc), file=source, line=exc.line, key=exc.key) from exc
+        raise CheckError(str(exc), file=source, line=exc.line, key=exc.key, detail=exc.detail) from exc
     return _Reader(doc, source).check(doc.data, path)
 
 
@@ -328,7 +326,7 @@ class _Reader:
 
     def fail(self, keys: Keys, problem: str, fix: str) -> NoReturn:
         found = self._doc.problem(keys, problem, fix)
-        raise CheckError(str(found), file=self._source, line=found.line, key=found.key)
+        raise CheckError(str(found), file=self._source, line=found.line, key=found.key, detail=found.detail)
 
     # -- shapes ------------------------------------------------------------------------------
 
@@ -527,7 +525,10 @@ class _Reader:
 
     def expect(self, value: Any) -> tuple[Assertion, ...]:
         try:
-            return parse_expect(value, locate=lambda keys: self._doc.where(("expect", *keys)))
+            doc = self._doc
+            return parse_expect(
+                value, locate=lambda keys: doc.where(("expect", *keys)), line=lambda keys: doc.line(("expect", *keys))
+            )
         except ExpectError as exc:
             self.fail(("expect", *exc.keys), exc.problem, exc.fix)
 

@@ -32,7 +32,10 @@ Rule 5: the heal state is in format 4 (a healed path, the entries it holds, the 
         another format is renamed aside to ``<name>.format<N>`` with a warning and read as empty.
 Rule 6: the heal file is for people: an action shows ``count`` and ``nth`` only when its label was
         on the screen more than once. Nothing replays from it: the healed steps are the cached
-        path, and ``--reject`` brings back the heal state's steps.
+        path, and rejecting brings back the heal state's steps.
+Rule 7: a heal names the run that made it: ``run_dir``, its run folder relative to the project
+        (``.mobster/runs/<run_id>``), so a review or a report finds its frames without searching.
+        A heal file or heal state written before has none, and is read as it is.
 """
 
 from __future__ import annotations
@@ -93,7 +96,7 @@ STATE_FORMAT = 4
 
 @attrs.frozen
 class HealEntry:
-    """One healed step (Rule 1)."""
+    """One healed step (Rule 1); ``run_dir`` is the run that made it (Rule 7), None in an older file."""
 
     step: int
     from_: str
@@ -101,10 +104,11 @@ class HealEntry:
     why: str
     old: tuple[dict[str, Any], ...]
     new: tuple[dict[str, Any], ...]
+    run_dir: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The entry as the heal file and results.json show it."""
-        return {
+        """The entry as the heal file and results.json show it (``run_dir`` only when known)."""
+        out: dict[str, Any] = {
             "step": self.step,
             "from": self.from_,
             "to": self.to,
@@ -112,11 +116,17 @@ class HealEntry:
             "old": [dict(a) for a in self.old],
             "new": [dict(a) for a in self.new],
         }
+        if self.run_dir is not None:
+            out["run_dir"] = self.run_dir
+        return out
 
     @classmethod
-    def of(cls, step: int, why: str, old: Sequence[Step], new: Sequence[Step]) -> HealEntry:
-        """An entry from the recorded steps a heal replaced and the steps the model took."""
-        return cls(step, _line(old), _line(new), why, tuple(compact(s) for s in old), tuple(compact(s) for s in new))
+    def of(
+        cls, step: int, why: str, old: Sequence[Step], new: Sequence[Step], *, run_dir: str | None = None
+    ) -> HealEntry:
+        """An entry from the recorded steps a heal replaced and the steps the model took, in the run ``run_dir``."""
+        olds, news = tuple(compact(s) for s in old), tuple(compact(s) for s in new)
+        return cls(step, _line(old), _line(new), why, olds, news, run_dir)
 
 
 def _line(steps: Sequence[Step]) -> str:
@@ -171,6 +181,8 @@ def write_heal_file(check_file: Path, entries: Sequence[HealEntry]) -> Path:
         item["from"] = e.from_
         item["to"] = e.to
         item["why"] = e.why
+        if e.run_dir is not None:
+            item["run_dir"] = e.run_dir
         for key, actions in (("old", e.old), ("new", e.new)):
             seq = CommentedSeq()
             for a in actions:
@@ -220,26 +232,36 @@ def read_heal_file(path: Path) -> list[HealEntry]:
     return entries
 
 
+#: Rule 1: the keys of a heal; ``run_dir`` (Rule 7) may be missing.
+_ENTRY_KEYS = frozenset({"step", "from", "to", "why", "old", "new"})
+
+
+def _has_entry_keys(item: object) -> bool:
+    return isinstance(item, dict) and set(item) - {"run_dir"} == _ENTRY_KEYS
+
+
 def _entry_problem(item: object) -> str | None:
     """What is wrong with one heal of a heal file, checked key by key, or None."""
-    if not isinstance(item, dict) or set(item) != {"step", "from", "to", "why", "old", "new"}:
-        return "a heal has step, from, to, why, old and new; delete the file and run again"
+    if not isinstance(item, dict) or not _has_entry_keys(item):
+        return "a heal has step, from, to, why, old and new (and run_dir); delete the file and run again"
     step = item["step"]
     if isinstance(step, bool) or not isinstance(step, int) or step < 1:
         return "step is a whole number from 1; delete the file and run again"
     if not all(isinstance(item[k], str) for k in ("from", "to", "why")):
         return "from, to and why are text; delete the file and run again"
+    if not isinstance(item.get("run_dir", ""), str):
+        return "run_dir is the run folder's path, as text; delete the file and run again"
     if not all(isinstance(v, list) and all(_is_action(a) for a in v) for v in (item["old"], item["new"])):
         return "old and new are lists of actions as mobster wrote them; delete the file"
     return None
 
 
 def _entry(item: dict[str, Any]) -> HealEntry:
-    """One heal :func:`_entry_problem` accepted."""
+    """One heal :func:`_entry_problem` (or the state's :func:`_is_entry`) accepted."""
     texts = [item[k] for k in ("from", "to", "why")]
     lists = [item[k] for k in ("old", "new")]
     step = item["step"]
-    return HealEntry(step, texts[0], texts[1], texts[2], tuple(lists[0]), tuple(lists[1]))
+    return HealEntry(step, texts[0], texts[1], texts[2], tuple(lists[0]), tuple(lists[1]), item.get("run_dir"))
 
 
 _ACTION_KEYS = {"op": str, "label": str, "role": str, "id": str, "frame": list, "count": int, "nth": int, "text": str}
@@ -375,18 +397,14 @@ def _parse_state(raw: bytes) -> HealState:
     rejected = data.get("rejected", [])
     if not isinstance(rejected, list) or not all(_is_entry(e) for e in rejected):
         raise ValueError("rejected is a list of heal entries")
-    return HealState(healed, _entries(adopts), frozenset(keep), _entries(rejected))
-
-
-def _entries(items: list[dict[str, Any]]) -> tuple[HealEntry, ...]:
-    return tuple(HealEntry(e["step"], e["from"], e["to"], e["why"], tuple(e["old"]), tuple(e["new"])) for e in items)
+    return HealState(healed, tuple(_entry(e) for e in adopts), frozenset(keep), tuple(_entry(e) for e in rejected))
 
 
 def _is_entry(item: object) -> bool:
-    if not isinstance(item, dict) or set(item) != {"step", "from", "to", "why", "old", "new"}:
+    if not isinstance(item, dict) or not _has_entry_keys(item):
         return False
     step = item["step"]
-    texts_ok = all(isinstance(item[k], str) for k in ("from", "to", "why"))
+    texts_ok = all(isinstance(item[k], str) for k in ("from", "to", "why")) and isinstance(item.get("run_dir", ""), str)
     actions_ok = all(isinstance(item[k], list) and all(_is_action(a) for a in item[k]) for k in ("old", "new"))
     return isinstance(step, int) and not isinstance(step, bool) and step >= 1 and texts_ok and actions_ok
 

@@ -86,10 +86,20 @@ def test_no_heal_with_a_renamed_button_fails_with_drift(project: Path) -> None:
     mobster("test", "--scripted", "app.yaml", "--model", "scripted")
     result = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "--json")
     assert result.exit_code == 1
-    check = json.loads(result.stdout)["checks"][0]
+    doc = json.loads(result.stdout)
+    check = doc["checks"][0]
     assert (check["verdict"], check["class"]) == ("failed", "drift")
     assert '"Continue" isn\'t on the screen' in check["message"]
     assert check["steps"][-1]["reason"] == '"Continue" isn\'t on the screen'
+    assert (check["step"], check["fix"]["code"]) == (3, "run_without_no_heal")
+    # A drifted check replayed a path but not to its verdict: it is not "replayed with no model".
+    assert (check["replayed_with_no_model"], doc["summary"]["replayed_with_no_model"]) == (False, 0)
+    shown = mobster("test", "--scripted", "renamed.yaml", "--no-heal")
+    assert (
+        'drift: step 3 (Tap "Continue") drifted: "Continue" isn\'t on the screen (healing is off); '
+        "run it without --no-heal (or with --fresh to record it again)"
+    ) in shown.output
+    assert "replayed" not in shown.output.strip().splitlines()[-1]
 
 
 def test_carry_replays_the_previous_builds_path_and_says_so(project: Path) -> None:
@@ -366,7 +376,8 @@ def test_json_on_a_device_error_still_prints_and_writes_the_results(project: Pat
 
 def test_the_summary_line_counts_model_calls_and_marks_an_estimated_cost(project: Path) -> None:
     first = mobster("test", "--scripted", "app.yaml", "--model", "scripted")
-    assert first.output.strip().splitlines()[-1].endswith(", $0.00, 4 model calls")
+    # The scripted model's usage is estimated: the cost says so, even when it rounds to nothing.
+    assert first.output.strip().splitlines()[-1].endswith(", ~$0.00, 4 model calls")
     suite = SuiteResult("s", "2026-11-30T12:00:00Z", 3.0, (), project)
     assert summary_line(attrs.evolve(suite)) == "no checks in 3 s, $0.00, 0 model calls"
     priced = attrs.evolve(json_result(first), cost=Cost(0.0123, estimated=True), model_calls=1)
@@ -399,6 +410,12 @@ def test_replayed_counts_only_the_checks_that_replayed(project: Path) -> None:
     nothing = mobster("test", "--scripted", "app.yaml")  # no path, no model: nothing replayed
     assert nothing.exit_code == 3
     assert "replayed" not in nothing.output.strip().splitlines()[-1]
+    assert (
+        "model: no recorded path yet, and there is no model to record one; "
+        "set ANTHROPIC_API_KEY or OPENAI_API_KEY (or --env-file), or pass --model scripted"
+    ) in nothing.output
+    never = json.loads(mobster("test", "--scripted", "app.yaml", "--json").stdout)
+    assert (never["checks"][0]["mode"], never["summary"]["replayed_with_no_model"]) == (None, 0)
 
 
 def test_no_heal_with_a_key_set_says_no_heal_is_why_there_is_no_model(
@@ -408,8 +425,14 @@ def test_no_heal_with_a_key_set_says_no_heal_is_why_there_is_no_model(
     result = mobster("test", "--scripted", "app.yaml", "--no-heal", "--json")
     check = json.loads(result.stdout)["checks"][0]
     assert (check["verdict"], check["class"]) == ("couldnt_run", "model")
-    assert "--no-heal runs no model" in check["message"]
+    assert "there is no model to record one: healing is off" in check["message"]
+    assert check["fix"] == {"code": "run_without_no_heal", "args": {}}
     assert "ANTHROPIC_API_KEY" not in check["message"]
+    # The terminal spells the fix with this command's options; results.json names none.
+    shown = mobster("test", "--scripted", "app.yaml", "--no-heal")
+    assert "healing is off; run it without --no-heal (or with --fresh to record it again)" in shown.output
+    assert "ANTHROPIC_API_KEY" not in shown.output
+    assert "--no-heal" not in check["message"]
 
 
 def test_heal_and_verify_help_describe_their_own_options() -> None:

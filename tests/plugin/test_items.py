@@ -64,7 +64,7 @@ def test_first_run_records_and_the_second_replays_at_no_cost(project: Project) -
     assert {c.prop("mobster.mode") for c in cases} == {"smart"}
     calls = sum(int(c.prop("mobster.model_calls")) for c in cases)
     assert calls == 7  # one a step and the one that says done: 3 + 1 and 2 + 1
-    first.stdout.fnmatch_lines([f"mobster: 2 check runs, 0 healed steps, {calls} model calls, $0.00"])
+    first.stdout.fnmatch_lines([f"mobster: 2 check runs, 0 healed steps, {calls} model calls, ~$0.00"])
     second, cases = project.junit("--mobster-scripted", "apps/yourapp.yaml", "--mobster-model", "scripted")
     second.assert_outcomes(passed=2)
     signup = next(c for c in cases if c.prop("mobster.check") == "A new user signs up")
@@ -77,11 +77,13 @@ def test_first_run_records_and_the_second_replays_at_no_cost(project: Project) -
         "mobster.cost_usd",
         "mobster.cost_estimated",
         "mobster.healed_steps",
+        "mobster.replayed_with_no_model",
         "mobster.device",
         "mobster.run_dir",
     ]
     assert signup.prop("mobster.verdict") == "passed"
     assert signup.prop("mobster.mode") == "replay"
+    assert signup.prop("mobster.replayed_with_no_model") == "True"
     assert (signup.prop("mobster.model_calls"), signup.prop("mobster.cost_usd")) == ("0", "0.0")
     assert signup.prop("mobster.device") == "Phone A, iOS 26.4 (simulator)"
     run_dir = signup.prop("mobster.run_dir")
@@ -102,7 +104,8 @@ def test_a_drift_is_one_line_with_the_file_and_the_steps_line_and_no_traceback(p
             "*_ mobster check signup _*",
             (
                 '.mobster/checks/signup.yaml:8: failed (drift): step 3 (Tap "Continue") drifted: '
-                '"Continue" isn\'t on the screen (--no-heal)'
+                '"Continue" isn\'t on the screen (healing is off); run it without --mobster-no-heal '
+                "(nor mobster_no_heal in the ini), or with --mobster-fresh to record it again"
             ),
             "    on Phone A, iOS 26.4; mode replay; 0 model calls, $0.00",
             "    run folder: .mobster/runs/*",
@@ -113,6 +116,8 @@ def test_a_drift_is_one_line_with_the_file_and_the_steps_line_and_no_traceback(p
     assert "Traceback" not in text
     assert "mobster_pytest" not in text
     assert "CheckFailed" not in text  # our lines, not the exception's
+    assert " --no-heal" not in text  # pytest's options only, never the mobster command's
+    assert " --fresh" not in text
 
 
 def test_a_failed_assertion_points_at_its_expect_line(project: Project) -> None:
@@ -262,7 +267,7 @@ def test_every_option_is_an_ini_key(project: Project) -> None:
     project.pytester.makeini("[pytest]\nmobster_scripted = apps/renamed.yaml\nmobster_no_heal = true\n")
     result = project.run("-k", "signup")
     result.assert_outcomes(failed=1, deselected=1)
-    result.stdout.fnmatch_lines(["*failed (drift)*(--no-heal)"])
+    result.stdout.fnmatch_lines(["*failed (drift)*(healing is off); run it without --mobster-no-heal *"])
 
 
 def test_the_paths_store_is_chosen_as_with_mobster_test(project: Project) -> None:

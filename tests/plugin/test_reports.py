@@ -131,7 +131,7 @@ def test_the_frames_attached_are_the_runs_own_files_and_no_extra_screenshot_is_t
             from mobster_pytest._state import RECORDS
             (record,) = request.node.stash[RECORDS]
             run_dir = record.root / result.run_dir
-            frames = [f.relative_to(run_dir).as_posix() for _, f in record.frames]
+            frames = [f.file.relative_to(run_dir).as_posix() for f in record.frames]
             name = "with.json" if pytestconfig.getoption("allure_report_dir") else "without.json"
             steps = [s.frame for s in result.steps]
             (pytestconfig.rootpath / name).write_text(

@@ -167,7 +167,7 @@ def test_recording_afresh_retires_the_heal_file_with_a_line(tmp_path: Path) -> N
     result, _, _ = run(check, FOUR_STEPS_APP, fresh=True)
     assert (
         result.path_why
-        == "--fresh: recording again; retired 1 heal of signup.heal.yaml: they were of the path recorded before"
+        == "asked to record again; retired 1 heal of signup.heal.yaml: they were of the path recorded before"
     )
     assert not heal_file_for(check).exists()
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
+from mobster_core import CheckResult
 from mobster_core.files import atomic_write
 from mobster_drivers.devices.scripted._raster import Raster
+from mobster_report import heal_evidence
 from mobster_report._evidence import keep_frames
 from mobster_report._frames import FrameLimits
+from tests.report.report_runs import Runs
 
 
 def frame_png(colour: tuple[int, int, int]) -> bytes:
@@ -70,3 +74,31 @@ def test_a_frame_that_is_a_symlink_is_neither_read_nor_followed(tmp_path: Path) 
     assert link.is_symlink()
     assert target.is_file()
     assert not any(n.startswith("frames/step-001-before.") for n in files)
+
+
+def test_a_heal_is_found_in_the_run_it_names(report_runs: Runs) -> None:
+    root = report_runs.root
+    _, data = report_runs["heal"]
+    check = root / ".mobster" / "checks" / "signup.yaml"
+    (heal,) = CheckResult.from_dict(data).heals
+    assert heal.run_dir == data["run_dir"]  # the heal names the run that made it
+    found = heal_evidence(root, check, heal)
+    assert found is not None
+    assert (found.run_dir, found.report) == (data["run_dir"], f"{data['run_dir']}/report.html")
+    assert found.before is not None
+    assert found.before.startswith(f"{data['run_dir']}/frames/")
+    # A heal of an older heal file names no run: the newest run that made it is searched for.
+    assert heal_evidence(root, check, attrs.evolve(heal, run_dir=None)) == found
+
+
+@pytest.mark.parametrize(
+    "run_dir", ["../elsewhere", "/tmp/runs/x", ".mobster/runs", ".mobster/runs/x/../..", ".mobster/cache/x"]
+)
+def test_a_heal_that_names_a_folder_outside_the_runs_finds_nothing(report_runs: Runs, run_dir: str) -> None:
+    root = report_runs.root
+    _, data = report_runs["heal"]
+    (heal,) = CheckResult.from_dict(data).heals
+    # A heal file is text anyone may edit: nothing outside .mobster/runs/<run_id> is read.
+    assert (
+        heal_evidence(root, root / ".mobster" / "checks" / "signup.yaml", attrs.evolve(heal, run_dir=run_dir)) is None
+    )

@@ -9,21 +9,24 @@ from typing import Any
 
 import pytest
 
+from mobster_core import CheckResult, DeviceInfo, DeviceKind, FailureClass, Outcome, Verdict
+from mobster_core.results import Cost, HealEntry, Mode
 from mobster_report._merge import MergeError, merge_documents, merge_suites
 
 
 def entry(name: str, device: str, verdict: str, run: str, **more: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "file": f".mobster/checks/{name}.yaml",
-        "device": {"name": device, "kind": "simulator", "ios": "26.4"},
-        "verdict": verdict,
-        "model_calls": more.get("calls", 0),
-        "cost_usd": more.get("cost", 0.0),
-        "cost_estimated": more.get("estimated", False),
-        "heals": more.get("heals", []),
-        "run_dir": f".mobster/runs/{run}",
-    }
+    """A check's entry as a run writes it; ``heals`` gives each heal's number of actions."""
+    healed = tuple(
+        HealEntry(n + 1, 'Tap "A"', 'Tap "B"', '"A" isn\'t on the screen', ({"op": "TAP"},), ({"op": "TAP"},) * actions)
+        for n, actions in enumerate(more.get("heals", ()))
+    )
+    return CheckResult(
+        name=name, file=f".mobster/checks/{name}.yaml", device=DeviceInfo(device, "26.4", DeviceKind.SIMULATOR),
+        app=None, outcome=Outcome(Verdict(verdict), None if verdict == "passed" else FailureClass.ASSERTION),
+        mode=Mode.REPLAY, seconds=1.0, cost=Cost(more.get("cost", 0.0), more.get("estimated", False)),
+        model_calls=more.get("calls", 0), identity=None, env=None, path_used=True, path_why=None, steps=(),
+        heals=healed, assertions=(), run_dir=f".mobster/runs/{run}", stable=True,
+    ).to_dict()  # fmt: skip
 
 
 def doc(suite_id: str, *checks: dict[str, Any], seconds: float = 10.0) -> dict[str, Any]:
@@ -34,7 +37,7 @@ def doc(suite_id: str, *checks: dict[str, Any], seconds: float = 10.0) -> dict[s
 def test_each_run_keeps_its_device_and_the_summary_is_recomputed() -> None:
     one = doc("1", entry("signup", "iPhone 17", "passed", "a"), entry("signup", "iPhone SE", "failed", "b"))
     two = doc("2", entry("paywall", "iPhone 17", "passed", "c", calls=1, cost=0.002, estimated=True,
-                         heals=[{"new": [{}, {}]}]), seconds=5.0)  # fmt: skip
+                         heals=[2]), seconds=5.0)  # fmt: skip
     merged = merge_documents([two, one])
     assert [(c["name"], c["device"]["name"]) for c in merged["checks"]] == [
         ("paywall", "iPhone 17"), ("signup", "iPhone 17"), ("signup", "iPhone SE"),
@@ -42,6 +45,7 @@ def test_each_run_keeps_its_device_and_the_summary_is_recomputed() -> None:
     assert merged["summary"] == {
         "passed": 2, "failed": 1, "needs_review": 0, "couldnt_run": 0,
         "healed_steps": 2, "model_calls": 1, "cost_usd": 0.002, "cost_estimated": True,
+        "replayed_with_no_model": 2,  # the two signup runs; paywall's heal called the model
     }  # fmt: skip
     assert (merged["exit_code"], merged["seconds"], merged["started_at"]) == (1, 15.0, "2026-12-01T01:00:00Z")
     assert merged["merged_from"] == ["2", "1"]
@@ -77,3 +81,21 @@ def test_junit_keeps_one_testcase_per_check_and_device(tmp_path: Path) -> None:
     index = (tmp_path / "out" / "index.html").read_text()
     assert 'href="../shard1/.mobster/runs/r117/report.html"' in index
     assert 'href="../shard2/.mobster/runs/r217/report.html"' in index
+
+
+def test_a_shard_whose_entry_holds_a_wrong_type_is_refused_naming_the_file_and_the_key(tmp_path: Path) -> None:
+    bad = entry("signup", "iPhone 17", "passed", "a")
+    bad["steps"] = "none"  # a hand-edited or truncated file: it would add up to a wrong summary
+    folder = tmp_path / "shard"
+    folder.mkdir()
+    (folder / "results.json").write_text(json.dumps(doc("1", entry("paywall", "iPhone 17", "passed", "b"), bad)))
+    with pytest.raises(MergeError, match=r"shard/results\.json: checks\[1\]\.steps: expected a list, got 'none'"):
+        merge_suites([folder], tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # nothing is written
+
+
+def test_an_entry_a_later_version_wrote_merges_unchanged() -> None:
+    later = {**entry("signup", "iPhone 17", "passed", "a"), "coverage": {"screens": 3}}
+    merged = merge_documents([doc("1", later)])
+    assert merged["checks"] == [later]
+    assert merged["summary"]["passed"] == 1

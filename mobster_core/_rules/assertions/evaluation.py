@@ -119,13 +119,16 @@ def _evaluate(assertion: Assertion, view: _View) -> AssertionResult:
             ok, observed, matches = _selected(assertion, subject, view)
     except RegexTimeout as timeout:  # Rule 5
         observed, error = unevaluated(timeout, assertion.show(), assertion.where)
-        return AssertionResult(text=assertion.show(), ok=False, observed=observed, name=assertion.name, error=error)
+        return AssertionResult(
+            text=assertion.show(), ok=False, observed=observed, name=assertion.name, error=error, line=assertion.line
+        )
     return AssertionResult(
         text=assertion.show(),
         ok=ok,
         observed=observed,
         matches=tuple(n.element for n in matches[:MAX_MATCHES]),
         name=assertion.name,
+        line=assertion.line,
     )
 
 

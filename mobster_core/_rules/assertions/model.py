@@ -331,6 +331,9 @@ class Assertion:
     name: str | None = None
     #: Where the assertion was written (``file:line: expect[2]``), for messages; not compared.
     where: str | None = attrs.field(default=None, eq=False)
+    #: The line of the check file its ``expect`` entry starts on (from 1), None for one built in
+    #: code; not compared.
+    line: int | None = attrs.field(default=None, eq=False)
 
     def __attrs_post_init__(self) -> None:
         textual = self.kind in _TEXT_KINDS
@@ -417,6 +420,8 @@ class AssertionResult:
     #: Set when the assertion couldn't be evaluated (its regex hit a time limit, ``safe_regex``): the
     #: message names where it was written and the regex. ``ok`` is then False.
     error: str | None = None
+    #: The line of the check file the assertion's ``expect`` entry starts on (``Assertion.line``).
+    line: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``{"text", "ok", "observed"}``, as in ``results.json``."""
@@ -426,11 +431,13 @@ class AssertionResult:
 # -- parsing check data ---------------------------------------------------------------------
 
 
-def parse_expect(items: Any, locate: Callable[[Keys], str] | None = None) -> tuple[Assertion, ...]:
+def parse_expect(
+    items: Any, locate: Callable[[Keys], str] | None = None, line: Callable[[Keys], int | None] | None = None
+) -> tuple[Assertion, ...]:
     """Parse a check's ``expect`` list (lists of text expand, Rule 1); raises :class:`ExpectError`.
 
     ``locate`` turns an item's keys into where it was written (``file:line``), kept in
-    ``Assertion.where`` for messages.
+    ``Assertion.where`` for messages; ``line`` into its line, kept in ``Assertion.line``.
     """
     if not isinstance(items, list):
         raise ExpectError(
@@ -444,6 +451,9 @@ def parse_expect(items: Any, locate: Callable[[Keys], str] | None = None) -> tup
         if locate is not None:
             where = f"{locate((index,))}: expect[{index}]"
             parsed = tuple(attrs.evolve(a, where=where) for a in parsed)
+        if line is not None:
+            at = line((index,))
+            parsed = tuple(attrs.evolve(a, line=at) for a in parsed)
         out.extend(parsed)
     if len(out) > MAX_ASSERTIONS:
         raise ExpectError(

@@ -18,7 +18,7 @@ from mobster_core._run.ended import Ended
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core._store.cache import ReplayCache
 from mobster_core._store.journal import Journal, read_journal
-from mobster_core.results import StepSource
+from mobster_core.results import Fix, FixCode, StepSource
 from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from tests.core.helpers import NOW
@@ -335,6 +335,8 @@ def test_an_action_that_raises_ends_with_unknown_outcome_and_nothing_after() -> 
     phone = phone_of(clock)
     result = replay(phone, clock, steps, before=phone.fail_next_action)
     assert failure_of(result) is FailureClass.UNKNOWN_OUTCOME
+    assert result.failure is not None
+    assert (result.failure.step, result.failure.fix) == (1, None)  # where it ended, as a field
     assert len(result.reports) == 0
     assert "Look at the app before running again" in result.message
     assert "It was not sent again" in result.message
@@ -347,6 +349,8 @@ def test_a_field_that_drops_typed_text_is_an_unknown_outcome() -> None:
     phone = phone_of(clock)
     result = replay(phone, clock, steps, before=phone.drop_typing)
     assert failure_of(result) is FailureClass.UNKNOWN_OUTCOME
+    assert result.failure is not None
+    assert result.failure.step == 2
     assert len(result.reports) == 1
     assert 'the field "Email" shows' in result.message
     assert [a.op for a in phone.actions] == [mc.Op.TAP, mc.Op.TYPE]
@@ -359,6 +363,8 @@ def test_a_read_after_an_action_that_fails_twice_is_an_unknown_outcome() -> None
     result = replay(phone, clock, steps, before=lambda: phone.fail_next_read(2))
     assert failure_of(result) is FailureClass.UNKNOWN_OUTCOME
     assert "reading the screen for step 1" in result.message
+    assert result.failure is not None
+    assert result.failure.step == 1
     assert phone.actions == []
 
 
@@ -441,6 +447,8 @@ def test_a_purchase_is_refused_and_never_sent(kind: str) -> None:
     assert failure_of(result) is FailureClass.REFUSED
     assert len(result.reports) == 2
     assert result.message.startswith('step 3 (Tap "Subscribe") was refused: a purchase is refused on')
+    assert result.failure is not None
+    assert (result.failure.step, result.failure.fix) == (3, None)
     assert [a.element.label for a in phone.actions if a.element] == ["Settings", "Upgrade to Pro"]
 
 
@@ -467,6 +475,9 @@ def test_a_live_step_without_a_model_cannot_run() -> None:
     assert failure_of(result) is FailureClass.MODEL
     assert len(result.reports) == 1
     assert "is typed by the model on every run, and there is no model" in result.message
+    assert result.failure is not None
+    assert (result.failure.step, result.failure.fix) == (2, Fix(FixCode.GIVE_MODEL))
+    assert "--model" not in result.message  # the fix is data: each front end spells it
     assert len(phone.actions) == 1
 
 

@@ -12,7 +12,7 @@ import mobster_core as mc
 from mobster_core import RunOptions, load_check, run_check
 from mobster_core._store.healfile import accept_heals, heal_file_for, read_heal_file, reject_heals
 from mobster_core.prompts import estimate_usage
-from mobster_core.results import StepSource
+from mobster_core.results import Fix, FixCode, StepSource
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
@@ -116,6 +116,9 @@ def test_replay_without_a_live_step_needs_no_model(tmp_path: Path) -> None:
             "ok": True,
             "observed": data["assertions"][0]["observed"],
             "matches": [{"label": "Welcome aboard", "role": "StaticText", "frame": [0.06, 0.1, 0.88, 0.06]}],
+            "name": None,
+            "error": None,
+            "line": 9,  # the expect entry's line in the check file
         }
     ]
     # Each step names the element its action was sent to, with its frame then.
@@ -176,6 +179,31 @@ def test_no_heal_fails_a_renamed_button_with_class_drift(tmp_path: Path) -> None
     assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
     assert '"Continue" isn\'t on the screen' in result.outcome.message
     assert result.steps[-1].reason == '"Continue" isn\'t on the screen'
+    # Where it ended and what to do are fields; the message names no option.
+    assert (result.outcome.step, result.outcome.fix) == (3, Fix(FixCode.RUN_WITHOUT_NO_HEAL))
+    assert result.outcome.message.endswith("(healing is off)")
+    assert not result.replayed_with_no_model  # it drifted: its steps didn't all run
+    without_model, _, _ = run(check, sample_path("yourapp-renamed"), model=False)
+    assert (without_model.outcome.step, without_model.outcome.fix) == (3, Fix(FixCode.GIVE_MODEL))
+    assert without_model.outcome.message.endswith("(no model to heal it)")
+
+
+def test_a_run_that_never_started_has_no_mode_and_replayed_nothing(tmp_path: Path) -> None:
+    check = project(tmp_path, SIGNUP_WITH_PASSWORD.replace('  - Type "hunter22" into "Password"\n', ""))
+    result, phone, _ = run(check, sample_path("yourapp"), model=False)  # no path, no model
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.MODEL)
+    assert result.outcome.message == "no recorded path yet, and there is no model to record one"
+    assert (result.outcome.step, result.outcome.fix) == (None, Fix(FixCode.GIVE_MODEL))
+    assert result.mode is None
+    assert not result.replayed_with_no_model
+    data = json.loads((tmp_path / result.run_dir / "result.json").read_text())
+    assert (data["mode"], data["replayed_with_no_model"], data["step"]) == (None, False, None)
+    assert data["fix"] == {"code": "give_model", "args": {}}
+    assert data["message"] == (
+        "no recorded path yet, and there is no model to record one; "
+        "give the run a model (a model key, or the scripted model)"
+    )
+    assert phone.actions == []
 
 
 def test_a_new_build_records_afresh_and_says_why(tmp_path: Path) -> None:
@@ -227,7 +255,11 @@ def test_a_renamed_button_heals_in_one_call_and_the_next_run_replays_at_no_cost(
     assert [(e.step, e.from_, e.to, e.why) for e in entries] == [
         (3, 'Tap "CONTINUE"', 'Tap "NEXT"', '"CONTINUE" isn\'t on the screen')
     ]
+    # The heal names the run that made it, in the result and in the heal file.
+    assert [e.run_dir for e in entries] == [h.run_dir for h in healed.heals] == [healed.run_dir]
+    assert healed.healed_steps == 1
     text = heal_file_for(check).read_text()
+    assert f"  run_dir: {healed.run_dir}\n" in text
     assert text.startswith("# Mobster heal diff: steps of this check changed on screen and Smart healed them.")
     assert "mobster test heal --accept signup.yaml" in text
 
@@ -270,6 +302,8 @@ def test_the_breaker_stops_a_check_whose_steps_mostly_changed(tmp_path: Path) ->
     result, _, _ = run(check, changed)
     assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.HEAL_LIMIT)
     assert "would make 3 of 4 recorded steps healed" in result.outcome.message
+    assert (result.outcome.step, result.outcome.fix) == (3, Fix(FixCode.RECORD_AGAIN))  # its heal hit the limit
+    assert result.outcome.message.endswith("the most a heal may change is half of a check")  # no --fresh
     healed = [s for s in result.steps if s.source is StepSource.HEALED]
     assert len(healed) == 2
 
@@ -659,7 +693,7 @@ def test_fresh_wins_over_carry(tmp_path: Path) -> None:
     check = project(tmp_path, SHORT_SIGNUP)
     run(check, sample_path("yourapp"))
     result, _, _ = run(check, build(sample_path("yourapp").read_text()), carry=True, fresh=True)
-    assert (result.mode, result.carried_from, result.path_why) == ("smart", None, "--fresh: recording again")
+    assert (result.mode, result.carried_from, result.path_why) == ("smart", None, "asked to record again")
 
 
 def test_a_one_step_check_can_never_be_healed(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import json
 import logging
 from pathlib import Path
 
+import attrs
 import pytest
 
 import mobster_core as mc
@@ -95,3 +96,34 @@ def test_the_heal_file_shows_count_and_nth_only_for_a_label_seen_more_than_once(
     [entry] = read_heal_file(tmp_path / "signup.heal.yaml")
     assert entry.new[0]["count"] == 2
     assert "count" not in entry.old[0]
+
+
+RUN = ".mobster/runs/20261130T120000Z-abc123"
+
+
+def test_a_heal_names_the_run_that_made_it_in_the_heal_file_and_the_state(tmp_path: Path) -> None:
+    made = HealEntry.of(3, "why", [step_on(screen(SIGNUP_ELEMENTS))], [step_on(TWO)], run_dir=RUN)
+    check = tmp_path / "signup.yaml"
+    write_heal_file(check, [made])
+    assert f"  run_dir: {RUN}\n" in (tmp_path / "signup.heal.yaml").read_text()
+    assert read_heal_file(tmp_path / "signup.heal.yaml") == [made]
+    save_heal_state(tmp_path, ID, SIM, KEY, HealState((step_on(TWO),), (made,)))
+    assert load_heal_state(tmp_path, ID, SIM, KEY).adopts == (made,)
+
+
+def test_a_heal_file_written_before_heals_named_their_run_is_read_as_it_is(tmp_path: Path) -> None:
+    check = tmp_path / "signup.yaml"
+    write_heal_file(check, [ENTRY])  # no run: the file has no run_dir, as an older one
+    text = (tmp_path / "signup.heal.yaml").read_text()
+    assert "run_dir" not in text
+    assert read_heal_file(tmp_path / "signup.heal.yaml") == [ENTRY]
+    assert ENTRY.run_dir is None
+
+
+def test_a_run_dir_that_isnt_text_is_refused_naming_its_line(tmp_path: Path) -> None:
+    check = tmp_path / "signup.yaml"
+    write_heal_file(check, [attrs.evolve(ENTRY, run_dir=RUN)])
+    heal = tmp_path / "signup.heal.yaml"
+    heal.write_text(heal.read_text().replace(f"run_dir: {RUN}", "run_dir: [1, 2]"))
+    with pytest.raises(HealFileError, match=r"signup\.heal\.yaml:\d+: .*run_dir is the run folder's path, as text"):
+        read_heal_file(heal)

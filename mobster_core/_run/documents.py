@@ -1,0 +1,267 @@
+"""Reading ``results.json`` back: typed values from the ``mobster.test/1`` document.
+
+Rule 1: a document is read with cattrs, strictly per key (``_rules/strict``): a value of the
+        wrong type (``"3"`` for a number, a mapping for a list, an unknown verdict) is refused
+        with :class:`~mobster_core.exceptions.ResultsError`, naming its dotted key
+        (``checks[2].steps[0].waited_s``) and what was expected.
+Rule 2: keys this version doesn't know are ignored: a reader takes documents that later versions
+        wrote with keys added. The keys the first ``mobster.test/1`` promised (``docs/cli.md``) must
+        be there; a key added since may be missing (an older file), and reads as its empty value.
+Rule 3: what ``to_dict`` derives (``healed_steps``, ``replayed_with_no_model``, the summary,
+        ``exit_code``) is never read back: the values compute it again (their Rule 4).
+Rule 4: ``message`` holds the core's message joined with its fix's neutral sentence
+        (``_rules/fixes`` Rule 3); reading it back takes off exactly that sentence, computed from
+        the ``fix`` read beside it. A message that doesn't end with it (an older file, an edited
+        one) is kept whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import attrs
+import cattrs
+from cattrs.cols import homogenous_tuple_structure_factory, is_sequence
+from cattrs.gen import make_dict_structure_fn, override
+
+from mobster_core._rules.assertions import AssertionResult
+from mobster_core._rules.cost import Cost
+from mobster_core._rules.device import AppInfo, DeviceInfo, DeviceKind
+from mobster_core._rules.fixes import Fix, FixCode
+from mobster_core._rules.screen import Element, Frame
+from mobster_core._rules.steps import Op
+from mobster_core._rules.strict import first_error, shown, strict_converter, strict_frame, strict_list
+from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._store.healfile import HealEntry
+from mobster_core.exceptions import ResultsError
+
+from .results import SCHEMA, CheckResult, Mode, StepReport, StepSource, SuiteResult
+
+__all__ = ["read_check", "read_suite"]
+
+T = TypeVar("T")
+
+# -- the document's shapes (as ``to_dict`` writes them; Rule 2 says which keys may be missing) -----
+
+
+@attrs.frozen
+class _Device:
+    name: str
+    kind: DeviceKind
+    ios: str
+
+
+@attrs.frozen
+class _App:
+    bundle: str
+    version: str | None
+    build: str | None
+
+
+@attrs.frozen
+class _Target:
+    label: str
+    role: str
+    frame: Frame
+    id: str
+
+
+@attrs.frozen
+class _Step:
+    index: int
+    op: Op
+    text: str
+    source: StepSource
+    waited_s: float
+    similarity: float | None
+    settled: bool
+    reason: str | None
+    target: _Target | None = None
+    frame: str | None = None
+
+
+@attrs.frozen
+class _Path:
+    identity: str | None
+    env: str | None
+    used: bool
+    why: str | None
+    carried_from: str | None = None
+
+
+@attrs.frozen
+class _Fix:
+    code: FixCode
+    args: dict[str, str] = attrs.Factory(dict)
+
+
+@attrs.frozen
+class _Check:
+    name: str
+    file: str
+    device: _Device | None
+    app: _App | None
+    verdict: Verdict
+    class_: FailureClass | None
+    message: str
+    mode: Mode | None
+    seconds: float
+    cost_usd: float
+    cost_estimated: bool
+    model_calls: int
+    path: _Path
+    steps: tuple[_Step, ...]
+    heals: tuple[HealEntry, ...]
+    assertions: tuple[AssertionResult, ...]
+    run_dir: str
+    stable: bool | None = None
+    device_label: str | None = None
+    final_frame: str | None = None
+    step: int | None = None
+    fix: _Fix | None = None
+
+
+@attrs.frozen
+class _Suite:
+    schema: str
+    suite_id: str
+    started_at: str
+    seconds: float
+    checks: tuple[dict[str, Any], ...]  # each read as a check, so an error names its index
+
+
+# -- the converter (Rule 1) ------------------------------------------------------------------------
+
+
+def _converter() -> cattrs.Converter:
+    conv = strict_converter(forbid_extra_keys=False)
+
+    def sequence(kind: Any, _conv: Any) -> Callable[[Any, Any], Any]:
+        items = homogenous_tuple_structure_factory(kind, conv)
+        return lambda value, _type: items(strict_list(value), kind)
+
+    def mapping(value: Any, kind: Any) -> dict[str, Any]:
+        if not isinstance(value, Mapping):
+            raise TypeError(f"expected a mapping, got {shown(value)}")
+        key_type, value_type = getattr(kind, "__args__", (str, Any))
+        keep = value_type is Any  # an action of a heal: kept as the heal file has it
+        return {conv.structure(k, key_type): v if keep else conv.structure(v, value_type) for k, v in value.items()}
+
+    conv.register_structure_hook_func(lambda t: t == Frame, strict_frame)
+    conv.register_structure_hook_factory(lambda t: is_sequence(t) and getattr(t, "__origin__", None) is tuple, sequence)
+    conv.register_structure_hook_func(lambda t: getattr(t, "__origin__", None) is dict, mapping)
+    renames: dict[type, dict[str, Any]] = {
+        HealEntry: {"from_": override(rename="from")},
+        _Check: {"class_": override(rename="class")},
+    }
+    # Leaves first: a class's hook is made with the hooks of its fields. A heal, an assertion and a
+    # match are their own values (the document names their fields as they do); the rest differ.
+    kinds = (Element, _Device, _App, _Target, _Step, HealEntry, AssertionResult, _Path, _Fix, _Check, _Suite)
+    for cls in kinds:
+        _register(conv, cls, renames.get(cls, {}))
+    return conv
+
+
+def _register(conv: cattrs.Converter, cls: type[T], overrides: dict[str, Any]) -> None:
+    made = make_dict_structure_fn(cls, conv, **overrides)
+
+    def hook(value: Any, kind: type[T]) -> T:
+        if not isinstance(value, Mapping):
+            raise TypeError(f"expected a mapping, got {shown(value)}")
+        return made(value, kind)
+
+    conv.register_structure_hook(cls, hook)
+
+
+_CONVERTER = _converter()
+
+
+#: The document's keys that aren't names in Python: the attributes that hold them.
+_RENAMED = {"from_": "from", "class_": "class"}
+
+
+def _structure(data: Any, kind: type[T], where: str) -> T:
+    try:
+        return _CONVERTER.structure(data, kind)
+    except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
+        key, message = first_error(exc, whole="")
+        key = ".".join(_RENAMED.get(part, part) for part in key.split(".")) if key else key
+        dotted = f"{where}{'.' if where and key and not key.startswith('[') else ''}{key}"
+        raise ResultsError(f"{dotted or 'the document'}: {message}", key=dotted or None) from exc
+
+
+def _value(key: str, make: Callable[[], T]) -> T:
+    """A value whose own rules may refuse what the document holds (an iOS version, a fix's arguments)."""
+    try:
+        return make()
+    except (TypeError, ValueError) as exc:
+        raise ResultsError(f"{key}: {exc}", key=key) from exc
+
+
+# -- from the shapes to the values -----------------------------------------------------------------
+
+
+def read_check(data: Any, where: str = "") -> CheckResult:
+    """One check's entry (``result.json``) as a :class:`CheckResult` (the module rules)."""
+    doc = _structure(data, _Check, where)
+    at = f"{where}." if where else ""
+    given = doc.device
+    device = None if given is None else _value(f"{at}device.ios", lambda: DeviceInfo(given.name, given.ios, given.kind))
+    return CheckResult(
+        name=doc.name,
+        file=doc.file,
+        device=device,
+        app=None if doc.app is None else AppInfo(doc.app.bundle, doc.app.version, doc.app.build),
+        outcome=_outcome(doc, at),
+        mode=doc.mode,
+        seconds=doc.seconds,
+        cost=Cost(doc.cost_usd, doc.cost_estimated),
+        model_calls=doc.model_calls,
+        identity=doc.path.identity,
+        env=doc.path.env,
+        path_used=doc.path.used,
+        path_why=doc.path.why,
+        steps=tuple(_step(s) for s in doc.steps),
+        heals=doc.heals,
+        assertions=doc.assertions,
+        run_dir=doc.run_dir,
+        stable=doc.stable,
+        carried_from=doc.path.carried_from,
+        device_label=doc.device_label,
+        final_frame=doc.final_frame,
+    )
+
+
+def read_suite(data: Any, folder: Path) -> SuiteResult:
+    """A whole ``results.json`` as a :class:`SuiteResult` in ``folder`` (the module rules)."""
+    doc = _structure(data, _Suite, "")
+    if doc.schema != SCHEMA:
+        raise ResultsError(f"schema: expected {SCHEMA!r}, got {shown(doc.schema)}", key="schema")
+    checks = tuple(read_check(c, f"checks[{n}]") for n, c in enumerate(doc.checks))
+    return SuiteResult(doc.suite_id, doc.started_at, doc.seconds, checks, folder)
+
+
+def _outcome(doc: _Check, at: str) -> Outcome:
+    given = doc.fix
+    fix = None if given is None else _value(f"{at}fix.args", lambda: Fix(given.code, given.args))
+    message = doc.message
+    if fix is not None:  # Rule 4
+        tail = fix.sentence
+        if message == tail:
+            message = ""
+        elif message.endswith(f"; {tail}"):
+            message = message.removesuffix(f"; {tail}")
+    if doc.step is not None and doc.step < 1:
+        raise ResultsError(f"{at}step: a step is counted from 1, got {doc.step}", key=f"{at}step")
+    return _value(f"{at}class", lambda: Outcome(doc.verdict, doc.class_, message, step=doc.step, fix=fix))
+
+
+def _step(doc: _Step) -> StepReport:
+    given = doc.target
+    target = None if given is None else Element(role=given.role, label=given.label, frame=given.frame, path=given.id)
+    return StepReport(
+        doc.index, doc.op, doc.text, doc.source, doc.waited_s, doc.similarity, doc.settled, doc.reason, target,
+        doc.frame,
+    )  # fmt: skip

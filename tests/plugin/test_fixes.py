@@ -1,0 +1,21 @@
+"""The plugin spells every fix with pytest's options for Mobster (``mobster_pytest._fixes``)."""
+
+from __future__ import annotations
+
+import re
+
+from mobster_core.results import FIX_ARGS, Fix, FixCode
+from mobster_pytest._fixes import spell
+from mobster_pytest._settings import OPTIONS
+
+OPTION = re.compile(r"--[a-z][a-z-]*")
+
+
+def test_every_fix_code_is_spelled_with_the_plugins_own_options() -> None:
+    ours = {o.flag for o in OPTIONS}
+    for code in FixCode:
+        text = spell(Fix(code, {name: f"<{name}>" for name in FIX_ARGS[code]}))
+        named = set(OPTION.findall(text))
+        assert named, (code, text)
+        assert named <= ours, (code, named - ours)  # --mobster-fresh, never the mobster command's --fresh
+        assert "RunOptions" not in text
