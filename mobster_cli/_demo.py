@@ -114,7 +114,7 @@ def _changed(folder: Path) -> str | None:
     lines = (folder / MARKER).read_text(encoding="utf-8", errors="replace").split("\n", 1)
     try:
         left = json.loads(lines[1]) if len(lines) > 1 and lines[1].strip() else None
-    except ValueError:
+    except (ValueError, RecursionError):
         left = None
     now = _state(folder)
     if not isinstance(left, dict):  # an older Mobster's marker: its checks and app scripts must be the demo's

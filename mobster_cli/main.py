@@ -135,7 +135,21 @@ def _runtime(ctx: click.Context) -> Runtime:
     return obj if obj is not None else Runtime()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Guarded(click.Group):
+    """The top group: every command under it runs behind :func:`_boundary`, whether or not it asks."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        outcome: list[Any] = []
+
+        def body() -> int:
+            outcome.append(super(_Guarded, self).invoke(ctx))
+            return 0
+
+        _boundary(body)
+        return outcome[0] if outcome else None
+
+
+@click.group(cls=_Guarded, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="mobster", prog_name="mobster")
 def cli() -> None:
     """Mobster replay: end-to-end checks of iOS apps.
@@ -847,7 +861,7 @@ def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
     from mobster_core.heals import heal_file_for, pending_heals, read_heal_file
     from mobster_report import heal_evidence
 
-    from ._render import heal_listing
+    from ._render import heal_listing, visible
 
     if not read_heal_file(heal_file_for(file)):
         return []
@@ -871,6 +885,8 @@ def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
             diff.append(f"frame after:  {found.after or 'not kept'}")
             if found.report is not None:
                 diff.append(f"report: {found.report}")
+        elif e.run_dir is not None:
+            diff.append(f"frames: not shown (the run {visible(e.run_dir)} is gone, or its result.json can't be read)")
         rows.append((e.step, e.from_, e.to, e.why, diff))
     return heal_listing(f"{check.name} ({file.name})", rows)
 

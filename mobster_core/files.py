@@ -5,8 +5,12 @@ and pictures into run folders): :func:`atomic_write` (a temporary file, fsynced,
 0600 in 0700 folders, never through a symlink), :func:`private_dir` and :func:`read_private`
 (only a regular file of the current user, 0600 or narrower, within a size limit; anything else
 raises :class:`~mobster_core.exceptions.UnsafeFile`). ``MOBSTER_DIR`` is the folder's name.
+
+For a file a user hands over (a shard's ``results.json``, a ``junit.xml``): :func:`read_user_file`
+reads only a regular file, never waits on a FIFO, never reads ``/dev/zero``, and stops at a size
+limit, before and while reading.
 """
 
-from ._store.fsutil import MOBSTER_DIR, atomic_write, private_dir, read_private
+from ._store.fsutil import MOBSTER_DIR, atomic_write, private_dir, read_private, read_user_file
 
-__all__ = ["MOBSTER_DIR", "atomic_write", "private_dir", "read_private"]
+__all__ = ["MOBSTER_DIR", "atomic_write", "private_dir", "read_private", "read_user_file"]

@@ -260,7 +260,7 @@ def _result_in(folder: Path) -> CheckResult | None:
     """The run's ``result.json``, typed; None when it is missing, unsafe or not a result."""
     try:
         return CheckResult.from_dict(json.loads(read_private(folder / "result.json", max_bytes=MAX_RESULT_BYTES)))
-    except (OSError, UnsafeFile, ValueError, ResultsError):
+    except (OSError, UnsafeFile, ValueError, RecursionError, ResultsError):
         return None
 
 

@@ -17,29 +17,45 @@ Rule 4: the merged ``index.html`` links each check to its run's ``report.html`` 
 Rule 5: a shard that isn't a ``mobster.test/1`` document (a key of the wrong type included: the
         error names the file and the key), or the same run merged twice, is an error naming the
         file and what to do; nothing is written then.
+Rule 6: a shard's files are read as a careful server reads a user's files: regular files only
+        (a FIFO is refused without waiting for a writer, ``/dev/zero`` is never read), at most
+        :data:`MAX_FILE` bytes (a 4 GB sparse ``junit.xml`` is refused by its size, before a byte
+        is read), at most :data:`MAX_DEPTH` levels of nesting in JSON and XML. A ``junit.xml``'s
+        counts must be whole numbers of zero or more and its times numbers, named by attribute.
+Rule 7: everything is read and made before anything is written, and the three files go in as
+        a whole: a folder that can't be written (``/proc/x``, a file, a symlinked
+        ``.mobster/test-results``) is an error naming it, and a write that fails half-way takes
+        back what it wrote, so a refused merge leaves no ``results.json`` behind.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
+import stat
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from mobster_core import SuiteResult
-from mobster_core.exceptions import MobsterError, ResultsError
-from mobster_core.files import atomic_write
+from mobster_core.exceptions import MobsterError, ResultsError, UnsafeFile
+from mobster_core.files import atomic_write, read_user_file
 from mobster_core.results import SCHEMA
 from mobster_core.text import utf8
 
-from ._evidence import write_index
+from ._suite_page import render_suite
 
 __all__ = ["MergeError", "merge_documents", "merge_junit", "merge_suites", "suite_folder"]
 
 #: The largest ``results.json`` or ``junit.xml`` read, in bytes.
 MAX_FILE = 256 * 1024 * 1024
+#: Rule 6: the deepest nesting read in a shard's JSON or XML (ours is at most 6 deep).
+MAX_DEPTH = 64
+_AGAIN = "write it again with mobster test"
 
 
 class MergeError(MobsterError):
@@ -48,9 +64,9 @@ class MergeError(MobsterError):
 
 def suite_folder(path: Path) -> Path:
     """Rule 1: the suite folder ``path`` names, or the newest one under its ``.mobster/test-results``."""
-    if (path / "results.json").is_file():
-        return path
-    found = sorted((path / ".mobster" / "test-results").glob("*/results.json"), key=_mtime)
+    if os.path.lexists(path / "results.json"):
+        return path  # whatever it is: reading it says what is wrong with it (Rule 6)
+    found = sorted((f for f in (path / ".mobster" / "test-results").glob("*/results.json") if _regular(f)), key=_mtime)
     if not found:
         raise MergeError(
             f"{path}: no results.json here or in .mobster/test-results/*/; "
@@ -59,18 +75,53 @@ def suite_folder(path: Path) -> Path:
     return found[-1].parent
 
 
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
+
+
 def _mtime(path: Path) -> float:
-    return path.stat().st_mtime
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _read(file: Path) -> bytes:
+    """Rule 6: a shard's file, read carefully; anything else is a :class:`MergeError` naming it."""
+    try:
+        return read_user_file(file, max_bytes=MAX_FILE)
+    except UnsafeFile as exc:
+        raise MergeError(f"{file}: {exc.reason}; pass the files a suite wrote") from exc
+    except OSError as exc:
+        raise MergeError(f"{file}: can't be read ({exc.strerror or exc}); {_AGAIN}") from exc
+
+
+def _json_depth(raw: bytes) -> int:
+    """How deep ``raw``'s arrays and objects nest, without recursing (brackets in strings skipped)."""
+    depth = deepest = 0
+    # Strings hold no structure: drop each escaped character, then everything between quotes.
+    outside = re.sub(rb'"(?:[^"\\]|\\.)*"', b"", re.sub(rb"\\.", b"", raw) if b"\\" in raw else raw)
+    for byte in outside:
+        if byte in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
 
 
 def _load(folder: Path) -> dict[str, Any]:
     file = folder / "results.json"
+    raw = _read(file)
+    if _json_depth(raw) > MAX_DEPTH:
+        raise MergeError(f"{file}: nested more than {MAX_DEPTH} levels deep; is it a results.json? {_AGAIN}")
     try:
-        if file.stat().st_size > MAX_FILE:
-            raise MergeError(f"{file}: over {MAX_FILE // (1024 * 1024)} MiB; is it a results.json?")
-        doc = json.loads(file.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise MergeError(f"{file}: can't be read as JSON ({exc}); write it again with mobster test") from exc
+        doc = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise MergeError(f"{file}: can't be read as JSON ({exc}); {_AGAIN}") from exc
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or not isinstance(doc.get("checks"), list):
         raise MergeError(f"{file}: not a {SCHEMA} document (key 'schema' and a list 'checks'); is it a results.json?")
     if not all(isinstance(c, dict) for c in doc["checks"]):
@@ -83,7 +134,7 @@ def _typed(doc: Mapping[str, Any], name: str) -> SuiteResult:
     try:
         return SuiteResult.from_dict(doc, Path())
     except ResultsError as exc:
-        raise MergeError(f"{name}: {exc}; write it again with mobster test") from exc
+        raise MergeError(f"{name}: {exc}; {_AGAIN}") from exc
 
 
 def _device_key(check: Mapping[str, Any]) -> str:
@@ -120,23 +171,20 @@ def merge_documents(docs: Sequence[Mapping[str, Any]], names: Sequence[str] = ()
 
 
 def merge_junit(files: Sequence[Path]) -> bytes:
-    """Rule 3: one ``junit.xml`` from the shards' (a shard without one adds nothing)."""
+    """Rule 3: one ``junit.xml`` from the shards' (a shard without one adds nothing); Rule 6 for each."""
     root = ET.Element("testsuites", name="mobster")
     suite = ET.SubElement(root, "testsuite", name="mobster test")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     seconds = 0.0
     stamps: list[str] = []
     for file in files:
-        if not file.is_file():
+        if not os.path.lexists(file):
             continue
-        try:
-            tree = ET.fromstring(file.read_bytes())  # noqa: S314 - our own junit.xml; expat refuses entity bombs
-        except (OSError, ET.ParseError) as exc:
-            raise MergeError(f"{file}: not well-formed XML ({exc}); write it again with mobster test") from exc
+        tree = _junit(file)
         for ts in tree.iter("testsuite"):
             for key in totals:
-                totals[key] += int(ts.get(key, "0") or 0)
-            seconds += float(ts.get("time", "0") or 0)
+                totals[key] += _count(ts, key, file)
+            seconds += _seconds(ts, file)
             if ts.get("timestamp"):
                 stamps.append(ts.get("timestamp", ""))
             suite.extend(ts.findall("testcase"))
@@ -149,6 +197,40 @@ def merge_junit(files: Sequence[Path]) -> bytes:
     root.set("time", f"{seconds:.3f}")
     ET.indent(root)
     return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
+
+
+def _junit(file: Path) -> ET.Element:
+    raw = _read(file)
+    try:
+        tree = ET.fromstring(raw)  # noqa: S314 - expat refuses entity bombs; depth is checked next
+    except ET.ParseError as exc:
+        raise MergeError(f"{file}: not well-formed XML ({exc}); {_AGAIN}") from exc
+    # Writing a tree recurses once per level: a deep one is refused here, not as a RecursionError.
+    level = [tree]
+    for _ in range(MAX_DEPTH):
+        level = [child for element in level for child in element]
+        if not level:
+            return tree
+    raise MergeError(f"{file}: nested more than {MAX_DEPTH} levels deep; is it a junit.xml? {_AGAIN}")
+
+
+def _count(ts: ET.Element, key: str, file: Path) -> int:
+    text = (ts.get(key) or "0").strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        problem = f"testsuite's {key}={text[:40]!r} is not a count (a whole number, 0 or more)"
+        raise MergeError(f"{file}: {problem}; {_AGAIN}")
+    return int(text)
+
+
+def _seconds(ts: ET.Element, file: Path) -> float:
+    text = (ts.get("time") or "0").strip()
+    try:
+        value = float(text) if len(text) <= 40 else math.nan
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise MergeError(f"{file}: testsuite's time={text[:40]!r} is not a number of seconds, 0 or more; {_AGAIN}")
+    return value
 
 
 def _project_of(folder: Path) -> Path:
@@ -168,6 +250,7 @@ def merge_suites(paths: Sequence[Path], out: Path) -> dict[str, Any]:
     folders = [suite_folder(p).resolve() for p in paths]
     docs = [_load(f) for f in folders]
     merged = merge_documents(docs, [str(f / "results.json") for f in folders])
+    where = Path(os.path.abspath(out))  # noqa: PTH100 - written by name: a symlinked folder is refused (Rule 7)
     out = out.resolve()
     # Rule 4: index.html links from ``out`` to each run where its shard keeps it.
     base = Path(os.path.commonpath([out, *(_project_of(f) for f in folders)]))
@@ -181,7 +264,30 @@ def merge_suites(paths: Sequence[Path], out: Path) -> dict[str, Any]:
                 moved["run_dir"] = os.path.relpath(project / run_dir, base)
             linked.append(moved)
     linked.sort(key=lambda c: (str(c.get("file", "")), _device_key(c), str(c.get("run_dir", ""))))
-    atomic_write(out / "results.json", utf8(json.dumps(merged, indent=2, ensure_ascii=False)))
-    atomic_write(out / "junit.xml", merge_junit([f / "junit.xml" for f in folders]))
-    write_index(out, {**merged, "checks": linked}, here=os.path.relpath(out, base))
+    files = {  # Rule 7: all of it made before a byte is written
+        "results.json": utf8(json.dumps(merged, indent=2, ensure_ascii=False)),
+        "junit.xml": merge_junit([f / "junit.xml" for f in folders]),
+        "index.html": utf8(render_suite({**merged, "checks": linked}, here=os.path.relpath(out, base))),
+    }
+    _write_all(where, files)
     return merged
+
+
+def _write_all(out: Path, files: Mapping[str, bytes]) -> None:
+    """Rule 7: the files in ``out``, all or none (a failed write takes back the ones written)."""
+    written: list[Path] = []
+    try:
+        for name, data in files.items():
+            target = out / name
+            existed = os.path.lexists(target)
+            atomic_write(target, data)
+            if not existed:
+                written.append(target)
+    except (OSError, UnsafeFile) as exc:
+        for target in written:
+            with suppress(OSError):
+                target.unlink()
+        reason = exc.reason if isinstance(exc, UnsafeFile) else (exc.strerror or str(exc))
+        where = exc.path if isinstance(exc, UnsafeFile) else Path(exc.filename or out)
+        problem = f"the merged files can't be written there ({reason})"
+        raise MergeError(f"{where}: {problem}; merge into another folder") from exc

@@ -119,7 +119,7 @@ def parse_decision(data: Any, usage: Usage) -> Decision:
     if isinstance(data, str | bytes):
         try:
             data = json.loads(data)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise ModelError(f"the model's tool input is not valid JSON: {exc}") from exc
     if not isinstance(data, Mapping):
         raise ModelError(f"the model's tool input is not an object: {_show(data)}")

@@ -343,7 +343,7 @@ def load_heal_state(root: Path, identity: str, env: Env, key: str) -> HealState:
     except _OtherFormat as exc:
         _set_aside(file, exc.format)
         return HealState()
-    except (ValueError, PathError, TypeError, KeyError) as exc:
+    except (ValueError, RecursionError, PathError, TypeError, KeyError) as exc:
         raise HealFileError(f"{file}: {exc}; delete it (the next run replays the recorded path)") from exc
 
 

@@ -223,7 +223,7 @@ def _parse(data: bytes, path: Path) -> tuple[list[dict[str, Any]], int]:
     for number, raw in enumerate(lines, 1):
         try:
             entry = json.loads(raw.decode("utf-8"))
-        except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
             raise JournalError(f"{path} line {number} is not a journal entry ({exc}); it is damaged") from exc
         if not isinstance(entry, dict):
             raise JournalError(f"{path} line {number} is not a journal entry (not an object); it is damaged")

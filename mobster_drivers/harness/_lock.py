@@ -172,7 +172,7 @@ class DeviceLock:
     def _holder(self) -> str:
         try:
             data = json.loads(self._owner.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return "unknown"
         pid = data.get("pid") if isinstance(data, dict) else None
         return str(pid) if isinstance(pid, int) else "unknown"

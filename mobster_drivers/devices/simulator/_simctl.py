@@ -126,7 +126,7 @@ def parse_simulators(text: str) -> list[Simulator]:
     """The available iOS simulators in ``simctl list devices -j`` output (Rule 3)."""
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise DeviceError(f"simctl list devices -j printed something that is not JSON: {text[:80]!r}") from exc
     devices = data.get("devices") if isinstance(data, Mapping) else None
     if not isinstance(devices, Mapping):

@@ -7,8 +7,9 @@
     device = WdaDevice("http://127.0.0.1:8100")  # a simulator's WDA, or a phone's forwarded port
     screen = await device.read()
 
-Requests go through a :class:`WdaTransport`: by default :class:`FacebookWdaTransport`, one plain
-facebook-wda client (``pip install 'mobster[simulator]'``), imported when the device is made.
+Requests go through a :class:`WdaTransport`: by default :class:`FacebookWdaTransport`, over
+facebook-wda's connections (``pip install 'mobster[simulator]'``), imported when the device is made;
+a reply is read within its timeout and to :data:`MAX_REPLY_BYTES`.
 Each action endpoint is called once with an explicit timeout; errors are mapped to
 ``DeviceError`` and ``UnknownOutcome`` (see ``_device``'s rules and ``docs/drivers.md``). The replay
 polls with the fast read (``read``); the verdict uses ``read_evidence``, which keeps WDA's own
@@ -42,6 +43,7 @@ from ._device import (
 )
 from ._hosted import WdaHosted
 from ._transport import (
+    MAX_REPLY_BYTES,
     FacebookWdaTransport,
     WdaBadReply,
     WdaErrorReply,
@@ -58,6 +60,7 @@ __all__ = [
     "ELEMENTS_PATH",
     "EVIDENCE_PATH",
     "MAX_NODES",
+    "MAX_REPLY_BYTES",
     "SESSION_CAPABILITIES",
     "SESSION_SETTINGS",
     "SOURCE_PATH",

@@ -8,23 +8,35 @@ Rule 2: a transport says *how* a request failed, because the device maps that to
         and :class:`WdaErrorReply` (WDA answered with an error in its envelope). The original
         exception is the ``__cause__``.
 Rule 3: every request has an explicit timeout in seconds; nothing waits on a module-wide default.
+        The timeout bounds the whole exchange, not each read of the socket: a reply that trickles
+        in a byte at a time ends at the timeout as no reply.
+Rule 4: a reply's body is read to :data:`MAX_REPLY_BYTES` and no further: a body that never ends
+        (or claims more in its ``Content-Length``) is a bad reply, never read until memory runs
+        out.
 
-:class:`FacebookWdaTransport` sends through one plain facebook-wda ``Client`` (its raw
-``http.fetch`` helper, with the client's retry callbacks removed).
-Another HTTP client can replace it by implementing :class:`WdaTransport`.
+:class:`FacebookWdaTransport` sends over facebook-wda's connections (``http://`` and facebook-wda's
+``http+usbmux://``), under its per-host lock, as its ``Client`` does, and reads the reply itself
+(facebook-wda's reader has no size limit and no overall deadline). Another HTTP client can
+replace it by implementing :class:`WdaTransport`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import socket
+import time
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 import attrs
 
+if TYPE_CHECKING:
+    from http.client import HTTPConnection, HTTPResponse
+
 __all__ = [
+    "MAX_REPLY_BYTES",
     "FacebookWdaTransport",
     "WdaBadReply",
     "WdaErrorReply",
@@ -37,6 +49,10 @@ __all__ = [
 ]
 
 _SESSION_IN_PATH = re.compile(r"^/session/[^/?]+")
+#: Rule 4: the largest reply body read, in bytes. A 6K screenshot's base64 PNG and a 10,000-element
+#: tree are each well under it.
+MAX_REPLY_BYTES = 64 * 1024 * 1024
+_CHUNK = 256 * 1024
 
 
 def endpoint(method: str, path: str) -> str:
@@ -142,20 +158,20 @@ def normalize_wda_url(url: str) -> str:
 
 
 class FacebookWdaTransport:
-    """:class:`WdaTransport` over one plain facebook-wda ``Client`` (imported lazily).
+    """:class:`WdaTransport` over facebook-wda's connections (imported lazily; module rules).
 
-    The client's error callbacks are removed so it never re-sends (its stale-session callback
-    retries), and every request goes through its raw ``fetch``
-    with an explicit timeout. facebook-wda serialises requests to one host with a process-wide
-    lock; calls block, so the device runs them in a worker thread.
+    Each request opens a connection as facebook-wda does (``wda.usbmux.http_create``: a plain
+    HTTP one, or one through usbmuxd for ``http+usbmux://UDID:8100``) under facebook-wda's lock
+    for the host, so it never runs beside another facebook-wda request to the same WDA; it is
+    sent once, and its reply is read within the timeout and the size limit (Rules 3 and 4).
+    Calls block, so the device runs them in a worker thread.
     """
 
-    def __init__(self, url: str) -> None:
-        import wda
+    def __init__(self, url: str, *, max_reply_bytes: int = MAX_REPLY_BYTES) -> None:
+        import wda  # noqa: F401 - fails here, at construction, when the extra is missing
 
         self._url = normalize_wda_url(url)
-        self._client = wda.Client(self._url)
-        self._client.unregister_callback()
+        self._max = max_reply_bytes
 
     @property
     def url(self) -> str:
@@ -163,39 +179,115 @@ class FacebookWdaTransport:
         return self._url
 
     def request(self, method: str, path: str, body: Mapping[str, Any] | None = None, *, timeout: float) -> WdaReply:
-        """Send once through facebook-wda and map its exceptions (module rules)."""
+        """Send once and read the reply within ``timeout`` and the size limit (module rules)."""
         import wda
-        from wda.usbmux.exceptions import HTTPError
+        from wda.usbmux import http_create
 
-        data = dict(body) if body else None
+        call = _Call(method, "/" + path.lstrip("/"), timeout, time.monotonic() + timeout)
+        data = json.dumps(dict(body)) if body else None
+        with wda.namedlock(self._url):  # facebook-wda's own: one request to a WDA at a time
+            try:
+                conn = http_create(self._url + call.path)
+            except Exception as exc:  # usbmuxd's errors (no device, refused) have no common base
+                raise WdaUnreachable(method, path, f"can't connect ({_short(exc)})") from exc
+            try:
+                status, raw = self._exchange(conn, call, data)
+            finally:
+                conn.close()
+        return _reply(method, path, status, raw)
+
+    def _exchange(self, conn: HTTPConnection, call: _Call, data: str | None) -> tuple[int, bytes]:
+        conn.timeout = call.timeout
         try:
-            reply = self._client.http.fetch(method, path, data, timeout=timeout)
-        except wda.WDARequestError as exc:
-            value = exc.value if isinstance(exc.value, Mapping) else {}
-            raise WdaErrorReply(method, path, str(value.get("error", "")), str(value.get("message", ""))) from exc
-        except HTTPError as exc:
-            raise _transport_failure(method, path, exc, timeout) from exc
-        except wda.WDAEmptyResponseError as exc:
-            raise WdaBadReply(method, path, "an empty reply") from exc
-        except (wda.WDAError, ValueError, TypeError, AttributeError, KeyError) as exc:
-            raise WdaBadReply(method, path, f"a reply that is not WDA's JSON ({_short(exc)})") from exc
-        if not isinstance(reply, Mapping) or "value" not in reply:
-            raise WdaBadReply(method, path, "a JSON reply without WDA's 'value'")
-        session = reply.get("sessionId")
-        return WdaReply(reply["value"], session if isinstance(session, str) and session else None)
+            if data is None:
+                conn.request(call.method, call.path)
+            else:
+                conn.request(call.method, call.path, data, headers={"Content-Type": "application/json"})
+            call.bound(conn)
+            response = conn.getresponse()
+            return response.status, self._body(response, conn, call)
+        except WdaTransportError:
+            raise
+        except Exception as exc:  # http.client's errors: OSErrors, ValueErrors, HTTPExceptions
+            raise _transport_failure(call.method, call.path, exc, call.timeout) from exc
+
+    def _body(self, response: HTTPResponse, conn: HTTPConnection, call: _Call) -> bytes:
+        """Rule 4: the body to the limit; Rule 3: within the deadline."""
+        declared = response.getheader("Content-Length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > self._max:
+            raise WdaBadReply(
+                call.method, call.path, f"a reply of {int(declared)} bytes, over the limit of {self._max}"
+            )
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            call.bound(conn)
+            chunk = response.read1(_CHUNK)
+            if not chunk:
+                if response.length:  # http.client ends a short body quietly: its Content-Length says
+                    short = f"the connection failed before a complete reply ({response.length} bytes short)"
+                    raise WdaNoReply(call.method, call.path, short)
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > self._max:
+                raise WdaBadReply(
+                    call.method, call.path, f"a reply over the limit of {self._max} bytes (it didn't end)"
+                )
+            chunks.append(chunk)
 
     def close(self) -> None:
-        """Nothing to release: facebook-wda opens a connection per request."""
+        """Nothing to release: each request opens its own connection."""
 
 
-def _transport_failure(method: str, path: str, exc: Exception, timeout: float) -> WdaTransportError:
-    cause = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else exc.__cause__ or exc.__context__
+@attrs.frozen
+class _Call:
+    """One request under way: what it is, its timeout and the moment it ends (Rule 3)."""
+
+    method: str
+    path: str
+    timeout: float
+    deadline: float
+
+    def bound(self, conn: HTTPConnection) -> None:
+        """The socket's next wait ends at the deadline; past it, the request has no reply."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise WdaNoReply(self.method, self.path, f"no complete reply within {self.timeout:g} s")
+        if conn.sock is not None:
+            conn.sock.settimeout(left)
+
+
+def _reply(method: str, path: str, status: int, raw: bytes) -> WdaReply:
+    """A reply's bytes as WDA's envelope (Rule 2), as facebook-wda reads them."""
+    if status == 502:
+        raise WdaBadReply(method, path, f"HTTP 502 Bad Gateway: {_snippet(raw)}")
+    if not raw.strip():
+        raise WdaBadReply(method, path, "an empty reply")
+    try:
+        reply = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise WdaBadReply(method, path, f"a reply that is not WDA's JSON ({_snippet(raw)})") from exc
+    if not isinstance(reply, Mapping) or "value" not in reply:
+        raise WdaBadReply(method, path, "a JSON reply without WDA's 'value'")
+    value = reply["value"]
+    if isinstance(value, Mapping) and value.get("error"):
+        raise WdaErrorReply(method, path, str(value.get("error", "")), str(value.get("message", "")), status)
+    session = reply.get("sessionId")
+    return WdaReply(value, session if isinstance(session, str) and session else None)
+
+
+def _snippet(raw: bytes) -> str:
+    text = raw[:100].decode("utf-8", "replace")
+    return repr(text + ("..." if len(raw) > 100 else ""))
+
+
+def _transport_failure(method: str, path: str, exc: BaseException, timeout: float) -> WdaTransportError:
+    cause = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else exc
     if isinstance(cause, ConnectionRefusedError | socket.gaierror):
         return WdaUnreachable(method, path, f"can't connect ({type(cause).__name__}: {cause})")
     if isinstance(cause, TimeoutError):
         return WdaNoReply(method, path, f"no reply within {timeout:g} s")
-    name = type(cause).__name__ if cause is not None else type(exc).__name__
-    return WdaNoReply(method, path, f"the connection failed before a complete reply ({name}: {cause or exc})")
+    return WdaNoReply(method, path, f"the connection failed before a complete reply ({type(cause).__name__}: {cause})")
 
 
 def _short(exc: BaseException) -> str:
