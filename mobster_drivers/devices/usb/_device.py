@@ -197,4 +197,3 @@ class UsbIphone(WdaHosted):
         """The phone's name and iOS version from lockdown, kind iphone (Rule 4)."""
         f = self._facts
         return DeviceInfo(name=f.name, ios=f.ios, kind=DeviceKind.IPHONE, udid=f.udid)
-
