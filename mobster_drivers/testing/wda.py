@@ -620,7 +620,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
         self._focus: _Focus | None = None
         self._launched: dict[str, LaunchOptions] = {}
         self._pids = {b: 1000 + i for i, b in enumerate(script.apps)}
-        self._elements: OrderedDict[str, _Cached] = OrderedDict()  # Rule 13
+        self._element_cache: OrderedDict[str, _Cached] = OrderedDict()  # Rule 13
         self._device = _DeviceState()
 
     # -- lifecycle (the rest is the loopback server's) ---------------------------------------
@@ -750,7 +750,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
             self._session = None
             self._settings = dict(_SETTINGS)
             self._focus = None
-            self._elements.clear()
+            self._element_cache.clear()
 
         self.run(restart())
 
@@ -856,7 +856,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
         """``GET`` and ``DELETE /session/{id}``: the session's capabilities, or its end."""
         if method == "DELETE":
             self._session = None
-            self._elements.clear()
+            self._element_cache.clear()
             return None
         return {"sessionId": session, "capabilities": self._capabilities()}
 
@@ -871,7 +871,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
             caps = body["desiredCapabilities"]
         self._session = secrets.token_hex(16).upper()
         self._focus = None
-        self._elements.clear()  # FBSessionCommands.m:93: a new session ends the one before
+        self._element_cache.clear()  # FBSessionCommands.m:93: a new session ends the one before
         bundle = caps.get("bundleId")
         if isinstance(bundle, str) and bundle:
             await self._launch(bundle, caps.get("arguments"), caps.get("environment"))
@@ -1073,7 +1073,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
             raise _WdaFailure(400, "invalid argument", "'using' and 'value' must be strings")
         screen, _ = self._now_screen()
         tree = self._raw_tree(screen)
-        top = "/0" if under is None or under.uuid is None else self._elements[under.uuid].path
+        top = "/0" if under is None or under.uuid is None else self._element_cache[under.uuid].path
         nodes = [(p, n) for p, n in _walk_paths(tree) if p == top or p.startswith(top + "/")]
         if under is not None and under.uuid is not None:
             nodes = nodes[1:]  # under an element: its descendants, not itself
@@ -1093,15 +1093,15 @@ class FakeWda(LoopbackServer[WdaRequest]):
         """Keep an element WDA hands out and return its id (Rule 13): the same element, the same id."""
         cached = _Cached(app, self._phone.screen_name(app), path, (str(node.get("type")), node.get("label")))
         ref = str(uuid.uuid5(uuid.NAMESPACE_OID, repr((self._session, cached)))).upper()
-        self._elements[ref] = cached
-        self._elements.move_to_end(ref)
-        while len(self._elements) > _CACHE_SIZE:
-            self._elements.popitem(last=False)
+        self._element_cache[ref] = cached
+        self._element_cache.move_to_end(ref)
+        while len(self._element_cache) > _CACHE_SIZE:
+            self._element_cache.popitem(last=False)
         return ref
 
     def _resolve(self, ref: str) -> _Target:
         """A cached element as it is now (Rule 13); WDA's ``stale element reference`` when it is gone."""
-        cached = self._elements.get(ref)
+        cached = self._element_cache.get(ref)
         if cached is None:
             raise _WdaFailure(
                 404,
@@ -1669,6 +1669,8 @@ class FakeWda(LoopbackServer[WdaRequest]):
     @_serves("POST", "/wda/simulatedLocation")
     async def _set_simulated_location(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
         latitude, longitude = body.get("latitude"), body.get("longitude")
+        if not (isinstance(latitude, int | float) and isinstance(longitude, int | float)):
+            raise _WdaFailure(400, "invalid argument", "Both latitude and longitude must be provided")
         if not (_is_number(latitude) and _is_number(longitude)):
             raise _WdaFailure(400, "invalid argument", "Both latitude and longitude must be provided")
         self._device.location = (float(latitude), float(longitude))

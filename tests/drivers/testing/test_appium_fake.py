@@ -71,9 +71,26 @@ def test_a_session_reply_is_w3c_and_echoes_the_capabilities(fake: FakeAppium) ->
     assert set(value) == {"sessionId", "capabilities"}
     caps = value["capabilities"]
     assert caps["x:opt"] == {"k": 1}
-    assert (caps["appium:platformVersion"], caps["appium:deviceName"]) == ("26.4", "Scripted iPhone")
-    assert caps["appium:udid"].startswith("00008110-")
-    assert raw(fake, "GET", f"/session/{value['sessionId']}")[1]["value"] == caps
+    # As Appium 3.8 with XCUITest 12.13 (measured): the caps without "appium:", after XCUITest's
+    # legacy keys; nothing the request didn't carry (no deviceName, no platformVersion, no udid).
+    assert caps == {
+        "webStorageEnabled": False,
+        "locationContextEnabled": False,
+        "browserName": "",
+        "platform": "MAC",
+        "javascriptEnabled": True,
+        "databaseEnabled": False,
+        "takesScreenshot": True,
+        "networkConnectionEnabled": False,
+        "platformName": "iOS",
+        "automationName": "XCUITest",
+        "x:opt": {"k": 1},
+    }
+    assert raw(fake, "GET", f"/session/{value['sessionId']}")[1]["value"] == {
+        "platformName": "iOS",
+        "automationName": "XCUITest",
+        "x:opt": {"k": 1},
+    }
 
 
 def test_first_match_entries_are_tried_in_order(fake: FakeAppium) -> None:
@@ -85,26 +102,42 @@ def test_first_match_entries_are_tried_in_order(fake: FakeAppium) -> None:
     }
     status, reply = raw(fake, "POST", "/session", body)
     assert status == 200
-    assert reply["value"]["capabilities"]["appium:automationName"] == "XCUITest"
+    assert reply["value"]["capabilities"]["automationName"] == "XCUITest"
 
 
 @pytest.mark.parametrize(
     ("body", "status", "code", "message"),
     [
-        ({"desiredCapabilities": CAPS}, 500, "session not created", "W3C capabilities are required"),
+        ({"desiredCapabilities": CAPS}, 500, "session not created", "capabilities format must comply to the W3C"),
         (
             {"capabilities": {"alwaysMatch": CAPS, "firstMatch": [{"platformName": "iOS"}]}},
             400,
             "invalid argument",
             "should not exist on both",
         ),
-        ({"capabilities": {"alwaysMatch": {"appium:automationName": "XCUITest"}}}, 500, "session not created", "blank"),
-        ({"capabilities": {"alwaysMatch": {"platformName": "Android"}}}, 500, "session not created", "platformName"),
+        (
+            {"capabilities": {"alwaysMatch": {"appium:automationName": "XCUITest"}}},
+            400,
+            "invalid argument",
+            "'platformName' is required to be present",
+        ),
+        (
+            {"capabilities": {"alwaysMatch": {"platformName": "iOS"}}},
+            400,
+            "invalid argument",
+            "'automationName' is required to be present",
+        ),
+        (
+            {"capabilities": {"alwaysMatch": {**CAPS, "platformName": "Android"}}},
+            500,
+            "unknown error",
+            "Could not find a driver for automationName 'XCUITest' and platformName 'Android'",
+        ),
         (
             {"capabilities": {"alwaysMatch": {**CAPS, "appium:bundleId": "com.x"}}},
             500,
-            "session not created",
-            "unknown",
+            "unknown error",
+            "App with bundle identifier 'com.x' unknown",
         ),
         (
             {"capabilities": {"alwaysMatch": {**CAPS, "appium:newCommandTimeout": "x"}}},
@@ -133,14 +166,18 @@ def test_unknown_routes_sessions_and_commands(fake: FakeAppium) -> None:
     sid = session(fake)
     status, reply = raw(fake, "GET", f"/session/{sid}/no/such/route")
     assert (status, error(reply)[0]) == (404, "unknown command")
+    assert reply["value"]["message"].startswith("The requested resource could not be found")
     status, reply = raw(fake, "GET", "/session/nope/window/rect")
     assert (status, error(reply)) == (404, ("invalid session id", "A session is either terminated or not started"))
     status, reply = mobile(fake, sid, "shake")
-    assert (status, error(reply)[0]) == (500, "unsupported operation")
-    assert "Unsupported execute method 'mobile: shake'" in error(reply)[1]
+    assert (status, error(reply)) == (405, ("unknown method", "Method is not implemented"))
+    assert reply["value"]["stacktrace"].startswith("NotImplementedError: Method is not implemented\n    at ")
     status, reply = mobile(fake, sid, "tap", {"x": 1})
     assert (status, error(reply)[0]) == (400, "invalid argument")
-    assert "required parameters are missing: y" in error(reply)[1]
+    assert error(reply)[1] == (  # as Appium's checkParams words it (measured)
+        'The following required parameter is missing: ["y"]\nKnown required parameters are: ["x","y"]\n'
+        'You have provided: ["x"]'
+    )
     status, reply = raw(fake, "POST", f"/session/{sid}/execute/sync", {"script": "return 1", "args": []})
     assert (status, error(reply)[0]) == (405, "unknown method")
     status, reply = raw(fake, "DELETE", f"/session/{sid}")
@@ -157,12 +194,10 @@ def test_launch_app_only_activates_a_running_app_and_drops_its_arguments(fake: F
     mobile(fake, sid, "pressButton", {"name": "HOME"})
     mobile(fake, sid, "launchApp", {"bundleId": YOURAPP, "arguments": ["-second"]})
     routes = [(r.route, (r.body or {}).get("arguments")) for r in fake.wda.requests if r.route.startswith("/wda/apps/")]
-    assert routes == [
-        ("/wda/apps/state", None),
-        ("/wda/apps/launch", ["-first"]),
-        ("/wda/apps/state", None),
-        ("/wda/apps/activate", None),  # running: activated, '-second' dropped (XCUITest's docs)
-    ]
+    # XCUITest sends the arguments every time (app-management.ts:110-127); WDA only activates a
+    # running app and drops them (FBSession.m:397-403).
+    assert routes == [("/wda/apps/launch", ["-first"]), ("/wda/apps/launch", ["-second"])]
+    assert [r.body for r in fake.wda.requests if r.route == "/wda/pressButton"] == [{"name": "HOME"}]
     _, reply = mobile(fake, sid, "activeAppInfo")
     assert reply["value"]["processArguments"]["args"] == ["-first"]
 
@@ -200,8 +235,10 @@ def test_an_element_value_needs_the_active_element(fake: FakeAppium) -> None:
     sid = session(fake)
     status, reply = raw(fake, "GET", f"/session/{sid}/element/active")
     assert (status, error(reply)[0]) == (404, "no such element")
+    assert error(reply)[1] == "unable to find an element using '(null)', value '(null)'"  # WDA's, passed through
     status, reply = raw(fake, "POST", f"/session/{sid}/element/ABC/value", {"text": "x"})
-    assert (status, error(reply)[0]) == (404, "no such element")
+    assert (status, error(reply)[0]) == (404, "stale element reference")  # WDA's element cache doesn't know it
+    assert [r.body for r in fake.wda.requests if r.route == "/element/ABC/value"] == [{"value": ["x"]}]
 
 
 # -- finding elements, timeouts, settings -----------------------------------------------------
