@@ -188,6 +188,13 @@ def _device_options(f: Any) -> Any:
                 "Default: $MOBSTER_APPIUM_CAPS.",
             ),
             click.option(
+                "--session-wait",
+                type=click.FloatRange(0, 3600, min_open=True),
+                metavar="SECONDS",
+                help="With --appium: how long a new session may take (a Grid's queue, a cloud finding a phone). "
+                "Default: 300.",
+            ),
+            click.option(
                 "--driver",
                 nargs=2,
                 metavar="FACTORY ARG",
@@ -482,8 +489,8 @@ async def _driver_devices(opts: dict[str, Any], clock: Clock) -> list[Device]:
     if any(opts.get(k) for k in ("scripted", "wda", "sim", "device", "appium")):
         given = [f"--{k}" for k in ("scripted", "wda", "sim", "device", "appium") if opts.get(k)]
         _fail(f"choose one device option, not --driver and {' and '.join(given)}")
-    if opts.get("sessions") or opts.get("caps"):
-        _fail("--sessions and --caps go with --appium URL, not --driver")
+    if opts.get("sessions") or opts.get("caps") or opts.get("session_wait"):
+        _fail("--sessions, --caps and --session-wait go with --appium URL, not --driver")
     try:
         return await load_driver_devices(tuple(opts["driver"]), parallel=opts.get("parallel") or 1, clock=clock)
     except DeviceError as exc:
@@ -515,6 +522,7 @@ def _open_pool(opts: dict[str, Any], files: Sequence[Path], clock: Clock) -> Any
             parallel=opts.get("parallel"),
             bundle=_one_bundle(files),
             session_per_check=bool(opts.get("session_per_check")),
+            session_wait=opts.get("session_wait"),
         )
         if opts.get("verify") and len(specs) > 1:
             _fail(f"verify runs one check on one device; the options name {len(specs)}: use mobster test")
@@ -524,6 +532,8 @@ def _open_pool(opts: dict[str, Any], files: Sequence[Path], clock: Clock) -> Any
     progress = _console(err=True)
     for spec, why in pool.unavailable:
         progress.print(f"{visible(spec.label)} is left out of the pool: {visible(why.message)}", markup=False)
+    for note in pool.notes():
+        progress.print(visible(note), markup=False)
     if len(pool.opened) > 1:
         names = ", ".join(visible(o.spec.label) for o in pool.opened)
         progress.print(f"on {len(pool.opened)} devices: {names}", style="dim", markup=False)

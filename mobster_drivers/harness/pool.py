@@ -21,7 +21,9 @@ Rule 1: a :class:`DeviceSpec` names one device: ``kind`` (``scripted``, ``sim``,
         (an Appium device's caps file; None: ``$MOBSTER_APPIUM_CAPS`` or none) and ``bundle``
         (the app under test, the Appium session's ``appium:bundleId``; None: none asked for);
         ``session_per_check`` ends an Appium device's session after each check (one dashboard
-        entry per check) instead of keeping one for the suite.
+        entry per check) instead of keeping one for the suite; ``session_wait`` is how long, in
+        seconds, an Appium device waits for a new session (a Grid's queue, a cloud finding a
+        phone; None: the driver's 300).
         ``prefix`` is how the options are spelled in messages (``--`` for ``mobster test``,
         ``--mobster-`` for the pytest plugin).
 Rule 2: :func:`open_device` is the only function that turns a spec into a device; it imports
@@ -35,9 +37,10 @@ Rule 3: a real device is locked for as long as its opener holds it (``mobster_dr
 Rule 4: whatever keeps a device from opening is a :class:`CouldntOpen` with the class a check
         would get: ``busy`` (another holder has the lock), ``device`` (it doesn't answer),
         ``usage`` (a malformed app script or caps file, an unset ``${VAR}`` in it, a bad URL, a
-        missing extra). What was opened before the failure is closed again. Opening an Appium
+        missing extra). What was opened before the failure is closed again. Opening one Appium
         device creates no session yet: the first check does, and a server that refuses it ends
-        that check ``couldnt_run``/``device`` and takes the session out of the pool.
+        that check ``couldnt_run``/``device`` and takes the session out of the pool. A pool of
+        several starts their sessions when it opens (Rule 10).
 Rule 5: :func:`pool_specs` turns the command line's options into specs: one kind of device per
         pool; ``--sessions N`` sessions per Appium URL; ``--parallel N`` is how many devices run
         at once (the scripted phone and a single Appium URL make N; a named pool keeps its first
@@ -61,6 +64,14 @@ Rule 8: a simulator's WDA listens on its own port: ``--sim "NAME@PORT"`` names i
 Rule 9: a URL's password and token-like path segments (a per-session endpoint's token, 20 or
         more URL characters) never reach a message: :attr:`DeviceSpec.option` and every
         :class:`CouldntOpen` show them as ``***``; labels are a URL's host and port only.
+Rule 10: one session per phone. A pool of several Appium devices starts their sessions when it
+        opens, in parallel, and asks each which phone it landed on (its UDID: the session's
+        capabilities, else ``mobile: deviceInfo``). Devices that landed on one phone (one
+        Appium server in front of one phone, asked for ``--sessions 2``) would end each other's
+        sessions (XCUITest's session claim) and lose checks: they become one device, the one
+        whose session the server still knows; the others are released (their sessions deleted)
+        and said in :attr:`Pool.merged` (:meth:`Pool.notes` words it). A device whose session
+        can't be started is left out, as in Rule 6.
 """
 
 from __future__ import annotations
@@ -145,6 +156,7 @@ class DeviceSpec:
     bundle: str | None = attrs.field(default=None, kw_only=True)
     prefix: str = attrs.field(default="--", kw_only=True)
     session_per_check: bool = attrs.field(default=False, kw_only=True)
+    session_wait: float | None = attrs.field(default=None, kw_only=True)
 
     @property
     def option(self) -> str:
@@ -325,10 +337,13 @@ def _open_iphone(name: str, closers: list[Callable[[], None]]) -> Device:
 def _open_appium(spec: DeviceSpec, clock: Clock, closers: list[Callable[[], None]]) -> Device:
     import appium  # noqa: F401 - say which extra before reading the caps file
 
-    from mobster_drivers.devices.appium import appium_device, load_caps
+    from mobster_drivers.devices.appium import AppiumTimeouts, appium_device, load_caps
 
     caps = load_caps(spec.caps)  # None: $MOBSTER_APPIUM_CAPS, or no caps (a local Appium)
-    device = appium_device(spec.value, caps, clock, bundle=spec.bundle, session_per_check=spec.session_per_check)
+    timeouts = AppiumTimeouts() if spec.session_wait is None else AppiumTimeouts(session=spec.session_wait)
+    device = appium_device(
+        spec.value, caps, clock, bundle=spec.bundle, timeouts=timeouts, session_per_check=spec.session_per_check
+    )
     closers.append(device.close)  # ends the session: the cloud stops billing it
     return device
 
@@ -349,6 +364,7 @@ def pool_specs(
     bundle: str | None = None,
     prefix: str = "--",
     session_per_check: bool = False,
+    session_wait: float | None = None,
 ) -> tuple[DeviceSpec, ...]:
     """The specs the options name (Rule 5); a :class:`PoolError` says what is wrong with them."""
     given = {"scripted": list(scripted), "sim": list(sim), "device": list(device), "wda": list(wda)}
@@ -360,19 +376,27 @@ def pool_specs(
     if not chosen:
         raise PoolError(f"choose a device: {', '.join(f'{prefix}{k} {v}' for k, v in KINDS.items())}")
     kind = chosen[0]
-    if caps and kind != "appium":
-        raise PoolError(f"{prefix}caps FILE goes with {prefix}appium URL (the Appium session's capabilities)")
-    if sessions is not None and kind != "appium":
-        raise PoolError(f"{prefix}sessions N goes with {prefix}appium URL (N sessions on one server or cloud)")
-    if session_per_check and kind != "appium":
-        raise PoolError(f"{prefix}session-per-check goes with {prefix}appium URL")
+    if kind != "appium":
+        _appium_only(
+            prefix,
+            {
+                "caps FILE": (bool(caps), "the Appium session's capabilities"),
+                "sessions N": (sessions is not None, "N sessions on one server or cloud"),
+                "session-per-check": (session_per_check, ""),
+                "session-wait SECONDS": (session_wait is not None, "how long a new session may take"),
+            },
+        )
+    if session_wait is not None and not 0 < session_wait <= 3600:
+        raise PoolError(f"{prefix}session-wait takes seconds from more than 0 to 3600, not {session_wait:g}")
     for name, number in (("sessions", sessions), ("parallel", parallel)):
         if number is not None and number < 1:
             raise PoolError(f"{prefix}{name} takes a whole number from 1, not {number}")
     values = given[kind]
     if kind == "appium":
         specs = _appium_specs(values, caps, sessions, parallel, (bundle, prefix))
-        return tuple(attrs.evolve(spec, session_per_check=session_per_check) for spec in specs)
+        return tuple(
+            attrs.evolve(spec, session_per_check=session_per_check, session_wait=session_wait) for spec in specs
+        )
     if kind == "scripted":
         count = parallel or len(values)
         values = [values[n % len(values)] for n in range(count)]
@@ -385,6 +409,14 @@ def pool_specs(
     return tuple(
         DeviceSpec(kind, v, label, prefix=prefix) for v, label in zip(values, _labels(kind, values), strict=True)
     )
+
+
+def _appium_only(prefix: str, given: dict[str, tuple[bool, str]]) -> None:
+    """Rule 5: an Appium option given with another kind of device says what it goes with."""
+    for option, (used, why) in given.items():
+        if used:
+            reason = f" ({why})" if why else ""
+            raise PoolError(f"{prefix}{option} goes with {prefix}appium URL{reason}")
 
 
 def _sim_ports(values: Sequence[str]) -> list[str]:
@@ -452,10 +484,20 @@ def _labels(kind: str, values: Sequence[str]) -> list[str]:
 
 @attrs.define
 class Pool:
-    """The devices of a pool that opened, and those that couldn't (Rule 6)."""
+    """The devices of a pool that opened, those that couldn't (Rule 6), those that were one (Rule 10)."""
 
     opened: list[OpenDevice] = attrs.field(factory=list)
     unavailable: list[tuple[DeviceSpec, CouldntOpen]] = attrs.field(factory=list)
+    #: ``(device, the device it became, the phone's UDID)`` for each device merged into another.
+    merged: list[tuple[DeviceSpec, DeviceSpec, str]] = attrs.field(factory=list)
+
+    def notes(self) -> list[str]:
+        """One line per merged device (Rule 10), for a front end to print."""
+        return [
+            f"{spec.label} landed on the same phone as {kept.label} (UDID {udid}): they run as one device, "
+            "one session on that phone"
+            for spec, kept, udid in self.merged
+        ]
 
     @property
     def devices(self) -> dict[str, Device]:
@@ -490,7 +532,49 @@ def open_pool(specs: Iterable[DeviceSpec], clock: Clock) -> Pool:
     if usage:
         pool.release()
         raise usage[0]
+    _one_session_per_phone(pool)
     return pool
+
+
+def _one_session_per_phone(pool: Pool) -> None:
+    """Rule 10: start the sessions of a pool's Appium devices; devices on one phone become one."""
+    from mobster_drivers.devices.appium import AppiumDevice
+
+    appium = [o for o in pool.opened if isinstance(o.device, AppiumDevice)]
+    if len(appium) < 2:
+        return
+    with ThreadPoolExecutor(max_workers=min(len(appium), 16), thread_name_prefix="mobster-session") as threads:
+        landed = list(threads.map(_landed, appium))
+    phones: dict[str, list[OpenDevice]] = {}
+    for opened, where in zip(appium, landed, strict=True):
+        if isinstance(where, CouldntOpen):
+            opened.release()
+            pool.opened.remove(opened)
+            pool.unavailable.append((opened.spec, where))
+        elif where is not None:
+            phones.setdefault(where, []).append(opened)
+    for udid, group in phones.items():
+        if len(group) < 2:
+            continue
+        alive = [o for o in group if isinstance(o.device, AppiumDevice) and o.device.session_alive_sync()]
+        kept = alive[0] if alive else group[0]
+        for other in group:
+            if other is not kept:
+                other.release()
+                pool.opened.remove(other)
+                pool.merged.append((other.spec, kept.spec, udid))
+
+
+def _landed(opened: OpenDevice) -> str | CouldntOpen | None:
+    """The UDID of the phone an Appium device's new session is on (None: unsaid), or why it has none."""
+    from mobster_drivers.devices.appium import AppiumDevice
+
+    device = opened.device
+    assert isinstance(device, AppiumDevice)
+    try:
+        return device.start_session_sync()
+    except DeviceError as exc:
+        return CouldntOpen(FailureClass.DEVICE, opened.spec.scrub(f"{opened.spec.option}: {exc}"))
 
 
 def _try_open(spec: DeviceSpec, clock: Clock) -> OpenDevice | CouldntOpen:

@@ -141,7 +141,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import http.client
 import json
 import os
@@ -354,9 +353,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             return FakeWda(script, costs=costs, lifetime=lifetime, one_at_a_time=one_at_a_time)
 
         self._hub = devices is not None
-        self._phones = [_Phone(wda, "") for wda in (phone() for _ in range(devices or 1))]
-        for n, one in enumerate(self._phones):
-            one.udid = _udid(one.wda.script, n if self._hub else None)
+        self._phones = [_Phone(wda, _udid(wda.script)) for wda in (phone() for _ in range(devices or 1))]
         self._script = self._phones[0].wda.script
         self._base = "/" + base_path.strip("/") if base_path.strip("/") else ""
         self._latency = latency
@@ -981,10 +978,9 @@ def _command_timeout(caps: Mapping[str, Any]) -> float:
     return _PROXY_TIMEOUT
 
 
-def _udid(script: AppScript, index: int | None) -> str:
-    """A phone's UDID: a simulator's is a UUID, an iPhone's the 25-character real-device form."""
-    seed = script.device.name if index is None else f"{script.device.name}#{index}"
-    digest = hashlib.sha256(seed.encode("utf-8")).hexdigest().upper()
+def _udid(script: AppScript) -> str:
+    """A phone's own UDID: a simulator's is a UUID, an iPhone's the 25-character real-device form."""
+    digest = secrets.token_hex(16).upper()
     if script.device.kind is DeviceKind.SIMULATOR:
         return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
     return f"00008110-{digest[:16]}"
