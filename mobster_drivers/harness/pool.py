@@ -64,14 +64,17 @@ Rule 8: a simulator's WDA listens on its own port: ``--sim "NAME@PORT"`` names i
 Rule 9: a URL's password and token-like path segments (a per-session endpoint's token, 20 or
         more URL characters) never reach a message: :attr:`DeviceSpec.option` and every
         :class:`CouldntOpen` show them as ``***``; labels are a URL's host and port only.
-Rule 10: one session per phone. A pool of several Appium devices starts their sessions when it
-        opens, in parallel, and asks each which phone it landed on (its UDID: the session's
-        capabilities, else ``mobile: deviceInfo``). Devices that landed on one phone (one
-        Appium server in front of one phone, asked for ``--sessions 2``) would end each other's
-        sessions (XCUITest's session claim) and lose checks: they become one device, the one
-        whose session the server still knows; the others are released (their sessions deleted)
-        and said in :attr:`Pool.merged` (:meth:`Pool.notes` words it). A device whose session
-        can't be started is left out, as in Rule 6.
+Rule 10: one session per phone. Devices of one server on one phone (one Appium server in front
+        of one phone, asked for ``--sessions 2``) would end each other's sessions (XCUITest's
+        session claim) and lose checks, so they become one device: first those whose
+        capabilities name the same ``appium:udid`` on the same URL, before any session exists
+        (two sessions made at once on one phone: real Appium refuses one, "WebDriverAgent is
+        not initialized"); then the pool starts the others' sessions, in parallel, and asks each
+        which phone it landed on (the session's capabilities, else ``mobile: deviceInfo``), and
+        those on one phone become the one whose session the server still knows. A device whose
+        session can't be started is tried once more, alone, then left out (as in Rule 6). The
+        others are released (their sessions deleted) and said in :attr:`Pool.merged`
+        (:meth:`Pool.notes` words it).
 """
 
 from __future__ import annotations
@@ -494,7 +497,7 @@ class Pool:
     def notes(self) -> list[str]:
         """One line per merged device (Rule 10), for a front end to print."""
         return [
-            f"{spec.label} landed on the same phone as {kept.label} (UDID {udid}): they run as one device, "
+            f"{spec.label} is on the same phone as {kept.label} (UDID {udid}): they run as one device, "
             "one session on that phone"
             for spec, kept, udid in self.merged
         ]
@@ -537,16 +540,30 @@ def open_pool(specs: Iterable[DeviceSpec], clock: Clock) -> Pool:
 
 
 def _one_session_per_phone(pool: Pool) -> None:
-    """Rule 10: start the sessions of a pool's Appium devices; devices on one phone become one."""
+    """Rule 10: devices of a pool on one phone become one."""
     from mobster_drivers.devices.appium import AppiumDevice
 
     appium = [o for o in pool.opened if isinstance(o.device, AppiumDevice)]
     if len(appium) < 2:
         return
-    with ThreadPoolExecutor(max_workers=min(len(appium), 16), thread_name_prefix="mobster-session") as threads:
-        landed = list(threads.map(_landed, appium))
+    asked: dict[tuple[str, str], list[OpenDevice]] = {}
+    for opened in appium:
+        device = opened.device
+        assert isinstance(device, AppiumDevice)
+        if device.asked_udid is not None:
+            asked.setdefault((opened.spec.value, device.asked_udid), []).append(opened)
+    for (_, udid), group in asked.items():
+        _merge(pool, group[0], group[1:], udid)
+    starting = [o for o in appium if o in pool.opened]
+    if len(starting) < 2:
+        return  # one device left: its first check starts its session, as a pool of one does
+    with ThreadPoolExecutor(max_workers=min(len(starting), 16), thread_name_prefix="mobster-session") as threads:
+        landed = list(threads.map(_landed, starting))
+    landed = [
+        _landed(o) if isinstance(where, CouldntOpen) else where for o, where in zip(starting, landed, strict=True)
+    ]
     phones: dict[str, list[OpenDevice]] = {}
-    for opened, where in zip(appium, landed, strict=True):
+    for opened, where in zip(starting, landed, strict=True):
         if isinstance(where, CouldntOpen):
             opened.release()
             pool.opened.remove(opened)
@@ -554,15 +571,18 @@ def _one_session_per_phone(pool: Pool) -> None:
         elif where is not None:
             phones.setdefault(where, []).append(opened)
     for udid, group in phones.items():
-        if len(group) < 2:
-            continue
-        alive = [o for o in group if isinstance(o.device, AppiumDevice) and o.device.session_alive_sync()]
-        kept = alive[0] if alive else group[0]
-        for other in group:
-            if other is not kept:
-                other.release()
-                pool.opened.remove(other)
-                pool.merged.append((other.spec, kept.spec, udid))
+        if len(group) > 1:
+            alive = [o for o in group if isinstance(o.device, AppiumDevice) and o.device.session_alive_sync()]
+            kept = alive[0] if alive else group[0]
+            _merge(pool, kept, [o for o in group if o is not kept], udid)
+
+
+def _merge(pool: Pool, kept: OpenDevice, others: list[OpenDevice], udid: str) -> None:
+    """``others`` are the phone ``kept`` is on: released, and said (Rule 10)."""
+    for other in others:
+        other.release()
+        pool.opened.remove(other)
+        pool.merged.append((other.spec, kept.spec, udid))
 
 
 def _landed(opened: OpenDevice) -> str | CouldntOpen | None:

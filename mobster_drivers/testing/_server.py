@@ -13,7 +13,8 @@ Rule 2 (how long): a fake starts once, and stops by itself after ``lifetime`` se
         handler; it closes the listening socket first, then every connection still open, so a
         client waiting on a reply sees its connection close. A fake is a context manager.
 Rule 3 (records): every request is recorded in :attr:`LoopbackServer.requests` before it is
-        handled (``_admit``).
+        handled (``_admit``); :meth:`LoopbackServer.wait_for` waits for one a test names (on
+        the recording itself, never a poll).
 Rule 4 (death): :meth:`LoopbackServer.die_when` names a request at which the fake dies: that
         request is recorded, never handled and never answered; the fake stops (Rule 2) before
         its connection closes, so whatever a client sends next is refused. A death at a moment
@@ -301,6 +302,7 @@ class LoopbackServer(Generic[R]):
         self._lifetime = lifetime
         self._one_at_a_time = one_at_a_time
         self._lock = threading.Lock()
+        self._recorded = threading.Condition(self._lock)  # a request was recorded (Rule 3)
         self._turn_lock = threading.Lock()
         self._stopping = threading.Event()
         self._stopped_all = threading.Event()
@@ -409,6 +411,11 @@ class LoopbackServer(Generic[R]):
         with self._lock:
             return list(self._requests)
 
+    def wait_for(self, arrived: Callable[[R], bool], timeout: float) -> bool:
+        """Wait until a recorded request makes ``arrived`` true (True), at most ``timeout`` seconds (False)."""
+        with self._recorded:
+            return self._recorded.wait_for(lambda: any(arrived(r) for r in self._requests), timeout)
+
     def die_when(self, moment: Callable[[R], bool]) -> None:
         """Die when a request for which ``moment`` is true arrives (Rule 4).
 
@@ -431,6 +438,7 @@ class LoopbackServer(Generic[R]):
             if self._dead:
                 return None
             self._requests.append(request)
+            self._recorded.notify_all()
             self._dead = self._die_when is not None and self._die_when(request)
             if not self._dead:
                 return claim()

@@ -48,7 +48,7 @@ Rule 2: routes (under an optional base path such as ``/wd/hub``): ``GET /status`
         as ``--allow-insecure '*:session_discovery'``). The routes XCUITest passes straight
         to WDA are proxied as they are (:data:`PROXIED`: the window rect, the active element,
         every ``/element/{id}/…`` route, alerts, orientation, ``/url``), an element's value
-        as ``{"value": [characters]}``. Anything else is 404 ``unknown command``.
+        with the body as sent, its ``id`` dropped. Anything else is 404 ``unknown command``.
 Rule 3: a new session merges ``alwaysMatch`` with each ``firstMatch`` entry (a key in both is
         ``invalid argument``); the first that validates wins. ``platformName`` and
         ``appium:automationName`` must be there (400 ``invalid argument`` "'automationName' is
@@ -83,10 +83,10 @@ Rule 4b: settings: each key of ``POST /appium/settings`` whose value changes is 
         settings with the driver's over them.
 Rule 5: proxied failures as Appium surfaces them: a WDA error reply keeps its W3C code, status
         and message (the proxy's stack, not WDA's traceback); a WDA that doesn't answer within the
-        proxy timeout (240 s, or ``appium:commandTimeouts`` in ms), answers with something that is
-        not JSON, or drops the connection is 500 ``unknown error`` "Could not proxy command to the
-        remote server. Original error: …" (``timeout of 240000ms exceeded``, ``socket hang up``,
-        ``connect ECONNREFUSED 127.0.0.1:PORT``), so a lost tap is a 5xx, not a dropped
+        proxy timeout (``proxy_timeout``: 240 s, ``@appium/base-driver``'s), answers with something
+        that is not JSON, or drops the connection is 500 ``unknown error`` "Could not proxy command
+        to the remote server. Original error: …" (``timeout of 240000ms exceeded``, ``socket hang
+        up``, ``connect ECONNREFUSED 127.0.0.1:PORT``), so a lost tap is a 5xx, not a dropped
         connection.
 Rule 6: cloud and host behaviours, as options: ``require`` (vendor options a session must carry,
         e.g. ``{"bstack:options": {"userName": None, "accessKey": "k3y"}}``: a missing one is 401,
@@ -128,8 +128,8 @@ Checked against the sources (appium 3.8.0 and appium-xcuitest-driver 12.13.1 fro
 required to be present"; ``appium/lib/appium.ts`` (session creation, the driver match and its
 messages); the XCUITest driver's ``execute-method-map.ts`` argument names, ``commands/
 gesture.ts``, ``app-management.ts``, ``element.ts``, ``source.ts`` and ``keyboard.ts`` for the WDA
-route of each command, ``driver.ts:182-226`` for what is not proxied, ``driver.ts:1231-1237`` for
-``commandTimeouts``, ``session-claim-handler.ts`` for the claim, ``find.ts`` for the strategy
+route of each command, ``driver.ts:182-226`` for what is not proxied (``POST /element/{id}/value`` is passed on as
+sent, measured), ``session-claim-handler.ts`` for the claim, ``find.ts`` for the strategy
 rewrite and the swallowed lookup failures; Selenium Grid 4's ``LocalNewSessionQueue`` for the
 queue's words) and measured against the real server in front of the fake WDA
 (``tests/drivers/devices/test_appium_real.py`` runs the points above against both). Not
@@ -330,6 +330,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         session_request_timeout: float = _SESSION_REQUEST_TIMEOUT,
         usbmuxd: bool = True,
         session_discovery: bool = False,
+        proxy_timeout: float = _PROXY_TIMEOUT,
     ) -> None:
         super().__init__(port=port, lifetime=lifetime)
         if provider is not None and provider not in _PROVIDERS:
@@ -364,6 +365,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         self._queue_timeout = session_request_timeout
         self._usbmuxd = usbmuxd
         self._discovery = session_discovery
+        self._proxy_timeout = proxy_timeout
         self._clock: Clock = clock or SystemClock()
         self._create_lock = threading.Lock()  # one new session at a time: the queue is first come, first served
         self._free = threading.Condition(self._lock)  # a phone became free (Rule 9)
@@ -711,7 +713,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         wda_caps: dict[str, Any] = {"shouldWaitForQuiescence": False}
         if launch:
             wda_caps["bundleId"] = caps["appium:bundleId"]
-        timeout = _command_timeout(caps)
+        timeout = self._proxy_timeout
         reply = _wda_request(phone, "POST", "/session", {"capabilities": {"alwaysMatch": wda_caps}}, timeout)
         wda_session = reply.get("sessionId") if isinstance(reply, dict) else None
         if not isinstance(wda_session, str):
@@ -804,9 +806,9 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     def _set_value(self, session: _Session, ref: str, body: dict[str, Any]) -> Any:
         value = body.get("value", body.get("text"))
         if not isinstance(value, list | str):
-            raise Failure(400, "invalid argument", "Parameters were incorrect. We wanted {'required': ['value']}")
-        text = "".join(str(v) for v in value)
-        return self._wda_call(session, "POST", f"/element/{ref}/value", {"value": list(text)})  # element.ts:241
+            raise Failure(400, "invalid argument", _missing(["value"], ("value",), list(body)))
+        sent = {k: v for k, v in body.items() if k != "id"}  # passed to WDA as sent, the element id dropped
+        return self._wda_call(session, "POST", f"/element/{ref}/value", sent)
 
     # -- elements, timeouts and settings (Rules 4a, 4b) --------------------------------------
 
@@ -963,19 +965,6 @@ def _new_command_timeout(caps: Mapping[str, Any]) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         raise Failure(400, "invalid argument", f"'newCommandTimeout' must be a number of seconds, got {value!r}")
     return None if value == 0 else float(value)
-
-
-def _command_timeout(caps: Mapping[str, Any]) -> float:
-    """The proxy timeout in seconds: ``appium:commandTimeouts`` (ms, or ``{"default": ms}``), else 240 (Rule 5)."""
-    value = caps.get("appium:commandTimeouts")
-    if isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            value = json.loads(value)
-    if isinstance(value, dict):
-        value = value.get("default")
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value) / 1000
-    return _PROXY_TIMEOUT
 
 
 def _udid(script: AppScript) -> str:

@@ -415,6 +415,11 @@ class AppiumDevice:
             self._info = info
         return info
 
+    @property
+    def asked_udid(self) -> str | None:
+        """The phone the capabilities ask for (``appium:udid``), None when they leave it to the server."""
+        return _text(_cap(self._requested(), "udid"))
+
     def start_session_sync(self) -> str | None:
         """Start the session now, and say which phone it landed on: its UDID, or None when unsaid.
 

@@ -223,6 +223,21 @@ def test_source_hands_excluded_attributes_to_wda_for_json_too(fake: FakeAppium) 
     assert reply["value"].startswith("<?xml")
 
 
+def test_a_wda_reply_that_comes_too_late_is_appiums_proxy_timeout() -> None:
+    # @appium/base-driver's proxy waits 240 s, and axios words the timeout in ms.
+    with FakeAppium(script(), lifetime=60, proxy_timeout=0.25) as fake:
+        sid = session(fake)
+        fake.wda.stall_next_reply(2.0)
+        status, reply = mobile(fake, sid, "activeAppInfo")
+        assert (status, error(reply)) == (
+            500,
+            (
+                "unknown error",
+                "Could not proxy command to the remote server. Original error: timeout of 250ms exceeded",
+            ),
+        )
+
+
 def test_a_wda_reply_that_is_lost_is_a_500_from_appium(fake: FakeAppium) -> None:
     sid = session(fake)
     fake.wda.fail_next_action()
@@ -238,7 +253,7 @@ def test_an_element_value_needs_the_active_element(fake: FakeAppium) -> None:
     assert error(reply)[1] == "unable to find an element using '(null)', value '(null)'"  # WDA's, passed through
     status, reply = raw(fake, "POST", f"/session/{sid}/element/ABC/value", {"text": "x"})
     assert (status, error(reply)[0]) == (404, "stale element reference")  # WDA's element cache doesn't know it
-    assert [r.body for r in fake.wda.requests if r.route == "/element/ABC/value"] == [{"value": ["x"]}]
+    assert [r.body for r in fake.wda.requests if r.route == "/element/ABC/value"] == [{"text": "x"}]  # as sent
 
 
 # -- finding elements, timeouts, settings -----------------------------------------------------
