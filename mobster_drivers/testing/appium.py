@@ -249,6 +249,33 @@ class _HtmlFailure(Failure):
         super().__init__(status, "", "")
 
 
+@attrs.frozen
+class _PhoneMaker:
+    """How each phone's fake WDA is made: an app script, or a captured tree (the constructor's options)."""
+
+    app: str | os.PathLike[str] | AppScript | None
+    tree: str | os.PathLike[str] | None
+    bundle: str | None
+    ios: str
+    costs: ReadCosts | None
+    lifetime: float | None
+    one_at_a_time: bool
+
+    def make(self) -> FakeWda:
+        if self.tree is not None:
+            return FakeWda(
+                tree=self.tree,
+                bundle=self.bundle,
+                ios=self.ios,
+                costs=self.costs,
+                lifetime=self.lifetime,
+                one_at_a_time=self.one_at_a_time,
+            )
+        assert self.app is not None
+        script = self.app if isinstance(self.app, AppScript) else AppScript.from_file(self.app)
+        return FakeWda(script, costs=self.costs, lifetime=self.lifetime, one_at_a_time=self.one_at_a_time)
+
+
 @attrs.define(eq=False)
 class _Phone:
     """One phone behind the server: its fake WDA, its UDID, the session on it (Rules 3a, 9)."""
@@ -333,28 +360,12 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         proxy_timeout: float = _PROXY_TIMEOUT,
     ) -> None:
         super().__init__(port=port, lifetime=lifetime)
-        if provider is not None and provider not in _PROVIDERS:
-            raise ValueError(f"provider is one of {', '.join(_PROVIDERS)}, got {provider!r}")
-        if latency < 0 or (max_sessions is not None and max_sessions < 1):
-            raise ValueError("latency is at least 0 s and max_sessions at least 1")
-        if devices is not None and devices < 1:
-            raise ValueError("devices (a hub's phones) is at least 1")
-        if session_request_timeout < 0:
-            raise ValueError("session_request_timeout is at least 0 s")
+        _check_options(provider, latency, max_sessions, devices, session_request_timeout)
         if (app is None) == (tree is None):
             raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
-
-        def phone() -> FakeWda:
-            if tree is not None:
-                return FakeWda(
-                    tree=tree, bundle=bundle, ios=ios, costs=costs, lifetime=lifetime, one_at_a_time=one_at_a_time
-                )
-            assert app is not None
-            script = app if isinstance(app, AppScript) else AppScript.from_file(app)
-            return FakeWda(script, costs=costs, lifetime=lifetime, one_at_a_time=one_at_a_time)
-
+        phone = _PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time)
         self._hub = devices is not None
-        self._phones = [_Phone(wda, _udid(wda.script)) for wda in (phone() for _ in range(devices or 1))]
+        self._phones = [_Phone(wda, _udid(wda.script)) for wda in (phone.make() for _ in range(devices or 1))]
         self._script = self._phones[0].wda.script
         self._base = "/" + base_path.strip("/") if base_path.strip("/") else ""
         self._latency = latency
@@ -871,6 +882,20 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         )
 
 
+def _check_options(
+    provider: str | None, latency: float, max_sessions: int | None, devices: int | None, queue: float
+) -> None:
+    """A ``ValueError`` for an option :class:`FakeAppium` can't take."""
+    if provider is not None and provider not in _PROVIDERS:
+        raise ValueError(f"provider is one of {', '.join(_PROVIDERS)}, got {provider!r}")
+    if latency < 0 or (max_sessions is not None and max_sessions < 1):
+        raise ValueError("latency is at least 0 s and max_sessions at least 1")
+    if devices is not None and devices < 1:
+        raise ValueError("devices (a hub's phones) is at least 1")
+    if queue < 0:
+        raise ValueError("session_request_timeout is at least 0 s")
+
+
 def _wda_request(phone: _Phone, method: str, path: str, body: Mapping[str, Any] | None, timeout: float) -> Any:
     """One proxied request to a phone's fake WDA; its ``value``, or Appium's error for its failure (Rule 5)."""
     port = phone.wda.port
@@ -1018,8 +1043,8 @@ def _error_body(failure: Failure) -> bytes:
 # -- python -m mobster_drivers.testing.appium ---------------------------------------------------
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Serve an app script over Appium; print the URL on the first line; stop on Ctrl-C or lifetime."""
+def _parser() -> argparse.ArgumentParser:
+    """``python -m mobster_drivers.testing.appium``'s options."""
     parser = argparse.ArgumentParser(
         prog="python -m mobster_drivers.testing.appium",
         description="Serve a scripted phone over Appium's W3C WebDriver protocol (XCUITest) on 127.0.0.1.",
@@ -1064,6 +1089,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--lifetime", type=float, default=3600.0, help="stop after this many seconds (default 3600; 0: never)"
     )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve an app script over Appium; print the URL on the first line; stop on Ctrl-C or lifetime."""
+    parser = _parser()
     args = parser.parse_args(argv)
     require: dict[str, dict[str, str | None]] = {}
     for item in args.require:

@@ -201,13 +201,13 @@ def _fake_rig(app: AppScript) -> Rig:
         old = state["fake"]
         old.stop()
         state["fake"] = FakeAppium(app, lifetime=600, session_discovery=True, clock=clock, usbmuxd=plugged).start()
-        rig.url, rig.wda, rig.udid = state["fake"].url, state["fake"].wda, state["fake"].udids[0]
+        made.url, made.wda, made.udid = state["fake"].url, state["fake"].wda, state["fake"].udids[0]
 
     def close() -> None:
         state["fake"].stop()  # the one serving now: unplugging usbmuxd made another
 
-    rig = Rig("fake", fake.url, fake.wda, fake.udids[0], close, idle, usbmuxd)
-    return rig
+    made = Rig("fake", fake.url, fake.wda, fake.udids[0], close, idle, usbmuxd)
+    return made
 
 
 def _real_rig(server: Real, app: AppScript) -> Rig:
@@ -224,14 +224,14 @@ def _real_rig(server: Real, app: AppScript) -> Rig:
             server.plug.unplug()
 
     def close() -> None:
-        for sid in rig.listed():
+        for sid in made.listed():
             request("DELETE", f"{server.appium.url}/session/{sid}")
         wda.stop()
         server.plug.plug()
 
-    rig = Rig("real", server.appium.url, wda, UDID, close, idle, usbmuxd)
-    rig.before = frozenset(rig.listed())
-    return rig
+    made = Rig("real", server.appium.url, wda, UDID, close, idle, usbmuxd)
+    made.before = frozenset(made.listed())
+    return made
 
 
 @pytest.fixture(params=["fake", "real"])
