@@ -412,7 +412,10 @@ class LoopbackServer(Generic[R]):
             return list(self._requests)
 
     def wait_for(self, arrived: Callable[[R], bool], timeout: float) -> bool:
-        """Wait until a recorded request makes ``arrived`` true (True), at most ``timeout`` seconds (False)."""
+        """Wait until a recorded request makes ``arrived`` true (True), at most ``timeout`` seconds (False).
+
+        ``arrived`` runs under the fake's lock: it must not read the fake (``requests``) itself.
+        """
         with self._recorded:
             return self._recorded.wait_for(lambda: any(arrived(r) for r in self._requests), timeout)
 

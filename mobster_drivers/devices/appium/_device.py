@@ -430,7 +430,7 @@ class AppiumDevice:
         caps = {**self._requested(), **self._session_caps}
         udid = _text(_cap(caps, "udid"))
         if udid is None:
-            details, _ = self._device_details()
+            details, _ = self._device_details(begin=False)  # a session lost at once was claimed: say so
             udid = _udid_of(caps, details)
         return udid
 
@@ -450,7 +450,7 @@ class AppiumDevice:
     def _requested(self) -> dict[str, Any]:
         return session_capabilities(self._caps, bundle=self._bundle)
 
-    def _device_details(self) -> tuple[Mapping[str, Any], bool]:
+    def _device_details(self, *, begin: bool = True) -> tuple[Mapping[str, Any], bool]:
         """``mobile: deviceInfo`` (name, isSimulator, lockdownInfo, …), and whether that is settled.
 
         A server that refuses the command gives ``{}``, settled; a 5xx is asked once more, and
@@ -458,10 +458,10 @@ class AppiumDevice:
         """
         for attempt in (1, 2):
             try:
-                value = self._mobile("deviceInfo", {}, timeout=self._timeouts.read, begin=True)
+                value = self._mobile("deviceInfo", {}, timeout=self._timeouts.read, begin=begin)
             except DeviceError as exc:
                 cause = exc.__cause__
-                if not isinstance(cause, AppiumErrorReply):
+                if not isinstance(cause, AppiumErrorReply) or cause.error == _INVALID_SESSION:
                     raise
                 transient = not _refused(cause)
                 if transient and attempt == 1:

@@ -465,3 +465,85 @@ def test_bad_options_are_refused() -> None:
         FakeAppium(sample_path("yourapp"), provider="perfecto")
     with pytest.raises(ValueError, match="max_sessions"):
         FakeAppium(sample_path("yourapp"), max_sessions=0)
+
+
+# -- one phone, one session; a Grid hub of several (Rules 3a, 9) ---------------------------------
+
+
+def test_a_second_session_on_the_one_phone_claims_it() -> None:
+    with FakeAppium(script(), lifetime=60, session_discovery=True) as fake:
+        first, second = session(fake), session(fake)
+        status, reply = mobile(fake, first, "activeAppInfo")
+        assert (status, error(reply)) == (404, ("invalid session id", "A session is either terminated or not started"))
+        assert mobile(fake, second, "activeAppInfo")[0] == 200
+        assert raw(fake, "DELETE", f"/session/{first}")[0] == 404
+        listed = [s["id"] for s in raw(fake, "GET", "/appium/sessions")[1]["value"]]
+        assert listed == [second, first]  # as Appium, which keeps the claimed one in its list
+        assert list(fake.sessions) == [second]
+
+
+def test_a_hub_gives_each_session_its_own_phone_and_queues_the_rest() -> None:
+    with FakeAppium(script(), lifetime=60, devices=2, session_request_timeout=0.2) as hub:
+        first, second = session(hub), session(hub)
+        assert {hub.phone_of(first), hub.phone_of(second)} == {0, 1}
+        assert len(set(hub.udids)) == 2
+        _, reply = raw(hub, "GET", f"/session/{first}")
+        assert reply["value"]["udid"] == hub.udids[hub.phone_of(first) or 0]  # the node's stereotype
+        status, reply = raw(hub, "POST", "/session", {"capabilities": {"alwaysMatch": CAPS}})
+        assert (status, error(reply)) == (
+            500,
+            ("session not created", "Could not start a new session. New session request timed out"),
+        )
+        assert mobile(hub, first, "activeAppInfo")[0] == 200  # nobody was claimed
+        status, reply = raw(hub, "GET", "/status")
+        assert reply["value"]["message"] == "Selenium Grid ready."
+        assert len(reply["value"]["nodes"]) == 2
+
+
+def test_a_queued_request_gets_the_phone_a_session_frees() -> None:
+    import threading
+
+    with FakeAppium(script(), lifetime=60, devices=1, session_request_timeout=30) as hub:
+        first = session(hub)
+        waited: list[str] = []
+        queued = threading.Thread(target=lambda: waited.append(session(hub)))
+        queued.start()
+        creates: list[object] = []
+
+        def second_create(request: Any) -> bool:  # each recorded request is seen once per wait: count them
+            if request.command == "POST /session" and not any(seen is request for seen in creates):
+                creates.append(request)
+            return len(creates) >= 2
+
+        assert hub.wait_for(second_create, 10)
+        assert raw(hub, "DELETE", f"/session/{first}") == (200, {"value": None})
+        queued.join(10)
+        assert waited
+        assert hub.phone_of(waited[0]) == 0
+
+
+def test_a_hub_session_asking_for_a_phone_gets_that_one() -> None:
+    with FakeAppium(script(), lifetime=60, devices=2) as hub:
+        second = session(hub, {**CAPS, "appium:udid": hub.udids[1]})
+        assert hub.phone_of(second) == 1
+        status, reply = raw(hub, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, "appium:udid": "nope"}}})
+        assert (status, error(reply)[1]) == (
+            500,
+            "Could not start a new session. No nodes support the capabilities in the request",
+        )
+
+
+def test_a_linux_host_without_usbmuxd_fails_what_needs_it() -> None:
+    with FakeAppium(script(), lifetime=60, usbmuxd=False) as fake:
+        sid = session(fake)
+        for name, args in (("isAppInstalled", {"bundleId": YOURAPP}), ("listApps", {})):
+            status, reply = mobile(fake, sid, name, args)
+            assert (status, error(reply)[0]) == (500, "unknown error"), name
+            assert "usbmuxd socket path" in error(reply)[1]
+        status, reply = mobile(fake, sid, "deviceInfo")  # iOS 26: XCUITest's tunnel
+        assert status == 500
+        assert error(reply)[1].startswith("Tunnel lockdown failed for")
+        status, reply = raw(
+            fake, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, "appium:bundleId": YOURAPP}}}
+        )
+        assert (status, error(reply)[0]) == (500, "unknown error")
