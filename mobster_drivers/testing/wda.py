@@ -26,8 +26,9 @@ FILE`` then judges the capture.
 Rule 1: WDA's envelope: every reply is JSON ``{"value": …, "sessionId": …}`` with a
         Content-Length; an error puts ``{"error", "message", "traceback"}`` in ``value`` with
         WDA's HTTP status (404 ``unknown command`` for an unknown route, 404 ``invalid session id``
-        for a stale session, 404 ``no such element``, 400 ``invalid argument`` and ``invalid
-        selector``, 500 ``unknown error``).
+        "Session does not exist" for a stale session, 404 ``no such element``, ``stale element
+        reference`` and ``no such alert``, 400 ``invalid argument``, ``invalid selector`` and
+        ``invalid element state``, 408 ``timeout``, 500 ``unknown error``).
 Rule 2: routes exist with the ``/session/{id}`` prefix, without it, or both, as WDA registers them
         (:data:`WITHOUT_SESSION_ONLY`, :data:`SESSION_ONLY`, the rest both). A route asked for in
         the other form is an unknown command (404), whatever the session id: ``/status`` and
@@ -45,7 +46,10 @@ Rule 4: the source is WDA's: JSON (``type`` without the prefix, ``rawIdentifier`
 Rule 5: a coordinate tap hits the topmost visible element under the point that does something
         (leads somewhere, or takes typing), else the topmost one; a tap on a text field focuses
         it, and ``/wda/keys`` types into the focused field (nothing happens without one, as on a
-        phone). ``"\n"`` submits.
+        phone). ``"\n"`` submits. ``/wda/apps/launch`` of an app that is running only activates it,
+        its arguments and environment dropped (``FBSession.m:397-403``); ``/wda/pressButton``
+        lowercases the name (``XCUIDevice+FBHelpers.m:346``: ``HOME`` is ``home``), and a button
+        the device hasn't (a simulator has no volume buttons) is WDA's 500 ``unknown error``.
 Rule 6: faults: the phone's own (:meth:`FakeWda.fail_next_action` drops the action's reply: no
         reply at all, after ``stall`` seconds; :meth:`FakeWda.fail_next_read`,
         :meth:`FakeWda.drop_typing`), plus :meth:`FakeWda.restart` (every session becomes stale),
@@ -75,6 +79,98 @@ Rule 12: a captured tree (``tree=``) is served as a static app: its bundle (the 
         real WDA leaves out; what the capture didn't record (``accessible`` when the capture
         excluded it) is left out of every reply.
 
+Rule 13: the routes that act on an element take it from WDA's element cache (``FBElementCache``):
+        every element a lookup or the active element hands out is kept (1024 at most, the oldest
+        go first) under a stable id, for its app, screen and tree path; an id the cache doesn't
+        know is 404 ``stale element reference`` "The element identified by … is either not
+        present or it has expired from the internal cache", one whose element is gone from the
+        screen the same code, "The previously found element … is not present in the current view
+        anymore". Gestures without an id act on the app (``/wda/tap``: ``x``/``y`` from the
+        screen's corner; with an id, from the element's; neither: its middle); a double tap, a
+        two-finger tap and ``tapWithNumberOfTaps`` are one tap to the scripted phone, a force
+        touch a long press, a scroll the opposite swipe; a pinch, a rotation and ``scrollTo``
+        are carried out and change nothing (no app script answers them). Typing into an
+        element gives it the keyboard focus first, as ``fb_typeText`` does; one that can't take
+        it is 400 ``invalid element state``.
+
+Every route the real clients send (XCUITest 12.13.1's ``proxyCommand`` targets, facebook-wda
+1.5.4's requests, our drivers'), as appium-webdriveragent 16.12.9 (the XCUITest driver's npm
+package) declares it, ``Commands/FB<name>Commands.m:line``; a route WDA has only on tvOS or
+watchOS, or not at all (facebook-wda's ``/wda/tap/0``, ``/wda/drag``, ``/mds/openurl``), is 404
+``unknown command`` here as on an iPhone:
+
+    ``DELETE /`` (FBSession:51); ``GET /`` (FBSession:50); ``POST /actions`` (FBTouchAction:24);
+    ``POST /alert/accept`` (FBAlertView:27, FBAlertView:28);
+    ``POST /alert/dismiss`` (FBAlertView:29, FBAlertView:30);
+    ``GET /alert/text`` (FBAlertView:24, FBAlertView:25); ``POST /alert/text`` (FBAlertView:26);
+    ``GET /appium/settings`` (FBSession:58); ``POST /appium/settings`` (FBSession:59);
+    ``POST /element`` (FBFindElement:41); ``GET /element/:uuid/attribute/:name`` (FBElement:59);
+    ``POST /element/:uuid/clear`` (FBElement:66); ``POST /element/:uuid/click`` (FBElement:65);
+    ``GET /element/:uuid/displayed`` (FBElement:61);
+    ``POST /element/:uuid/element`` (FBFindElement:43);
+    ``POST /element/:uuid/elements`` (FBFindElement:44); ``GET /element/:uuid/enabled`` (FBElement:57);
+    ``GET /element/:uuid/name`` (FBElement:63); ``GET /element/:uuid/rect`` (FBElement:58);
+    ``GET /element/:uuid/screenshot`` (FBElement:68); ``GET /element/:uuid/selected`` (FBElement:62);
+    ``GET /element/:uuid/text`` (FBElement:60); ``POST /element/:uuid/value`` (FBElement:64);
+    ``GET /element/active`` (FBFindElement:47, FBFindElement:49);
+    ``POST /elements`` (FBFindElement:42); ``GET /orientation`` (FBOrientation:42, FBOrientation:43);
+    ``POST /orientation`` (FBOrientation:44, FBOrientation:45);
+    ``GET /screenshot`` (FBScreenshot:21, FBScreenshot:22); ``GET /screenshot/:uuid`` (FBElement:70);
+    ``GET /source`` (FBDebug:26, FBDebug:27); ``GET /status`` (FBSession:52);
+    ``POST /timeouts`` (FBCustom:44); ``POST /url`` (FBSession:43);
+    ``GET /wda/accessibleSource`` (FBDebug:28, FBDebug:29);
+    ``GET /wda/activeAppInfo`` (FBCustom:58, FBCustom:59); ``GET /wda/alert/buttons`` (FBAlertView:31);
+    ``POST /wda/apps/activate`` (FBSession:46); ``POST /wda/apps/launch`` (FBSession:45);
+    ``POST /wda/apps/launchUnattached`` (FBCustom:76); ``GET /wda/apps/list`` (FBSession:49);
+    ``POST /wda/apps/state`` (FBSession:48); ``POST /wda/apps/terminate`` (FBSession:47);
+    ``GET /wda/batteryInfo`` (FBCustom:65); ``POST /wda/deactivateApp`` (FBCustom:46);
+    ``POST /wda/device/appearance`` (FBCustom:80); ``GET /wda/device/info`` (FBCustom:77, FBCustom:79);
+    ``GET /wda/device/location`` (FBCustom:81, FBCustom:82); ``POST /wda/doubleTap`` (FBElement:88);
+    ``POST /wda/dragfromtoforduration`` (FBElement:107);
+    ``GET /wda/element/:uuid/accessibilityContainer`` (FBElement:72);
+    ``GET /wda/element/:uuid/accessible`` (FBElement:71);
+    ``POST /wda/element/:uuid/doubleTap`` (FBElement:87);
+    ``POST /wda/element/:uuid/dragfromtoforduration`` (FBElement:106);
+    ``POST /wda/element/:uuid/forceTouch`` (FBElement:112);
+    ``GET /wda/element/:uuid/getVisibleCells`` (FBFindElement:45);
+    ``POST /wda/element/:uuid/keyboardInput`` (FBCustom:86);
+    ``POST /wda/element/:uuid/pinch`` (FBElement:81);
+    ``POST /wda/element/:uuid/pressAndDragWithVelocity`` (FBElement:109);
+    ``POST /wda/element/:uuid/rotate`` (FBElement:84);
+    ``POST /wda/element/:uuid/scroll`` (FBElement:101);
+    ``POST /wda/element/:uuid/scrollTo`` (FBElement:104);
+    ``POST /wda/element/:uuid/swipe`` (FBElement:78); ``POST /wda/element/:uuid/tap`` (FBElement:115);
+    ``POST /wda/element/:uuid/tapWithNumberOfTaps`` (FBElement:93);
+    ``POST /wda/element/:uuid/touchAndHold`` (FBElement:98);
+    ``POST /wda/element/:uuid/twoFingerTap`` (FBElement:90);
+    ``POST /wda/expectNotification`` (FBCustom:74); ``POST /wda/forceTouch`` (FBElement:113);
+    ``POST /wda/getPasteboard`` (FBCustom:63, FBCustom:64); ``GET /wda/healthcheck`` (FBSession:55);
+    ``POST /wda/homescreen`` (FBCustom:45); ``POST /wda/keyboard/dismiss`` (FBCustom:47);
+    ``POST /wda/keys`` (FBElement:120); ``POST /wda/lock`` (FBCustom:48, FBCustom:49);
+    ``GET /wda/locked`` (FBCustom:52, FBCustom:53);
+    ``POST /wda/performAccessibilityAudit`` (FBCustom:72);
+    ``POST /wda/performIoHidEvent`` (FBCustom:73);
+    ``POST /wda/pickerwheel/:uuid/select`` (FBElement:118); ``POST /wda/pinch`` (FBElement:82);
+    ``POST /wda/pressAndDragWithVelocity`` (FBElement:110); ``POST /wda/pressButton`` (FBCustom:67);
+    ``POST /wda/resetAppAuth`` (FBCustom:78); ``POST /wda/rotate`` (FBElement:85);
+    ``GET /wda/screen`` (FBCustom:54, FBCustom:55); ``POST /wda/scroll`` (FBElement:102);
+    ``POST /wda/setPasteboard`` (FBCustom:61, FBCustom:62);
+    ``DELETE /wda/simulatedLocation`` (FBCustom:93, FBCustom:94);
+    ``GET /wda/simulatedLocation`` (FBCustom:89, FBCustom:90);
+    ``POST /wda/simulatedLocation`` (FBCustom:91, FBCustom:92);
+    ``POST /wda/siri/activate`` (FBCustom:75); ``POST /wda/swipe`` (FBElement:79);
+    ``POST /wda/tap`` (FBElement:116); ``POST /wda/tapWithNumberOfTaps`` (FBElement:95);
+    ``POST /wda/touchAndHold`` (FBElement:99); ``POST /wda/touch_id`` (FBTouchID:20);
+    ``POST /wda/twoFingerTap`` (FBElement:91); ``POST /wda/unlock`` (FBCustom:50, FBCustom:51);
+    ``GET /wda/video`` (FBVideo:29, FBVideo:33); ``POST /wda/video/start`` (FBVideo:27, FBVideo:31);
+    ``POST /wda/video/stop`` (FBVideo:28, FBVideo:32);
+    ``GET /wda/voiceOver/currentSpeech`` (FBCustom:104, FBCustom:105);
+    ``POST /wda/voiceOver/disable`` (FBCustom:98, FBCustom:99);
+    ``POST /wda/voiceOver/enable`` (FBCustom:96, FBCustom:97);
+    ``GET /wda/voiceOver/enabled`` (FBCustom:100, FBCustom:101);
+    ``POST /wda/voiceOver/move`` (FBCustom:102, FBCustom:103); ``GET /window/rect`` (FBElement:55);
+    ``GET /window/size`` (FBElement:54, FBElement:56).
+
 What was checked, and against what (appium/WebDriverAgent's source unless said):
 ``FBRoute`` (``.withoutSession`` routes exist only without the prefix; plain routes only with it),
 the route lists of ``FBSessionCommands``, ``FBCustomCommands``, ``FBDebugCommands``,
@@ -87,9 +183,13 @@ iOS 26.4 captures: hidden views keep their frames, whole-point rects, trait name
 ``placeholderValue``). Not checked, so the fake errs on the harsh side: the exact status of an
 unparseable predicate or an unknown predicate key (``invalid selector`` 400 here); the JSON
 ``traits`` order (WDA's comes from a dictionary; the fake uses the order seen in the captures);
-real timings (Rule 11 models Mobster's measurements); element routes by id
-(``/element/:uuid/…``) and the ``xpath``/``class chain`` locators, which answer ``unknown command``
-/ ``unknown error`` here.
+real timings (Rule 11 models Mobster's measurements); the ``xpath``/``class chain`` locators,
+which answer ``unknown error`` here; an element's own screenshot (the fake sends the whole
+screen's), the accessibility source's exact shape (the accessible elements as JSON source nodes),
+VoiceOver's utterances (none) and an accessibility audit's findings (none). Measured through real
+Appium 3.8 + XCUITest 12.13 in front of this fake (``tests/drivers/devices/test_appium_real.py``):
+the typing routes, the active element, the window rect, alerts, element routes by id, ``/source``
+and ``/wda/keys``, ``/wda/pressButton`` in any case, ``/wda/apps/launch`` of a running app.
 """
 
 from __future__ import annotations
