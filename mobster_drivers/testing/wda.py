@@ -209,7 +209,7 @@ import xml.etree.ElementTree as ET
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import attrs
@@ -635,26 +635,26 @@ _TargetHandler = Callable[["FakeWda", _Target, dict[str, Any], dict[str, str]], 
 _TARGET_ROUTES: dict[tuple[str, str], _TargetHandler] = {}
 
 
-def _serves(method: str, *routes: str) -> Callable[[_RouteHandler], _RouteHandler]:
-    """Register a method of :class:`FakeWda` as WDA's handler of ``method`` on ``routes``."""
+H = TypeVar("H")
 
-    def register(handler: _RouteHandler) -> _RouteHandler:
+
+def _register(table: dict[tuple[str, str], H], method: str, routes: Sequence[str]) -> Callable[[H], H]:
+    def register(handler: H) -> H:
         for route in routes:
-            _ROUTES[(method, route)] = handler
+            table[(method, route)] = handler
         return handler
 
     return register
+
+
+def _serves(method: str, *routes: str) -> Callable[[_RouteHandler], _RouteHandler]:
+    """Register a method of :class:`FakeWda` as WDA's handler of ``method`` on ``routes``."""
+    return _register(_ROUTES, method, routes)
 
 
 def _acts_on(method: str, *templates: str) -> Callable[[_TargetHandler], _TargetHandler]:
-    """Register a method of :class:`FakeWda` as WDA's handler of ``method`` on route ``templates``."""
-
-    def register(handler: _TargetHandler) -> _TargetHandler:
-        for template in templates:
-            _TARGET_ROUTES[(method, template)] = handler
-        return handler
-
-    return register
+    """Register a method of :class:`FakeWda` as WDA's handler of ``method`` on route ``templates`` (Rule 13)."""
+    return _register(_TARGET_ROUTES, method, templates)
 
 
 def _template(route: str) -> tuple[str, str | None, str | None]:
@@ -1343,21 +1343,6 @@ class FakeWda(LoopbackServer[WdaRequest]):
             )
         return self._serve(tree, excluded, fmt)
 
-    @_serves("POST", "/elements")
-    async def _elements(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
-        return await self._find(body, first=False)
-
-    @_serves("POST", "/element")
-    async def _element(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
-        found = await self._find(body, first=True)
-        if not found:
-            raise _WdaFailure(
-                404,
-                "no such element",
-                f"unable to find an element using '{body.get('using')}', value '{body.get('value')}'",
-            )
-        return found[0]
-
     @_serves("GET", "/screenshot")
     async def _screenshot(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
         png = await self._phone.screenshot()
@@ -1547,7 +1532,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
         png = await self._phone.screenshot()  # the whole screen: the fake draws no element alone
         return base64.b64encode(png).decode("ascii")
 
-    @_acts_on("POST", "/element/:uuid/element")
+    @_acts_on("POST", "/element", "/element/:uuid/element")
     async def _element_under(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
         found = await self._find(body, first=True, under=target)
         if not found:
@@ -1558,7 +1543,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
             )
         return found[0]
 
-    @_acts_on("POST", "/element/:uuid/elements")
+    @_acts_on("POST", "/elements", "/element/:uuid/elements")
     async def _elements_under(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
         return await self._find(body, first=False, under=target)
 

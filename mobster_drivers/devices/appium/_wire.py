@@ -151,40 +151,35 @@ class _TooSlow(Exception):
     """A reply's body didn't end within the command's timeout (Rule 6)."""
 
 
+class _Tracked:
+    """A urllib3 connection that keeps itself in its wire's ``live`` set while it is open (Rule 7)."""
+
+    live: set[Any]
+    live_lock: threading.Lock
+
+    def connect(self) -> None:
+        super().connect()  # type: ignore[misc]  # the connection class it is mixed into
+        with self.live_lock:
+            self.live.add(self)
+
+    def close(self) -> None:
+        with self.live_lock:
+            self.live.discard(self)
+        super().close()  # type: ignore[misc]
+
+
 def _tracked_pools(live: set[Any], lock: threading.Lock) -> dict[str, type[Any]]:
     """urllib3 connection pools whose connections say when they open and close (Rule 7)."""
     import urllib3
     from urllib3.connection import HTTPConnection, HTTPSConnection
 
-    class _Plain(HTTPConnection):
-        def connect(self) -> None:
-            super().connect()
-            with lock:
-                live.add(self)
-
-        def close(self) -> None:
-            with lock:
-                live.discard(self)
-            super().close()
-
-    class _Secure(HTTPSConnection):
-        def connect(self) -> None:
-            super().connect()
-            with lock:
-                live.add(self)
-
-        def close(self) -> None:
-            with lock:
-                live.discard(self)
-            super().close()
-
-    class _PlainPool(urllib3.HTTPConnectionPool):
-        ConnectionCls = _Plain
-
-    class _SecurePool(urllib3.HTTPSConnectionPool):
-        ConnectionCls = _Secure
-
-    return {"http": _PlainPool, "https": _SecurePool}
+    state = {"live": live, "live_lock": lock}
+    plain = type("_Plain", (_Tracked, HTTPConnection), state)
+    secure = type("_Secure", (_Tracked, HTTPSConnection), state)
+    return {
+        "http": type("_PlainPool", (urllib3.HTTPConnectionPool,), {"ConnectionCls": plain}),
+        "https": type("_SecurePool", (urllib3.HTTPSConnectionPool,), {"ConnectionCls": secure}),
+    }
 
 
 def _connection_class() -> type[AppiumConnection]:

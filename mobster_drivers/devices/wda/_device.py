@@ -225,12 +225,14 @@ class WdaDevice:
 
     async def terminate(self, bundle: str) -> bool:
         """Terminate an app; True when it was running. An action: sent once."""
-        value = await asyncio.to_thread(
-            self._call,
+        return await asyncio.to_thread(self._terminate_sync, bundle, self._timeouts.action)
+
+    def _terminate_sync(self, bundle: str, timeout: float) -> bool:
+        value = self._call(
             "POST",
             "/wda/apps/terminate",
             {"bundleId": bundle},
-            timeout=self._timeouts.action,
+            timeout=timeout,
             action=f"terminating {bundle}",
             session=True,
         )
@@ -291,14 +293,7 @@ class WdaDevice:
         self._require_installed(bundle, "launch")
         if options.reset is not Reset.NONE:
             _log.debug("reset %s of %s: WDA alone can't wipe app data; relaunching as it is", options.reset, bundle)
-        self._call(
-            "POST",
-            "/wda/apps/terminate",
-            {"bundleId": bundle},
-            timeout=self._timeouts.launch,
-            action=f"terminating {bundle}",
-            session=True,
-        )
+        self._terminate_sync(bundle, self._timeouts.launch)
         self._call(
             "POST",
             "/wda/apps/launch",

@@ -37,6 +37,7 @@ from mobster_drivers.testing import _appium_mobile as appium_mobile
 from mobster_drivers.testing.appium import FakeAppium
 from tests.core.helpers import step_on
 from tests.loopback import closed_port
+from tests.real_clock import ManualClock
 from tests.samples import DEVICE_CHECKS
 
 YOURAPP = "com.example.yourapp"
@@ -52,19 +53,6 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 def script(kind: str = "iphone") -> AppScript:
     text = sample_path("yourapp").read_text("utf-8").replace("kind: simulator", f"kind: {kind}")
     return AppScript.from_text(text, "test.yaml")
-
-
-class ManualClock:
-    """A clock the test moves by hand (the fake's idle timeout and the device's idle time)."""
-
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def now(self) -> float:
-        return self.t
-
-    async def sleep(self, seconds: float) -> None:
-        self.t += max(0.0, seconds)
 
 
 @pytest.fixture

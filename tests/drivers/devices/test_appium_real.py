@@ -37,8 +37,8 @@ from mobster_drivers.testing.appium import FakeAppium
 from mobster_drivers.testing.usbmuxd import FakeIphone, FakeUsbmuxd
 from mobster_drivers.testing.wda import FakeWda
 from tests.real_appium import RealAppium, installed, request
-from tests.real_clock import mobster
-from tests.samples import DEVICE_CHECKS, SIGNUP_BY_BUNDLE
+from tests.real_clock import ManualClock, mobster
+from tests.samples import DEVICE_CHECKS, SIGNUP_BY_BUNDLE, XCUITEST_LEGACY_CAPS
 
 YOURAPP = "com.example.yourapp"
 #: The phone the real server's usbmuxd lists: a real device's 25-character UDID (XCUITest on Linux
@@ -114,19 +114,6 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Real]:
     finally:
         appium.stop()
         plug.unplug()
-
-
-class ManualClock:
-    """The fake's idle clock, moved by hand."""
-
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def now(self) -> float:
-        return self.t
-
-    async def sleep(self, seconds: float) -> None:
-        self.t += max(0.0, seconds)
 
 
 @attrs.define
@@ -482,22 +469,13 @@ def test_echoed_capabilities(rig: Rig) -> None:
     _, reply = rig.create({"appium:deviceName": "Ada's phone"})
     caps = reply["value"]["capabilities"]
     assert caps == {
-        "webStorageEnabled": False,
-        "locationContextEnabled": False,
-        "browserName": "",
-        "platform": "MAC",
-        "javascriptEnabled": True,
-        "databaseEnabled": False,
-        "takesScreenshot": True,
-        "networkConnectionEnabled": False,
+        **XCUITEST_LEGACY_CAPS,
         **{
             k.removeprefix("appium:"): v
             for k, v in {**CREATE, **rig.caps(), "appium:deviceName": "Ada's phone"}.items()
         },
     }
-    legacy = ["webStorageEnabled", "locationContextEnabled", "browserName", "platform", "javascriptEnabled",
-              "databaseEnabled", "takesScreenshot", "networkConnectionEnabled"]  # fmt: skip
-    assert list(caps)[:8] == legacy
+    assert list(caps)[:8] == list(XCUITEST_LEGACY_CAPS)  # first, in that order
 
 
 def test_unknown_methods_routes_and_sessions(rig: Rig) -> None:

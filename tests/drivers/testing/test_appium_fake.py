@@ -18,6 +18,7 @@ from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.testing.appium import FakeAppium, main
 from mobster_drivers.testing.wda import ReadCosts
 from tests.samples import W3C_ELEMENT as W3C
+from tests.samples import XCUITEST_LEGACY_CAPS
 
 YOURAPP = "com.example.yourapp"
 CAPS = {"platformName": "iOS", "appium:automationName": "XCUITest"}
@@ -74,14 +75,7 @@ def test_a_session_reply_is_w3c_and_echoes_the_capabilities(fake: FakeAppium) ->
     # As Appium 3.8 with XCUITest 12.13 (measured): the caps without "appium:", after XCUITest's
     # legacy keys; nothing the request didn't carry (no deviceName, no platformVersion, no udid).
     assert caps == {
-        "webStorageEnabled": False,
-        "locationContextEnabled": False,
-        "browserName": "",
-        "platform": "MAC",
-        "javascriptEnabled": True,
-        "databaseEnabled": False,
-        "takesScreenshot": True,
-        "networkConnectionEnabled": False,
+        **XCUITEST_LEGACY_CAPS,
         "platformName": "iOS",
         "automationName": "XCUITest",
         "x:opt": {"k": 1},
