@@ -1,5 +1,7 @@
 # The two commands of README.md: `make demo` and `make test`. Both create a project-local
-# virtualenv (.venv) when it is missing and install what they need into it.
+# virtualenv (.venv) when it is missing and install what they need into it; `make test` also
+# brings a pinned real Appium into .appium (scripts/install-appium.sh: npm, once; the tests that
+# drive it skip, saying why, where npm or its registry can't be reached).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -19,9 +21,11 @@ demo: venv
 
 test: venv
 	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/install.sh -e '.[all]' --group dev
+	bash scripts/install-appium.sh
 	PATH="$(abspath $(BIN)):$$PATH" bash scripts/check.sh
 
 # The tests with line and branch coverage (a report in the terminal), on one core.
 coverage: venv
 	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/install.sh -e '.[all]' --group dev
+	bash scripts/install-appium.sh
 	$(BIN)/pytest --cov --cov-report=term

@@ -15,9 +15,15 @@ Printed: both times, their ratio (``pool / one``; a quarter is the ideal for 4 d
 model calls of the replays (0), and whether every check got the same verdict on the pool and on
 one device.
 
+With ``--hub`` the devices are the phones of **one** fake Selenium Grid 4 hub
+(``FakeAppium(devices=N)``: one URL, each session on its own phone, a request waits in the queue
+while none is free), and the pool is ``mobster test --appium URL --sessions N`` against ``--sessions
+1``: what ``--sessions`` buys on a Grid or a cloud.
+
 Usage::
 
     python benchmarks/bench_pool.py                    # 12 checks, 4 devices: about 3 minutes
+    python benchmarks/bench_pool.py --hub              # the same on one hub of 4 phones, --sessions 4 vs 1
     python benchmarks/bench_pool.py --quick            # a smoke run: 4 checks, 2 devices, latencies / 10
     python benchmarks/bench_pool.py --checks 24 --devices 8 --json out.json
 """
@@ -87,10 +93,12 @@ def project(root: Path, checks: int) -> list[Path]:
     return mc.find_checks(root)
 
 
-def suite(files: list[Path], urls: Sequence[str], root: Path, *, model: bool) -> tuple[mc.SuiteResult, float]:
-    """Run the suite on the Appium devices at ``urls`` (one session each); its wall-clock seconds."""
+def suite(
+    files: list[Path], urls: Sequence[str], root: Path, *, model: bool, sessions: int | None = None
+) -> tuple[mc.SuiteResult, float]:
+    """Run the suite on the Appium devices at ``urls`` (``sessions`` each, one by default); its seconds."""
     clock = mc.SystemClock()
-    specs = pool_specs(DeviceOptions(appium=tuple(urls)), bundle="com.example.yourapp")
+    specs = pool_specs(DeviceOptions(appium=tuple(urls), sessions=sessions), bundle="com.example.yourapp")
     options = mc.RunOptions(root=root)
     models = (lambda: ScriptedModel(clock=clock)) if model else (lambda: None)
     began = time.perf_counter()
@@ -118,15 +126,21 @@ def _per_device(result: mc.SuiteResult) -> dict[str, int]:
     return counts
 
 
-def measure(checks: int, devices: int, scale: float) -> dict[str, Any]:
+def measure(checks: int, devices: int, scale: float, *, hub: bool = False) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-pool-") as tmp, contextlib.ExitStack() as stack:
         root = Path(tmp)
         files = project(root, checks)
-        fakes = [stack.enter_context(FakeAppium(app_script(scale), lifetime=3600)) for _ in range(devices)]
-        urls = [f.url for f in fakes]
-        recorded, record_s = suite(files, urls, root, model=True)
-        pool, pool_s = suite(files, urls, root, model=False)
-        one, one_s = suite(files, urls[:1], root, model=False)
+        if hub:  # one URL, N phones: --sessions N against --sessions 1
+            grid = stack.enter_context(FakeAppium(app_script(scale), lifetime=3600, devices=devices))
+            recorded, record_s = suite(files, [grid.url], root, model=True, sessions=devices)
+            pool, pool_s = suite(files, [grid.url], root, model=False, sessions=devices)
+            one, one_s = suite(files, [grid.url], root, model=False, sessions=1)
+        else:
+            fakes = [stack.enter_context(FakeAppium(app_script(scale), lifetime=3600)) for _ in range(devices)]
+            urls = [f.url for f in fakes]
+            recorded, record_s = suite(files, urls, root, model=True)
+            pool, pool_s = suite(files, urls, root, model=False)
+            one, one_s = suite(files, urls[:1], root, model=False)
     pool_doc, one_doc = summary(pool, pool_s), summary(one, one_s)
     return {
         "record": summary(recorded, record_s),
@@ -145,6 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--checks", type=int, default=12, help="checks in the suite (default 12)")
     parser.add_argument("--devices", type=int, default=4, help="fake Appium devices in the pool (default 4)")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 4 checks, 2 devices, latencies / 10")
+    parser.add_argument(
+        "--hub", action="store_true", help="the devices are one Grid hub's phones: --sessions N against 1"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--quiet", action="store_true", help="print nothing")
     args = parser.parse_args(argv)
@@ -157,8 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "checks": checks,
             "devices": devices,
             "latency": "usb-iphone" if scale == 1.0 else f"usb-iphone x {scale:g}",
+            "pool": f"one Grid hub of {devices} phones, --sessions {devices} vs 1" if args.hub else "one URL a device",
         },
-        **measure(checks, devices, scale),
+        **measure(checks, devices, scale, hub=args.hub),
     }
     if not args.quiet:
         _print(report)
@@ -170,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _print(report: dict[str, Any]) -> None:
     meta = report["meta"]
-    print(f"{meta['checks']} checks, {meta['devices']} fake Appium devices, {meta['latency']} ({meta['machine']})")
+    print(f"{meta['checks']} checks, {meta['devices']} fake Appium devices ({meta['pool']}), {meta['latency']}")
     for key in ("record", "pool", "one"):
         doc = report[key]
         passed = sum(1 for v in doc["verdicts"].values() if v == "passed")

@@ -217,6 +217,13 @@ def _device_options(f: Any) -> Any:
                 "Default: $MOBSTER_APPIUM_CAPS.",
             ),
             click.option(
+                "--session-wait",
+                type=click.FloatRange(0, 3600, min_open=True),
+                metavar="SECONDS",
+                help="With --appium: how long a new session may take (a Grid's queue, a cloud finding a phone). "
+                "Default: 300.",
+            ),
+            click.option(
                 "--driver",
                 nargs=2,
                 metavar="FACTORY ARG",
@@ -501,6 +508,7 @@ def _settings(opts: dict[str, Any]) -> Settings:
         sessions=opts.get("sessions"),
         parallel=opts.get("parallel"),
         session_per_check=bool(opts.get("session_per_check")),
+        session_wait=opts.get("session_wait"),
     ).given_as(lambda name: opts.get(name) or ())
     return Settings(
         devices=devices,
@@ -554,8 +562,8 @@ async def _driver_devices(opts: dict[str, Any], settings: Settings, clock: Clock
     named = settings.devices
     if named.kinds:
         _fail(f"choose one device option, not --driver and {' and '.join(f'--{k}' for k in named.kinds)}")
-    if named.sessions or named.caps:
-        _fail("--sessions and --caps go with --appium URL, not --driver")
+    if named.sessions or named.caps or named.session_wait is not None:
+        _fail("--sessions, --caps and --session-wait go with --appium URL, not --driver")
     try:
         return await load_driver_devices(tuple(opts["driver"]), parallel=named.parallel or 1, clock=clock)
     except DeviceError as exc:
@@ -585,6 +593,8 @@ def _open_pool(settings: Settings, files: Sequence[Path], clock: Clock, *, verif
     progress = _console(err=True)
     for spec, why in pool.unavailable:
         progress.print(f"{visible(spec.label)} is left out of the pool: {visible(why.message)}", markup=False)
+    for note in pool.notes():
+        progress.print(visible(note), markup=False)
     if len(pool.opened) > 1:
         names = ", ".join(visible(o.spec.label) for o in pool.opened)
         progress.print(f"on {len(pool.opened)} devices: {names}", style="dim", markup=False)

@@ -26,3 +26,16 @@ def mobster(*args: str) -> Result:
     """``mobster ARGS`` in-process on the real clock; ``mobster test`` runs with the short polls."""
     timing = QUICK_OPTIONS if args[:1] == ("test",) and args[1:2] != ("heal",) else ()
     return CliRunner().invoke(cli, [*args, *timing], catch_exceptions=False)
+
+
+class ManualClock:
+    """A clock the test moves by hand: what a fake server measures idle time on."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        self.t += max(0.0, seconds)

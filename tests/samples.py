@@ -96,3 +96,16 @@ PROMPT = Prompt(
 
 #: The key of an element reference in the W3C WebDriver protocol.
 W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+
+#: What Appium 3.8 with XCUITest 12.13 puts before the capabilities it echoes for a new session
+#: (measured against the real server): the fake Appium must answer the same.
+XCUITEST_LEGACY_CAPS = {
+    "webStorageEnabled": False,
+    "locationContextEnabled": False,
+    "browserName": "",
+    "platform": "MAC",
+    "javascriptEnabled": True,
+    "databaseEnabled": False,
+    "takesScreenshot": True,
+    "networkConnectionEnabled": False,
+}

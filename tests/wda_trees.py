@@ -70,11 +70,6 @@ def truth(name: str) -> list[Truth]:
 
     for i, child in enumerate(root):
         walk(child, f"/0/{i}", False)
-    # An element whose labelled content is all hidden can't be read: not shown.
-    for t in out:
-        inside = [u for u in out if u.path.startswith(t.path + "/") and u.label]
-        if t.shown and inside and not any(u.visible for u in inside):
-            out[out.index(t)] = attrs.evolve(t, shown=False)
     return out
 
 

@@ -15,15 +15,14 @@ Rule 6: the similarity of two screens is the Jaccard index of their signatures a
         empty signatures are 1.0 alike.
 Rule 7: an element is *shown* when, judged on the element alone: it is visible itself (an
         ancestor's visibility is not inherited: SwiftUI reports a Form's or List's collection view
-        as not visible while its rows show); its frame overlaps the screen with positive area; it
-        is not the Application or a Window; and it is not an unlabelled, unidentified Switch
-        nested inside a Switch (a SwiftUI Toggle reports as two switches); and its content is not
-        all hidden: an element with labelled elements inside it, none of them visible, draws its
-        label only through them (WDA reports a row visible while a sliver of it shows past the
-        list's edge and the text in it is hidden), so a person can't read it. An element whose
-        frame is all zeros has no geometry to judge (a screen written by hand leaves frames out);
-        a driver always gives frames. This one rule decides the signature (Rule 3), the matcher's
-        targets (:meth:`Screen.find`) and what the assertions see.
+        as not visible while its rows show, and a descendant's isn't either: a visible Cancel
+        button whose text WDA reports hidden is shown, as WDA's own rule has it); its frame
+        overlaps the screen with positive area; it is not the Application or a Window; and it is
+        not an unlabelled, unidentified Switch nested inside a Switch (a SwiftUI Toggle reports
+        as two switches). An element whose frame is all zeros has no geometry to judge (a screen
+        written by hand leaves frames out); a driver always gives frames. This one rule decides
+        the signature (Rule 3), the matcher's targets (:meth:`Screen.find`) and what the
+        assertions see.
 Rule 8: ``placeholder`` is the text a field shows while it is empty; a driver reads such a field
         with ``value`` "" (WDA reports the placeholder as the value of an empty field).
 Rule 9: a screen's text is valid Unicode: a lone surrogate from the device (an app that cut a
@@ -327,38 +326,15 @@ def _shown_flags(elements: Sequence[Element]) -> list[bool]:
             under_switch[seen] = answer
         return answer
 
-    content = _content_visibility(elements)
     flags: list[bool] = []
     for e in elements:
         if not e.visible or e.role in _CONTAINER_ROLES or (e.frame != _NO_FRAME and not _overlaps_screen(e.frame)):
             flags.append(False)
         elif e.role == "Switch" and not e.label and not e.identifier and switch_above(e.path):
             flags.append(False)  # the inner switch of a SwiftUI Toggle
-        elif content.get(e.path) is False:
-            flags.append(False)  # its labelled content is all hidden: nothing of it can be read
         else:
             flags.append(True)
     return flags
-
-
-def _content_visibility(elements: Sequence[Element]) -> dict[str, bool]:
-    """For each path with labelled elements inside it: is any of them visible (WDA's own flag)?
-
-    Linear in the elements times the tree's depth: each labelled element tells its ancestors.
-    """
-    paths = {e.path for e in elements}
-    out: dict[str, bool] = {}
-    for e in elements:
-        if not e.label:
-            continue
-        parent = _parent_path(e.path)
-        while parent is not None and parent in paths:
-            if out.get(parent) is True:
-                break  # every ancestor above already knows a visible labelled element is inside
-            if e.visible or parent not in out:
-                out[parent] = e.visible
-            parent = _parent_path(parent)
-    return out
 
 
 def _text(item: Mapping[str, Any], name: str, where: str, *, required: bool = False) -> str:

@@ -31,10 +31,11 @@ Rule 2: a real device is locked for as long as its opener holds it (``mobster_dr
 Rule 3: whatever keeps a device from opening is a :class:`CouldntOpen` with the class a check
         would get: ``busy`` (another holder has the lock), ``device`` (it doesn't answer),
         ``usage`` (a malformed app script or caps file, an unset ``${VAR}`` in it, a bad URL, a
-        missing extra). What was opened before the failure is closed again. Opening an Appium
+        missing extra). What was opened before the failure is closed again. Opening one Appium
         device creates no session yet: the first check does, and a server that refuses it ends
-        that check ``couldnt_run``/``device`` and takes the session out of the pool. Its message
-        names the option as the spec spells it, with no secret of its URL (``spec``'s Rule 6).
+        that check ``couldnt_run``/``device`` and takes the session out of the pool; a pool of
+        several starts their sessions when it opens (Rule 6). Its message names the option as the
+        spec spells it, with no secret of its URL (``spec``'s Rule 6).
 Rule 4: :func:`open_pool` opens every spec, in parallel threads; a device that can't be opened
         for ``device`` or ``busy`` reasons is left out (said in :attr:`Pool.unavailable`), a
         ``usage`` problem releases what was opened and is raised. :meth:`Pool.release` releases
@@ -45,6 +46,17 @@ Rule 5: :func:`run_on_pool` runs a suite on the pool (``mobster_core.run_suite``
         stopped. When no device could be opened, every check is ``couldnt_run`` with the first
         device's class and message. Results carry each device's label (``device_label``), except
         on a pool of one device, whose results name it by what it is, as a run without a pool.
+Rule 6: one session per phone. Devices of one server on one phone (one Appium server in front
+        of one phone, asked for ``--sessions 2``) would end each other's sessions (XCUITest's
+        session claim) and lose checks, so they become one device: first those whose
+        capabilities name the same ``appium:udid`` on the same URL, before any session exists
+        (two sessions made at once on one phone: real Appium refuses one, "WebDriverAgent is
+        not initialized"); then the pool starts the others' sessions, in parallel, and asks each
+        which phone it landed on (the session's capabilities, else ``mobile: deviceInfo``), and
+        those on one phone become the one whose session the server still knows. A device whose
+        session can't be started is tried once more, alone, then left out (as in Rule 4). The
+        others are released (their sessions deleted) and said in :attr:`Pool.merged`
+        (:meth:`Pool.notes` words it).
 """
 
 from __future__ import annotations
@@ -243,10 +255,13 @@ def _open_iphone(name: str, closers: list[Callable[[], None]]) -> Device:
 def _open_appium(spec: DeviceSpec, clock: Clock, closers: list[Callable[[], None]]) -> Device:
     import appium  # noqa: F401 - say which extra before reading the caps file
 
-    from mobster_drivers.devices.appium import appium_device, load_caps
+    from mobster_drivers.devices.appium import AppiumTimeouts, appium_device, load_caps
 
     caps = load_caps(spec.caps)  # None: $MOBSTER_APPIUM_CAPS, or no caps (a local Appium)
-    device = appium_device(spec.value, caps, clock, bundle=spec.bundle, session_per_check=spec.session_per_check)
+    timeouts = AppiumTimeouts() if spec.session_wait is None else AppiumTimeouts(session=spec.session_wait)
+    device = appium_device(
+        spec.value, caps, clock, bundle=spec.bundle, timeouts=timeouts, session_per_check=spec.session_per_check
+    )
     closers.append(device.close)  # ends the session: the cloud stops billing it
     return device
 
@@ -256,10 +271,20 @@ def _open_appium(spec: DeviceSpec, clock: Clock, closers: list[Callable[[], None
 
 @attrs.define
 class Pool:
-    """The devices of a pool that opened, and those that couldn't (Rule 4)."""
+    """The devices of a pool that opened, those that couldn't (Rule 4), those that were one (Rule 6)."""
 
     opened: list[OpenDevice] = attrs.field(factory=list)
     unavailable: list[tuple[DeviceSpec, CouldntOpen]] = attrs.field(factory=list)
+    #: ``(device, the device it became, the phone's UDID)`` for each device merged into another.
+    merged: list[tuple[DeviceSpec, DeviceSpec, str]] = attrs.field(factory=list)
+
+    def notes(self) -> list[str]:
+        """One line per merged device (Rule 6), for a front end to print."""
+        return [
+            f"{spec.label} is on the same phone as {kept.label} (UDID {udid}): they run as one device, "
+            "one session on that phone"
+            for spec, kept, udid in self.merged
+        ]
 
     @property
     def devices(self) -> dict[str, Device]:
@@ -294,7 +319,72 @@ def open_pool(specs: Iterable[DeviceSpec], clock: Clock) -> Pool:
     if usage:
         pool.release()
         raise usage[0]
+    _one_session_per_phone(pool)
     return pool
+
+
+def _one_session_per_phone(pool: Pool) -> None:
+    """Rule 6: devices of a pool on one phone become one."""
+    from mobster_drivers.devices.appium import AppiumDevice
+
+    appium = [o for o in pool.opened if isinstance(o.device, AppiumDevice)]
+    if len(appium) < 2:
+        return
+    asked: dict[tuple[str, str], list[OpenDevice]] = {}
+    for opened in appium:
+        device = opened.device
+        assert isinstance(device, AppiumDevice)
+        if device.asked_udid is not None:
+            asked.setdefault((opened.spec.value, device.asked_udid), []).append(opened)
+    for (_, udid), group in asked.items():
+        _merge(pool, group[0], group[1:], udid)
+    starting = [o for o in appium if o in pool.opened]
+    if len(starting) > 1:  # one device left: its first check starts its session, as a pool of one does
+        _merge_where_landed(pool, starting)
+
+
+def _merge_where_landed(pool: Pool, starting: list[OpenDevice]) -> None:
+    """Rule 6: start each device's session, and merge those that landed on one phone."""
+    from mobster_drivers.devices.appium import AppiumDevice
+
+    with ThreadPoolExecutor(max_workers=min(len(starting), 16), thread_name_prefix="mobster-session") as threads:
+        landed = list(threads.map(_landed, starting))
+    landed = [
+        _landed(o) if isinstance(where, CouldntOpen) else where for o, where in zip(starting, landed, strict=True)
+    ]
+    phones: dict[str, list[OpenDevice]] = {}
+    for opened, where in zip(starting, landed, strict=True):
+        if isinstance(where, CouldntOpen):
+            opened.release()
+            pool.opened.remove(opened)
+            pool.unavailable.append((opened.spec, where))
+        elif where is not None:
+            phones.setdefault(where, []).append(opened)
+    for udid, group in phones.items():
+        if len(group) > 1:
+            alive = [o for o in group if isinstance(o.device, AppiumDevice) and o.device.session_alive_sync()]
+            kept = alive[0] if alive else group[0]
+            _merge(pool, kept, [o for o in group if o is not kept], udid)
+
+
+def _merge(pool: Pool, kept: OpenDevice, others: list[OpenDevice], udid: str) -> None:
+    """``others`` are the phone ``kept`` is on: released, and said (Rule 6)."""
+    for other in others:
+        other.release()
+        pool.opened.remove(other)
+        pool.merged.append((other.spec, kept.spec, udid))
+
+
+def _landed(opened: OpenDevice) -> str | CouldntOpen | None:
+    """The UDID of the phone an Appium device's new session is on (None: unsaid), or why it has none."""
+    from mobster_drivers.devices.appium import AppiumDevice
+
+    device = opened.device
+    assert isinstance(device, AppiumDevice)
+    try:
+        return device.start_session_sync()
+    except DeviceError as exc:
+        return CouldntOpen(FailureClass.DEVICE, opened.spec.scrub(f"{opened.spec.option}: {exc}"))
 
 
 def _try_open(spec: DeviceSpec, clock: Clock) -> OpenDevice | CouldntOpen:

@@ -10,7 +10,9 @@ Rule 1: a :class:`DeviceSpec` names one device: ``kind`` (``scripted``, ``sim``,
         ``$MOBSTER_APPIUM_CAPS`` or none) and ``bundle`` (the app under test, the Appium
         session's ``appium:bundleId``; None: none asked for); ``session_per_check`` ends an Appium
         device's session after each check (one dashboard entry per check) instead of keeping one
-        for the suite. ``prefix`` is how the options are spelled in messages (``--`` for
+        for the suite; ``session_wait`` is how long, in seconds, an Appium device waits for a new
+        session (a Grid's queue, a cloud finding a phone; None: the driver's 300). ``prefix`` is
+        how the options are spelled in messages (``--`` for
         ``mobster test``, ``--mobster-`` for the pytest plugin). A kind not in :data:`KINDS` is a
         ``ValueError``.
 Rule 2: a label is a script's stem, a simulator's or iPhone's name (without its WDA port), or a
@@ -18,6 +20,7 @@ Rule 2: a label is a script's stem, a simulator's or iPhone's name (without its 
         ``_.:-`` made ``-``; labels of one pool are unique (``host:4723-1``, ``host:4723-2``).
 Rule 3: :class:`DeviceOptions` is what a front end's device options say, as given: the values of
         each kind in order, the caps files, ``sessions``, ``parallel``, ``session_per_check``,
+        ``session_wait`` (seconds, more than 0 and at most 3600),
         the front end's ``prefix``, and ``given``: how it spells an option the user gave, when not
         ``prefix + name`` (the plugin names an ini key: ``mobster_sim (ini)``).
 Rule 4: :func:`pool_specs` turns them into specs: one kind of device per pool; ``sessions`` N
@@ -71,6 +74,7 @@ class DeviceSpec:
     bundle: str | None = field(default=None, kw_only=True)
     prefix: str = field(default="--", kw_only=True)
     session_per_check: bool = field(default=False, kw_only=True)
+    session_wait: float | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -145,6 +149,7 @@ class DeviceOptions:
     sessions: int | None = None
     parallel: int | None = None
     session_per_check: bool = False
+    session_wait: float | None = None
     prefix: str = "--"
     #: How the front end spells an option the user gave, when not ``prefix + name`` (Rule 3).
     given: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -224,9 +229,13 @@ def _one_kind(options: DeviceOptions, *, required: bool) -> str | None:
             ("caps", "FILE", " (the Appium session's capabilities)"),
             ("sessions", "N", " (N sessions on one server or cloud)"),
             ("session-per-check", "", ""),
+            ("session-wait", "SECONDS", " (how long a new session may take)"),
         ):
             if _given(options, name):
                 raise PoolError(f"{options.spelled(name, metavar)} goes with {p}appium URL{why}")
+    wait = options.session_wait
+    if wait is not None and not 0 < wait <= 3600:  # an hour: a longer queue is a hang
+        raise PoolError(f"{p}session-wait takes seconds from more than 0 to 3600, not {wait:g}")
     for name, number in (("sessions", options.sessions), ("parallel", options.parallel)):
         if number is not None and number < 1:
             raise PoolError(f"{p}{name} takes a whole number from 1, not {number}")
@@ -240,6 +249,8 @@ def _given(options: DeviceOptions, name: str) -> bool:
         return bool(options.caps)
     if name == "sessions":
         return options.sessions is not None
+    if name == "session-wait":
+        return options.session_wait is not None
     return options.session_per_check
 
 
@@ -290,7 +301,7 @@ def _appium_specs(options: DeviceOptions, bundle: str | None) -> tuple[DeviceSpe
     return tuple(
         DeviceSpec(
             "appium", url, label, caps=file, bundle=bundle, prefix=options.prefix,
-            session_per_check=options.session_per_check,
+            session_per_check=options.session_per_check, session_wait=options.session_wait,
         )
         for (url, file), label in zip(slots, labels, strict=True)
     )  # fmt: skip

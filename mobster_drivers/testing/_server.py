@@ -5,14 +5,16 @@ what its protocol says: an HTTP fake answers one :class:`Incoming` request with 
 (``_answer``), a stream fake converses on a connected socket (``_converse``).
 
 Rule 1 (where): a fake binds 127.0.0.1, on a free port unless it is given one, or a unix socket
-        (:attr:`LoopbackServer.unix_name`) in a private temporary folder (0700) that goes at stop.
-        It serves each connection in a daemon thread.
+        (:attr:`LoopbackServer.unix_name`) in a private temporary folder (0700) that goes at stop,
+        or at the ``unix_path`` it is given (the socket file goes at stop, the folder is the
+        caller's). It serves each connection in a daemon thread.
 Rule 2 (how long): a fake starts once, and stops by itself after ``lifetime`` seconds (None: only
         at :meth:`LoopbackServer.stop`). Stopping is safe twice, from the lifetime timer and from a
         handler; it closes the listening socket first, then every connection still open, so a
         client waiting on a reply sees its connection close. A fake is a context manager.
 Rule 3 (records): every request is recorded in :attr:`LoopbackServer.requests` before it is
-        handled (``_admit``).
+        handled (``_admit``); :meth:`LoopbackServer.wait_for` waits for one a test names (on
+        the recording itself, never a poll).
 Rule 4 (death): :meth:`LoopbackServer.die_when` names a request at which the fake dies: that
         request is recorded, never handled and never answered; the fake stops (Rule 2) before
         its connection closes, so whatever a client sends next is refused. A death at a moment
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import select
 import shutil
@@ -267,7 +270,8 @@ class LoopbackServer(Generic[R]):
     A subclass answers HTTP (``_answer``) or converses on a stream (``_converse``, with
     :attr:`handler` ``"stream"``), and may add to starting and stopping (``_on_start``,
     ``_on_stop``). ``port`` 0 picks a free port; ``lifetime`` is in seconds (None: until
-    :meth:`stop`); ``one_at_a_time`` is Rule 5.
+    :meth:`stop`); ``one_at_a_time`` is Rule 5; ``unix_path`` is where a unix-socket fake binds
+    (Rule 1).
     """
 
     #: ``"http"`` (``_answer``) or ``"stream"`` (``_converse``).
@@ -285,11 +289,20 @@ class LoopbackServer(Generic[R]):
     #: Whether a held reply watches its socket for a client that leaves (Rule 6).
     watch_holds: ClassVar[bool] = False
 
-    def __init__(self, *, port: int = 0, lifetime: float | None = 600.0, one_at_a_time: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        lifetime: float | None = 600.0,
+        one_at_a_time: bool = False,
+        unix_path: str | os.PathLike[str] | None = None,
+    ) -> None:
         self._port = port
+        self._unix_path = None if unix_path is None else Path(unix_path)
         self._lifetime = lifetime
         self._one_at_a_time = one_at_a_time
         self._lock = threading.Lock()
+        self._recorded = threading.Condition(self._lock)  # a request was recorded (Rule 3)
         self._turn_lock = threading.Lock()
         self._stopping = threading.Event()
         self._stopped_all = threading.Event()
@@ -348,6 +361,8 @@ class LoopbackServer(Generic[R]):
         self._on_stop()
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+        if self._unix_path is not None:
+            self._unix_path.unlink(missing_ok=True)
         self._stopped_all.set()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -379,6 +394,8 @@ class LoopbackServer(Generic[R]):
         """Where the fake listens: its unix socket's path, else ``127.0.0.1:<port>``."""
         if self._server is None:
             raise RuntimeError(f"{type(self).__name__} is not started")
+        if self._unix_path is not None and self.unix_name is not None:
+            return str(self._unix_path)
         if self._folder is not None and self.unix_name is not None:
             return str(Path(self._folder) / self.unix_name)
         return f"127.0.0.1:{self.port}"
@@ -393,6 +410,14 @@ class LoopbackServer(Generic[R]):
         """The requests received so far, oldest first (a copy; Rule 3)."""
         with self._lock:
             return list(self._requests)
+
+    def wait_for(self, arrived: Callable[[R], bool], timeout: float) -> bool:
+        """Wait until a recorded request makes ``arrived`` true (True), at most ``timeout`` seconds (False).
+
+        ``arrived`` runs under the fake's lock: it must not read the fake (``requests``) itself.
+        """
+        with self._recorded:
+            return self._recorded.wait_for(lambda: any(arrived(r) for r in self._requests), timeout)
 
     def die_when(self, moment: Callable[[R], bool]) -> None:
         """Die when a request for which ``moment`` is true arrives (Rule 4).
@@ -416,6 +441,7 @@ class LoopbackServer(Generic[R]):
             if self._dead:
                 return None
             self._requests.append(request)
+            self._recorded.notify_all()
             self._dead = self._die_when is not None and self._die_when(request)
             if not self._dead:
                 return claim()
@@ -463,6 +489,8 @@ class LoopbackServer(Generic[R]):
         )
         if self.unix_name is None:
             return _TcpServer(wiring, self._port, handler)
+        if self._unix_path is not None:
+            return _UnixServer(wiring, str(self._unix_path), handler)
         self._folder = tempfile.mkdtemp(prefix="mobster-fake-")
         return _UnixServer(wiring, str(Path(self._folder) / self.unix_name), handler)
 

@@ -1,10 +1,11 @@
-r"""A fake Appium server on loopback: a scripted phone behind W3C WebDriver and XCUITest's ``mobile:`` commands.
+r"""A fake Appium server on loopback: scripted phones behind W3C WebDriver and XCUITest's ``mobile:`` commands.
 
 The real Appium-Python-Client (and :class:`~mobster_drivers.devices.appium.AppiumDevice`) talks to it
 over a real socket. It is layered as Appium is: an Appium server in front of a
 :class:`~mobster_drivers.testing.wda.FakeWda` running the same app script. Like the XCUITest
 driver, it answers most commands by proxying them to WebDriverAgent over HTTP and translating
-the reply, so the phone, its taps, its typing and its faults are the fake WDA's.
+the reply, so the phone, its taps, its typing and its faults are the fake WDA's. With
+``devices=N`` it is a Selenium Grid 4 hub in front of N such phones (Rule 9).
 
 ::
 
@@ -21,44 +22,49 @@ the reply, so the phone, its taps, its typing and its faults are the fake WDA's.
     with FakeAppium(tree="settings-root.xml", costs=ReadCosts()) as appium:  # a capture, WDA's costs
         ...
 
-From a shell: ``python -m mobster_drivers.testing.appium --app APP.yaml [--port N]`` (or ``--tree
-SOURCE.xml [--bundle ID]``, and ``--costs``) prints the URL on its first line and serves until
-interrupted (or ``--lifetime`` seconds).
+    with FakeAppium(sample_path("yourapp"), devices=4) as grid:  # a hub of 4 phones, one session each
+        ...
 
-Rule 1: W3C's envelope. Every reply is JSON ``{"value": …}`` with a Content-Length; a new
-        session's value is ``{"sessionId", "capabilities"}``; an error is ``{"value": {"error",
-        "message", "stacktrace"}}`` with the W3C status: 404 ``invalid session id``, ``unknown
-        command``, ``no such element``, ``stale element reference``; 400 ``invalid argument``;
-        405 ``unknown method``; 500 ``unknown error``, ``session not created``, ``unsupported
-        operation``; 401 for missing credentials.
+From a shell: ``python -m mobster_drivers.testing.appium --app APP.yaml [--port N] [--devices N]``
+(or ``--tree SOURCE.xml [--bundle ID]``, and ``--costs``) prints the URL on its first line and
+serves until interrupted (or ``--lifetime`` seconds).
+
+Rule 1: W3C's envelope, as Appium 3.8 writes it. Every reply is JSON ``{"value": …}`` with a
+        Content-Length; a new session's value is ``{"sessionId", "capabilities"}``; an error is
+        ``{"value": {"error", "message", "stacktrace"}}`` with the W3C status and a filled
+        ``stacktrace`` (``_appium_mobile`` Rule 1): 404 ``invalid session id`` ("A session is
+        either terminated or not started"), ``unknown command`` ("The requested resource could
+        not be found, or a request was received using an HTTP method that is not supported by
+        the mapped resource."), ``no such element``, ``stale element reference``; 400 ``invalid
+        argument``; 405 ``unknown method``; 500 ``unknown error``, ``session not created``; 401
+        for missing credentials.
 Rule 2: routes (under an optional base path such as ``/wd/hub``): ``GET /status``,
-        ``POST /session``, ``GET|DELETE /session/{id}``, ``POST /session/{id}/execute/sync``,
-        ``POST|DELETE /session/{id}/actions``, ``GET /session/{id}/window/rect``,
-        ``GET /session/{id}/screenshot``, ``GET /session/{id}/element/active``,
-        ``POST /session/{id}/element/{eid}/value``, ``POST /session/{id}/element`` and
-        ``/elements``, ``GET|POST /session/{id}/timeouts``, ``GET|POST
-        /session/{id}/appium/settings``. Anything else is 404 ``unknown command``.
+        ``POST /session``, ``GET|DELETE /session/{id}``, ``POST /session/{id}/execute/sync``
+        (``execute/async``: 405), ``POST|DELETE /session/{id}/actions``, ``GET
+        /session/{id}/screenshot``, ``GET /session/{id}/source`` (WDA's XML of the app under
+        test), ``POST /session/{id}/keys`` (WDA's ``/wda/keys``), ``POST /session/{id}/element``
+        and ``/elements``, ``GET|POST /session/{id}/timeouts``, ``GET|POST
+        /session/{id}/appium/settings``, ``GET /appium/sessions`` (with ``session_discovery``,
+        as ``--allow-insecure '*:session_discovery'``). The routes XCUITest passes straight
+        to WDA are proxied as they are (:data:`PROXIED`: the window rect, the active element,
+        every ``/element/{id}/…`` route, alerts, orientation, ``/url``), an element's value
+        with the body as sent, its ``id`` dropped. Anything else is 404 ``unknown command``.
 Rule 3: a new session merges ``alwaysMatch`` with each ``firstMatch`` entry (a key in both is
-        ``invalid argument``); the first that validates wins. It needs ``platformName`` iOS and
-        ``appium:automationName`` XCUITest; an ``appium:bundleId`` that isn't installed is
-        ``session not created``. As XCUITest, it makes a WDA session and launches the bundle
-        unless ``appium:autoLaunch`` is false. The reply's capabilities are the request's
-        (vendor blocks and keys included, as a server echoes them) plus the device's
-        ``appium:platformVersion``, ``appium:deviceName`` and ``appium:udid``.
-Rule 4: ``mobile:`` commands check the XCUITest driver's required arguments (400 ``invalid
-        argument``) and map to WDA as the driver does: ``source`` → ``GET /source`` (with
-        ``excluded_attributes``, also for JSON), ``activeAppInfo`` → ``/wda/activeAppInfo``,
-        ``deviceInfo`` → ``/wda/device/info``, ``tap`` → ``/wda/tap``, ``touchAndHold`` →
-        ``/wda/touchAndHold``, ``dragFromToForDuration`` → ``/wda/dragfromtoforduration``,
-        ``launchApp`` → ``/wda/apps/launch`` (an app already running is only activated, its
-        arguments dropped, as the driver documents), ``activateApp``, ``terminateApp``,
-        ``queryAppState`` → ``/wda/apps/*``, ``deepLink`` → ``/url``, ``pressButton`` →
-        ``/wda/pressButton``. ``isAppInstalled`` and ``listApps`` are answered from the script
-        (the driver asks simctl or the phone's installation proxy, not WDA); ``listApps`` works
-        on an iPhone only. Another ``mobile:`` name is 500 ``unsupported operation``. W3C
-        actions proxy to WDA's ``/actions``; the active element is the field the fake WDA has
-        focused (404 ``no such element`` when none has), and its ``value`` types through
-        ``/wda/keys``.
+        ``invalid argument``); the first that validates wins. ``platformName`` and
+        ``appium:automationName`` must be there (400 ``invalid argument`` "'automationName' is
+        required to be present") and name iOS and XCUITest (else 500 ``unknown error``: no
+        driver matches); an ``appium:bundleId`` that isn't installed is 500 ``unknown error``
+        "App with bundle identifier '…' unknown". As XCUITest, it makes a WDA session and
+        launches the bundle unless ``appium:autoLaunch`` is false. The reply's capabilities
+        are the request's without the ``appium:`` prefix, after XCUITest's eight legacy keys
+        (``platform: "MAC"``, ``webStorageEnabled``, …); nothing is added (no ``deviceName``),
+        except on a hub, which adds its node's ``udid`` and ``platformVersion``. A request that
+        repeats an ``X-Idempotency-Key`` gets the session that key made, while it lives.
+Rule 3a: one phone, one session: a new session on the phone of a live one ends that one, as
+        XCUITest's session claim does: its commands then get 404 ``invalid session id``, its
+        ``DELETE`` too, and it stays in ``/appium/sessions`` (Appium keeps it in its list).
+Rule 4: ``mobile:`` commands: ``_appium_mobile`` (XCUITest's argument checks, the WDA route of
+        each command, what needs usbmuxd, 405 ``unknown method`` for any other).
 Rule 4a: finding elements as the XCUITest driver does: the strategy must be one of its locator
         strategies (:data:`LOCATOR_STRATEGIES`; another is 400 ``invalid selector``), ``-ios
         predicate string`` and ``-ios class chain`` become WDA's ``predicate string`` and ``class
@@ -68,67 +74,75 @@ Rule 4a: finding elements as the XCUITest driver does: the strategy must be one 
         (an unparseable predicate, an unknown key, a lost reply) is swallowed into "nothing found",
         as the driver's ``doNativeFind`` does: ``[]``, or 404 ``no such element`` for one element.
         An empty answer is asked again every 0.5 s until the session's implicit wait (``POST
-        /timeouts`` ``implicit``, 0 by default) has passed, in real time.
+        /timeouts`` ``implicit`` in ms, or the legacy ``{"type": "implicit", "ms": …}``; 0 by
+        default) has passed, in real time.
 Rule 4b: settings: each key of ``POST /appium/settings`` whose value changes is proxied to WDA's
         ``/appium/settings`` on its own (``{"settings": {key: value}}``), as the driver's
         ``onSettingsUpdate`` does, except the driver's own (``pageSourceExcludedAttributes``,
         ``nativeWebTap``, ``nativeWebTapStrict``), which are only kept. ``GET`` answers WDA's
         settings with the driver's over them.
-Rule 5: proxied failures as Appium surfaces them: a WDA error reply keeps its W3C code and
-        status; a WDA reply that is lost, late or not JSON is 500 ``unknown error`` "Could not
-        proxy command to the remote server" (so a lost tap is a 5xx, not a dropped connection).
-Rule 6: cloud behaviours, as options: ``require`` (vendor options a session must carry, e.g.
-        ``{"bstack:options": {"userName": None, "accessKey": "k3y"}}``: a missing one is 401, a
-        wrong one ``session not created`` whose message echoes the user and the key, as some
-        clouds do); ``idle_timeout`` (a cloud's own limit over ``appium:newCommandTimeout``,
-        Appium's default 60 s; an idle session ends and later commands get ``invalid session
-        id``); ``latency`` (seconds added to every command); ``max_sessions``; ``provider``
+Rule 5: proxied failures as Appium surfaces them: a WDA error reply keeps its W3C code, status
+        and message (the proxy's stack, not WDA's traceback); a WDA that doesn't answer within the
+        proxy timeout (``proxy_timeout``: 240 s, ``@appium/base-driver``'s), answers with something
+        that is not JSON, or drops the connection is 500 ``unknown error`` "Could not proxy command
+        to the remote server. Original error: …" (``timeout of 240000ms exceeded``, ``socket hang
+        up``, ``connect ECONNREFUSED 127.0.0.1:PORT``), so a lost tap is a 5xx, not a dropped
+        connection.
+Rule 6: cloud and host behaviours, as options: ``require`` (vendor options a session must carry,
+        e.g. ``{"bstack:options": {"userName": None, "accessKey": "k3y"}}``: a missing one is 401,
+        a wrong one ``session not created`` whose message echoes the user and the key, as some
+        clouds do); ``idle_timeout`` (a cloud's or a Grid node's own limit over
+        ``appium:newCommandTimeout``, Appium's default 60 s; an idle session ends and later
+        commands get ``invalid session id``); ``latency`` (seconds added to every command);
+        ``max_sessions`` (a cloud's parallel limit: one more is refused at once); ``provider``
         (``browserstack``, ``sauce`` or ``lambdatest``: its executor scripts are accepted and
         recorded in :attr:`FakeAppium.annotations`; without it such a script is 405 ``unknown
-        method``, as in XCUITest's native context). Faults: :meth:`FakeAppium.fail_next_session`
-        (a 5xx on session create, W3C JSON or a load balancer's HTML page),
-        :meth:`FakeAppium.end_sessions` (the provider ends every session),
-        :meth:`FakeAppium.garbage_next_reply`, :meth:`FakeAppium.stall_next_reply`,
+        method``, as in XCUITest's native context); ``usbmuxd`` False (a Linux host in front of a
+        networked WDA: what XCUITest asks the phone's lockdown fails, ``_appium_mobile`` Rule 3).
+        Faults: :meth:`FakeAppium.fail_next_session` (a 5xx on session create, W3C JSON or a
+        load balancer's HTML page), :meth:`FakeAppium.end_sessions` (the provider ends every
+        session), :meth:`FakeAppium.garbage_next_reply`, :meth:`FakeAppium.stall_next_reply`,
         :meth:`FakeAppium.drop_next_reply` (handled, then no reply at all),
         :meth:`FakeAppium.die_when` (the phone loses power when a request it names arrives: that
         request is never handled nor answered, the server stops listening before its connection
         closes, so every later request is refused: a death at a moment a test chooses, never a
-        race), and the fake
-        WDA's own (:attr:`FakeAppium.wda`: ``fail_next_action``, ``fail_next_read``, …). With
-        ``costs`` the fake WDA holds each source read and query as long as real WDA would take
-        (its ``ReadCosts``), so the costs show through Appium as they would.
+        race), and the fake WDA's own (:attr:`FakeAppium.wda`: ``fail_next_action``,
+        ``fail_next_read``, ``restart``, …). With ``costs`` the fake WDA holds each source read
+        and query as long as real WDA would take (its ``ReadCosts``).
 Rule 7: every request is recorded in :attr:`FakeAppium.requests` before it is handled, with its
         ``command``: the script for ``execute/sync`` (``mobile: tap``), else ``METHOD /route``.
 Rule 8: it is a loopback server (``_server``): it binds 127.0.0.1, keeps connections alive as
         Node's HTTP server does (HTTP/1.1; an idle one is closed after 30 s, every one at stop),
         and stops by itself after ``lifetime``.
+Rule 9: a hub (``devices=N``): N phones, each its own fake WDA running the app script, with its
+        own UDID; each session takes a free phone (the one its ``appium:udid`` names, when it
+        names one: an unknown one is 500 ``session not created`` "Could not start a new
+        session. No nodes support the capabilities in the request"). While no phone is free
+        the request waits in Grid 4's queue, up to ``session_request_timeout`` seconds (300,
+        Grid's default), then is 500 ``session not created`` "Could not start a new session.
+        New session request timed out"; a session that ends frees its phone for the next.
+        ``/status`` is Grid's (``"Selenium Grid ready."`` and its nodes).
 
-Checked against the sources (appium/appium base driver: routes, ``errors.ts`` codes and
-statuses, ``executeMethod``'s "Unsupported execute method"; appium-xcuitest-driver:
-``execute-method-map.ts`` argument names, ``commands/gesture.ts``, ``app-management.ts`` and
-``source.ts`` for the WDA routes each command proxies to (``excluded_attributes`` also for
-JSON, which WDA honours since 8.11.0), ``requireRealDevice`` for ``listApps``; ``find.ts`` for the
-strategy rewrite and the swallowed lookup failures, ``driver.ts`` for the locator strategies and
-``onSettingsUpdate``; the base driver's ``implicitWaitForCondition``; Appium-Python-Client 6.0.9
-for what it sends). Not checked, because no Appium server or Mac runs here: the exact text of
-Appium's messages (the refused locator strategy's included), the proxy-error text, the HTTP
-status of a W3C-less session request and of a non-``mobile:`` script in the native context
-(405 ``unknown method`` here), the shape of ``deviceInfo`` on a real device (XCUITest adds the
-phone's lockdown values; the fake returns WDA's), whether the server's reply to a new session
-carries ``platformVersion`` when the caps didn't, ``terminateApp`` of an app that isn't
-installed (false here, as WDA answers; the driver's docs say it throws), and every cloud's
-wording and status for a refused credential or a parallel limit; the exact merge ``GET
-/appium/settings`` answers; the validation of ``/timeouts`` beyond non-negative whole numbers.
+Checked against the sources (appium 3.8.0 and appium-xcuitest-driver 12.13.1 from npm:
+``@appium/base-driver`` routes, ``errors.ts`` codes and statuses, ``validation.ts``'s "is
+required to be present"; ``appium/lib/appium.ts`` (session creation, the driver match and its
+messages); the XCUITest driver's ``execute-method-map.ts`` argument names, ``commands/
+gesture.ts``, ``app-management.ts``, ``element.ts``, ``source.ts`` and ``keyboard.ts`` for the WDA
+route of each command, ``driver.ts:182-226`` for what is not proxied (``POST /element/{id}/value`` is passed on as
+sent, measured), ``session-claim-handler.ts`` for the claim, ``find.ts`` for the strategy
+rewrite and the swallowed lookup failures; Selenium Grid 4's ``LocalNewSessionQueue`` for the
+queue's words) and measured against the real server in front of the fake WDA
+(``tests/drivers/devices/test_appium_real.py`` runs the points above against both). Not
+checked: every cloud's wording and status for a refused credential or a parallel limit; Grid's
+own ``/status`` beyond ``ready`` and ``message``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import http.client
 import json
-import math
 import os
 import re
 import secrets
@@ -137,49 +151,76 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import attrs
 
-from mobster_core import DeviceKind, Element, SystemClock
+from mobster_core import DeviceKind, SystemClock
 from mobster_core.protocols import Clock
 from mobster_drivers.devices.scripted import AppScript
 
+from ._appium_mobile import (
+    LOCATOR_STRATEGIES,
+    MOBILE,
+    NO_USBMUXD,
+    Failure,
+    Phone,
+    Proxy,
+    lookup,
+    not_implemented,
+    provider_note,
+    proxy_failure,
+)
 from ._server import DEAD, Incoming, LoopbackServer, Reply, json_body, serve_from_shell, session_route
 from .wda import FakeWda, ReadCosts
 
-__all__ = ["LOCATOR_STRATEGIES", "AppiumRequest", "FakeAppium", "main"]
+__all__ = ["LOCATOR_STRATEGIES", "PROXIED", "AppiumRequest", "FakeAppium", "main"]
 
-#: The XCUITest driver's native locator strategies (Rule 4a).
-LOCATOR_STRATEGIES = frozenset(
-    {
-        "xpath",
-        "id",
-        "name",
-        "class name",
-        "-ios predicate string",
-        "-ios class chain",
-        "accessibility id",
-        "css selector",
-    }
-)
-#: Strategy names the driver rewrites before it proxies a lookup to WDA (Rule 4a).
-_WDA_STRATEGY = {"-ios predicate string": "predicate string", "-ios class chain": "class chain"}
 #: Settings the XCUITest driver keeps itself and never proxies (Rule 4b).
 _DRIVER_SETTINGS = frozenset({"pageSourceExcludedAttributes", "nativeWebTap", "nativeWebTapStrict"})
 _IMPLICIT_INTERVAL = 0.5  # seconds between lookups while an implicit wait runs (Rule 4a)
-_PREFIX = "XCUIElementType"
-
-_ELEMENT_VALUE = re.compile(r"^/element/([^/]+)/value$")
 _JSON = "application/json; charset=utf-8"
-_ELEMENT_KEY = "element-6066-11e4-a52e-4f735466cecf"
-_PROXY_TIMEOUT = 60.0  # seconds a proxied WDA command may take (a usb-iphone launch is 2.6 s)
+_PROXY_TIMEOUT = 240.0  # seconds: @appium/base-driver's DEFAULT_REQUEST_TIMEOUT (Rule 5)
 _KEEP_ALIVE = 30.0  # seconds an idle connection stays open
 _DEFAULT_NEW_COMMAND_TIMEOUT = 60.0  # Appium's default, seconds
+_SESSION_REQUEST_TIMEOUT = 300.0  # Grid 4's default, seconds (Rule 9)
 _LB_PAGE = (
     b"<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"
 )
 _PROVIDERS = ("browserstack", "sauce", "lambdatest")
+_UNKNOWN_ROUTE = (
+    "The requested resource could not be found, or a request was received using an HTTP method that is not "
+    "supported by the mapped resource."
+)
+_GONE = "A session is either terminated or not started"
+#: What XCUITest 12.13 puts before the capabilities it echoes (Rule 3).
+_LEGACY_CAPS: Mapping[str, Any] = {
+    "webStorageEnabled": False,
+    "locationContextEnabled": False,
+    "browserName": "",
+    "platform": "MAC",
+    "javascriptEnabled": True,
+    "databaseEnabled": False,
+    "takesScreenshot": True,
+    "networkConnectionEnabled": False,
+}
+#: The routes XCUITest passes to WDA as they are (Rule 2), as patterns over the session's route.
+PROXIED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (method, re.compile(pattern))
+    for method, pattern in (
+        ("GET", r"/window/rect"),
+        ("GET", r"/element/active"),
+        ("GET", r"/element/[^/]+/(rect|text|displayed|enabled|selected|name|screenshot)"),
+        ("GET", r"/element/[^/]+/attribute/[^/]+"),
+        ("POST", r"/element/[^/]+/(click|clear|element|elements)"),
+        ("GET", r"/alert/text"),
+        ("POST", r"/alert/(accept|dismiss|text)"),
+        ("GET", r"/orientation"),
+        ("POST", r"/orientation"),
+        ("POST", r"/url"),
+    )
+)
+_ELEMENT_VALUE = re.compile(r"^/element/([^/]+)/value$")
 
 
 @attrs.frozen
@@ -201,26 +242,62 @@ class AppiumRequest:
     headers: Mapping[str, str] = attrs.field(factory=dict)
 
 
-class _Failure(Exception):
-    """An Appium error reply (Rule 1)."""
+class _HtmlFailure(Failure):
+    """A refused session answered with a load balancer's HTML page (Rule 6)."""
 
-    def __init__(self, status: int, error: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.error = error
-        self.message = message
+    def __init__(self, status: int) -> None:
+        super().__init__(status, "", "")
 
 
-@attrs.define
+@attrs.frozen
+class _PhoneMaker:
+    """How each phone's fake WDA is made: an app script, or a captured tree (the constructor's options)."""
+
+    app: str | os.PathLike[str] | AppScript | None
+    tree: str | os.PathLike[str] | None
+    bundle: str | None
+    ios: str
+    costs: ReadCosts | None
+    lifetime: float | None
+    one_at_a_time: bool
+
+    def make(self) -> FakeWda:
+        if self.tree is not None:
+            return FakeWda(
+                tree=self.tree,
+                bundle=self.bundle,
+                ios=self.ios,
+                costs=self.costs,
+                lifetime=self.lifetime,
+                one_at_a_time=self.one_at_a_time,
+            )
+        assert self.app is not None
+        script = self.app if isinstance(self.app, AppScript) else AppScript.from_file(self.app)
+        return FakeWda(script, costs=self.costs, lifetime=self.lifetime, one_at_a_time=self.one_at_a_time)
+
+
+@attrs.define(eq=False)
+class _Phone:
+    """One phone behind the server: its fake WDA, its UDID, the session on it (Rules 3a, 9)."""
+
+    wda: FakeWda
+    udid: str
+    session: str | None = None
+
+
+@attrs.define(eq=False)
 class _Session:
     id: str
-    capabilities: dict[str, Any]
+    requested: dict[str, Any]  # the capabilities as the client asked for them
+    capabilities: dict[str, Any]  # as the server echoed them (Rule 3)
+    phone: _Phone
     wda_session: str
     idle_limit: float | None  # seconds, None: never
     last: float
+    proxy_timeout: float  # seconds (Rule 5)
+    created: int = attrs.field(factory=lambda: round(time.time() * 1000))  # ms since the epoch, as Appium lists it
     lock: threading.Lock = attrs.field(factory=threading.Lock)
-    active: tuple[str, str] | None = None  # (element id, tree path) of the focused field handed out
-    implicit_ms: int = 0  # the implicit wait of element lookups (Rule 4a)
+    implicit_ms: float = 0  # the implicit wait of element lookups (Rule 4a)
     settings: dict[str, Any] = attrs.field(factory=dict)  # what the driver was told (Rule 4b)
 
 
@@ -240,16 +317,18 @@ def _w3c(method: str, route: str) -> Callable[[_SessionCommand], _SessionCommand
 
 
 class FakeAppium(LoopbackServer[AppiumRequest]):
-    """A fake Appium server serving a scripted phone on 127.0.0.1 (see the module rules).
+    """A fake Appium server (or a Grid hub) serving scripted phones on 127.0.0.1 (see the module rules).
 
     ``app`` is an app script (a path or a loaded :class:`~mobster_drivers.devices.scripted.AppScript`), or
     ``tree`` a captured WDA source served as a static app (with ``bundle`` and ``ios``: the fake
     WDA's); ``costs`` holds WDA's replies as long as real WDA would take (Rule 6); ``port`` 0 picks
     a free port; ``base_path`` is where the WebDriver routes live (``""`` as
-    Appium 2 and 3, ``"/wd/hub"`` as Appium 1, a Grid or a cloud). ``clock`` (its ``now()``) is
-    what idle timeouts are measured on: tests pass one they move by hand. The fake stops by
-    itself after ``lifetime`` seconds (``None``: only at :meth:`stop`). ``one_at_a_time`` makes
-    the fake WDA behind it serve one request at a time (``_server`` Rule 5), as real WDA does.
+    Appium 2 and 3, ``"/wd/hub"`` as Appium 1, a Grid or a cloud). ``devices`` makes it a Grid hub
+    of that many phones, whose queue waits ``session_request_timeout`` seconds (Rule 9).
+    ``clock`` (its ``now()``) is what idle timeouts are measured on: tests pass one they move by
+    hand. The fake stops by itself after ``lifetime`` seconds (``None``: only at :meth:`stop`).
+    ``one_at_a_time`` makes each fake WDA serve one request at a time (``_server`` Rule 5), as
+    real WDA does.
     """
 
     http_version = "HTTP/1.1"  # keep-alive, as Node's server (Rule 8)
@@ -270,37 +349,41 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         latency: float = 0.0,
         require: Mapping[str, Mapping[str, str | None]] | None = None,
         idle_timeout: float | None = None,
-        max_sessions: int = 1,
+        max_sessions: int | None = None,
         provider: str | None = None,
         clock: Clock | None = None,
         one_at_a_time: bool = False,
+        devices: int | None = None,
+        session_request_timeout: float = _SESSION_REQUEST_TIMEOUT,
+        usbmuxd: bool = True,
+        session_discovery: bool = False,
+        proxy_timeout: float = _PROXY_TIMEOUT,
     ) -> None:
         super().__init__(port=port, lifetime=lifetime)
-        if provider is not None and provider not in _PROVIDERS:
-            raise ValueError(f"provider is one of {', '.join(_PROVIDERS)}, got {provider!r}")
-        if latency < 0 or max_sessions < 1:
-            raise ValueError("latency is at least 0 s and max_sessions at least 1")
+        _check_options(provider, latency, max_sessions, devices, session_request_timeout)
         if (app is None) == (tree is None):
             raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
-        if tree is not None:
-            self._wda = FakeWda(
-                tree=tree, bundle=bundle, ios=ios, costs=costs, lifetime=lifetime, one_at_a_time=one_at_a_time
-            )
-        else:
-            assert app is not None
-            script = app if isinstance(app, AppScript) else AppScript.from_file(app)
-            self._wda = FakeWda(script, costs=costs, lifetime=lifetime, one_at_a_time=one_at_a_time)
-        self._script = self._wda.script
+        phone = _PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time)
+        self._hub = devices is not None
+        self._phones = [_Phone(wda, _udid(wda.script)) for wda in (phone.make() for _ in range(devices or 1))]
+        self._script = self._phones[0].wda.script
         self._base = "/" + base_path.strip("/") if base_path.strip("/") else ""
         self._latency = latency
         self._require = {block: dict(keys) for block, keys in (require or {}).items()}
         self._idle_timeout = idle_timeout
         self._max_sessions = max_sessions
         self._provider = provider
+        self._queue_timeout = session_request_timeout
+        self._usbmuxd = usbmuxd
+        self._discovery = session_discovery
+        self._proxy_timeout = proxy_timeout
         self._clock: Clock = clock or SystemClock()
-        self._create_lock = threading.Lock()  # one new session at a time: the limit holds
+        self._create_lock = threading.Lock()  # one new session at a time: the queue is first come, first served
+        self._free = threading.Condition(self._lock)  # a phone became free (Rule 9)
         self._annotations: list[tuple[str, Any]] = []
         self._sessions: dict[str, _Session] = {}
+        self._claimed: dict[str, _Session] = {}  # ended by a claim, still in Appium's list (Rule 3a)
+        self._keys: dict[str, str] = {}  # X-Idempotency-Key -> session id (Rule 3)
         self._session_failures: list[tuple[int, bool]] = []
         self._garbage: list[int] = []
         self._stall = 0.0
@@ -309,10 +392,14 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     # -- lifecycle (the rest is the loopback server's) ---------------------------------------
 
     def _on_start(self) -> None:
-        self._wda.start()
+        for one in self._phones:
+            one.wda.start()
 
     def _on_stop(self) -> None:
-        self._wda.stop()
+        with self._free:
+            self._free.notify_all()  # a request waiting in the queue gives up
+        for one in self._phones:
+            one.wda.stop()
 
     # -- what tests read ---------------------------------------------------------------------
 
@@ -323,12 +410,22 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     @property
     def wda(self) -> FakeWda:
-        """The fake WebDriverAgent behind it (its phone, its requests, its faults)."""
-        return self._wda
+        """The fake WebDriverAgent behind it (its phone, its requests, its faults); a hub's first."""
+        return self._phones[0].wda
+
+    @property
+    def phones(self) -> list[FakeWda]:
+        """Every phone's fake WebDriverAgent, in order (one unless ``devices`` says more)."""
+        return [one.wda for one in self._phones]
+
+    @property
+    def udids(self) -> list[str]:
+        """Every phone's UDID, in the order of :attr:`phones`."""
+        return [one.udid for one in self._phones]
 
     @property
     def script(self) -> AppScript:
-        """The app script the phone runs."""
+        """The app script the phones run."""
         return self._script
 
     @property
@@ -348,9 +445,15 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     @property
     def sessions(self) -> dict[str, dict[str, Any]]:
-        """The live sessions' capabilities, by session id (a copy)."""
+        """The live sessions' capabilities as the client asked for them, by session id (a copy)."""
         with self._lock:
-            return {sid: dict(s.capabilities) for sid, s in self._sessions.items()}
+            return {sid: dict(s.requested) for sid, s in self._sessions.items()}
+
+    def phone_of(self, session: str) -> int | None:
+        """Which phone (its index in :attr:`phones`) a live session is on, None for no live session."""
+        with self._lock:
+            found = self._sessions.get(session)
+            return None if found is None else self._phones.index(found.phone)
 
     # -- faults (Rule 6) ---------------------------------------------------------------------
 
@@ -363,9 +466,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         """End every session, as a provider does at its own time limit (later commands: stale)."""
         with self._lock:
             ended = list(self._sessions.values())
-            self._sessions.clear()
         for session in ended:
-            self._end_wda(session)
+            self._end(session)
 
     def garbage_next_reply(self, status: int = 502) -> None:
         """Answer the next request with a load balancer's HTML page, without handling it."""
@@ -389,8 +491,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         path = urlsplit(raw_path).path
         if self._base:
             if path != self._base and not path.startswith(self._base + "/"):
-                failure = _Failure(404, "unknown command", f"The requested resource could not be found: {path}")
-                return Reply(404, _error_body(failure), _JSON)
+                return Reply(404, _error_body(Failure(404, "unknown command", _UNKNOWN_ROUTE)), _JSON)
             path = path[len(self._base) :] or "/"
         session, route = session_route(path)
         body, bad_body = json_body(incoming.body)
@@ -406,8 +507,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         if self._latency > 0 and self._stopping.wait(self._latency):
             return Reply(503, b"", "text/plain")
         try:
-            value = self._route(method, path, session, route, _object(body, bad_body=bad_body))
-        except _Failure as failure:
+            value = self._route(request, path, _object(body, bad_body=bad_body))
+        except Failure as failure:
             content = "text/html" if isinstance(failure, _HtmlFailure) else _JSON
             return Reply(failure.status, _error_body(failure), content, hold=stall, drop=drop)
         return Reply(
@@ -422,24 +523,53 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         self._drop -= 1 if drop else 0
         return garbage, stall, drop
 
-    def _route(self, method: str, path: str, sid: str | None, route: str, body: dict[str, Any]) -> Any:
+    def _route(self, request: AppiumRequest, path: str, body: dict[str, Any]) -> Any:
+        method, sid = request.method, request.session
         if path == "/status" and method == "GET":
-            return {
-                "ready": True,
-                "message": "The server is ready to accept new connections",
-                "build": {"version": "3.0.0"},
-            }
+            return self._status()
         if path == "/session" and method == "POST":
             with self._create_lock:
-                return self._create_session(body)
+                return self._create_session(body, request.headers.get("x-idempotency-key"))
+        if path == "/appium/sessions" and method == "GET":
+            return self._discover()
         if sid is None:
-            raise _Failure(404, "unknown command", f"The requested resource could not be found: {method} {path}")
+            raise Failure(404, "unknown command", _UNKNOWN_ROUTE)
         session = self._live(sid)
         with session.lock:
             try:
-                return self._session_command(session, method, route, body)
+                return self._session_command(session, method, request.route, body)
             finally:
                 session.last = self._clock.now()
+
+    def _status(self) -> Any:
+        if self._hub:
+            nodes = [{"id": one.udid, "availability": "UP", "slots": 1} for one in self._phones]
+            return {"ready": True, "message": "Selenium Grid ready.", "nodes": nodes}
+        return {
+            "ready": True,
+            "message": "The server is ready to accept new connections",
+            "build": {"version": "3.8.0"},
+        }
+
+    def _discover(self) -> Any:
+        if not self._discovery:
+            raise Failure(
+                500,
+                "unknown error",
+                "Potentially insecure feature 'session_discovery' has not been enabled. If you want to enable this "
+                "feature and accept the security ramifications, please do so by following the documented "
+                "instructions at http://appium.io/docs/en/latest/guides/security/",
+            )
+        with self._lock:
+            listed = [*self._sessions.values(), *self._claimed.values()]
+        return [
+            {
+                "id": s.id,
+                "created": s.created,
+                "capabilities": {k: v for k, v in s.capabilities.items() if k not in _LEGACY_CAPS},
+            }
+            for s in listed
+        ]
 
     def _live(self, sid: str) -> _Session:
         with self._lock:
@@ -449,12 +579,10 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
                 and session.idle_limit is not None
                 and self._clock.now() - session.last > session.idle_limit
             )
-            if expired:
-                del self._sessions[sid]
         if session is None or expired:
             if session is not None:
-                self._end_wda(session)
-            raise _Failure(404, "invalid session id", "A session is either terminated or not started")
+                self._end(session)
+            raise Failure(404, "invalid session id", _GONE)
         return session
 
     def _session_command(self, session: _Session, method: str, route: str, body: dict[str, Any]) -> Any:
@@ -464,42 +592,44 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         value_route = _ELEMENT_VALUE.match(route)
         if value_route and method == "POST":
             return self._set_value(session, value_route.group(1), body)
-        raise _Failure(404, "unknown command", f"The requested resource could not be found: {method} {route}")
+        if any(m == method and pattern.fullmatch(route) for m, pattern in PROXIED):
+            return self._wda_call(session, method, route, body if method == "POST" else None)
+        raise Failure(404, "unknown command", _UNKNOWN_ROUTE)
 
     # -- W3C commands in a session (Rule 2) ----------------------------------------------------
 
     @_w3c("DELETE", "/")
     def _quit(self, session: _Session, _body: dict[str, Any]) -> Any:
-        with self._lock:
-            self._sessions.pop(session.id, None)
-        self._end_wda(session)
+        self._end(session)
 
     @_w3c("GET", "/")
     def _session_caps(self, session: _Session, _body: dict[str, Any]) -> Any:
-        return dict(session.capabilities)
+        return {k: v for k, v in session.capabilities.items() if k not in _LEGACY_CAPS}
 
     @_w3c("POST", "/actions")
     def _actions(self, session: _Session, body: dict[str, Any]) -> Any:
         if not isinstance(body.get("actions"), list):
-            raise _Failure(400, "invalid argument", "'actions' must be a list of input sources")
+            raise Failure(400, "invalid argument", "'actions' must be a list of input sources")
         return self._wda_call(session, "POST", "/actions", body)
 
     @_w3c("DELETE", "/actions")
     def _release_actions(self, _session: _Session, _body: dict[str, Any]) -> Any:
         return None
 
-    @_w3c("GET", "/window/rect")
-    def _window_rect(self, session: _Session, _body: dict[str, Any]) -> Any:
-        size = self._wda_call(session, "GET", "/window/size")
-        return {"x": 0, "y": 0, "width": size.get("width"), "height": size.get("height")}
-
     @_w3c("GET", "/screenshot")
     def _screenshot(self, session: _Session, _body: dict[str, Any]) -> Any:
         return self._wda_call(session, "GET", "/screenshot")
 
-    @_w3c("GET", "/element/active")
-    def _active(self, session: _Session, _body: dict[str, Any]) -> Any:
-        return self._active_element(session)
+    @_w3c("GET", "/source")
+    def _page_source(self, session: _Session, _body: dict[str, Any]) -> Any:
+        return self._wda_call(session, "GET", "/source?format=xml&scope=AppiumAUT")  # source.ts:53
+
+    @_w3c("POST", "/keys")
+    def _send_keys(self, session: _Session, body: dict[str, Any]) -> Any:
+        value = body.get("value")
+        if not isinstance(value, list | str):
+            raise Failure(400, "invalid argument", _missing(["value"], ("value",), list(body)))
+        return self._wda_call(session, "POST", "/wda/keys", {"value": list("".join(value))})  # element.ts:288
 
     @_w3c("POST", "/element")
     def _find_one(self, session: _Session, body: dict[str, Any]) -> Any:
@@ -511,98 +641,112 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     @_w3c("GET", "/timeouts")
     def _get_timeouts(self, session: _Session, _body: dict[str, Any]) -> Any:
-        return {"command": (session.idle_limit or 0) * 1000, "implicit": session.implicit_ms}
+        return {"command": round((session.idle_limit or 0) * 1000), "implicit": session.implicit_ms}
+
+    @_w3c("POST", "/timeouts/implicit_wait")
+    def _legacy_implicit_wait(self, _session: _Session, _body: dict[str, Any]) -> Any:
+        raise Failure(405, "unknown method", "Method has not yet been implemented")
+
+    @_w3c("POST", "/execute/async")
+    def _execute_async(self, _session: _Session, _body: dict[str, Any]) -> Any:
+        raise not_implemented()
 
     @_w3c("GET", "/appium/settings")
     def _get_settings(self, session: _Session, _body: dict[str, Any]) -> Any:
         return {**self._wda_call(session, "GET", "/appium/settings"), **session.settings}
 
-    # -- sessions (Rule 3) -------------------------------------------------------------------
+    # -- sessions (Rules 3, 3a, 9) -------------------------------------------------------------
 
-    def _create_session(self, body: dict[str, Any]) -> Any:
+    def _create_session(self, body: dict[str, Any], key: str | None) -> Any:
         with self._lock:
-            failure = self._session_failures.pop(0) if self._session_failures else None
+            known = self._sessions.get(self._keys.get(key, "")) if key else None
+            failure = None if known else (self._session_failures.pop(0) if self._session_failures else None)
+        if known is not None:
+            return {"sessionId": known.id, "capabilities": dict(known.capabilities)}
         if failure is not None:
             status, html = failure
             if html:
                 raise _HtmlFailure(status)
-            raise _Failure(status, "session not created", "The cloud could not start a session (injected failure)")
-        requested = body.get("capabilities")
-        if not isinstance(requested, dict):
-            raise _Failure(
-                500, "session not created", "W3C capabilities are required: {'capabilities': {'alwaysMatch': …}}"
-            )
-        always = requested.get("alwaysMatch", {})
-        first = requested.get("firstMatch", [{}])
-        if not isinstance(always, dict) or not isinstance(first, list) or not all(isinstance(f, dict) for f in first):
-            raise _Failure(
-                400, "invalid argument", "'alwaysMatch' must be an object and 'firstMatch' a list of objects"
-            )
-        problems: list[str] = []
-        for entry in first or [{}]:
-            both = sorted(set(always) & set(entry))
-            if both:
-                raise _Failure(
-                    400, "invalid argument", f"Property {both[0]!r} should not exist on both alwaysMatch and firstMatch"
-                )
-            caps = {**always, **entry}
-            problem = self._invalid(caps)
-            if problem is None:
-                return self._start(caps)
-            problems.append(problem)
-        raise _Failure(500, "session not created", problems[0])
-
-    def _invalid(self, caps: Mapping[str, Any]) -> str | None:
-        platform = caps.get("platformName")
-        if not isinstance(platform, str) or not platform:
-            return "'platformName' can't be blank"
-        if platform.lower() != "ios":
-            return f"Could not find a driver for platformName {platform!r}"
-        automation = caps.get("appium:automationName")
-        if not isinstance(automation, str) or automation.lower() != "xcuitest":
-            return f"Could not find a driver for automationName {automation!r} and platformName {platform!r}"
-        return None
-
-    def _start(self, caps: dict[str, Any]) -> Any:
+            raise Failure(status, "session not created", "The cloud could not start a session (injected failure)")
+        caps = _matched(body)
         self._check_credentials(caps)
         bundle = caps.get("appium:bundleId")
-        if bundle is not None and (not isinstance(bundle, str) or bundle not in self._script.apps):
-            raise _Failure(500, "session not created", f"App with bundle identifier {bundle!r} unknown")
+        if bundle is not None:
+            if not self._usbmuxd:  # driver.ts:1443-1451: installation_proxy looks the app up first
+                raise Failure(500, "unknown error", NO_USBMUXD)
+            if not isinstance(bundle, str) or bundle not in self._script.apps:
+                raise Failure(500, "unknown error", f"App with bundle identifier '{bundle}' unknown")
+        session = self._start(caps, self._phone_for(caps))
         with self._lock:
+            if key:
+                self._keys[key] = session.id
+        return {"sessionId": session.id, "capabilities": dict(session.capabilities)}
+
+    def _phone_for(self, caps: Mapping[str, Any]) -> _Phone:
+        """The phone a new session goes to: the one phone (Rule 3a), or a free one of the hub (Rule 9)."""
+        with self._free:
             self._expire_idle()
-            if len(self._sessions) >= self._max_sessions:
-                raise _Failure(
+            if self._max_sessions is not None and len(self._sessions) >= self._max_sessions:
+                raise Failure(
                     500,
                     "session not created",
                     f"The maximum number of sessions ({self._max_sessions}) is reached; no device is free",
                 )
-        launch = bundle is not None and caps.get("appium:autoLaunch", True) is not False
+            if not self._hub:
+                return self._phones[0]
+            udid = caps.get("appium:udid")
+            wanted = [p for p in self._phones if udid is None or p.udid == udid]
+            if not wanted:
+                raise Failure(
+                    500,
+                    "session not created",
+                    "Could not start a new session. No nodes support the capabilities in the request",
+                )
+            deadline = time.monotonic() + self._queue_timeout
+            free: _Phone | None = None
+            while True:
+                free = next((p for p in wanted if p.session is None), None)
+                left = deadline - time.monotonic()
+                if free is not None or left <= 0 or self._stopping.is_set():
+                    break
+                self._free.wait(min(left, 0.5))
+                self._expire_idle()
+        if free is None:
+            raise Failure(500, "session not created", "Could not start a new session. New session request timed out")
+        return free
+
+    def _start(self, caps: dict[str, Any], phone: _Phone) -> _Session:
+        with self._lock:
+            held = self._sessions.get(phone.session or "")
+        if held is not None:  # Rule 3a: XCUITest's claim ends the older session on this phone
+            self._end(held, claimed=True)
+        launch = caps.get("appium:bundleId") is not None and caps.get("appium:autoLaunch", True) is not False
         wda_caps: dict[str, Any] = {"shouldWaitForQuiescence": False}
         if launch:
-            wda_caps["bundleId"] = bundle
-        reply = self._wda_request("POST", "/session", {"capabilities": {"alwaysMatch": wda_caps, "firstMatch": [{}]}})
+            wda_caps["bundleId"] = caps["appium:bundleId"]
+        timeout = self._proxy_timeout
+        reply = _wda_request(phone, "POST", "/session", {"capabilities": {"alwaysMatch": wda_caps}}, timeout)
         wda_session = reply.get("sessionId") if isinstance(reply, dict) else None
         if not isinstance(wda_session, str):
-            raise _Failure(500, "session not created", "WebDriverAgent created no session")
-        device = self._script.device
-        returned = {
-            **caps,
-            "platformName": "iOS",
-            "appium:platformVersion": device.ios,
-            "appium:deviceName": device.name,
-            "appium:udid": self._udid(),
-        }
-        timeouts = [t for t in (self._new_command_timeout(caps), self._idle_timeout) if t is not None]
+            raise Failure(500, "unknown error", "Unable to start WebDriverAgent session: WDA created no session")
+        echoed = {**_LEGACY_CAPS, **{k.removeprefix("appium:"): v for k, v in caps.items()}}
+        if self._hub:  # a Grid node adds its stereotype's device
+            echoed.update({"udid": phone.udid, "platformVersion": phone.wda.script.device.ios})
+        limits = [t for t in (_new_command_timeout(caps), self._idle_timeout) if t is not None]
         session = _Session(
-            id=secrets.token_hex(16),
-            capabilities=returned,
+            id=secrets.token_hex(16) if self._hub else _uuid4(),
+            requested=caps,
+            capabilities=echoed,
+            phone=phone,
             wda_session=wda_session,
-            idle_limit=min(timeouts) if timeouts else None,
+            idle_limit=min(limits) if limits else None,
             last=self._clock.now(),
+            proxy_timeout=timeout,
         )
         with self._lock:
             self._sessions[session.id] = session
-        return {"sessionId": session.id, "capabilities": returned}
+            phone.session = session.id
+        return session
 
     def _check_credentials(self, caps: Mapping[str, Any]) -> None:
         for block, keys in self._require.items():
@@ -610,34 +754,33 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             given = given if isinstance(given, Mapping) else {}
             missing = [k for k in keys if not isinstance(given.get(k), str) or not given.get(k)]
             if missing:
-                raise _Failure(401, "session not created", f"Authorization required: {block}.{missing[0]} is missing")
+                raise Failure(401, "session not created", f"Authorization required: {block}.{missing[0]} is missing")
             wrong = [k for k, want in keys.items() if want is not None and given.get(k) != want]
             if wrong:
                 shown = ", ".join(f"{k} {given.get(k)!r}" for k in keys)
-                raise _Failure(500, "session not created", f"Authentication failed for {block}: you used {shown}")
-
-    def _new_command_timeout(self, caps: Mapping[str, Any]) -> float | None:
-        value = caps.get("appium:newCommandTimeout", _DEFAULT_NEW_COMMAND_TIMEOUT)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise _Failure(400, "invalid argument", f"'newCommandTimeout' must be a number of seconds, got {value!r}")
-        return None if value == 0 else float(value)
+                raise Failure(500, "session not created", f"Authentication failed for {block}: you used {shown}")
 
     def _expire_idle(self) -> None:
-        """Forget sessions past their idle limit (called with the lock held)."""
+        """End sessions past their idle limit (called with the lock held: it frees their phones)."""
         now = self._clock.now()
         for sid, s in list(self._sessions.items()):
             if s.idle_limit is not None and now - s.last > s.idle_limit:
                 del self._sessions[sid]
+                s.phone.session = None if s.phone.session == sid else s.phone.session
+                self._free.notify_all()
 
-    def _udid(self) -> str:
-        digest = hashlib.sha256(self._script.device.name.encode("utf-8")).hexdigest().upper()
-        if self._script.device.kind is DeviceKind.SIMULATOR:
-            return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
-        return f"00008110-{digest[:16]}"
-
-    def _end_wda(self, session: _Session) -> None:
-        with contextlib.suppress(_Failure):
-            self._wda_request("DELETE", f"/session/{session.wda_session}")
+    def _end(self, session: _Session, *, claimed: bool = False) -> None:
+        """A session ends: its phone is free, its WDA session deleted; a claimed one stays listed (Rule 3a)."""
+        with self._lock:
+            if self._sessions.pop(session.id, None) is None:
+                return
+            if claimed:
+                self._claimed[session.id] = session
+            if session.phone.session == session.id:
+                session.phone.session = None
+            self._free.notify_all()
+        with contextlib.suppress(Failure):
+            _wda_request(session.phone, "DELETE", f"/session/{session.wda_session}", None, 10.0)
 
     # -- mobile: commands (Rule 4) -----------------------------------------------------------
 
@@ -646,74 +789,47 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         script = body.get("script")
         args = body.get("args", [])
         if not isinstance(script, str) or not isinstance(args, list):
-            raise _Failure(400, "invalid argument", "'script' must be a string and 'args' a list")
+            raise Failure(400, "invalid argument", "'script' must be a string and 'args' a list")
         if not script.startswith("mobile:"):
             return self._annotate(script)
         name = script.removeprefix("mobile:").strip()
-        spec = _MOBILE.get(name)
+        spec = MOBILE.get(name)
         if spec is None:
-            raise _Failure(
-                500,
-                "unsupported operation",
-                f"Unsupported execute method 'mobile: {name}'. Available methods are: "
-                + ", ".join(f"mobile: {n}" for n in sorted(_MOBILE)),
-            )
+            raise not_implemented()
         params = args[0] if args else {}
         if not isinstance(params, dict):
-            raise _Failure(400, "invalid argument", f"'mobile: {name}' takes one object of arguments")
+            raise Failure(500, "unknown error", f"Cannot use 'in' operator to search for 'elementId' in {params}")
         required, handler = spec
         missing = [p for p in required if p not in params]
         if missing:
-            raise _Failure(
-                400, "invalid argument", f"'mobile: {name}': some required parameters are missing: {', '.join(missing)}"
-            )
-        return handler(_Proxy(session, self._wda_call, self.script), params)
+            raise Failure(400, "invalid argument", _missing(missing, required, list(params)))
+        phone = Phone(session.phone.wda.script, session.phone.udid, self._usbmuxd)
+        return handler(Proxy(lambda m, r, b: self._wda_call(session, m, r, b), phone), params)
 
     def _annotate(self, script: str) -> Any:
-        provider, note = _provider_note(script)
+        provider, note = provider_note(script)
         if provider is None or provider != self._provider:
-            raise _Failure(405, "unknown method", "Method has not yet been implemented")
+            raise not_implemented()
         with self._lock:
             self._annotations.append((provider, note))
         return None
 
-    def _active_element(self, session: _Session) -> Any:
-        async def focused() -> Element | None:
-            return self._wda.focused_field()
-
-        element = self._wda.run(focused())
-        if element is None:
-            session.active = None
-            raise _Failure(404, "no such element", "An element could not be located: nothing has the keyboard focus")
-        if session.active is None or session.active[1] != element.path:
-            session.active = (secrets.token_hex(8).upper(), element.path)
-        ref = session.active[0]
-        return {_ELEMENT_KEY: ref, "ELEMENT": ref}
-
     def _set_value(self, session: _Session, ref: str, body: dict[str, Any]) -> Any:
-        text = body.get("text")
-        if not isinstance(text, str):
-            raise _Failure(400, "invalid argument", "Parameters were incorrect. We wanted {'required': ['text']}")
-        if session.active is None or session.active[0] != ref:
-            raise _Failure(404, "no such element", f"No element with the id {ref!r} is known")
-
-        async def focused() -> Element | None:
-            return self._wda.focused_field()
-
-        element = self._wda.run(focused())
-        if element is None or element.path != session.active[1]:
-            raise _Failure(404, "stale element reference", "The element is no longer attached to the screen")
-        return self._wda_call(session, "POST", "/wda/keys", {"value": list(text)})
+        value = body.get("value", body.get("text"))
+        if not isinstance(value, list | str):
+            raise Failure(400, "invalid argument", _missing(["value"], ("value",), list(body)))
+        sent = {k: v for k, v in body.items() if k != "id"}  # passed to WDA as sent, the element id dropped
+        return self._wda_call(session, "POST", f"/element/{ref}/value", sent)
 
     # -- elements, timeouts and settings (Rules 4a, 4b) --------------------------------------
 
     def _find(self, session: _Session, body: dict[str, Any], *, first: bool) -> Any:
-        lookup = _lookup(body)
+        wanted = lookup(body)
         deadline = time.monotonic() + session.implicit_ms / 1000
         while True:
             try:
-                found = self._wda_call(session, "POST", "/element" if first else "/elements", lookup)
-            except _Failure:
+                found = self._wda_call(session, "POST", "/element" if first else "/elements", wanted)
+            except Failure:
                 found = []  # the driver's lookup swallows every failure: nothing found
             if found:
                 break
@@ -725,32 +841,31 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         if isinstance(found, list):
             found = found[0] if found else None
         if not found:
-            raise _Failure(
+            raise Failure(
                 404, "no such element", "An element could not be located on the page using the given search parameters."
             )
         return found
 
     @_w3c("POST", "/timeouts")
     def _set_timeouts(self, session: _Session, body: dict[str, Any]) -> Any:
-        given = {k: body[k] for k in ("implicit", "pageLoad", "script") if k in body}
+        if body.get("type") is not None and "ms" in body:  # the legacy form
+            given = {str(body["type"]): body["ms"]}
+        else:
+            given = {k: body[k] for k in ("implicit", "pageLoad", "script") if k in body}
         if not given:
-            raise _Failure(400, "invalid argument", "W3C timeouts need 'implicit', 'pageLoad' or 'script'")
-        for name, value in given.items():
-            if value is None and name == "script":
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise _Failure(
-                    400, "invalid argument", f"Invalid timeout '{name}': {value!r} is not a whole number of ms"
-                )
+            raise Failure(400, "invalid argument", "W3C protocol expects any of script, pageLoad or implicit to be set")
+        for value in given.values():
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise Failure(400, "invalid argument", f"Invalid timeout value '{value}'")
         if "implicit" in given:
-            session.implicit_ms = int(given["implicit"])
+            session.implicit_ms = given["implicit"]
         return None
 
     @_w3c("POST", "/appium/settings")
     def _update_settings(self, session: _Session, body: dict[str, Any]) -> Any:
         settings = body.get("settings")
         if not isinstance(settings, dict):
-            raise _Failure(400, "invalid argument", "The settings object must be a plain JS object: {'settings': {…}}")
+            raise Failure(400, "invalid argument", "The settings object must be a plain JS object: {'settings': {…}}")
         for key, value in settings.items():
             if key in session.settings and session.settings[key] == value:
                 continue  # unchanged: the driver isn't told
@@ -762,42 +877,133 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     # -- WebDriverAgent (Rule 5) -------------------------------------------------------------
 
     def _wda_call(self, session: _Session, method: str, route: str, body: Mapping[str, Any] | None = None) -> Any:
-        return self._wda_request(method, f"/session/{session.wda_session}{route}", body)
-
-    def _wda_request(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
-        """One proxied request to the fake WDA; its ``value``, or Appium's error for its failure."""
-        connection = http.client.HTTPConnection("127.0.0.1", self._wda.port, timeout=_PROXY_TIMEOUT)
-        data = json.dumps(body).encode("utf-8") if body is not None else None
-        headers = {"Content-Type": "application/json"} if data is not None else {}
-        try:
-            connection.request(method, path, body=data, headers=headers)
-            response = connection.getresponse()
-            status, raw = response.status, response.read()
-        except TimeoutError as exc:
-            raise _proxy_failure(f"timeout of {_PROXY_TIMEOUT:g}ms exceeded") from exc
-        except (OSError, http.client.HTTPException) as exc:
-            raise _proxy_failure("socket hang up") from exc
-        finally:
-            connection.close()
-        try:
-            reply = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise _proxy_failure(f"Unexpected data in the response from WebDriverAgent (HTTP {status})") from exc
-        value = reply.get("value") if isinstance(reply, dict) else None
-        if isinstance(value, dict) and isinstance(value.get("error"), str):
-            raise _Failure(status if status >= 400 else 500, value["error"], str(value.get("message") or ""))
-        if status >= 400:
-            raise _proxy_failure(f"WebDriverAgent answered HTTP {status}")
-        if path == "/session" and isinstance(reply, dict) and isinstance(value, dict):
-            return {**value, "sessionId": reply.get("sessionId") or value.get("sessionId")}
-        return value
+        return _wda_request(
+            session.phone, method, f"/session/{session.wda_session}{route}", body, session.proxy_timeout
+        )
 
 
-class _HtmlFailure(_Failure):
-    """A refused session answered with a load balancer's HTML page (Rule 6)."""
+def _check_options(
+    provider: str | None, latency: float, max_sessions: int | None, devices: int | None, queue: float
+) -> None:
+    """A ``ValueError`` for an option :class:`FakeAppium` can't take."""
+    if provider is not None and provider not in _PROVIDERS:
+        raise ValueError(f"provider is one of {', '.join(_PROVIDERS)}, got {provider!r}")
+    if latency < 0 or (max_sessions is not None and max_sessions < 1):
+        raise ValueError("latency is at least 0 s and max_sessions at least 1")
+    if devices is not None and devices < 1:
+        raise ValueError("devices (a hub's phones) is at least 1")
+    if queue < 0:
+        raise ValueError("session_request_timeout is at least 0 s")
 
-    def __init__(self, status: int) -> None:
-        super().__init__(status, "", "")
+
+def _wda_request(phone: _Phone, method: str, path: str, body: Mapping[str, Any] | None, timeout: float) -> Any:
+    """One proxied request to a phone's fake WDA; its ``value``, or Appium's error for its failure (Rule 5)."""
+    port = phone.wda.port
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    data = json.dumps(body).encode("utf-8") if body is not None else None
+    headers = {"Content-Type": "application/json"} if data is not None else {}
+    try:
+        connection.request(method, path, body=data, headers=headers)
+        response = connection.getresponse()
+        status, raw = response.status, response.read()
+    except TimeoutError as exc:
+        raise proxy_failure(f"timeout of {round(timeout * 1000)}ms exceeded") from exc
+    except ConnectionRefusedError as exc:
+        raise proxy_failure(f"connect ECONNREFUSED 127.0.0.1:{port}") from exc
+    except (OSError, http.client.HTTPException) as exc:
+        raise proxy_failure("socket hang up") from exc
+    finally:
+        connection.close()
+    try:
+        reply = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise proxy_failure(f"Unexpected data in the response from WebDriverAgent (HTTP {status})") from exc
+    value = reply.get("value") if isinstance(reply, dict) else None
+    if isinstance(value, dict) and isinstance(value.get("error"), str):
+        code = status if status >= 400 else 500
+        raise Failure(code, value["error"], str(value.get("message") or ""), proxied=True)
+    if status >= 400:
+        raise proxy_failure(f"Request failed with status code {status}")
+    if path == "/session" and isinstance(reply, dict) and isinstance(value, dict):
+        return {**value, "sessionId": reply.get("sessionId") or value.get("sessionId")}
+    return value
+
+
+def _matched(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The capabilities of a new session: ``alwaysMatch`` with the first ``firstMatch`` that validates (Rule 3)."""
+    requested = body.get("capabilities")
+    if not isinstance(requested, dict):
+        raise Failure(
+            500,
+            "session not created",
+            "A new session could not be created. Details: Session capabilities format must comply to the W3C "
+            "standard. Make sure your client is up to date. See https://www.w3.org/TR/webdriver/#new-session for "
+            "more details.",
+        )
+    always = requested.get("alwaysMatch", {})
+    first = requested.get("firstMatch", [{}])
+    if not isinstance(always, dict) or not isinstance(first, list) or not all(isinstance(f, dict) for f in first):
+        raise Failure(400, "invalid argument", "'alwaysMatch' must be an object and 'firstMatch' a list of objects")
+    problems: list[Failure] = []
+    for entry in first or [{}]:
+        both = sorted(set(always) & set(entry))
+        if both:
+            raise Failure(
+                400, "invalid argument", f"Property {both[0]!r} should not exist on both alwaysMatch and firstMatch"
+            )
+        caps = {**always, **entry}
+        problem = _invalid(caps)
+        if problem is None:
+            return caps
+        problems.append(problem)
+    raise problems[0]
+
+
+def _invalid(caps: Mapping[str, Any]) -> Failure | None:
+    """Why no driver takes these capabilities (``validation.ts``, ``driver-config.ts``), None when XCUITest does."""
+    for name in ("automationName", "platformName"):
+        value = caps.get(f"appium:{name}", caps.get(name))
+        if not isinstance(value, str) or not value:
+            return Failure(400, "invalid argument", f"'{name}' is required to be present")
+    automation = str(caps.get("appium:automationName", caps.get("automationName")))
+    platform = str(caps.get("platformName", caps.get("appium:platformName")))
+    if automation.lower() != "xcuitest":
+        lower = "Could not find installed driver to support given caps"
+    elif platform.lower() not in ("ios", "tvos", "watchos"):
+        lower = (
+            f"Driver 'xcuitest' supports automationName '{automation}', but Appium could not find support for "
+            f'platformName \'{platform}\'. Supported platformNames are: ["iOS","tvOS","watchOS"]'
+        )
+    else:
+        return None
+    return Failure(
+        500,
+        "unknown error",
+        f"Could not find a driver for automationName '{automation}' and platformName '{platform}'. Have you "
+        "installed a driver that supports those capabilities? Run 'appium driver list --installed' to see. "
+        f"(Lower-level error: {lower})",
+    )
+
+
+def _new_command_timeout(caps: Mapping[str, Any]) -> float | None:
+    value = caps.get("appium:newCommandTimeout", _DEFAULT_NEW_COMMAND_TIMEOUT)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise Failure(400, "invalid argument", f"'newCommandTimeout' must be a number of seconds, got {value!r}")
+    return None if value == 0 else float(value)
+
+
+def _udid(script: AppScript) -> str:
+    """A phone's own UDID: a simulator's is a UUID, an iPhone's the 25-character real-device form."""
+    digest = secrets.token_hex(16).upper()
+    if script.device.kind is DeviceKind.SIMULATOR:
+        return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+    return f"00008110-{digest[:16]}"
+
+
+def _uuid4() -> str:
+    """A session id as Appium makes them (a UUID)."""
+    raw = secrets.token_hex(16)
+    return f"{raw[:8]}-{raw[8:12]}-4{raw[13:16]}-a{raw[17:20]}-{raw[20:32]}"
 
 
 def _command(method: str, session: str | None, route: str, body: Any) -> str:
@@ -809,222 +1015,36 @@ def _command(method: str, session: str | None, route: str, body: Any) -> str:
     return f"{method} {route}" if session is None or route != "/" else f"{method} /session/{{id}}"
 
 
-def _lookup(body: Mapping[str, Any]) -> dict[str, str]:
-    """A find's body as WDA's lookup (Rule 4a): the strategy checked and rewritten, the selector checked."""
-    missing = [k for k in ("using", "value") if k not in body]
-    if missing:
-        raise _Failure(
-            400,
-            "invalid argument",
-            f"Parameters were incorrect. We wanted {{'required': ['using', 'value']}}; no {', '.join(missing)}",
-        )
-    using, selector = body["using"], body["value"]
-    if not isinstance(using, str) or using not in LOCATOR_STRATEGIES:
-        raise _Failure(400, "invalid selector", f"Locator Strategy '{using}' is not supported for this session")
-    if not isinstance(selector, str) or not selector:
-        raise _Failure(400, "invalid selector", "Must provide a selector when finding elements")
-    strategy = _WDA_STRATEGY.get(using, using)
-    if strategy == "class name" and not selector.startswith(_PREFIX):
-        selector = _PREFIX + selector.removeprefix("UIA")
-    return {"using": strategy, "value": selector}
+def _missing(missing: Sequence[str], required: Sequence[str], given: Sequence[str]) -> str:
+    """Appium's words for missing parameters (``@appium/base-driver``'s ``checkParams``)."""
+    provided = (
+        f"You have provided: {json.dumps(list(given), separators=(',', ':'))}" if given else "You have provided none"
+    )
+    noun = "parameter is" if len(missing) == 1 else "parameters are"
+    return (
+        f"The following required {noun} missing: {json.dumps(list(missing), separators=(',', ':'))}\n"
+        f"Known required parameters are: {json.dumps(list(required), separators=(',', ':'))}\n{provided}"
+    )
 
 
 def _object(body: Any, *, bad_body: bool) -> dict[str, Any]:
     if bad_body or (body is not None and not isinstance(body, dict)):
-        raise _Failure(400, "invalid argument", "The request body is not a JSON object")
+        raise Failure(400, "invalid argument", "The request body is not a JSON object")
     return body or {}
 
 
-def _proxy_failure(original: str) -> _Failure:
-    return _Failure(500, "unknown error", f"Could not proxy command to the remote server. Original error: {original}")
-
-
-def _error_body(failure: _Failure) -> bytes:
+def _error_body(failure: Failure) -> bytes:
     if isinstance(failure, _HtmlFailure):
         return _LB_PAGE
-    value = {"error": failure.error, "message": failure.message, "stacktrace": ""}
+    value = {"error": failure.error, "message": failure.message, "stacktrace": failure.stacktrace}
     return json.dumps({"value": value}, ensure_ascii=False).encode("utf-8")
-
-
-def _provider_note(script: str) -> tuple[str | None, Any]:
-    """Which provider's executor convention ``script`` follows, and what it says."""
-    for prefix, provider in (("browserstack_executor:", "browserstack"), ("lambda-hook:", "lambdatest")):
-        if script.startswith(prefix):
-            try:
-                command = json.loads(script[len(prefix) :])
-            except ValueError as exc:
-                raise _Failure(400, "invalid argument", f"{prefix} wants JSON: {exc}") from exc
-            if not isinstance(command, dict) or not isinstance(command.get("action"), str):
-                raise _Failure(400, "invalid argument", f"{prefix} wants {{'action': …, 'arguments': …}}")
-            status = command.get("arguments", {}).get("status") if isinstance(command.get("arguments"), dict) else None
-            if command["action"] in ("setSessionStatus", "setTestStatus") and status not in ("passed", "failed"):
-                raise _Failure(400, "invalid argument", f"status must be passed or failed, got {status!r}")
-            return provider, command
-    for prefix, provider in (("sauce:", "sauce"), ("lambda-", "lambdatest")):
-        if script.startswith(prefix) and "=" in script:
-            note = script[len(prefix) :]
-            if note.startswith("job-result=") and note.split("=", 1)[1] not in ("passed", "failed", "true", "false"):
-                raise _Failure(400, "invalid argument", f"job-result is passed, failed, true or false: {note!r}")
-            return provider, note
-    return None, None
-
-
-# -- mobile: handlers --------------------------------------------------------------------------
-
-
-@attrs.frozen
-class _Proxy:
-    """What a ``mobile:`` handler may do: proxy to WDA in its session, as XCUITest does, and read the script."""
-
-    session: _Session
-    send: Callable[[_Session, str, str, Mapping[str, Any] | None], Any]
-    script: AppScript
-
-    def call(self, method: str, route: str, body: Mapping[str, Any] | None = None) -> Any:
-        """One proxied WDA request in the session: its value, or Appium's error for its failure."""
-        return self.send(self.session, method, route, body)
-
-
-_MobileHandler = Callable[[_Proxy, dict[str, Any]], Any]
-
-
-def _number(params: Mapping[str, Any], *names: str) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for name in names:
-        value = params.get(name)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise _Failure(400, "invalid argument", f"'{name}' must be a number, got {value!r}")
-        out[name] = float(value)
-    return out
-
-
-def _bundle(params: Mapping[str, Any]) -> str:
-    bundle = params.get("bundleId")
-    if not isinstance(bundle, str) or not bundle:
-        raise _Failure(400, "invalid argument", "'bundleId' must be a non-empty string")
-    return bundle
-
-
-def _no_element(params: Mapping[str, Any]) -> None:
-    if params.get("elementId") is not None:
-        raise _Failure(404, "no such element", "The fake hands out no element ids but the active element")
-
-
-def _source(wda: _Proxy, params: dict[str, Any]) -> Any:
-    fmt = params.get("format", "xml")
-    query = f"format={quote(str(fmt))}&scope=AppiumAUT"
-    excluded = params.get("excludedAttributes")
-    if isinstance(excluded, str) and excluded:
-        query += f"&excluded_attributes={quote(excluded)}"
-    return wda.call("GET", f"/source?{query}")
-
-
-def _tap(wda: _Proxy, params: dict[str, Any]) -> Any:
-    _no_element(params)
-    return wda.call("POST", "/wda/tap", _number(params, "x", "y"))
-
-
-def _touch_and_hold(wda: _Proxy, params: dict[str, Any]) -> Any:
-    _no_element(params)
-    return wda.call("POST", "/wda/touchAndHold", _number(params, "duration", "x", "y"))
-
-
-def _drag(wda: _Proxy, params: dict[str, Any]) -> Any:
-    _no_element(params)
-    body = _number(params, "duration", "fromX", "fromY", "toX", "toY")
-    return wda.call("POST", "/wda/dragfromtoforduration", body)
-
-
-def _launch_app(wda: _Proxy, params: dict[str, Any]) -> Any:
-    bundle = _bundle(params)
-    if wda.call("POST", "/wda/apps/state", {"bundleId": bundle}) >= 2:
-        # Running: the app is brought to the front and its arguments are dropped (the driver's docs).
-        return wda.call("POST", "/wda/apps/activate", {"bundleId": bundle})
-    body: dict[str, Any] = {"bundleId": bundle}
-    arguments, environment = params.get("arguments"), params.get("environment")
-    if arguments:
-        body["arguments"] = arguments if isinstance(arguments, list) else [arguments]
-    if environment:
-        body["environment"] = environment
-    return wda.call("POST", "/wda/apps/launch", body)
-
-
-def _app_route(route: str) -> _MobileHandler:
-    def handler(wda: _Proxy, params: dict[str, Any]) -> Any:
-        return wda.call("POST", route, {"bundleId": _bundle(params)})
-
-    return handler
-
-
-def _is_installed(wda: _Proxy, params: dict[str, Any]) -> Any:
-    return _bundle(params) in wda.script.apps
-
-
-def _list_apps(wda: _Proxy, params: dict[str, Any]) -> Any:
-    if wda.script.device.kind is DeviceKind.SIMULATOR:
-        raise _Failure(500, "unknown error", "Listing apps can only be performed on a real device")
-    if params.get("applicationType", "User") == "System":
-        return {}
-    return {
-        bundle: {
-            "CFBundleIdentifier": bundle,
-            "CFBundleName": app.name,
-            "CFBundleShortVersionString": app.version,
-            "CFBundleVersion": app.build,
-        }
-        for bundle, app in wda.script.apps.items()
-    }
-
-
-def _deep_link(wda: _Proxy, params: dict[str, Any]) -> Any:
-    url = params.get("url")
-    if not isinstance(url, str) or not url:
-        raise _Failure(400, "invalid argument", "'url' must be a non-empty string")
-    body: dict[str, Any] = {"url": url}
-    if isinstance(params.get("bundleId"), str):
-        body["bundleId"] = params["bundleId"]
-    return wda.call("POST", "/url", body)
-
-
-def _press_button(wda: _Proxy, params: dict[str, Any]) -> Any:
-    name = params.get("name")
-    if not isinstance(name, str):
-        raise _Failure(400, "invalid argument", "'name' must be a string")
-    canonical = {"home": "home", "volumeup": "volumeUp", "volumedown": "volumeDown"}.get(name.lower(), name)
-    return wda.call("POST", "/wda/pressButton", {"name": canonical})
-
-
-def _wda_get(route: str) -> _MobileHandler:
-    def handler(wda: _Proxy, _params: dict[str, Any]) -> Any:
-        return wda.call("GET", route)
-
-    return handler
-
-
-#: ``mobile:`` name → (required arguments, handler), XCUITest's argument names (Rule 4).
-_MOBILE: dict[str, tuple[tuple[str, ...], _MobileHandler]] = {
-    "source": ((), _source),
-    "activeAppInfo": ((), _wda_get("/wda/activeAppInfo")),
-    "deviceInfo": ((), _wda_get("/wda/device/info")),
-    "tap": (("x", "y"), _tap),
-    "touchAndHold": (("duration",), _touch_and_hold),
-    "dragFromToForDuration": (("duration", "fromX", "fromY", "toX", "toY"), _drag),
-    "launchApp": (("bundleId",), _launch_app),
-    "activateApp": (("bundleId",), _app_route("/wda/apps/activate")),
-    "terminateApp": (("bundleId",), _app_route("/wda/apps/terminate")),
-    "queryAppState": (("bundleId",), _app_route("/wda/apps/state")),
-    "isAppInstalled": (("bundleId",), _is_installed),
-    "listApps": ((), _list_apps),
-    "deepLink": (("url",), _deep_link),
-    "pressButton": (("name",), _press_button),
-}
 
 
 # -- python -m mobster_drivers.testing.appium ---------------------------------------------------
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Serve an app script over Appium; print the URL on the first line; stop on Ctrl-C or lifetime."""
+def _parser() -> argparse.ArgumentParser:
+    """``python -m mobster_drivers.testing.appium``'s options."""
     parser = argparse.ArgumentParser(
         prog="python -m mobster_drivers.testing.appium",
         description="Serve a scripted phone over Appium's W3C WebDriver protocol (XCUITest) on 127.0.0.1.",
@@ -1040,7 +1060,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base-path", default="", help="where the routes live, e.g. /wd/hub (default: /)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every command (default 0)")
     parser.add_argument("--idle-timeout", type=float, default=None, help="end a session idle this many seconds")
-    parser.add_argument("--max-sessions", type=int, default=1, help="sessions at once (default 1)")
+    parser.add_argument(
+        "--max-sessions", type=int, default=None, help="a cloud's parallel limit: refuse sessions beyond it"
+    )
+    parser.add_argument(
+        "--devices", type=int, default=None, help="a Selenium Grid 4 hub of this many phones, one session each"
+    )
+    parser.add_argument(
+        "--session-request-timeout",
+        type=float,
+        default=_SESSION_REQUEST_TIMEOUT,
+        help="with --devices: how long a new session waits in the queue for a free phone, seconds (default 300)",
+    )
+    parser.add_argument(
+        "--no-usbmuxd", action="store_true", help="a Linux host without usbmuxd: lockdown calls fail as on one"
+    )
+    parser.add_argument(
+        "--session-discovery", action="store_true", help="serve GET /appium/sessions (--allow-insecure)"
+    )
     parser.add_argument("--provider", choices=_PROVIDERS, default=None, help="accept this cloud's executor scripts")
     parser.add_argument(
         "--require",
@@ -1052,6 +1089,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--lifetime", type=float, default=3600.0, help="stop after this many seconds (default 3600; 0: never)"
     )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve an app script over Appium; print the URL on the first line; stop on Ctrl-C or lifetime."""
+    parser = _parser()
     args = parser.parse_args(argv)
     require: dict[str, dict[str, str | None]] = {}
     for item in args.require:
@@ -1075,11 +1118,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             idle_timeout=args.idle_timeout,
             max_sessions=args.max_sessions,
             provider=args.provider,
+            devices=args.devices,
+            session_request_timeout=args.session_request_timeout,
+            usbmuxd=not args.no_usbmuxd,
+            session_discovery=args.session_discovery,
         )
 
     def serving(fake: FakeAppium) -> str:
         served = args.app if args.app is not None else f"the tree {args.tree} as {fake.wda.static_bundle}"
-        return f"{served} over Appium (XCUITest)"
+        phones = f" on a Grid hub of {len(fake.phones)} phones" if args.devices else ""
+        return f"{served} over Appium (XCUITest){phones}"
 
     return serve_from_shell(make, name="Appium", serving=serving)
 

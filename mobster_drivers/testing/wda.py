@@ -26,8 +26,9 @@ FILE`` then judges the capture.
 Rule 1: WDA's envelope: every reply is JSON ``{"value": …, "sessionId": …}`` with a
         Content-Length; an error puts ``{"error", "message", "traceback"}`` in ``value`` with
         WDA's HTTP status (404 ``unknown command`` for an unknown route, 404 ``invalid session id``
-        for a stale session, 404 ``no such element``, 400 ``invalid argument`` and ``invalid
-        selector``, 500 ``unknown error``).
+        "Session does not exist" for a stale session, 404 ``no such element``, ``stale element
+        reference`` and ``no such alert``, 400 ``invalid argument``, ``invalid selector`` and
+        ``invalid element state``, 408 ``timeout``, 500 ``unknown error``).
 Rule 2: routes exist with the ``/session/{id}`` prefix, without it, or both, as WDA registers them
         (:data:`WITHOUT_SESSION_ONLY`, :data:`SESSION_ONLY`, the rest both). A route asked for in
         the other form is an unknown command (404), whatever the session id: ``/status`` and
@@ -45,7 +46,10 @@ Rule 4: the source is WDA's: JSON (``type`` without the prefix, ``rawIdentifier`
 Rule 5: a coordinate tap hits the topmost visible element under the point that does something
         (leads somewhere, or takes typing), else the topmost one; a tap on a text field focuses
         it, and ``/wda/keys`` types into the focused field (nothing happens without one, as on a
-        phone). ``"\n"`` submits.
+        phone). ``"\n"`` submits. ``/wda/apps/launch`` of an app that is running only activates it,
+        its arguments and environment dropped (``FBSession.m:397-403``); ``/wda/pressButton``
+        lowercases the name (``XCUIDevice+FBHelpers.m:346``: ``HOME`` is ``home``), and a button
+        the device hasn't (a simulator has no volume buttons) is WDA's 500 ``unknown error``.
 Rule 6: faults: the phone's own (:meth:`FakeWda.fail_next_action` drops the action's reply: no
         reply at all, after ``stall`` seconds; :meth:`FakeWda.fail_next_read`,
         :meth:`FakeWda.drop_typing`), plus :meth:`FakeWda.restart` (every session becomes stale),
@@ -75,6 +79,98 @@ Rule 12: a captured tree (``tree=``) is served as a static app: its bundle (the 
         real WDA leaves out; what the capture didn't record (``accessible`` when the capture
         excluded it) is left out of every reply.
 
+Rule 13: the routes that act on an element take it from WDA's element cache (``FBElementCache``):
+        every element a lookup or the active element hands out is kept (1024 at most, the oldest
+        go first) under a stable id, for its app, screen and tree path; an id the cache doesn't
+        know is 404 ``stale element reference`` "The element identified by … is either not
+        present or it has expired from the internal cache", one whose element is gone from the
+        screen the same code, "The previously found element … is not present in the current view
+        anymore". Gestures without an id act on the app (``/wda/tap``: ``x``/``y`` from the
+        screen's corner; with an id, from the element's; neither: its middle); a double tap, a
+        two-finger tap and ``tapWithNumberOfTaps`` are one tap to the scripted phone, a force
+        touch a long press, a scroll the opposite swipe; a pinch, a rotation and ``scrollTo``
+        are carried out and change nothing (no app script answers them). Typing into an
+        element gives it the keyboard focus first, as ``fb_typeText`` does; one that can't take
+        it is 400 ``invalid element state``.
+
+Every route the real clients send (XCUITest 12.13.1's ``proxyCommand`` targets, facebook-wda
+1.5.4's requests, our drivers'), as appium-webdriveragent 16.12.9 (the XCUITest driver's npm
+package) declares it, ``Commands/FB<name>Commands.m:line``; a route WDA has only on tvOS or
+watchOS, or not at all (facebook-wda's ``/wda/tap/0``, ``/wda/drag``, ``/mds/openurl``), is 404
+``unknown command`` here as on an iPhone:
+
+    ``DELETE /`` (FBSession:51); ``GET /`` (FBSession:50); ``POST /actions`` (FBTouchAction:24);
+    ``POST /alert/accept`` (FBAlertView:27, FBAlertView:28);
+    ``POST /alert/dismiss`` (FBAlertView:29, FBAlertView:30);
+    ``GET /alert/text`` (FBAlertView:24, FBAlertView:25); ``POST /alert/text`` (FBAlertView:26);
+    ``GET /appium/settings`` (FBSession:58); ``POST /appium/settings`` (FBSession:59);
+    ``POST /element`` (FBFindElement:41); ``GET /element/:uuid/attribute/:name`` (FBElement:59);
+    ``POST /element/:uuid/clear`` (FBElement:66); ``POST /element/:uuid/click`` (FBElement:65);
+    ``GET /element/:uuid/displayed`` (FBElement:61);
+    ``POST /element/:uuid/element`` (FBFindElement:43);
+    ``POST /element/:uuid/elements`` (FBFindElement:44); ``GET /element/:uuid/enabled`` (FBElement:57);
+    ``GET /element/:uuid/name`` (FBElement:63); ``GET /element/:uuid/rect`` (FBElement:58);
+    ``GET /element/:uuid/screenshot`` (FBElement:68); ``GET /element/:uuid/selected`` (FBElement:62);
+    ``GET /element/:uuid/text`` (FBElement:60); ``POST /element/:uuid/value`` (FBElement:64);
+    ``GET /element/active`` (FBFindElement:47, FBFindElement:49);
+    ``POST /elements`` (FBFindElement:42); ``GET /orientation`` (FBOrientation:42, FBOrientation:43);
+    ``POST /orientation`` (FBOrientation:44, FBOrientation:45);
+    ``GET /screenshot`` (FBScreenshot:21, FBScreenshot:22); ``GET /screenshot/:uuid`` (FBElement:70);
+    ``GET /source`` (FBDebug:26, FBDebug:27); ``GET /status`` (FBSession:52);
+    ``POST /timeouts`` (FBCustom:44); ``POST /url`` (FBSession:43);
+    ``GET /wda/accessibleSource`` (FBDebug:28, FBDebug:29);
+    ``GET /wda/activeAppInfo`` (FBCustom:58, FBCustom:59); ``GET /wda/alert/buttons`` (FBAlertView:31);
+    ``POST /wda/apps/activate`` (FBSession:46); ``POST /wda/apps/launch`` (FBSession:45);
+    ``POST /wda/apps/launchUnattached`` (FBCustom:76); ``GET /wda/apps/list`` (FBSession:49);
+    ``POST /wda/apps/state`` (FBSession:48); ``POST /wda/apps/terminate`` (FBSession:47);
+    ``GET /wda/batteryInfo`` (FBCustom:65); ``POST /wda/deactivateApp`` (FBCustom:46);
+    ``POST /wda/device/appearance`` (FBCustom:80); ``GET /wda/device/info`` (FBCustom:77, FBCustom:79);
+    ``GET /wda/device/location`` (FBCustom:81, FBCustom:82); ``POST /wda/doubleTap`` (FBElement:88);
+    ``POST /wda/dragfromtoforduration`` (FBElement:107);
+    ``GET /wda/element/:uuid/accessibilityContainer`` (FBElement:72);
+    ``GET /wda/element/:uuid/accessible`` (FBElement:71);
+    ``POST /wda/element/:uuid/doubleTap`` (FBElement:87);
+    ``POST /wda/element/:uuid/dragfromtoforduration`` (FBElement:106);
+    ``POST /wda/element/:uuid/forceTouch`` (FBElement:112);
+    ``GET /wda/element/:uuid/getVisibleCells`` (FBFindElement:45);
+    ``POST /wda/element/:uuid/keyboardInput`` (FBCustom:86);
+    ``POST /wda/element/:uuid/pinch`` (FBElement:81);
+    ``POST /wda/element/:uuid/pressAndDragWithVelocity`` (FBElement:109);
+    ``POST /wda/element/:uuid/rotate`` (FBElement:84);
+    ``POST /wda/element/:uuid/scroll`` (FBElement:101);
+    ``POST /wda/element/:uuid/scrollTo`` (FBElement:104);
+    ``POST /wda/element/:uuid/swipe`` (FBElement:78); ``POST /wda/element/:uuid/tap`` (FBElement:115);
+    ``POST /wda/element/:uuid/tapWithNumberOfTaps`` (FBElement:93);
+    ``POST /wda/element/:uuid/touchAndHold`` (FBElement:98);
+    ``POST /wda/element/:uuid/twoFingerTap`` (FBElement:90);
+    ``POST /wda/expectNotification`` (FBCustom:74); ``POST /wda/forceTouch`` (FBElement:113);
+    ``POST /wda/getPasteboard`` (FBCustom:63, FBCustom:64); ``GET /wda/healthcheck`` (FBSession:55);
+    ``POST /wda/homescreen`` (FBCustom:45); ``POST /wda/keyboard/dismiss`` (FBCustom:47);
+    ``POST /wda/keys`` (FBElement:120); ``POST /wda/lock`` (FBCustom:48, FBCustom:49);
+    ``GET /wda/locked`` (FBCustom:52, FBCustom:53);
+    ``POST /wda/performAccessibilityAudit`` (FBCustom:72);
+    ``POST /wda/performIoHidEvent`` (FBCustom:73);
+    ``POST /wda/pickerwheel/:uuid/select`` (FBElement:118); ``POST /wda/pinch`` (FBElement:82);
+    ``POST /wda/pressAndDragWithVelocity`` (FBElement:110); ``POST /wda/pressButton`` (FBCustom:67);
+    ``POST /wda/resetAppAuth`` (FBCustom:78); ``POST /wda/rotate`` (FBElement:85);
+    ``GET /wda/screen`` (FBCustom:54, FBCustom:55); ``POST /wda/scroll`` (FBElement:102);
+    ``POST /wda/setPasteboard`` (FBCustom:61, FBCustom:62);
+    ``DELETE /wda/simulatedLocation`` (FBCustom:93, FBCustom:94);
+    ``GET /wda/simulatedLocation`` (FBCustom:89, FBCustom:90);
+    ``POST /wda/simulatedLocation`` (FBCustom:91, FBCustom:92);
+    ``POST /wda/siri/activate`` (FBCustom:75); ``POST /wda/swipe`` (FBElement:79);
+    ``POST /wda/tap`` (FBElement:116); ``POST /wda/tapWithNumberOfTaps`` (FBElement:95);
+    ``POST /wda/touchAndHold`` (FBElement:99); ``POST /wda/touch_id`` (FBTouchID:20);
+    ``POST /wda/twoFingerTap`` (FBElement:91); ``POST /wda/unlock`` (FBCustom:50, FBCustom:51);
+    ``GET /wda/video`` (FBVideo:29, FBVideo:33); ``POST /wda/video/start`` (FBVideo:27, FBVideo:31);
+    ``POST /wda/video/stop`` (FBVideo:28, FBVideo:32);
+    ``GET /wda/voiceOver/currentSpeech`` (FBCustom:104, FBCustom:105);
+    ``POST /wda/voiceOver/disable`` (FBCustom:98, FBCustom:99);
+    ``POST /wda/voiceOver/enable`` (FBCustom:96, FBCustom:97);
+    ``GET /wda/voiceOver/enabled`` (FBCustom:100, FBCustom:101);
+    ``POST /wda/voiceOver/move`` (FBCustom:102, FBCustom:103); ``GET /window/rect`` (FBElement:55);
+    ``GET /window/size`` (FBElement:54, FBElement:56).
+
 What was checked, and against what (appium/WebDriverAgent's source unless said):
 ``FBRoute`` (``.withoutSession`` routes exist only without the prefix; plain routes only with it),
 the route lists of ``FBSessionCommands``, ``FBCustomCommands``, ``FBDebugCommands``,
@@ -87,9 +183,13 @@ iOS 26.4 captures: hidden views keep their frames, whole-point rects, trait name
 ``placeholderValue``). Not checked, so the fake errs on the harsh side: the exact status of an
 unparseable predicate or an unknown predicate key (``invalid selector`` 400 here); the JSON
 ``traits`` order (WDA's comes from a dictionary; the fake uses the order seen in the captures);
-real timings (Rule 11 models Mobster's measurements); element routes by id
-(``/element/:uuid/…``) and the ``xpath``/``class chain`` locators, which answer ``unknown command``
-/ ``unknown error`` here.
+real timings (Rule 11 models Mobster's measurements); the ``xpath``/``class chain`` locators,
+which answer ``unknown error`` here; an element's own screenshot (the fake sends the whole
+screen's), the accessibility source's exact shape (the accessible elements as JSON source nodes),
+VoiceOver's utterances (none) and an accessibility audit's findings (none). Measured through real
+Appium 3.8 + XCUITest 12.13 in front of this fake (``tests/drivers/devices/test_appium_real.py``):
+the typing routes, the active element, the window rect, alerts, element routes by id, ``/source``
+and ``/wda/keys``, ``/wda/pressButton`` in any case, ``/wda/apps/launch`` of a running app.
 """
 
 from __future__ import annotations
@@ -101,13 +201,15 @@ import copy
 import json
 import math
 import os
+import re
 import secrets
 import sys
 import uuid
 import xml.etree.ElementTree as ET
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import attrs
@@ -166,7 +268,14 @@ _XML_KEYS = {
 }
 #: The routes WDA registers only without a session (``.withoutSession`` alone; Rule 2).
 WITHOUT_SESSION_ONLY = frozenset(
-    {"/status", "/session", "/wda/healthcheck", "/wda/homescreen", "/wda/apps/launchUnattached"}
+    {
+        "/status",
+        "/session",
+        "/wda/healthcheck",
+        "/wda/homescreen",
+        "/wda/apps/launchUnattached",
+        "/wda/device/appearance",
+    }
 )
 #: The routes WDA registers only under ``/session/{id}`` (Rule 2); every other route has both.
 SESSION_ONLY = frozenset(
@@ -191,6 +300,19 @@ SESSION_ONLY = frozenset(
         "/wda/keyboard/dismiss",
         "/wda/alert/buttons",
         "/wda/batteryInfo",
+        "/wda/pinch",
+        "/wda/rotate",
+        "/wda/twoFingerTap",
+        "/wda/tapWithNumberOfTaps",
+        "/wda/scroll",
+        "/wda/pressAndDragWithVelocity",
+        "/wda/forceTouch",
+        "/wda/siri/activate",
+        "/wda/performIoHidEvent",
+        "/wda/expectNotification",
+        "/wda/performAccessibilityAudit",
+        "/wda/resetAppAuth",
+        "/wda/touch_id",
         "/actions",
         "/element",
         "/elements",
@@ -198,6 +320,17 @@ SESSION_ONLY = frozenset(
         "/window/rect",
     }
 )
+#: A route whose methods differ: ``GET /alert/text`` has both forms, ``POST /alert/text`` only
+#: the session's (``FBAlertViewCommands.m:24-26``).
+_SESSION_ONLY_METHODS = frozenset({("POST", "/alert/text")})
+#: The element routes (all under ``/session/{id}``), by their template: ``:uuid`` is an element
+#: id from the cache (Rule 13), ``:name`` an attribute's name.
+_ELEMENT_PATH = re.compile(
+    r"^(?P<head>/element|/wda/element|/wda/pickerwheel|/screenshot)/(?P<uuid>[^/]+)"
+    r"(?:/attribute/(?P<name>[^/]+)|(?P<rest>/[^/]+))?$"
+)
+#: How many elements WDA's element cache keeps (``FBElementCache``: the oldest go first).
+_CACHE_SIZE = 1024
 #: The settings WDA 9 keeps (``FBSessionCommands``' settings handlers), with its defaults (Rule 10).
 _SETTINGS: Mapping[str, Any] = {
     "shouldUseCompactResponses": True,
@@ -350,6 +483,41 @@ class _Focus:
     pair: tuple[str, str]
 
 
+@attrs.frozen
+class _Cached:
+    """An element WDA handed out (Rule 13): where it was, and what it was."""
+
+    app: str
+    screen: str | None
+    path: str
+    pair: tuple[str, str | None]
+
+
+@attrs.frozen
+class _Target:
+    """What an element route acts on: the element's node in the tree (the app's root without an id).
+
+    ``element`` is the phone's element at that path (None for the app itself, or a captured
+    tree's node, which the static phone doesn't model).
+    """
+
+    node: dict[str, Any]
+    element: Element | None = None
+    uuid: str | None = None
+
+    @property
+    def rect(self) -> tuple[float, float, float, float]:
+        """The node's rect in points: ``(x, y, width, height)``."""
+        rect = self.node.get("rect", {})
+        return tuple(float(rect.get(k, 0)) for k in ("x", "y", "width", "height"))  # type: ignore[return-value]
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        """The middle of the rect, in points."""
+        x, y, w, h = self.rect
+        return x + w / 2, y + h / 2
+
+
 def load_tree(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A captured source (WDA's XML or JSON) as the JSON source's nodes; ``ValueError`` says why not."""
     file = Path(path)
@@ -461,17 +629,43 @@ def _charge(seconds: float) -> None:
 
 
 _ROUTES: dict[tuple[str, str], _RouteHandler] = {}
+_TargetHandler = Callable[["FakeWda", _Target, dict[str, Any], dict[str, str]], Coroutine[Any, Any, Any]]
+#: The routes that act on a target (Rule 13), by ``(method, template)``: ``/wda/tap`` acts on the
+#: app, ``/wda/element/:uuid/tap`` on a cached element, ``/element/:uuid/attribute/:name`` too.
+_TARGET_ROUTES: dict[tuple[str, str], _TargetHandler] = {}
+
+
+H = TypeVar("H")
+
+
+def _register(table: dict[tuple[str, str], H], method: str, routes: Sequence[str]) -> Callable[[H], H]:
+    def register(handler: H) -> H:
+        for route in routes:
+            table[(method, route)] = handler
+        return handler
+
+    return register
 
 
 def _serves(method: str, *routes: str) -> Callable[[_RouteHandler], _RouteHandler]:
     """Register a method of :class:`FakeWda` as WDA's handler of ``method`` on ``routes``."""
+    return _register(_ROUTES, method, routes)
 
-    def register(handler: _RouteHandler) -> _RouteHandler:
-        for route in routes:
-            _ROUTES[(method, route)] = handler
-        return handler
 
-    return register
+def _acts_on(method: str, *templates: str) -> Callable[[_TargetHandler], _TargetHandler]:
+    """Register a method of :class:`FakeWda` as WDA's handler of ``method`` on route ``templates`` (Rule 13)."""
+    return _register(_TARGET_ROUTES, method, templates)
+
+
+def _template(route: str) -> tuple[str, str | None, str | None]:
+    """A route as its template (``/element/:uuid/rect``), its element id and its attribute name."""
+    match = _ELEMENT_PATH.match(route)
+    if match is None or route == "/element/active":
+        return route, None, None
+    head, name, rest = match.group("head"), match.group("name"), match.group("rest")
+    if name is not None:
+        return f"{head}/:uuid/attribute/:name", match.group("uuid"), name
+    return f"{head}/:uuid{rest or ''}", match.group("uuid"), None
 
 
 class FakeWda(LoopbackServer[WdaRequest]):
@@ -526,6 +720,8 @@ class FakeWda(LoopbackServer[WdaRequest]):
         self._focus: _Focus | None = None
         self._launched: dict[str, LaunchOptions] = {}
         self._pids = {b: 1000 + i for i, b in enumerate(script.apps)}
+        self._element_cache: OrderedDict[str, _Cached] = OrderedDict()  # Rule 13
+        self._device = _DeviceState()
 
     # -- lifecycle (the rest is the loopback server's) ---------------------------------------
 
@@ -654,6 +850,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
             self._session = None
             self._settings = dict(_SETTINGS)
             self._focus = None
+            self._element_cache.clear()
 
         self.run(restart())
 
@@ -733,21 +930,35 @@ class FakeWda(LoopbackServer[WdaRequest]):
             return await self._create_session(body)
         # Rule 2: a route exists in the form WDA registers it, else nothing answers but the
         # catch-all: an unknown command, whatever the session id says.
-        registered = route not in SESSION_ONLY if session is None else route not in WITHOUT_SESSION_ONLY
+        template, uuid, name = _template(route)
+        if session is None:
+            registered = route not in SESSION_ONLY and uuid is None and (method, route) not in _SESSION_ONLY_METHODS
+        else:
+            registered = route not in WITHOUT_SESSION_ONLY
         special = session is not None and route == "/" and method in ("GET", "DELETE")
         handler = _ROUTES.get((method, route)) if registered else None
-        if handler is None and not special:
+        acting = _TARGET_ROUTES.get((method, template)) if registered and handler is None else None
+        if handler is None and acting is None and not special:
             raise _WdaFailure(404, "unknown command", f"Unhandled endpoint: {path} with parameters {body}")
         if session is not None and (session != self._session or self._session is None):
-            raise _WdaFailure(404, "invalid session id", f"Session does not exist: {session}")
+            raise _WdaFailure(404, "invalid session id", "Session does not exist")
         if special:
-            if method == "DELETE":
-                self._session = None
-                return None, None
-            return {"sessionId": session, "capabilities": self._capabilities()}, session
-        assert handler is not None
-        value = await handler(self, body, query)
+            return self._session_route(method, session), None if method == "DELETE" else session
+        if acting is not None:
+            target = self._resolve(uuid) if uuid is not None else self._app_target()
+            value = await acting(self, target, body, {**query, ":name": name} if name else query)
+        else:
+            assert handler is not None
+            value = await handler(self, body, query)
         return value, session if session is not None else self._session
+
+    def _session_route(self, method: str, session: str | None) -> Any:
+        """``GET`` and ``DELETE /session/{id}``: the session's capabilities, or its end."""
+        if method == "DELETE":
+            self._session = None
+            self._element_cache.clear()
+            return None
+        return {"sessionId": session, "capabilities": self._capabilities()}
 
     # -- sessions ----------------------------------------------------------------------------
 
@@ -760,6 +971,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
             caps = body["desiredCapabilities"]
         self._session = secrets.token_hex(16).upper()
         self._focus = None
+        self._element_cache.clear()  # FBSessionCommands.m:93: a new session ends the one before
         bundle = caps.get("bundleId")
         if isinstance(bundle, str) and bundle:
             await self._launch(bundle, caps.get("arguments"), caps.get("environment"))
@@ -953,28 +1165,71 @@ class FakeWda(LoopbackServer[WdaRequest]):
 
     # -- finding elements (Rule 9) -----------------------------------------------------------
 
-    async def _find(self, body: Mapping[str, Any], *, first: bool) -> list[dict[str, Any]]:
+    async def _find(
+        self, body: Mapping[str, Any], *, first: bool, under: _Target | None = None
+    ) -> list[dict[str, Any]]:
         using, value = body.get("using"), body.get("value")
         if not isinstance(using, str) or not isinstance(value, str):
             raise _WdaFailure(400, "invalid argument", "'using' and 'value' must be strings")
         screen, _ = self._now_screen()
         tree = self._raw_tree(screen)
-        nodes = list(_walk(tree))
+        top = "/0" if under is None or under.uuid is None else self._element_cache[under.uuid].path
+        nodes = [(p, n) for p, n in _walk_paths(tree) if p == top or p.startswith(top + "/")]
+        if under is not None and under.uuid is not None:
+            nodes = nodes[1:]  # under an element: its descendants, not itself
         reads = [0]  # how many elements had their costly visibility read (Rule 11)
         matches = _matcher(using, value, reads)
-        found: list[dict[str, Any]] = []
-        for node in nodes:
+        found: list[tuple[str, dict[str, Any]]] = []
+        for path, node in nodes:
             if matches(node):
-                found.append(node)
+                found.append((path, node))
                 if first:
                     break
         if self._costs is not None:
             _charge(self._costs.query(len(nodes), reads[0]))
-        return [self._element_reply(node) for node in found]
+        return [self._element_reply(node, path, screen.app) for path, node in found]
 
-    def _element_reply(self, node: Mapping[str, Any]) -> dict[str, Any]:
+    def _cache(self, node: Mapping[str, Any], path: str, app: str) -> str:
+        """Keep an element WDA hands out and return its id (Rule 13): the same element, the same id."""
+        cached = _Cached(app, self._phone.screen_name(app), path, (str(node.get("type")), node.get("label")))
+        ref = str(uuid.uuid5(uuid.NAMESPACE_OID, repr((self._session, cached)))).upper()
+        self._element_cache[ref] = cached
+        self._element_cache.move_to_end(ref)
+        while len(self._element_cache) > _CACHE_SIZE:
+            self._element_cache.popitem(last=False)
+        return ref
+
+    def _resolve(self, ref: str) -> _Target:
+        """A cached element as it is now (Rule 13); WDA's ``stale element reference`` when it is gone."""
+        cached = self._element_cache.get(ref)
+        if cached is None:
+            raise _WdaFailure(
+                404,
+                "stale element reference",
+                f'The element identified by "{ref}" is either not present or it has expired from the internal '
+                "cache. Try to find it again",
+            )
+        screen, _ = self._now_screen()
+        node = _node_at(self._raw_tree(screen), cached.path) if screen.app == cached.app else None
+        here = node is not None and (str(node.get("type")), node.get("label")) == cached.pair
+        if not here or self._phone.screen_name(cached.app) != cached.screen:
+            role, label = cached.pair
+            raise _WdaFailure(
+                404,
+                "stale element reference",
+                f"The previously found element \"{role}, label: '{label}'\" is not present in the current view "
+                "anymore. Make sure the application UI has the expected state",
+            )
+        assert node is not None
+        return _Target(node, screen.element_at(cached.path), ref)
+
+    def _app_target(self) -> _Target:
+        screen, _ = self._now_screen()
+        return _Target(self._raw_tree(screen))
+
+    def _element_reply(self, node: Mapping[str, Any], path: str, app: str) -> dict[str, Any]:
         """``FBResponsePayload``'s element reply: the id, and attributes unless compact (Rule 9)."""
-        element = str(uuid.uuid4()).upper()
+        element = self._cache(node, path, app)
         out: dict[str, Any] = {"ELEMENT": element, _W3C_ELEMENT: element}
         if self._settings.get("shouldUseCompactResponses", True):
             return out
@@ -1036,12 +1291,21 @@ class FakeWda(LoopbackServer[WdaRequest]):
     @_serves("POST", "/wda/pressButton")
     async def _press_button(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
         name = body.get("name")
-        if name == "home":
+        # XCUIDevice+FBHelpers.m:342-356: the name is lowercased; a simulator has no volume buttons.
+        buttons = ["home"] if self.script.device.kind is DeviceKind.SIMULATOR else ["home", "volumedown", "volumeup"]
+        lowered = name.lower() if isinstance(name, str) else None
+        if lowered == "home":
             self._focus = None
             await self._act(Action(Op.HOME))
-        elif name not in ("volumeUp", "volumeDown"):
+        elif lowered not in buttons:
+            listed = "".join(f"\n    {b}," for b in buttons).rstrip(",")
             raise _WdaFailure(
-                400, "invalid argument", f"The value of 'name' must be home, volumeUp or volumeDown: {name!r}"
+                500,
+                "unknown error",
+                f"Error Domain=com.facebook.WebDriverAgent Code=1 \"The button '{name}' is not supported. The device "
+                f'under test only supports the following buttons: ({listed}\n)" UserInfo={{NSLocalizedDescription='
+                f"The button '{name}' is not supported. The device under test only supports the following buttons: "
+                f"({listed}\n)}}",
             )
 
     @_serves("GET", "/wda/activeAppInfo")
@@ -1057,12 +1321,14 @@ class FakeWda(LoopbackServer[WdaRequest]):
 
     @_serves("GET", "/source")
     async def _source(self, _body: dict[str, Any], query: dict[str, str]) -> Any:
-        fmt = query.get("format", "xml").lower()
-        if fmt not in ("json", "xml"):
+        given = query.get("format", "xml")
+        fmt = given.lower()
+        if fmt not in ("json", "xml", "description"):
             raise _WdaFailure(
-                500,
-                "unsupported operation",
-                f"Unknown source format '{fmt}'. Only (xml, json, description) are supported",
+                400,
+                "invalid argument",
+                f"Unknown source format '{given}'. Only (\n    xml,\n    json,\n    description\n) source formats "
+                "are supported.",
             )
         excluded = frozenset(a.strip() for a in query.get("excluded_attributes", "").split(",") if a.strip())
         try:
@@ -1076,21 +1342,6 @@ class FakeWda(LoopbackServer[WdaRequest]):
                 self._costs.source(nodes, visible="visible" not in excluded, accessible="accessible" not in excluded)
             )
         return self._serve(tree, excluded, fmt)
-
-    @_serves("POST", "/elements")
-    async def _elements(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
-        return await self._find(body, first=False)
-
-    @_serves("POST", "/element")
-    async def _element(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
-        found = await self._find(body, first=True)
-        if not found:
-            raise _WdaFailure(
-                404,
-                "no such element",
-                f"unable to find an element using '{body.get('using')}', value '{body.get('value')}'",
-            )
-        return found[0]
 
     @_serves("GET", "/screenshot")
     async def _screenshot(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
@@ -1145,15 +1396,31 @@ class FakeWda(LoopbackServer[WdaRequest]):
         return dict(self._settings)
 
     @_serves("GET", "/alert/text", "/wda/alert/buttons")
-    @_serves("POST", "/alert/accept", "/alert/dismiss")
     async def _no_alert(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        # FBAlertViewCommands.m:38-47, 93-103: no alert text, no buttons: WDA's default message.
         raise _WdaFailure(
             404, "no such alert", "An attempt was made to operate on a modal dialog when one was not open"
         )
 
+    @_serves("POST", "/alert/accept", "/alert/dismiss")
+    async def _no_alert_to_act_on(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        raise _WdaFailure(404, "no such alert", "No alert is open")  # FBAlert.m:99-104, raised on an action
+
+    @_serves("POST", "/alert/text")
+    async def _no_alert_to_type_in(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        if "value" not in body:
+            raise _WdaFailure(400, "invalid argument", "Missing 'value' parameter")
+        raise _WdaFailure(404, "no such alert", "No alert is open")
+
     @_serves("POST", "/wda/apps/launch")
     async def _apps_launch(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
-        await self._launch(_bundle(body), body.get("arguments"), body.get("environment"))
+        bundle = _bundle(body)
+        if self._phone.screen_name(bundle) is not None:
+            # FBSession.m:397-403: a running app is only activated; its arguments are not applied.
+            self._focus = None
+            await self._act(Action(Op.LAUNCH_APP, text=bundle))
+            return
+        await self._launch(bundle, body.get("arguments"), body.get("environment"))
 
     @_serves("POST", "/wda/apps/activate")
     async def _apps_activate(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
@@ -1174,20 +1441,6 @@ class FakeWda(LoopbackServer[WdaRequest]):
         return [
             {"pid": self._pids[b], "bundleId": b} for b in self.script.apps if self._phone.screen_name(b) is not None
         ]
-
-    @_serves("POST", "/wda/tap")
-    async def _wda_tap(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
-        await self._tap(*_xy(body), Op.TAP)
-
-    @_serves("POST", "/wda/touchAndHold")
-    async def _wda_hold(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
-        await self._tap(*_xy(body), Op.LONG_PRESS)
-
-    @_serves("POST", "/wda/dragfromtoforduration")
-    async def _wda_drag(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
-        fx, fy = _xy(body, "fromX", "fromY")
-        tx, ty = _xy(body, "toX", "toY")
-        await self._swipe(fx, fy, tx, ty)
 
     @_serves("POST", "/wda/keys")
     async def _wda_keys(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
@@ -1218,6 +1471,490 @@ class FakeWda(LoopbackServer[WdaRequest]):
             await self._swipe(x0, y0, x1, y1)
         else:
             await self._tap(x0, y0, Op.LONG_PRESS if held_ms >= _LONG_PRESS_MS else Op.TAP)
+
+    # -- the routes every client sends that act on a target (Rule 13) ---------------------------
+
+    @_serves("GET", "/element/active")
+    async def _active_element(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        field = self.focused_field()
+        if field is None:  # FBFindElementCommands.m:27-31, 119-126: a GET has no 'using' nor 'value'
+            raise _WdaFailure(404, "no such element", "unable to find an element using '(null)', value '(null)'")
+        screen, _ = self._now_screen()
+        node = _node_at(self._raw_tree(screen), field.path)
+        assert node is not None
+        return self._element_reply(node, field.path, screen.app)
+
+    @_serves("GET", "/window/rect")
+    async def _window_rect(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        width, height = self.script.size
+        return {"x": 0, "y": 0, "width": width, "height": height}
+
+    @_acts_on("GET", "/element/:uuid/rect")
+    async def _element_rect(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return dict(target.node.get("rect", {}))
+
+    @_acts_on("GET", "/element/:uuid/enabled")
+    async def _element_enabled(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return _node_flag(target.node, "isEnabled", default=True)
+
+    @_acts_on("GET", "/element/:uuid/displayed")
+    async def _element_displayed(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        if self._costs is not None:
+            _charge(self._costs.visible)
+        return _node_visible(target.node)
+
+    @_acts_on("GET", "/element/:uuid/selected")
+    async def _element_selected(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return "Selected" in _node_traits(target.node)
+
+    @_acts_on("GET", "/element/:uuid/name")
+    async def _element_type(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return _PREFIX + str(target.node["type"])
+
+    @_acts_on("GET", "/element/:uuid/text")
+    async def _element_text(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return target.node.get("value") or target.node.get("label") or ""
+
+    @_acts_on("GET", "/element/:uuid/attribute/:name")
+    async def _element_attribute(self, target: _Target, _body: dict[str, Any], query: dict[str, str]) -> Any:
+        return _attribute(target.node, query[":name"])
+
+    @_acts_on("GET", "/wda/element/:uuid/accessible")
+    async def _element_accessible(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return _node_flag(target.node, "isAccessible", default=False)
+
+    @_acts_on("GET", "/wda/element/:uuid/accessibilityContainer")
+    async def _element_container(self, _target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return False  # the scripted phone's elements are never accessibility containers
+
+    @_acts_on("GET", "/element/:uuid/screenshot", "/screenshot/:uuid")
+    async def _element_screenshot(self, _target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        png = await self._phone.screenshot()  # the whole screen: the fake draws no element alone
+        return base64.b64encode(png).decode("ascii")
+
+    @_acts_on("POST", "/element", "/element/:uuid/element")
+    async def _element_under(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        found = await self._find(body, first=True, under=target)
+        if not found:
+            raise _WdaFailure(
+                404,
+                "no such element",
+                f"unable to find an element using '{body.get('using')}', value '{body.get('value')}'",
+            )
+        return found[0]
+
+    @_acts_on("POST", "/elements", "/element/:uuid/elements")
+    async def _elements_under(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return await self._find(body, first=False, under=target)
+
+    @_acts_on("GET", "/wda/element/:uuid/getVisibleCells")
+    async def _visible_cells(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        found = {"using": "predicate string", "value": "type == 'XCUIElementTypeCell' AND visible == 1"}
+        return await self._find(found, first=False, under=target)
+
+    @_acts_on("POST", "/element/:uuid/click")
+    async def _element_click(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._tap(*target.centre, Op.TAP)
+
+    @_acts_on("POST", "/element/:uuid/value")
+    async def _element_value(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        value = body.get("value", body.get("text"))
+        if value is None:  # FBElementCommands.m:196-237
+            raise _WdaFailure(400, "invalid argument", "Neither 'value' nor 'text' parameter is provided")
+        text = "".join(str(v) for v in value) if isinstance(value, list) else str(value)
+        self._focus_on(target)
+        await self._type(text)
+
+    @_acts_on("POST", "/element/:uuid/clear")
+    async def _element_clear(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        element = self._typing_target(target)
+        try:
+            await self._phone.clear(element)
+        except DeviceError as exc:
+            raise _WdaFailure(400, "invalid element state", str(exc)) from exc
+
+    @_acts_on("POST", "/wda/element/:uuid/keyboardInput")
+    async def _keyboard_input(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        keys = body.get("keys")
+        if not isinstance(keys, list):  # FBCustomCommands.m:601-645
+            raise _WdaFailure(400, "invalid argument", "The 'keys' argument must be an array")
+        text = ""
+        for item in keys:
+            key = item.get("key") if isinstance(item, dict) else item
+            if not isinstance(key, str):
+                raise _WdaFailure(
+                    400, "invalid argument", "All items of the 'keys' array must be either dictionaries or strings"
+                )
+            text += key
+        if target.uuid is not None:
+            self._focus_on(target)
+        await self._type(text)
+
+    @_acts_on("POST", "/wda/tap", "/wda/element/:uuid/tap")
+    @_acts_on("POST", "/wda/doubleTap", "/wda/element/:uuid/doubleTap")
+    async def _gesture_tap(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._tap(*_point(target, body), Op.TAP)  # a double tap is one tap to the scripted phone
+
+    @_acts_on("POST", "/wda/twoFingerTap", "/wda/element/:uuid/twoFingerTap")
+    async def _two_finger_tap(self, target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._tap(*target.centre, Op.TAP)
+
+    @_acts_on("POST", "/wda/tapWithNumberOfTaps", "/wda/element/:uuid/tapWithNumberOfTaps")
+    async def _numbered_tap(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        if body.get("numberOfTaps") is None or body.get("numberOfTouches") is None:
+            raise _WdaFailure(
+                400, "invalid argument", "Both 'numberOfTaps' and 'numberOfTouches' arguments must be provided"
+            )
+        await self._tap(*target.centre, Op.TAP)
+
+    @_acts_on("POST", "/wda/touchAndHold", "/wda/element/:uuid/touchAndHold")
+    @_acts_on("POST", "/wda/forceTouch", "/wda/element/:uuid/forceTouch")
+    async def _gesture_hold(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._tap(*_point(target, body), Op.LONG_PRESS)
+
+    @_acts_on("POST", "/wda/dragfromtoforduration", "/wda/element/:uuid/dragfromtoforduration")
+    @_acts_on("POST", "/wda/pressAndDragWithVelocity")
+    async def _gesture_drag(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        x, y, _, _ = target.rect
+        fx, fy = _xy(body, "fromX", "fromY")
+        tx, ty = _xy(body, "toX", "toY")
+        await self._swipe(x + fx, y + fy, x + tx, y + ty)
+
+    @_acts_on("POST", "/wda/element/:uuid/pressAndDragWithVelocity")
+    async def _drag_to_element(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        to = body.get("toElement")
+        destination = self._resolve(to if isinstance(to, str) else "")
+        await self._swipe(*target.centre, *destination.centre)
+
+    @_acts_on("POST", "/wda/swipe", "/wda/element/:uuid/swipe")
+    async def _gesture_swipe(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        direction = body.get("direction")
+        if not isinstance(direction, str):  # FBElementCommands.m:462-481
+            raise _WdaFailure(400, "invalid argument", "Missing 'direction' parameter")
+        if direction.lower() not in _DIRECTIONS:
+            raise _WdaFailure(
+                400,
+                "invalid argument",
+                f"Unsupported swipe direction '{direction}'. Only the following directions are supported: "
+                "(\n    up,\n    down,\n    left,\n    right\n)",
+            )
+        _point(target, body)  # x and y come together, or not at all
+        await self._act(Action(_DIRECTIONS[direction.lower()]))
+
+    @_acts_on("POST", "/wda/scroll", "/wda/element/:uuid/scroll")
+    async def _gesture_scroll(self, _target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        direction = body.get("direction")
+        if isinstance(direction, str):  # content scrolls down: the finger swipes up
+            swipe = {"up": "down", "down": "up", "left": "right", "right": "left"}.get(direction)
+            if swipe is not None:
+                await self._act(Action(_DIRECTIONS[swipe]))
+            return
+        if any(key in body for key in ("name", "predicateString", "toVisible")):
+            return  # the scripted phone's elements are all on its screen: nothing to scroll to
+        raise _WdaFailure(400, "invalid argument", "Unsupported scroll type")
+
+    @_acts_on("POST", "/wda/element/:uuid/scrollTo")
+    @_acts_on("POST", "/wda/pinch", "/wda/element/:uuid/pinch")
+    @_acts_on("POST", "/wda/rotate", "/wda/element/:uuid/rotate")
+    async def _gesture_nothing_follows(self, _target: _Target, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return None  # carried out; no screen of an app script answers a pinch, a rotation or a scroll
+
+    @_acts_on("POST", "/wda/pickerwheel/:uuid/select")
+    async def _picker_select(self, target: _Target, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        kind = _PREFIX + str(target.node["type"])
+        if kind != "XCUIElementTypePickerWheel":  # FBElementCommands.m:620-624
+            raise _WdaFailure(
+                400,
+                "invalid argument",
+                f"The element is expected to be a valid Picker Wheel control. '{kind}' was given instead",
+            )
+        order = str(body.get("order", "")).lower()
+        if order not in ("next", "previous"):
+            raise _WdaFailure(
+                400,
+                "invalid argument",
+                f"Only 'previous' and 'next' order values are supported. '{body.get('order')}' was given instead",
+            )
+        raise _WdaFailure(400, "invalid element state", "The scripted phone's picker wheels have one value")
+
+    def _focus_on(self, target: _Target) -> None:
+        """WDA's typing into an element first gives it the keyboard focus (``fb_typeText``)."""
+        element = self._typing_target(target)
+        front = self._phone.front
+        self._focus = _Focus(front, self._phone.screen_name(front), element.path, element.pair)
+
+    def _typing_target(self, target: _Target) -> Element:
+        element = target.element
+        roles = sorted(_TEXT_INPUTS)
+        if element is None or element.role not in _TEXT_INPUTS:
+            kind = _PREFIX + str(target.node["type"])
+            raise _WdaFailure(
+                400,
+                "invalid element state",
+                f"Error Domain=com.facebook.WebDriverAgent Code=1 \"The element '{kind}' is not ready to accept text "
+                f"input: it can't get the keyboard focus (only {', '.join(roles)} can)\"",
+            )
+        return element
+
+    # -- the device: its state beyond the screen (FBCustomCommands, FBOrientationCommands, …) ---
+
+    @_serves("POST", "/timeouts")
+    async def _timeouts(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return None  # FBCustomCommands.m:134-138: "intentionally not supported"
+
+    @_serves("POST", "/orientation")
+    async def _set_orientation(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        if str(body.get("orientation", "")).upper() != "PORTRAIT":  # the scripted phone stays upright
+            raise _WdaFailure(500, "unknown error", "Unable To Rotate Device")
+
+    @_serves("GET", "/wda/accessibleSource")
+    async def _accessible_source(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        screen, _ = self._now_screen()
+        return _accessibility_tree(self._raw_tree(screen))
+
+    @_serves("GET", "/wda/batteryInfo")
+    async def _battery(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        if self.script.device.kind is DeviceKind.SIMULATOR:
+            return {"level": -1, "state": 0}  # UIDevice on a simulator: unknown
+        return {"level": 1, "state": 3}  # full
+
+    @_serves("POST", "/wda/deactivateApp")
+    async def _deactivate(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        front = self._phone.front
+        duration = body.get("duration", 3.0)
+        self._focus = None
+        await self._act(Action(Op.HOME))
+        await self._phone.clock.sleep(float(duration) if _is_number(duration) else 3.0)
+        if front != SPRINGBOARD:
+            await self._act(Action(Op.LAUNCH_APP, text=front))
+
+    @_serves("POST", "/wda/keyboard/dismiss")
+    async def _dismiss_keyboard(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        self._focus = None
+
+    @_serves("POST", "/wda/device/appearance")
+    async def _set_appearance(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        name = str(body.get("name", "")).lower()
+        if name not in ("light", "dark"):
+            raise _WdaFailure(400, "invalid argument", "The appearance name must be either 'light' or 'dark'")
+        self._device.appearance = name
+
+    @_serves("GET", "/wda/device/location")
+    async def _location(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        # Without the location permission WDA reads zeros; 0 is "not determined".
+        return {"authorizationStatus": 0, "latitude": 0, "longitude": 0, "altitude": 0}
+
+    @_serves("GET", "/wda/simulatedLocation")
+    async def _get_simulated_location(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        where = self._device.location
+        if where is None:
+            return {"latitude": None, "longitude": None, "altitude": None}
+        return {"latitude": where[0], "longitude": where[1], "altitude": 0}
+
+    @_serves("POST", "/wda/simulatedLocation")
+    async def _set_simulated_location(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        latitude, longitude = body.get("latitude"), body.get("longitude")
+        if not (isinstance(latitude, int | float) and isinstance(longitude, int | float)):
+            raise _WdaFailure(400, "invalid argument", "Both latitude and longitude must be provided")
+        if not (_is_number(latitude) and _is_number(longitude)):
+            raise _WdaFailure(400, "invalid argument", "Both latitude and longitude must be provided")
+        self._device.location = (float(latitude), float(longitude))
+
+    @_serves("DELETE", "/wda/simulatedLocation")
+    async def _clear_simulated_location(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        self._device.location = None
+
+    @_serves("POST", "/wda/setPasteboard")
+    async def _set_pasteboard(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        try:
+            content = base64.b64decode(str(body.get("content", "")), validate=False)
+        except ValueError as exc:
+            raise _WdaFailure(400, "invalid argument", "Cannot decode the pasteboard content from base64") from exc
+        self._device.pasteboard[str(body.get("contentType") or "plaintext")] = content
+
+    @_serves("POST", "/wda/getPasteboard")
+    async def _get_pasteboard(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        content = self._device.pasteboard.get(str(body.get("contentType") or "plaintext"), b"")
+        return base64.b64encode(content).decode("ascii")
+
+    @_serves("POST", "/wda/expectNotification")
+    async def _expect_notification(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        name, kind, timeout = body.get("name"), body.get("type", "plain"), body.get("timeout", 60)
+        if name is None:
+            raise _WdaFailure(400, "invalid argument", "Notification name argument must be provided")
+        if kind not in ("plain", "darwin"):
+            raise _WdaFailure(
+                400, "invalid argument", f"Notification type could only be 'plain' or 'darwin'. Got '{kind}' instead"
+            )
+        await self._phone.clock.sleep(float(timeout) if _is_number(timeout) else 60.0)  # nothing is ever posted
+        raise _WdaFailure(408, "timeout", f"Did not receive any expected {name} notifications within {timeout}s")
+
+    @_serves("POST", "/wda/performAccessibilityAudit")
+    async def _audit(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return []  # no issue found
+
+    @_serves("POST", "/wda/performIoHidEvent", "/wda/siri/activate")
+    async def _carried_out(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return None  # carried out; nothing an app script shows answers it
+
+    @_serves("POST", "/wda/resetAppAuth")
+    async def _reset_auth(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        if body.get("resource") is None:
+            raise _WdaFailure(
+                400,
+                "invalid argument",
+                "The 'resource' argument must be set to a valid resource identifier (numeric value). See "
+                "https://developer.apple.com/documentation/xctest/xcuiprotectedresource?language=objc",
+            )
+
+    @_serves("POST", "/wda/touch_id")
+    async def _touch_id(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        if self.script.device.kind is not DeviceKind.SIMULATOR:  # only a simulator can fake a finger
+            match = "" if body.get("match") else "non-"
+            raise _WdaFailure(500, "unknown error", f"Cannot perform Touch Id {match}match")
+
+    @_serves("POST", "/wda/apps/launchUnattached")
+    async def _launch_unattached(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        bundle = body.get("bundleId")
+        if not isinstance(bundle, str) or bundle not in self.script.apps:
+            raise _WdaFailure(500, "unknown error", "LSApplicationWorkspace failed to launch app")
+        await self._launch(bundle, [], {})
+
+    @_serves("GET", "/wda/video")
+    async def _video(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return self._device.video
+
+    @_serves("POST", "/wda/video/start")
+    async def _video_start(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        if self._device.video is None:
+            fps, codec = body.get("fps", 24), body.get("codec", 0)
+            started = round(self._phone.clock.now() * 1000)
+            self._device.video = {"fps": fps, "codec": codec, "uuid": str(uuid.uuid4()).upper(), "startedAt": started}
+        return self._device.video
+
+    @_serves("POST", "/wda/video/stop")
+    async def _video_stop(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        video, self._device.video = self._device.video, None
+        return video
+
+    @_serves("POST", "/wda/voiceOver/enable")
+    async def _voiceover_on(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        self._device.voiceover = True
+
+    @_serves("POST", "/wda/voiceOver/disable")
+    async def _voiceover_off(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        self._device.voiceover = False
+
+    @_serves("GET", "/wda/voiceOver/enabled")
+    async def _voiceover_enabled(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return {"enabled": self._device.voiceover}
+
+    @_serves("GET", "/wda/voiceOver/currentSpeech")
+    async def _voiceover_speech(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return {"utterance": None}
+
+    @_serves("POST", "/wda/voiceOver/move")
+    async def _voiceover_move(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        if body.get("direction") is None:
+            raise _WdaFailure(400, "invalid argument", "The 'direction' argument must be provided")
+        return {"utterance": None}
+
+
+@attrs.define
+class _DeviceState:
+    """What the device keeps beyond its screen, as WDA's routes set it (Rule 13)."""
+
+    appearance: str = "light"
+    location: tuple[float, float] | None = None
+    pasteboard: dict[str, bytes] = attrs.field(factory=dict)
+    voiceover: bool = False
+    video: dict[str, Any] | None = None
+
+
+#: A swipe's direction, as WDA names it, to the phone's op.
+_DIRECTIONS = {"up": Op.SWIPE_UP, "down": Op.SWIPE_DOWN, "left": Op.SWIPE_LEFT, "right": Op.SWIPE_RIGHT}
+#: The element attributes WDA reads by name (``XCUIElement+FBWebDriverAttributes``), and the JSON key.
+_ATTRIBUTES = {
+    "label": "label",
+    "value": "value",
+    "name": "name",
+    "type": "type",
+    "enabled": "isEnabled",
+    "visible": "isVisible",
+    "displayed": "isVisible",
+    "accessible": "isAccessible",
+    "focused": "isFocused",
+    "selected": "traits",
+    "rect": "rect",
+    "frame": "frame",
+    "placeholderValue": "placeholderValue",
+    "traits": "traits",
+}
+
+
+def _attribute(node: Mapping[str, Any], name: str) -> Any:
+    """``GET /element/:uuid/attribute/:name`` (``fb_valueForWDAttributeName``); an unknown name is refused."""
+    key = _ATTRIBUTES.get(name.removeprefix("wd").lower() if name.startswith("wd") else name)
+    if key is None:
+        valid = ", ".join(sorted(_ATTRIBUTES))
+        raise _WdaFailure(
+            400, "invalid argument", f"The attribute '{name}' is unknown. Valid attribute names are: ({valid})"
+        )
+    if key == "type":
+        return _PREFIX + str(node["type"])
+    if key == "traits" and name == "selected":
+        return "Selected" in _node_traits(node)
+    if key.startswith("is"):
+        return "true" if _node_flag(node, key, default=key == "isEnabled") else "false"
+    value = node.get(key)
+    return dict(value) if isinstance(value, Mapping) else value
+
+
+def _point(target: _Target, body: Mapping[str, Any]) -> tuple[float, float]:
+    """Where a gesture lands: ``x``/``y`` from the target's top-left, else its middle (``FBElementCommands``)."""
+    if "x" not in body and "y" not in body:
+        return target.centre
+    if "x" not in body or "y" not in body:
+        raise _WdaFailure(400, "invalid argument", "Both x and y coordinates must be provided")
+    x, y = _xy(body)
+    left, top, _, _ = target.rect
+    return left + x, top + y
+
+
+def _accessibility_tree(node: Mapping[str, Any]) -> dict[str, Any]:
+    """``fb_accessibilityTree``: the accessible elements only, each with the accessible ones under it."""
+    out: dict[str, Any] = {k: node.get(k) for k in ("type", "label", "name", "value", "rawIdentifier")}
+    out["rect"] = dict(node.get("rect", {}))
+    children: list[dict[str, Any]] = []
+    for child in node.get("children", []):
+        sub = _accessibility_tree(child)
+        if _node_flag(child, "isAccessible", default=False):
+            children.append(sub)
+        else:
+            children.extend(sub.get("children", []))
+    if children:
+        out["children"] = children
+    return out
+
+
+def _walk_paths(tree: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The root (``/0``), then its descendants in tree order, each with its index path."""
+    stack = [("/0", tree)]
+    while stack:
+        path, node = stack.pop()
+        yield path, node
+        children = node.get("children", [])
+        stack.extend((f"{path}/{i}", child) for i, child in reversed(list(enumerate(children))))
+
+
+def _node_at(tree: dict[str, Any], path: str) -> dict[str, Any] | None:
+    """The node at an index path (``/0/2/1``), None when there is none."""
+    node: dict[str, Any] | None = tree
+    for index in path.split("/")[2:]:
+        children = node.get("children", []) if node is not None else []
+        position = int(index)
+        node = children[position] if 0 <= position < len(children) else None
+    return node
 
 
 def _walk(tree: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -134,3 +134,43 @@ def test_ctrl_c_during_a_stalled_wda_tap_stops_at_once_and_writes_every_output(t
     assert "Traceback" not in err
     assert json.loads(out)["checks"][0]["class"] == "stopped"  # --json is printed
     assert "stopped" in (tmp_path / "copy.xml").read_text()  # and --junit copied
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_hub_that_never_answers_a_new_session_stops_at_once(tmp_path: Path, signum: int, code: int) -> None:
+    """A Grid hub whose only phone is taken queues the request (300 s by default): a signal ends it now."""
+    import http.client
+
+    from mobster_drivers.testing.appium import FakeAppium
+
+    (tmp_path / ".mobster" / "checks").mkdir(parents=True)
+    (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP_BY_BUNDLE)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "MOBSTER_"))}
+    with FakeAppium(sample_path("yourapp"), lifetime=120, devices=1, session_request_timeout=600) as hub:
+        holder = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=10)  # someone else has the phone
+        caps = {"platformName": "iOS", "appium:automationName": "XCUITest"}
+        holder.request("POST", "/session", json.dumps({"capabilities": {"alwaysMatch": caps}}))
+        assert holder.getresponse().status == 200
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from mobster_cli.main import main; main()", "test", "--appium", hub.url,
+             "--json", "--junit", "copy.xml"],
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        seen: list[object] = []
+
+        def queued(request: object) -> bool:  # the run's own request for a session, waiting in the queue
+            if getattr(request, "command", None) == "POST /session" and not any(s is request for s in seen):
+                seen.append(request)
+            return len(seen) >= 2
+
+        if not hub.wait_for(queued, 30):
+            proc.kill()
+            pytest.fail("the run never asked for a session")
+        started = time.monotonic()
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=20)
+        took = time.monotonic() - started
+    assert proc.returncode == code, err
+    assert took < 2, f"{took:.2f} s: {err}"
+    assert json.loads(out)["checks"][0]["class"] == "stopped"  # --json is printed
+    assert "stopped" in (tmp_path / "copy.xml").read_text()  # and --junit copied

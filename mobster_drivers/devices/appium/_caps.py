@@ -19,11 +19,14 @@ Rule 3: keys are spelled as the client sends them: the W3C capability names stay
         any other name without a vendor prefix gets ``appium:`` (``deviceName`` is
         ``appium:deviceName``). One capability written twice (``udid`` and ``appium:udid``) is
         an error naming both.
-Rule 4: Mobster's own capabilities (:data:`REQUIRED_CAPABILITIES`, plus ``appium:bundleId``
-        when the device knows the app) are merged over the file. A file that sets one of them to
-        another value is an error naming the key and the value Mobster needs; nothing is
-        overridden silently. ``appium:newCommandTimeout`` may be raised, never lowered below
-        :data:`NEW_COMMAND_TIMEOUT`.
+Rule 4: Mobster's own capabilities (:data:`REQUIRED_CAPABILITIES`) are merged over the file. A
+        file that sets one of them to another value is an error naming the key and the value
+        Mobster needs; nothing is overridden silently. ``appium:newCommandTimeout`` may be
+        raised, never lowered below :data:`NEW_COMMAND_TIMEOUT`. ``appium:bundleId`` is sent only
+        when the file asks for it (then it must name the check's app): the XCUITest driver looks
+        the app up through the phone's installation proxy before the session exists, which a
+        Linux Appium in front of a networked WebDriverAgent has no usbmuxd for, so every session
+        would be refused; Mobster launches the app itself (``mobile: launchApp``).
 Rule 5: secrets are the string values of keys whose name ends in ``key``, ``secret``,
         ``password``, ``passwd``, ``pass`` or ``token`` (``accessKey``, ``apiKey``), at any depth;
         the values of ``${VAR}`` references whose variable name says the same
@@ -220,10 +223,13 @@ def normalize_key(key: str) -> str:
 
 
 def session_capabilities(caps: AppiumCaps, *, bundle: str | None = None) -> dict[str, Any]:
-    """The capabilities a session is created with: the file's, with Mobster's merged over (Rule 4)."""
+    """The capabilities a session is created with: the file's, with Mobster's merged over (Rule 4).
+
+    ``bundle`` is the check's app: a file's ``appium:bundleId`` must name it; none is added.
+    """
     merged = dict(caps.capabilities)
     required = dict(REQUIRED_CAPABILITIES)
-    if bundle:
+    if bundle and "appium:bundleId" in merged:
         required["appium:bundleId"] = bundle
     for key, value in required.items():
         if key not in merged:
@@ -256,7 +262,7 @@ _WHY = {
     "appium:automationName": "the driver speaks the XCUITest driver's mobile: commands",
     "appium:noReset": "Mobster launches and resets the app itself",
     "appium:autoLaunch": "Mobster launches the app itself, with the check's arguments",
-    "appium:bundleId": "the check's app",
+    "appium:bundleId": "the check's app; Mobster launches it itself, so the file needs no bundleId",
 }
 
 

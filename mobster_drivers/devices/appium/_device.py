@@ -9,14 +9,21 @@ Rule 2: errors are mapped here, at the edge. Nothing sent (Appium unreachable, a
         what Appium answers when its call to WebDriverAgent failed half-way, ``timeout``, any
         other 5xx), a timeout, a dropped connection and a reply that isn't W3C JSON are an
         :class:`UnknownOutcome`. Messages name the command, never the session id or a secret.
-Rule 3: one session serves every call, created on first need with ``session_capabilities``. A
+Rule 3: one session serves every call, created on first need with ``session_capabilities`` (no
+        ``appium:bundleId`` unless the caps ask for it: ``_caps`` Rule 4), waiting as long as
+        :attr:`AppiumTimeouts.session` allows (a Grid's queue, a cloud finding a phone). A
         stale session (``invalid session id``: Appium's newCommandTimeout ran out, the provider
-        ended it, the server restarted) is replaced, and the call sent once more, only by the
-        calls that begin a check (``info``, ``app_info``, ``launch``): Appium refuses a stale
-        session before it does anything. In the middle of a check (``read``, ``act``,
-        ``screenshot``) it is a ``DeviceError``: a new session on a cloud may be another phone,
-        and a check can't go on on a phone whose state it doesn't know. The next launch starts
-        a new session.
+        ended it, WebDriverAgent restarted behind it, another session claimed the phone) is
+        given up on: it is deleted (best effort, at most 10 s: after a WDA restart Appium still
+        holds it, and on a Grid or a cloud it holds the phone and the bill until it idles out),
+        then replaced, and the call sent once more, only by the calls that begin a check
+        (``info``, ``app_info``, ``launch``): Appium refuses a stale session before it does
+        anything. In the middle of a check (``read``, ``act``, ``screenshot``) it is a
+        ``DeviceError``: a new session on a cloud may be another phone, and a check can't go on
+        on a phone whose state it doesn't know. The next launch starts a new session.
+Rule 3a: :meth:`AppiumDevice.close` never waits for a call in flight: it shuts the wire's
+        sockets (``_wire`` Rule 7), so a session request stuck in a queue, or a command whose
+        reply never comes, ends at once; then it deletes the session it knows (at most 5 s).
 Rule 4: a read is ``mobile: activeAppInfo`` (the app in front) and ``mobile: source`` with
         :data:`SOURCE_ARGS` (``{"format": "json", "excludedAttributes": "visible,accessible"}``):
         the XCUITest driver hands them to WebDriverAgent's source as ``excluded_attributes``,
@@ -61,9 +68,14 @@ Rule 6: a launch is ``mobile: isAppInstalled`` (a ``DeviceError``, nothing sent,
         terminate), then ``mobile: deepLink`` for ``options.url``. Appium can't wipe an app's
         data on every device: a launch with a reset relaunches the app as it is (logged).
 Rule 7: the device's iOS version, name and UDID come from the capabilities the session was
-        created with (the server's reply first), else ``mobile: deviceInfo``; its kind from
-        ``mobile: deviceInfo``'s ``isSimulator``, else the UDID's shape (a simulator's is a
-        UUID), else an iPhone (the stricter safety rules). The app's version and build come
+        created with (the server's reply first), else ``mobile: deviceInfo`` (its
+        ``lockdownInfo``, the phone's own values, before WDA's: WDA's ``uuid`` is the vendor's
+        id, not the UDID); its kind from ``mobile: deviceInfo``'s ``isSimulator``, else the
+        UDID's shape (a simulator's is a UUID), else an iPhone (the stricter safety rules). A
+        5xx to ``mobile: deviceInfo`` (a lockdown call that failed on the way) is asked once
+        more; one that persists leaves the details out of this answer only, and the next
+        ``info`` asks again: only a refusal (4xx, ``unknown method``) means the server hasn't
+        the command. The app's version and build come
         from ``mobile: listApps`` on an iPhone (the XCUITest driver refuses it on a simulator),
         else from the ``.app``/``.ipa`` the caller points at, else they are unknown (the
         iPhone rule: the replay env keys on the iOS major and the kind).
@@ -237,7 +249,8 @@ class AppiumDevice:
         self._bundle = bundle
         self._timeouts = timeouts or AppiumTimeouts()
         self._name, self._kind, self._ios = name, kind, ios
-        self._session_lock = threading.Lock()
+        self._session_lock = threading.Lock()  # held only to read or set the session, never while asking
+        self._closed = False
         self._session_id: str | None = None
         self._session_caps: Mapping[str, Any] = {}
         self._last_command: float | None = None
@@ -365,8 +378,14 @@ class AppiumDevice:
         await asyncio.to_thread(self._end_session_sync)
 
     def close(self) -> None:
-        """End the session and release the connection (safe to call twice)."""
-        self._end_session_sync()
+        """End the session and release the connection, never waiting for a call in flight (Rule 3a).
+
+        Safe to call twice, and from another thread than the one whose call is in flight.
+        """
+        with self._session_lock:
+            self._closed = True
+        self._wire.abort()
+        self._end_session_sync(timeout=5.0)
         self._wire.close()
 
     # -- the blocking core -------------------------------------------------------------------
@@ -379,7 +398,7 @@ class AppiumDevice:
             return self._info
         self._session()
         caps = {**self._requested(), **self._session_caps}
-        details = self._device_details()
+        details, settled = self._device_details()
         lockdown = details.get("lockdownInfo")
         lockdown = lockdown if isinstance(lockdown, Mapping) else {}
         ios = self._ios or _text(_cap(caps, "platformVersion")) or _text(lockdown.get("ProductVersion"))
@@ -388,25 +407,70 @@ class AppiumDevice:
                 f"{self._where()} doesn't say the device's iOS version (platformVersion: {ios!r}); "
                 f"set appium:platformVersion in {self._caps.source}"
             )
-        udid = _text(_cap(caps, "udid")) or _text(details.get("uuid")) or ""
+        udid = _udid_of(caps, details) or ""
         kind = self._kind or _kind_of(details, udid)
         name = self._name or _text(_cap(caps, "deviceName")) or _text(details.get("name")) or self._where()
         locale, appearance = locale_and_appearance(details)
-        self._info = DeviceInfo(name=name, ios=ios, kind=kind, udid=udid, locale=locale, appearance=appearance)
-        return self._info
+        info = DeviceInfo(name=name, ios=ios, kind=kind, udid=udid, locale=locale, appearance=appearance)
+        if settled:  # Rule 7: a 5xx that persisted is asked about again next time
+            self._info = info
+        return info
+
+    @property
+    def asked_udid(self) -> str | None:
+        """The phone the capabilities ask for (``appium:udid``), None when they leave it to the server."""
+        return _text(_cap(self._requested(), "udid"))
+
+    def start_session_sync(self) -> str | None:
+        """Start the session now, and say which phone it landed on: its UDID, or None when unsaid.
+
+        The UDID comes from the session's capabilities, else ``mobile: deviceInfo`` (Rule 7). A
+        pool asks each of its Appium devices, so two that landed on one phone become one.
+        """
+        self._session()
+        caps = {**self._requested(), **self._session_caps}
+        udid = _text(_cap(caps, "udid"))
+        if udid is None:
+            details, _ = self._device_details(begin=False)  # a session lost at once was claimed: say so
+            udid = _udid_of(caps, details)
+        return udid
+
+    def session_alive_sync(self) -> bool:
+        """Whether the server still knows this device's session (``GET /session/{id}``; no session: False)."""
+        session = self._session_id
+        if session is None:
+            return False
+        try:
+            self._wire.call("getSession", timeout=min(self._timeouts.read, 10.0), what="GET /session", session=session)
+        except AppiumErrorReply as exc:
+            return exc.error != _INVALID_SESSION
+        except AppiumTransportError:
+            return False
+        return True
 
     def _requested(self) -> dict[str, Any]:
         return session_capabilities(self._caps, bundle=self._bundle)
 
-    def _device_details(self) -> Mapping[str, Any]:
-        """``mobile: deviceInfo`` (name, isSimulator, …), or {} on a server that refuses it."""
-        try:
-            value = self._mobile("deviceInfo", {}, timeout=self._timeouts.read, begin=True)
-        except DeviceError as exc:
-            if isinstance(exc.__cause__, AppiumErrorReply):
-                return {}
-            raise
-        return value if isinstance(value, Mapping) else {}
+    def _device_details(self, *, begin: bool = True) -> tuple[Mapping[str, Any], bool]:
+        """``mobile: deviceInfo`` (name, isSimulator, lockdownInfo, …), and whether that is settled.
+
+        A server that refuses the command gives ``{}``, settled; a 5xx is asked once more, and
+        one that persists gives ``{}``, not settled (Rule 7).
+        """
+        for attempt in (1, 2):
+            try:
+                value = self._mobile("deviceInfo", {}, timeout=self._timeouts.read, begin=begin)
+            except DeviceError as exc:
+                cause = exc.__cause__
+                if not isinstance(cause, AppiumErrorReply) or cause.error == _INVALID_SESSION:
+                    raise
+                transient = not _refused(cause)
+                if transient and attempt == 1:
+                    _log.debug("%s: mobile: deviceInfo failed (%s); asking once more", self._where(), cause.detail)
+                    continue
+                return {}, not transient
+            return (value if isinstance(value, Mapping) else {}), True
+        return {}, False  # pragma: no cover - the loop returns
 
     def _app_info_sync(self, bundle: str) -> AppInfo:
         if self._session_id is None and self._bundle is None:
@@ -637,36 +701,51 @@ class AppiumDevice:
             # Rule 2 of _provider: a verdict it doesn't mark sends the name only.
             self._report_sync(name, Verdict.NEEDS_REVIEW, "")
 
-    def _end_session_sync(self) -> None:
+    def _end_session_sync(self, timeout: float = 10.0) -> None:
         with self._session_lock:
             session, self._session_id = self._session_id, None
             self._session_caps, self._info, self._size = {}, None, None
             self._queries_ready = None
         self._visibility.reset()
-        if session is None:
-            return
+        if session is not None:
+            self._delete(session, timeout)
+
+    def _delete(self, session: str, timeout: float) -> None:
+        """``DELETE /session/{id}``, best effort, bounded: ending a session must not hold up a suite."""
         try:
-            # At most 10 s: ending a session must not hold up a suite; an abandoned one idles out.
-            timeout = min(self._timeouts.read, 10.0)
-            self._wire.call("quit", timeout=timeout, what="DELETE /session", session=session)
+            self._wire.call("quit", timeout=min(self._timeouts.read, timeout), what="DELETE /session", session=session)
         except AppiumTransportError as exc:
             _log.debug("ending the Appium session failed (the server ends it after newCommandTimeout): %s", exc)
 
     # -- sessions and commands ---------------------------------------------------------------
 
     def _session(self) -> str:
+        """The session, created on first need; the lock is never held while the server is asked (Rule 3a)."""
         with self._session_lock:
-            if self._session_id is None:
-                self._session_id, self._session_caps = self._create_session()
+            if self._session_id is not None:
+                return self._session_id
+            if self._closed:
+                raise DeviceError(f"{self._where()}: the device was closed; nothing was sent")
+        session, caps = self._create_session()
+        with self._session_lock:
+            kept = not self._closed and self._session_id is None
+            if kept:
+                self._session_id, self._session_caps = session, caps
                 self._last_command = self._clock.now()
-            return self._session_id
+        if not kept:
+            self._delete(session, 5.0)  # closed (or made twice) while it was being made: not leaked
+            raise DeviceError(f"{self._where()}: the device was closed while its session was made; it was ended")
+        return session
 
     def _drop_session(self, stale: str) -> None:
+        """Give up on a stale session: forget it, and delete it (Rule 3)."""
         with self._session_lock:
-            if self._session_id == stale:
-                self._session_id, self._session_caps, self._info, self._size = None, {}, None, None
-                self._queries_ready = None
-                self._visibility.reset()
+            if self._session_id != stale:
+                return
+            self._session_id, self._session_caps, self._info, self._size = None, {}, None, None
+            self._queries_ready = None
+        self._visibility.reset()
+        self._delete(stale, 10.0)
 
     def _create_session(self) -> tuple[str, Mapping[str, Any]]:
         from appium.options.common.base import AppiumOptions
@@ -775,6 +854,13 @@ def _refused(exc: AppiumErrorReply) -> bool:
 
 def _cap(caps: Mapping[str, Any], name: str) -> Any:
     return caps.get(f"appium:{name}", caps.get(name))
+
+
+def _udid_of(caps: Mapping[str, Any], details: Mapping[str, Any]) -> str | None:
+    """The phone's UDID (Rule 7): the capabilities, the phone's lockdown values, else WDA's id."""
+    lockdown = details.get("lockdownInfo")
+    lockdown = lockdown if isinstance(lockdown, Mapping) else {}
+    return _text(_cap(caps, "udid")) or _text(lockdown.get("UniqueDeviceID")) or _text(details.get("uuid"))
 
 
 def _kind_of(details: Mapping[str, Any], udid: str) -> DeviceKind:

@@ -26,17 +26,30 @@ Rule 5: headers are built per connection. ``AppiumConnection`` keeps the next ne
         idempotency key in a class-level dict shared by every connection in the process: two
         sessions created at once from two threads could share one key, and Appium would answer
         both with the same session.
+Rule 6: every read of a reply is bounded: its body is read in pieces, at most
+        :data:`MAX_REPLY` bytes (a reply that goes on is cut there and is an
+        :class:`AppiumBadReply`; a real one is a few MiB at most, a screenshot), and it must end
+        within the command's timeout once its headers came (a body that trickles in forever is
+        an :class:`AppiumNoReply`), as well as each read of the socket.
+Rule 7: a wire can be given up on at once: :meth:`AppiumWire.abort` shuts down its sockets, so
+        a call waiting for a reply (a Grid hub's queue that never answers, a stalled command)
+        ends now with an :class:`AppiumNoReply` instead of at its timeout; :meth:`AppiumWire.close`
+        aborts, and never waits for a call in flight.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import logging
+import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
+from urllib import parse
 
 import attrs
 
@@ -59,7 +72,13 @@ __all__ = [
 
 #: Appium's own commands the device sends, which Selenium's command table doesn't have (the
 #: client's ``WebDriver`` adds them when it is made; the wire doesn't make one).
-APPIUM_COMMANDS = {"updateSettings": ("POST", "/session/$sessionId/appium/settings")}
+APPIUM_COMMANDS = {
+    "updateSettings": ("POST", "/session/$sessionId/appium/settings"),
+    "getSession": ("GET", "/session/$sessionId"),
+}
+#: The longest reply read, in bytes (Rule 6).
+MAX_REPLY = 64 << 20
+_PIECE = 1 << 16
 #: The loggers whose lines may carry capabilities (and so keys): scrubbed while a wire is open.
 SCRUBBED_LOGGERS = ("selenium.webdriver.remote.remote_connection", "urllib3.connectionpool", "appium.common.logger")
 _SNIPPET = 160
@@ -124,11 +143,88 @@ class _ScrubFilter(logging.Filter):
         return True
 
 
+class _TooLong(Exception):
+    """A reply's body went past :data:`MAX_REPLY` (Rule 6)."""
+
+
+class _TooSlow(Exception):
+    """A reply's body didn't end within the command's timeout (Rule 6)."""
+
+
+class _Tracked:
+    """A urllib3 connection that keeps itself in its wire's ``live`` set while it is open (Rule 7)."""
+
+    live: set[Any]
+    live_lock: threading.Lock
+
+    def connect(self) -> None:
+        super().connect()  # type: ignore[misc]  # the connection class it is mixed into
+        with self.live_lock:
+            self.live.add(self)
+
+    def close(self) -> None:
+        with self.live_lock:
+            self.live.discard(self)
+        super().close()  # type: ignore[misc]
+
+
+def _tracked_pools(live: set[Any], lock: threading.Lock) -> dict[str, type[Any]]:
+    """urllib3 connection pools whose connections say when they open and close (Rule 7)."""
+    import urllib3
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+
+    state = {"live": live, "live_lock": lock}
+    plain = type("_Plain", (_Tracked, HTTPConnection), state)
+    secure = type("_Secure", (_Tracked, HTTPSConnection), state)
+    return {
+        "http": type("_PlainPool", (urllib3.HTTPConnectionPool,), {"ConnectionCls": plain}),
+        "https": type("_SecurePool", (urllib3.HTTPSConnectionPool,), {"ConnectionCls": secure}),
+    }
+
+
 def _connection_class() -> type[AppiumConnection]:
-    """``AppiumConnection`` with headers built per connection (Rule 5); imported lazily."""
+    """``AppiumConnection``: headers per connection, bounded reads, sockets shut at once (Rules 5-7).
+
+    Imported lazily, with the client.
+    """
     from appium.webdriver.appium_connection import HEADER_IDEMOTENCY_KEY, AppiumConnection
 
     class _Connection(AppiumConnection):
+        live: set[Any]
+        live_lock: threading.Lock
+
+        def _get_connection_manager(self) -> Any:
+            manager = super()._get_connection_manager()  # type: ignore[no-untyped-call]
+            self.live, self.live_lock = set(), threading.Lock()
+            manager.pool_classes_by_scheme = _tracked_pools(self.live, self.live_lock)
+            return manager
+
+        def abort(self) -> None:
+            """Shut down every socket of the connection's pool (Rule 7)."""
+            with self.live_lock:
+                live = list(self.live)
+            for connection in live:
+                sock = getattr(connection, "sock", None)
+                if sock is not None:
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
+
+        def _request(self, method: str, url: str, body: Any = None) -> dict[str, Any]:
+            """Selenium's request, its body read in bounded pieces (Rule 6)."""
+            headers = self.get_remote_connection_headers(parse.urlparse(url), self._client_config.keep_alive)
+            headers.update(self._client_config.get_auth_header() or {})
+            if body and method not in ("POST", "PUT"):
+                body = None
+            timeout = float(self._client_config.timeout or 30)
+            response = self._conn.request(
+                method, url, body=body, headers=headers, timeout=timeout, preload_content=False
+            )
+            try:
+                data = _bounded(response, time.monotonic() + timeout)
+            finally:
+                response.release_conn()
+            return _reply_dict(response.status, response.reason, response.headers.get("Content-Type"), data)
+
         def get_remote_connection_headers(  # type: ignore[override]
             self, parsed_url: ParseResult, keep_alive: bool = True
         ) -> dict[str, Any]:
@@ -144,6 +240,37 @@ def _connection_class() -> type[AppiumConnection]:
             return headers
 
     return _Connection
+
+
+def _bounded(response: Any, deadline: float) -> str:
+    """A reply's body, at most :data:`MAX_REPLY` bytes, ended by ``deadline`` (Rule 6)."""
+    pieces: list[bytes] = []
+    size = 0
+    for piece in response.stream(_PIECE):
+        size += len(piece)
+        if size > MAX_REPLY:
+            raise _TooLong
+        pieces.append(piece)
+        if time.monotonic() > deadline:
+            raise _TooSlow
+    return b"".join(pieces).decode("utf-8")
+
+
+def _reply_dict(status: int, reason: str | None, content_type: str | None, data: str) -> dict[str, Any]:
+    """What Selenium's ``_request`` makes of a reply (the wire's ``_reply`` reads it, Rule 1)."""
+    if status == 401:
+        return {"status": status, "value": "Authorization Required"}
+    if status >= 400:
+        return {"status": status, "value": data.strip() or reason}
+    if any(part.strip().startswith("image/png") for part in (content_type or "").split(";")):
+        return {"status": 0, "value": data}
+    try:
+        parsed = json.loads(data.strip())
+    except ValueError:
+        return {"status": 0, "value": data.strip()}
+    if isinstance(parsed, dict) and "value" not in parsed:
+        parsed["value"] = None
+    return parsed if isinstance(parsed, dict) else {"status": 0, "value": parsed}
 
 
 class AppiumWire:
@@ -172,7 +299,8 @@ class AppiumWire:
         self._conn = _connection_class()(client_config=config)
         for name, (method, path) in APPIUM_COMMANDS.items():
             self._conn.add_command(name, method, path)  # type: ignore[no-untyped-call]
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one call at a time
+        self._state = threading.Lock()  # guards _closed, never held while a call waits
         self._filter = _ScrubFilter(self.scrub)
         for name in SCRUBBED_LOGGERS:
             logging.getLogger(name).addFilter(self._filter)
@@ -202,8 +330,6 @@ class AppiumWire:
         session: str | None = None,
     ) -> WireReply:
         """Send Selenium/Appium command ``command`` once; ``what`` names it in messages (Rule 3)."""
-        import urllib3
-
         payload: dict[str, Any] = dict(params or {})
         if session is not None:
             payload["sessionId"] = session
@@ -211,36 +337,60 @@ class AppiumWire:
             if self._closed:
                 raise AppiumUnreachable(what, "the connection to Appium was closed")
             self._conn.client_config.timeout = timeout
-            try:
-                raw = self._conn.execute(command, payload)  # type: ignore[no-untyped-call]
-            except urllib3.exceptions.ReadTimeoutError as exc:
-                raise AppiumNoReply(what, f"no reply within {timeout:g} s") from exc
-            except (
-                urllib3.exceptions.ConnectTimeoutError,  # NewConnectionError (refused, DNS) is one
-                urllib3.exceptions.SSLError,
-                urllib3.exceptions.ProxyError,
-                urllib3.exceptions.LocationValueError,
-            ) as exc:
-                raise AppiumUnreachable(what, f"can't connect ({self.scrub(_short(exc))})") from exc
-            except urllib3.exceptions.ProtocolError as exc:
-                raise AppiumNoReply(what, f"the connection closed before a complete reply ({_short(exc)})") from exc
-            except (urllib3.exceptions.HTTPError, http.client.HTTPException, OSError) as exc:
-                raise AppiumNoReply(
-                    what, f"the request failed before a complete reply ({self.scrub(_short(exc))})"
-                ) from exc
-            except UnicodeDecodeError as exc:
-                raise AppiumBadReply(what, "a reply that is not UTF-8 text") from exc
+            raw = self._send(command, payload, what, timeout)
+            if self._closed:  # given up on while it waited (Rule 7)
+                raise AppiumNoReply(what, "the connection to Appium was closed before the reply came")
         return self._reply(raw, what)
 
+    def _send(self, command: str, payload: dict[str, Any], what: str, timeout: float) -> Any:
+        """The command on the wire, its failures named as Rule 3 says (under the wire's lock)."""
+        import urllib3
+
+        try:
+            return self._conn.execute(command, payload)  # type: ignore[no-untyped-call]
+        except urllib3.exceptions.ReadTimeoutError as exc:
+            raise AppiumNoReply(what, f"no reply within {timeout:g} s") from exc
+        except (
+            urllib3.exceptions.ConnectTimeoutError,  # NewConnectionError (refused, DNS) is one
+            urllib3.exceptions.SSLError,
+            urllib3.exceptions.ProxyError,
+            urllib3.exceptions.LocationValueError,
+        ) as exc:
+            raise AppiumUnreachable(what, f"can't connect ({self.scrub(_short(exc))})") from exc
+        except urllib3.exceptions.ProtocolError as exc:
+            raise AppiumNoReply(what, f"the connection closed before a complete reply ({_short(exc)})") from exc
+        except (urllib3.exceptions.HTTPError, http.client.HTTPException, OSError) as exc:
+            raise AppiumNoReply(
+                what, f"the request failed before a complete reply ({self.scrub(_short(exc))})"
+            ) from exc
+        except UnicodeDecodeError as exc:
+            raise AppiumBadReply(what, "a reply that is not UTF-8 text") from exc
+        except _TooLong as exc:
+            raise AppiumBadReply(what, f"a reply longer than {MAX_REPLY >> 20} MiB (cut there)") from exc
+        except _TooSlow as exc:
+            raise AppiumNoReply(what, f"the reply did not end within {timeout:g} s") from exc
+
+    def abort(self) -> None:
+        """End a call waiting for its reply now: its socket is shut (Rule 7); the wire stays usable."""
+        self._conn.abort()  # type: ignore[attr-defined]
+
     def close(self) -> None:
-        """Close the connection pool and stop scrubbing the client's logs (safe to call twice)."""
-        with self._lock:
+        """Give up on any call in flight, close the connection pool, stop scrubbing the client's logs.
+
+        Never waits for a call in flight (Rule 7); safe to call twice.
+        """
+        with self._state:
             if self._closed:
                 return
             self._closed = True
-            for name in SCRUBBED_LOGGERS:
-                logging.getLogger(name).removeFilter(self._filter)
-            self._conn.close()  # type: ignore[no-untyped-call]
+        self.abort()
+        for name in SCRUBBED_LOGGERS:
+            logging.getLogger(name).removeFilter(self._filter)
+        if self._lock.acquire(timeout=1.0):  # the call in flight ends at once: its socket was shut
+            try:
+                self._conn.close()  # type: ignore[no-untyped-call]
+            finally:
+                self._lock.release()
 
     def _reply(self, raw: Any, what: str) -> WireReply:
         if not isinstance(raw, dict):

@@ -352,6 +352,13 @@ class _Sim:
         screen = self.running[self.front].screen
         return _Plan(seconds, _Type(self.front, (screen, node.key), text), origin=self.front)
 
+    def clear(self, element: Element, now: float) -> None:
+        """The typed text of a field of the app in front is gone (Rule 6: it belongs to the app)."""
+        node = self._node_for(element, now)
+        state = self.running.get(self.front)
+        if state is not None:
+            state.typed.pop((state.screen, node.key), None)
+
     def _tap(self, node: _Node, latency: Latency) -> _Plan:
         if node.opens is not None:
             return _Plan(latency.tap, _Front(node.opens), delay=latency.launch)
@@ -482,6 +489,15 @@ class ScriptedPhone:
         if self._sim.front == bundle:
             self._sim.front = SPRINGBOARD
         return was_running
+
+    async def clear(self, element: Element) -> None:
+        """Clear a field of the app in front (WDA's element ``clear``), after ``latency.tap`` seconds.
+
+        ``DeviceError`` when the element isn't there or takes no typing, as for ``TYPE`` (Rule 3).
+        """
+        self._sim.plan(Action(Op.TYPE, element=element, text=" "), self._script.latency, self._clock.now())
+        await self._clock.sleep(self._script.latency.tap)
+        self._sim.clear(element, self._clock.now())
 
     def crash(self, bundle: str | None = None) -> None:
         """The app in front (or ``bundle``) crashes: it stops, and the home screen comes to front."""

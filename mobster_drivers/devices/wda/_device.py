@@ -34,9 +34,13 @@ Rule 6: an action acts on the element's frame as given (it comes from the latest
 Rule 7: typing taps the field (to focus it), then sends the text with ``/wda/keys``; ``SUBMIT``
         sends ``"\n"``. Swipes go through ``/wda/dragfromtoforduration``; taps and long presses
         are W3C pointer actions (``/actions``).
-Rule 8: the bare WDA device can't wipe an app's data: a launch with a reset relaunches the app
-        as it is (the simulator driver does the reset). It can't read an app's version either:
-        ``app_info`` gives ``AppInfo(bundle, None, None)`` for an installed app.
+Rule 8: a launch is ``/wda/apps/terminate``, then ``/wda/apps/launch`` with the arguments and
+        environment: WDA only activates an app that is already running and drops the arguments
+        (``FBSession.m:397-403``), so a launch without the terminate would neither restart the
+        app nor apply them. The bare WDA device can't wipe an app's data: a launch with a reset
+        relaunches the app as it is (the simulator driver does the reset). It can't read an
+        app's version either: ``app_info`` gives ``AppInfo(bundle, None, None)`` for an
+        installed app.
 """
 
 from __future__ import annotations
@@ -222,12 +226,14 @@ class WdaDevice:
 
     async def terminate(self, bundle: str) -> bool:
         """Terminate an app; True when it was running. An action: sent once."""
-        value = await asyncio.to_thread(
-            self._call,
+        return await asyncio.to_thread(self._terminate_sync, bundle, self._timeouts.action)
+
+    def _terminate_sync(self, bundle: str, timeout: float) -> bool:
+        value = self._call(
             "POST",
             "/wda/apps/terminate",
             {"bundleId": bundle},
-            timeout=self._timeouts.action,
+            timeout=timeout,
             action=f"terminating {bundle}",
             session=True,
         )
@@ -292,6 +298,7 @@ class WdaDevice:
         self._require_installed(bundle, "launch")
         if options.reset is not Reset.NONE:
             _log.debug("reset %s of %s: WDA alone can't wipe app data; relaunching as it is", options.reset, bundle)
+        self._terminate_sync(bundle, self._timeouts.launch)
         self._call(
             "POST",
             "/wda/apps/launch",

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 import mobster_core as mc
 from mobster_core._rules.screen import frame_from
+from tests.core.helpers import step_on
 from tests.strategies import screens
 
 SIGNUP = {
@@ -73,6 +74,64 @@ def test_signature_drops_unlabelled_and_invisible_and_duplicates() -> None:
         }
     )
     assert screen.signature == [["Button", "Go"]]
+
+
+#: A navigation bar as held-out WDA trees show it: the Cancel button visible, its text reported
+#: hidden (issue 26). WDA's rule judges the button alone: it is shown.
+NAV_BAR = {
+    "app": "com.example.yourapp",
+    "elements": [
+        {
+            "role": "NavigationBar",
+            "label": "Edit profile",
+            "frame": [0.0, 0.07, 1.0, 0.06],
+            "children": [
+                {
+                    "role": "Button",
+                    "label": "Cancel",
+                    "frame": [0.03, 0.08, 0.2, 0.04],
+                    "children": [
+                        {"role": "StaticText", "label": "Cancel", "frame": [0.05, 0.085, 0.16, 0.03], "visible": False}
+                    ],
+                },
+                {"role": "StaticText", "label": "Edit profile", "frame": [0.35, 0.085, 0.3, 0.03]},
+            ],
+        },
+        {
+            "role": "SecureTextField",
+            "label": "Password",
+            "frame": [0.05, 0.3, 0.9, 0.06],
+            "children": [
+                {
+                    "role": "Button",
+                    "label": "Show password",
+                    "frame": [0.84, 0.31, 0.1, 0.04],
+                    "children": [
+                        {"role": "Image", "label": "eye", "frame": [0.86, 0.32, 0.06, 0.02], "visible": False}
+                    ],
+                }
+            ],
+        },
+    ],
+}
+
+
+def test_an_element_is_shown_on_its_own_visibility_whatever_its_children_say() -> None:
+    screen = mc.Screen.from_dict(NAV_BAR)
+    (cancel,) = screen.find("Button", "Cancel")
+    assert screen.is_shown(cancel)
+    assert not screen.find("StaticText", "Cancel")  # the text WDA reports hidden stays hidden
+    assert ["Button", "Cancel"] in screen.signature
+    assert screen.find("Button", "Show password")  # the eye button of a password field
+    assert not screen.find("Image", "eye")
+
+
+def test_the_eye_button_of_a_password_field_is_a_replay_target() -> None:
+    screen = mc.Screen.from_dict(NAV_BAR)
+    step = step_on(screen, label="Show password")
+    match = mc.match_step(step, screen, settled=False)
+    assert (match.ok, match.reason) == (True, None)
+    assert mc.match_step(step_on(screen, label="Cancel"), screen, settled=False).ok
 
 
 def test_moved_button_and_new_value_keep_hash_but_change_fingerprint() -> None:

@@ -193,10 +193,17 @@ def test_mobsters_capabilities_are_merged_over_the_files() -> None:
         "appium:automationName": "XCUITest",
         "appium:noReset": True,
         "appium:autoLaunch": False,
-        "appium:bundleId": "com.example.yourapp",
         "appium:newCommandTimeout": NEW_COMMAND_TIMEOUT,
     }
     assert "appium:bundleId" not in session_capabilities(caps)
+
+
+def test_a_bundle_id_is_sent_only_when_the_file_asks_for_it() -> None:
+    # Sent at session start, it makes XCUITest look the app up through usbmuxd: a Linux Appium in
+    # front of a networked WDA has none and refuses every session (issue 26).
+    asked = AppiumCaps.from_mapping({"bundleId": "com.example.yourapp"})
+    assert session_capabilities(asked, bundle="com.example.yourapp")["appium:bundleId"] == "com.example.yourapp"
+    assert session_capabilities(asked)["appium:bundleId"] == "com.example.yourapp"
 
 
 @pytest.mark.parametrize(

@@ -33,10 +33,11 @@ from mobster_drivers.devices.appium import (
 from mobster_drivers.devices.appium._device import _refused
 from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.devices.wda import SourceRead, read_source
-from mobster_drivers.testing import appium as fake_appium
+from mobster_drivers.testing import _appium_mobile as appium_mobile
 from mobster_drivers.testing.appium import FakeAppium
 from tests.core.helpers import step_on
 from tests.loopback import closed_port
+from tests.real_clock import ManualClock
 from tests.samples import DEVICE_CHECKS
 
 YOURAPP = "com.example.yourapp"
@@ -52,19 +53,6 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 def script(kind: str = "iphone") -> AppScript:
     text = sample_path("yourapp").read_text("utf-8").replace("kind: simulator", f"kind: {kind}")
     return AppScript.from_text(text, "test.yaml")
-
-
-class ManualClock:
-    """A clock the test moves by hand (the fake's idle timeout and the device's idle time)."""
-
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def now(self) -> float:
-        return self.t
-
-    async def sleep(self, seconds: float) -> None:
-        self.t += max(0.0, seconds)
 
 
 @pytest.fixture
@@ -114,13 +102,15 @@ async def tap(device: AppiumDevice, label: str) -> None:
 # -- conformance -------------------------------------------------------------------------------
 
 
-def _one_at_a_time(make: Callable[..., AppiumDevice], url: str, **options: Any) -> Callable[[], AppiumDevice]:
+def _one_at_a_time(
+    make: Callable[..., AppiumDevice], url: str, caps: dict[str, Any] | None = None, **options: Any
+) -> Callable[[], AppiumDevice]:
     last: list[AppiumDevice] = []
 
     def factory() -> AppiumDevice:
         while last:
             last.pop().close()  # one phone: the previous check's session ends first
-        device = make(url, **options)
+        device = make(url, caps, **options)
         last.append(device)
         return device
 
@@ -146,9 +136,11 @@ def test_on_a_simulator_the_version_comes_from_the_app_file(tmp_path: Path, make
     info = {"CFBundleIdentifier": YOURAPP, "CFBundleShortVersionString": "1.0", "CFBundleVersion": "1"}
     (app / "Info.plist").write_bytes(plistlib.dumps(info))
     with FakeAppium(script("simulator"), lifetime=60) as fake:
+        # A simulator has no lockdown values: the iOS version is the caps' (Appium echoes only those).
+        caps = {"appium:platformVersion": "26.4"}
         ran = run(
             check_device(
-                _one_at_a_time(make, fake.url, app_files=[app]),
+                _one_at_a_time(make, fake.url, caps, app_files=[app]),
                 app=YOURAPP,
                 tap=("Button", "Sign up"),
                 field=("TextField", "Email"),
@@ -179,7 +171,7 @@ def test_info_comes_from_the_session_and_device_info(appium: FakeAppium, make: A
 
 def test_a_simulator_is_told_by_device_info(make: Any) -> None:
     with FakeAppium(script("simulator"), lifetime=60) as fake:
-        device = make(fake.url)
+        device = make(fake.url, {"appium:platformVersion": "26.4"})
         assert run(device.info()).kind is DeviceKind.SIMULATOR
         assert run(device.app_info(YOURAPP)) == mc.AppInfo(YOURAPP)  # no .app given: unknown version
 
@@ -214,16 +206,16 @@ def test_the_session_carries_mobsters_capabilities_and_the_users(appium: FakeApp
                 "appium:automationName": "XCUITest",
                 "appium:noReset": True,
                 "appium:autoLaunch": False,
-                "appium:bundleId": YOURAPP,
             },
         }
     }
+    assert "appium:bundleId" not in create.body["capabilities"]["alwaysMatch"]  # the caps didn't ask for it
     assert create.headers["x-idempotency-key"]
     assert appium.wda.phone.front == SPRINGBOARD  # autoLaunch false: the session launched nothing
 
 
 def test_one_session_serves_every_call_and_each_create_has_its_own_key(make: Any) -> None:
-    with FakeAppium(script(), lifetime=60, max_sessions=2) as fake:
+    with FakeAppium(script(), lifetime=60, devices=2) as fake:  # two phones: two sessions at once
         first, second = make(fake.url), make(fake.url)
         run(launched(first))
         run(launched(first))
@@ -441,9 +433,11 @@ def test_launch_terminates_then_launches_with_arguments_environment_and_link(app
 
 def test_launching_an_app_that_is_not_installed_sends_nothing(appium: FakeAppium, make: Any) -> None:
     device = make(appium.url)
+    run(device.info())  # a run asks first; the name is the phone's (Appium echoes no deviceName)
+    before = len(appium.requests)
     with pytest.raises(mc.DeviceError, match=r"com\.example\.nope is not installed on Scripted iPhone"):
         run(device.launch("com.example.nope", LaunchOptions()))
-    assert commands(appium) == ["POST /session", "mobile: isAppInstalled"]
+    assert commands(appium, before) == ["mobile: isAppInstalled"]
 
 
 def test_a_screenshot_is_a_png(appium: FakeAppium, make: Any) -> None:
@@ -478,7 +472,10 @@ def test_a_5xx_on_an_action_is_an_unknown_outcome_sent_once(appium: FakeAppium, 
 
 
 def test_a_refused_5xx_is_a_device_error(appium: FakeAppium, make: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delitem(fake_appium._MOBILE, "deepLink")  # an XCUITest driver older than 4.17
+    def refused(_wda: Any, _params: Any) -> Any:  # an XCUITest driver older than 4.17 answered so
+        raise appium_mobile.Failure(500, "unsupported operation", "Unsupported execute method 'mobile: deepLink'")
+
+    monkeypatch.setitem(appium_mobile.MOBILE, "deepLink", (("url",), refused))
     device = make(appium.url)
     run(launched(device))
     with pytest.raises(mc.DeviceError, match=r"refused mobile: deepLink: HTTP 500 'unsupported operation'") as caught:
@@ -524,6 +521,7 @@ def test_a_stale_session_at_launch_is_replaced_and_sent_once_more(appium: FakeAp
     sent = [(r.command, r.session == old) for r in appium.requests[before:]]
     assert sent == [
         ("mobile: isAppInstalled", True),  # refused: invalid session id
+        ("DELETE /session/{id}", True),  # given up on, deleted: a server that still holds it lets it go
         ("POST /session", False),
         ("mobile: isAppInstalled", False),
         ("mobile: terminateApp", False),
@@ -605,10 +603,11 @@ def test_a_refused_session_create(appium: FakeAppium, make: Any) -> None:
         run(make(appium.url).info())
 
 
-def test_a_busy_device_refuses_a_second_session(appium: FakeAppium, make: Any) -> None:
-    run(make(appium.url).info())
-    with pytest.raises(mc.DeviceError, match="maximum number of sessions"):
-        run(make(appium.url).info())
+def test_a_busy_cloud_refuses_a_second_session(make: Any) -> None:
+    with FakeAppium(script(), lifetime=60, max_sessions=1) as cloud:  # a plan with one parallel session
+        run(make(cloud.url).info())
+        with pytest.raises(mc.DeviceError, match="maximum number of sessions"):
+            run(make(cloud.url).info())
 
 
 # -- secrets -----------------------------------------------------------------------------------

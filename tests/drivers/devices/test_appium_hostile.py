@@ -444,3 +444,104 @@ def test_a_session_that_ends_during_the_query_set_up_is_a_failed_read(table: Tab
     with pytest.raises(mc.DeviceError, match="no longer knows the session"):
         run_on(dev, dev.read())
     assert "POST /elements" not in table.seen
+
+
+# -- mobile: deviceInfo's 5xx (a lockdown call that failed on the way) ---------------------------
+
+
+def test_a_transient_5xx_to_device_info_is_asked_once_more(table: Table) -> None:
+    replies = iter([{"value": {"error": "unknown error", "message": "lockdown hiccup"}}])
+    good = table.answers["mobile: deviceInfo"]
+    table.answers["mobile: deviceInfo"] = lambda _body: next(replies, good)
+    dev = device(table)
+    info = run_on(dev, dev.info())
+    assert info.name == "Lab phone"  # not "Appium at …": the second answer was kept
+    assert table.count("mobile: deviceInfo") == 2
+
+
+def test_a_5xx_to_device_info_that_persists_is_never_taken_as_not_supported(table: Table) -> None:
+    table.answers["mobile: deviceInfo"] = {"value": {"error": "unknown error", "message": "Tunnel lockdown failed"}}
+    dev = device(table)
+    try:
+        first = asyncio.run(dev.info())
+        assert first.name.startswith("Appium at http://127.0.0.1:")
+        assert table.count("mobile: deviceInfo") == 2
+        table.answers["mobile: deviceInfo"] = {"value": {"name": "Lab phone", "isSimulator": False}}
+        assert asyncio.run(dev.info()).name == "Lab phone"  # asked again: nothing was cached from the failure
+    finally:
+        dev.close()
+    refused = {"value": {"error": "unknown method", "message": "Method is not implemented"}}
+    table.answers["mobile: deviceInfo"] = refused
+    dev = device(table)
+    try:
+        asyncio.run(dev.info())
+        asyncio.run(dev.info())
+    finally:
+        dev.close()
+    assert table.count("mobile: deviceInfo") == 2 + 1 + 1  # a refusal is asked once and believed
+
+
+# -- replies that never end (the wire's Rule 6) ---------------------------------------------------
+
+
+class _Endless(BaseHTTPRequestHandler):
+    """Answers every request with a chunked body that never ends: fast, or one byte at a time."""
+
+    protocol_version = "HTTP/1.1"
+    trickle = False
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        piece = b" " if self.trickle else b" " * 65536
+        try:
+            start = b'{"value": "'
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(start), start))
+            while True:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.flush()
+                if self.trickle:
+                    threading.Event().wait(0.05)  # the server's pace, not the test's: it trickles
+        except OSError:
+            return  # the client gave up, as it must
+
+
+@pytest.fixture
+def endless(request: pytest.FixtureRequest) -> Iterator[str]:
+    handler = type("Handler", (_Endless,), {"trickle": request.param == "trickle"})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("endless", ["flood"], indirect=True)
+def test_a_reply_that_never_ends_is_cut_at_the_cap(endless: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mobster_drivers.devices.appium import _wire
+
+    monkeypatch.setattr(_wire, "MAX_REPLY", 1 << 20)
+    dev = AppiumDevice(endless, {}, bundle="com.example.app")
+    with pytest.raises(
+        mc.DeviceError, match=r"a bad reply to POST /session \(a reply longer than 1 MiB \(cut there\)\)"
+    ):
+        run_on(dev, dev.info())
+
+
+@pytest.mark.parametrize("endless", ["trickle"], indirect=True)
+def test_a_reply_that_trickles_in_forever_ends_at_its_timeout(endless: str) -> None:
+    from mobster_drivers.devices.appium import AppiumTimeouts
+
+    dev = AppiumDevice(endless, {}, bundle="com.example.app", timeouts=AppiumTimeouts(session=0.5))
+    with pytest.raises(
+        mc.DeviceError, match=r"no complete reply to POST /session \(the reply did not end within 0.5 s\)"
+    ):
+        run_on(dev, dev.info())

@@ -11,10 +11,10 @@ import pytest
 
 import mobster_core as mc
 from mobster_core.testing import FakeClock
-from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
+from mobster_drivers.devices.scripted import AppScript, ScriptedPhone, sample_path
 from mobster_drivers.harness._lock import device_lock
 from mobster_drivers.harness.pool import CouldntOpen, address_key, open_device, open_pool, run_on_pool
-from mobster_drivers.harness.spec import DeviceOptions, DeviceSpec, pool_specs
+from mobster_drivers.harness.spec import DeviceOptions, DeviceSpec, PoolError, pool_specs
 
 pytestmark = pytest.mark.usefixtures("private_locks")  # no caps file or lock of the shell's
 
@@ -194,3 +194,74 @@ def test_no_secret_of_a_url_reaches_a_message(tmp_path: Path) -> None:
     with pytest.raises(CouldntOpen) as refused:
         open_device(bad, FakeClock())
     assert "s3cret-KEY" not in str(refused.value)
+
+
+# -- one session per phone (Rule 10) ---------------------------------------------------------------
+
+
+def _iphone() -> AppScript:
+    text = sample_path("yourapp").read_text("utf-8").replace("kind: simulator", "kind: iphone")
+    return AppScript.from_text(text, "yourapp.yaml")
+
+
+def test_two_sessions_on_one_phone_become_one_device_and_the_other_is_deleted() -> None:
+    from mobster_drivers.testing.appium import FakeAppium
+
+    with FakeAppium(_iphone(), lifetime=60) as server:  # one phone: a second session would claim it
+        specs = pool_specs(DeviceOptions(appium=(server.url,), sessions=2), bundle="com.example.yourapp")
+        pool = open_pool(specs, mc.SystemClock())
+        try:
+            assert len(pool.opened) == 1
+            ((merged, kept, udid),) = pool.merged
+            assert udid == server.udids[0]
+            assert {merged.label, kept.label} == {s.label for s in specs}
+            assert pool.notes() == [
+                (
+                    f"{merged.label} is on the same phone as {kept.label} (UDID {udid}): they run as one device, "
+                    "one session on that phone"
+                )
+            ]
+            (device,) = pool.devices.values()
+            assert list(server.sessions) == [device.session_id]  # type: ignore[attr-defined]  # the other deleted
+        finally:
+            pool.release()
+        assert server.sessions == {}
+
+
+def test_sessions_whose_caps_name_one_phone_are_one_device_before_any_session(tmp_path: Path) -> None:
+    from mobster_drivers.testing.appium import FakeAppium
+
+    with FakeAppium(_iphone(), lifetime=60) as server:
+        caps = tmp_path / "caps.json"
+        caps.write_text(f'{{"appium:udid": "{server.udids[0]}", "appium:platformVersion": "26.4"}}')
+        pool = open_pool(
+            pool_specs(DeviceOptions(appium=(server.url,), caps=(str(caps),), sessions=3)), mc.SystemClock()
+        )
+        try:
+            assert len(pool.opened) == 1
+            assert len(pool.merged) == 2
+            assert "POST /session" not in server.commands  # merged on the caps: no session made, none claimed
+        finally:
+            pool.release()
+
+
+def test_a_hubs_sessions_on_their_own_phones_stay_apart() -> None:
+    from mobster_drivers.testing.appium import FakeAppium
+
+    with FakeAppium(_iphone(), lifetime=60, devices=3) as hub:
+        pool = open_pool(pool_specs(DeviceOptions(appium=(hub.url,), sessions=3)), mc.SystemClock())
+        try:
+            assert (len(pool.opened), pool.merged) == (3, [])
+            assert sorted(hub.phone_of(s) or 0 for s in hub.sessions) == [0, 1, 2]
+        finally:
+            pool.release()
+        assert hub.sessions == {}
+
+
+def test_a_session_wait_goes_with_appium_and_bounds_the_device() -> None:
+    (spec,) = pool_specs(DeviceOptions(appium=("http://a:4723",), session_wait=12.5))
+    assert spec.session_wait == 12.5
+    with pytest.raises(PoolError, match="--session-wait SECONDS goes with --appium URL"):
+        pool_specs(DeviceOptions(wda=("http://x",), session_wait=5))
+    with pytest.raises(PoolError, match="--session-wait takes seconds from more than 0 to 3600, not 0"):
+        pool_specs(DeviceOptions(appium=("http://a",), session_wait=0))

@@ -18,6 +18,7 @@ from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.testing.appium import FakeAppium, main
 from mobster_drivers.testing.wda import ReadCosts
 from tests.samples import W3C_ELEMENT as W3C
+from tests.samples import XCUITEST_LEGACY_CAPS
 
 YOURAPP = "com.example.yourapp"
 CAPS = {"platformName": "iOS", "appium:automationName": "XCUITest"}
@@ -71,9 +72,19 @@ def test_a_session_reply_is_w3c_and_echoes_the_capabilities(fake: FakeAppium) ->
     assert set(value) == {"sessionId", "capabilities"}
     caps = value["capabilities"]
     assert caps["x:opt"] == {"k": 1}
-    assert (caps["appium:platformVersion"], caps["appium:deviceName"]) == ("26.4", "Scripted iPhone")
-    assert caps["appium:udid"].startswith("00008110-")
-    assert raw(fake, "GET", f"/session/{value['sessionId']}")[1]["value"] == caps
+    # As Appium 3.8 with XCUITest 12.13 (measured): the caps without "appium:", after XCUITest's
+    # legacy keys; nothing the request didn't carry (no deviceName, no platformVersion, no udid).
+    assert caps == {
+        **XCUITEST_LEGACY_CAPS,
+        "platformName": "iOS",
+        "automationName": "XCUITest",
+        "x:opt": {"k": 1},
+    }
+    assert raw(fake, "GET", f"/session/{value['sessionId']}")[1]["value"] == {
+        "platformName": "iOS",
+        "automationName": "XCUITest",
+        "x:opt": {"k": 1},
+    }
 
 
 def test_first_match_entries_are_tried_in_order(fake: FakeAppium) -> None:
@@ -85,26 +96,42 @@ def test_first_match_entries_are_tried_in_order(fake: FakeAppium) -> None:
     }
     status, reply = raw(fake, "POST", "/session", body)
     assert status == 200
-    assert reply["value"]["capabilities"]["appium:automationName"] == "XCUITest"
+    assert reply["value"]["capabilities"]["automationName"] == "XCUITest"
 
 
 @pytest.mark.parametrize(
     ("body", "status", "code", "message"),
     [
-        ({"desiredCapabilities": CAPS}, 500, "session not created", "W3C capabilities are required"),
+        ({"desiredCapabilities": CAPS}, 500, "session not created", "capabilities format must comply to the W3C"),
         (
             {"capabilities": {"alwaysMatch": CAPS, "firstMatch": [{"platformName": "iOS"}]}},
             400,
             "invalid argument",
             "should not exist on both",
         ),
-        ({"capabilities": {"alwaysMatch": {"appium:automationName": "XCUITest"}}}, 500, "session not created", "blank"),
-        ({"capabilities": {"alwaysMatch": {"platformName": "Android"}}}, 500, "session not created", "platformName"),
+        (
+            {"capabilities": {"alwaysMatch": {"appium:automationName": "XCUITest"}}},
+            400,
+            "invalid argument",
+            "'platformName' is required to be present",
+        ),
+        (
+            {"capabilities": {"alwaysMatch": {"platformName": "iOS"}}},
+            400,
+            "invalid argument",
+            "'automationName' is required to be present",
+        ),
+        (
+            {"capabilities": {"alwaysMatch": {**CAPS, "platformName": "Android"}}},
+            500,
+            "unknown error",
+            "Could not find a driver for automationName 'XCUITest' and platformName 'Android'",
+        ),
         (
             {"capabilities": {"alwaysMatch": {**CAPS, "appium:bundleId": "com.x"}}},
             500,
-            "session not created",
-            "unknown",
+            "unknown error",
+            "App with bundle identifier 'com.x' unknown",
         ),
         (
             {"capabilities": {"alwaysMatch": {**CAPS, "appium:newCommandTimeout": "x"}}},
@@ -133,14 +160,18 @@ def test_unknown_routes_sessions_and_commands(fake: FakeAppium) -> None:
     sid = session(fake)
     status, reply = raw(fake, "GET", f"/session/{sid}/no/such/route")
     assert (status, error(reply)[0]) == (404, "unknown command")
+    assert reply["value"]["message"].startswith("The requested resource could not be found")
     status, reply = raw(fake, "GET", "/session/nope/window/rect")
     assert (status, error(reply)) == (404, ("invalid session id", "A session is either terminated or not started"))
     status, reply = mobile(fake, sid, "shake")
-    assert (status, error(reply)[0]) == (500, "unsupported operation")
-    assert "Unsupported execute method 'mobile: shake'" in error(reply)[1]
+    assert (status, error(reply)) == (405, ("unknown method", "Method is not implemented"))
+    assert reply["value"]["stacktrace"].startswith("NotImplementedError: Method is not implemented\n    at ")
     status, reply = mobile(fake, sid, "tap", {"x": 1})
     assert (status, error(reply)[0]) == (400, "invalid argument")
-    assert "required parameters are missing: y" in error(reply)[1]
+    assert error(reply)[1] == (  # as Appium's checkParams words it (measured)
+        'The following required parameter is missing: ["y"]\nKnown required parameters are: ["x","y"]\n'
+        'You have provided: ["x"]'
+    )
     status, reply = raw(fake, "POST", f"/session/{sid}/execute/sync", {"script": "return 1", "args": []})
     assert (status, error(reply)[0]) == (405, "unknown method")
     status, reply = raw(fake, "DELETE", f"/session/{sid}")
@@ -157,12 +188,10 @@ def test_launch_app_only_activates_a_running_app_and_drops_its_arguments(fake: F
     mobile(fake, sid, "pressButton", {"name": "HOME"})
     mobile(fake, sid, "launchApp", {"bundleId": YOURAPP, "arguments": ["-second"]})
     routes = [(r.route, (r.body or {}).get("arguments")) for r in fake.wda.requests if r.route.startswith("/wda/apps/")]
-    assert routes == [
-        ("/wda/apps/state", None),
-        ("/wda/apps/launch", ["-first"]),
-        ("/wda/apps/state", None),
-        ("/wda/apps/activate", None),  # running: activated, '-second' dropped (XCUITest's docs)
-    ]
+    # XCUITest sends the arguments every time (app-management.ts:110-127); WDA only activates a
+    # running app and drops them (FBSession.m:397-403).
+    assert routes == [("/wda/apps/launch", ["-first"]), ("/wda/apps/launch", ["-second"])]
+    assert [r.body for r in fake.wda.requests if r.route == "/wda/pressButton"] == [{"name": "HOME"}]
     _, reply = mobile(fake, sid, "activeAppInfo")
     assert reply["value"]["processArguments"]["args"] == ["-first"]
 
@@ -188,6 +217,21 @@ def test_source_hands_excluded_attributes_to_wda_for_json_too(fake: FakeAppium) 
     assert reply["value"].startswith("<?xml")
 
 
+def test_a_wda_reply_that_comes_too_late_is_appiums_proxy_timeout() -> None:
+    # @appium/base-driver's proxy waits 240 s, and axios words the timeout in ms.
+    with FakeAppium(script(), lifetime=60, proxy_timeout=0.25) as fake:
+        sid = session(fake)
+        fake.wda.stall_next_reply(2.0)
+        status, reply = mobile(fake, sid, "activeAppInfo")
+        assert (status, error(reply)) == (
+            500,
+            (
+                "unknown error",
+                "Could not proxy command to the remote server. Original error: timeout of 250ms exceeded",
+            ),
+        )
+
+
 def test_a_wda_reply_that_is_lost_is_a_500_from_appium(fake: FakeAppium) -> None:
     sid = session(fake)
     fake.wda.fail_next_action()
@@ -200,8 +244,10 @@ def test_an_element_value_needs_the_active_element(fake: FakeAppium) -> None:
     sid = session(fake)
     status, reply = raw(fake, "GET", f"/session/{sid}/element/active")
     assert (status, error(reply)[0]) == (404, "no such element")
+    assert error(reply)[1] == "unable to find an element using '(null)', value '(null)'"  # WDA's, passed through
     status, reply = raw(fake, "POST", f"/session/{sid}/element/ABC/value", {"text": "x"})
-    assert (status, error(reply)[0]) == (404, "no such element")
+    assert (status, error(reply)[0]) == (404, "stale element reference")  # WDA's element cache doesn't know it
+    assert [r.body for r in fake.wda.requests if r.route == "/element/ABC/value"] == [{"text": "x"}]  # as sent
 
 
 # -- finding elements, timeouts, settings -----------------------------------------------------
@@ -413,3 +459,85 @@ def test_bad_options_are_refused() -> None:
         FakeAppium(sample_path("yourapp"), provider="perfecto")
     with pytest.raises(ValueError, match="max_sessions"):
         FakeAppium(sample_path("yourapp"), max_sessions=0)
+
+
+# -- one phone, one session; a Grid hub of several (Rules 3a, 9) ---------------------------------
+
+
+def test_a_second_session_on_the_one_phone_claims_it() -> None:
+    with FakeAppium(script(), lifetime=60, session_discovery=True) as fake:
+        first, second = session(fake), session(fake)
+        status, reply = mobile(fake, first, "activeAppInfo")
+        assert (status, error(reply)) == (404, ("invalid session id", "A session is either terminated or not started"))
+        assert mobile(fake, second, "activeAppInfo")[0] == 200
+        assert raw(fake, "DELETE", f"/session/{first}")[0] == 404
+        listed = [s["id"] for s in raw(fake, "GET", "/appium/sessions")[1]["value"]]
+        assert listed == [second, first]  # as Appium, which keeps the claimed one in its list
+        assert list(fake.sessions) == [second]
+
+
+def test_a_hub_gives_each_session_its_own_phone_and_queues_the_rest() -> None:
+    with FakeAppium(script(), lifetime=60, devices=2, session_request_timeout=0.2) as hub:
+        first, second = session(hub), session(hub)
+        assert {hub.phone_of(first), hub.phone_of(second)} == {0, 1}
+        assert len(set(hub.udids)) == 2
+        _, reply = raw(hub, "GET", f"/session/{first}")
+        assert reply["value"]["udid"] == hub.udids[hub.phone_of(first) or 0]  # the node's stereotype
+        status, reply = raw(hub, "POST", "/session", {"capabilities": {"alwaysMatch": CAPS}})
+        assert (status, error(reply)) == (
+            500,
+            ("session not created", "Could not start a new session. New session request timed out"),
+        )
+        assert mobile(hub, first, "activeAppInfo")[0] == 200  # nobody was claimed
+        status, reply = raw(hub, "GET", "/status")
+        assert reply["value"]["message"] == "Selenium Grid ready."
+        assert len(reply["value"]["nodes"]) == 2
+
+
+def test_a_queued_request_gets_the_phone_a_session_frees() -> None:
+    import threading
+
+    with FakeAppium(script(), lifetime=60, devices=1, session_request_timeout=30) as hub:
+        first = session(hub)
+        waited: list[str] = []
+        queued = threading.Thread(target=lambda: waited.append(session(hub)))
+        queued.start()
+        creates: list[object] = []
+
+        def second_create(request: Any) -> bool:  # each recorded request is seen once per wait: count them
+            if request.command == "POST /session" and not any(seen is request for seen in creates):
+                creates.append(request)
+            return len(creates) >= 2
+
+        assert hub.wait_for(second_create, 10)
+        assert raw(hub, "DELETE", f"/session/{first}") == (200, {"value": None})
+        queued.join(10)
+        assert waited
+        assert hub.phone_of(waited[0]) == 0
+
+
+def test_a_hub_session_asking_for_a_phone_gets_that_one() -> None:
+    with FakeAppium(script(), lifetime=60, devices=2) as hub:
+        second = session(hub, {**CAPS, "appium:udid": hub.udids[1]})
+        assert hub.phone_of(second) == 1
+        status, reply = raw(hub, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, "appium:udid": "nope"}}})
+        assert (status, error(reply)[1]) == (
+            500,
+            "Could not start a new session. No nodes support the capabilities in the request",
+        )
+
+
+def test_a_linux_host_without_usbmuxd_fails_what_needs_it() -> None:
+    with FakeAppium(script(), lifetime=60, usbmuxd=False) as fake:
+        sid = session(fake)
+        for name, args in (("isAppInstalled", {"bundleId": YOURAPP}), ("listApps", {})):
+            status, reply = mobile(fake, sid, name, args)
+            assert (status, error(reply)[0]) == (500, "unknown error"), name
+            assert "usbmuxd socket path" in error(reply)[1]
+        status, reply = mobile(fake, sid, "deviceInfo")  # iOS 26: XCUITest's tunnel
+        assert status == 500
+        assert error(reply)[1].startswith("Tunnel lockdown failed for")
+        status, reply = raw(
+            fake, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, "appium:bundleId": YOURAPP}}}
+        )
+        assert (status, error(reply)[0]) == (500, "unknown error")

@@ -163,9 +163,14 @@ def test_rects_are_whole_points_and_traits_are_trait_names(fake: FakeWda) -> Non
     assert 'traits="Selected, Button"' in xml["value"]
 
 
-def test_an_unknown_source_format_is_refused(fake: FakeWda) -> None:
+def test_an_unknown_source_format_is_refused_as_wda_refuses_it(fake: FakeWda) -> None:
+    # FBDebugCommands.m:66-68: 400 invalid argument, the formats printed as an NSArray.
     code, body = raw(fake, "GET", "/source?format=yaml")
-    assert (code, body["value"]["error"]) == (500, "unsupported operation")
+    assert (code, body["value"]["error"]) == (400, "invalid argument")
+    assert body["value"]["message"] == (
+        "Unknown source format 'yaml'. Only (\n    xml,\n    json,\n    description\n) source formats are supported."
+    )
+    assert raw(fake, "GET", "/source?format=XML")[0] == 200  # the format is case-insensitive
 
 
 # -- predicate queries (FBFindElementCommands, FBResponsePayload) --------------------------------

@@ -1,0 +1,387 @@
+"""What the fake Appium's XCUITest driver does with a ``mobile:`` command, and Appium's error replies.
+
+Rule 1: an error reply is :class:`Failure`: its W3C code, HTTP status and message, and the
+        ``stacktrace`` Appium fills in (its error class and where it was raised); a WDA error
+        passed through keeps WDA's code, status and message and gets the proxy's stack, as
+        Appium's ``JWProxy`` gives it (WDA's own ``traceback`` is dropped).
+Rule 2: ``mobile:`` commands check the XCUITest driver's required arguments (400 ``invalid
+        argument``) and map to WDA as the driver does: ``source`` → ``GET /source`` (with
+        ``excluded_attributes``, also for JSON), ``activeAppInfo`` → ``/wda/activeAppInfo``,
+        ``deviceInfo`` → ``/wda/device/info`` plus the phone's ``lockdownInfo`` (through
+        usbmuxd), ``tap`` → ``/wda/tap``, ``doubleTap`` → ``/wda/doubleTap``, ``touchAndHold``
+        → ``/wda/touchAndHold``, ``dragFromToForDuration`` → ``/wda/dragfromtoforduration``,
+        ``swipe`` → ``/wda/swipe``, ``launchApp`` → ``/wda/apps/launch`` with the arguments and
+        environment whenever given (WDA itself only activates an app that is running),
+        ``activateApp``, ``terminateApp``, ``queryAppState`` → ``/wda/apps/*``, ``deepLink``
+        → ``/url``, ``pressButton`` → ``/wda/pressButton`` (the name as given: WDA lowercases
+        it), ``keys`` → ``/wda/element/0/keyboardInput``, ``hideKeyboard`` →
+        ``/wda/keyboard/dismiss``. ``isAppInstalled`` and ``listApps`` ask the phone's
+        installation proxy (the app script's apps); ``listApps`` works on an iPhone only.
+Rule 3: on a Linux host without usbmuxd (``usbmuxd`` off) what goes through it fails as XCUITest
+        12.13 fails there: ``isAppInstalled``, ``listApps`` and ``appium:bundleId`` at session
+        start answer 500 ``unknown error`` "The usbmuxd socket path '/var/run/usbmuxd' does not
+        exist or is not accessible", ``deviceInfo`` the tunnel's 500 on iOS 18 and later.
+Rule 4: another ``mobile:`` name, and a script that isn't ``mobile:`` in the native context, is
+        405 ``unknown method`` "Method is not implemented".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import quote
+
+import attrs
+
+from mobster_core import DeviceKind
+from mobster_drivers.devices.scripted import AppScript
+
+__all__ = [
+    "LOCATOR_STRATEGIES",
+    "MOBILE",
+    "NO_USBMUXD",
+    "Failure",
+    "Phone",
+    "Proxy",
+    "lookup",
+    "not_implemented",
+    "provider_note",
+    "proxy_failure",
+]
+
+#: The XCUITest driver's native locator strategies (the fake's Rule 4a).
+LOCATOR_STRATEGIES = frozenset(
+    {
+        "xpath",
+        "id",
+        "name",
+        "class name",
+        "-ios predicate string",
+        "-ios class chain",
+        "accessibility id",
+        "css selector",
+    }
+)
+#: What XCUITest answers on Linux when a command needs usbmuxd and there is none (Rule 3).
+NO_USBMUXD = "The usbmuxd socket path '/var/run/usbmuxd' does not exist or is not accessible"
+_WDA_STRATEGY = {"-ios predicate string": "predicate string", "-ios class chain": "class chain"}
+_PREFIX = "XCUIElementType"
+#: Appium's error class for each W3C code (``@appium/base-driver``'s ``errors.ts``), for stack traces.
+_ERROR_CLASSES = {
+    "invalid session id": "NoSuchDriverError",
+    "unknown command": "UnknownCommandError",
+    "unknown method": "NotImplementedError",
+    "invalid argument": "InvalidArgumentError",
+    "invalid selector": "InvalidSelectorError",
+    "no such element": "NoSuchElementError",
+    "stale element reference": "StaleElementReferenceError",
+    "session not created": "SessionNotCreatedError",
+    "unsupported operation": "UnsupportedOperationError",
+    "timeout": "TimeoutError",
+    "unauthorized": "UnauthorizedError",
+}
+
+
+class Failure(Exception):
+    """An Appium error reply (Rule 1); ``proxied`` when it is WDA's, passed through."""
+
+    def __init__(self, status: int, error: str, message: str, *, proxied: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error = error
+        self.message = message
+        self.proxied = proxied
+
+    @property
+    def stacktrace(self) -> str:
+        """The stack Appium sends with the error (Rule 1)."""
+        if self.proxied:
+            return (
+                f"ProxyRequestError: Request failed with status code {self.status}\n"
+                "    at JWProxy.proxy (@appium/base-driver/lib/jsonwp-proxy/proxy.ts)\n"
+                "    at XCUITestDriver.proxyCommand (appium-xcuitest-driver/lib/commands/proxy-helper.ts)"
+            )
+        name = _ERROR_CLASSES.get(self.error, "UnknownError")
+        return f"{name}: {self.message}\n    at FakeAppium (mobster_drivers/testing/appium.py)"
+
+
+def proxy_failure(original: str) -> Failure:
+    """What Appium answers when its call to WDA failed: 500 ``unknown error``."""
+    return Failure(500, "unknown error", f"Could not proxy command to the remote server. Original error: {original}")
+
+
+def not_implemented() -> Failure:
+    """Rule 4's reply."""
+    return Failure(405, "unknown method", "Method is not implemented")
+
+
+@attrs.frozen
+class Phone:
+    """What a ``mobile:`` handler knows of the phone behind the session (its script and usbmuxd)."""
+
+    script: AppScript
+    udid: str
+    usbmuxd: bool
+
+    def lockdown(self) -> dict[str, Any]:
+        """The phone's lockdown values, as ``mobile: deviceInfo`` adds them (``lockdownInfo``)."""
+        device = self.script.device
+        return {
+            "DeviceName": device.name,
+            "ProductVersion": device.ios,
+            "ProductType": "iPhone17,1",
+            "UniqueDeviceID": self.udid,
+            "DeviceClass": "iPhone",
+            "ActivationState": "Activated",
+        }
+
+
+@attrs.frozen
+class Proxy:
+    """What a ``mobile:`` handler may do: proxy to WDA in its session, as XCUITest does, and know the phone."""
+
+    send: Callable[[str, str, Mapping[str, Any] | None], Any]
+    phone: Phone
+
+    def call(self, method: str, route: str, body: Mapping[str, Any] | None = None) -> Any:
+        """One proxied WDA request in the session: its value, or Appium's error for its failure."""
+        return self.send(method, route, body)
+
+    def through_usbmuxd(self) -> None:
+        """Rule 3: the phone's own services are out of reach without usbmuxd."""
+        if not self.phone.usbmuxd:
+            raise Failure(500, "unknown error", NO_USBMUXD)
+
+
+MobileHandler = Callable[[Proxy, dict[str, Any]], Any]
+
+
+def lookup(body: Mapping[str, Any]) -> dict[str, str]:
+    """A find's body as WDA's lookup: the strategy checked and rewritten, the selector checked."""
+    missing = [k for k in ("using", "value") if k not in body]
+    if missing:
+        raise Failure(
+            400,
+            "invalid argument",
+            f"Parameters were incorrect. We wanted {{'required': ['using', 'value']}}; no {', '.join(missing)}",
+        )
+    using, selector = body["using"], body["value"]
+    if not isinstance(using, str) or using not in LOCATOR_STRATEGIES:
+        raise Failure(400, "invalid selector", f"Locator Strategy '{using}' is not supported for this session")
+    if not isinstance(selector, str) or not selector:
+        raise Failure(400, "invalid selector", "Must provide a selector when finding elements")
+    strategy = _WDA_STRATEGY.get(using, using)
+    if strategy == "class name" and not selector.startswith(_PREFIX):
+        selector = _PREFIX + selector.removeprefix("UIA")
+    return {"using": strategy, "value": selector}
+
+
+def provider_note(script: str) -> tuple[str | None, Any]:
+    """Which provider's executor convention ``script`` follows, and what it says."""
+    for prefix, provider in (("browserstack_executor:", "browserstack"), ("lambda-hook:", "lambdatest")):
+        if script.startswith(prefix):
+            try:
+                command = json.loads(script[len(prefix) :])
+            except ValueError as exc:
+                raise Failure(400, "invalid argument", f"{prefix} wants JSON: {exc}") from exc
+            if not isinstance(command, dict) or not isinstance(command.get("action"), str):
+                raise Failure(400, "invalid argument", f"{prefix} wants {{'action': …, 'arguments': …}}")
+            status = command.get("arguments", {}).get("status") if isinstance(command.get("arguments"), dict) else None
+            if command["action"] in ("setSessionStatus", "setTestStatus") and status not in ("passed", "failed"):
+                raise Failure(400, "invalid argument", f"status must be passed or failed, got {status!r}")
+            return provider, command
+    for prefix, provider in (("sauce:", "sauce"), ("lambda-", "lambdatest")):
+        if script.startswith(prefix) and "=" in script:
+            note = script[len(prefix) :]
+            if note.startswith("job-result=") and note.split("=", 1)[1] not in ("passed", "failed", "true", "false"):
+                raise Failure(400, "invalid argument", f"job-result is passed, failed, true or false: {note!r}")
+            return provider, note
+    return None, None
+
+
+# -- the handlers (Rule 2) ----------------------------------------------------------------------
+
+
+def _number(params: Mapping[str, Any], *names: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for name in names:
+        value = params.get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise Failure(400, "invalid argument", f"'{name}' must be a number, got {value!r}")
+        out[name] = float(value)
+    return out
+
+
+def _bundle(params: Mapping[str, Any]) -> str:
+    bundle = params.get("bundleId")
+    if not isinstance(bundle, str) or not bundle:
+        raise Failure(400, "invalid argument", "'bundleId' must be a non-empty string")
+    return bundle
+
+
+def _element_route(params: Mapping[str, Any], route: str) -> str:
+    """``/wda/<route>``, or ``/wda/element/<id>/<route>`` with an ``elementId``, as XCUITest sends it."""
+    element = params.get("elementId")
+    return f"/wda/element/{element}/{route}" if isinstance(element, str) and element else f"/wda/{route}"
+
+
+def _source(wda: Proxy, params: dict[str, Any]) -> Any:
+    fmt = params.get("format", "xml")
+    query = f"format={quote(str(fmt))}&scope=AppiumAUT"
+    excluded = params.get("excludedAttributes")
+    if isinstance(excluded, str) and excluded:
+        query += f"&excluded_attributes={quote(excluded)}"
+    return wda.call("GET", f"/source?{query}")
+
+
+def _tap(wda: Proxy, params: dict[str, Any]) -> Any:
+    return wda.call("POST", _element_route(params, "tap"), _number(params, "x", "y"))
+
+
+def _double_tap(wda: Proxy, params: dict[str, Any]) -> Any:
+    body = _number(params, "x", "y") if "x" in params or "y" in params else {}
+    return wda.call("POST", _element_route(params, "doubleTap"), body)
+
+
+def _touch_and_hold(wda: Proxy, params: dict[str, Any]) -> Any:
+    body = _number(params, "duration", *(("x", "y") if "x" in params or "y" in params else ()))
+    return wda.call("POST", _element_route(params, "touchAndHold"), body)
+
+
+def _drag(wda: Proxy, params: dict[str, Any]) -> Any:
+    body = _number(params, "duration", "fromX", "fromY", "toX", "toY")
+    return wda.call("POST", _element_route(params, "dragfromtoforduration"), body)
+
+
+def _swipe(wda: Proxy, params: dict[str, Any]) -> Any:
+    direction = params.get("direction")
+    if not isinstance(direction, str):
+        raise Failure(400, "invalid argument", "'direction' must be up, down, left or right")
+    body: dict[str, Any] = {"direction": direction}
+    if params.get("velocity") is not None:
+        body["velocity"] = params["velocity"]
+    return wda.call("POST", _element_route(params, "swipe"), body)
+
+
+def _launch_app(wda: Proxy, params: dict[str, Any]) -> Any:
+    body: dict[str, Any] = {"bundleId": _bundle(params)}
+    for key in ("arguments", "environment"):  # app-management.ts:110-127: sent whenever given
+        if key in params:
+            value = params[key]
+            body[key] = value if key == "environment" or isinstance(value, list) else [value]
+    return wda.call("POST", "/wda/apps/launch", body)
+
+
+def _app_route(route: str) -> MobileHandler:
+    def handler(wda: Proxy, params: dict[str, Any]) -> Any:
+        return wda.call("POST", route, {"bundleId": _bundle(params)})
+
+    return handler
+
+
+def _is_installed(wda: Proxy, params: dict[str, Any]) -> Any:
+    bundle = _bundle(params)
+    wda.through_usbmuxd()
+    return bundle in wda.phone.script.apps
+
+
+def _list_apps(wda: Proxy, params: dict[str, Any]) -> Any:
+    if wda.phone.script.device.kind is DeviceKind.SIMULATOR:
+        raise Failure(500, "unknown error", "Listing apps can only be performed on a real device")
+    wda.through_usbmuxd()
+    if params.get("applicationType", "User") == "System":
+        return {}
+    return {
+        bundle: {
+            "ApplicationType": "User",
+            "CFBundleIdentifier": bundle,
+            "CFBundleName": app.name,
+            "CFBundleShortVersionString": app.version,
+            "CFBundleVersion": app.build,
+        }
+        for bundle, app in wda.phone.script.apps.items()
+    }
+
+
+def _device_info(wda: Proxy, _params: dict[str, Any]) -> Any:
+    info = wda.call("GET", "/wda/device/info")
+    if wda.phone.script.device.kind is DeviceKind.SIMULATOR:
+        return info
+    if not wda.phone.usbmuxd:
+        major = wda.phone.script.device.ios.split(".", 1)[0]
+        if major.isdigit() and int(major) >= 18:
+            raise Failure(
+                500,
+                "unknown error",
+                f"Tunnel lockdown failed for '{wda.phone.udid}' (Tunnel registry port not found. Please run the "
+                "tunnel creation script first See https://appium.github.io/appium-xcuitest-driver/latest/guides/"
+                "remotexpc-tunnels-real-devices/)",
+            )
+        raise Failure(500, "unknown error", NO_USBMUXD)
+    return {**info, "lockdownInfo": wda.phone.lockdown()} if isinstance(info, dict) else info
+
+
+def _deep_link(wda: Proxy, params: dict[str, Any]) -> Any:
+    url = params.get("url")
+    if not isinstance(url, str) or not url:
+        raise Failure(400, "invalid argument", "'url' must be a non-empty string")
+    body: dict[str, Any] = {"url": url}
+    if isinstance(params.get("bundleId"), str):
+        body["bundleId"] = params["bundleId"]
+    return wda.call("POST", "/url", body)
+
+
+def _press_button(wda: Proxy, params: dict[str, Any]) -> Any:
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise Failure(400, "invalid argument", "'name' must be a string")
+    body: dict[str, Any] = {"name": name}  # general.ts:230: as given (WDA lowercases it); no duration unless set
+    if params.get("duration") is not None:
+        body["duration"] = params["duration"]
+    return wda.call("POST", "/wda/pressButton", body)
+
+
+def _keys(wda: Proxy, params: dict[str, Any]) -> Any:
+    keys = params.get("keys")
+    if not isinstance(keys, list):
+        raise Failure(400, "invalid argument", "'keys' must be an array")
+    element = params.get("elementId") or "0"
+    return wda.call("POST", f"/wda/element/{element}/keyboardInput", {"keys": keys})
+
+
+def _hide_keyboard(wda: Proxy, params: dict[str, Any]) -> Any:
+    names = params.get("keys") or ["done"]
+    return wda.call("POST", "/wda/keyboard/dismiss", {"keyNames": names})
+
+
+def _wda_get(route: str) -> MobileHandler:
+    def handler(wda: Proxy, _params: dict[str, Any]) -> Any:
+        return wda.call("GET", route)
+
+    return handler
+
+
+#: ``mobile:`` name → (required arguments, handler), XCUITest's argument names (Rule 2).
+MOBILE: dict[str, tuple[tuple[str, ...], MobileHandler]] = {
+    "source": ((), _source),
+    "activeAppInfo": ((), _wda_get("/wda/activeAppInfo")),
+    "deviceInfo": ((), _device_info),
+    "deviceScreenInfo": ((), _wda_get("/wda/screen")),
+    "tap": (("x", "y"), _tap),
+    "doubleTap": ((), _double_tap),
+    "touchAndHold": (("duration",), _touch_and_hold),
+    "dragFromToForDuration": (("duration", "fromX", "fromY", "toX", "toY"), _drag),
+    "swipe": (("direction",), _swipe),
+    "launchApp": (("bundleId",), _launch_app),
+    "activateApp": (("bundleId",), _app_route("/wda/apps/activate")),
+    "terminateApp": (("bundleId",), _app_route("/wda/apps/terminate")),
+    "queryAppState": (("bundleId",), _app_route("/wda/apps/state")),
+    "isAppInstalled": (("bundleId",), _is_installed),
+    "listApps": ((), _list_apps),
+    "deepLink": (("url",), _deep_link),
+    "pressButton": (("name",), _press_button),
+    "keys": (("keys",), _keys),
+    "hideKeyboard": ((), _hide_keyboard),
+}
