@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -708,8 +709,56 @@ async def _suite(job: _Suite, opts: dict[str, Any], clock: Clock) -> SuiteResult
         return await run_suite(job.files, devices, clock, models=job.models, options=job.options)
     from mobster_drivers.harness.pool import run_on_pool
 
-    pool = _open_pool(job.settings, job.files, clock, verify=bool(opts.get("verify")))
+    pool = await _opening(job.settings, job.files, clock, verify=bool(opts.get("verify")))
     return await run_on_pool(job.files, pool, clock, models=job.models, options=job.options)
+
+
+@attrs.define
+class _Handover:
+    """A pool opening in a thread, and whether the run that asked for it was stopped meanwhile."""
+
+    lock: threading.Lock = attrs.field(factory=threading.Lock)
+    stopped: bool = False
+    pool: Any = None
+
+
+async def _opening(settings: Settings, files: Sequence[Path], clock: Clock, *, verify: bool) -> Any:
+    """:func:`_open_pool` in a thread of its own, so Ctrl+C and SIGTERM stop a run whose devices never answer.
+
+    Opening asks every device (a WDA's status, a simulator's boot, Appium sessions) and can wait
+    for their timeouts; the event loop stays free to take the signal. A pool that finishes opening
+    after the run was stopped is released by whichever side sees it last: no lock and no Appium
+    session is kept.
+    """
+    import asyncio
+    from concurrent.futures import Future
+
+    handover = _Handover()
+    opened: Future[Any] = Future()
+
+    def work() -> None:
+        try:
+            pool = _open_pool(settings, files, clock, verify=verify)
+        except BaseException as exc:  # noqa: BLE001 - a usage exit too: handed to the awaiting run
+            opened.set_exception(exc)
+            return
+        with handover.lock:
+            late = handover.stopped
+            handover.pool = None if late else pool
+        if late:
+            pool.release()
+        opened.set_result(pool)
+
+    threading.Thread(target=work, name="mobster-open", daemon=True).start()
+    try:
+        return await asyncio.wrap_future(opened)
+    except asyncio.CancelledError:
+        with handover.lock:
+            handover.stopped = True
+            pool, handover.pool = handover.pool, None
+        if pool is not None:
+            pool.release()
+        raise
 
 
 async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], received: list[int]) -> SuiteResult:

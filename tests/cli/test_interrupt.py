@@ -174,3 +174,33 @@ def test_a_hub_that_never_answers_a_new_session_stops_at_once(tmp_path: Path, si
     assert took < 2, f"{took:.2f} s: {err}"
     assert json.loads(out)["checks"][0]["class"] == "stopped"  # --json is printed
     assert "stopped" in (tmp_path / "copy.xml").read_text()  # and --junit copied
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_the_devices_are_being_opened_stops_at_once(tmp_path: Path, signum: int, code: int) -> None:
+    """A WDA whose first reply is held 60 s while the pool opens: the signal ends the command now."""
+    from mobster_drivers.testing.wda import FakeWda
+
+    (tmp_path / ".mobster" / "checks").mkdir(parents=True)
+    (tmp_path / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP_BY_BUNDLE)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "MOBSTER_"))}
+    with FakeWda(sample_path("yourapp"), lifetime=120) as fake:
+        fake.stall_next_reply(60.0)  # the pool's first question to the WDA: its status
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from mobster_cli.main import main; main()", "test", "--wda", fake.url,
+             "--model", "scripted", "--json", "--junit", "copy.xml"],
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        if not fake.wait_for(lambda request: True, 30):
+            proc.kill()
+            pytest.fail("the run never asked the WDA anything")
+        time.sleep(0.3)  # the reply is held by the fake
+        started = time.monotonic()
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=20)
+        took = time.monotonic() - started
+    assert proc.returncode == code, err
+    assert took < 2, f"{took:.2f} s: {err}"
+    assert f"stopped by {signal.Signals(signum).name} while the devices were being opened: no check ran" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / ".mobster" / "runs").exists() or not any((tmp_path / ".mobster" / "runs").iterdir())
