@@ -573,8 +573,10 @@ async def _driver_devices(opts: dict[str, Any], settings: Settings, clock: Clock
         _fail(str(exc))
 
 
-def _open_pool(settings: Settings, files: Sequence[Path], clock: Clock, *, verify: bool) -> Any:
+def _open_pool(settings: Settings, files: Sequence[Path], clock: Clock, *, verify: bool, opening: Any = None) -> Any:
     """The pool the device options name (``mobster_drivers.harness``); a usage problem exits 3."""
+    from mobster_core import FailureClass
+
     from ._render import visible
 
     if not settings.devices.kinds:
@@ -588,11 +590,13 @@ def _open_pool(settings: Settings, files: Sequence[Path], clock: Clock, *, verif
         specs = pool_specs(settings.devices, bundle=_one_bundle(files))
         if verify and len(specs) > 1:
             _fail(f"verify runs one check on one device; the options name {len(specs)}: use mobster test")
-        pool = open_pool(specs, clock)
+        pool = open_pool(specs, clock, opening=opening)
     except (PoolError, CouldntOpen) as exc:
         _fail(str(exc))
     progress = _console(err=True)
     for spec, why in pool.unavailable:
+        if why.failure_class is FailureClass.STOPPED:
+            continue  # the run was stopped while the pool opened: it says so itself
         progress.print(f"{visible(spec.label)} is left out of the pool: {visible(why.message)}", markup=False)
     for note in pool.notes():
         progress.print(visible(note), markup=False)
@@ -713,51 +717,38 @@ async def _suite(job: _Suite, opts: dict[str, Any], clock: Clock) -> SuiteResult
     return await run_on_pool(job.files, pool, clock, models=job.models, options=job.options)
 
 
-@attrs.define
-class _Handover:
-    """A pool opening in a thread, and whether the run that asked for it was stopped meanwhile."""
-
-    lock: threading.Lock = attrs.field(factory=threading.Lock)
-    stopped: bool = False
-    pool: Any = None
-
-
 async def _opening(settings: Settings, files: Sequence[Path], clock: Clock, *, verify: bool) -> Any:
     """:func:`_open_pool` in a thread of its own, so Ctrl+C and SIGTERM stop a run whose devices never answer.
 
     Opening asks every device (a WDA's status, a simulator's boot, Appium sessions) and can wait
-    for their timeouts; the event loop stays free to take the signal. A pool that finishes opening
-    after the run was stopped is released by whichever side sees it last: no lock and no Appium
-    session is kept.
+    for their timeouts; the event loop stays free to take the signal, and abandons the opening:
+    what opened is released at once (locks, Appium sessions), what opens later as it does
+    (``mobster_drivers.harness.pool``'s Rule 7).
     """
     import asyncio
-    from concurrent.futures import Future
+    import contextlib
+    from concurrent.futures import Future, InvalidStateError
 
-    handover = _Handover()
+    from mobster_drivers.harness.pool import Opening
+
+    opening = Opening()
     opened: Future[Any] = Future()
 
     def work() -> None:
         try:
-            pool = _open_pool(settings, files, clock, verify=verify)
+            pool = _open_pool(settings, files, clock, verify=verify, opening=opening)
         except BaseException as exc:  # noqa: BLE001 - a usage exit too: handed to the awaiting run
-            opened.set_exception(exc)
+            with contextlib.suppress(InvalidStateError):  # the run was stopped: nobody awaits it
+                opened.set_exception(exc)
             return
-        with handover.lock:
-            late = handover.stopped
-            handover.pool = None if late else pool
-        if late:
-            pool.release()
-        opened.set_result(pool)
+        with contextlib.suppress(InvalidStateError):
+            opened.set_result(pool)
 
     threading.Thread(target=work, name="mobster-open", daemon=True).start()
     try:
         return await asyncio.wrap_future(opened)
     except asyncio.CancelledError:
-        with handover.lock:
-            handover.stopped = True
-            pool, handover.pool = handover.pool, None
-        if pool is not None:
-            pool.release()
+        opening.abandon()
         raise
 
 

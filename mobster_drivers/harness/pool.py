@@ -57,11 +57,18 @@ Rule 6: one session per phone. Devices of one server on one phone (one Appium se
         session can't be started is tried once more, alone, then left out (as in Rule 4). The
         others are released (their sessions deleted) and said in :attr:`Pool.merged`
         (:meth:`Pool.notes` words it).
+Rule 7: an :class:`Opening` lets another thread abandon a pool while it opens (Ctrl+C while a WDA
+        never answers its status or a hub queues the sessions): every device opened so far is
+        released at once (an Appium device's session request in flight is given up to
+        :data:`SESSION_GRACE` seconds to be answered, so the session it made is deleted, then its
+        calls are cut), and one that opens later is released as soon as it does; the abandoned
+        pool comes back empty.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -95,6 +102,7 @@ __all__ = [
     "DeviceOptions",
     "DeviceSpec",
     "OpenDevice",
+    "Opening",
     "Pool",
     "PoolError",
     "label_of",
@@ -297,18 +305,59 @@ class Pool:
             self.opened.pop().release()
 
 
-def open_pool(specs: Iterable[DeviceSpec], clock: Clock) -> Pool:
+@attrs.define
+class Opening:
+    """A pool being opened, which another thread may abandon (Rule 7)."""
+
+    _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False)
+    _held: list[OpenDevice] = attrs.field(factory=list, init=False)
+    abandoned: bool = attrs.field(default=False, init=False)
+
+    def hold(self, opened: OpenDevice) -> bool:
+        """Keep ``opened`` to release if the opening is abandoned; False, released now, if it was."""
+        with self._lock:
+            if not self.abandoned:
+                self._held.append(opened)
+                return True
+        opened.release()
+        return False
+
+    def abandon(self) -> None:
+        """Release every device opened so far, at once and side by side; any later one as it opens."""
+        with self._lock:
+            self.abandoned = True
+            held, self._held = self._held, []
+        if held:
+            with ThreadPoolExecutor(max_workers=min(len(held), 16), thread_name_prefix="mobster-release") as threads:
+                list(threads.map(_let_go, held))
+
+
+#: How long an abandoned pool waits for a session request in flight to be answered (Rule 7).
+SESSION_GRACE = 5.0
+
+
+def _let_go(opened: OpenDevice) -> None:
+    """Release ``opened``; an Appium device first waits a moment for a session it is being given."""
+    from mobster_drivers.devices.appium import AppiumDevice
+
+    if isinstance(opened.device, AppiumDevice):
+        opened.device.close(grace=SESSION_GRACE)  # its session, once made, is known and deleted
+    opened.release()
+
+
+def open_pool(specs: Iterable[DeviceSpec], clock: Clock, *, opening: Opening | None = None) -> Pool:
     """Open every spec at once (Rule 4): the ones that can't be opened for device reasons are left out.
 
     Devices open in parallel threads (booting a simulator or asking a WDA its status takes
     seconds each); the pool keeps the specs' order. A ``usage`` problem releases what opened and
-    is raised (the first in the specs' order).
+    is raised (the first in the specs' order). ``opening`` lets another thread abandon it (Rule 7).
     """
     specs = list(specs)
+    opening = opening or Opening()
     if not specs:
         return Pool()
     with ThreadPoolExecutor(max_workers=min(len(specs), 16), thread_name_prefix="mobster-open") as threads:
-        outcomes = list(threads.map(lambda spec: _try_open(spec, clock), specs))
+        outcomes = list(threads.map(lambda spec: _try_open(spec, clock, opening), specs))
     pool = Pool()
     for spec, outcome in zip(specs, outcomes, strict=True):
         if isinstance(outcome, OpenDevice):
@@ -319,11 +368,19 @@ def open_pool(specs: Iterable[DeviceSpec], clock: Clock) -> Pool:
     if usage:
         pool.release()
         raise usage[0]
-    _one_session_per_phone(pool)
+    if not opening.abandoned:
+        _one_session_per_phone(pool, opening)
+    if opening.abandoned:  # Rule 7: what opened was released by the abandoning thread, or as it opened
+        pool.release()
+        return Pool(unavailable=[(spec, _stopped(spec)) for spec in specs])
     return pool
 
 
-def _one_session_per_phone(pool: Pool) -> None:
+def _stopped(spec: DeviceSpec) -> CouldntOpen:
+    return CouldntOpen(FailureClass.STOPPED, f"{spec.option}: the run was stopped while it opened")
+
+
+def _one_session_per_phone(pool: Pool, opening: Opening) -> None:
     """Rule 6: devices of a pool on one phone become one."""
     from mobster_drivers.devices.appium import AppiumDevice
 
@@ -340,15 +397,17 @@ def _one_session_per_phone(pool: Pool) -> None:
         _merge(pool, group[0], group[1:], udid)
     starting = [o for o in appium if o in pool.opened]
     if len(starting) > 1:  # one device left: its first check starts its session, as a pool of one does
-        _merge_where_landed(pool, starting)
+        _merge_where_landed(pool, starting, opening)
 
 
-def _merge_where_landed(pool: Pool, starting: list[OpenDevice]) -> None:
+def _merge_where_landed(pool: Pool, starting: list[OpenDevice], opening: Opening) -> None:
     """Rule 6: start each device's session, and merge those that landed on one phone."""
     from mobster_drivers.devices.appium import AppiumDevice
 
     with ThreadPoolExecutor(max_workers=min(len(starting), 16), thread_name_prefix="mobster-session") as threads:
         landed = list(threads.map(_landed, starting))
+    if opening.abandoned:
+        return  # Rule 7: no second try; what opened is being released
     landed = [
         _landed(o) if isinstance(where, CouldntOpen) else where for o, where in zip(starting, landed, strict=True)
     ]
@@ -387,11 +446,14 @@ def _landed(opened: OpenDevice) -> str | CouldntOpen | None:
         return CouldntOpen(FailureClass.DEVICE, opened.spec.scrub(f"{opened.spec.option}: {exc}"))
 
 
-def _try_open(spec: DeviceSpec, clock: Clock) -> OpenDevice | CouldntOpen:
+def _try_open(spec: DeviceSpec, clock: Clock, opening: Opening) -> OpenDevice | CouldntOpen:
     try:
-        return open_device(spec, clock)
+        opened = open_device(spec, clock)
     except CouldntOpen as exc:
         return exc
+    if not opening.hold(opened):
+        return _stopped(spec)
+    return opened
 
 
 async def run_on_pool(

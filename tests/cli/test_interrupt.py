@@ -101,8 +101,8 @@ def test_stopping_a_pool_ends_its_appium_sessions(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err
-        assert a.sessions == {}  # ended at once, not left to the cloud's idle timeout
-        assert b.sessions == {}
+        assert a.sessions == {}, err  # ended at once, not left to the cloud's idle timeout
+        assert b.sessions == {}, err
         assert [r.method for r in (*a.requests, *b.requests) if r.session].count("DELETE") >= 1
 
 
@@ -197,7 +197,7 @@ def test_a_signal_while_the_devices_are_being_opened_stops_at_once(tmp_path: Pat
         time.sleep(0.3)  # the reply is held by the fake
         started = time.monotonic()
         proc.send_signal(signum)
-        out, err = proc.communicate(timeout=20)
+        _out, err = proc.communicate(timeout=20)
         took = time.monotonic() - started
     assert proc.returncode == code, err
     assert took < 2, f"{took:.2f} s: {err}"

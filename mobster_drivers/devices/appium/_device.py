@@ -24,6 +24,9 @@ Rule 3: one session serves every call, created on first need with ``session_capa
 Rule 3a: :meth:`AppiumDevice.close` never waits for a call in flight: it shuts the wire's
         sockets (``_wire`` Rule 7), so a session request stuck in a queue, or a command whose
         reply never comes, ends at once; then it deletes the session it knows (at most 5 s).
+        ``close(grace=S)`` first waits up to S seconds for a session request in flight to be
+        answered (a pool abandoned while it opens): a session the server made is then known and
+        deleted, where a request cut mid-way would leave it to the server's idle timeout.
 Rule 4: a read is ``mobile: activeAppInfo`` (the app in front) and ``mobile: source`` with
         :data:`SOURCE_ARGS` (``{"format": "json", "excludedAttributes": "visible,accessible"}``):
         the XCUITest driver hands them to WebDriverAgent's source as ``excluded_attributes``,
@@ -251,6 +254,8 @@ class AppiumDevice:
         self._name, self._kind, self._ios = name, kind, ios
         self._session_lock = threading.Lock()  # held only to read or set the session, never while asking
         self._closed = False
+        self._making = 0  # session requests in flight (Rule 3a's grace)
+        self._made = threading.Condition(self._session_lock)
         self._session_id: str | None = None
         self._session_caps: Mapping[str, Any] = {}
         self._last_command: float | None = None
@@ -377,13 +382,19 @@ class AppiumDevice:
         """
         await asyncio.to_thread(self._end_session_sync)
 
-    def close(self) -> None:
+    def close(self, grace: float = 0.0) -> None:
         """End the session and release the connection, never waiting for a call in flight (Rule 3a).
 
-        Safe to call twice, and from another thread than the one whose call is in flight.
+        ``grace``: seconds to wait first for a session request in flight to be answered, so the
+        session it makes is deleted rather than left on the server. Safe to call twice, and from
+        another thread than the one whose call is in flight.
         """
         with self._session_lock:
-            self._closed = True
+            first, self._closed = not self._closed, True
+            if not first:
+                return  # another thread is closing it: cutting its DELETE would leave the session on the server
+            if grace > 0:
+                self._made.wait_for(lambda: self._making == 0, timeout=grace)
         self._wire.abort()
         self._end_session_sync(timeout=5.0)
         self._wire.close()
@@ -726,16 +737,22 @@ class AppiumDevice:
                 return self._session_id
             if self._closed:
                 raise DeviceError(f"{self._where()}: the device was closed; nothing was sent")
-        session, caps = self._create_session()
-        with self._session_lock:
-            kept = not self._closed and self._session_id is None
-            if kept:
-                self._session_id, self._session_caps = session, caps
-                self._last_command = self._clock.now()
-        if not kept:
-            self._delete(session, 5.0)  # closed (or made twice) while it was being made: not leaked
-            raise DeviceError(f"{self._where()}: the device was closed while its session was made; it was ended")
-        return session
+            self._making += 1
+        try:
+            session, caps = self._create_session()
+            with self._session_lock:
+                kept = not self._closed and self._session_id is None
+                if kept:
+                    self._session_id, self._session_caps = session, caps
+                    self._last_command = self._clock.now()
+            if not kept:
+                self._delete(session, 5.0)  # closed (or made twice) while it was being made: not leaked
+                raise DeviceError(f"{self._where()}: the device was closed while its session was made; it was ended")
+            return session
+        finally:
+            with self._session_lock:  # a close with grace waits for this: the made session kept or deleted
+                self._making -= 1
+                self._made.notify_all()
 
     def _drop_session(self, stale: str) -> None:
         """Give up on a stale session: forget it, and delete it (Rule 3)."""

@@ -13,7 +13,7 @@ import mobster_core as mc
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import AppScript, ScriptedPhone, sample_path
 from mobster_drivers.harness._lock import device_lock
-from mobster_drivers.harness.pool import CouldntOpen, address_key, open_device, open_pool, run_on_pool
+from mobster_drivers.harness.pool import CouldntOpen, OpenDevice, address_key, open_device, open_pool, run_on_pool
 from mobster_drivers.harness.spec import DeviceOptions, DeviceSpec, PoolError, pool_specs
 
 pytestmark = pytest.mark.usefixtures("private_locks")  # no caps file or lock of the shell's
@@ -265,3 +265,82 @@ def test_a_session_wait_goes_with_appium_and_bounds_the_device() -> None:
         pool_specs(DeviceOptions(wda=("http://x",), session_wait=5))
     with pytest.raises(PoolError, match="--session-wait takes seconds from more than 0 to 3600, not 0"):
         pool_specs(DeviceOptions(appium=("http://a",), session_wait=0))
+
+
+def test_an_abandoned_opening_releases_what_opened_and_what_opens_later() -> None:
+    from mobster_drivers.harness.pool import Opening
+
+    released: list[str] = []
+
+    def device(name: str) -> OpenDevice:
+        return OpenDevice(
+            DeviceSpec("scripted", name), ScriptedPhone(_iphone(), clock=FakeClock()), lambda: released.append(name)
+        )
+
+    opening = Opening()
+    assert opening.hold(device("first.yaml"))
+    assert released == []
+    opening.abandon()
+    assert released == ["first.yaml"]
+    assert not opening.hold(device("late.yaml"))  # opened after the stop: released as it opens
+    assert released == ["first.yaml", "late.yaml"]
+    opening.abandon()  # twice: nothing more to release
+    assert released == ["first.yaml", "late.yaml"]
+
+
+def test_an_abandoned_pool_comes_back_empty_and_released() -> None:
+    from mobster_drivers.harness.pool import Opening
+
+    opening = Opening()
+    opening.abandon()  # stopped before anything opened
+    pool = open_pool(
+        pool_specs(DeviceOptions(scripted=(str(sample_path("yourapp")),), parallel=2)), FakeClock(), opening=opening
+    )
+    assert pool.opened == []
+    assert [why.failure_class for _, why in pool.unavailable] == [mc.FailureClass.STOPPED] * 2
+
+
+def test_closing_with_grace_deletes_the_session_a_request_in_flight_makes() -> None:
+    """A pool abandoned while a session is being made: the session the server makes is not left on it."""
+    import threading
+
+    from mobster_drivers.devices.appium import appium_device, load_caps
+    from mobster_drivers.testing.appium import FakeAppium
+
+    with FakeAppium(_iphone(), lifetime=60, latency=0.4) as server:
+        device = appium_device(server.url, load_caps(None), mc.SystemClock())
+        failed: list[BaseException] = []
+
+        def start() -> None:
+            try:
+                device.start_session_sync()
+            except mc.DeviceError as exc:
+                failed.append(exc)
+
+        starter = threading.Thread(target=start)
+        starter.start()
+        assert server.wait_for(lambda request: getattr(request, "command", None) == "POST /session", 10)
+        device.close(grace=5.0)
+        starter.join(10)
+        assert server.sessions == {}  # made, then deleted: not left to the idle timeout
+        assert failed
+        assert "closed while its session was made" in str(failed[0])
+
+
+def test_a_second_close_never_cuts_the_first_ones_delete() -> None:
+    """A pool's release and an abandoned opening may close one Appium device from two threads."""
+    import threading
+
+    from mobster_drivers.devices.appium import appium_device, load_caps
+    from mobster_drivers.testing.appium import FakeAppium
+
+    with FakeAppium(_iphone(), lifetime=60, latency=0.4) as server:
+        device = appium_device(server.url, load_caps(None), mc.SystemClock())
+        device.start_session_sync()
+        assert len(server.sessions) == 1
+        first = threading.Thread(target=device.close)
+        first.start()
+        assert server.wait_for(lambda request: getattr(request, "command", None) == "DELETE /session/{id}", 10)
+        device.close()  # the second: returns at once, the first's DELETE still in flight
+        first.join(10)
+        assert server.sessions == {}
