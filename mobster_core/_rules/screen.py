@@ -23,7 +23,10 @@ Rule 7: an element is *shown* when, judged on the element alone: it is visible i
         list's edge and the text in it is hidden), so a person can't read it. An element whose
         frame is all zeros has no geometry to judge (a screen written by hand leaves frames out);
         a driver always gives frames. This one rule decides the signature (Rule 3), the matcher's
-        targets (:meth:`Screen.find`) and what the assertions see.
+        targets (:meth:`Screen.find`) and what the assertions see. Why an element isn't shown is
+        the first of these clauses it fails, in this order (:attr:`Screen.hidden`, a
+        :class:`Hidden`: not visible, zero size or off screen, a container, an inner switch, its
+        content hidden), so a tool that explains the screen says what the rule decided.
 Rule 8: ``placeholder`` is the text a field shows while it is empty; a driver reads such a field
         with ``value`` "" (WDA reports the placeholder as the value of an empty field).
 Rule 9: a screen's text is valid Unicode: a lone surrogate from the device (an app that cut a
@@ -35,6 +38,7 @@ Rule 10: a role has one spelling (``roles.py``): ``XCUIElementTypeButton`` and `
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
@@ -46,7 +50,16 @@ from .canon import digest
 from .roles import ROLES, canonical_role
 from .text import valid_text
 
-__all__ = ["DEFAULT_SCREEN_SIZE", "MAX_ELEMENTS", "MAX_TREE_DEPTH", "Element", "Frame", "Screen", "similarity"]
+__all__ = [
+    "DEFAULT_SCREEN_SIZE",
+    "MAX_ELEMENTS",
+    "MAX_TREE_DEPTH",
+    "Element",
+    "Frame",
+    "Hidden",
+    "Screen",
+    "similarity",
+]
 
 Frame = tuple[float, float, float, float]
 
@@ -57,6 +70,32 @@ _ELEMENT_KEYS = ("role", "label", "id", "value", "frame", "enabled", "visible", 
 #: Elements that are never shown themselves: the screen's containers (Rule 7).
 _CONTAINER_ROLES = frozenset({"Application", "Window"})
 _NO_FRAME: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+
+class Hidden(enum.StrEnum):
+    """Why an element doesn't count as shown: the first clause of Rule 7 it fails, in the rule's order."""
+
+    NOT_VISIBLE = "not visible"  # the device says the element itself isn't visible
+    ZERO_SIZE = "zero size"  # its frame has no width or no height
+    OFF_SCREEN = "off screen"  # its frame doesn't overlap the screen
+    CONTAINER = "container"  # the Application or a Window: never shown itself
+    INNER_SWITCH = "inner switch"  # the unlabelled inner Switch of a SwiftUI Toggle
+    CONTENT_HIDDEN = "content hidden"  # every labelled element inside it is hidden
+
+    @property
+    def why(self) -> str:
+        """The reason in words, for a person."""
+        return _HIDDEN_WHY[self]
+
+
+_HIDDEN_WHY = {
+    Hidden.NOT_VISIBLE: "the phone reports it not visible",
+    Hidden.CONTAINER: "the Application and its Windows are never shown themselves",
+    Hidden.ZERO_SIZE: "its frame has no width or no height",
+    Hidden.OFF_SCREEN: "its frame is off the screen",
+    Hidden.INNER_SWITCH: "the unlabelled inner switch of a Toggle (the Toggle itself counts)",
+    Hidden.CONTENT_HIDDEN: "every labelled element inside it is hidden, so nothing of it can be read",
+}
 
 
 @attrs.frozen
@@ -122,7 +161,12 @@ class Screen:
     @cached_property
     def shown(self) -> tuple[Element, ...]:
         """The elements that count as shown (Rule 7), in tree order."""
-        return tuple(e for e, ok in zip(self.elements, _shown_flags(self.elements), strict=True) if ok)
+        return tuple(e for e, why in zip(self.elements, self.hidden, strict=True) if why is None)
+
+    @cached_property
+    def hidden(self) -> tuple[Hidden | None, ...]:
+        """For each element, in tree order: None when it counts as shown, else why not (Rule 7)."""
+        return tuple(_hidden_reasons(self.elements))
 
     @cached_property
     def shown_paths(self) -> frozenset[str]:
@@ -304,8 +348,8 @@ def _overlaps_screen(frame: Frame) -> bool:
     return min(x + w, 1.0) - max(x, 0.0) > 0 and min(y + h, 1.0) - max(y, 0.0) > 0
 
 
-def _shown_flags(elements: Sequence[Element]) -> list[bool]:
-    """Rule 7 for every element, in order (ancestors are looked up by path)."""
+def _hidden_reasons(elements: Sequence[Element]) -> list[Hidden | None]:
+    """Rule 7 for every element, in order: None when it is shown, else the first clause it fails."""
     roles = {e.path: e.role for e in elements}
     # Does a path have a Switch among its ancestors? Memoized by path, walked without recursion.
     under_switch: dict[str, bool] = {}
@@ -328,17 +372,26 @@ def _shown_flags(elements: Sequence[Element]) -> list[bool]:
         return answer
 
     content = _content_visibility(elements)
-    flags: list[bool] = []
+    reasons: list[Hidden | None] = []
     for e in elements:
-        if not e.visible or e.role in _CONTAINER_ROLES or (e.frame != _NO_FRAME and not _overlaps_screen(e.frame)):
-            flags.append(False)
-        elif e.role == "Switch" and not e.label and not e.identifier and switch_above(e.path):
-            flags.append(False)  # the inner switch of a SwiftUI Toggle
-        elif content.get(e.path) is False:
-            flags.append(False)  # its labelled content is all hidden: nothing of it can be read
-        else:
-            flags.append(True)
-    return flags
+        why = _hidden_itself(e)
+        if why is None and e.role == "Switch" and not e.label and not e.identifier and switch_above(e.path):
+            why = Hidden.INNER_SWITCH  # the inner switch of a SwiftUI Toggle
+        elif why is None and content.get(e.path) is False:
+            why = Hidden.CONTENT_HIDDEN  # its labelled content is all hidden: nothing of it can be read
+        reasons.append(why)
+    return reasons
+
+
+def _hidden_itself(e: Element) -> Hidden | None:
+    """Rule 7's clauses judged on the element alone: its own visibility, its frame, its role."""
+    if not e.visible:
+        return Hidden.NOT_VISIBLE
+    if e.frame != _NO_FRAME and not _overlaps_screen(e.frame):
+        return Hidden.ZERO_SIZE if e.frame[2] <= 0 or e.frame[3] <= 0 else Hidden.OFF_SCREEN
+    if e.role in _CONTAINER_ROLES:
+        return Hidden.CONTAINER
+    return None
 
 
 def _content_visibility(elements: Sequence[Element]) -> dict[str, bool]:
