@@ -250,7 +250,7 @@ def _expect(screen: Screen, element: Element) -> tuple[tuple[str, ...], str | No
         written = {"label": element.label, "role": name}
         result = _results(screen, {"count": written, "equals": count})
         if result is not None and result.ok:
-            entries.append(f"count: {flow_yaml(written)}, equals: {count}")
+            entries.append(flow_yaml({"count": written, "equals": count}))
             break
     else:
         return tuple(entries), "its label can't be written as a check's text (too long, or a /regex/)"
