@@ -3,7 +3,8 @@ r"""``mobster inspect``: the device's current screen as the matcher and the verd
 Rule 1: it takes the device options of ``mobster test`` (the same decorator, the same
         ``Settings`` and harness specs), less those of a run (model, heal, frames, waits), and
         reads exactly one device. With ``--app BUNDLE`` it says when another app is in front;
-        ``--launch`` launches that app first (no reset: an inspection changes nothing else).
+        ``--launch`` launches that app first (no reset: an inspection changes nothing else; in
+        ``--locale`` where the device launches apps in a locale).
 Rule 2: the screen shown is the one the verdict reads: the device's evidence read
         (``read_evidence``) when it has one, else its read. Each element is given with its role,
         label, value, identifier, path, frame in points and whether it counts as shown, and why
@@ -43,18 +44,8 @@ SCHEMA = "mobster.inspect/1"
 MAX_SHOWN = 120
 #: The options of ``mobster test`` that belong to a run, not to a device: inspect leaves them out.
 _RUN_ONLY = frozenset(
-    {
-        "model",
-        "no_heal",
-        "fresh",
-        "carry",
-        "max_usd",
-        "poll_interval",
-        "drift_after",
-        "give_up_after",
-        "frames",
-        "junit",
-    }
+    {"model", "no_heal", "fresh", "carry", "max_usd", "poll_interval", "drift_after", "give_up_after"}
+    | {"frames", "junit", "as_json"}  # ``--json`` is inspect's own: another document
 )
 _INTERRUPTED = 130
 
@@ -69,6 +60,7 @@ class _Job:
     watch: bool
     every: float
     as_json: bool
+    locale: str | None = None
 
 
 @attrs.frozen
@@ -87,6 +79,7 @@ def inspect_command(device_options: Callable[[Any], Any]) -> click.Command:
     @click.option("--app", metavar="BUNDLE", help="The app to look at: say so when another is in front.")
     @click.option("--launch", is_flag=True, help="Launch --app first (no reset); default: read what is in front.")
     @click.option("--select", metavar="TEXT", help="The step and expect entries a check would write for TEXT.")
+    @click.option("--json", "as_json", is_flag=True, help="Print one mobster.inspect/1 document (docs/inspect.md).")
     @click.option("--watch", is_flag=True, help="Print the screen again each time it changes, until Ctrl+C.")
     @click.option(
         "--every",
@@ -124,7 +117,9 @@ def _device_params(device_options: Callable[[Any], Any]) -> list[click.Parameter
 def _inspect(runtime: Any, opts: dict[str, Any]) -> int:
     from .main import _fail, _keys, _settings
 
-    job = _Job(opts["app"], opts["launch"], opts["select"], opts["watch"], opts["every"], opts["as_json"])
+    job = _Job(
+        opts["app"], opts["launch"], opts["select"], opts["watch"], opts["every"], opts["as_json"], opts.get("locale")
+    )
     if job.launch and job.app is None:
         _fail("--launch needs --app BUNDLE: the app to launch")
     filled = dict.fromkeys(("no_heal", "fresh"), False) | opts
@@ -184,9 +179,12 @@ def _open(settings: Any, job: _Job, clock: Clock) -> Any:
 async def _session(device: Device, clock: Clock, job: _Job) -> int:
     """Launch when asked, print the screen, and under ``--watch`` print it again on every change."""
     from mobster_core import LaunchOptions
+    from mobster_core.protocols import LocaleLaunches
 
     if job.launch and job.app is not None:
-        await device.launch(job.app, LaunchOptions())
+        # The locale goes where the device can apply it (as a run's launch does); elsewhere it is the phone's.
+        applies = isinstance(device, LocaleLaunches) and device.launches_in_locale()
+        await device.launch(job.app, LaunchOptions(locale=job.locale if applies else None))
     info = await device.info()
     reads = await _look(device)
     _print(reads, info, job)

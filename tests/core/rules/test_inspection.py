@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -163,3 +165,9 @@ def test_read_differences_by_path() -> None:
         ("/0/2", "only in the fast read"),
     ]
     assert read_differences(evidence, evidence) == ()
+
+
+def test_the_python_block_of_docs_inspect_runs() -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs" / "inspect.md").read_text("utf-8")
+    (block,) = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
+    exec(compile(block, "docs/inspect.md", "exec"), {"__name__": "inspect_md"})
