@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -204,10 +204,20 @@ async def _look(device: Device) -> _Reads:
     from mobster_core.screens import read_differences
 
     if not isinstance(device, EvidenceReads):
-        return _Reads(await device.read(), evidence=False, differences=())
-    evidence = await device.read_evidence()
-    fast = await device.read()
+        return _Reads(await _twice(device.read), evidence=False, differences=())
+    evidence = await _twice(device.read_evidence)
+    fast = await _twice(device.read)
     return _Reads(evidence, evidence=True, differences=read_differences(evidence, fast))
+
+
+async def _twice(read: Callable[[], Awaitable[Screen]]) -> Screen:
+    """A read that fails is tried once more, as a run's reads are; a second failure ends the command."""
+    from mobster_core import DeviceError
+
+    try:
+        return await read()
+    except DeviceError:
+        return await read()
 
 
 def _print(reads: _Reads, info: DeviceInfo, job: _Job) -> None:
@@ -257,7 +267,7 @@ def screen_lines(
     read = (
         "the evidence read (read_evidence), as the verdict reads it"
         if evidence
-        else "the read (as the verdict reads it)"
+        else "its read (it has no evidence read), as the verdict reads it"
     )
     width, height = screen.size
     shown = len(screen.shown)

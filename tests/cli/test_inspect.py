@@ -273,3 +273,21 @@ def test_a_real_tree_served_by_the_fake_wda(project: Path, private_locks: Path, 
     assert f"{fake.static_bundle} on " in text.output
     said = [line for line in text.output.splitlines() if line.startswith('"General" ')]
     assert len(said) == 1, text.output  # --select's one line: once, several times, hidden or absent
+
+
+def flaky_phone(arg: str, *, clock: Clock) -> ScriptedPhone:
+    """The scripted phone whose first ``arg`` reads fail (``app.yaml:N``)."""
+    file, failures = arg.split(":")
+    phone = ScriptedPhone.from_file(Path(file), clock=clock)
+    phone.fail_next_read(int(failures))
+    return phone
+
+
+def test_a_read_that_fails_once_is_tried_again_and_twice_is_one_line(project: Path) -> None:
+    once = mobster("inspect", "--driver", "tests.cli.test_inspect:flaky_phone", "app.yaml:1")
+    assert once.exit_code == 0, once.output
+    assert '✓ Button  "YourApp"' in once.output
+    twice = mobster("inspect", "--driver", "tests.cli.test_inspect:flaky_phone", "app.yaml:2")
+    assert twice.exit_code == 3
+    assert twice.output.startswith("mobster: ")
+    assert len(twice.output.strip().splitlines()) == 1
