@@ -122,6 +122,8 @@ def _inspect(runtime: Any, opts: dict[str, Any]) -> int:
     )
     if job.launch and job.app is None:
         _fail("--launch needs --app BUNDLE: the app to launch")
+    if job.select is not None and not job.select.strip():
+        _fail("--select needs the label to look for, such as --select Continue")
     filled = dict.fromkeys(("no_heal", "fresh"), False) | opts
     settings = dataclasses.replace(_settings(filled), secrets=_keys(opts.get("env_file")))
     clock = runtime.the_clock()
@@ -225,7 +227,7 @@ def _print(reads: _Reads, info: DeviceInfo, job: _Job) -> None:
 
     from ._render import json_text
 
-    chosen = None if job.select is None else suggest(reads.screen, job.select)
+    chosen = None if job.select is None else suggest(reads.screen, job.select)  # blank: refused before opening
     if job.as_json:
         doc = inspect_document(reads.screen, info, reads=(reads.evidence, reads.differences), select=chosen)
         click.echo(json_text(json.dumps(doc, indent=None if job.watch else 2, ensure_ascii=False)))
@@ -349,6 +351,8 @@ def suggestion_lines(suggestion: Suggestion) -> list[str]:
         lines.extend(f"    expect: - {_cut(e, MAX_SHOWN * 2)}" for e in c.expect)
         if c.note is not None:
             lines.append(f"    note:   {c.note}")
+    if suggestion.left_out:
+        lines.append(f"  …and {suggestion.left_out} more")
     return lines
 
 
@@ -402,6 +406,8 @@ def _select_doc(suggestion: Suggestion) -> dict[str, Any]:
         "found": suggestion.found.value,
         "message": suggestion.message,
         "near_misses": list(suggestion.near_misses),
+        "shown": suggestion.shown,
+        "left_out": suggestion.left_out,
         "candidates": [
             {
                 "path": c.element.path,

@@ -19,7 +19,9 @@ Rule 4: the expect entries offered are checked with the assertions' own rules (p
         selector singles it out, the ``count`` that holds is offered and the note says an expect
         selector has no index (an identifier would single it out).
 Rule 5: a label with no shown element says so: hidden (each with its reason) or absent, with the
-        near misses among the shown labels (the assertions' own ``near_misses``).
+        near misses among the shown labels (the assertions' own ``near_misses``). At most
+        ``MAX_CANDIDATES`` elements are given (the rest counted), so a label on a screen thousands
+        of times costs twenty checks. A blank text is refused: every unlabelled element would be named.
 Rule 6: what is offered is YAML as a check file holds it: a value is written plain when YAML
         reads it back as the same string, else double-quoted with every character YAML can't
         print raw (controls, bidi marks, separators) escaped.
@@ -42,13 +44,24 @@ from .assertions.model import FRIENDLY_ROLES
 from .matcher import position
 from .screen import Element, Hidden, Screen
 
-__all__ = ["Candidate", "Difference", "Found", "Suggestion", "flow_yaml", "read_differences", "suggest"]
+__all__ = [
+    "MAX_CANDIDATES",
+    "Candidate",
+    "Difference",
+    "Found",
+    "Suggestion",
+    "flow_yaml",
+    "read_differences",
+    "suggest",
+]
 
 _FIELDS = frozenset({"TextField", "SecureTextField", "SearchField", "TextView"})
 #: A friendly role for each element type that has exactly one (``button``, ``text``, ``cell``…).
 _FRIENDLY = {next(iter(types)): name for name, types in FRIENDLY_ROLES.items() if len(types) == 1}
 _FRIENDLY.update({"TextField": "field", "SecureTextField": "field", "SearchField": "field", "TextView": "field"})
 _FRIENDLY.update({"Switch": "switch", "Toggle": "toggle", "Image": "image", "Icon": "image"})
+#: The most elements :func:`suggest` gives what a check would write for (each is checked on the screen).
+MAX_CANDIDATES = 20
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 
 
@@ -143,16 +156,19 @@ class Suggestion:
     found: Found
     candidates: tuple[Candidate, ...] = ()
     near_misses: tuple[str, ...] = ()
+    #: How many shown elements the text names, and how many candidates were left out (``MAX_CANDIDATES``).
+    shown: int = 0
+    left_out: int = 0
 
     @property
     def message(self) -> str:
         """One line saying what was found."""
-        shown = [c for c in self.candidates if c.hidden is None]
         quoted = json.dumps(self.text, ensure_ascii=False)
         if self.found is Found.UNIQUE:
             return f"{quoted} is on the screen once"
         if self.found is Found.DUPLICATED:
-            return f"{quoted} is on the screen {len(shown)} times: each needs its own selector"
+            more = f" (the first {MAX_CANDIDATES} are given)" if self.shown > MAX_CANDIDATES else ""
+            return f"{quoted} is on the screen {self.shown} times: each needs its own selector{more}"
         near = f"; did you mean {', '.join(json.dumps(n, ensure_ascii=False) for n in self.near_misses)}?"
         near = near if self.near_misses else ""
         if self.found is Found.HIDDEN:
@@ -161,7 +177,12 @@ class Suggestion:
 
 
 def suggest(screen: Screen, text: str) -> Suggestion:
-    """What a check would write for the elements labelled ``text`` on ``screen`` (Rules 3 to 5)."""
+    """What a check would write for the elements labelled ``text`` on ``screen`` (Rules 3 to 5).
+
+    Raises ``ValueError`` for a blank ``text``: every unlabelled element would be named.
+    """
+    if not text.strip():
+        raise ValueError("give the label to look for: it is blank")
     named = [i for i, e in enumerate(screen.elements) if e.label == text]
     if not named:
         named = [i for i, e in enumerate(screen.elements) if e.identifier == text]
@@ -171,9 +192,14 @@ def suggest(screen: Screen, text: str) -> Suggestion:
     )
     if not shown:
         misses = near_misses(text, [e.label for e in screen.shown if e.label])
-        return Suggestion(text, Found.HIDDEN if hidden else Found.ABSENT, hidden, tuple(misses))
+        kept = hidden[:MAX_CANDIDATES]
+        found = Found.HIDDEN if hidden else Found.ABSENT
+        return Suggestion(text, found, kept, tuple(misses), left_out=len(hidden) - len(kept))
     found = Found.UNIQUE if len(shown) == 1 else Found.DUPLICATED
-    return Suggestion(text, found, tuple(_candidate(screen, e) for e in shown) + hidden)
+    offered = tuple(_candidate(screen, e) for e in shown[:MAX_CANDIDATES])
+    kept = hidden[: MAX_CANDIDATES - len(offered)]
+    left = len(shown) + len(hidden) - len(offered) - len(kept)
+    return Suggestion(text, found, offered + kept, shown=len(shown), left_out=left)
 
 
 def _candidate(screen: Screen, element: Element) -> Candidate:
@@ -199,13 +225,19 @@ def _step(screen: Screen, element: Element, count: int, nth: int, near: str | No
     same_label = sum(1 for e in screen.shown if e.label == element.label)
     role = _FRIENDLY.get(element.role, element.role)
     if count > 1:
-        which = _ORDINALS[nth] if nth < len(_ORDINALS) else f"{nth + 1}th"
+        which = _ORDINALS[nth] if nth < len(_ORDINALS) else _ordinal(nth + 1)
         name = f"the {name} {role} near {_quoted_step(near)}" if near else f"the {which} {name} {role}"
     elif same_label > 1:
         name = f"the {name} {role}"
     if element.role in _FIELDS:
         return f'Type "…" into {name}'
     return f"Tap {name}"
+
+
+def _ordinal(n: int) -> str:
+    """``11th``, ``21st``, ``22nd``, ``23rd``, ``101st``."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _quoted_step(label: str) -> str:

@@ -87,6 +87,7 @@ def test_json_is_the_documented_schema(project: Path) -> None:
     ("args", "said"),
     [
         (["--launch"], "mobster: --launch needs --app BUNDLE: the app to launch"),
+        (["--scripted", "app.yaml", "--select", " "], "mobster: --select needs the label to look for"),
         ([], "mobster: choose a device: --scripted APP.yaml"),
         (["--scripted", "app.yaml", "--scripted", "app.yaml"], "mobster: inspect reads one device; the options name 2"),
     ],

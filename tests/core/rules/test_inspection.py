@@ -11,6 +11,7 @@ from hypothesis import given, settings
 
 import mobster_core as mc
 from mobster_core._rules.assertions import evaluate, parse_assertion
+from mobster_core._rules.inspection import MAX_CANDIDATES
 from mobster_core.screens import Found, Hidden, flow_yaml, read_differences, suggest
 from mobster_core.yaml import load_yaml
 from tests.strategies import examples, screens
@@ -171,3 +172,24 @@ def test_the_python_block_of_docs_inspect_runs() -> None:
     page = (Path(__file__).resolve().parents[3] / "docs" / "inspect.md").read_text("utf-8")
     (block,) = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
     exec(compile(block, "docs/inspect.md", "exec"), {"__name__": "inspect_md"})
+
+
+def test_a_label_on_the_screen_thousands_of_times_gives_the_first_twenty() -> None:
+    rows = [el("Button", "Delete", (0.0, i / 3000, 0.5, 1 / 3000)) for i in range(3000)]
+    offer = suggest(screen(*rows, el("Button", "Delete", visible=False)), "Delete")
+    assert offer.found is Found.DUPLICATED
+    assert (len(offer.candidates), offer.shown, offer.left_out) == (MAX_CANDIDATES, 3000, 3000 - MAX_CANDIDATES + 1)
+    assert offer.message == '"Delete" is on the screen 3000 times: each needs its own selector (the first 20 are given)'
+    steps = [c.step for c in offer.candidates]
+    assert steps[:2] == ['Tap the first "Delete" button', 'Tap the second "Delete" button']
+    assert steps[10:13] == [
+        'Tap the 11th "Delete" button',
+        'Tap the 12th "Delete" button',
+        'Tap the 13th "Delete" button',
+    ]
+    assert [c.nth for c in offer.candidates] == list(range(MAX_CANDIDATES))
+
+
+def test_a_blank_text_is_refused() -> None:
+    with pytest.raises(ValueError, match="blank"):
+        suggest(PAYWALL, "  ")
