@@ -348,7 +348,7 @@ def _overlaps_screen(frame: Frame) -> bool:
     return min(x + w, 1.0) - max(x, 0.0) > 0 and min(y + h, 1.0) - max(y, 0.0) > 0
 
 
-def _hidden_reasons(elements: Sequence[Element]) -> list[Hidden | None]:
+def _hidden_reasons(elements: Sequence[Element]) -> list[Hidden | None]:  # noqa: C901 - one branch per clause, in order
     """Rule 7 for every element, in order: None when it is shown, else the first clause it fails."""
     roles = {e.path: e.role for e in elements}
     # Does a path have a Switch among its ancestors? Memoized by path, walked without recursion.
@@ -373,25 +373,21 @@ def _hidden_reasons(elements: Sequence[Element]) -> list[Hidden | None]:
 
     content = _content_visibility(elements)
     reasons: list[Hidden | None] = []
+    append = reasons.append
     for e in elements:
-        why = _hidden_itself(e)
-        if why is None and e.role == "Switch" and not e.label and not e.identifier and switch_above(e.path):
-            why = Hidden.INNER_SWITCH  # the inner switch of a SwiftUI Toggle
-        elif why is None and content.get(e.path) is False:
-            why = Hidden.CONTENT_HIDDEN  # its labelled content is all hidden: nothing of it can be read
-        reasons.append(why)
+        if not e.visible:
+            append(Hidden.NOT_VISIBLE)
+        elif e.frame != _NO_FRAME and not _overlaps_screen(e.frame):
+            append(Hidden.ZERO_SIZE if e.frame[2] <= 0 or e.frame[3] <= 0 else Hidden.OFF_SCREEN)
+        elif e.role in _CONTAINER_ROLES:
+            append(Hidden.CONTAINER)
+        elif e.role == "Switch" and not e.label and not e.identifier and switch_above(e.path):
+            append(Hidden.INNER_SWITCH)  # the inner switch of a SwiftUI Toggle
+        elif content.get(e.path) is False:
+            append(Hidden.CONTENT_HIDDEN)  # its labelled content is all hidden: nothing of it can be read
+        else:
+            append(None)
     return reasons
-
-
-def _hidden_itself(e: Element) -> Hidden | None:
-    """Rule 7's clauses judged on the element alone: its own visibility, its frame, its role."""
-    if not e.visible:
-        return Hidden.NOT_VISIBLE
-    if e.frame != _NO_FRAME and not _overlaps_screen(e.frame):
-        return Hidden.ZERO_SIZE if e.frame[2] <= 0 or e.frame[3] <= 0 else Hidden.OFF_SCREEN
-    if e.role in _CONTAINER_ROLES:
-        return Hidden.CONTAINER
-    return None
 
 
 def _content_visibility(elements: Sequence[Element]) -> dict[str, bool]:
