@@ -23,10 +23,7 @@ Rule 7: an element is *shown* when, judged on the element alone: it is visible i
         list's edge and the text in it is hidden), so a person can't read it. An element whose
         frame is all zeros has no geometry to judge (a screen written by hand leaves frames out);
         a driver always gives frames. This one rule decides the signature (Rule 3), the matcher's
-        targets (:meth:`Screen.find`) and what the assertions see. Why an element isn't shown is
-        the first of these clauses it fails, in this order (:attr:`Screen.hidden`, a
-        :class:`Hidden`: not visible, zero size or off screen, a container, an inner switch, its
-        content hidden), so a tool that explains the screen says what the rule decided.
+        targets (:meth:`Screen.find`) and what the assertions see.
 Rule 8: ``placeholder`` is the text a field shows while it is empty; a driver reads such a field
         with ``value`` "" (WDA reports the placeholder as the value of an empty field).
 Rule 9: a screen's text is valid Unicode: a lone surrogate from the device (an app that cut a
@@ -34,6 +31,11 @@ Rule 9: a screen's text is valid Unicode: a lone surrogate from the device (an a
 Rule 10: a role has one spelling (``roles.py``): ``XCUIElementTypeButton`` and ``button`` from a
         driver are ``Button`` on the screen, so no rule (the signature, the matcher, the
         assertions, safety) is fooled by a driver's spelling.
+Rule 11: why an element isn't shown (:attr:`Screen.hidden`, a :class:`Hidden`) is the first
+        clause of Rule 7 it fails, in the rule's order: not visible, zero size or off screen (its
+        frame), a container, the inner switch of a Toggle, else its content all hidden. Rule 7
+        alone decides *whether* it is shown; the reason is given only for an element it hid, so
+        a tool that explains the screen (``mobster inspect``) says what the rule decided.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ _NO_FRAME: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
 
 class Hidden(enum.StrEnum):
-    """Why an element doesn't count as shown: the first clause of Rule 7 it fails, in the rule's order."""
+    """Why an element doesn't count as shown: the first clause of Rule 7 it fails (Rule 11)."""
 
     NOT_VISIBLE = "not visible"  # the device says the element itself isn't visible
     ZERO_SIZE = "zero size"  # its frame has no width or no height
@@ -90,9 +92,9 @@ class Hidden(enum.StrEnum):
 
 _HIDDEN_WHY = {
     Hidden.NOT_VISIBLE: "the phone reports it not visible",
-    Hidden.CONTAINER: "the Application and its Windows are never shown themselves",
     Hidden.ZERO_SIZE: "its frame has no width or no height",
     Hidden.OFF_SCREEN: "its frame is off the screen",
+    Hidden.CONTAINER: "the Application and its Windows are never shown themselves",
     Hidden.INNER_SWITCH: "the unlabelled inner switch of a Toggle (the Toggle itself counts)",
     Hidden.CONTENT_HIDDEN: "every labelled element inside it is hidden, so nothing of it can be read",
 }
@@ -161,12 +163,14 @@ class Screen:
     @cached_property
     def shown(self) -> tuple[Element, ...]:
         """The elements that count as shown (Rule 7), in tree order."""
-        return tuple(e for e, why in zip(self.elements, self.hidden, strict=True) if why is None)
+        return tuple(e for e, ok in zip(self.elements, _shown_flags(self.elements), strict=True) if ok)
 
     @cached_property
     def hidden(self) -> tuple[Hidden | None, ...]:
-        """For each element, in tree order: None when it counts as shown, else why not (Rule 7)."""
-        return tuple(_hidden_reasons(self.elements))
+        """For each element, in tree order: None when it counts as shown (Rule 7), else why not (Rule 11)."""
+        roles = {e.path: e.role for e in self.elements}
+        flags = _shown_flags(self.elements)
+        return tuple(None if ok else _why_hidden(e, roles) for e, ok in zip(self.elements, flags, strict=True))
 
     @cached_property
     def shown_paths(self) -> frozenset[str]:
@@ -348,8 +352,24 @@ def _overlaps_screen(frame: Frame) -> bool:
     return min(x + w, 1.0) - max(x, 0.0) > 0 and min(y + h, 1.0) - max(y, 0.0) > 0
 
 
-def _hidden_reasons(elements: Sequence[Element]) -> list[Hidden | None]:  # noqa: C901 - one branch per clause, in order
-    """Rule 7 for every element, in order: None when it is shown, else the first clause it fails."""
+def _why_hidden(e: Element, roles: Mapping[str, str]) -> Hidden:
+    """Rule 11: the first clause of Rule 7 that ``e``, which Rule 7 hid, fails."""
+    if not e.visible:
+        return Hidden.NOT_VISIBLE
+    if e.frame != _NO_FRAME and not _overlaps_screen(e.frame):
+        return Hidden.ZERO_SIZE if e.frame[2] <= 0 or e.frame[3] <= 0 else Hidden.OFF_SCREEN
+    if e.role in _CONTAINER_ROLES:
+        return Hidden.CONTAINER
+    parent = _parent_path(e.path)
+    while e.role == "Switch" and not e.label and not e.identifier and parent is not None:
+        if roles.get(parent) == "Switch":
+            return Hidden.INNER_SWITCH
+        parent = _parent_path(parent)
+    return Hidden.CONTENT_HIDDEN
+
+
+def _shown_flags(elements: Sequence[Element]) -> list[bool]:
+    """Rule 7 for every element, in order (ancestors are looked up by path)."""
     roles = {e.path: e.role for e in elements}
     # Does a path have a Switch among its ancestors? Memoized by path, walked without recursion.
     under_switch: dict[str, bool] = {}
@@ -372,22 +392,17 @@ def _hidden_reasons(elements: Sequence[Element]) -> list[Hidden | None]:  # noqa
         return answer
 
     content = _content_visibility(elements)
-    reasons: list[Hidden | None] = []
-    append = reasons.append
+    flags: list[bool] = []
     for e in elements:
-        if not e.visible:
-            append(Hidden.NOT_VISIBLE)
-        elif e.frame != _NO_FRAME and not _overlaps_screen(e.frame):
-            append(Hidden.ZERO_SIZE if e.frame[2] <= 0 or e.frame[3] <= 0 else Hidden.OFF_SCREEN)
-        elif e.role in _CONTAINER_ROLES:
-            append(Hidden.CONTAINER)
+        if not e.visible or e.role in _CONTAINER_ROLES or (e.frame != _NO_FRAME and not _overlaps_screen(e.frame)):
+            flags.append(False)
         elif e.role == "Switch" and not e.label and not e.identifier and switch_above(e.path):
-            append(Hidden.INNER_SWITCH)  # the inner switch of a SwiftUI Toggle
+            flags.append(False)  # the inner switch of a SwiftUI Toggle
         elif content.get(e.path) is False:
-            append(Hidden.CONTENT_HIDDEN)  # its labelled content is all hidden: nothing of it can be read
+            flags.append(False)  # its labelled content is all hidden: nothing of it can be read
         else:
-            append(None)
-    return reasons
+            flags.append(True)
+    return flags
 
 
 def _content_visibility(elements: Sequence[Element]) -> dict[str, bool]:
