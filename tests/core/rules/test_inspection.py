@@ -43,7 +43,6 @@ def test_each_clause_of_the_rule_has_its_reason() -> None:
                 el("Button", "Flat", frame=(0.2, 0.2, 0.5, 0.0)),
                 el("Window", "Main"),
                 el("Switch", "Wi-Fi", children=[el("Switch")]),
-                el("Cell", "Row", children=[el("StaticText", "Inside", visible=False)]),
                 el("Button", "Shown"),
                 el("Button", "Drawn by hand", frame=(0.0, 0.0, 0.0, 0.0)),
             ],
@@ -57,12 +56,15 @@ def test_each_clause_of_the_rule_has_its_reason() -> None:
         "Main": Hidden.CONTAINER,
         "Wi-Fi": None,
         "/0/4/0": Hidden.INNER_SWITCH,
-        "Row": Hidden.CONTENT_HIDDEN,
-        "Inside": Hidden.NOT_VISIBLE,
         "Shown": None,
         "Drawn by hand": None,  # no frame: no geometry to judge (Rule 7)
     }
     assert all(r.why for r in Hidden)
+
+
+def test_a_row_whose_labelled_content_is_all_hidden_says_so() -> None:
+    s = screen(el("Cell", "Row", children=[el("StaticText", "Inside", visible=False)]))
+    assert s.hidden == (Hidden.CONTENT_HIDDEN, Hidden.NOT_VISIBLE)
 
 
 PAYWALL = screen(
