@@ -128,7 +128,7 @@ def _inspect(runtime: Any, opts: dict[str, Any]) -> int:
     settings = dataclasses.replace(_settings(filled), secrets=_keys(opts.get("env_file")))
     clock = runtime.the_clock()
     if opts.get("driver"):
-        return _on_driver(runtime, opts, settings, job)
+        return _on_driver(runtime, opts, settings, job, clock)
     opened = _open(settings, job, clock)
     try:
         return _looked(runtime, _session(opened.device, clock, job))
@@ -136,11 +136,9 @@ def _inspect(runtime: Any, opts: dict[str, Any]) -> int:
         opened.release()
 
 
-def _on_driver(runtime: Any, opts: dict[str, Any], settings: Any, job: _Job) -> int:
+def _on_driver(runtime: Any, opts: dict[str, Any], settings: Any, job: _Job, clock: Clock) -> int:
     """``--driver FACTORY ARG``: its first device (``mobster test``'s own loader)."""
     from .main import _driver_devices
-
-    clock = runtime.the_clock()
 
     async def body() -> int:
         devices = await _driver_devices(opts, settings, clock)
