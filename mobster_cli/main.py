@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import attrs
 import click
 
+from ._inspect import inspect_command
 from ._paths import paths, paths_option
 
 if TYPE_CHECKING:
@@ -374,6 +375,7 @@ def demo(directory: Path | None) -> None:
 
 
 cli.add_command(paths)
+cli.add_command(inspect_command(_device_options))
 
 
 @cli.group()

@@ -9,6 +9,7 @@ pinned by a test). Start with ``docs/python.md``. The details live in public sub
 - :mod:`mobster_core.heals`: reviewing heals (list, accept, reject);
 - :mod:`mobster_core.paths`: recorded paths: their stores, list, forget, export, import;
 - :mod:`mobster_core.prompts`: what a model adapter translates;
+- :mod:`mobster_core.screens`: why an element isn't shown, two reads compared, what a check would write;
 - :mod:`mobster_core.exceptions`: the error tree;
 - :mod:`mobster_core.testing`: a fake clock, an in-memory journal, ``check_device``;
 - :mod:`mobster_core.files`: writing and reading files under ``.mobster/`` as the core does;

@@ -30,10 +30,16 @@ Rule 9: a screen's text is valid Unicode: a lone surrogate from the device (an a
 Rule 10: a role has one spelling (``roles.py``): ``XCUIElementTypeButton`` and ``button`` from a
         driver are ``Button`` on the screen, so no rule (the signature, the matcher, the
         assertions, safety) is fooled by a driver's spelling.
+Rule 11: why an element isn't shown (:attr:`Screen.hidden`, a :class:`Hidden`) is the first
+        clause of Rule 7 it fails, in the rule's order: not visible, zero size or off screen (its
+        frame), a container, the inner switch of a Toggle, else its content all hidden. Rule 7
+        alone decides *whether* it is shown; the reason is given only for an element it hid, so
+        a tool that explains the screen (``mobster inspect``) says what the rule decided.
 """
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
@@ -45,7 +51,16 @@ from .canon import digest
 from .roles import ROLES, canonical_role
 from .text import valid_text
 
-__all__ = ["DEFAULT_SCREEN_SIZE", "MAX_ELEMENTS", "MAX_TREE_DEPTH", "Element", "Frame", "Screen", "similarity"]
+__all__ = [
+    "DEFAULT_SCREEN_SIZE",
+    "MAX_ELEMENTS",
+    "MAX_TREE_DEPTH",
+    "Element",
+    "Frame",
+    "Hidden",
+    "Screen",
+    "similarity",
+]
 
 Frame = tuple[float, float, float, float]
 
@@ -56,6 +71,32 @@ _ELEMENT_KEYS = ("role", "label", "id", "value", "frame", "enabled", "visible", 
 #: Elements that are never shown themselves: the screen's containers (Rule 7).
 _CONTAINER_ROLES = frozenset({"Application", "Window"})
 _NO_FRAME: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+
+class Hidden(enum.StrEnum):
+    """Why an element doesn't count as shown: the first clause of Rule 7 it fails (Rule 11)."""
+
+    NOT_VISIBLE = "not visible"  # the device says the element itself isn't visible
+    ZERO_SIZE = "zero size"  # its frame has no width or no height
+    OFF_SCREEN = "off screen"  # its frame doesn't overlap the screen
+    CONTAINER = "container"  # the Application or a Window: never shown itself
+    INNER_SWITCH = "inner switch"  # the unlabelled inner Switch of a SwiftUI Toggle
+    CONTENT_HIDDEN = "content hidden"  # every labelled element inside it is hidden
+
+    @property
+    def why(self) -> str:
+        """The reason in words, for a person."""
+        return _HIDDEN_WHY[self]
+
+
+_HIDDEN_WHY = {
+    Hidden.NOT_VISIBLE: "the phone reports it not visible",
+    Hidden.ZERO_SIZE: "its frame has no width or no height",
+    Hidden.OFF_SCREEN: "its frame is off the screen",
+    Hidden.CONTAINER: "the Application and its Windows are never shown themselves",
+    Hidden.INNER_SWITCH: "the unlabelled inner switch of a Toggle (the Toggle itself counts)",
+    Hidden.CONTENT_HIDDEN: "every labelled element inside it is hidden, so nothing of it can be read",
+}
 
 
 @attrs.frozen
@@ -122,6 +163,13 @@ class Screen:
     def shown(self) -> tuple[Element, ...]:
         """The elements that count as shown (Rule 7), in tree order."""
         return tuple(e for e, ok in zip(self.elements, _shown_flags(self.elements), strict=True) if ok)
+
+    @cached_property
+    def hidden(self) -> tuple[Hidden | None, ...]:
+        """For each element, in tree order: None when it counts as shown (Rule 7), else why not (Rule 11)."""
+        roles = {e.path: e.role for e in self.elements}
+        flags = _shown_flags(self.elements)
+        return tuple(None if ok else _why_hidden(e, roles) for e, ok in zip(self.elements, flags, strict=True))
 
     @cached_property
     def shown_paths(self) -> frozenset[str]:
@@ -301,6 +349,22 @@ def _parent_path(path: str) -> str | None:
 def _overlaps_screen(frame: Frame) -> bool:
     x, y, w, h = frame
     return min(x + w, 1.0) - max(x, 0.0) > 0 and min(y + h, 1.0) - max(y, 0.0) > 0
+
+
+def _why_hidden(e: Element, roles: Mapping[str, str]) -> Hidden:
+    """Rule 11: the first clause of Rule 7 that ``e``, which Rule 7 hid, fails."""
+    if not e.visible:
+        return Hidden.NOT_VISIBLE
+    if e.frame != _NO_FRAME and not _overlaps_screen(e.frame):
+        return Hidden.ZERO_SIZE if e.frame[2] <= 0 or e.frame[3] <= 0 else Hidden.OFF_SCREEN
+    if e.role in _CONTAINER_ROLES:
+        return Hidden.CONTAINER
+    parent = _parent_path(e.path)
+    while e.role == "Switch" and not e.label and not e.identifier and parent is not None:
+        if roles.get(parent) == "Switch":
+            return Hidden.INNER_SWITCH
+        parent = _parent_path(parent)
+    return Hidden.CONTENT_HIDDEN
 
 
 def _shown_flags(elements: Sequence[Element]) -> list[bool]:

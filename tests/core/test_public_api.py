@@ -22,6 +22,7 @@ PUBLIC_MODULES = (
     "prompts",
     "protocols",
     "results",
+    "screens",
     "testing",
     "text",
     "yaml",
