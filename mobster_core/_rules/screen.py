@@ -81,7 +81,6 @@ class Hidden(enum.StrEnum):
     OFF_SCREEN = "off screen"  # its frame doesn't overlap the screen
     CONTAINER = "container"  # the Application or a Window: never shown itself
     INNER_SWITCH = "inner switch"  # the unlabelled inner Switch of a SwiftUI Toggle
-    CONTENT_HIDDEN = "content hidden"  # every labelled element inside it is hidden
 
     @property
     def why(self) -> str:
@@ -95,7 +94,6 @@ _HIDDEN_WHY = {
     Hidden.OFF_SCREEN: "its frame is off the screen",
     Hidden.CONTAINER: "the Application and its Windows are never shown themselves",
     Hidden.INNER_SWITCH: "the unlabelled inner switch of a Toggle (the Toggle itself counts)",
-    Hidden.CONTENT_HIDDEN: "every labelled element inside it is hidden, so nothing of it can be read",
 }
 
 
@@ -167,9 +165,8 @@ class Screen:
     @cached_property
     def hidden(self) -> tuple[Hidden | None, ...]:
         """For each element, in tree order: None when it counts as shown (Rule 7), else why not (Rule 11)."""
-        roles = {e.path: e.role for e in self.elements}
         flags = _shown_flags(self.elements)
-        return tuple(None if ok else _why_hidden(e, roles) for e, ok in zip(self.elements, flags, strict=True))
+        return tuple(None if ok else _why_hidden(e) for e, ok in zip(self.elements, flags, strict=True))
 
     @cached_property
     def shown_paths(self) -> frozenset[str]:
@@ -351,7 +348,7 @@ def _overlaps_screen(frame: Frame) -> bool:
     return min(x + w, 1.0) - max(x, 0.0) > 0 and min(y + h, 1.0) - max(y, 0.0) > 0
 
 
-def _why_hidden(e: Element, roles: Mapping[str, str]) -> Hidden:
+def _why_hidden(e: Element) -> Hidden:
     """Rule 11: the first clause of Rule 7 that ``e``, which Rule 7 hid, fails."""
     if not e.visible:
         return Hidden.NOT_VISIBLE
@@ -359,12 +356,7 @@ def _why_hidden(e: Element, roles: Mapping[str, str]) -> Hidden:
         return Hidden.ZERO_SIZE if e.frame[2] <= 0 or e.frame[3] <= 0 else Hidden.OFF_SCREEN
     if e.role in _CONTAINER_ROLES:
         return Hidden.CONTAINER
-    parent = _parent_path(e.path)
-    while e.role == "Switch" and not e.label and not e.identifier and parent is not None:
-        if roles.get(parent) == "Switch":
-            return Hidden.INNER_SWITCH
-        parent = _parent_path(parent)
-    return Hidden.CONTENT_HIDDEN
+    return Hidden.INNER_SWITCH  # the one clause of Rule 7 left: the unlabelled switch inside a Switch
 
 
 def _shown_flags(elements: Sequence[Element]) -> list[bool]:
