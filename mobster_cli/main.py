@@ -322,7 +322,7 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
     raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), list(checks), opts)))
 
 
-@click.command(name="heal")
+@click.command(name="heal", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("checks", nargs=-1)
 @click.option("--accept", metavar="CHECK", help="Keep the healed steps of CHECK as its recorded path.")
 @click.option(

@@ -1,0 +1,173 @@
+"""What a run says happened (issue 28 items 5 and 6): each test failed before its change.
+
+- Smart that ends before the check's last step, the expectations holding, says so on the
+  terminal, in ``results.json`` and in the report; a replay of the short path says it too; a
+  check with ``all_steps: true`` fails then, class ``steps_skipped``.
+- A heal waiting for review that doesn't fit this build names the heal file and ``mobster test heal``.
+- ``mobster test heal -h`` is its help, as ``-h`` is everywhere else.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from mobster_cli.main import Runtime, cli
+from mobster_core.testing import FakeClock
+from mobster_drivers.devices.scripted import sample_path
+from tests.samples import SIGNUP
+
+DISMISS = """\
+version: 1
+name: Dismiss the paywall
+app: {bundle: com.example.yourapp, path: YourApp.app}
+steps:
+  - Tap "Settings"
+  - Tap "Upgrade to Pro"
+  - Tap "Not now"
+expect:
+  - visible: {label: Account}
+"""
+
+
+@pytest.fixture
+def project(project: Path) -> Path:
+    """The paywall and sign-up checks, the sample app, its rebuild, and a build with "Upgrade to Pro" renamed."""
+    checks = project / ".mobster" / "checks"
+    (checks / "dismiss-paywall.yaml").write_text(DISMISS)
+    (checks / "signup.yaml").write_text(SIGNUP)
+    app = sample_path("yourapp").read_text()
+    (project / "app.yaml").write_text(app)
+    (project / "renamed.yaml").write_text(sample_path("yourapp-renamed").read_text())
+    assert "label: Upgrade to Pro," in app
+    (project / "pro.yaml").write_text(app.replace("label: Upgrade to Pro,", "label: Go Premium,"))
+    return project
+
+
+def mobster(*args: str) -> Result:
+    clock = FakeClock()
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False, obj=Runtime(clock, clock.run))
+
+
+def results(project: Path, result: Result) -> dict[str, object]:
+    line = next(x for x in result.output.splitlines() if x.startswith("report: "))
+    folder = project / Path(line.removeprefix("report: ").strip()).parent
+    (check,) = json.loads((folder / "results.json").read_text())["checks"]
+    assert isinstance(check, dict)
+    return check
+
+
+def report_html(project: Path, check: dict[str, object]) -> str:
+    return (project / str(check["run_dir"]) / "report.html").read_text()
+
+
+def test_smart_that_finished_early_says_so_and_the_replay_of_its_path_too(project: Path) -> None:
+    first = mobster("test", "dismiss-paywall", "--scripted", "pro.yaml", "--model", "scripted", "--fresh")
+    assert first.exit_code == 0, first.output
+    said = (
+        "    Smart finished after step 1 of 3: the expectations held "
+        '(the model was blocked: step 2: "Upgrade to Pro" isn\'t on the screen once)'
+    )
+    assert said in first.output.splitlines()
+    check = results(project, first)
+    assert check["finished_early"] == {
+        "after_step": 1,
+        "of": 3,
+        "by": "smart",
+        "why": 'the model was blocked: step 2: "Upgrade to Pro" isn\'t on the screen once',
+    }
+    assert "Smart finished after step 1 of 3: the expectations held" in report_html(project, check)
+    # The 1-step path it recorded replays at $0, and says it covers 1 of the 3 steps.
+    again = mobster("test", "dismiss-paywall", "--scripted", "pro.yaml")
+    assert again.exit_code == 0, again.output
+    assert "    the recorded path covers 1 of 3 steps: the expectations held" in again.output.splitlines()
+    replayed = results(project, again)
+    assert replayed["finished_early"] == {"after_step": 1, "of": 3, "by": "replay", "why": None}
+    assert "the recorded path covers 1 of 3 steps: the expectations held" in report_html(project, replayed)
+
+
+def test_a_run_of_every_step_says_nothing_of_finishing_early(project: Path) -> None:
+    full = mobster("test", "dismiss-paywall", "--scripted", "app.yaml", "--model", "scripted")
+    assert full.exit_code == 0, full.output
+    assert "finished" not in full.output
+    assert "covers" not in full.output
+    check = results(project, full)
+    assert check["finished_early"] is None
+    assert "finished-early" not in report_html(project, check)
+
+
+def test_all_steps_makes_skipping_a_failure_naming_the_steps_not_performed(project: Path) -> None:
+    mobster("test", "dismiss-paywall", "--scripted", "pro.yaml", "--model", "scripted")  # the 1-step path
+    file = project / ".mobster" / "checks" / "dismiss-paywall.yaml"
+    file.write_text(DISMISS.replace("steps:\n", "all_steps: true\nsteps:\n"))
+    replayed = mobster("test", "dismiss-paywall", "--scripted", "pro.yaml")
+    assert replayed.exit_code == 1, replayed.output
+    assert (
+        '    steps_skipped: the recorded path covers 1 of 3 steps: step 2 (Tap "Upgrade to Pro"), step 3 '
+        '(Tap "Not now") were not performed, and the check asks for all its steps (all_steps: true)'
+    ) in replayed.output.splitlines()
+    check = results(project, replayed)
+    assert (check["verdict"], check["class"]) == ("failed", "steps_skipped")
+    assert check["finished_early"] == {"after_step": 1, "of": 3, "by": "replay", "why": None}
+    fresh = mobster("test", "dismiss-paywall", "--scripted", "pro.yaml", "--model", "scripted", "--fresh", "--json")
+    assert fresh.exit_code == 1, fresh.output
+    (check,) = json.loads(fresh.stdout)["checks"]
+    assert (check["verdict"], check["class"]) == ("failed", "steps_skipped")
+    assert check["message"].startswith(
+        'Smart finished after step 1 of 3 (the model was blocked: step 2: "Upgrade to Pro" isn\'t on the screen '
+        'once): step 2 (Tap "Upgrade to Pro"), step 3 (Tap "Not now") were not performed'
+    )
+    assert check["path"]["why"] == "asked to record again"  # and nothing was stored: it failed
+    # On the build where every step can run, the check passes with all_steps: true.
+    whole = mobster("test", "dismiss-paywall", "--scripted", "app.yaml", "--model", "scripted", "--fresh")
+    assert whole.exit_code == 0, whole.output
+
+
+def test_a_heal_waiting_for_review_that_doesnt_fit_names_the_heal_file_and_mobster_test_heal(project: Path) -> None:
+    assert mobster("test", "signup", "--scripted", "app.yaml", "--model", "scripted").exit_code == 0
+    healed = mobster("test", "signup", "--scripted", "renamed.yaml", "--model", "scripted")
+    assert 'healed step 3: Tap "Continue" → Tap "Next"' in healed.output
+    # The original build again: the healed step ("Next") isn't there.
+    back = mobster("test", "signup", "--scripted", "app.yaml", "--model", "scripted")
+    assert back.exit_code == 1, back.output
+    line = next(x for x in back.output.splitlines() if x.startswith("    heal_limit: "))
+    assert line == (
+        '    heal_limit: step 3 (Tap "Next") drifted: "Next" isn\'t on the screen; step 3 is a heal that waits for '
+        'review in .mobster/checks/signup.heal.yaml (step 3, Tap "Continue" -> Tap "Next"), and it doesn\'t fit '
+        "this build: healing step 3 would make 2 of 3 recorded steps healed; the most a heal may change is half "
+        "of a check; review it with mobster test heal, then mobster test heal --accept signup.yaml or --reject "
+        "signup.yaml (or run it with --fresh to record it again)"
+    )
+    check = results(project, back)
+    assert check["fix"] == {
+        "code": "review_heal",
+        "args": {"heal_file": ".mobster/checks/signup.heal.yaml", "check": "signup.yaml"},
+    }
+    page = report_html(project, check)
+    hint = "<p class=hint>A heal waits for review, and this build doesn't fit it: review it (<code>mobster test heal"
+    assert hint in page
+    assert "Too many recorded steps changed" not in page
+    # The advice works: rejecting the heal brings the recorded steps back, and they pass on this build.
+    assert mobster("test", "heal", "--reject", "signup.yaml").exit_code == 0
+    assert mobster("test", "signup", "--scripted", "app.yaml").exit_code == 0
+
+
+def test_a_heal_past_the_limit_in_one_run_still_says_to_record_again(project: Path) -> None:
+    mobster("test", "signup", "--scripted", "app.yaml", "--model", "scripted")
+    both = (project / "renamed.yaml").read_text().replace("label: Sign up,", "label: Join,")
+    (project / "both.yaml").write_text(both)
+    result = mobster("test", "signup", "--scripted", "both.yaml", "--model", "scripted", "--json")
+    (check,) = json.loads(result.stdout)["checks"]
+    assert (check["class"], check["fix"]["code"]) == ("heal_limit", "record_again")
+    assert "waits for review" not in check["message"]
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_mobster_test_heal_takes_h_for_help(flag: str) -> None:
+    result = mobster("test", "heal", flag)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0].endswith(" test heal [OPTIONS] [CHECKS]...")
+    assert "--accept CHECK" in result.output
