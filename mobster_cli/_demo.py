@@ -240,6 +240,12 @@ def _mobster() -> str:
     return shlex.quote(str(beside)) if beside.exists() else "mobster"
 
 
+def _pytest() -> str:
+    """The ``pytest`` to type: the one beside this Python (a bare ``pytest`` may be the system's, without Mobster)."""
+    beside = Path(sys.executable).with_name("pytest")
+    return shlex.quote(str(beside)) if beside.exists() else f"{shlex.quote(sys.executable)} -m pytest"
+
+
 def _report(folder: Path, suites: list[SuiteResult]) -> Path | None:
     """The demo's suites on one page: each check's runs side by side, each linking to its report.html."""
     from mobster_report import MergeError, merge_suites
@@ -303,7 +309,7 @@ def run_demo(folder: Path) -> int:
     print(f"         {folder.name}/.mobster/cache/replay/ (the recorded paths).")
     print(f"Try it yourself: cd {shlex.quote(str(folder))} && {mobster} test --scripted apps/yourapp-rebuild.yaml")
     print(f"  (replays the healed path at $0 while the heal waits for review; then try {mobster} test heal)")
-    print(f"Under pytest: cd {shlex.quote(str(folder))} && pytest   (pytest.ini names the phone and the model)")
+    print(f"Under pytest: cd {shlex.quote(str(folder))} && {_pytest()}   (pytest.ini names the phone and the model)")
 
     page = _report(folder, [first, second, third, fourth])
     _seal(folder)

@@ -45,3 +45,25 @@ def test_the_heal_docs_explain_why_a_one_step_check_cant_heal() -> None:
     text = flat(ROOT / "docs" / "heal.md")
     assert "A check of one step can never be healed." in text
     assert "healing step 1 would make 1 of 1 recorded steps healed" in text
+
+
+def test_every_app_script_the_docs_name_in_the_demo_is_one_the_demo_writes() -> None:
+    # docs/scripted-phone.md once sent readers to apps/yourapp-renamed.yaml: the demo writes yourapp-rebuild.yaml.
+    from mobster_cli._demo import _demo_files
+    from mobster_drivers.devices.scripted import SAMPLES
+
+    written = {Path(name).name for name in _demo_files() if name.startswith("apps/")}
+    assert written == {"yourapp.yaml", "yourapp-rebuild.yaml", "yourapp-1.1.yaml"}
+    samples = {p.name for p in SAMPLES.glob("*.yaml")}
+    pages = [ROOT / "README.md", ROOT / "benchmarks" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    named: set[str] = set()
+    for page in pages:
+        text = page.read_text()
+        for name in re.findall(r"apps/([A-Za-z0-9._-]+\.yaml)", text):
+            assert name in written, (page.name, name)
+            named.add(name)
+        for name in re.findall(r"\byourapp[A-Za-z0-9._-]*\.yaml\b", text):
+            assert name in written | samples, (page.name, name)
+    demo = flat(ROOT / "docs" / "scripted-phone.md").split("**the demo**", 1)[1].split(";", 1)[0]
+    assert "apps/yourapp-rebuild.yaml" in demo
+    assert named >= {"yourapp-rebuild.yaml"}

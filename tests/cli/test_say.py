@@ -171,3 +171,28 @@ def test_mobster_test_heal_takes_h_for_help(flag: str) -> None:
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0].endswith(" test heal [OPTIONS] [CHECKS]...")
     assert "--accept CHECK" in result.output
+
+
+def test_the_demo_prints_a_pytest_command_that_runs_this_pytest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It printed a bare `pytest`: the system's, without the plugin (0 items, exit 5).
+    import os
+    import subprocess
+    import sys
+
+    from mobster_cli._demo import run_demo
+
+    assert run_demo(tmp_path / "demo") == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Under pytest: "))
+    command = line.removeprefix("Under pytest: ").split("   (", 1)[0]
+    beside = Path(sys.executable).with_name("pytest")
+    assert command.endswith(f" && {beside}" if beside.exists() else f" && {sys.executable} -m pytest")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "MOBSTER_", "PYTEST_"))}
+    env["PATH"] = "/usr/bin:/bin"  # no virtualenv on the PATH: the command names its own
+    out = subprocess.run(
+        ["/bin/sh", "-c", f"{command} -p no:cacheprovider -q"], capture_output=True, text=True, env=env,
+        check=False, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 passed" in out.stdout
