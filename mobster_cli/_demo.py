@@ -219,7 +219,9 @@ def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
     def make_model() -> Any:
         return ScriptedModel(clock=clock, delay=MODEL_SECONDS) if model else None
 
-    options = RunOptions(prices=prices, root=folder, reporter=HtmlReport())
+    # "Run it again" on each report: the phone this run used, as `mobster test` names it.
+    again = {"": f"--scripted {shlex.quote(app.relative_to(folder).as_posix())}"}
+    options = RunOptions(prices=prices, root=folder, reporter=HtmlReport(devices=again))
     return clock.run(run_suite(files, [phone], clock, models=make_model, options=options))
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import shlex
 import stat
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -74,17 +75,28 @@ class HtmlReport:
     """
 
     limits: FrameLimits = attrs.field(factory=FrameLimits)
+    #: The device options a check runs again with (``--scripted apps/yourapp.yaml``), by the
+    #: result's ``device_label`` (``""`` for a run without one): the report's "Run it again" line.
+    devices: Mapping[str, str] = attrs.field(factory=dict, hash=False)
+
+    def rerun(self, result: CheckResult) -> str | None:
+        """The command that runs ``result``'s check again on its device; None when its options aren't known."""
+        options = self.devices.get(result.device_label or "")
+        if options is None:
+            return None
+        return f"mobster test {shlex.quote(result.file)} {options}".rstrip()
 
     def check_ended(self, result: CheckResult, folder: Path, frames: FramesMode) -> None:
         """Rules 1-3: the run's pictures, then its ``report.html``."""
         data = result.to_dict()
+        rerun = self.rerun(result)
         if result.outcome.failure_class is FailureClass.STOPPED:
-            write_report(folder, data, {})
+            write_report(folder, data, {}, rerun=rerun)
             return
         if not pillow():
             _say_no_pillow()
         kept = keep_frames(folder, data, frames, self.limits)
-        write_report(folder, data, kept, note=None if pillow() else NO_PILLOW)
+        write_report(folder, data, kept, rerun=rerun, note=None if pillow() else NO_PILLOW)
 
     def suite_ended(self, suite: SuiteResult) -> None:
         """Rule 4: the suite's ``index.html`` beside its ``results.json``."""

@@ -67,3 +67,19 @@ def test_every_app_script_the_docs_name_in_the_demo_is_one_the_demo_writes() -> 
     demo = flat(ROOT / "docs" / "scripted-phone.md").split("**the demo**", 1)[1].split(";", 1)[0]
     assert "apps/yourapp-rebuild.yaml" in demo
     assert named >= {"yourapp-rebuild.yaml"}
+
+
+def test_the_benchmark_sections_are_numbered_once_and_every_link_to_one_resolves() -> None:
+    # Two sections were numbered 4, and the links to the later ones pointed one section off.
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    numbers = [int(n) for n in re.findall(r"^## (\d+)\. ", page, re.MULTILINE)]
+    assert numbers == list(range(1, len(numbers) + 1))
+
+    def anchor(heading: str) -> str:  # GitHub's: lowercase, punctuation dropped, spaces to hyphens
+        return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+    anchors = {anchor(h) for h in re.findall(r"^#+ (.+)$", page, re.MULTILINE)}
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    links = {(p.name, link) for p in pages for link in re.findall(r"benchmarks\.md#([\w-]+)", p.read_text())}
+    assert links
+    assert {(name, link) for name, link in links if link not in anchors} == set()

@@ -196,3 +196,75 @@ def test_the_demo_prints_a_pytest_command_that_runs_this_pytest(
     )  # fmt: skip
     assert out.returncode == 0, out.stdout + out.stderr
     assert "2 passed" in out.stdout
+    # Each of the demo's reports says how to run its check again on the phone it ran on.
+    reports = sorted((tmp_path / "demo" / ".mobster" / "runs").glob("*/report.html"))
+    assert reports
+    for report in reports:
+        assert "<h2>Run it again</h2><pre><code>mobster test .mobster/checks/" in report.read_text()
+        assert " --scripted apps/yourapp" in report.read_text()
+
+
+def _columns(page: str) -> list[str]:
+    import re
+
+    head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    return [re.sub(r"<[^>]+>", " ", th).split() for th in re.findall(r"<th scope=col>(.*?)</th>", head)][1:]  # type: ignore[misc]
+
+
+def test_the_suite_page_has_a_column_per_device_and_each_report_a_run_it_again_that_runs(project: Path) -> None:
+    import re
+    import shlex
+
+    (project / ".mobster" / "checks" / "signup.yaml").unlink()
+    (project / ".mobster" / "checks" / "a-paywall.yaml").write_text(DISMISS.replace("Dismiss", "Also dismiss"))
+    (project / "phone-b.yaml").write_text((project / "app.yaml").read_text())
+    both = ("--scripted", "app.yaml", "--scripted", "phone-b.yaml", "--each-device", "--model", "scripted")
+    result = mobster("test", *both, "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    folder = project / ".mobster" / "test-results" / doc["suite_id"]
+    page = (folder / "index.html").read_text()
+    # Two phones of one model are two columns, each with the pool's label and the device's name.
+    assert _columns(page) == [
+        ["app", "Scripted", "iPhone,", "iOS", "26.4"],
+        ["phone-b", "Scripted", "iPhone,", "iOS", "26.4"],
+    ]
+    # Rows in the order of the check files, each with one run a column.
+    rows = re.findall(r"<tr><th scope=row>.*?<div class=file>([^<]+)</div></th>(.*?)</tr>", page)
+    assert [file for file, _cells in rows] == [".mobster/checks/a-paywall.yaml", ".mobster/checks/dismiss-paywall.yaml"]
+    assert all(cells.count("<td>") == 2 and cells.count('class="cell') == 2 for _file, cells in rows)
+    # Each report's "Run it again" names the device it ran on, and the command runs (it exited 3).
+    for check in doc["checks"]:
+        report = report_html(project, check)
+        command = re.search(r"<h2>Run it again</h2><pre><code>([^<]+)</code>", report)
+        assert command is not None
+        script = {"app": "app.yaml", "phone-b": "phone-b.yaml"}[check["device_label"]]
+        words = shlex.split(command.group(1).replace("&#x27;", "'").replace("&quot;", '"'))
+        assert words == ["mobster", "test", check["file"], "--scripted", script]
+        again = mobster(*words[1:], "--json")
+        assert again.exit_code == 0, again.output
+        (ran,) = json.loads(again.stdout)["checks"]
+        assert (ran["name"], ran["mode"], ran["model_calls"]) == (check["name"], "replay", 0)
+
+
+def test_the_suite_page_orders_rows_by_file_and_columns_by_label() -> None:
+    from mobster_report._suite_page import render_suite
+
+    def run(file: str, label: str, seconds: float) -> dict[str, object]:
+        device = {"name": "iPhone 17", "kind": "simulator", "ios": "26.4"}
+        return {"name": file, "file": file, "device": device, "device_label": label, "verdict": "passed",
+                "run_dir": f".mobster/runs/{file}-{label}-{seconds}", "seconds": seconds, "mode": "replay"}  # fmt: skip
+
+    checks = [
+        run("b.yaml", "sim-10", 1),
+        run("a.yaml", "sim-2", 2),
+        run("b.yaml", "sim-2", 3),
+        run("a.yaml", "sim-2", 4),
+    ]
+    page = render_suite({"suite_id": "s", "checks": checks})
+    assert [c[0] for c in _columns(page)] == ["sim-2", "sim-10"]
+    body = page.split("<tbody>", 1)[1]
+    assert body.index(">a.yaml</div>") < body.index(">b.yaml</div>")
+    a_row = body.split(">a.yaml</div>", 1)[1].split("</tr>", 1)[0]
+    assert a_row.index("2.00 s") < a_row.index("4.00 s")  # the attempts in the order the results list them
+    assert "<td class=none>—</td>" in a_row  # a.yaml never ran on sim-10
