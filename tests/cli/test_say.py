@@ -204,11 +204,11 @@ def test_the_demo_prints_a_pytest_command_that_runs_this_pytest(
         assert " --scripted apps/yourapp" in report.read_text()
 
 
-def _columns(page: str) -> list[str]:
+def _columns(page: str) -> list[list[str]]:
     import re
 
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
-    return [re.sub(r"<[^>]+>", " ", th).split() for th in re.findall(r"<th scope=col>(.*?)</th>", head)][1:]  # type: ignore[misc]
+    return [re.sub(r"<[^>]+>", " ", th).split() for th in re.findall(r"<th scope=col>(.*?)</th>", head)][1:]
 
 
 def test_the_suite_page_has_a_column_per_device_and_each_report_a_run_it_again_that_runs(project: Path) -> None:
