@@ -884,6 +884,7 @@ def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
         if found is not None:
             diff.append(f"frame before: {found.before or 'not kept'}")
             diff.append(f"frame after:  {found.after or 'not kept'}")
+            diff.append(f"recorded:     {found.recorded or 'not kept on this machine'}")
             if found.report is not None:
                 diff.append(f"report: {found.report}")
         elif e.run_dir is not None:

@@ -52,6 +52,7 @@ from ._frames import frame_file as _frame_file
 from ._page import VERDICTS as _VERDICTS
 from ._page import page as _page
 from ._pictures import sniff
+from ._recorded import recorded_base
 from ._text import MAX_CELL
 from ._text import attr as _a
 from ._text import cost as _cost
@@ -542,6 +543,7 @@ def _heals(
             f"<div class=sbs><div class=old><h4>Recorded</h4>{_action_rows(old)}</div>"
             f"<div class=new><h4>Healed</h4>{_action_rows(new)}</div></div>"
             "<div class=figs>"
+            + _recorded_figure(pictures, number)
             + pictures.figure(before, "view", alt="the screen the step drifted on", marks=marks, caption=legend)
             + pictures.figure(after, "view", alt="the screen after the heal", caption="<b>After the heal</b>")
             + "</div>"
@@ -551,6 +553,19 @@ def _heals(
         )
     n = len(heals)
     return f"<section id=heals><h2>{n} heal{'s' if n != 1 else ''} to review</h2>{''.join(cards)}</section>"
+
+
+def _recorded_figure(pictures: _Pictures, step: float | None) -> str:
+    """The screen the healed step was sent on when it was recorded (``_recorded`` Rule 2), or why there is none."""
+    if step is None or step != int(step) or not 1 <= step <= 999:
+        return ""
+    base = recorded_base(int(step))
+    if not pictures.has(base):
+        return (
+            '<figure class="shot view"><div class=noframe>recorded screen not kept on this machine</div>'
+            "<figcaption><b>As recorded</b></figcaption></figure>"
+        )
+    return pictures.figure(base, "thumb", alt="the screen as the step was recorded", caption="<b>As recorded</b>")
 
 
 def _why(step: Mapping[str, Any]) -> str:

@@ -268,3 +268,42 @@ def test_the_suite_page_orders_rows_by_file_and_columns_by_label() -> None:
     a_row = body.split(">a.yaml</div>", 1)[1].split("</tr>", 1)[0]
     assert a_row.index("2.00 s") < a_row.index("4.00 s")  # the attempts in the order the results list them
     assert "<td class=none>—</td>" in a_row  # a.yaml never ran on sim-10
+
+
+def test_the_heal_review_shows_the_screen_as_it_was_recorded(project: Path) -> None:
+    import re
+    import shutil
+    import stat
+
+    from mobster_report._recorded import MAX_RECORDED_BYTES
+
+    first = mobster("test", "signup", "--scripted", "app.yaml", "--model", "scripted", "--json")
+    recorded = json.loads(first.stdout)["checks"][0]
+    path = recorded["path"]
+    folder = project / ".mobster" / "cache" / "screens" / f"{path['identity']}-{path['env']}"
+    # One thumbnail a recorded step, private, small, a PNG or a JPEG, written as the path was stored.
+    names = sorted(p.name for p in folder.iterdir())
+    assert [re.sub(r"\.(png|jpg)$", "", n) for n in names] == ["step-001.thumb", "step-002.thumb", "step-003.thumb"]
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    for file in folder.iterdir():
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600
+        data = file.read_bytes()
+        assert len(data) <= MAX_RECORDED_BYTES
+        assert data.startswith((b"\x89PNG", b"\xff\xd8"))
+    third = next(folder.glob("step-003.thumb.*"))
+    healed = mobster("test", "signup", "--scripted", "renamed.yaml", "--model", "scripted", "--json")
+    check = json.loads(healed.stdout)["checks"][0]
+    assert check["heals"]
+    # The listing names it beside the frames before and after the heal; the report shows it.
+    listing = mobster("test", "heal")
+    shown = f"recorded:     {third.relative_to(project)}"
+    assert shown in [line.strip() for line in listing.output.splitlines()]
+    heals = report_html(project, check).split("<section id=heals>", 1)[1].split("</section>", 1)[0]
+    figures = re.findall(r"<figure class=\"shot (\w+)\">(.*?)</figure>", heals)
+    assert [(size, '<img src="data:image/' in body, "As recorded" in body) for size, body in figures][:2] == [
+        ("thumb", True, True),
+        ("view", True, False),
+    ]
+    # On a machine that didn't record the path (a committed path), the review says so.
+    shutil.rmtree(folder)
+    assert "recorded:     not kept on this machine" in mobster("test", "heal").output
