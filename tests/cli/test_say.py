@@ -184,6 +184,7 @@ def test_the_demo_prints_a_pytest_command_that_runs_this_pytest(
     from mobster_cli._demo import run_demo
 
     assert run_demo(tmp_path / "demo") == 0
+    demo_reports = sorted((tmp_path / "demo" / ".mobster" / "runs").glob("*/report.html"))
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Under pytest: "))
     command = line.removeprefix("Under pytest: ").split("   (", 1)[0]
     beside = Path(sys.executable).with_name("pytest")
@@ -197,9 +198,8 @@ def test_the_demo_prints_a_pytest_command_that_runs_this_pytest(
     assert out.returncode == 0, out.stdout + out.stderr
     assert "2 passed" in out.stdout
     # Each of the demo's reports says how to run its check again on the phone it ran on.
-    reports = sorted((tmp_path / "demo" / ".mobster" / "runs").glob("*/report.html"))
-    assert reports
-    for report in reports:
+    assert demo_reports
+    for report in demo_reports:
         assert "<h2>Run it again</h2><pre><code>mobster test .mobster/checks/" in report.read_text()
         assert " --scripted apps/yourapp" in report.read_text()
 
