@@ -64,14 +64,6 @@ def render_suite(results: Mapping[str, Any], *, here: str | None = None) -> str:
     here = here if here is not None else f".mobster/test-results/{suite_id}"
     checks = [_map(c) for c in _list(results.get("checks"))]
     summary = _map(results.get("summary"))
-    devices: list[tuple[str, str]] = []
-    rows: dict[tuple[str, str], dict[tuple[str, str], list[Mapping[str, Any]]]] = {}
-    for c in checks:
-        dkey = _device_key(c)
-        if dkey not in devices:
-            devices.append(dkey)
-        rows.setdefault((_str(c, "file"), _str(c, "name")), {}).setdefault(dkey, []).append(c)
-    devices.sort(key=lambda d: (_natural(d[0]), _natural(d[1])))
     parts = [_suite_header(results, summary, checks)]
     bad = [c for c in checks if _str(c, "verdict") != "passed"]
     if bad:
@@ -94,6 +86,20 @@ def render_suite(results: Mapping[str, Any], *, here: str | None = None) -> str:
             f"<section id=healed><h2>Heals to review</h2><ul class=heals>{items}</ul>"
             "<pre><code>mobster test heal</code></pre></section>"
         )
+    parts.append(_matrix(checks, here))
+    return _page(f"suite {_a(suite_id, 80)}", "".join(parts))
+
+
+def _matrix(checks: Sequence[Mapping[str, Any]], here: str) -> str:
+    """Rules 1 and 2: the checks-by-devices matrix, a column per device and a row per check file."""
+    devices: list[tuple[str, str]] = []
+    rows: dict[tuple[str, str], dict[tuple[str, str], list[Mapping[str, Any]]]] = {}
+    for c in checks:
+        dkey = _device_key(c)
+        if dkey not in devices:
+            devices.append(dkey)
+        rows.setdefault((_str(c, "file"), _str(c, "name")), {}).setdefault(dkey, []).append(c)
+    devices.sort(key=lambda d: (_natural(d[0]), _natural(d[1])))
     head = "".join(
         "<th scope=col>"
         + (f"<bdi class=label>{_t(label, 200)}</bdi><div class=file><bdi>{_t(d, 200)}</bdi></div>" if label else
@@ -110,13 +116,12 @@ def render_suite(results: Mapping[str, Any], *, here: str | None = None) -> str:
             for d in devices
         )
         body.append(f"<tr><th scope=row><bdi>{_t(name)}</bdi><div class=file>{_t(file)}</div></th>{tds}</tr>")
-    parts.append(
+    return (
         "<section id=matrix><h2>Checks &times; devices</h2>"
         f"<table class=matrix><thead><tr><th scope=col>check</th>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>"
         "</section>"
     )
-    return _page(f"suite {_a(suite_id, 80)}", "".join(parts))
 
 
 def _device_key(c: Mapping[str, Any]) -> tuple[str, str]:
