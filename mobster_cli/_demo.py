@@ -219,7 +219,9 @@ def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
     def make_model() -> Any:
         return ScriptedModel(clock=clock, delay=MODEL_SECONDS) if model else None
 
-    options = RunOptions(prices=prices, root=folder, reporter=HtmlReport())
+    # "Run it again" on each report: the phone this run used, as `mobster test` names it.
+    again = {"": f"--scripted {shlex.quote(app.relative_to(folder).as_posix())}"}
+    options = RunOptions(prices=prices, root=folder, reporter=HtmlReport(devices=again))
     return clock.run(run_suite(files, [phone], clock, models=make_model, options=options))
 
 
@@ -238,6 +240,12 @@ def _mobster() -> str:
     """The ``mobster`` command to type: its full path beside this Python, so no virtualenv needs activating."""
     beside = Path(sys.executable).with_name("mobster")
     return shlex.quote(str(beside)) if beside.exists() else "mobster"
+
+
+def _pytest() -> str:
+    """The ``pytest`` to type: the one beside this Python (a bare ``pytest`` may be the system's, without Mobster)."""
+    beside = Path(sys.executable).with_name("pytest")
+    return shlex.quote(str(beside)) if beside.exists() else f"{shlex.quote(sys.executable)} -m pytest"
 
 
 def _report(folder: Path, suites: list[SuiteResult]) -> Path | None:
@@ -303,7 +311,7 @@ def run_demo(folder: Path) -> int:
     print(f"         {folder.name}/.mobster/cache/replay/ (the recorded paths).")
     print(f"Try it yourself: cd {shlex.quote(str(folder))} && {mobster} test --scripted apps/yourapp-rebuild.yaml")
     print(f"  (replays the healed path at $0 while the heal waits for review; then try {mobster} test heal)")
-    print(f"Under pytest: cd {shlex.quote(str(folder))} && pytest   (pytest.ini names the phone and the model)")
+    print(f"Under pytest: cd {shlex.quote(str(folder))} && {_pytest()}   (pytest.ini names the phone and the model)")
 
     page = _report(folder, [first, second, third, fourth])
     _seal(folder)

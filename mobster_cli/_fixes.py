@@ -20,6 +20,10 @@ _CLI: Mapping[FixCode, str] = {
     FixCode.RECORD_AGAIN: "run it with --fresh to record it again",
     FixCode.GIVE_MODEL: "set ANTHROPIC_API_KEY or OPENAI_API_KEY (or --env-file), or pass --model scripted",
     FixCode.RUN_WITHOUT_NO_HEAL: "run it without --no-heal (or with --fresh to record it again)",
+    FixCode.REVIEW_HEAL: (
+        "review it with mobster test heal, then mobster test heal --accept {check} or --reject {check} "
+        "(or run it with --fresh to record it again)"
+    ),
 }
 
 

@@ -58,6 +58,9 @@ def check_lines(result: CheckResult) -> list[str]:
         device = f"  on {v(result.device_label)}" + ("" if result.device is None else f" ({device.strip()[3:]})")
     lines = [f"{_MARK[result.verdict]}  {v(result.name)}{device}"]
     lines += [f"    healed step {h.step}: {v(h.from_)} → {v(h.to)}" for h in result.heals]
+    early = result.finished_early
+    if early is not None and result.verdict is Verdict.PASSED:  # a steps_skipped failure says it in its message
+        lines.append(f"    {v(early.held)}")
     if result.verdict is not Verdict.PASSED:
         cls = result.outcome.failure_class
         message = v(said(result.outcome))  # the core's message, then its fix with this command's options

@@ -331,7 +331,7 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
     raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), list(checks), opts)))
 
 
-@click.command(name="heal")
+@click.command(name="heal", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("checks", nargs=-1)
 @click.option("--accept", metavar="CHECK", help="Keep the healed steps of CHECK as its recorded path.")
 @click.option(
@@ -644,7 +644,7 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
     clock = runtime.the_clock()
     models = _models(settings, clock)
     out = _console(err=bool(opts.get("as_json")))
-    job = _Suite(files, settings, models, _run_options(settings, root, out))
+    job = _Suite(files, settings, models, _run_options(settings, root, out, opts.get("driver") or ()))
     _console(err=True).print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
     received: list[int] = []
     try:
@@ -688,9 +688,10 @@ def _copy_junit(suite: SuiteResult, target: Path) -> None:
         _fail(f"--junit: {os_error_message(exc)} (the results are in {suite.folder})")
 
 
-def _run_options(settings: Settings, root: Path, out: Any) -> RunOptions:
+def _run_options(settings: Settings, root: Path, out: Any, driver: Sequence[str] = ()) -> RunOptions:
     from mobster_report import HtmlReport
 
+    from ._devices import rerun_options
     from ._render import visible
 
     progress = _console(err=True)
@@ -700,7 +701,7 @@ def _run_options(settings: Settings, root: Path, out: Any) -> RunOptions:
 
     return settings.to_run_options(
         root,
-        reporter=HtmlReport(),
+        reporter=HtmlReport(devices=rerun_options(settings.devices, driver)),  # "Run it again" names them
         on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
         on_sending=sending,
         on_result=lambda result: _print_check(out, result),
@@ -935,6 +936,7 @@ def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
         if found is not None:
             diff.append(f"frame before: {found.before or 'not kept'}")
             diff.append(f"frame after:  {found.after or 'not kept'}")
+            diff.append(f"recorded:     {found.recorded or 'not kept on this machine'}")
             if found.report is not None:
                 diff.append(f"report: {found.report}")
         elif e.run_dir is not None:

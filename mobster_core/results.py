@@ -1,12 +1,13 @@
 """What runs return, in full: a check's result, its steps and heals, a suite's, and their files.
 
 :class:`CheckResult` and :class:`SuiteResult` are also in ``mobster_core``; this module adds the
-types of their fields (an outcome's :class:`Fix`: a :class:`FixCode` and its arguments, which a
-front end spells with :func:`fill` and its own table, or with :func:`spell_fix` for Python; the
-message and a spelled fix read as one with :func:`joined`), the ``junit.xml`` writer, and what a
-reporter reads beside them: the run's journal (:func:`read_journal`), the ``--frames`` modes
-(:class:`FramesMode`), the matcher's thresholds a step's ``similarity`` is read against
-(:data:`SIMILAR`, :data:`SIMILAR_SETTLED`) and the suite's exit code rule (:func:`suite_exit_code`).
+types of their fields (:class:`FinishedEarly`: steps that ended before the check's last one; an
+outcome's :class:`Fix`: a :class:`FixCode` and its arguments, which a front end spells with
+:func:`fill` and its own table, or with :func:`spell_fix` for Python; the message and a spelled
+fix read as one with :func:`joined`), the ``junit.xml`` writer, and what a reporter reads beside
+them: the run's journal (:func:`read_journal`), the ``--frames`` modes (:class:`FramesMode`), the
+matcher's thresholds a step's ``similarity`` is read against (:data:`SIMILAR`,
+:data:`SIMILAR_SETTLED`) and the suite's exit code rule (:func:`suite_exit_code`).
 ``to_dict()`` is the stable ``mobster.test/1`` JSON (:data:`SCHEMA`) of ``results.json``, and
 ``from_dict()`` reads it back, typed; see ``docs/cli.md``. The pages, the
 merge of shards and the newest page are ``mobster_report``'s (``docs/reports.md``).
@@ -20,7 +21,7 @@ from ._rules.fixes import spell as spell_fix
 from ._rules.frames import FramesMode
 from ._rules.matcher import SIMILAR, SIMILAR_SETTLED
 from ._rules.verdict import suite_exit_code
-from ._run.results import SCHEMA, CheckResult, Mode, StepReport, StepSource, SuiteResult, junit_xml
+from ._run.results import SCHEMA, CheckResult, FinishedEarly, Mode, StepReport, StepSource, SuiteResult, junit_xml
 from ._store.healfile import HealEntry
 from ._store.journal import read_journal
 
@@ -32,6 +33,7 @@ __all__ = [
     "AssertionResult",
     "CheckResult",
     "Cost",
+    "FinishedEarly",
     "Fix",
     "FixCode",
     "FramesMode",

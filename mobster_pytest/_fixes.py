@@ -22,6 +22,10 @@ _PYTEST: Mapping[FixCode, str] = {
     FixCode.RUN_WITHOUT_NO_HEAL: (
         "run it without --mobster-no-heal (nor mobster_no_heal in the ini), or with --mobster-fresh to record it again"
     ),
+    FixCode.REVIEW_HEAL: (
+        "review it with the mobster command: mobster test heal shows it, and accepts or rejects {check}'s "
+        "heals (or run it with --mobster-fresh to record it again)"
+    ),
 }
 
 

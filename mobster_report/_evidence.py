@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import shlex
 import stat
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -39,6 +40,7 @@ from mobster_core.text import utf8
 
 from ._frames import FrameLimits, base_of, frame_file, heal_frames, plan_frames, step_bases
 from ._pictures import PictureError, make_pictures, pillow
+from ._recorded import keep_recorded, recorded_base, recorded_for
 from ._run_page import RunReport, render_run
 from ._suite_page import render_suite
 
@@ -74,21 +76,54 @@ class HtmlReport:
     """
 
     limits: FrameLimits = attrs.field(factory=FrameLimits)
+    #: The device options a check runs again with (``--scripted apps/yourapp.yaml``), by the
+    #: result's ``device_label`` (``""`` for a run without one): the report's "Run it again" line.
+    devices: Mapping[str, str] = attrs.field(factory=dict, hash=False)
+
+    def rerun(self, result: CheckResult) -> str | None:
+        """The command that runs ``result``'s check again on its device; None when its options aren't known."""
+        options = self.devices.get(result.device_label or "")
+        if options is None:
+            return None
+        return f"mobster test {shlex.quote(result.file)} {options}".rstrip()
 
     def check_ended(self, result: CheckResult, folder: Path, frames: FramesMode) -> None:
         """Rules 1-3: the run's pictures, then its ``report.html``."""
         data = result.to_dict()
+        rerun = self.rerun(result)
         if result.outcome.failure_class is FailureClass.STOPPED:
-            write_report(folder, data, {})
+            write_report(folder, data, {}, rerun=rerun)
             return
         if not pillow():
             _say_no_pillow()
         kept = keep_frames(folder, data, frames, self.limits)
-        write_report(folder, data, kept, note=None if pillow() else NO_PILLOW)
+        root = _project_of(folder, result.run_dir)
+        if root is not None:
+            keep_recorded(root, data, kept)
+            kept = {**kept, **_recorded_pictures(root, data)}
+        write_report(folder, data, kept, rerun=rerun, note=None if pillow() else NO_PILLOW)
 
     def suite_ended(self, suite: SuiteResult) -> None:
         """Rule 4: the suite's ``index.html`` beside its ``results.json``."""
         write_index(suite.folder, suite.to_dict())
+
+
+def _project_of(folder: Path, run_dir: str) -> Path | None:
+    """The project a run folder is in: ``folder`` less its ``run_dir`` (``.mobster/runs/<id>``); None outside one."""
+    if not _is_run_dir(run_dir):
+        return None
+    return folder.parent.parent.parent
+
+
+def _recorded_pictures(root: Path, result: Mapping[str, Any]) -> dict[str, bytes | Path]:
+    """The recorded screen of each healed step, among the run page's pictures (``_recorded`` Rule 2)."""
+    pictures: dict[str, bytes | Path] = {}
+    for heal in result.get("heals") or ():
+        step = heal.get("step") if isinstance(heal, dict) else None
+        file = recorded_for(root, result, step)
+        if file is not None and isinstance(step, int):
+            pictures[frame_file(recorded_base(step), "thumb", file.name.rsplit(".", 1)[-1])] = file
+    return pictures
 
 
 @functools.cache
@@ -215,6 +250,8 @@ class HealFrames:
     report: str | None
     before: str | None
     after: str | None
+    #: The screen the healed step was sent on when Smart recorded it (``_recorded``), None when not kept here.
+    recorded: str | None = None
 
 
 def heal_evidence(root: Path, check: Path, heal: HealEntry) -> HealFrames | None:
@@ -246,8 +283,14 @@ def heal_evidence(root: Path, check: Path, heal: HealEntry) -> HealFrames | None
                     report=_rel(report, root) if report.is_file() else None,
                     before=_frame_path(folder, before, root),
                     after=_frame_path(folder, after, root),
+                    recorded=_recorded_path(root, result.to_dict(), heal.step),
                 )
     return None
+
+
+def _recorded_path(root: Path, result: Mapping[str, Any], step: int) -> str | None:
+    file = recorded_for(root, result, step)
+    return None if file is None else _rel(file, root)
 
 
 def _is_run_dir(run_dir: str) -> bool:

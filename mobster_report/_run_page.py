@@ -45,13 +45,14 @@ import attrs
 
 from mobster_core.exceptions import UnsafeFile
 from mobster_core.files import read_private
-from mobster_core.results import SIMILAR, SIMILAR_SETTLED
+from mobster_core.results import SIMILAR, SIMILAR_SETTLED, FinishedEarly, Mode
 
 from ._frames import FINAL, base_of, heal_frames
 from ._frames import frame_file as _frame_file
 from ._page import VERDICTS as _VERDICTS
 from ._page import page as _page
 from ._pictures import sniff
+from ._recorded import recorded_base
 from ._text import MAX_CELL
 from ._text import attr as _a
 from ._text import cost as _cost
@@ -272,6 +273,10 @@ _HINTS = {
     "assertion": "The steps ran, and the final screen doesn't show what the check expects: compare it with the "
     "failed assertions.",
     "heal_limit": "Too many recorded steps changed to heal them safely: record the path again.",
+    "review_heal": "A heal waits for review, and this build doesn't fit it: review it (<code>mobster test heal</code> "
+    "shows it, then accept or reject it), or record the path again.",
+    "steps_skipped": "The check asks for all its steps, and the run ended before its last one: look at the steps "
+    "that ran, and at the screen where they stopped.",
     "unknown_outcome": "An action may or may not have happened. Look at the app before running again; the "
     "journal says which action.",
     "app_not_running": "The app was not in front at the end: it crashed, or the flow left it.",
@@ -285,9 +290,13 @@ def _header(r: Mapping[str, Any], mark: str, word: str, vclass: str, heals: Sequ
     message = _str(r, "message")
     badge = f" <span class=cls>{_t(cls, 80)}</span>" if cls else ""
     lines = f"<p class=msg>{_t(message)}</p>" if message else ""
-    hint = _HINTS.get(cls) if isinstance(cls, str) else None
+    fix = _map(r.get("fix")).get("code")
+    hint = _HINTS.get("review_heal" if fix == "review_heal" else cls) if isinstance(cls, str) else None
     if hint:
         lines += f"<p class=hint>{hint}</p>"
+    early = finished_early(r)
+    if early is not None and r.get("verdict") == "passed":  # a steps_skipped failure says it in its message
+        lines += f"<p class=hint id=finished-early>{_t(early.held)}</p>"
     if heals:
         healed, n = _steps_healed(r, "healed step")
         lines += (
@@ -300,6 +309,15 @@ def _header(r: Mapping[str, Any], mark: str, word: str, vclass: str, heals: Sequ
         f"<p class=name><bdi>{_t(r.get('name'), 1000)}</bdi> <span class=file>{_t(r.get('file'), 1000)}</span></p>"
         "</div></header>"
     )
+
+
+def finished_early(r: Mapping[str, Any]) -> FinishedEarly | None:
+    """The result's ``finished_early`` (Smart ended after step 1 of 3), None when absent or not one."""
+    early = _map(r.get("finished_early"))
+    after, of, by, why = early.get("after_step"), early.get("of"), early.get("by"), early.get("why")
+    if not (isinstance(after, int) and isinstance(of, int) and by in ("smart", "replay")):
+        return None
+    return FinishedEarly(after, of, Mode(by), why if isinstance(why, str) else None)
 
 
 def _facts(r: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], heals: Sequence[Mapping[str, Any]]) -> str:
@@ -525,6 +543,7 @@ def _heals(
             f"<div class=sbs><div class=old><h4>Recorded</h4>{_action_rows(old)}</div>"
             f"<div class=new><h4>Healed</h4>{_action_rows(new)}</div></div>"
             "<div class=figs>"
+            + _recorded_figure(pictures, number)
             + pictures.figure(before, "view", alt="the screen the step drifted on", marks=marks, caption=legend)
             + pictures.figure(after, "view", alt="the screen after the heal", caption="<b>After the heal</b>")
             + "</div>"
@@ -534,6 +553,19 @@ def _heals(
         )
     n = len(heals)
     return f"<section id=heals><h2>{n} heal{'s' if n != 1 else ''} to review</h2>{''.join(cards)}</section>"
+
+
+def _recorded_figure(pictures: _Pictures, step: float | None) -> str:
+    """The screen the healed step was sent on when it was recorded (``_recorded`` Rule 2), or why there is none."""
+    if step is None or step != int(step) or not 1 <= step <= 999:
+        return ""
+    base = recorded_base(int(step))
+    if not pictures.has(base):
+        return (
+            '<figure class="shot view"><div class=noframe>recorded screen not kept on this machine</div>'
+            "<figcaption><b>As recorded</b></figcaption></figure>"
+        )
+    return pictures.figure(base, "thumb", alt="the screen as the step was recorded", caption="<b>As recorded</b>")
 
 
 def _why(step: Mapping[str, Any]) -> str:

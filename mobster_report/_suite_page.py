@@ -1,5 +1,12 @@
 """The suite's page, ``index.html``: a checks-by-devices matrix linking to each run's ``report.html``.
 
+Rule 1: one column per device: the pool's label for it (``device_label``) and the device as it
+        says it is (name and iOS); two phones of one model are two columns. Columns are in the
+        pool's order (labels compared with their numbers as numbers: ``sim-2`` before ``sim-10``).
+Rule 2: one row per check, in the order of the check files (path, then name); in a cell, the
+        runs of that check on that device in the order the results list them (the attempts, and
+        merged suites in the order they were given).
+
 It follows the run page's rules (``_run_page``): self-contained, every outside string escaped
 (``_text``), and links only relative ones, each path segment percent-encoded.
 """
@@ -7,6 +14,7 @@ It follows the run page's rules (``_run_page``): self-contained, every outside s
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -56,14 +64,6 @@ def render_suite(results: Mapping[str, Any], *, here: str | None = None) -> str:
     here = here if here is not None else f".mobster/test-results/{suite_id}"
     checks = [_map(c) for c in _list(results.get("checks"))]
     summary = _map(results.get("summary"))
-    devices: list[str] = []
-    rows: dict[tuple[str, str], dict[str, list[Mapping[str, Any]]]] = {}
-    for c in checks:
-        device = _map(c.get("device"))
-        dkey = f"{_str(device, 'name')}, iOS {_str(device, 'ios')}" if device else "no device"
-        if dkey not in devices:
-            devices.append(dkey)
-        rows.setdefault((_str(c, "name"), _str(c, "file")), {}).setdefault(dkey, []).append(c)
     parts = [_suite_header(results, summary, checks)]
     bad = [c for c in checks if _str(c, "verdict") != "passed"]
     if bad:
@@ -86,9 +86,29 @@ def render_suite(results: Mapping[str, Any], *, here: str | None = None) -> str:
             f"<section id=healed><h2>Heals to review</h2><ul class=heals>{items}</ul>"
             "<pre><code>mobster test heal</code></pre></section>"
         )
-    head = "".join(f"<th scope=col><bdi>{_t(d, 200)}</bdi></th>" for d in devices)
+    parts.append(_matrix(checks, here))
+    return _page(f"suite {_a(suite_id, 80)}", "".join(parts))
+
+
+def _matrix(checks: Sequence[Mapping[str, Any]], here: str) -> str:
+    """Rules 1 and 2: the checks-by-devices matrix, a column per device and a row per check file."""
+    devices: list[tuple[str, str]] = []
+    rows: dict[tuple[str, str], dict[tuple[str, str], list[Mapping[str, Any]]]] = {}
+    for c in checks:
+        dkey = _device_key(c)
+        if dkey not in devices:
+            devices.append(dkey)
+        rows.setdefault((_str(c, "file"), _str(c, "name")), {}).setdefault(dkey, []).append(c)
+    devices.sort(key=lambda d: (_natural(d[0]), _natural(d[1])))
+    head = "".join(
+        "<th scope=col>"
+        + (f"<bdi class=label>{_t(label, 200)}</bdi><div class=file><bdi>{_t(d, 200)}</bdi></div>" if label else
+           f"<bdi>{_t(d, 200)}</bdi>")
+        + "</th>"
+        for label, d in devices
+    )  # fmt: skip
     body = []
-    for (name, file), cells in rows.items():
+    for (file, name), cells in sorted(rows.items(), key=lambda row: (_natural(row[0][0]), _natural(row[0][1]))):
         tds = "".join(
             "<td>" + "".join(_cell_link(c, here) for c in cells.get(d, [])) + "</td>"
             if d in cells
@@ -96,13 +116,24 @@ def render_suite(results: Mapping[str, Any], *, here: str | None = None) -> str:
             for d in devices
         )
         body.append(f"<tr><th scope=row><bdi>{_t(name)}</bdi><div class=file>{_t(file)}</div></th>{tds}</tr>")
-    parts.append(
+    return (
         "<section id=matrix><h2>Checks &times; devices</h2>"
         f"<table class=matrix><thead><tr><th scope=col>check</th>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>"
         "</section>"
     )
-    return _page(f"suite {_a(suite_id, 80)}", "".join(parts))
+
+
+def _device_key(c: Mapping[str, Any]) -> tuple[str, str]:
+    """A run's column: the pool's label for its device (``""`` without one), and the device as it says it is."""
+    device = _map(c.get("device"))
+    name = f"{_str(device, 'name')}, iOS {_str(device, 'ios')}" if device else "no device"
+    return _str(c, "device_label"), name
+
+
+def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
+    """``sim-2`` before ``sim-10``: digits compare as numbers (each part tagged, so parts always compare)."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text) if part)
 
 
 def _suite_header(results: Mapping[str, Any], summary: Mapping[str, Any], checks: Sequence[Mapping[str, Any]]) -> str:
@@ -155,8 +186,11 @@ def _cell_link(c: Mapping[str, Any], here: str, *, full: bool = False) -> str:
     href = report_href(_str(c, "run_dir"), here)
     label = f"{mark} {_t(word, 40)}"
     if full:
-        device = _map(c.get("device"))
-        where = f" on <bdi>{_t(device.get('name'), 200)}</bdi>" if device else ""
+        device, pool = _map(c.get("device")), _str(c, "device_label")
+        named = f"<bdi>{_t(device.get('name'), 200)}</bdi>" if device else ""
+        if pool:  # a pool's device: its label, then what it is
+            named = f"<bdi>{_t(pool, 200)}</bdi>" + (f" ({named})" if named else "")
+        where = f" on {named}" if named else ""
         label += f" <bdi>{_t(c.get('name'))}</bdi>{where}"
         message = _str(c, "message")
         if message:

@@ -6,7 +6,18 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core.results import AssertionResult, Cost, Fix, FixCode, HealEntry, Mode, StepReport, StepSource
+from mobster_core.results import (
+    FIX_ARGS,
+    AssertionResult,
+    Cost,
+    FinishedEarly,
+    Fix,
+    FixCode,
+    HealEntry,
+    Mode,
+    StepReport,
+    StepSource,
+)
 
 
 def examples(ci: int) -> int:
@@ -113,7 +124,8 @@ def assertion_results(draw: st.DrawFn) -> AssertionResult:
 def outcomes(draw: st.DrawFn) -> mc.Outcome:
     verdict = draw(st.sampled_from(mc.Verdict))
     failure = None if verdict is mc.Verdict.PASSED else draw(st.sampled_from(mc.FailureClass))
-    fix = draw(st.none() | st.sampled_from(FixCode).map(Fix))
+    code = draw(st.none() | st.sampled_from(FixCode))
+    fix = None if code is None else Fix(code, {name: draw(texts) for name in sorted(FIX_ARGS[code])})
     return mc.Outcome(verdict, failure, draw(texts), step=draw(st.none() | st.integers(1, 40)), fix=fix)
 
 
@@ -134,4 +146,8 @@ def check_results(draw: st.DrawFn) -> mc.CheckResult:
         assertions=tuple(draw(st.lists(assertion_results(), max_size=2))), run_dir=draw(texts),
         stable=draw(st.none() | st.booleans()), carried_from=draw(maybe_texts), device_label=draw(maybe_texts),
         final_frame=draw(maybe_texts),
+        finished_early=draw(st.none() | st.builds(
+            FinishedEarly, st.integers(0, 20), st.integers(1, 20), st.sampled_from((Mode.SMART, Mode.REPLAY)),
+            maybe_texts,
+        )),
     )  # fmt: skip

@@ -45,3 +45,52 @@ def test_the_heal_docs_explain_why_a_one_step_check_cant_heal() -> None:
     text = flat(ROOT / "docs" / "heal.md")
     assert "A check of one step can never be healed." in text
     assert "healing step 1 would make 1 of 1 recorded steps healed" in text
+
+
+def test_every_app_script_the_docs_name_in_the_demo_is_one_the_demo_writes() -> None:
+    # docs/scripted-phone.md once sent readers to apps/yourapp-renamed.yaml: the demo writes yourapp-rebuild.yaml.
+    from mobster_cli._demo import _demo_files
+    from mobster_drivers.devices.scripted import SAMPLES
+
+    written = {Path(name).name for name in _demo_files() if name.startswith("apps/")}
+    assert written == {"yourapp.yaml", "yourapp-rebuild.yaml", "yourapp-1.1.yaml"}
+    samples = {p.name for p in SAMPLES.glob("*.yaml")}
+    pages = [ROOT / "README.md", ROOT / "benchmarks" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    named: set[str] = set()
+    for page in pages:
+        text = page.read_text()
+        for name in re.findall(r"apps/([A-Za-z0-9._-]+\.yaml)", text):
+            assert name in written, (page.name, name)
+            named.add(name)
+        for name in re.findall(r"\byourapp[A-Za-z0-9._-]*\.yaml\b", text):
+            assert name in written | samples, (page.name, name)
+    demo = flat(ROOT / "docs" / "scripted-phone.md").split("**the demo**", 1)[1].split(";", 1)[0]
+    assert "apps/yourapp-rebuild.yaml" in demo
+    assert named >= {"yourapp-rebuild.yaml"}
+
+
+def test_the_benchmark_sections_are_numbered_once_and_every_link_to_one_resolves() -> None:
+    # Two sections were numbered 4, and the links to the later ones pointed one section off.
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    numbers = [int(n) for n in re.findall(r"^## (\d+)\. ", page, re.MULTILINE)]
+    assert numbers == list(range(1, len(numbers) + 1))
+
+    def anchor(heading: str) -> str:  # GitHub's: lowercase, punctuation dropped, spaces to hyphens
+        return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+    anchors = {anchor(h) for h in re.findall(r"^#+ (.+)$", page, re.MULTILINE)}
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    links = {(p.name, link) for p in pages for link in re.findall(r"benchmarks\.md#([\w-]+)", p.read_text())}
+    assert links
+    assert {(name, link) for name, link in links if link not in anchors} == set()
+
+
+def test_the_readme_says_how_long_make_test_takes_and_why_tests_skip() -> None:
+    text = flat(ROOT / "README.md")
+    assert "**How long it takes, and what skips.**" in text
+    for said in ("about 3 minutes", "../shared/wda-trees", "/usr/bin/chromium", "skips as root"):
+        assert said in text, said
+    # The reasons it gives are the tests' own.
+    trees = (ROOT / "tests" / "wda_trees.py").read_text()
+    assert "the shared WDA trees are read in place, never copied" in trees
+    assert "no /usr/bin/chromium" in (ROOT / "tests" / "report" / "test_report_browser.py").read_text()

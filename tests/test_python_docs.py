@@ -54,3 +54,25 @@ def test_the_readme_example_runs() -> None:
     assert isinstance(step, mc.Step)
     assert isinstance(screen, mc.Screen)
     assert mc.match_step(step, screen, settled=False).ok  # what the README's last line says
+
+
+def test_the_own_model_example_of_smart_md_runs_on_the_public_api() -> None:
+    # It once called mc._prompt.parse_decision: a private module, which no example may use.
+    page = PAGE.parent / "smart.md"
+    section = page.read_text().split("## Using your own model", 1)[1]
+    code = BLOCK.findall(section)[0]
+    assert "._" not in code
+    namespace: dict[str, object] = {"__name__": "smart_md"}
+    exec(compile(code, "docs/smart.md", "exec"), namespace)
+    import asyncio
+
+    import mobster_core as mc
+    from mobster_core.prompts import ACTION_TOOL, SYSTEM_PROMPT
+
+    model = namespace["MyModel"]()  # type: ignore[operator]
+    assert isinstance(model, mc.Model)
+    prompt = mc.Prompt(system=SYSTEM_PROMPT, request="Tap Go", history=(), screen="", tool_schema=ACTION_TOOL)
+    decision = asyncio.run(model.decide(prompt))
+    assert decision == mc.Decision(
+        mc.DecisionKind.DONE, reason="every step is done", usage=mc.Usage(input_tokens=1200, output_tokens=40)
+    )

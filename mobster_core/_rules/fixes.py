@@ -34,6 +34,9 @@ class FixCode(enum.StrEnum):
     GIVE_MODEL = "give_model"
     #: Healing was turned off (``--no-heal``): run with it on, or record again.
     RUN_WITHOUT_NO_HEAL = "run_without_no_heal"
+    #: A heal waits for review in ``heal_file`` (of the check file ``check``): review it (accept or
+    #: reject it), or record the check again (the CLI's ``mobster test heal``).
+    REVIEW_HEAL = "review_heal"
 
 
 #: Rule 1: the names of each code's arguments.
@@ -41,6 +44,7 @@ ARGS: Mapping[FixCode, frozenset[str]] = {
     FixCode.RECORD_AGAIN: frozenset(),
     FixCode.GIVE_MODEL: frozenset(),
     FixCode.RUN_WITHOUT_NO_HEAL: frozenset(),
+    FixCode.REVIEW_HEAL: frozenset({"heal_file", "check"}),
 }
 
 #: Rule 3: each code in words no front end owns (``{name}`` is an argument).
@@ -48,6 +52,7 @@ _SENTENCES: Mapping[FixCode, str] = {
     FixCode.RECORD_AGAIN: "record the check again",
     FixCode.GIVE_MODEL: "give the run a model (a model key, or the scripted model)",
     FixCode.RUN_WITHOUT_NO_HEAL: "run it with healing on (or record the check again)",
+    FixCode.REVIEW_HEAL: "review the heal waiting in {heal_file} (accept or reject it), or record the check again",
 }
 
 #: Rule 2: the Python spelling, for a harness built on ``mobster_core``.
@@ -58,6 +63,10 @@ _PYTHON: Mapping[FixCode, str] = {
         "mobster_drivers.models, or ScriptedModel, which needs no key)"
     ),
     FixCode.RUN_WITHOUT_NO_HEAL: "run it with RunOptions(no_heal=False) (or fresh=True to record it again)",
+    FixCode.REVIEW_HEAL: (
+        "review the heal waiting in {heal_file}: mobster_core.heals.accept_heals or reject_heals "
+        "(or RunOptions(fresh=True) to record it again)"
+    ),
 }
 
 

@@ -12,7 +12,9 @@ Rule 5: :func:`decide` picks the outcome, first matching rule wins: ``failed``
         ``assertion`` (an assertion failed), or ``refused`` when Smart had an action refused by
         the safety rules, or ``blocked`` when Smart said it was blocked (what Smart said picks the
         class and leads the message; it never decides the verdict); ``couldnt_run`` ``usage``
-        (an assertion couldn't be evaluated, and none failed for sure); ``needs_review``
+        (an assertion couldn't be evaluated, and none failed for sure); ``failed``
+        ``steps_skipped`` (the check asks for all its steps and the run ended before its last
+        one, the expectations holding: ``Evidence.skipped`` says which); ``needs_review``
         ``no_assertions``; ``needs_review`` ``held_before_flow`` (every assertion already held on
         the baseline); else ``passed``. Classes that come before these (``usage``, ``model``,
         ``device``, ``drift``, …) end a run before it asks for a verdict, where they happen.
@@ -67,6 +69,8 @@ class FailureClass(enum.StrEnum):
     MODEL = "model"
     BUDGET = "budget"
     BLOCKED = "blocked"
+    #: The check asks for all its steps (``all_steps: true``) and the run ended before its last one.
+    STEPS_SKIPPED = "steps_skipped"
     # the check, the run, the machine
     USAGE = "usage"
     DEVICE = "device"
@@ -136,6 +140,8 @@ class Evidence:
     app_in_front: str
     baseline: tuple[AssertionResult, ...] | None = None
     smart: SmartNote | None = None
+    #: The steps not performed, in words, when the check asks for all of them (``all_steps``).
+    skipped: str | None = None
 
 
 def decide(assertions: Sequence[Assertion], evidence: Evidence, app_bundle: str) -> Outcome:
@@ -157,6 +163,13 @@ def decide(assertions: Sequence[Assertion], evidence: Evidence, app_bundle: str)
         return _failed(failures, unevaluated, evidence.smart)
     if unevaluated:
         return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, str(unevaluated[0].error))
+    return _unfailed(assertions, evidence)
+
+
+def _unfailed(assertions: Sequence[Assertion], evidence: Evidence) -> Outcome:
+    """Rule 5, once no assertion failed and each was evaluated: steps skipped, nothing decided, or passed."""
+    if evidence.skipped is not None:
+        return Outcome(Verdict.FAILED, FailureClass.STEPS_SKIPPED, evidence.skipped)
     if not assertions:
         return Outcome(
             Verdict.NEEDS_REVIEW,

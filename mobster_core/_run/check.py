@@ -65,8 +65,8 @@ from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
 from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
-from .results import CheckResult, StepReport
-from .steps import Executed, execute
+from .results import CheckResult, FinishedEarly, StepReport
+from .steps import Executed, execute, skipped
 
 __all__ = ["RunOptions", "RunStopped", "run_check"]
 
@@ -185,7 +185,7 @@ async def _tell(run: Run, folder: Path, missing: str | None) -> tuple[_Story, as
         executed = await execute(run, prepared, plan)
         story = attrs.evolve(story, executed=executed, outcome=executed.failure or story.outcome)
         if executed.failure is None:
-            judged = await judge(run, executed.baseline, executed.smart)
+            judged = await judge(run, executed.baseline, executed.smart, skipped(run, executed.early))
             story = attrs.evolve(story, judged=judged, outcome=judged.outcome)
             if judged.outcome.verdict is Verdict.PASSED:
                 note = keep(run, prepared, executed)
@@ -272,7 +272,16 @@ def _result(run: Run, story: _Story, *, seconds: float, folder: Path, frames: fr
         stable=None if judged is None else judged.stable,
         carried_from=plan.carried_from,
         final_frame=FINAL_FRAME if FINAL_FRAME in frames else None,
+        finished_early=_finished_early(story),
     )
+
+
+def _finished_early(story: _Story) -> FinishedEarly | None:
+    """The steps ended early and the expectations decided: the run passed, or failed for it alone."""
+    early = None if story.executed is None else story.executed.early
+    outcome = story.outcome
+    decided = outcome.verdict is Verdict.PASSED or outcome.failure_class is FailureClass.STEPS_SKIPPED
+    return early if decided else None
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -37,7 +37,7 @@ from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.healfile import HealEntry
 from mobster_core.exceptions import ResultsError
 
-from .results import SCHEMA, CheckResult, Mode, StepReport, StepSource, SuiteResult
+from .results import SCHEMA, CheckResult, FinishedEarly, Mode, StepReport, StepSource, SuiteResult
 
 __all__ = ["read_check", "read_suite"]
 
@@ -121,6 +121,7 @@ class _Check:
     final_frame: str | None = None
     step: int | None = None
     fix: _Fix | None = None
+    finished_early: FinishedEarly | None = None
 
 
 @attrs.frozen
@@ -158,7 +159,9 @@ def _converter() -> cattrs.Converter:
     }
     # Leaves first: a class's hook is made with the hooks of its fields. A heal, an assertion and a
     # match are their own values (the document names their fields as they do); the rest differ.
-    kinds = (Element, _Device, _App, _Target, _Step, HealEntry, AssertionResult, _Path, _Fix, _Check, _Suite)
+    kinds = (
+        Element, _Device, _App, _Target, _Step, HealEntry, AssertionResult, _Path, _Fix, FinishedEarly, _Check, _Suite,
+    )  # fmt: skip
     for cls in kinds:
         _register(conv, cls, renames.get(cls, {}))
     return conv
@@ -231,6 +234,7 @@ def read_check(data: Any, where: str = "") -> CheckResult:
         carried_from=doc.path.carried_from,
         device_label=doc.device_label,
         final_frame=doc.final_frame,
+        finished_early=doc.finished_early,
     )
 
 

@@ -68,8 +68,8 @@ async def take_baseline(run: Run) -> Baseline | None:
     return Baseline(evaluate(check.expect, read.screen) if read.stable else None, read)
 
 
-async def judge(run: Run, baseline: Baseline | None, smart: SmartNote | None) -> Judged:
-    """Rules 1, 2 and 4: the verdict on one settled read."""
+async def judge(run: Run, baseline: Baseline | None, smart: SmartNote | None, skipped: str | None = None) -> Judged:
+    """Rules 1, 2 and 4: the verdict on one settled read (``skipped``: the steps left undone, in words)."""
     expect = run.check.expect
     read = await settled_read(
         lambda: run.dispatch.read_evidence("the verdict"),
@@ -77,5 +77,5 @@ async def judge(run: Run, baseline: Baseline | None, smart: SmartNote | None) ->
         accept=lambda s: all(r.ok for r in evaluate(expect, s)),
     )
     results = evaluate(expect, read.screen)
-    evidence = Evidence(results, read.screen.app, None if baseline is None else baseline.results, smart)
+    evidence = Evidence(results, read.screen.app, None if baseline is None else baseline.results, smart, skipped)
     return Judged(decide(expect, evidence, run.bundle), results, read.stable)

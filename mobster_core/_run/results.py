@@ -22,6 +22,11 @@ Rule 4: what is derived from a result is defined here once, as a property, and e
 Rule 5: ``mode`` is how the steps ran, None until they did: a run that ended before its steps
         (no device, no model to record, a launch that failed) has no mode; a launch-only check
         that launched is ``launch``.
+Rule 6: a run that passed (or failed only for it, class ``steps_skipped``) with fewer actions than
+        the check has steps says so (:class:`FinishedEarly`, ``finished_early`` in
+        ``results.json``): Smart ended after step 1 of 3 because the model was blocked or said it
+        was done, and the expectations held; or the recorded path replayed holds 1 action for a
+        check of 3 steps. A step is counted as one action: the scripted model takes one a step.
 """
 
 from __future__ import annotations
@@ -42,7 +47,17 @@ from mobster_core._rules.text import xml_text
 from mobster_core._rules.verdict import Outcome, Verdict, suite_exit_code
 from mobster_core._store.healfile import HealEntry
 
-__all__ = ["SCHEMA", "CheckResult", "Mode", "StepReport", "StepSource", "SuiteResult", "junit_xml", "recorded_element"]
+__all__ = [
+    "SCHEMA",
+    "CheckResult",
+    "FinishedEarly",
+    "Mode",
+    "StepReport",
+    "StepSource",
+    "SuiteResult",
+    "junit_xml",
+    "recorded_element",
+]
 
 #: The schema of ``results.json``.
 SCHEMA = "mobster.test/1"
@@ -112,6 +127,45 @@ class StepReport:
 
 
 @attrs.frozen
+class FinishedEarly:
+    """Rule 6: the steps ended before the check's last one, and the expectations decided.
+
+    ``after_step`` is how many actions ran (Smart's, or the recorded path's), ``of`` how many
+    steps the check has, ``by`` who ran them (``smart`` or ``replay``), ``why`` what Smart said
+    when it stopped (``the model was blocked: …``), None for a replay.
+    """
+
+    after_step: int
+    of: int
+    by: Mode
+    why: str | None = None
+
+    @property
+    def text(self) -> str:
+        """``Smart finished after step 1 of 3``; ``the recorded path covers 1 of 3 steps``."""
+        if self.by is Mode.REPLAY:
+            return f"the recorded path covers {self.after_step} of {self.of} steps"
+        if self.after_step < self.of:
+            return f"Smart finished after step {self.after_step} of {self.of}"
+        # the model stopped, blocked, after as many actions as steps or more
+        return f"Smart stopped before the end, after {self.after_step} actions for {self.of} steps"
+
+    @property
+    def because(self) -> str:
+        """What Smart said, in brackets (`` (the model was blocked: …)``); empty for a replay."""
+        return "" if self.why is None else f" ({self.why})"
+
+    @property
+    def held(self) -> str:
+        """A run that passed so: ``Smart finished after step 1 of 3: the expectations held (the model …)``."""
+        return f"{self.text}: the expectations held{self.because}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``finished_early`` of ``results.json``."""
+        return {"after_step": self.after_step, "of": self.of, "by": self.by.value, "why": self.why}
+
+
+@attrs.frozen
 class CheckResult:
     """One check's result: a ``checks`` entry of ``results.json`` (:meth:`to_dict`).
 
@@ -145,6 +199,8 @@ class CheckResult:
     #: The pool's name for the device the check ran on (``sim-2``), None outside a pool.
     device_label: str | None = None
     final_frame: str | None = None
+    #: Rule 6: the steps ended before the check's last one and the expectations decided, else None.
+    finished_early: FinishedEarly | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -236,6 +292,7 @@ class CheckResult:
             "stable": self.stable,
             "run_dir": self.run_dir,
             "final_frame": self.final_frame,
+            "finished_early": None if self.finished_early is None else self.finished_early.to_dict(),
             # Rule 4, for readers of the file (recomputed, never read back):
             "healed_steps": self.healed_steps,
             "replayed_with_no_model": self.replayed_with_no_model,

@@ -20,11 +20,19 @@ Rule 5: every phase returns a value: what it did and, when it failed, the outcom
 Rule 6: a step of the path that is the first action of a heal this check's review rejected (the
         path is shared with another check that accepted it) fails the check there, class
         ``drift``, after the steps before it replayed: it keeps failing, as a rejected heal does.
+Rule 7: when the breaker refuses to heal a step of a path whose heals wait for review (the path
+        replayed is the healed one), the outcome says so: the drifted step, the heal file and its
+        heals, and the fix is to review them (``FixCode.REVIEW_HEAL``), not only to record again.
+Rule 8: the steps that ended before the check's last one with no failure say so
+        (``Executed.early``): Smart blocked, or done after fewer actions than the check has
+        steps; a replayed path with fewer actions than steps. The verdict still decides; a check
+        with ``all_steps: true`` fails then (:func:`skipped` says what was left undone).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -46,7 +54,7 @@ from .heal import HealJob, heal_step, refusal
 from .judge import Baseline, take_baseline
 from .plan import Plan, Prepared, no_model
 from .replay import Drift, LiveStep, Replayer
-from .results import Mode, StepReport
+from .results import FinishedEarly, Mode, StepReport
 
 __all__ = ["Executed", "execute"]
 
@@ -75,6 +83,8 @@ class Executed:
     heals: tuple[HealEntry, ...] = ()
     smart: SmartNote | None = None
     failure: Outcome | None = None
+    #: Rule 8: the steps ended before the check's last one (the verdict then decides), else None.
+    early: FinishedEarly | None = None
 
 
 async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
@@ -88,6 +98,9 @@ async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
     replayed = await _replay(run, prepared, Executed(Mode.REPLAY, plan, baseline), plan.path)
     if plan.carried is not None and replayed.failure is not None:
         return await _fall_back(run, prepared, replayed)
+    of = len(run.check.steps)
+    if replayed.failure is None and len(replayed.ran) < of:
+        return attrs.evolve(replayed, early=FinishedEarly(len(replayed.ran), of, Mode.REPLAY))
     return replayed
 
 
@@ -103,7 +116,28 @@ async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: s
         reports=executed.reports + recorded.reports,
         smart=_note(recorded),
         failure=recorded.failure,
+        early=_early(run, recorded),
     )
+
+
+def _early(run: Run, recorded: Recorded) -> FinishedEarly | None:
+    """Rule 8: Smart ended before the check's last step (blocked, or done after fewer actions than steps)."""
+    of = len(run.check.steps)
+    if recorded.failure is not None or (len(recorded.path) >= of and recorded.blocked is None):
+        return None
+    blocked = recorded.blocked
+    why = "the model said the check was done" if blocked is None else f"the model was blocked: {blocked}"
+    return FinishedEarly(len(recorded.path), of, Mode.SMART, why)
+
+
+def skipped(run: Run, early: FinishedEarly | None) -> str | None:
+    """Rule 8: what the steps left undone, in words, when the check asks for all of them (else None)."""
+    if early is None or not run.check.all_steps:
+        return None
+    steps = run.check.steps
+    left = [f"step {n} ({steps[n - 1]})" for n in range(early.after_step + 1, early.of + 1)]
+    undone = f"{', '.join(left)} {'was' if len(left) == 1 else 'were'} not performed" if left else "it stopped early"
+    return f"{early.text}{early.because}: {undone}, and the check asks for all its steps (all_steps: true)"
 
 
 def _seed(baseline: Baseline | None) -> Sighting | None:
@@ -165,6 +199,7 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
                 drift, keep_failing=plan.state.keep_failing, no_heal=run.options.no_heal, model=run.calls is not None,
                 breaker=breaker,
             )  # fmt: skip
+            failure = _waiting(run, plan, drift, failure)
         if drift is None or failure is not None:
             reports += [drift.report] if drift is not None else []
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=failure)
@@ -176,6 +211,30 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
         if healed.failure is not None or healed.resume_at is None:
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=healed.failure)
         start, seed = healed.resume_at, healed.seen
+
+
+def _waiting(run: Run, plan: Plan, drift: Drift, failure: Outcome | None) -> Outcome | None:
+    """Rule 7: the breaker refused a heal of a path whose heals wait for review: say so, and how to review them."""
+    if failure is None or failure.failure_class is not FailureClass.HEAL_LIMIT or not plan.state.adopts:
+        return failure
+    file = heal_file_for(run.check.file)
+    shown = _relative(file, run.root)
+    waiting = "; ".join(f"step {e.step}, {e.from_} -> {e.to}" for e in plan.state.adopts)
+    healed_here = any(e.step <= drift.at < e.step + len(e.new) for e in plan.state.adopts)
+    what = f"step {drift.at} is" if healed_here else "the path replayed holds"
+    message = (
+        f"{drift.message}; {what} a heal that waits for review in {shown} ({waiting}), and it doesn't fit "
+        f"this build: {failure.message}"
+    )
+    fix = Fix(FixCode.REVIEW_HEAL, {"heal_file": shown, "check": run.check.file.name})
+    return attrs.evolve(failure, message=message, fix=fix)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _healer(run: Run, prepared: Prepared, drift: Drift, reports: list[StepReport]) -> Agent:

@@ -35,6 +35,10 @@ Rule 5: the keys and their limits:
                                       characters. A string holds one step per non-empty line. An
                                       empty list or a blank string is an error; no ``steps`` key is a
                                       launch-only check.
+        ``all_steps``                 ``true`` or ``false`` (the default): with ``true``, a run whose
+                                      steps end before the check's last one (Smart blocked or done
+                                      early, a recorded path with fewer actions than steps) fails,
+                                      class ``steps_skipped``, even when the expectations hold.
         ``expect``                    assertions (``_rules/assertions/model.py``), up to 50 after lists expand.
                                       None, or ``[]``, means the verdict is ``needs_review``.
         ``budget.max_seconds``        more than 0, at most 600; default 180 (Smart's time limit).
@@ -117,7 +121,9 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _NEVER_RESET = "com.apple."
 _ELLIPSIS = "\u2026"
 
-_TOP_KEYS = ("version", "name", "app", "device", "runtime", "reset", "tags", "launch", "steps", "expect", "budget")
+_TOP_KEYS = (
+    "version", "name", "app", "device", "runtime", "reset", "tags", "launch", "steps", "all_steps", "expect", "budget",
+)  # fmt: skip
 _APP_KEYS = ("bundle", "path")
 _LAUNCH_KEYS = ("args", "env", "url", "locale")
 _BUDGET_KEYS = ("max_seconds", "max_usd")
@@ -195,6 +201,8 @@ class Check:
     steps_raw: str | tuple[str, ...] | None = None
     expect: tuple[Assertion, ...] = ()
     budget: Budget = attrs.field(factory=Budget)
+    #: Every step must run: a run that ends before the last one fails, class ``steps_skipped``.
+    all_steps: bool = False
 
     @property
     def launch_only(self) -> bool:
@@ -371,6 +379,11 @@ class _Reader:
             self.fail(keys, f"is {len(value)} characters long; the limit is {limit}", "shorten it")
         return value
 
+    def flag(self, value: Any, keys: Keys) -> bool:
+        if not isinstance(value, bool):
+            self.fail(keys, f"expected true or false, got {kind_of(value)}", f"write {keys[-1]}: true")
+        return value
+
     def number(self, value: Any, keys: Keys, *, most: float, unit: str) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             fix = (
@@ -414,6 +427,7 @@ class _Reader:
             steps_raw=steps_raw,
             expect=self.expect(top["expect"]) if "expect" in top else (),
             budget=self.budget(top["budget"]) if "budget" in top else Budget(),
+            all_steps=self.flag(top["all_steps"], ("all_steps",)) if "all_steps" in top else False,
         )
 
     def app(self, value: Any) -> CheckApp:

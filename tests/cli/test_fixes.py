@@ -10,7 +10,7 @@ from mobster_core.results import FIX_ARGS, Fix, FixCode
 
 #: Every option the spellings name, and the command's own options.
 OPTION = re.compile(r"--[a-z][a-z-]*")
-CLI_OPTIONS = {"--fresh", "--model", "--no-heal", "--env-file"}
+CLI_OPTIONS = {"--fresh", "--model", "--no-heal", "--env-file", "--accept", "--reject"}  # and `mobster test heal`'s
 
 
 def test_every_fix_code_is_spelled_with_the_commands_own_options() -> None:

@@ -21,6 +21,7 @@ from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_report import HtmlReport
+from mobster_report._evidence import _recorded_pictures as recorded_pictures
 from mobster_report._run_page import RunReport
 
 SIGNUP = """\
@@ -58,6 +59,7 @@ def build_report(root: Path, result: mc.CheckResult) -> tuple[RunReport, dict[st
     files: dict[str, bytes | Path] = {
         f"frames/{f.name}": f.read_bytes() for f in sorted((run_dir / "frames").iterdir())
     }
+    files.update(recorded_pictures(root, data))  # a heal's recorded screens, kept when the path was recorded
     return RunReport(result=data, journal=journal, frames=files), data
 
 

@@ -68,10 +68,12 @@ def test_the_runner_writes_the_page_its_files_make(report_runs: Runs) -> None:
         assert written.read_text(encoding="utf-8") == render_run(report), name
     heal = report_runs["heal"][0]
     # A frame before each step (the healed one's too: the drift it replaced noted none of its own), and the final one.
-    assert sorted(n for n in heal.frames if n.endswith(".thumb.png")) == [
+    assert sorted(n for n in heal.frames if n.endswith(".thumb.png") and "/recorded-" not in n) == [
         "frames/final.thumb.png", "frames/step-001-before.thumb.png", "frames/step-002-before.thumb.png",
         "frames/step-003-before.thumb.png", "frames/step-004-before.thumb.png",
     ]  # fmt: skip
+    # And the screen the healed step acted on when Smart recorded it (mobster_report._recorded).
+    assert "frames/recorded-004.thumb.png" in heal.frames
     drift = report_runs["drift"][1]
     assert drift["steps"][-1]["reason"] is not None
     assert drift["steps"][-1]["target"]["label"] == "Next"  # the recorded target of the step that drifted
@@ -129,7 +131,10 @@ def test_a_heal_shows_old_and_new_side_by_side_with_both_screens_and_the_command
     assert 'Why it drifted: "Continue" isn\'t on the screen' in page.plain
     assert page.plain.index("Recorded") < page.plain.index("“Continue”") < page.plain.index("Healed")
     assert page.plain.index("Healed") < page.plain.index("“Next”")
-    assert len(page.all("img")) == 2  # before and after
+    # The screen as it was recorded (kept with the recorded step), then before and after the heal.
+    assert [img["alt"] for img in page.all("img")] == [
+        "the screen as the step was recorded", "the screen the step drifted on", "the screen after the heal",
+    ]  # fmt: skip
     assert {a["class"] for a in page.all("span") if (a.get("class") or "").startswith("box")} == {"box old", "box tap"}
     assert "mobster test heal --accept signup.yaml\nmobster test heal --reject signup.yaml" in page.plain
     top = Page(text[: text.index("<section id=heals>")]).plain

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -205,7 +206,7 @@ def test_every_failure_class_of_the_spec_and_mobster() -> None:
     assert {c.value for c in FailureClass} == {
         "assertion", "app_not_running", "no_assertions", "held_before_flow", "drift", "heal_limit",
         "unknown_outcome", "refused", "model", "budget", "usage", "device", "stopped", "blocked",
-        "internal", "environment", "busy",
+        "internal", "environment", "busy", "steps_skipped",
     }  # fmt: skip
 
 
@@ -237,6 +238,19 @@ def verdict(
 def test_every_assertion_holds_with_the_app_in_front() -> None:
     assert verdict() == Outcome(Verdict.PASSED, None, "")
     assert verdict(baseline=None) == Outcome(Verdict.PASSED)  # a launch-only check has no baseline
+
+
+def test_steps_skipped_when_the_check_asks_for_every_step() -> None:
+    results = evaluate(EXPECT, DONE)
+    skipped = Evidence(results, DONE.app, evaluate(EXPECT, START), skipped='step 2 (Tap "Go") was not performed')
+    assert decide(EXPECT, skipped, APP) == Outcome(
+        Verdict.FAILED, FailureClass.STEPS_SKIPPED, 'step 2 (Tap "Go") was not performed'
+    )
+    # A failed assertion outranks it, and it outranks needs_review (nothing left to decide).
+    failing = attrs.evolve(skipped, results=evaluate(EXPECT, screen("Error")))
+    assert decide(EXPECT, failing, APP).failure_class is FailureClass.ASSERTION
+    held = attrs.evolve(skipped, baseline=results)
+    assert decide(EXPECT, held, APP).failure_class is FailureClass.STEPS_SKIPPED
 
 
 def test_a_failing_assertion_fails_and_names_the_first() -> None:

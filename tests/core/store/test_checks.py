@@ -275,7 +275,7 @@ BAD = [
     ("- app\n", None, None, "expected a mapping of version, name"),
     # unknown keys, with hints
     ("app: {bundle: a.b}\nnmae: x\n", 2, "nmae", "unknown key 'nmae' (did you mean 'name'?); rename it"),
-    ("app: {bundle: a.b}\nzzz: x\n", 2, "zzz", "(allowed: app, budget, device, expect, launch,"),
+    ("app: {bundle: a.b}\nzzz: x\n", 2, "zzz", "(allowed: all_steps, app, budget, device, expect, launch,"),
     ("app: {bundel: a.b}\n", 1, "app.bundel", "unknown key 'bundel' (did you mean 'bundle'?)"),
     (APP + "launch: {urls: a://b}\n", 2, "launch.urls", "(did you mean 'url'?)"),
     (APP + "budget: {max_usd: 0.1, max_secs: 5}\n", 2, "budget.max_secs", "(did you mean 'max_seconds'?)"),
@@ -312,6 +312,10 @@ BAD = [
     ("app: {bundle: 3.5}\n", 1, "app.bundle", 'quote it: bundle: "3.5"'),
     (f"app: {{bundle: a.{'b' * 254}}}\n", 1, "app.bundle", "the limit is 255"),
     ('app: {path: "a\\0b"}\n', 1, "app.path", "holds a NUL character"),
+    # all_steps
+    (APP + "all_steps: yes\n", 2, "all_steps", "expected true or false, got 'yes' (a string); write all_steps: true"),
+    (APP + "all_steps: 1\n", 2, "all_steps", "got 1 (a number)"),
+    (APP + "all_step: true\n", 2, "all_step", "(did you mean 'all_steps'?)"),
     # reset
     (APP + "reset: no\n", 2, "reset", "unknown reset 'no' (a string) (did you mean 'none'?)"),
     (APP + "reset: everything\n", 2, "reset", "(allowed: auto, data, none, reinstall)"),
@@ -390,6 +394,13 @@ def test_bad_input_names_file_line_key_and_fix(
     prefix = "c.yaml" if line is None else f"c.yaml:{line}"
     assert str(err).startswith(prefix + ": " + (f"{key}: " if key else ""))
     assert "; " in str(err)  # what is wrong; what to write instead
+
+
+def test_all_steps_is_a_flag_off_by_default_and_outside_the_identity() -> None:
+    plain = load(APP + 'steps: [Tap "Go"]\n')
+    every = load(APP + 'all_steps: true\nsteps: [Tap "Go"]\n')
+    assert (plain.all_steps, every.all_steps) == (False, True)
+    assert plain.identity == every.identity  # asking for every step keeps the recorded path
 
 
 def test_yes_is_a_string_not_a_flag() -> None:
