@@ -72,9 +72,8 @@ def test_mobster_config_prints_each_setting_and_its_source(project: Path) -> Non
     result = mobster("config", "--model", "claude-x", "--poll-interval", "0.5")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == f"config: {project / 'mobster.toml'}; profile scripted (from mobster.toml's profile key); " + (
-        "profiles: scripted, renamed"
-    )
+    head = f"config: {project / 'mobster.toml'}; profile scripted (from mobster.toml's profile key)"
+    assert lines[0] == f"{head}; profiles: scripted, renamed"
     assert f'scripted           ["{project / "apps" / "app.yaml"}"]  (mobster.toml [profiles.scripted])' in lines
     assert 'model              "claude-x"  (command line)' in lines
     assert "poll-interval      0.5  (command line)" in lines
