@@ -25,6 +25,7 @@ import attrs
 import click
 
 from ._config import apply_config, config_command, profile_option
+from ._init import init
 from ._paths import paths, paths_option
 
 if TYPE_CHECKING:
@@ -379,6 +380,7 @@ def demo(directory: Path | None) -> None:
 
 cli.add_command(paths)
 cli.add_command(config_command(test, _fail))
+cli.add_command(init)
 
 
 @cli.group()
