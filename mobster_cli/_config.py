@@ -127,15 +127,20 @@ def _rows(
     """Each key's effective value (JSON-ready) and its source; the model from the keys when none is named."""
     import os
 
+    from mobster_core import PollPolicy
     from mobster_drivers.harness.config import KEYS
     from mobster_drivers.harness.models import default_model
 
+    policy = PollPolicy()
+    waits = {"poll_interval": policy.interval, "drift_after": policy.drift_after, "give_up_after": policy.give_up_after}
     rows: list[tuple[str, Any, str]] = []
     for key in KEYS:
         if key.name not in sources:
             continue
         value = merged.get(key.field)
         where = sources[key.name]
+        if value is None and key.field in waits:
+            value = waits[key.field]  # the core's default wait
         if key.name == "model" and value is None and where == "default" and not merged.get("no_heal"):
             env = dict(os.environ)
             if merged.get("env_file"):
@@ -162,7 +167,7 @@ def _plain(value: Any) -> Any:
 
 
 def _print(project: ProjectConfig, rows: list[tuple[str, Any, str]]) -> None:
-    from mobster_drivers.harness.config import Key
+    from mobster_drivers.harness.config import toml_value
 
     from ._render import visible
 
@@ -172,8 +177,7 @@ def _print(project: ProjectConfig, rows: list[tuple[str, Any, str]]) -> None:
         chosen = f"; profile {project.profile} (from {project.profile_from})" if project.profile else ""
         known = f"; profiles: {', '.join(project.profiles)}" if project.profiles else ""
         click.echo(visible(f"config: {project.file}{chosen}{known}"))
-    shown = Key("", "", "text", "")
     width = max(len(name) for name, _, _ in rows)
     for name, value, where in rows:
-        text = "(none)" if value in (None, [], ()) else shown.shown(value)
+        text = "(none)" if value in (None, [], ()) else toml_value(value)
         click.echo(visible(f"{name.ljust(width)}  {text}  ({where})"))

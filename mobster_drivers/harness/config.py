@@ -52,6 +52,7 @@ __all__ = [
     "find_config",
     "line_of",
     "load_config",
+    "toml_value",
 ]
 
 #: The config file of its own (the other home is ``[tool.mobster]`` in ``pyproject.toml``).
@@ -90,10 +91,6 @@ class Key:
         """``value`` as the option's destination holds it, or a ``ValueError`` saying what to write."""
         return _CHECKS[self.kind](self, value)
 
-    def shown(self, value: object) -> str:
-        """``value`` as TOML writes it, for messages and ``mobster config``."""
-        return _toml_value(value)
-
 
 def _flag(key: Key, value: object) -> object:
     if not isinstance(value, bool):
@@ -103,7 +100,7 @@ def _flag(key: Key, value: object) -> object:
 
 def _text(key: Key, value: object) -> object:
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"write a text in quotes, such as {key.name} = {_toml_value(key.example or 'NAME')}")
+        raise ValueError(f"write a text in quotes, such as {key.name} = {toml_value(key.example or 'NAME')}")
     return value.strip()
 
 
@@ -112,8 +109,8 @@ def _list(key: Key, value: object) -> object:
     if not isinstance(items, list) or not items or not all(isinstance(v, str) and v.strip() for v in items):
         example = key.example or "NAME"
         raise ValueError(
-            f"write a text or a list of texts, such as {key.name} = {_toml_value(example)} "
-            f"or {key.name} = [{_toml_value(example)}]"
+            f"write a text or a list of texts, such as {key.name} = {toml_value(example)} "
+            f"or {key.name} = [{toml_value(example)}]"
         )
     return tuple(v.strip() for v in items)
 
@@ -486,13 +483,14 @@ def line_of(text: str, table: tuple[str, ...], name: str) -> int | None:
     return None
 
 
-def _toml_value(value: object) -> str:
+def toml_value(value: object) -> str:
+    """``value`` as TOML writes it (a tuple as a list), for messages and ``mobster config``."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, tuple | list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, int | float):
-        return f"{value:g}" if isinstance(value, float) else str(value)
+        return repr(value)
     if value is None:
         return "(none)"
     text = str(value).replace("\\", "\\\\").replace('"', '\\"')
