@@ -34,21 +34,11 @@ __all__ = ["Found", "find_devices", "init", "init_project"]
 
 SCHEMA_NAME = "check.schema.json"
 
-STARTER = """\
+_STARTER_HEAD = """\
 # yaml-language-server: $schema=../{schema}
 # A starter check (docs/checks.md): it runs on the scripted phone's sample app (apps/yourapp.yaml).
 # Point `app` at your app and write its steps; `mobster test` runs it, `mobster test --profile NAME`
 # on another device of mobster.toml.
-version: 1
-name: A new user signs up
-app: {{bundle: com.example.yourapp, path: YourApp.app}}
-tags: [smoke]
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
 """
 
 _CONFIG_HEAD = """\
@@ -79,7 +69,16 @@ PYTEST_INI = """\
 
 GITIGNORE = (".env", ".mobster/runs/", ".mobster/test-results/", ".mobster/cache/")
 
-WORKFLOW = """\
+#: The steps both jobs start with: the checkout, Python and Mobster.
+_SETUP = """\
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.11"
+      - run: pip install mobster
+"""
+
+_WORKFLOW = """\
 # Mobster replay in CI (docs/ci.md, docs/config.md), written by `mobster init`.
 # strict: replays the recorded paths (.mobster/paths) with no model: a changed screen fails.
 # heal: run by hand (or on a schedule) with a model; the heal files and healed paths it writes are
@@ -100,12 +99,7 @@ jobs:
     name: checks (strict, no heal)
     runs-on: ubuntu-latest  # the scripted phone; a simulator needs macos-latest
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-python@v5
-        with:
-          python-version: "3.11"
-      - run: pip install mobster
-      - run: mobster test --no-heal --junit junit.xml
+<setup>      - run: mobster test --no-heal --junit junit.xml
       - uses: actions/upload-artifact@v4
         if: always()
         with:
@@ -122,12 +116,7 @@ jobs:
       contents: write
       pull-requests: write
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-python@v5
-        with:
-          python-version: "3.11"
-      - run: pip install mobster
-      - run: mobster test
+<setup>      - run: mobster test
         continue-on-error: true  # a check that needs review exits 2; the pull request is the review
         env:
           ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}
@@ -143,6 +132,8 @@ jobs:
             .mobster/checks/*.heal.yaml
             .mobster/paths/
 """
+#: Rule 2: the CI workflow (GitHub Actions).
+WORKFLOW = _WORKFLOW.replace("<setup>", _SETUP)
 
 
 @dataclass(frozen=True)
@@ -251,7 +242,7 @@ def init_project(folder: Path, found: Found) -> _Report:
     if any(checks.glob("*.y*ml")):
         report.left.append(f"{_rel(checks, folder)}/ (it holds checks already)")
     else:
-        atomic_write(starter, STARTER.format(schema=SCHEMA_NAME).encode())
+        atomic_write(starter, starter_text().encode())
         report.wrote.append(_rel(starter, folder))
     _new_private(mobster / SCHEMA_NAME, schema_text(), folder, report)
     _new(folder / "apps" / "yourapp.yaml", sample_path("yourapp").read_text(encoding="utf-8"), folder, report)
@@ -261,6 +252,13 @@ def init_project(folder: Path, found: Found) -> _Report:
     _gitignore(folder / ".gitignore", folder, report)
     _new(folder / ".github" / "workflows" / "mobster.yml", WORKFLOW, folder, report)
     return report
+
+
+def starter_text() -> str:
+    """The starter check: the demo's sign-up check, tagged, under a line naming the schema (Rule 2)."""
+    from ._demo import SIGNUP
+
+    return _STARTER_HEAD.format(schema=SCHEMA_NAME) + SIGNUP.replace("steps:", "tags: [smoke]\nsteps:", 1)
 
 
 def schema_text() -> str:

@@ -19,7 +19,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from mobster_cli._demo import PAYWALL, SIGNUP
-from mobster_cli._init import STARTER
+from mobster_cli._init import starter_text
 from mobster_core.checks import CheckError, load_check_text
 from tests import samples
 
@@ -60,7 +60,7 @@ def _doc_checks() -> Iterator[tuple[str, str]]:
 
 def samples_checks() -> list[tuple[str, str]]:
     found = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(ROOT.glob("tests/data/checks/*.yaml"))]
-    found += [("demo signup", SIGNUP), ("demo paywall", PAYWALL), ("init starter", STARTER.format(schema="x"))]
+    found += [("demo signup", SIGNUP), ("demo paywall", PAYWALL), ("init starter", starter_text())]
     found += [
         (f"tests.samples.{name}", value)
         for name, value in vars(samples).items()
