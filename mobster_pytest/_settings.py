@@ -29,8 +29,7 @@ Rule 7: the project config (``mobster.toml`` or ``[tool.mobster]``, read by the 
         else ``mobster_profile`` (ini), else the file's ``profile`` key. A device named by an option
         or an ini key replaces the config's whole pool. The config's keys the plugin has no option
         for (``parallel``, ``sessions``, ``session-per-check``, the waits, ``frames``) apply as
-        they do to ``mobster test``; ``env-file`` is ``mobster test``'s only (pytest reads keys
-        from the environment).
+        they do to ``mobster test``; so does ``env-file`` (its keys over the environment's).
 """
 
 from __future__ import annotations
@@ -268,6 +267,7 @@ def read_settings(config: Any) -> PluginSettings:
         each_device=src.flag(_spec("each-device")),
         frames="all" if step_frames else str(frames or "auto"),
         timing=_timing(src),
+        secrets=_secrets(src),
     )
     settings = PluginSettings(
         harness=harness,
@@ -299,6 +299,19 @@ def _read_project(src: _Source) -> None:
     if any(src.given(_spec(kind)) for kind in KINDS):
         project = project.without_pool()
     src.project, src.project_sources = dict(project.values), dict(project.sources)
+
+
+def _secrets(src: _Source) -> dict[str, str] | None:
+    """Rule 7: the environment with the keys of the config's ``env-file`` (None: no env file, read when needed)."""
+    path = src.from_project("env-file")
+    if not isinstance(path, Path):
+        return None
+    from mobster_drivers.harness.envfile import EnvFileError, read_env_file
+
+    try:
+        return {**os.environ, **read_env_file(path, spelled=src.sources["env-file"] + ":")}
+    except EnvFileError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def _timing(src: _Source) -> Timing:

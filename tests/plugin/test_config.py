@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mobster_cli._init import Found, init_project
+from mobster_pytest._state import settings_of
 
 from .helpers import BASE, Project
 
@@ -81,3 +82,18 @@ def test_init_then_pytest_runs_the_starter_check(project: Project) -> None:
     result = project.pytester.runpytest(*BASE)
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["mobster: 1 scripted phone (yourapp); *"])
+
+
+def test_the_config_env_file_is_read_under_pytest(configured: Project) -> None:
+    (configured.root / ".env").write_text("LOGIN_EMAIL=ada@example.com\n")
+    (configured.root / "mobster.toml").write_text('env-file = ".env"\n' + CONFIG)
+    config = configured.pytester.parseconfigure(*BASE)
+    secrets = settings_of(config).harness.secrets
+    assert secrets is not None
+    assert secrets["LOGIN_EMAIL"] == "ada@example.com"
+    (configured.root / ".env").unlink()
+    missing = configured.run()
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    missing.stderr.fnmatch_lines(
+        ["ERROR: mobster: env-file in mobster.toml: */.env: can't read it (*); check the path"]
+    )
