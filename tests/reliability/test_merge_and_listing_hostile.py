@@ -202,9 +202,10 @@ def test_a_symlinked_test_results_folder_is_never_written_through(
 def test_a_write_that_fails_half_way_takes_back_what_it_wrote(
     project: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from mobster_core import files
     from mobster_report import _merge
 
-    real = _merge.atomic_write
+    real = files.atomic_write
 
     def fails_on_junit(path: Path, data: bytes) -> None:
         if path.name == "junit.xml":
