@@ -67,8 +67,17 @@ def apply_config(
             merged[key.field] = project.values[key.name]
             sources[key.name] = project.sources[key.name]
         else:
+            default = _default(ctx, key.field)
+            if isinstance(default, str):  # ``--paths``' local, not what its callback took from the default profile
+                merged[key.field] = default
             sources[key.name] = "default"
     return merged, sources, project
+
+
+def _default(ctx: click.Context, name: str) -> Any:
+    """The option's default as click holds it (``--paths``' ``local``; a sentinel for a list)."""
+    param = next(p for p in ctx.command.params if p.name == name)
+    return param.get_default(ctx)
 
 
 def _given(ctx: click.Context, name: str) -> bool:

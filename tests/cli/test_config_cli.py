@@ -114,3 +114,18 @@ def test_an_unknown_profile_names_the_known_ones(project: Path) -> None:
         f"mobster: {project / 'mobster.toml'}: --profile grid: no such profile (profiles: renamed, scripted); "
         "add [profiles.grid] or choose one of them\n"
     )
+
+
+def test_the_paths_store_follows_the_profile_and_every_command_reads_it(project: Path) -> None:
+    (project / "mobster.toml").write_text(CONFIG.replace('frames = "none"', 'frames = "none"\npaths = "committed"')
+        .replace("[profiles.renamed]", '[profiles.local]\nscripted = "apps/app.yaml"\nmodel = "scripted"\n'
+        'paths = "local"\n\n[profiles.renamed]'))  # fmt: skip
+    assert mobster("test").exit_code == 0
+    assert list((project / ".mobster" / "paths").rglob("*.json"))
+    assert "recorded" in mobster("paths", "list").output
+    assert mobster("paths", "list", "--paths", "local").output == "no recorded paths in the local store\n"
+    assert mobster("paths", "list", env={"MOBSTER_PROFILE": "local"}).output == (
+        "no recorded paths in the local store\n"
+    )
+    local = mobster("config", "--profile", "local", "--json")
+    assert json.loads(local.stdout)["settings"]["paths"] == {"value": "local", "from": "mobster.toml [profiles.local]"}

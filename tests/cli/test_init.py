@@ -62,6 +62,10 @@ def test_init_then_test_passes_in_an_empty_folder(empty: Path) -> None:
     doc = json.loads(first.stdout)
     assert [c["verdict"] for c in doc["checks"]] == ["passed"]
     assert list((empty / ".mobster" / "paths").rglob("*")), "the scripted profile keeps paths in .mobster/paths"
+    listed = mobster("paths", "list")  # the config's store: committed
+    assert listed.exit_code == 0, listed.output
+    assert "signup.yaml" in listed.output
+    assert "recorded, 3 steps" in listed.output
     strict = mobster("test", "--no-heal")  # what the CI workflow's strict job runs
     assert strict.exit_code == 0, strict.output
     assert "0 model calls" in strict.output
