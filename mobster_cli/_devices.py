@@ -123,38 +123,15 @@ async def _made(factory: Callable[..., Any], driver: tuple[str, str], clock: Clo
     return device
 
 
-#: An env file holds a few keys; anything larger is not one.
-ENV_FILE_MAX_BYTES = 64 * 1024
-
-
 def read_env_file(path: Path) -> dict[str, str]:
-    """``KEY=value`` lines (``#`` comments, optional quotes, ``export`` allowed); never echoes a value."""
-    from mobster_core.checks import read_user_file
-    from mobster_core.exceptions import UnsafeFile
+    """``--env-file``'s ``KEY=value`` lines (the harness's reader); never echoes a value."""
+    from mobster_drivers.harness.envfile import EnvFileError
+    from mobster_drivers.harness.envfile import read_env_file as read
 
-    out: dict[str, str] = {}
     try:
-        text = read_user_file(path, max_bytes=ENV_FILE_MAX_BYTES).decode("utf-8")
-    except UnsafeFile as exc:
-        raise UsageProblem(f"--env-file {path}: {exc.reason}; give a regular file of KEY=value lines") from exc
-    except OSError as exc:
-        why = exc.strerror or type(exc).__name__
-        raise UsageProblem(f"--env-file {path}: can't read it ({why}); check the path") from exc
-    except UnicodeDecodeError as exc:
-        raise UsageProblem(f"--env-file {path}: byte {exc.start + 1} is not UTF-8; save it as UTF-8") from exc
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        line = line.removeprefix("export ").strip()
-        key, sep, value = line.partition("=")
-        if not sep or not key.strip().isidentifier():
-            raise UsageProblem(f"--env-file {path}:{n}: expected KEY=value")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        out[key.strip()] = value
-    return out
+        return read(path)
+    except EnvFileError as exc:
+        raise UsageProblem(str(exc)) from exc
 
 
 def rerun_options(devices: DeviceOptions, driver: Sequence[str] = ()) -> dict[str, str]:

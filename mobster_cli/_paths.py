@@ -1,6 +1,7 @@
 """``mobster paths``: the project's recorded paths, listed, shown, forgotten, exported and imported.
 
-Rule 1: every subcommand takes ``--paths local|committed`` (the store; ``local`` by default, as
+Rule 1: every subcommand takes ``--paths local|committed`` (the store: without it, the project
+        config's ``paths`` (its default profile, or ``$MOBSTER_PROFILE``'s), else ``local``, as
         ``mobster test``) and works on the project at or above the current folder.
 Rule 2: a check is named as ``mobster test`` names it: a path, or a name in ``.mobster/checks``.
 Rule 3: ``import`` writes nothing from a file that isn't a bundle (exit 3); a bundle whose paths
@@ -36,8 +37,24 @@ def paths_option(f: Any) -> Any:
         type=click.Choice(["local", "committed"]),
         default="local",
         show_default=True,
+        callback=_configured_store,
         help="Where recorded paths live: local (.mobster/cache/replay, private) or committed (.mobster/paths, in git).",
     )(f)
+
+
+def _configured_store(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Rule 1: ``--paths`` as given; else the project config's ``paths``; else ``local``."""
+    from click.core import ParameterSource
+
+    from mobster_drivers.harness.config import ConfigError, load_config
+
+    if param.name is None or ctx.get_parameter_source(param.name) is not ParameterSource.DEFAULT:
+        return value
+    try:
+        store = load_config(Path.cwd()).values.get("paths", value)
+    except ConfigError as exc:
+        _fail(str(exc))
+    return str(store)
 
 
 def _boundary(body: Any) -> None:

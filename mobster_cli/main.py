@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import attrs
 import click
 
+from ._config import apply_config, config_command, profile_option
+from ._init import init
 from ._inspect import inspect_command
 from ._paths import paths, paths_option
 
@@ -280,7 +282,7 @@ def _device_options(f: Any) -> Any:
         ]
     ):
         f = option(f)
-    return f
+    return profile_option(f)
 
 
 class _TestCommand(click.Command):
@@ -328,7 +330,17 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
 
     `mobster test heal [CHECK]` lists the heals waiting for review.
     """
-    raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), list(checks), opts)))
+    raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), list(checks), _configured(ctx, opts, checks))))
+
+
+def _configured(ctx: click.Context, opts: dict[str, Any], checks: Sequence[str] = ()) -> dict[str, Any]:
+    """The options with the project config's values where the command line gave none (``_config``)."""
+    from mobster_drivers.harness.config import ConfigError
+
+    try:
+        return apply_config(ctx, opts, checks)[0]
+    except ConfigError as exc:
+        _fail(str(exc))
 
 
 @click.command(name="heal", context_settings={"help_option_names": ["-h", "--help"]})
@@ -361,6 +373,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None, paths_
 @click.pass_context
 def verify(ctx: click.Context, /, check_file: Path, **opts: Any) -> None:
     """Run one check file on one device and exit with its verdict's code."""
+    opts = _configured(ctx, opts, [str(check_file)])
     opts.update(parallel=None, sessions=None, each_device=False, session_per_check=False, shard=None, verify=True)
     raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), [str(check_file)], opts)))
 
@@ -376,6 +389,8 @@ def demo(directory: Path | None) -> None:
 
 cli.add_command(paths)
 cli.add_command(inspect_command(_device_options))
+cli.add_command(config_command(test, _fail))
+cli.add_command(init)
 
 
 @cli.group()

@@ -22,18 +22,27 @@ Rule 5: ``--mobster-step-frames`` keeps a frame per step for the reports that sh
 Rule 6: reading settings imports nothing of Mobster but the harness's settings and spec (the plugin
         is loaded by every pytest run in a project where mobster is installed): only the standard
         library, so frozen dataclasses here rather than attrs.
+Rule 7: the project config (``mobster.toml`` or ``[tool.mobster]``, read by the harness's
+        :mod:`~mobster_drivers.harness.config` for ``mobster test`` too, looked for from the folder
+        pytest was started in) sits below the ini keys: command line > ini > config profile >
+        config base > default. Its profile is ``--mobster-profile``, else ``$MOBSTER_PROFILE``,
+        else ``mobster_profile`` (ini), else the file's ``profile`` key. A device named by an option
+        or an ini key replaces the config's whole pool. The config's keys the plugin has no option
+        for (``parallel``, ``sessions``, ``session-per-check``, ``session-wait``, the waits, ``frames``) apply as
+        they do to ``mobster test``; so does ``env-file`` (its keys over the environment's).
 """
 
 from __future__ import annotations
 
 import enum
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mobster_drivers.harness.settings import Settings
+from mobster_drivers.harness.settings import Settings, Timing
 from mobster_drivers.harness.spec import KINDS, DeviceOptions, DeviceSpec, PoolError, pool_specs
 
 __all__ = [
@@ -153,6 +162,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("max-usd", "cap each check's model spend (US dollars)", "value", "X"),
     OptionSpec("each-device", "run every check on every device of the pool (one item per device)", "flag"),
     OptionSpec(
+        "profile",
+        "the project config's profile (mobster.toml or [tool.mobster]; docs/config.md); default: $MOBSTER_PROFILE",
+        "value",
+        "NAME",
+    ),
+    OptionSpec(
         "clock", "real (default), or simulated: the scripted phone's time jumps", "value", "KIND", ("real", "simulated")
     ),
     OptionSpec(
@@ -166,7 +181,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
 
 
 class _Source:
-    """Reads one option: the command line's value, else the ini's (Rule 1), with where it came from."""
+    """Reads one option: the command line's value, else the ini's (Rule 1), else the config's (Rule 7)."""
 
     def __init__(self, config: Any) -> None:
         self._config = config
@@ -174,6 +189,20 @@ class _Source:
         self.ini_dir = Path(inipath).parent if inipath else Path(config.rootpath)
         self.cli_dir = Path(config.invocation_params.dir)
         self.sources: dict[str, str] = {}
+        #: Rule 7: the project config's values and where each came from (none until read).
+        self.project: dict[str, object] = {}
+        self.project_sources: dict[str, str] = {}
+
+    def from_project(self, name: str) -> object:
+        """The config's value of ``name`` (None: it has none), noted as its source."""
+        if name not in self.project:
+            return None
+        self.sources[name] = f"{name} in {self.project_sources[name]}"
+        return self.project[name]
+
+    def given(self, spec: OptionSpec) -> bool:
+        """Whether the command line or the ini names ``spec`` (Rule 7: a device there replaces the config's pool)."""
+        return bool(self._config.getoption(spec.dest, default=None) or self._config.getini(spec.ini))
 
     def flag(self, spec: OptionSpec) -> bool:
         if self._config.getoption(spec.dest, default=None):
@@ -182,7 +211,7 @@ class _Source:
         if bool(self._config.getini(spec.ini)):
             self.sources[spec.name] = f"{spec.ini} (ini)"
             return True
-        return False
+        return bool(self.from_project(spec.name))
 
     def value(self, spec: OptionSpec) -> str | None:
         given = self._config.getoption(spec.dest, default=None)
@@ -193,7 +222,8 @@ class _Source:
         if raw:
             self.sources[spec.name] = f"{spec.ini} (ini)"
             return raw
-        return None
+        value = self.from_project(spec.name)
+        return None if value is None else str(value)
 
     def values(self, spec: OptionSpec, *, paths: bool) -> list[str]:
         given = self._config.getoption(spec.dest, default=None)
@@ -204,7 +234,9 @@ class _Source:
         lines = [v for v in lines if v]
         if lines:
             self.sources[spec.name] = f"{spec.ini} (ini)"
-        return [_resolve(v, self.ini_dir) if paths else v for v in lines]
+            return [_resolve(v, self.ini_dir) if paths else v for v in lines]
+        value = self.from_project(spec.name)
+        return [str(v) for v in value] if isinstance(value, tuple) else []  # paths: made absolute by the harness
 
 
 def _resolve(value: str, base: Path) -> str:
@@ -219,8 +251,10 @@ def _spec(name: str) -> OptionSpec:
 def read_settings(config: Any) -> PluginSettings:
     """The settings of this pytest run (the module rules); :class:`SettingsError` says what's wrong."""
     src = _Source(config)
+    _read_project(src)
     options, devices = _read_pool(src)
     step_frames = _step_frames(config, _choice(src, "step-frames", "auto"))
+    frames = src.from_project("frames")
     harness = Settings(
         devices=options,
         no_heal=src.flag(_spec("no-heal")),
@@ -231,7 +265,9 @@ def read_settings(config: Any) -> PluginSettings:
         model=src.value(_spec("model")),
         max_usd=_max_usd(src.value(_spec("max-usd")), src),
         each_device=src.flag(_spec("each-device")),
-        frames="all" if step_frames else "auto",
+        frames="all" if step_frames else str(frames or "auto"),
+        timing=_timing(src),
+        secrets=_secrets(src),
     )
     settings = PluginSettings(
         harness=harness,
@@ -242,6 +278,47 @@ def read_settings(config: Any) -> PluginSettings:
     )
     _check_clock(settings)
     return settings
+
+
+def _read_project(src: _Source) -> None:
+    """Rule 7: the project config's values, when there is a config (only then is it imported)."""
+    from mobster_drivers.harness.config import ConfigError, find_config
+
+    profile = src.value(_spec("profile")) if src.given(_spec("profile")) else None
+    chosen = src.sources.get("profile", "--mobster-profile")
+    if src.sources.get("profile", "").endswith("(ini)") and os.environ.get("MOBSTER_PROFILE", "").strip():
+        profile = None  # Rule 7: $MOBSTER_PROFILE is above the ini's
+    try:
+        if profile is None and find_config(src.cli_dir) is None and not os.environ.get("MOBSTER_PROFILE", "").strip():
+            return
+        from mobster_drivers.harness.config import load_config
+
+        project = load_config(src.cli_dir, profile=profile, profile_from=chosen)
+    except ConfigError as exc:
+        raise SettingsError(str(exc)) from None
+    if any(src.given(_spec(kind)) for kind in KINDS):
+        project = project.without_pool()
+    src.project, src.project_sources = dict(project.values), dict(project.sources)
+
+
+def _secrets(src: _Source) -> dict[str, str] | None:
+    """Rule 7: the environment with the keys of the config's ``env-file`` (None: no env file, read when needed)."""
+    path = src.from_project("env-file")
+    if not isinstance(path, Path):
+        return None
+    from mobster_drivers.harness.envfile import EnvFileError, read_env_file
+
+    try:
+        return {**os.environ, **read_env_file(path, spelled=src.sources["env-file"] + ":")}
+    except EnvFileError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def _timing(src: _Source) -> Timing:
+    """Rule 7: the waits the config names (the plugin has no option for them)."""
+    values = [src.from_project(name) for name in ("poll-interval", "drift-after", "give-up-after")]
+    floats = [float(v) if isinstance(v, int | float) else None for v in values]
+    return Timing(*floats)
 
 
 def _choice(src: _Source, name: str, default: str) -> str:
@@ -284,7 +361,15 @@ def _max_usd(text: str | None, src: _Source) -> float | None:
 def _read_pool(src: _Source) -> tuple[DeviceOptions, tuple[DeviceSpec, ...]]:
     """Rule 3: the device options as given, and the pool the harness makes of them (none named: none)."""
     values = {name: src.values(_spec(name), paths=name in _PATH_KINDS) for name in (*KINDS, "caps")}
-    options = DeviceOptions(prefix=PREFIX, given=dict(src.sources)).given_as(values.__getitem__)
+    parallel, sessions = src.from_project("parallel"), src.from_project("sessions")
+    options = DeviceOptions(
+        parallel=parallel if isinstance(parallel, int) else None,
+        sessions=sessions if isinstance(sessions, int) else None,
+        session_per_check=bool(src.from_project("session-per-check")),
+        session_wait=wait if isinstance(wait := src.from_project("session-wait"), float) else None,
+        prefix=PREFIX,
+        given=dict(src.sources),
+    ).given_as(values.__getitem__)
     try:
         return options, pool_specs(options, required=False)
     except PoolError as exc:

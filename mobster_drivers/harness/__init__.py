@@ -9,6 +9,9 @@ messages) and hand what they mean here, by concept:
 - :mod:`~mobster_drivers.harness.settings`: the one neutral ``Settings`` value (the devices, heal
   and record modes, the model named, the budget, frames, timing, …) and the ``RunOptions`` it
   makes; standard library only when imported;
+- :mod:`~mobster_drivers.harness.config`: the project config (``mobster.toml`` or
+  ``[tool.mobster]``), its profiles and its keys, checked as the options are; standard library
+  only when imported;
 - :mod:`~mobster_drivers.harness.models`: the one model chooser and its defaults;
 - :mod:`~mobster_drivers.harness.pool`: opening a device (locked when it is a real one) and
   pools, and suites on them;

@@ -12,8 +12,8 @@ Rule 1: a front end parses its own options (click's for ``mobster test``, pytest
         the ``locale``, and ``secrets`` (where keys and ``${NAME}`` values are read: the
         environment with an env file's keys; None: the process's environment, read when needed).
         How an option is spelled in a message stays the front end's (``--sim``, ``--mobster-sim``,
-        ``mobster_sim (ini)``). The project's config file (a later issue) is read into this value,
-        once, for both.
+        ``mobster_sim (ini)``). The project config (:mod:`~mobster_drivers.harness.config`) fills
+        the options a front end's user left out, for both.
 Rule 2: :meth:`Settings.to_run_options` is the one place settings become
         :class:`mobster_core.RunOptions`; what only a front end has (its reporter, its progress
         lines) it passes in. A timing left out is the core's default (0.15 s, 1.0 s, 3.0 s).

@@ -18,7 +18,7 @@ usbmuxd daemon must be running too. See ``docs/drivers.md``.
 
 from __future__ import annotations
 
-from ._device import WDA_DEVICE_PORT, UsbIphone, find_iphone
+from ._device import WDA_DEVICE_PORT, UsbIphone, find_iphone, list_iphones
 from ._lockdown import Lockdown, PhoneFacts, PymobiledeviceLockdown, usb_error
 
 __all__ = [
@@ -28,5 +28,6 @@ __all__ = [
     "PymobiledeviceLockdown",
     "UsbIphone",
     "find_iphone",
+    "list_iphones",
     "usb_error",
 ]

@@ -24,7 +24,7 @@ from mobster_drivers.devices.wda import WdaDevice, WdaHosted, WdaTimeouts
 
 from ._lockdown import Lockdown, PhoneFacts, PymobiledeviceLockdown, usb_error
 
-__all__ = ["WDA_DEVICE_PORT", "UsbIphone", "find_iphone"]
+__all__ = ["WDA_DEVICE_PORT", "UsbIphone", "find_iphone", "list_iphones"]
 
 _log = logging.getLogger("mobster.drivers.usb")
 
@@ -34,15 +34,29 @@ WDA_DEVICE_PORT = 8100
 _CONNECT_SECONDS = 30.0
 
 
-async def find_iphone(name: str, *, lockdown: Lockdown, usbmux_address: str | None = None) -> PhoneFacts:
-    """The USB phone ``name`` (a UDID or a device name) and its facts (Rule 1)."""
+async def _usb_devices(usbmux_address: str | None) -> list[Any]:
+    """The phones usbmux lists over USB (Rule 1)."""
     from pymobiledevice3.exceptions import PyMobileDevice3Exception
     from pymobiledevice3.usbmux import list_devices
 
     try:
-        devices = [d for d in await list_devices(usbmux_address=usbmux_address) if d.is_usb]
+        return [d for d in await list_devices(usbmux_address=usbmux_address) if d.is_usb]
     except (PyMobileDevice3Exception, OSError) as exc:
         raise usb_error(exc, "usbmuxd") from exc
+
+
+async def list_iphones(*, lockdown: Lockdown, usbmux_address: str | None = None) -> list[PhoneFacts]:
+    """Every iPhone connected over USB, with its facts; one lockdown refuses is left out (``mobster init``)."""
+    found = []
+    for device in await _usb_devices(usbmux_address):
+        with contextlib.suppress(DeviceError):
+            found.append(await lockdown.facts(device.serial))
+    return found
+
+
+async def find_iphone(name: str, *, lockdown: Lockdown, usbmux_address: str | None = None) -> PhoneFacts:
+    """The USB phone ``name`` (a UDID or a device name) and its facts (Rule 1)."""
+    devices = await _usb_devices(usbmux_address)
     if not devices:
         raise DeviceError(
             "no iPhone is connected over USB (usbmuxd lists none): connect it with a cable, unlock it and trust "

@@ -13,7 +13,7 @@ import mobster_core as mc
 from mobster_core import DeviceKind, LaunchOptions
 from mobster_core.testing import check_device
 from mobster_drivers.devices.scripted import AppScript, sample_path
-from mobster_drivers.devices.usb import PhoneFacts, UsbIphone, find_iphone, usb_error
+from mobster_drivers.devices.usb import PhoneFacts, UsbIphone, find_iphone, list_iphones, usb_error
 from mobster_drivers.testing.usbmuxd import FakeIphone, FakeLockdown, FakeUsbmuxd
 from mobster_drivers.testing.wda import FakeWda
 from tests.loopback import closed_port
@@ -168,3 +168,14 @@ def test_wda_not_running_on_the_phone(wda: FakeWda) -> None:
 )
 def test_pymobiledevice3_errors_say_what_to_do(exc: BaseException, says: str) -> None:
     assert says in str(usb_error(exc, "Lab iPhone"))
+
+
+def test_list_iphones_lists_the_usb_phones_and_leaves_out_one_lockdown_refuses(wda: FakeWda) -> None:
+    phones = [
+        phone(wda),
+        phone(wda, udid=OTHER, name="Locked iPhone", locked=True),
+        phone(wda, udid="00008120-0000000000000001", name="Wi-Fi iPhone", connection="Network"),
+    ]
+    with FakeUsbmuxd(phones) as mux:
+        listed = asyncio.run(list_iphones(lockdown=mux.lockdown(), usbmux_address=mux.address))
+    assert listed == [PhoneFacts(UDID, "Lab iPhone", "26.4", "iPhone17,1")]

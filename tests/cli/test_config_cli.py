@@ -1,0 +1,131 @@
+"""The project config under ``mobster test`` and ``mobster config``: profiles, precedence, sources."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from mobster_cli.main import Runtime, cli
+from mobster_core.testing import FakeClock
+from mobster_drivers.devices.scripted import sample_path
+from tests.samples import SIGNUP
+
+CONFIG = """\
+profile = "scripted"
+frames = "none"
+
+[profiles.scripted]
+scripted = "apps/app.yaml"
+model = "scripted"
+
+[profiles.renamed]
+scripted = "apps/renamed.yaml"
+model = "scripted"
+no-heal = true
+"""
+
+
+@pytest.fixture
+def project(project: Path) -> Path:
+    (project / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP)
+    (project / "apps").mkdir()
+    (project / "apps" / "app.yaml").write_text(sample_path("yourapp").read_text())
+    (project / "apps" / "renamed.yaml").write_text(sample_path("yourapp-renamed").read_text())
+    (project / "mobster.toml").write_text(CONFIG)
+    return project
+
+
+def mobster(*args: str, env: dict[str, str] | None = None) -> Result:
+    clock = FakeClock()
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False, obj=Runtime(clock, clock.run), env=env)
+
+
+def test_the_config_names_the_device_and_model_and_the_profile_switches_them(project: Path) -> None:
+    first = mobster("test", "--json")
+    assert first.exit_code == 0, first.output
+    doc = json.loads(first.stdout)
+    assert doc["checks"][0]["mode"] == "smart"
+    # The renamed build under the strict profile: no model, the changed step fails.
+    strict = mobster("test", "--profile", "renamed")
+    assert strict.exit_code == 1, strict.output
+    assert "drift" in strict.output
+    by_env = mobster("test", env={"MOBSTER_PROFILE": "renamed"})
+    assert by_env.exit_code == 1, by_env.output
+    # The command line wins over the profile: the original build replays.
+    replayed = mobster("test", "--profile", "renamed", "--scripted", "apps/app.yaml")
+    assert replayed.exit_code == 0, replayed.output
+
+
+def test_frames_from_the_config_reach_the_run(project: Path) -> None:
+    result = mobster("test", "--json")
+    assert result.exit_code == 0, result.output
+    run_dir = project / json.loads(result.stdout)["checks"][0]["run_dir"]
+    assert not list(run_dir.glob("frames/*.png"))
+    kept = mobster("test", "--frames", "all", "--json")
+    assert list((project / json.loads(kept.stdout)["checks"][0]["run_dir"]).glob("frames/*"))
+
+
+def test_mobster_config_prints_each_setting_and_its_source(project: Path) -> None:
+    result = mobster("config", "--model", "claude-x", "--poll-interval", "0.5")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    head = f"config: {project / 'mobster.toml'}; profile scripted (from mobster.toml's profile key)"
+    assert lines[0] == f"{head}; profiles: scripted, renamed"
+    assert f'scripted           ["{project / "apps" / "app.yaml"}"]  (mobster.toml [profiles.scripted])' in lines
+    assert 'model              "claude-x"  (command line)' in lines
+    assert "poll-interval      0.5  (command line)" in lines
+    assert 'frames             "none"  (mobster.toml)' in lines
+    assert "parallel           (none)  (default)" in lines
+
+
+def test_mobster_config_json_and_the_model_chosen_by_a_key(project: Path) -> None:
+    (project / "mobster.toml").write_text('frames = "all"\n')
+    result = mobster("config", "--json", env={"ANTHROPIC_API_KEY": "sk-test"})
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["file"] == str(project / "mobster.toml")
+    assert doc["profile"] is None
+    assert doc["settings"]["frames"] == {"value": "all", "from": "mobster.toml"}
+    assert doc["settings"]["model"]["from"] == "environment (ANTHROPIC_API_KEY)"
+    assert doc["settings"]["scripted"] == {"value": [], "from": "default"}
+    assert "sk-test" not in result.output
+
+
+def test_a_bad_config_stops_every_command_with_one_line(project: Path) -> None:
+    (project / "mobster.toml").write_text('frames = "all"\nparalel = 2\n')
+    for args in (["test"], ["config"], ["verify", "--check", ".mobster/checks/signup.yaml"]):
+        result = mobster(*args)
+        assert result.exit_code == 3, result.output
+        assert result.output == (
+            f'mobster: {project / "mobster.toml"}: line 2: paralel: not a setting; did you mean "parallel"?\n'
+        )
+    unknown = mobster("test", "--profile", "nope")
+    assert unknown.exit_code == 3
+    assert "no such profile" not in unknown.output  # the unknown key comes first
+
+
+def test_an_unknown_profile_names_the_known_ones(project: Path) -> None:
+    result = mobster("test", "--profile", "grid")
+    assert result.exit_code == 3
+    assert result.output == (
+        f"mobster: {project / 'mobster.toml'}: --profile grid: no such profile (profiles: renamed, scripted); "
+        "add [profiles.grid] or choose one of them\n"
+    )
+
+
+def test_the_paths_store_follows_the_profile_and_every_command_reads_it(project: Path) -> None:
+    (project / "mobster.toml").write_text(CONFIG.replace('frames = "none"', 'frames = "none"\npaths = "committed"')
+        .replace("[profiles.renamed]", '[profiles.local]\nscripted = "apps/app.yaml"\nmodel = "scripted"\n'
+        'paths = "local"\n\n[profiles.renamed]'))  # fmt: skip
+    assert mobster("test").exit_code == 0
+    assert list((project / ".mobster" / "paths").rglob("*.json"))
+    assert "recorded" in mobster("paths", "list").output
+    assert mobster("paths", "list", "--paths", "local").output == "no recorded paths in the local store\n"
+    assert mobster("paths", "list", env={"MOBSTER_PROFILE": "local"}).output == (
+        "no recorded paths in the local store\n"
+    )
+    local = mobster("config", "--profile", "local", "--json")
+    assert json.loads(local.stdout)["settings"]["paths"] == {"value": "local", "from": "mobster.toml [profiles.local]"}
