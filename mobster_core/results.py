@@ -6,7 +6,10 @@ front end spells with :func:`fill` and its own table, or with :func:`spell_fix` 
 message and a spelled fix read as one with :func:`joined`), the ``junit.xml`` writer, and what a
 reporter reads beside them: the run's journal (:func:`read_journal`), the ``--frames`` modes
 (:class:`FramesMode`), the matcher's thresholds a step's ``similarity`` is read against
-(:data:`SIMILAR`, :data:`SIMILAR_SETTLED`) and the suite's exit code rule (:func:`suite_exit_code`).
+(:data:`SIMILAR`, :data:`SIMILAR_SETTLED`), the suite's exit code rule (:func:`suite_exit_code`),
+and retries and repeats: which classes are retried (:data:`RETRYABLE`, :func:`retryable`), a
+retried check's result (:func:`with_attempts`, each :class:`Attempt`) and a repeated one's
+:class:`PassRate` (``docs/retries.md``).
 ``to_dict()`` is the stable ``mobster.test/1`` JSON (:data:`SCHEMA`) of ``results.json``, and
 ``from_dict()`` reads it back, typed; see ``docs/cli.md``. The pages, the
 merge of shards and the newest page are ``mobster_report``'s (``docs/reports.md``).
@@ -20,16 +23,31 @@ from ._rules.fixes import spell as spell_fix
 from ._rules.frames import FramesMode
 from ._rules.matcher import SIMILAR, SIMILAR_SETTLED
 from ._rules.verdict import suite_exit_code
-from ._run.results import SCHEMA, CheckResult, Mode, StepReport, StepSource, SuiteResult, junit_xml
+from ._run.results import (
+    RETRYABLE,
+    SCHEMA,
+    Attempt,
+    CheckResult,
+    Mode,
+    PassRate,
+    StepReport,
+    StepSource,
+    SuiteResult,
+    junit_xml,
+    retryable,
+    with_attempts,
+)
 from ._store.healfile import HealEntry
 from ._store.journal import read_journal
 
 __all__ = [
     "FIX_ARGS",
+    "RETRYABLE",
     "SCHEMA",
     "SIMILAR",
     "SIMILAR_SETTLED",
     "AssertionResult",
+    "Attempt",
     "CheckResult",
     "Cost",
     "Fix",
@@ -37,6 +55,7 @@ __all__ = [
     "FramesMode",
     "HealEntry",
     "Mode",
+    "PassRate",
     "StepReport",
     "StepSource",
     "SuiteResult",
@@ -44,6 +63,8 @@ __all__ = [
     "joined",
     "junit_xml",
     "read_journal",
+    "retryable",
     "spell_fix",
     "suite_exit_code",
+    "with_attempts",
 ]
