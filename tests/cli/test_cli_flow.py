@@ -227,3 +227,26 @@ def test_repeat_reports_each_checks_pass_rate_and_exits_with_the_worst_run(proje
     doc = json.loads((folder / "results.json").read_text())
     assert [(r["passed"], r["runs"]) for r in doc["pass_rates"]] == [(2, 3)]
     assert "2/3" in (folder / "index.html").read_text()
+
+
+def test_an_appium_phone_that_dies_at_the_baseline_hands_its_check_to_the_other_as_a_retry(project: Path) -> None:
+    from mobster_drivers.testing.appium import FakeAppium
+    from tests.cli.test_cli_pool import Moment, script
+    from tests.real_clock import mobster as real_mobster
+
+    for name in ("welcome", "slow"):
+        (project / ".mobster" / "checks" / f"{name}.yaml").unlink()
+    with FakeAppium(script(), lifetime=120) as recorder:
+        assert real_mobster("test", "--appium", recorder.url, "--model", "scripted").exit_code == 0
+    with FakeAppium(script(), lifetime=120) as dying, FakeAppium(script(), lifetime=120) as good:
+        death = Moment("the baseline")
+        dying.die_when(death)
+        result = real_mobster("test", "--appium", dying.url, "--appium", good.url, "--retries", "1", "--json")
+        assert result.exit_code == 0, result.output
+        (check,) = json.loads(result.stdout)["checks"]
+        dead, alive = (f.url.split("//")[1].rstrip("/") for f in (dying, good))
+        assert check["flaky"] is True
+        assert [(a["device_label"], a["class"]) for a in check["attempts"]] == [(dead, "device"), (alive, None)]
+        assert "couldn't read the screen for the baseline" in check["attempts"][0]["message"]
+        assert check["device_label"] == alive
+        assert death.hit is not None
