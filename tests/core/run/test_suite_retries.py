@@ -299,3 +299,20 @@ def test_options_refuse_a_negative_retry_and_a_zero_repeat() -> None:
         mc.RunOptions(retries=-1)
     with pytest.raises(ValueError, match="repeat"):
         mc.RunOptions(repeat=0)
+
+
+def test_an_attempts_hostile_message_keeps_junit_well_formed(tmp_path: Path) -> None:
+    def run(message: str, verdict: mc.Verdict, cls: mc.FailureClass | None) -> mc.CheckResult:
+        return mc.CheckResult(
+            name="c\x00", file="c.yaml", device=None, app=None, outcome=mc.Outcome(verdict, cls, message), mode=None,
+            seconds=1.0, cost=mc.results.Cost(), model_calls=0, identity=None, env=None, path_used=False,
+            path_why=None, steps=(), heals=(), assertions=(), run_dir="runs/x\x1b]8;;",
+        )  # fmt: skip
+
+    both = with_attempts(
+        [run("a\x00b\x1b[31m</x>", mc.Verdict.COULDNT_RUN, mc.FailureClass.DEVICE), run("", mc.Verdict.PASSED, None)]
+    )
+    suite = mc.SuiteResult("s", "2026-12-01T00:00:00Z", 2.0, (both,), tmp_path)
+    case = next(ET.fromstring(mc.results.junit_xml(suite)).iter("testcase"))
+    (flaky,) = case.findall("flakyError")
+    assert flaky.get("message") == "ab\x1b[31m</x>".replace("\x1b", "")  # XML 1.0 forbids NUL and ESC
