@@ -316,3 +316,25 @@ def test_an_attempts_hostile_message_keeps_junit_well_formed(tmp_path: Path) -> 
     case = next(ET.fromstring(mc.results.junit_xml(suite)).iter("testcase"))
     (flaky,) = case.findall("flakyError")
     assert flaky.get("message") == "ab\x1b[31m</x>".replace("\x1b", "")  # XML 1.0 forbids NUL and ESC
+
+
+def test_a_retry_goes_to_another_device_even_when_the_first_still_answers(project: Path) -> None:
+    clock = FakeClock()
+    record_path(project, clock)
+    refusing, other = Phone(clock), Phone(clock)
+    refusing.failing_launches = 1  # it answers reads: it stays in the pool
+    result = suite(project, clock, {"refusing": refusing, "other": other}, retries=1)
+    (check,) = result.checks
+    assert [a.device_label for a in check.attempts] == ["refusing", "other"]
+    assert check.flaky
+
+
+def test_with_each_device_a_retry_stays_on_its_device(project: Path) -> None:
+    clock = FakeClock()
+    record_path(project, clock)
+    a, b = Phone(clock), Phone(clock)
+    b.failing_launches = 1
+    result = suite(project, clock, {"a": a, "b": b}, retries=1, each_device=True)
+    assert [(c.device_label, c.flaky) for c in result.checks] == [("a", False), ("b", True)]
+    assert [x.device_label for x in result.checks[1].attempts] == ["b", "b"]
+    assert (a.launches, b.launches) == (1, 2)
