@@ -7,17 +7,18 @@ launching the app, or whose actions change nothing in one run (its next step dri
 from __future__ import annotations
 
 import json
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-import mobster_core as mc
-from mobster_cli.main import Runtime, cli
 from mobster_core.testing import FakeClock
-from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
+from mobster_drivers.devices.scripted import sample_path
+from tests.cli.test_cli import mobster
+from tests.core.run.test_suite_retries import FaultyPhone
 from tests.samples import SIGNUP
 
 DRIVER = f"{__name__}:phone"
@@ -25,56 +26,14 @@ DRIVER = f"{__name__}:phone"
 MADE: list[Any] = []
 
 
-class Phone:
-    """A scripted phone with a ``fault``.
-
-    ``dies``: the first phone made dies at its first launch; ``fails-1``: each phone's first launch
-    fails (it still answers); ``drops-2``: the actions of its second run change nothing.
+def phone(fault: str, *, clock: FakeClock) -> FaultyPhone:
+    """The ``--driver`` factory: ``dies``, the first phone made dies at its first launch; ``fails-1``,
+    each phone's first launch fails (it still answers); ``drops-2``, its second run's actions change nothing.
     """
-
-    def __init__(self, fault: str, clock: mc.Clock) -> None:
-        self.phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
-        self.fault = fault
-        self.first = not MADE
-        self.dead = False
-        self.launches = 0
-
-    def _alive(self) -> None:
-        if self.dead:
-            raise mc.DeviceError("the phone isn't answering (connection refused)")
-
-    async def info(self) -> mc.DeviceInfo:
-        self._alive()
-        return await self.phone.info()
-
-    async def app_info(self, bundle: str) -> mc.AppInfo:
-        self._alive()
-        return await self.phone.app_info(bundle)
-
-    async def launch(self, bundle: str, options: mc.LaunchOptions) -> None:
-        self._alive()
-        self.launches += 1
-        if self.fault == "dies" and self.first:
-            self.dead = True
-            raise mc.DeviceError("launch: the phone stopped answering (connection reset)")
-        if self.fault == "fails-1" and self.launches == 1:
-            raise mc.DeviceError("launch: SpringBoard refused the launch (busy)")
-        await self.phone.launch(bundle, options)
-
-    async def read(self) -> mc.Screen:
-        self._alive()
-        return await self.phone.read()
-
-    async def act(self, action: mc.Action) -> None:
-        self._alive()
-        if self.fault == "drops-2" and self.launches == 2:  # run 2 of the repeat
-            return
-        await self.phone.act(action)
-
-
-def phone(fault: str, *, clock: mc.Clock) -> Phone:
-    """The ``--driver`` factory."""
-    made = Phone(fault, clock)
+    made = FaultyPhone(clock)
+    made.dies_at_launch = fault == "dies" and not MADE
+    made.failing_launches = 1 if fault == "fails-1" else 0
+    made.drop_run = 2 if fault == "drops-2" else None
     MADE.append(made)
     return made
 
@@ -99,9 +58,10 @@ def project(project: Path) -> Path:
     return project
 
 
-def mobster(*args: str) -> Result:
-    clock = FakeClock()
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False, obj=Runtime(clock, clock.run))
+def record_signup(project: Path) -> None:
+    """Smart records the sign-up check's path; its suite's results go, so the next suite's are the only ones."""
+    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted", "signup").exit_code == 0
+    shutil.rmtree(project / ".mobster" / "test-results")
 
 
 def names(result: Result) -> list[str]:
@@ -166,7 +126,7 @@ def test_list_says_whether_a_path_is_recorded_for_this_devices_env(project: Path
 
 
 def test_a_device_that_dies_launching_is_retried_on_the_other_and_is_flaky_everywhere(project: Path) -> None:
-    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted", "signup").exit_code == 0
+    record_signup(project)
     junit = project / "out.xml"
     result = mobster(
         "test", "--driver", DRIVER, "dies", "--parallel", "2", "--retries", "1", "signup", "--junit", str(junit)
@@ -176,7 +136,7 @@ def test_a_device_that_dies_launching_is_retried_on_the_other_and_is_flaky_every
     assert "    attempt 1 of 2: device: " in result.stdout
     summary = result.stdout.strip().splitlines()[-1]
     assert summary.startswith("1 passed (1 flaky) in "), summary
-    folder = max((project / ".mobster" / "test-results").iterdir())
+    (folder,) = (project / ".mobster" / "test-results").iterdir()
     doc = json.loads((folder / "results.json").read_text())
     (check,) = doc["checks"]
     assert check["flaky"] is True
@@ -193,7 +153,7 @@ def test_a_device_that_dies_launching_is_retried_on_the_other_and_is_flaky_every
 
 
 def test_without_retries_the_dying_phones_check_couldnt_run(project: Path) -> None:
-    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted", "signup").exit_code == 0
+    record_signup(project)
     result = mobster("test", "--driver", DRIVER, "dies", "--parallel", "2", "signup", "--json")
     assert result.exit_code == 3
     (check,) = json.loads(result.stdout)["checks"]
@@ -201,7 +161,7 @@ def test_without_retries_the_dying_phones_check_couldnt_run(project: Path) -> No
 
 
 def test_a_drift_is_never_retried(project: Path) -> None:
-    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted", "signup").exit_code == 0
+    record_signup(project)
     result = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "--retries", "3", "signup", "--json")
     assert result.exit_code == 1
     (check,) = json.loads(result.stdout)["checks"]
@@ -209,7 +169,7 @@ def test_a_drift_is_never_retried(project: Path) -> None:
 
 
 def test_verify_takes_retries(project: Path) -> None:
-    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted", "signup").exit_code == 0
+    record_signup(project)
     check = str(project / ".mobster" / "checks" / "signup.yaml")
     result = mobster("verify", "--check", check, "--driver", DRIVER, "fails-1", "--retries", "1")
     assert result.exit_code == 0, result.output
@@ -217,13 +177,13 @@ def test_verify_takes_retries(project: Path) -> None:
 
 
 def test_repeat_reports_each_checks_pass_rate_and_exits_with_the_worst_run(project: Path) -> None:
-    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted", "signup").exit_code == 0
+    record_signup(project)
     result = mobster("test", "--driver", DRIVER, "drops-2", "--repeat", "3", "--no-heal", "signup")
     assert result.exit_code == 1, result.output
     assert "(run 2 of 3)" in result.stdout
     assert "pass rate: Check signup 2/3 (67%)" in result.stdout
     assert result.stdout.strip().splitlines()[-1].startswith("2 passed, 1 failed in ")
-    folder = max((project / ".mobster" / "test-results").iterdir())
+    (folder,) = (project / ".mobster" / "test-results").iterdir()
     doc = json.loads((folder / "results.json").read_text())
     assert [(r["passed"], r["runs"]) for r in doc["pass_rates"]] == [(2, 3)]
     assert "2/3" in (folder / "index.html").read_text()

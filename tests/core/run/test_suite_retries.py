@@ -16,50 +16,25 @@ import pytest
 import mobster_core as mc
 from mobster_core.results import RETRYABLE, Attempt, retryable, with_attempts
 from mobster_core.testing import FakeClock
-from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
+from tests.core.run.test_suite_pool import Wrapped
+from tests.samples import SIGNUP_BY_BUNDLE
 
-CHECK = """\
-version: 1
-name: Sign up
-app: {bundle: com.example.yourapp}
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
-
-DRIFTS = CHECK.replace('Tap "Continue"', 'Tap "Carry on"')
+CHECK = SIGNUP_BY_BUNDLE
 
 
-class Phone:
+class FaultyPhone(Wrapped):
     """A scripted phone that can die while launching the app, fail its next launches, or drop one run's actions."""
 
     def __init__(self, clock: FakeClock) -> None:
-        self.phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+        super().__init__(clock)
         self.dies_at_launch = False  # its next launch fails, and it never answers again
         self.failing_launches = 0  # its next launches fail; it answers reads
         self.drop_run: int | None = None  # the launch (from 1) whose actions change nothing
-        self.dead = False
-        self.acts = 0
         self.launches = 0
 
-    def _alive(self) -> None:
-        if self.dead:
-            raise mc.DeviceError("the phone isn't answering (connection refused)")
-
-    async def info(self) -> mc.DeviceInfo:
-        self._alive()
-        return await self.phone.info()
-
-    async def app_info(self, bundle: str) -> mc.AppInfo:
-        self._alive()
-        return await self.phone.app_info(bundle)
-
     async def launch(self, bundle: str, options: mc.LaunchOptions) -> None:
-        self._alive()
+        self._check()
         self.launches += 1
         if self.dies_at_launch:
             self.dead = True
@@ -69,16 +44,12 @@ class Phone:
             raise mc.DeviceError("launch: SpringBoard refused the launch (busy)")
         await self.phone.launch(bundle, options)
 
-    async def read(self) -> mc.Screen:
-        self._alive()
-        return await self.phone.read()
-
     async def act(self, action: mc.Action) -> None:
-        self._alive()
-        self.acts += 1
         if self.launches == self.drop_run:
+            self._check()
+            self.acts += 1
             return  # the action "landed" and changed nothing: the next step drifts
-        await self.phone.act(action)
+        await super().act(action)
 
 
 def suite(project: Path, clock: FakeClock, devices: Any, text: str = CHECK, **options: Any) -> mc.SuiteResult:
@@ -90,7 +61,7 @@ def suite(project: Path, clock: FakeClock, devices: Any, text: str = CHECK, **op
 
 def record_path(project: Path, clock: FakeClock, text: str = CHECK) -> None:
     """Smart records the check's path once, so later runs replay it."""
-    assert suite(project, clock, [Phone(clock)], text).exit_code == 0
+    assert suite(project, clock, [FaultyPhone(clock)], text).exit_code == 0
 
 
 def test_the_retryable_classes_are_the_machines(project: Path) -> None:
@@ -100,7 +71,7 @@ def test_the_retryable_classes_are_the_machines(project: Path) -> None:
 def test_a_device_that_dies_launching_is_retried_on_the_other_device_and_is_flaky(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    dying, good = Phone(clock), Phone(clock)
+    dying, good = FaultyPhone(clock), FaultyPhone(clock)
     dying.dies_at_launch = True
     result = suite(project, clock, {"dying": dying, "good": good}, retries=1)
     (check,) = result.checks
@@ -145,7 +116,7 @@ def test_a_device_that_dies_launching_is_retried_on_the_other_device_and_is_flak
 def test_without_retries_the_same_fault_couldnt_run(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    dying, good = Phone(clock), Phone(clock)
+    dying, good = FaultyPhone(clock), FaultyPhone(clock)
     dying.dies_at_launch = True
     result = suite(project, clock, {"dying": dying, "good": good})
     (check,) = result.checks
@@ -158,7 +129,7 @@ def test_without_retries_the_same_fault_couldnt_run(project: Path) -> None:
 def test_a_launch_that_fails_on_a_lone_device_is_retried_on_it(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    phone = Phone(clock)
+    phone = FaultyPhone(clock)
     phone.failing_launches = 2  # the device still answers: it stays in the pool
     result = suite(project, clock, [phone], retries=2)
     (check,) = result.checks
@@ -172,7 +143,7 @@ def test_a_launch_that_fails_on_a_lone_device_is_retried_on_it(project: Path) ->
 def test_a_drift_is_never_retried(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    phone = Phone(clock)
+    phone = FaultyPhone(clock)
     phone.drop_run = 1  # its actions change nothing: step 2 drifts
     result = suite(project, clock, [phone], retries=3, no_heal=True)
     (check,) = result.checks
@@ -184,7 +155,7 @@ def test_a_drift_is_never_retried(project: Path) -> None:
 def test_an_unknown_outcome_is_never_retried(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    phone = Phone(clock)
+    phone = FaultyPhone(clock)
     phone.phone.fail_next_action()
     result = suite(project, clock, [phone], retries=3)
     (check,) = result.checks
@@ -196,7 +167,7 @@ def test_an_unknown_outcome_is_never_retried(project: Path) -> None:
 def test_a_device_lost_after_an_action_is_never_retried(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    dying, good = Phone(clock), Phone(clock)
+    dying, good = FaultyPhone(clock), FaultyPhone(clock)
 
     async def act(action: mc.Action) -> None:
         dying.dead = True  # the tap went out; the reads after it fail: its outcome is unknown
@@ -214,7 +185,7 @@ def test_a_device_lost_after_an_action_is_never_retried(project: Path) -> None:
 def test_a_check_that_never_passes_keeps_every_attempt_as_reruns(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    phone = Phone(clock)
+    phone = FaultyPhone(clock)
     phone.failing_launches = 10
     result = suite(project, clock, [phone], retries=2)
     (check,) = result.checks
@@ -266,19 +237,19 @@ def test_no_other_class_is_retryable(cls: mc.FailureClass) -> None:
 def test_repeat_runs_each_check_k_times_and_gives_its_pass_rate(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    phone = Phone(clock)
+    phone = FaultyPhone(clock)
     phone.drop_run = 2  # the second of three runs drifts
     result = suite(project, clock, [phone], repeat=3, no_heal=True)
     assert [c.repeat for c in result.checks] == [(1, 3), (2, 3), (3, 3)]
     assert [c.verdict for c in result.checks] == [mc.Verdict.PASSED, mc.Verdict.FAILED, mc.Verdict.PASSED]
     (rate,) = result.pass_rates
-    assert (rate.name, rate.passed, rate.runs) == ("Sign up", 2, 3)
+    assert (rate.name, rate.passed, rate.runs) == ("A new user signs up", 2, 3)
     assert rate.rate == pytest.approx(2 / 3)
     assert result.exit_code == 1  # the worst of all runs
     doc = json.loads((result.folder / "results.json").read_text())
     assert doc["pass_rates"] == [
-        {"name": "Sign up", "file": ".mobster/checks/signup.yaml", "device_label": None, "passed": 2, "runs": 3,
-         "rate": 0.6667}
+        {"name": "A new user signs up", "file": ".mobster/checks/signup.yaml", "device_label": None,
+         "passed": 2, "runs": 3, "rate": 0.6667}
     ]  # fmt: skip
     assert [c["repeat"] for c in doc["checks"]] == [{"run": n, "of": 3} for n in (1, 2, 3)]
     assert mc.SuiteResult.from_dict(doc, result.folder).pass_rates == result.pass_rates
@@ -290,7 +261,7 @@ def test_repeat_runs_each_check_k_times_and_gives_its_pass_rate(project: Path) -
 def test_repeat_on_each_device_gives_a_rate_per_device(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    result = suite(project, clock, {"a": Phone(clock), "b": Phone(clock)}, repeat=2, each_device=True)
+    result = suite(project, clock, {"a": FaultyPhone(clock), "b": FaultyPhone(clock)}, repeat=2, each_device=True)
     assert {(r.device_label, r.passed, r.runs) for r in result.pass_rates} == {("a", 2, 2), ("b", 2, 2)}
 
 
@@ -321,7 +292,7 @@ def test_an_attempts_hostile_message_keeps_junit_well_formed(tmp_path: Path) -> 
 def test_a_retry_goes_to_another_device_even_when_the_first_still_answers(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    refusing, other = Phone(clock), Phone(clock)
+    refusing, other = FaultyPhone(clock), FaultyPhone(clock)
     refusing.failing_launches = 1  # it answers reads: it stays in the pool
     result = suite(project, clock, {"refusing": refusing, "other": other}, retries=1)
     (check,) = result.checks
@@ -332,7 +303,7 @@ def test_a_retry_goes_to_another_device_even_when_the_first_still_answers(projec
 def test_with_each_device_a_retry_stays_on_its_device(project: Path) -> None:
     clock = FakeClock()
     record_path(project, clock)
-    a, b = Phone(clock), Phone(clock)
+    a, b = FaultyPhone(clock), FaultyPhone(clock)
     b.failing_launches = 1
     result = suite(project, clock, {"a": a, "b": b}, retries=1, each_device=True)
     assert [(c.device_label, c.flaky) for c in result.checks] == [("a", False), ("b", True)]
