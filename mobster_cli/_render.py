@@ -21,7 +21,16 @@ from mobster_core.text import escape_controls, valid_text
 
 from ._fixes import said
 
-__all__ = ["check_lines", "heal_listing", "json_text", "pending_line", "summary_line", "visible"]
+__all__ = [
+    "attempt_lines",
+    "check_lines",
+    "heal_listing",
+    "json_text",
+    "pass_rate_lines",
+    "pending_line",
+    "summary_line",
+    "visible",
+]
 
 # Rule 2: what json.dumps(ensure_ascii=False) leaves raw that a terminal acts on.
 _RAW_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
@@ -56,7 +65,10 @@ def check_lines(result: CheckResult) -> list[str]:
     device = "" if result.device is None else f"  on {v(result.device.name)}, iOS {v(result.device.ios)}"
     if result.device_label is not None:  # a pool: which of its devices
         device = f"  on {v(result.device_label)}" + ("" if result.device is None else f" ({device.strip()[3:]})")
-    lines = [f"{_MARK[result.verdict]}  {v(result.name)}{device}"]
+    run = "" if result.repeat is None else f"  (run {result.repeat[0]} of {result.repeat[1]})"
+    flaky = "  (flaky)" if result.flaky else ""
+    lines = [f"{_MARK[result.verdict]}  {v(result.name)}{device}{run}{flaky}"]
+    lines += attempt_lines(result)
     lines += [f"    healed step {h.step}: {v(h.from_)} → {v(h.to)}" for h in result.heals]
     early = result.finished_early
     if early is not None and result.verdict is Verdict.PASSED:  # a steps_skipped failure says it in its message
@@ -76,15 +88,42 @@ def check_lines(result: CheckResult) -> list[str]:
     return lines
 
 
+def attempt_lines(result: CheckResult) -> list[str]:
+    """A retried check's earlier attempts: ``attempt 1 of 2 on sim-1: device: …`` (none when it ran once)."""
+    v = visible
+    lines = []
+    for n, a in enumerate(result.attempts[:-1], start=1):
+        where = f" on {v(a.device_label)}" if a.device_label else ""
+        cls = "" if a.failure_class is None else f"{a.failure_class}: "
+        lines.append(f"    attempt {n} of {len(result.attempts)}{where}: {cls}{v(a.message)}")
+    return lines
+
+
+def pass_rate_lines(suite: SuiteResult) -> list[str]:
+    """``pass rate: Sign up 2/3 (67%)``, one line per repeated check (and device)."""
+    v = visible
+    lines = []
+    for r in suite.pass_rates:
+        device = f" on {v(r.device_label)}" if r.device_label else ""
+        lines.append(f"pass rate: {v(r.name)}{device} {r.passed}/{r.runs} ({round(r.rate * 100)}%)")
+    return lines
+
+
 def summary_line(suite: SuiteResult) -> str:
-    """``1 passed in 12 s, ~$0.01, 1 replayed with no model, 4 model calls``.
+    """``2 passed (1 flaky) in 12 s, ~$0.01, 1 replayed with no model, 4 model calls``.
 
     ``~`` marks a cost that is partly estimated (``SuiteResult.cost_text``); "replayed" counts the
     checks that replayed their recorded path to the verdict with no model call
-    (``SuiteResult.replayed_with_no_model``).
+    (``SuiteResult.replayed_with_no_model``); "flaky" the checks that passed on a retry.
     """
     counts = [(v, sum(1 for c in suite.checks if c.verdict is v)) for v in Verdict]
-    parts = ", ".join(f"{n} {v.value}" for v, n in counts if n) or "no checks"
+    flaky = suite.flaky
+    parts = (
+        ", ".join(
+            f"{n} {v.value}" + (f" ({flaky} flaky)" if v is Verdict.PASSED and flaky else "") for v, n in counts if n
+        )
+        or "no checks"
+    )
     replayed = suite.replayed_with_no_model
     line = f"{parts} in {round(suite.seconds)} s, {suite.cost_text}"
     if replayed:

@@ -29,6 +29,7 @@ from ._config import apply_config, config_command, profile_option
 from ._init import init
 from ._inspect import inspect_command
 from ._paths import paths, paths_option
+from ._select import retries_option, selection_options
 
 if TYPE_CHECKING:
     from mobster_core import CheckResult, Clock, Device, Model, RunOptions, SuiteResult
@@ -320,6 +321,7 @@ class _TestCommand(click.Command):
 )
 @click.option("--each-device", is_flag=True, help="Run every check on every device (one result per check and device).")
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
+@selection_options
 @paths_option
 @click.pass_context
 def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
@@ -369,6 +371,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None, paths_
     help="The check file to run.",
 )
 @_device_options
+@retries_option
 @paths_option
 @click.pass_context
 def verify(ctx: click.Context, /, check_file: Path, **opts: Any) -> None:
@@ -517,6 +520,18 @@ def _selected(checks: Sequence[str], shard: str | None) -> tuple[Path, list[Path
     return root, files
 
 
+def _by_tags(files: list[Path], opts: dict[str, Any]) -> list[Path]:
+    """``--tag`` and ``--exclude-tag`` (``_select``'s Rule 1): no check kept is exit 3."""
+    from ._select import by_tags
+
+    tags, exclude = tuple(opts.get("tags") or ()), tuple(opts.get("exclude_tags") or ())
+    kept = by_tags(files, tags, exclude, lambda line: click.echo(f"mobster: {line}", err=True))
+    if not kept:
+        asked = " ".join([*(f"--tag {t}" for t in tags), *(f"--exclude-tag {t}" for t in exclude)])
+        _fail(f"{asked} keeps none of the {len(files)} checks: run mobster test --list to see their tags")
+    return kept
+
+
 def _settings(opts: dict[str, Any]) -> Settings:
     """What the options say, as the harness's one settings value (the environment's keys not yet read)."""
     from mobster_drivers.harness.settings import Settings, Timing
@@ -541,6 +556,8 @@ def _settings(opts: dict[str, Any]) -> Settings:
         shard=opts.get("shard"),
         paths=opts.get("paths_store") or "local",
         locale=opts.get("locale"),
+        retries=opts.get("retries") or 0,
+        repeat=opts.get("repeat") or 1,
     )
 
 
@@ -655,8 +672,13 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
 
     settings = _settings(opts)
     root, files = _selected(checks, settings.shard)
+    files = _by_tags(files, opts)
     settings = dataclasses.replace(settings, secrets=_keys(opts.get("env_file")))
     clock = runtime.the_clock()
+    if opts.get("list_only"):
+        from ._select import list_checks
+
+        return list_checks(root, files, settings, runtime, as_json=bool(opts.get("as_json")))
     models = _models(settings, clock)
     out = _console(err=bool(opts.get("as_json")))
     job = _Suite(files, settings, models, _run_options(settings, root, out, opts.get("driver") or ()))
@@ -834,11 +856,13 @@ def _print_check(out: Any, result: CheckResult) -> None:
 
 
 def _print_summary(out: Any, suite: SuiteResult, root: Path) -> None:
-    from ._render import pending_line, summary_line, visible
+    from ._render import pass_rate_lines, pending_line, summary_line, visible
 
     index = suite.folder / "index.html"
     if index.is_file():
         out.print(f"report: {visible(_shown_path(index))}", markup=False)
+    for rate in pass_rate_lines(suite):
+        out.print(rate, markup=False)
     out.print(summary_line(suite), markup=False)
     pending = _pending_heals([Path(root / c.file) for c in suite.checks])
     line = pending_line(pending)

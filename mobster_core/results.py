@@ -7,7 +7,10 @@ outcome's :class:`Fix`: a :class:`FixCode` and its arguments, which a front end 
 fix read as one with :func:`joined`), the ``junit.xml`` writer, and what a reporter reads beside
 them: the run's journal (:func:`read_journal`), the ``--frames`` modes (:class:`FramesMode`), the
 matcher's thresholds a step's ``similarity`` is read against (:data:`SIMILAR`,
-:data:`SIMILAR_SETTLED`) and the suite's exit code rule (:func:`suite_exit_code`).
+:data:`SIMILAR_SETTLED`), the suite's exit code rule (:func:`suite_exit_code`), and retries and
+repeats: which classes are retried (:data:`RETRYABLE`, :func:`retryable`), a retried check's
+result (:func:`with_attempts`, each :class:`Attempt`) and a repeated one's :class:`PassRate`
+(``docs/retries.md``).
 ``to_dict()`` is the stable ``mobster.test/1`` JSON (:data:`SCHEMA`) of ``results.json``, and
 ``from_dict()`` reads it back, typed; see ``docs/cli.md``. The pages, the
 merge of shards and the newest page are ``mobster_report``'s (``docs/reports.md``).
@@ -21,16 +24,32 @@ from ._rules.fixes import spell as spell_fix
 from ._rules.frames import FramesMode
 from ._rules.matcher import SIMILAR, SIMILAR_SETTLED
 from ._rules.verdict import suite_exit_code
-from ._run.results import SCHEMA, CheckResult, FinishedEarly, Mode, StepReport, StepSource, SuiteResult, junit_xml
+from ._run.results import (
+    RETRYABLE,
+    SCHEMA,
+    Attempt,
+    CheckResult,
+    FinishedEarly,
+    Mode,
+    PassRate,
+    StepReport,
+    StepSource,
+    SuiteResult,
+    junit_xml,
+    retryable,
+    with_attempts,
+)
 from ._store.healfile import HealEntry
 from ._store.journal import read_journal
 
 __all__ = [
     "FIX_ARGS",
+    "RETRYABLE",
     "SCHEMA",
     "SIMILAR",
     "SIMILAR_SETTLED",
     "AssertionResult",
+    "Attempt",
     "CheckResult",
     "Cost",
     "FinishedEarly",
@@ -39,6 +58,7 @@ __all__ = [
     "FramesMode",
     "HealEntry",
     "Mode",
+    "PassRate",
     "StepReport",
     "StepSource",
     "SuiteResult",
@@ -46,6 +66,8 @@ __all__ = [
     "joined",
     "junit_xml",
     "read_journal",
+    "retryable",
     "spell_fix",
     "suite_exit_code",
+    "with_attempts",
 ]

@@ -3,7 +3,9 @@
 Rule 1: a check file is ``<project>/.mobster/checks/*.yaml`` (or ``.yml``), not a heal file
         (``*.heal.yaml``), not hidden, not in a sub-folder: the files ``mobster test`` runs.
 Rule 2: an item is named for the file's stem (``signup``), and ``signup[yourapp]`` per device under
-        ``--mobster-each-device``. ``-k`` matches the stem, the check's ``name`` and its tags.
+        ``--mobster-each-device``; ``--mobster-repeat K`` makes K items of each, ``signup[1-3]`` …
+        ``signup[3-3]`` (``signup[yourapp-1-3]`` per device), as pytest-repeat names its copies.
+        ``-k`` matches the stem, the check's ``name`` and its tags.
 Rule 3: the check's ``tags`` become markers (``pytest -m smoke``), registered as they are found, so
         ``--strict-markers`` passes; every item also has the ``mobster`` marker. A tag that names a
         marker pytest or a plugin acts on (``skip``, ``xfail``, ``flaky``, …) stays a keyword for
@@ -116,9 +118,13 @@ class CheckFile(pytest.File):
             check = None  # Rule 4: it fails when it runs, with the file, line and key
         slots: list[tuple[int | None, str]] = [(None, "")]
         if settings.each_device and settings.devices:
-            slots = [(n, f"[{d.label}]") for n, d in enumerate(settings.devices)]
-        for slot, suffix in slots:
-            item = CheckItem.from_parent(self, name=f"{shown(self.path.stem)}{suffix}", slot=slot)
+            slots = [(n, d.label) for n, d in enumerate(settings.devices)]
+        k = settings.harness.repeat
+        runs: list[tuple[int, int] | None] = [None] if k == 1 else [(i, k) for i in range(1, k + 1)]
+        for (slot, label), run in ((s, r) for s in slots for r in runs):
+            ids = "-".join([*([label] if label else []), *([f"{run[0]}-{run[1]}"] if run else [])])
+            suffix = f"[{ids}]" if ids else ""
+            item = CheckItem.from_parent(self, name=f"{shown(self.path.stem)}{suffix}", slot=slot, run=run)
             item.add_marker("mobster")
             if check is not None:
                 item.extra_keyword_matches.add(check.name)
@@ -137,10 +143,12 @@ class CheckFile(pytest.File):
 class CheckItem(pytest.Item):
     """One check, run on its slot's device (see the module rules)."""
 
-    def __init__(self, *, slot: int | None, **kwargs: Any) -> None:
+    def __init__(self, *, slot: int | None, run: tuple[int, int] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         #: The device this item is pinned to (``--mobster-each-device``), else None: the worker's.
         self.slot = slot
+        #: Run i of k under ``--mobster-repeat`` (Rule 2), else None.
+        self.run = run
 
     def runtest(self) -> None:
         """Load the check again (it may have changed since collection) and run it."""
@@ -150,7 +158,7 @@ class CheckItem(pytest.Item):
             check = load_check(self.path)
         except CheckError as exc:
             raise usage_error(exc, self.path, rootdir) from None
-        _result, error = run_for(self, check, root=project_of(self.path), slot=self.slot)
+        _result, error = run_for(self, check, root=project_of(self.path), slot=self.slot, repeat=self.run)
         if error is not None:
             raise error
 

@@ -3,7 +3,9 @@
 Rule 1: each run adds ``mobster.*`` entries to the test's ``user_properties`` (JUnit writes them as
         ``<property>``): ``check``, ``verdict``, ``class``, ``mode`` (empty for a run whose steps
         never ran), ``model_calls``, ``cost_usd``, ``cost_estimated``, ``healed_steps``,
-        ``replayed_with_no_model``, ``device`` and ``run_dir``, in that order, once per run (a test
+        ``replayed_with_no_model``, ``device``, ``run_dir``, ``flaky`` (it passed on a retry),
+        ``attempts`` (1 when it wasn't retried) and ``run`` (``2/3`` under ``--mobster-repeat``,
+        else empty), in that order, once per run (a test
         that runs two checks has two of each), each from the result's own field or property. A
         rerun starts from none: the entries of an earlier attempt are removed when the next one
         starts, so no run is counted twice.
@@ -16,7 +18,8 @@ Rule 2: Allure (``--alluredir``) gets one step per step the run sent an action f
         of it the run kept), the run's ``final_frame``, and for an action whose outcome is
         unknown (it has no step) the frame its journal entry names. Which step a frame is of, and
         which one is broken, come from the result's fields (:class:`StepFrame`, ``Outcome.step``).
-Rule 3: the session's totals (runs, replayed with no model, healed steps, model calls, cost) are
+Rule 3: the session's totals (runs, replayed with no model, healed steps, model calls, cost, the
+        flaky checks, each repeated check's passes of its runs) are
         added up from the reports' properties, so they hold under xdist (the controller sees every
         worker's reports) and count a rerun's model calls too: they were paid for. "Replayed with
         no model" counts the runs whose result says so (``CheckResult.replayed_with_no_model``),
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, MutableSequence, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,6 +83,9 @@ def add_properties(properties: MutableSequence[tuple[str, object]], record: RunR
             (f"{PREFIX}replayed_with_no_model", r.replayed_with_no_model),
             (f"{PREFIX}device", device),
             (f"{PREFIX}run_dir", shown_path(record.root / r.run_dir, rootdir) if r.run_dir else ""),
+            (f"{PREFIX}flaky", r.flaky),
+            (f"{PREFIX}attempts", len(r.attempts) or 1),
+            (f"{PREFIX}run", "" if r.repeat is None else f"{r.repeat[0]}/{r.repeat[1]}"),
         ]
     )
 
@@ -208,6 +214,10 @@ class Totals:
     model_calls: int = 0
     cost_usd: float = 0.0
     estimated: bool = False
+    #: The checks that passed on a retry, by name, in the order they ran.
+    flaky: list[str] = field(default_factory=list)
+    #: ``--mobster-repeat``: each check's runs that passed, and its runs.
+    rates: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, properties: Iterable[tuple[str, object]]) -> None:
         """Add the runs a report's properties describe (one ``mobster.check`` starts each)."""
@@ -232,6 +242,22 @@ class Totals:
         self.estimated = self.estimated or run.get("cost_estimated") is True
         if run.get("replayed_with_no_model") is True:  # the result's own property, never re-derived
             self.replayed_free += 1
+        name = str(run.get("check", ""))
+        if run.get("flaky") is True:
+            self.flaky.append(name)
+        if run.get("run"):
+            rate = self.rates.setdefault(name, [0, 0])
+            rate[0] += run.get("verdict") == "passed"
+            rate[1] += 1
+
+    def lines(self) -> list[str]:
+        """The flaky checks and the pass rates, before :meth:`line`: ``mobster: flaky (passed on a retry): signup``."""
+        out = []
+        if self.flaky:
+            out.append(f"mobster: flaky (passed on a retry): {', '.join(self.flaky)}")
+        for name, (passed, runs) in self.rates.items():
+            out.append(f"mobster: pass rate: {name} {passed}/{runs} ({round(100 * passed / runs)}%)")
+        return out
 
     def line(self) -> str:
         """``mobster: 2 check runs (2 replayed with no model), 0 healed steps, 0 model calls, $0.00``."""
@@ -239,7 +265,9 @@ class Totals:
 
         money = Cost(self.cost_usd, self.estimated).text()
         s = _plural
-        replayed = f" ({self.replayed_free} replayed with no model)" if self.replayed_free else ""
+        said = [f"{self.replayed_free} replayed with no model"] if self.replayed_free else []
+        said += [f"{len(self.flaky)} flaky"] if self.flaky else []
+        replayed = f" ({', '.join(said)})" if said else ""
         return (
             f"mobster: {s(self.runs, 'check run')}{replayed}, {s(self.healed_steps, 'healed step')}, "
             f"{s(self.model_calls, 'model call')}, {money}"

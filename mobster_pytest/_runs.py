@@ -8,6 +8,12 @@ Rule 2: a device or a model that can't be had is the check's :class:`CheckCouldn
         cause or context (``_errors``' Rule 2).
 Rule 3: frames per step are kept when a report shows them (``_settings``' Rule 5): each run's record
         names them, for Allure now and pytest-html after the test.
+Rule 5: with ``--mobster-retries N``, a run that couldn't run for a class of the machine
+        (``mobster_core.results.retryable``: ``device``, ``busy``, ``environment``) is run again in
+        the same test, up to N times more, on the test's own device (the worker's: the others are
+        other workers'), each attempt with a new model and its own run folder; never a drift, a
+        failed assertion or an unknown outcome. The test's result is ``with_attempts`` of them:
+        the last attempt's, its attempts listed, costs summed, ``flaky`` when it passed so.
 Rule 4: a test's data flows one way: from the item (collection) to the run (the session's device,
         model and clock) to the reports (properties, Allure, the record pytest-html reads after the
         test), and nothing calls back into a room it came from (the plugin's layers contract).
@@ -23,6 +29,7 @@ import attrs
 import pytest
 
 from mobster_core import Check, CheckResult, Model
+from mobster_core.results import retryable, with_attempts
 from mobster_drivers.harness.pool import CouldntOpen
 
 from ._errors import CheckNotPassed
@@ -46,6 +53,7 @@ def run_for(  # noqa: PLR0913 - the test, the check, where it runs, and how: eac
     slot: int | None,
     model: Model | None = DEFAULT,
     overrides: Mapping[str, Any] | None = None,
+    repeat: tuple[int, int] | None = None,
 ) -> tuple[CheckResult, CheckNotPassed | None]:
     """Run ``check`` for the test ``node`` (Rule 1): its result, and the exception it makes (None: passed)."""
     config = node.config
@@ -56,7 +64,16 @@ def run_for(  # noqa: PLR0913 - the test, the check, where it runs, and how: eac
     except CouldntOpen as exc:
         raise couldnt(exc.failure_class, exc.message) from None
     options = attrs.evolve(session.options(root), **dict(overrides or {}))
-    result = session.run(check, device=opened.device, model=chosen, options=options)
+    runs = [session.run(check, device=opened.device, model=chosen, options=options)]
+    while len(runs) <= session.settings.harness.retries and retryable(runs[-1]):  # Rule 5
+        try:
+            chosen = session.model() if model is DEFAULT else model
+        except CouldntOpen as exc:
+            raise couldnt(exc.failure_class, exc.message) from None
+        runs.append(session.run(check, device=opened.device, model=chosen, options=options))
+    result = with_attempts(runs)
+    if repeat is not None:
+        result = attrs.evolve(result, repeat=repeat)
     run_root = options.root or check.file.parent
     frames = step_frames(result, run_root) if session.settings.step_frames else ()
     record = RunRecord(result, run_root, frames)

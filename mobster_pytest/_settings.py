@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mobster_drivers.harness.settings import Settings, Timing
+from mobster_drivers.harness.settings import MAX_REPEAT, MAX_RETRIES, Settings, Timing
 from mobster_drivers.harness.spec import KINDS, DeviceOptions, DeviceSpec, PoolError, pool_specs
 
 __all__ = [
@@ -171,6 +171,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "clock", "real (default), or simulated: the scripted phone's time jumps", "value", "KIND", ("real", "simulated")
     ),
     OptionSpec(
+        "retries",
+        "run a check that couldn't run because of the machine (class device, busy or environment) up to N times "
+        "more in its test; one that passes so is flaky (never a drift, a failed assertion or an unknown outcome)",
+        "value",
+        "N",
+    ),
+    OptionSpec(
+        "repeat", "make K items of each check file (signup[1-3], …): its pass rate in the summary", "value", "K"
+    ),
+    OptionSpec(
         "step-frames",
         "keep a frame per step for Allure and pytest-html: auto (when either is on), on, off",
         "value",
@@ -268,6 +278,8 @@ def read_settings(config: Any) -> PluginSettings:
         frames="all" if step_frames else str(frames or "auto"),
         timing=_timing(src),
         secrets=_secrets(src),
+        retries=_count(src, "retries", 0, MAX_RETRIES),
+        repeat=_count(src, "repeat", 1, MAX_REPEAT),
     )
     settings = PluginSettings(
         harness=harness,
@@ -343,6 +355,23 @@ def _locale(text: str | None, src: _Source) -> str | None:
         raise SettingsError(f"{where}: {text!r} is not a locale; write one such as en_US or de_DE")
     language, script, region = m.groups()
     return language.lower() + (script or "") + (f"_{region}" if region else "")
+
+
+def _count(src: _Source, name: str, least: int, most: int) -> int:
+    """``--mobster-retries N`` and ``--mobster-repeat K``: a whole number from ``least`` to ``most``."""
+    text = src.value(_spec(name))
+    if text is None:
+        return least
+    where = src.sources.get(name, f"{PREFIX}{name}")
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = None
+    if value is None or not least <= value <= most:
+        raise SettingsError(
+            f"{where}: {text!r} is not a whole number from {least} to {most}; write one such as {least + 1}"
+        )
+    return value
 
 
 def _max_usd(text: str | None, src: _Source) -> float | None:

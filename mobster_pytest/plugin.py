@@ -17,7 +17,10 @@ Rule 5: a check whose outcome is unknown is never rerun: with pytest-rerunfailur
         ``--reruns N`` alone, or with any ``--only-rerun``, leaves it failed. (A ``flaky`` marker
         with its own ``rerun_except`` replaces that list for its test: keep the pattern in it.)
 Rule 6: the terminal summary ends with a line of the session's check runs, healed steps, model
-        calls and cost, added up on the controller from every worker's reports.
+        calls and cost, added up on the controller from every worker's reports, after a line of
+        the flaky checks (passed on a retry, ``--mobster-retries``; ``PASSED (flaky)`` under
+        ``-v``, ``f`` in the progress) and one per check repeated by ``--mobster-repeat`` with its
+        pass rate.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ __all__ = [
     "pytest_generate_tests",
     "pytest_ignore_collect",
     "pytest_report_header",
+    "pytest_report_teststatus",
     "pytest_runtest_makereport",
     "pytest_unconfigure",
     "pytest_xdist_auto_num_workers",
@@ -56,6 +60,7 @@ __all__ = [
 #: Rule 5's pattern: the type name starts the string pytest-rerunfailures matches.
 NEVER_RERUN = r"^CheckOutcomeUnknown: "
 _FIXTURES = ("mobster", "mobster_device", "mobster_model")
+_PREFIX = "mobster."
 
 
 # -- options (Rule 3) ----------------------------------------------------------------------------
@@ -240,6 +245,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # -- reports (Rule 6) ----------------------------------------------------------------------------
 
 
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, Any] | None:
+    """A check that passed on a retry (``--mobster-retries``) is ``PASSED (flaky)`` under ``-v``, and still passed."""
+    del config
+    if report.when == "call" and report.passed and (f"{_PREFIX}flaky", True) in report.user_properties:
+        return "passed", "f", ("PASSED (flaky)", {"yellow": True})
+    return None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     """pytest-html's extras for the test's check runs; the runs are forgotten after (a rerun has its own)."""
@@ -277,6 +290,8 @@ class _Summary:
             return
         if totals.healed_steps:
             terminalreporter.write_line("healed steps wait for review: mobster test heal")
+        for line in totals.lines():
+            terminalreporter.write_line(line)
         terminalreporter.write_line(totals.line())
 
 

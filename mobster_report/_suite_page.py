@@ -64,7 +64,7 @@ def render_suite(results: Mapping[str, Any], *, here: str | None = None) -> str:
     here = here if here is not None else f".mobster/test-results/{suite_id}"
     checks = [_map(c) for c in _list(results.get("checks"))]
     summary = _map(results.get("summary"))
-    parts = [_suite_header(results, summary, checks)]
+    parts = [_suite_header(results, summary, checks), _pass_rates(results)]
     bad = [c for c in checks if _str(c, "verdict") != "passed"]
     if bad:
         items = "".join(f"<li>{_cell_link(c, here, full=True)}</li>" for c in bad)
@@ -168,6 +168,9 @@ def _suite_header(results: Mapping[str, Any], summary: Mapping[str, Any], checks
         line += f", {calls:.0f} model call{'s' if calls != 1 else ''}"
     if healed:
         line += f", {healed:.0f} healed step{'s' if healed != 1 else ''} to review"
+    flaky = _num(summary.get("flaky"))
+    if flaky:
+        line += f", {flaky:.0f} flaky (passed on a retry)"
     return (
         f'<header class="verdict v-{vclass}"><div class=mark aria-hidden="true">{mark}</div><div>'
         f"<h1><span class=word>{_t(word, 80)}</span>"
@@ -205,5 +208,51 @@ def _cell_link(c: Mapping[str, Any], here: str, *, full: bool = False) -> str:
         )
         if _list(c.get("heals")):
             label += " <span class=dim>healed</span>"
+    label += _flaky_badge(c)
     inner = f'<a href="{href}">{label}</a>' if href else label
-    return f'<div class="cell v-{vclass}">{inner}</div>'
+    return f'<div class="cell v-{vclass}">{inner}{_attempt_links(c, here)}</div>'
+
+
+def _flaky_badge(c: Mapping[str, Any]) -> str:
+    """A run of ``--repeat`` says which; a check that passed on a retry is badged ``flaky``."""
+    badge = ""
+    repeat = _map(c.get("repeat"))
+    if repeat:
+        badge += f" <span class=dim>run {_t(repeat.get('run'), 10)} of {_t(repeat.get('of'), 10)}</span>"
+    if c.get("flaky") is True:
+        badge += ' <span class="badge b-other flaky" title="passed on a retry">flaky</span>'
+    return badge
+
+
+def _attempt_links(c: Mapping[str, Any], here: str) -> str:
+    """A retried check's earlier attempts, each linked to its own run's report."""
+    attempts = [_map(a) for a in _list(c.get("attempts"))]
+    if len(attempts) < 2:  # one attempt is the run itself
+        return ""
+    items = []
+    for n, a in enumerate(attempts[:-1], start=1):
+        href = report_href(_str(a, "run_dir"), here)
+        said = f"attempt {n} of {len(attempts)}: {_t(a.get('class'), 80)}"
+        items.append(f'<li><a href="{href}">{said}</a></li>' if href else f"<li>{said}</li>")
+    return f"<ul class=attempts>{''.join(items)}</ul>"
+
+
+def _pass_rates(results: Mapping[str, Any]) -> str:
+    """``--repeat``'s pass rates: each check's (and device's) runs that passed."""
+    rates = [_map(r) for r in _list(results.get("pass_rates"))]
+    if not rates:
+        return ""
+    rows = []
+    for r in rates:
+        passed, runs = _num(r.get("passed")) or 0, _num(r.get("runs")) or 0
+        share = f"{round(100 * passed / runs)}%" if runs else "-"
+        device = f" on <bdi>{_t(r.get('device_label'), 200)}</bdi>" if r.get("device_label") else ""
+        rows.append(
+            f"<tr><th scope=row><bdi>{_t(r.get('name'))}</bdi>{device}</th>"
+            f"<td>{passed:.0f}/{runs:.0f}</td><td>{share}</td></tr>"
+        )
+    return (
+        "<section id=pass-rates><h2>Pass rates</h2><table class=rates>"
+        "<thead><tr><th scope=col>check</th><th scope=col>passed</th><th scope=col>rate</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></section>"
+    )

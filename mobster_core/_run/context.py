@@ -63,6 +63,10 @@ class RunOptions:
     check's own ``launch.locale``; ``protocols.LocaleLaunches`` says where it can be applied).
     ``paths`` is where recorded paths are kept and read: ``"local"`` (private, git-ignored),
     ``"committed"`` (``.mobster/paths/``, tracked in git) or a ``protocols.PathStore``.
+    ``retries`` (suites only) tries a check that couldn't run for a class of the machine
+    (``device``, ``busy``, ``environment``) up to that many times more, on another device of the
+    pool when there is one; ``repeat`` (suites only) runs each check that many times, each run its
+    own result (see docs/retries.md).
     """
 
     no_heal: bool = False
@@ -83,6 +87,8 @@ class RunOptions:
     on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
     on_sending: Callable[[str | None], None] | None = attrs.field(default=None, eq=False)
     on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)
+    retries: int = attrs.field(default=0, validator=[attrs.validators.instance_of(int), attrs.validators.ge(0)])
+    repeat: int = attrs.field(default=1, validator=[attrs.validators.instance_of(int), attrs.validators.ge(1)])
 
     def __attrs_post_init__(self) -> None:
         _check_paths(self.paths)

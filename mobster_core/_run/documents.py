@@ -7,8 +7,8 @@ Rule 1: a document is read with cattrs, strictly per key (``_rules/strict``): a 
 Rule 2: keys this version doesn't know are ignored: a reader takes documents that later versions
         wrote with keys added. The keys the first ``mobster.test/1`` promised (``docs/cli.md``) must
         be there; a key added since may be missing (an older file), and reads as its empty value.
-Rule 3: what ``to_dict`` derives (``healed_steps``, ``replayed_with_no_model``, the summary,
-        ``exit_code``) is never read back: the values compute it again (their Rule 4).
+Rule 3: what ``to_dict`` derives (``healed_steps``, ``replayed_with_no_model``, ``flaky``, the
+        summary, ``pass_rates``, ``exit_code``) is never read back: the values compute it again (their Rule 4).
 Rule 4: ``message`` holds the core's message joined with its fix's neutral sentence
         (``_rules/fixes`` Rule 3); reading it back takes off exactly that sentence, computed from
         the ``fix`` read beside it. A message that doesn't end with it (an older file, an edited
@@ -37,7 +37,7 @@ from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.healfile import HealEntry
 from mobster_core.exceptions import ResultsError
 
-from .results import SCHEMA, CheckResult, FinishedEarly, Mode, StepReport, StepSource, SuiteResult
+from .results import SCHEMA, Attempt, CheckResult, FinishedEarly, Mode, StepReport, StepSource, SuiteResult
 
 __all__ = ["read_check", "read_suite"]
 
@@ -98,6 +98,22 @@ class _Fix:
 
 
 @attrs.frozen
+class _Attempt:
+    verdict: Verdict
+    class_: FailureClass | None
+    message: str
+    run_dir: str
+    device_label: str | None = None
+    seconds: float = 0.0
+
+
+@attrs.frozen
+class _Repeat:
+    run: int
+    of: int
+
+
+@attrs.frozen
 class _Check:
     name: str
     file: str
@@ -122,6 +138,8 @@ class _Check:
     step: int | None = None
     fix: _Fix | None = None
     finished_early: FinishedEarly | None = None
+    attempts: tuple[_Attempt, ...] = ()
+    repeat: _Repeat | None = None
 
 
 @attrs.frozen
@@ -156,11 +174,13 @@ def _converter() -> cattrs.Converter:
     renames: dict[type, dict[str, Any]] = {
         HealEntry: {"from_": override(rename="from")},
         _Check: {"class_": override(rename="class")},
+        _Attempt: {"class_": override(rename="class")},
     }
     # Leaves first: a class's hook is made with the hooks of its fields. A heal, an assertion and a
     # match are their own values (the document names their fields as they do); the rest differ.
     kinds = (
-        Element, _Device, _App, _Target, _Step, HealEntry, AssertionResult, _Path, _Fix, FinishedEarly, _Check, _Suite,
+        Element, _Device, _App, _Target, _Step, HealEntry, AssertionResult, _Path, _Fix, FinishedEarly, _Attempt,
+        _Repeat, _Check, _Suite,
     )  # fmt: skip
     for cls in kinds:
         _register(conv, cls, renames.get(cls, {}))
@@ -235,7 +255,19 @@ def read_check(data: Any, where: str = "") -> CheckResult:
         device_label=doc.device_label,
         final_frame=doc.final_frame,
         finished_early=doc.finished_early,
+        attempts=tuple(
+            Attempt(a.verdict, a.class_, a.message, a.run_dir, a.device_label, a.seconds) for a in doc.attempts
+        ),
+        repeat=_repeat(doc.repeat, at),
     )
+
+
+def _repeat(given: _Repeat | None, at: str) -> tuple[int, int] | None:
+    if given is None:
+        return None
+    if not 1 <= given.run <= given.of:
+        raise ResultsError(f"{at}repeat: run {given.run} of {given.of} is not a run of them", key=f"{at}repeat")
+    return (given.run, given.of)
 
 
 def read_suite(data: Any, folder: Path) -> SuiteResult:

@@ -27,12 +27,22 @@ Rule 6: a run that passed (or failed only for it, class ``steps_skipped``) with 
         ``results.json``): Smart ended after step 1 of 3 because the model was blocked or said it
         was done, and the expectations held; or the recorded path replayed holds 1 action for a
         check of 3 steps. A step is counted as one action: the scripted model takes one a step.
+Rule 7: a check is retried (``RunOptions.retries``) only when it ended ``couldnt_run`` for a
+        class of the machine it ran on (:data:`RETRYABLE`: ``device``, ``busy``, ``environment``):
+        never a drift, a failed assertion, an unknown outcome, a usage problem, the model, the
+        budget or a stop. A retried check's result is its last attempt's, with ``attempts`` (every
+        attempt, in order: verdict, class, message, run folder, device) and the cost, model calls
+        and seconds of all its attempts summed (:func:`with_attempts`); it is ``flaky`` when it
+        passed on a retry.
+Rule 8: with ``RunOptions.repeat`` K > 1 each check runs K times, each run its own result
+        (``repeat``: run i of K); :attr:`SuiteResult.pass_rates` groups them by check and device.
 """
 
 from __future__ import annotations
 
 import enum
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,19 +54,24 @@ from mobster_core._rules.device import AppInfo, DeviceInfo
 from mobster_core._rules.screen import Element
 from mobster_core._rules.steps import Op, Target
 from mobster_core._rules.text import xml_text
-from mobster_core._rules.verdict import Outcome, Verdict, suite_exit_code
+from mobster_core._rules.verdict import FailureClass, Outcome, Verdict, suite_exit_code
 from mobster_core._store.healfile import HealEntry
 
 __all__ = [
+    "RETRYABLE",
     "SCHEMA",
+    "Attempt",
     "CheckResult",
     "FinishedEarly",
     "Mode",
+    "PassRate",
     "StepReport",
     "StepSource",
     "SuiteResult",
     "junit_xml",
     "recorded_element",
+    "retryable",
+    "with_attempts",
 ]
 
 #: The schema of ``results.json``.
@@ -123,6 +138,33 @@ class StepReport:
             "reason": self.reason,
             "target": None if self.target is None else {**_element_dict(self.target), "id": self.target.path},
             "frame": self.frame,
+        }
+
+
+#: Rule 7: the classes of a check that couldn't run because of the machine, not the check or the app.
+RETRYABLE = frozenset({FailureClass.DEVICE, FailureClass.BUSY, FailureClass.ENVIRONMENT})
+
+
+@attrs.frozen
+class Attempt:
+    """One attempt of a retried check (Rule 7): how it ended, its run folder and the device it ran on."""
+
+    verdict: Verdict
+    failure_class: FailureClass | None
+    message: str
+    run_dir: str
+    device_label: str | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The attempt as ``results.json`` shows it (``checks[].attempts[]``)."""
+        return {
+            "verdict": self.verdict.value,
+            "class": None if self.failure_class is None else self.failure_class.value,
+            "message": self.message,
+            "run_dir": self.run_dir,
+            "device_label": self.device_label,
+            "seconds": round(self.seconds, 3),
         }
 
 
@@ -201,11 +243,25 @@ class CheckResult:
     final_frame: str | None = None
     #: Rule 6: the steps ended before the check's last one and the expectations decided, else None.
     finished_early: FinishedEarly | None = None
+    #: Rule 7: every attempt of a retried check, in order (the last is this result's); empty: it ran once.
+    attempts: tuple[Attempt, ...] = ()
+    #: Rule 8: ``(i, k)``: run i (from 1) of the k runs ``--repeat`` asked for; None: it ran once.
+    repeat: tuple[int, int] | None = None
 
     @property
     def verdict(self) -> Verdict:
         """The verdict."""
         return self.outcome.verdict
+
+    @property
+    def flaky(self) -> bool:
+        """Rule 7: it passed on a retry (an earlier attempt couldn't run for a class of the machine)."""
+        return self.verdict is Verdict.PASSED and len(self.attempts) > 1
+
+    def as_attempt(self) -> Attempt:
+        """This run as one attempt of a retried check (Rule 7)."""
+        o = self.outcome
+        return Attempt(o.verdict, o.failure_class, o.sentence, self.run_dir, self.device_label, self.seconds)
 
     @property
     def healed_steps(self) -> int:
@@ -293,9 +349,61 @@ class CheckResult:
             "run_dir": self.run_dir,
             "final_frame": self.final_frame,
             "finished_early": None if self.finished_early is None else self.finished_early.to_dict(),
+            "attempts": [a.to_dict() for a in self.attempts],
+            "repeat": None if self.repeat is None else {"run": self.repeat[0], "of": self.repeat[1]},
             # Rule 4, for readers of the file (recomputed, never read back):
             "healed_steps": self.healed_steps,
             "replayed_with_no_model": self.replayed_with_no_model,
+            "flaky": self.flaky,
+        }
+
+
+def retryable(result: CheckResult) -> bool:
+    """Rule 7: whether a run that ended so may be tried again (``couldnt_run`` for a class of the machine)."""
+    return result.verdict is Verdict.COULDNT_RUN and result.outcome.failure_class in RETRYABLE
+
+
+def with_attempts(runs: Sequence[CheckResult]) -> CheckResult:
+    """Rule 7: the result of a check tried ``runs`` times: the last run's, its attempts and sums."""
+    last = runs[-1]
+    if len(runs) == 1:
+        return last
+    cost = Cost()
+    for r in runs:
+        cost = cost + r.cost
+    return attrs.evolve(
+        last,
+        attempts=tuple(r.as_attempt() for r in runs),
+        cost=cost,
+        model_calls=sum(r.model_calls for r in runs),
+        seconds=sum(r.seconds for r in runs),
+    )
+
+
+@attrs.frozen
+class PassRate:
+    """Rule 8: how often one check passed on one device over its repeated runs."""
+
+    name: str
+    file: str
+    device_label: str | None
+    passed: int
+    runs: int
+
+    @property
+    def rate(self) -> float:
+        """The share of runs that passed, 0 to 1."""
+        return self.passed / self.runs if self.runs else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The pass rate as ``results.json``'s ``pass_rates[]`` shows it."""
+        return {
+            "name": self.name,
+            "file": self.file,
+            "device_label": self.device_label,
+            "passed": self.passed,
+            "runs": self.runs,
+            "rate": round(self.rate, 4),
         }
 
 
@@ -323,6 +431,23 @@ class SuiteResult:
     def replayed_with_no_model(self) -> int:
         """Rule 4: how many checks replayed their recorded path to the verdict with no model call."""
         return sum(1 for c in self.checks if c.replayed_with_no_model)
+
+    @property
+    def flaky(self) -> int:
+        """Rule 7: how many checks passed only on a retry."""
+        return sum(1 for c in self.checks if c.flaky)
+
+    @property
+    def pass_rates(self) -> tuple[PassRate, ...]:
+        """Rule 8: each repeated check's pass rate, by check and device, in the order they first ran."""
+        groups: dict[tuple[str, str, str | None], list[CheckResult]] = {}
+        for c in self.checks:
+            if c.repeat is not None:
+                groups.setdefault((c.file, c.name, c.device_label), []).append(c)
+        return tuple(
+            PassRate(name, file, label, sum(1 for c in runs if c.verdict is Verdict.PASSED), len(runs))
+            for (file, name, label), runs in groups.items()
+        )
 
     @property
     def model_calls(self) -> int:
@@ -369,7 +494,9 @@ class SuiteResult:
                 "cost_usd": round(self.cost.usd, 6),
                 "cost_estimated": self.cost.estimated,
                 "replayed_with_no_model": self.replayed_with_no_model,
+                "flaky": self.flaky,
             },
+            "pass_rates": [p.to_dict() for p in self.pass_rates],
             "checks": [c.to_dict() for c in self.checks],
         }
 
@@ -400,9 +527,11 @@ def _testcase(suite: ET.Element, c: CheckResult) -> None:
     device = "no device" if c.device is None else f"{c.device.name}, iOS {c.device.ios}"
     if c.device_label is not None:  # one testcase per check and device: the pool's name tells them apart
         device = c.device_label if c.device is None else f"{c.device_label} ({device})"
+    run = "" if c.repeat is None else f" (run {c.repeat[0]} of {c.repeat[1]})"
     case = ET.SubElement(
-        suite, "testcase", classname=x(c.file), name=x(f"{c.name} on {device}"), time=f"{c.seconds:.3f}"
+        suite, "testcase", classname=x(c.file), name=x(f"{c.name} on {device}{run}"), time=f"{c.seconds:.3f}"
     )
+    _attempts(case, c)
     cls = "" if c.outcome.failure_class is None else c.outcome.failure_class.value
     message = x(c.outcome.sentence)
     body = x(f"{message}\n{_where(c)}".rstrip())
@@ -422,6 +551,33 @@ def _testcase(suite: ET.Element, c: CheckResult) -> None:
     if c.run_dir:
         lines.append(f"[[ATTACHMENT|{c.run_dir}/report.html]]")
     ET.SubElement(case, "system-out").text = x("\n".join(lines))
+
+
+def _attempts(case: ET.Element, c: CheckResult) -> None:
+    """Rule 7 in JUnit, as Maven Surefire writes its reruns.
+
+    A ``mobster.flaky`` property, then each earlier attempt as ``<flakyError>`` (the check passed
+    on a retry) or ``<rerunError>`` (it never passed), with its message and class, its run's
+    report in ``system-out``.
+
+    An attempt that couldn't run is a JUnit error (Rule 2), so Surefire's ``flaky``/``rerun``
+    *Error* element is the one that says it (``flakyFailure``/``rerunFailure`` would be a failed
+    assertion, which is never retried).
+    """
+    if not c.attempts:
+        return
+    x = xml_text
+    props = ET.SubElement(case, "properties")
+    ET.SubElement(props, "property", name="mobster.flaky", value="true" if c.flaky else "false")
+    ET.SubElement(props, "property", name="mobster.attempts", value=str(len(c.attempts)))
+    tag = "flakyError" if c.flaky else "rerunError"
+    for n, a in enumerate(c.attempts[:-1], start=1):
+        cls = "" if a.failure_class is None else a.failure_class.value
+        element = ET.SubElement(case, tag, message=x(a.message), type=cls)
+        where = f" on {a.device_label}" if a.device_label else ""
+        ET.SubElement(element, "stackTrace").text = x(f"attempt {n} of {len(c.attempts)}{where}: {a.message}")
+        if a.run_dir:
+            ET.SubElement(element, "system-out").text = x(f"[[ATTACHMENT|{a.run_dir}/report.html]]")
 
 
 _SAID = {StepSource.REPLAY: "replayed", StepSource.HEALED: "healed", StepSource.SMART: "Smart", StepSource.LIVE: "live"}

@@ -70,7 +70,7 @@ from mobster_core.exceptions import JournalError, MobsterError, UnsafeFile, os_e
 from mobster_core.protocols import Clock, Device, Model
 
 from .check import RunOptions, RunStopped, run_check
-from .results import CheckResult, SuiteResult, junit_xml
+from .results import CheckResult, SuiteResult, junit_xml, retryable, with_attempts
 
 __all__ = ["Devices", "ModelFactory", "SuiteStopped", "parse_shard", "run_suite", "shard"]
 
@@ -162,52 +162,102 @@ async def run_suite(
     return suite
 
 
+@attrs.frozen
+class _Job:
+    """One run to make: a check file, its key among the results, the attempts it already had (Rule 12).
+
+    ``avoid`` is the slot whose device its last attempt couldn't run on (a retry goes to another
+    device when there is one); ``run`` is ``(i, k)`` under ``repeat`` (Rule 13).
+    """
+
+    key: int
+    file: Path
+    run: tuple[int, int] | None = None
+    tries: tuple[CheckResult, ...] = ()
+    avoid: int | None = None
+
+    def final(self, result: CheckResult) -> CheckResult:
+        """The check's result once ``result`` is its last attempt: the attempts summed, its run of the repeat."""
+        ended = with_attempts((*self.tries, result))
+        return ended if self.run is None else attrs.evolve(ended, repeat=self.run)
+
+
+def _jobs(files: Sequence[Path], repeat: int) -> list[tuple[int, Path, tuple[int, int] | None]]:
+    """Rule 13: each file ``repeat`` times, its runs together; ``(position, file, run)``."""
+    return [
+        (n * repeat + r, f, None if repeat == 1 else (r + 1, repeat))
+        for n, f in enumerate(files)
+        for r in range(repeat)
+    ]
+
+
 class _Work:
-    """The checks still to run, handed to the devices as they come free (Rules 1, 8, 9, 10).
+    """The checks still to run, handed to the devices as they come free (Rules 1, 8, 9, 10, 12).
 
     One shared queue (work stealing: the next free device takes the next check), or with
     ``each_device`` one queue per device. A worker waits while others still run checks that may
-    come back (Rule 9); results are kept by key, in the order of the files (then the devices).
+    come back (Rules 9, 12); results are kept by key, in the order of the files (then the devices).
+    A retry is taken by a device other than the one it couldn't run on, unless no other is left.
     """
 
-    def __init__(self, files: Sequence[Path], slots: int, *, each_device: bool) -> None:
+    def __init__(self, files: Sequence[Path], slots: int, *, each_device: bool, repeat: int = 1) -> None:
         self.each_device = each_device
-        self.shared: deque[tuple[int, Path]] = deque([] if each_device else enumerate(files))
+        jobs = _jobs(files, repeat)
+        self.shared: deque[_Job] = deque([] if each_device else (_Job(n, f, run) for n, f, run in jobs))
         self.own = [
-            deque((n * slots + k, f) for n, f in enumerate(files)) if each_device else deque() for k in range(slots)
+            deque(_Job(n * slots + k, f, run) for n, f, run in jobs) if each_device else deque() for k in range(slots)
         ]
         self.results: dict[int, CheckResult] = {}
         self.lost: dict[int, str] = {}  # a device out of the pool (Rule 8): slot -> what it said
+        self._gone: set[int] = set()  # workers that ended: lost, or nothing left for them
         self._busy = 0
         self._changed = asyncio.Condition()
 
-    async def take(self, slot: int) -> tuple[int, Path] | None:
+    async def take(self, slot: int) -> _Job | None:
         """The next check for the device in ``slot``; None when there is none left for it."""
         async with self._changed:
             while True:
                 queue = self.own[slot] if self.each_device else self.shared
-                if queue:
+                job = self._pick(queue, slot)
+                if job is not None:
                     self._busy += 1
-                    return queue.popleft()
-                if self.each_device or self._busy == 0:
+                    return job
+                if self.each_device or (self._busy == 0 and not queue):
+                    self._gone.add(slot)
+                    self._changed.notify_all()
                     return None
                 await self._changed.wait()
 
-    async def done(self, key: int, result: CheckResult | None, *, back: Path | None = None) -> None:
-        """A check ended with ``result``; or, with ``back``, it goes back to the queue (Rule 9)."""
+    def _pick(self, queue: deque[_Job], slot: int) -> _Job | None:
+        """Rule 12: the first job this device may run: not a retry of its own while another device is left."""
+        others = {k for k in range(len(self.own)) if k != slot} - self._gone - set(self.lost)
+        for n, job in enumerate(queue):
+            if job.avoid != slot or not others or self.each_device:
+                del queue[n]
+                return job
+        return None
+
+    async def done(self, key: int, result: CheckResult | None, *, back: _Job | None = None) -> None:
+        """A check ended with ``result``; or, with ``back``, it goes back to the queue (Rules 9, 12)."""
         async with self._changed:
             self._busy -= 1
             if back is not None:
-                self.shared.appendleft((key, back))
+                (self.own[back.avoid] if self.each_device and back.avoid is not None else self.shared).appendleft(back)
             elif result is not None:
                 self.results[key] = result
             self._changed.notify_all()
 
-    def left(self) -> list[tuple[int, int | None, Path]]:
-        """The checks no device ran (every device was lost, or a lost device's own): key, slot, file."""
-        rest: list[tuple[int, int | None, Path]] = [(k, None, f) for k, f in self.shared]
+    async def lose(self, slot: int, message: str) -> None:
+        """Rule 8: the device in ``slot`` is out of the pool; a worker waiting for it takes its retries."""
+        async with self._changed:
+            self.lost[slot] = message
+            self._changed.notify_all()
+
+    def left(self) -> list[tuple[_Job, int | None]]:
+        """The checks no device ran (every device was lost, or a lost device's own): the job, the slot."""
+        rest: list[tuple[_Job, int | None]] = [(job, None) for job in self.shared]
         for slot, queue in enumerate(self.own):
-            rest += [(k, slot, f) for k, f in queue]
+            rest += [(job, slot) for job in queue]
         return rest
 
 
@@ -223,28 +273,30 @@ async def _run_all(
     options: RunOptions,
 ) -> tuple[tuple[CheckResult, ...], bool]:
     """Rules 1 and 5: each device runs the next check until none is left; True when stopped."""
-    work = _Work(files, len(slots), each_device=options.each_device)
+    work = _Work(files, len(slots), each_device=options.each_device, repeat=options.repeat)
     quiet = attrs.evolve(options, on_result=None)  # the suite tells each result once it is final (Rule 9)
 
     async def worker(slot: int) -> None:
         label, device = slots[slot]
         run_options = attrs.evolve(quiet, device_label=label)
-        while (item := await work.take(slot)) is not None:
-            key, file = item
+        while (job := await work.take(slot)) is not None:
             try:
-                result = await _one(file, device, clock, models(), run_options)
+                result = await _one(job.file, device, clock, models(), run_options)
             except RunStopped as exc:
-                await _record(work, key, exc.result, options)
+                await _record(work, job.key, job.final(exc.result), options)
                 return
             try:
                 lost = result.outcome.failure_class in _SUSPECT and not await _answers(device)
             except asyncio.CancelledError:
-                await _record(work, key, result, options)  # stopped while asking: the result stands
+                await _record(work, job.key, job.final(result), options)  # stopped while asking: the result stands
                 raise
             if lost:
-                await _lose(work, slot, item, result, options)
+                await _lose(work, slot, job, result, options)
                 return
-            await _record(work, key, result, options)
+            if _again(job, result, options):
+                await work.done(job.key, None, back=attrs.evolve(job, tries=(*job.tries, result), avoid=slot))
+                continue
+            await _record(work, job.key, job.final(result), options)
 
     workers = [asyncio.ensure_future(worker(k)) for k in range(len(slots))]
     stopped = False
@@ -257,6 +309,11 @@ async def _run_all(
     if not stopped:
         _not_run(work, slots, options)
     return tuple(work.results[k] for k in sorted(work.results)), stopped
+
+
+def _again(job: _Job, result: CheckResult, options: RunOptions) -> bool:
+    """Rule 12: a run that couldn't run for a class of the machine is tried again while retries are left."""
+    return len(job.tries) < options.retries and retryable(result)
 
 
 async def _record(work: _Work, key: int, result: CheckResult, options: RunOptions) -> None:
@@ -288,19 +345,22 @@ async def _answers(device: Device) -> bool:
     return False
 
 
-async def _lose(work: _Work, slot: int, item: tuple[int, Path], result: CheckResult, options: RunOptions) -> None:
-    """Rules 8, 9: the device is out; its check goes to another device only if nothing was sent."""
-    key, file = item
-    work.lost[slot] = result.outcome.message
+async def _lose(work: _Work, slot: int, job: _Job, result: CheckResult, options: RunOptions) -> None:
+    """Rules 8, 9, 12: the device is out; its check goes to another device if nothing was sent, or as a retry."""
+    await work.lose(slot, result.outcome.message)
     nothing_sent = result.device is None  # its first call (info, a read) failed: no action went out
     others = len(work.own) - len(work.lost)
     if nothing_sent and not work.each_device and others > 0:
-        await work.done(key, None, back=file)
+        await work.done(job.key, None, back=job)
         return
     if nothing_sent:  # it never answered during this check: what it said is the whole story
-        await _record(work, key, result, options)
+        await _record(work, job.key, job.final(result), options)
         return
-    await _record(work, key, _device_lost(result, others, options, each_device=work.each_device), options)
+    lost = _device_lost(result, others, options, each_device=work.each_device)
+    if not work.each_device and others > 0 and _again(job, result, options):  # Rule 12: never an unknown outcome
+        await work.done(job.key, None, back=attrs.evolve(job, tries=(*job.tries, lost), avoid=slot))
+        return
+    await _record(work, job.key, job.final(lost), options)
 
 
 def _device_lost(result: CheckResult, others: int, options: RunOptions, *, each_device: bool) -> CheckResult:
@@ -334,7 +394,7 @@ def _device_lost(result: CheckResult, others: int, options: RunOptions, *, each_
 def _not_run(work: _Work, slots: Sequence[tuple[str | None, Device]], options: RunOptions) -> None:
     """Rule 10: what no device ran is ``couldnt_run``, class ``device``, saying why."""
     root = options.root or Path.cwd()
-    for key, slot, file in work.left():
+    for job, slot in work.left():
         if slot is None:
             last = next(reversed(work.lost.values()), "")
             message = f"no device of the pool answers, so this check didn't run; the last one lost said: {last}"
@@ -342,8 +402,9 @@ def _not_run(work: _Work, slots: Sequence[tuple[str | None, Device]], options: R
             name = slots[slot][0] or f"device {slot + 1}"
             said = work.lost.get(slot, "")
             message = f"{name} stopped answering earlier in the suite, so this check didn't run on it ({said})"
-        result = _not_run_result(file, root, FailureClass.DEVICE, message, None if slot is None else slots[slot][0])
-        work.results[key] = result
+        label = None if slot is None else slots[slot][0]
+        result = job.final(_not_run_result(job.file, root, FailureClass.DEVICE, message, label))
+        work.results[job.key] = result
         if options.on_result is not None:
             options.on_result(result)
 

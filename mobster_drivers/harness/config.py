@@ -165,9 +165,9 @@ _CHECKS: dict[str, Callable[[Key, object], object]] = {
     "locale": _locale,
 }
 
-#: Rule 2: every setting of the config, as ``mobster test``'s options name and check it. wt-flow's
-#: ``retries`` (and any later option the config must carry) is one more row, its ``field`` the
-#: option's destination and the ``Settings`` field it fills.
+#: Rule 2: every setting of the config, as ``mobster test``'s options name and check it; a later
+#: option the config must carry is one more row, its ``field`` the option's destination and the
+#: ``Settings`` field it fills.
 KEYS: tuple[Key, ...] = (
     Key("scripted", "scripted", "list", "the scripted phone's app script(s)", path=True, example="apps/yourapp.yaml"),
     Key("sim", "sim", "list", "iOS simulators, NAME or UDID, NAME@PORT for its WDA", example="iPhone 17 Pro"),
@@ -197,6 +197,9 @@ KEYS: tuple[Key, ...] = (
         high=600.0, example="3.0"),
     Key("frames", "frames", "choice", "which screens each run keeps", choices=("auto", "all", "failed", "none")),
     Key("paths", "paths_store", "choice", "where recorded paths live", choices=("local", "committed")),
+    Key("retries", "retries", "int", "run a check that couldn't run because of the machine up to N times more",
+        low=0, high=10, example="2"),
+    Key("repeat", "repeat", "int", "run each check K times and report its pass rate", low=1, high=1000, example="3"),
 )  # fmt: skip
 _BY_NAME = {k.name: k for k in KEYS}
 #: Rule 3: the keys of a device pool; a layer naming a device replaces all of them below it.

@@ -13,7 +13,9 @@ Rule 1: a front end parses its own options (click's for ``mobster test``, pytest
         environment with an env file's keys; None: the process's environment, read when needed).
         How an option is spelled in a message stays the front end's (``--sim``, ``--mobster-sim``,
         ``mobster_sim (ini)``). The project config (:mod:`~mobster_drivers.harness.config`) fills
-        the options a front end's user left out, for both.
+        the options a front end's user left out, for both. ``retries`` and ``repeat`` are the suite's
+        (``RunOptions``'s: a check that couldn't run for a class of the machine tried again, each
+        check run K times).
 Rule 2: :meth:`Settings.to_run_options` is the one place settings become
         :class:`mobster_core.RunOptions`; what only a front end has (its reporter, its progress
         lines) it passes in. A timing left out is the core's default (0.15 s, 1.0 s, 3.0 s).
@@ -33,10 +35,13 @@ if TYPE_CHECKING:
     from mobster_core import CheckResult, RunOptions
     from mobster_core.protocols import Reporter
 
-__all__ = ["FRAMES", "Settings", "Timing"]
+__all__ = ["FRAMES", "MAX_REPEAT", "MAX_RETRIES", "Settings", "Timing"]
 
 #: The core's ``--frames`` modes (``mobster_core.results.FramesMode``), by value.
 FRAMES = ("auto", "all", "failed", "none")
+#: The most retries and repeats a front end takes (a typo of 1000 must not hold a pool for a day).
+MAX_RETRIES = 10
+MAX_REPEAT = 1000
 
 
 @dataclass(frozen=True)
@@ -69,12 +74,19 @@ class Settings:
     #: Where recorded paths live (``local`` or ``committed``) and the locale a run asks for.
     paths: str = "local"
     locale: str | None = None
+    #: Tries of a check that couldn't run for a class of the machine, after its first; runs of each check.
+    retries: int = 0
+    repeat: int = 1
     #: Rule 3: the environment keys and ``${NAME}`` values are read from (None: ``os.environ``, when needed).
     secrets: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.frames not in FRAMES:
             raise ValueError(f"frames {self.frames!r} is not one of {', '.join(FRAMES)}")
+        if not 0 <= self.retries <= MAX_RETRIES:
+            raise ValueError(f"retries {self.retries!r}: give a number of retries from 0 to {MAX_RETRIES}")
+        if not 1 <= self.repeat <= MAX_REPEAT:
+            raise ValueError(f"repeat {self.repeat!r}: give a number of runs from 1 to {MAX_REPEAT}")
 
     @property
     def wants_model(self) -> bool:
@@ -111,4 +123,6 @@ class Settings:
             paths=self.paths,
             locale=self.locale,
             secrets=self.secrets,
+            retries=self.retries,
+            repeat=self.repeat,
         )

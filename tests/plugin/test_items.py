@@ -80,7 +80,15 @@ def test_first_run_records_and_the_second_replays_at_no_cost(project: Project) -
         "mobster.replayed_with_no_model",
         "mobster.device",
         "mobster.run_dir",
+        "mobster.flaky",
+        "mobster.attempts",
+        "mobster.run",
     ]
+    assert (signup.prop("mobster.flaky"), signup.prop("mobster.attempts"), signup.prop("mobster.run")) == (
+        "False",
+        "1",
+        "",
+    )
     assert signup.prop("mobster.verdict") == "passed"
     assert signup.prop("mobster.mode") == "replay"
     assert signup.prop("mobster.replayed_with_no_model") == "True"

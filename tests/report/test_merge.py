@@ -46,6 +46,7 @@ def test_each_run_keeps_its_device_and_the_summary_is_recomputed() -> None:
         "passed": 2, "failed": 1, "needs_review": 0, "couldnt_run": 0,
         "healed_steps": 2, "model_calls": 1, "cost_usd": 0.002, "cost_estimated": True,
         "replayed_with_no_model": 2,  # the two signup runs; paywall's heal called the model
+        "flaky": 0,
     }  # fmt: skip
     assert (merged["exit_code"], merged["seconds"], merged["started_at"]) == (1, 15.0, "2026-12-01T01:00:00Z")
     assert merged["merged_from"] == ["2", "1"]

@@ -132,6 +132,8 @@ def test_an_unknown_key_far_from_any_says_where_the_keys_are(root: Path) -> None
         ('locale = "german"', 1, "a locale is written like en_US"),
         ('model = ""', 1, "model: write a text in quotes"),
         ("session-wait = 0", 1, "session-wait: write a number above 0 to 3600"),
+        ("retries = 11", 1, "retries: write a whole number from 0 to 10"),
+        ("repeat = 0", 1, "repeat: write a whole number from 1 to 1000"),
         ("session-wait = 7200", 1, "session-wait: write a number above 0 to 3600"),
     ],
 )
