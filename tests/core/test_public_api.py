@@ -22,6 +22,7 @@ PUBLIC_MODULES = (
     "prompts",
     "protocols",
     "results",
+    "sessions",
     "testing",
     "text",
     "yaml",
