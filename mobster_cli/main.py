@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import attrs
 import click
 
+from ._mcp import mcp
 from ._paths import paths, paths_option
 
 if TYPE_CHECKING:
@@ -366,6 +367,7 @@ def demo(directory: Path | None) -> None:
 
 
 cli.add_command(paths)
+cli.add_command(mcp)
 
 
 @cli.group()

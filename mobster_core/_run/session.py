@@ -319,6 +319,7 @@ class LiveSession:
     def _write(self, target: Path, text: str) -> None:
         """Rule 6: the check file, never over an existing one (under the project's lock)."""
         try:
+            target.parent.mkdir(parents=True, exist_ok=True)
             with project_lock(self.root):
                 if target.exists():
                     raise SessionError(f"{target} exists already: record under another name or file")
