@@ -127,15 +127,21 @@ class _Recording:
 class _Segment:
     """Rule 2: one journal, one dispatcher, one actor; ``ended`` once an outcome is unknown."""
 
-    def __init__(self, session: LiveSession, kind: DeviceKind) -> None:
+    def __init__(self, session: LiveSession) -> None:
         self.folder = new_run_folder(session.root, utc_now())
         self.journal = Journal(self.folder)
         self.dispatch = Dispatcher(
             session.device, session.clock, self.journal, timing=session.timing, secrets=session.secrets
         )
-        brief = Brief("", kind, Provenance(), timing=session.timing, key_prefix="live", source="live")
-        self.actor = Actor(self.dispatch, brief)
+        self.timing = session.timing
+        self.actor = self.acting_on(DeviceKind.SIMULATOR)
         self.ended: Outcome | None = None
+
+    def acting_on(self, kind: DeviceKind) -> Actor:
+        """The actor of this segment on a device of ``kind`` (the safety rules depend on it)."""
+        brief = Brief("", kind, Provenance(), timing=self.timing, key_prefix="live", source="live")
+        self.actor = Actor(self.dispatch, brief)
+        return self.actor
 
     def close(self) -> None:
         self.journal.close()
@@ -165,10 +171,9 @@ class LiveSession:
     async def start(self) -> DeviceInfo:
         """Read the device's info and open the first segment (Rule 2); a device that fails is a SessionError."""
         if self._info is None:
-            self._open(DeviceKind.SIMULATOR)  # the kind is the device's own once its info is read
+            self._open()
             info = await self._ended(read_device(self._run(self._check("com.example.session"))))
-            self._stop_segment()
-            self._open(info.kind)
+            self._live().acting_on(info.kind)  # nothing was sent yet
             self._info = info
         return self._info
 
@@ -266,7 +271,7 @@ class LiveSession:
         """Launch ``bundle`` as a run of its check does, take the baseline, and record from here (Rule 3)."""
         info = self.info
         self._stop_segment()
-        self._open(info.kind)
+        self._open().acting_on(info.kind)
         check = self._check(bundle, url)
         run = self._run(check)
         prepared = await self._ended(prepare(run, info))
@@ -359,11 +364,12 @@ class LiveSession:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _open(self, kind: DeviceKind) -> None:
+    def _open(self) -> _Segment:
         try:
-            self._segment = _Segment(self, kind)
+            self._segment = _Segment(self)
         except (JournalError, UnsafeFile, OSError) as exc:
             raise SessionError(f"the session's journal can't be opened: {exc}") from exc
+        return self._segment
 
     def _stop_segment(self) -> None:
         if self._segment is not None:
