@@ -35,9 +35,7 @@ def _locale(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 @click.option("--caps", metavar="FILE", multiple=True, help="The Appium session's capabilities (JSON).")
 @click.option("--model", metavar="NAME", help="The model run_check heals with: claude-…, gpt-…, or scripted.")
 @click.option("--env-file", type=click.Path(path_type=Path), help="Read API keys and ${NAME} values from this file.")
-@click.option(
-    "--locale", metavar="LOCALE", callback=_locale, help="Run the app in this locale."
-)
+@click.option("--locale", metavar="LOCALE", callback=_locale, help="Run the app in this locale.")
 @click.option(
     "--paths",
     "paths_store",
@@ -45,6 +43,24 @@ def _locale(ctx: click.Context, param: click.Parameter, value: str | None) -> st
     default="local",
     show_default=True,
     help="Where recorded paths are kept: local (private) or committed (.mobster/paths, in git).",
+)
+@click.option(
+    "--poll-interval",
+    type=click.FloatRange(0.01, 10.0),
+    metavar="SECONDS",
+    help="Seconds between the starts of two reads while a step waits (default 0.15).",
+)
+@click.option(
+    "--drift-after",
+    type=click.FloatRange(0.0, 600.0),
+    metavar="SECONDS",
+    help="A step drifts once its screen has settled this long without a match (default 1.0).",
+)
+@click.option(
+    "--give-up-after",
+    type=click.FloatRange(0.0, 600.0),
+    metavar="SECONDS",
+    help="A wait ends once the screen has kept changing this long (default 3.0).",
 )
 @click.option(
     "--project",
@@ -95,7 +111,7 @@ def _serve(runtime: Any, opts: dict[str, Any]) -> int:
 
 def _settings(opts: dict[str, Any]) -> Any:
     """Rule 1: the harness's settings of the options, with the environment and ``--env-file``."""
-    from mobster_drivers.harness.settings import Settings
+    from mobster_drivers.harness.settings import Settings, Timing
     from mobster_drivers.harness.spec import DeviceOptions
 
     from .main import _fail, _keys
@@ -110,5 +126,6 @@ def _settings(opts: dict[str, Any]) -> Any:
         model=opts.get("model"),
         paths=opts.get("paths_store") or "local",
         locale=opts.get("locale"),
+        timing=Timing(opts.get("poll_interval"), opts.get("drift_after"), opts.get("give_up_after")),
         secrets=_keys(opts.get("env_file")),
     )
