@@ -10,6 +10,7 @@ Rule 4: the annotations say what the MCP spec means by them: a read is ``readOnl
         ``start_recording`` (it relaunches the app and wipes its data), ``run_check`` and the heal
         decisions are ``destructiveHint``; writing a new check is not (it never overwrites one).
         Only what acts on the app (which may reach the network) is ``openWorldHint``.
+Rule 5: the resources are read-only: the checks, one check file's text, the last result.
 """
 
 from __future__ import annotations
@@ -73,9 +74,18 @@ async def _tool(bridge: Bridge, work: Callable[[], Awaitable[dict[str, Any]]]) -
         raise ToolError(f"{type(exc).__name__}: {exc}") from None
 
 
-def build_server(bridge: Bridge) -> MCPServer[Any]:  # noqa: C901 - one nested function per tool, as the SDK registers them
+def build_server(bridge: Bridge) -> MCPServer[Any]:
     """The MCP server whose tools and resources work on ``bridge`` (see the module rules)."""
     server: MCPServer[Any] = MCPServer("mobster", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+    _device_tools(server, bridge)
+    _recording_tools(server, bridge)
+    _check_tools(server, bridge)
+    _resources(server, bridge)
+    return server
+
+
+def _device_tools(server: MCPServer[Any], bridge: Bridge) -> None:
+    """The device, its screen and one action."""
 
     @server.tool(annotations=_READ)
     async def list_devices() -> CallToolResult:
@@ -99,6 +109,10 @@ def build_server(bridge: Bridge) -> MCPServer[Any]:  # noqa: C901 - one nested f
     async def act(op: Op, target: TreePath | None = None, text: Typed | None = None) -> CallToolResult:
         """Do one action on the app (tap, type, swipe, launch, home, open_link); target is an element's path."""
         return await _tool(bridge, lambda: bridge.act(op, target, text))
+
+
+def _recording_tools(server: MCPServer[Any], bridge: Bridge) -> None:
+    """Recording a session, and keeping it as a check."""
 
     @server.tool(annotations=_ACTS)
     async def start_recording(
@@ -126,6 +140,10 @@ def build_server(bridge: Bridge) -> MCPServer[Any]:  # noqa: C901 - one nested f
     ) -> CallToolResult:
         """Save the recorded actions as a check if the screen now shows what expect says; else write nothing."""
         return await _tool(bridge, lambda: bridge.record_check(name, expect, file))
+
+
+def _check_tools(server: MCPServer[Any], bridge: Bridge) -> None:
+    """The project's checks: run one, list them, review heals."""
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                                              open_world_hint=True))  # fmt: skip
@@ -155,6 +173,10 @@ def build_server(bridge: Bridge) -> MCPServer[Any]:  # noqa: C901 - one nested f
         """Reject a check's heals: its recorded steps come back and fail when they change again."""
         return await _tool(bridge, _sync(lambda: bridge.decide_heal(check, accept=False)))
 
+
+def _resources(server: MCPServer[Any], bridge: Bridge) -> None:
+    """Rule 5: the checks, a check's text and the last result, read-only."""
+
     @server.resource("mobster://checks", name="checks", mime_type="application/json")
     def checks() -> str:
         """The project's checks (read-only)."""
@@ -169,8 +191,6 @@ def build_server(bridge: Bridge) -> MCPServer[Any]:  # noqa: C901 - one nested f
     def last_results() -> str:
         """The last check run's result (read-only)."""
         return bridge.last_results()
-
-    return server
 
 
 def _sync(call: Callable[[], dict[str, Any]]) -> Callable[[], Awaitable[dict[str, Any]]]:

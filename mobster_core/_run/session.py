@@ -231,7 +231,7 @@ class LiveSession:
         try:
             action = make_action(op, element, text)
         except ValueError as exc:
-            raise SessionError(f"{exc}: see read_screen for the elements shown and their paths") from None
+            raise SessionError(f"{exc}: read the screen for the elements shown and their paths") from None
         said = describe_action(op, None if action.element is None else action.element.label, action.text)
         self._typing_rules(action, said)
         actor, recorded = segment.actor, len(segment.actor.path)
@@ -413,7 +413,7 @@ def _shown_at(screen: Screen, target: str) -> Element:
     element = screen.element_at(target)
     if element is None or not screen.is_shown(element):
         raise SessionError(
-            f"no element shown at {target[:80]!r} on the current screen: read_screen lists the elements and their paths"
+            f"no element shown at {target[:80]!r} on the current screen: read it again for the elements and their paths"
         )
     return element
 
