@@ -266,3 +266,26 @@ def test_the_tools_say_what_they_touch(project: Path) -> None:
         assert len(tool.description) <= 120
         assert tool.input_schema["type"] == "object"
     assert tools["act"].input_schema["properties"]["op"]["enum"][:3] == ["tap", "long_press", "type"]
+
+
+def test_bad_expectations_are_errors_and_the_recording_goes_on(project: Path) -> None:
+    clock = FakeClock()
+    deep: Any = {"text": "Welcome aboard"}
+    for _ in range(150):
+        deep = [deep]
+    bad = [
+        ([deep], "nested more than 100 levels deep"),
+        ([{"txt": "Welcome aboard"}], "expect[0].txt: unknown key 'txt' (did you mean 'text'?)"),
+        ([{"text": 5}], "expect[0].text: expected a string"),
+        ([{"text": "/(a+)+$/"}], "the verdict is failed: text /(a+)+$/ failed: not on the screen; nothing was written"),
+    ]
+
+    async def agent(client: Client) -> dict[str, Any]:
+        await sign_up(client)
+        for expect, said in bad:
+            assert said in await error_of(client, "record_check", {"name": "Signs up", "expect": expect}), expect
+        return await call(client, "record_check", name="Signs up", expect=[{"text": "Welcome aboard"}])
+
+    recorded = run_fake(clock, bridge_on(project, clock), agent)
+    assert recorded["steps"] == SIGNUP_STEPS
+    assert [p.name for p in (project / ".mobster" / "checks").iterdir()] == ["signs-up.yaml"]
