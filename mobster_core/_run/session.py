@@ -52,7 +52,7 @@ from mobster_core._rules.steps import Op, Step, describe_action
 from mobster_core._rules.text import utf8
 from mobster_core._rules.typing_rules import Provenance, is_masked
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
-from mobster_core._store.checks import Check, CheckApp, CheckLaunch, check_text, load_check_text
+from mobster_core._store.checks import Check, check_text, load_check_text
 from mobster_core._store.fsutil import MOBSTER_DIR, atomic_write, project_lock
 from mobster_core._store.journal import Journal
 from mobster_core._store.runs import new_run_folder
@@ -172,7 +172,7 @@ class LiveSession:
         """Read the device's info and open the first segment (Rule 2); a device that fails is a SessionError."""
         if self._info is None:
             self._open()
-            info = await self._ended(read_device(self._run(self._check("com.example.session"))))
+            info = await self._ended(read_device(self._run(self._check("com.example.session"))))  # the device only
             self._live().acting_on(info.kind)  # nothing was sent yet
             self._info = info
         return self._info
@@ -388,8 +388,14 @@ class LiveSession:
         return segment
 
     def _check(self, bundle: str, url: str | None = None) -> Check:
-        return Check(self.root / MOBSTER_DIR / "checks" / "session.yaml", CheckApp(bundle), "session",
-                     launch=CheckLaunch(url=url))  # fmt: skip
+        """The check a recording will be: its app and link, read by the check file's rules (a bad one is refused)."""
+        doc: dict[str, Any] = {"version": 1, "name": "session", "app": {"bundle": bundle}}
+        if url is not None:
+            doc["launch"] = {"url": url}
+        try:
+            return load_check_text(check_text(doc), "start_recording")
+        except CheckError as exc:
+            raise SessionError(str(exc)) from None
 
     def _run(self, check: Check) -> Run:
         return Run(check, self.device, self.clock, self.root, self.options, self._live().dispatch, None)

@@ -106,6 +106,8 @@ HOSTILE: list[tuple[str, dict[str, Any], str]] = [
     ("run_check", {"check": "../../../etc/passwd"}, "no check called '../../../etc/passwd'"),
     ("accept_heal", {"check": {"$ne": 1}}, "validation error"),
     ("start_recording", {"app": None}, "validation error"),
+    ("start_recording", {"app": "../../etc/passwd"}, "app.bundle"),
+    ("start_recording", {"app": APP, "link": "no scheme here"}, "launch.url"),
 ]
 
 
