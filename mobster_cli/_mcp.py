@@ -17,7 +17,16 @@ from typing import Any
 
 import click
 
+from ._options import timing_options
+from ._paths import paths_option
+
 __all__ = ["mcp"]
+
+
+def _timing(f: Any) -> Any:
+    for option in reversed(timing_options()):
+        f = option(f)
+    return f
 
 
 def _locale(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -36,32 +45,8 @@ def _locale(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 @click.option("--model", metavar="NAME", help="The model run_check heals with: claude-…, gpt-…, or scripted.")
 @click.option("--env-file", type=click.Path(path_type=Path), help="Read API keys and ${NAME} values from this file.")
 @click.option("--locale", metavar="LOCALE", callback=_locale, help="Run the app in this locale.")
-@click.option(
-    "--paths",
-    "paths_store",
-    type=click.Choice(["local", "committed"]),
-    default="local",
-    show_default=True,
-    help="Where recorded paths are kept: local (private) or committed (.mobster/paths, in git).",
-)
-@click.option(
-    "--poll-interval",
-    type=click.FloatRange(0.01, 10.0),
-    metavar="SECONDS",
-    help="Seconds between the starts of two reads while a step waits (default 0.15).",
-)
-@click.option(
-    "--drift-after",
-    type=click.FloatRange(0.0, 600.0),
-    metavar="SECONDS",
-    help="A step drifts once its screen has settled this long without a match (default 1.0).",
-)
-@click.option(
-    "--give-up-after",
-    type=click.FloatRange(0.0, 600.0),
-    metavar="SECONDS",
-    help="A wait ends once the screen has kept changing this long (default 3.0).",
-)
+@paths_option
+@_timing
 @click.option(
     "--project",
     type=click.Path(file_okay=False, path_type=Path),

@@ -12,9 +12,10 @@ from click.testing import CliRunner, Result
 from mcp.client import Client
 
 from mobster_cli.main import Runtime, cli
-from mobster_core import FailureClass, UnknownOutcome
+from mobster_core import FailureClass
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
+from tests.core.helpers import LostSecondTap
 from tests.mcp.helpers import APP, bridge_on, call, error_of, path_of, run_fake, sign_up
 
 SIGNUP_STEPS = ['Tap "Sign up"', 'Type "ada@example.com" into "Email"', 'Tap "Continue"']
@@ -158,21 +159,9 @@ def test_a_purchase_asked_through_act_is_refused_on_a_simulator(project: Path) -
     assert [a.element.label for a in phone.actions if a.element is not None] == ["Settings", "Upgrade to Pro"]
 
 
-class _LostTap(ScriptedPhone):
-    """A phone whose second tap's reply never comes: its outcome is unknown."""
-
-    taps = 0
-
-    async def act(self, action: Any) -> None:
-        self.taps += 1
-        if self.taps == 2:
-            raise UnknownOutcome("the tap's reply never came")
-        await super().act(action)
-
-
 def test_an_unknown_outcome_ends_the_recording(project: Path) -> None:
     clock = FakeClock()
-    phone = _LostTap.from_file(sample_path("yourapp"), clock=clock)
+    phone = LostSecondTap.from_file(sample_path("yourapp"), clock=clock)
 
     async def agent(client: Client) -> list[str]:
         said = [await error_of(client, "act", {"op": "tap", "target": "/0/0/0"})]

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from mobster_core import FailureClass, Op, RunOptions, Screen, Verdict, load_check, run_check
-from mobster_core.exceptions import UnknownOutcome
 from mobster_core.sessions import ActionRefused, LiveSession, SessionEnded, SessionError
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
+from tests.core.helpers import LostSecondTap
 
 APP = "com.example.yourapp"
 
@@ -130,21 +130,9 @@ def test_masked_text_is_not_recorded_but_a_reference_is(project: Path) -> None:
     assert "hunter2" not in text
 
 
-class _Lost(ScriptedPhone):
-    """A phone whose second tap never answers: its outcome is unknown."""
-
-    taps = 0
-
-    async def act(self, action: object) -> None:
-        self.taps += 1
-        if self.taps == 2:
-            raise UnknownOutcome("the tap's reply never came")
-        await super().act(action)  # type: ignore[arg-type]
-
-
 def test_an_unknown_outcome_ends_the_recording(project: Path) -> None:
     clock = FakeClock()
-    phone = _Lost.from_file(sample_path("yourapp"), clock=clock)
+    phone = LostSecondTap.from_file(sample_path("yourapp"), clock=clock)
     session = LiveSession(phone, clock, project)
 
     async def scenario() -> None:
