@@ -28,6 +28,8 @@ import click
 from ._config import apply_config, config_command, profile_option
 from ._init import init
 from ._inspect import inspect_command
+from ._mcp import mcp
+from ._options import timing_options
 from ._paths import paths, paths_option
 from ._select import retries_option, selection_options
 
@@ -249,27 +251,7 @@ def _device_options(f: Any) -> Any:
                 callback=_locale_option,
                 help="Run the app in this locale (de_DE): a simulator launches it so; elsewhere the device's must be.",
             ),
-            click.option(
-                "--poll-interval",
-                type=click.FloatRange(0.01, 10.0),
-                metavar="SECONDS",
-                help="Seconds between the starts of two reads while a step waits (default 0.15; see docs/scale.md "
-                "for a slow remote read).",
-            ),
-            click.option(
-                "--drift-after",
-                type=click.FloatRange(0.0, 600.0),
-                metavar="SECONDS",
-                help="A step drifts once its screen has settled this long without a match (default 1.0; "
-                "about 2.5 x a read's time on a slow remote read).",
-            ),
-            click.option(
-                "--give-up-after",
-                type=click.FloatRange(0.0, 600.0),
-                metavar="SECONDS",
-                help="A step drifts once its screen has kept changing this long (default 3.0; about 6 x a read's "
-                "time on a slow remote read).",
-            ),
+            *timing_options(),
             click.option(
                 "--frames",
                 type=click.Choice(["auto", "all", "failed", "none"]),
@@ -394,6 +376,7 @@ cli.add_command(paths)
 cli.add_command(inspect_command(_device_options))
 cli.add_command(config_command(test, _fail))
 cli.add_command(init)
+cli.add_command(mcp)
 
 
 @cli.group()

@@ -51,7 +51,7 @@ from .ended import Ended, couldnt
 from .results import StepReport, StepSource
 from .wait import drive
 
-__all__ = ["Agent", "Brief", "Limits", "ModelCalls", "Recorded"]
+__all__ = ["Actor", "Agent", "Brief", "Limits", "ModelCalls", "Recorded", "make_action"]
 
 
 @attrs.frozen
@@ -72,7 +72,7 @@ class Brief:
     safety and typing rules; ``first_index`` numbers the first action (a heal's is the healed
     step's) and ``key_prefix`` names its actions in the effect ledger (``smart-3``); ``history``
     is what was done before (a heal's replayed steps); ``purpose`` names the job in a model
-    failure's message (``healing step 3``).
+    failure's message (``healing step 3``); ``source`` says in the journal who chose the actions.
     """
 
     request: str
@@ -86,6 +86,7 @@ class Brief:
     key_prefix: str = "smart"
     history: tuple[str, ...] = ()
     purpose: str = ""
+    source: str = "smart"
 
 
 class ModelCalls:
@@ -133,21 +134,102 @@ class _Invalid(Exception):
     """An action the model asked for that is told back to it, never sent."""
 
 
-class Agent:
-    """One model-driven session on one device (see the module rules)."""
+class Actor:
+    """Safety, recording and sending on one device, with no model (Rules 3-6).
 
-    def __init__(self, calls: ModelCalls, dispatch: Dispatcher, brief: Brief) -> None:
-        self.calls = calls
+    What Smart, a heal and a live session (``mobster_core.sessions``) share: an action, whoever
+    chose it, is checked by the safety rules, becomes a recorded step and goes through the
+    dispatcher; then the screen is awaited.
+    """
+
+    def __init__(self, dispatch: Dispatcher, brief: Brief) -> None:
         self.dispatch = dispatch
         self.brief = brief
         self.history: list[str] = list(brief.history)
         self.path: list[Step] = []
         self.reports: list[StepReport] = []
         self.refusals: list[str] = []
+        self._next_index = brief.first_index
+
+    async def send(self, screen: Screen, action: Action, *, provenance: Provenance | None = None) -> bool:
+        """Apply safety, record, journal and send one valid action; False when it was refused.
+
+        ``provenance`` is the words its typed text may come from, when not the brief's.
+        """
+        element = action.element
+        label = None if element is None else element.label
+        said = describe_action(action.op, label, action.text if action.op is not Op.TYPE else "…")
+        commit = classify(element.label, element.role) if element is not None else None
+        safety = check_commit(commit, self.brief.kind)
+        index = self._next_index
+        key = f"{self.brief.key_prefix}-{index}"
+        if not safety.allowed:
+            note = f"{said} was refused: {safety.rule}"
+            self.refusals.append(note)
+            self.dispatch.refused(key, note)
+            self.history.append(f"Refused: {note}. It was not sent; try another way if there is one.")
+            return False
+        step = self._record(screen, action, commit, provenance or self.brief.provenance)
+        what = f"step {index} ({step.describe()})"
+        frame = await self.dispatch.send(key, what, action, {"step": index, "source": self.brief.source}, step=index)
+        self._next_index += 1
+        self.path.append(step)
+        self.reports.append(
+            StepReport(
+                index, step.op, step.describe(), StepSource.SMART, 0.0, None, settled=True, target=element, frame=frame
+            )
+        )
+        self.history.append(f"{step.describe() if not step.live else said}: done")
+        return True
+
+    async def settled_screen(self, seed: Sighting | None = None) -> Screen:
+        """Read until two reads in a row agree, or ``give_up_after`` passes (the last read wins).
+
+        ``seed`` is a read to start on (the baseline's last): a settled one needs no read at all.
+        """
+        dispatch = self.dispatch
+        return (await drive(SettleWait(self.brief.timing, seed), dispatch.clock, dispatch.read)).screen
+
+    async def after_action(self, before: Screen) -> Screen:
+        """Rule 6: wait for the screen to change (bounded), then for it to settle."""
+        dispatch = self.dispatch
+        wait: ChangeWait[None] = ChangeWait(before.fingerprint, self.brief.timing)
+        return (await drive(wait, dispatch.clock, dispatch.read)).sighting.screen
+
+    def _record(self, screen: Screen, action: Action, commit: object, provenance: Provenance) -> Step:
+        e = action.element
+        target = None
+        if e is not None:
+            # An unlabelled element can't be found again by the matcher: keep its role as label.
+            label = e.label or e.identifier or e.role
+            count, nth = position(screen, e, label)
+            target = {"label": label, "role": e.role, "id": e.path, "frame": list(e.frame), "count": count, "nth": nth}
+        text, live = action.text, False
+        if action.op is Op.TYPE and e is not None and action.text is not None:
+            kept = record_text(action.text, role=e.role, label=e.label, identifier=e.identifier, provenance=provenance)
+            text, live = kept.text, kept.live
+        return Step.from_dict(
+            {
+                "op": action.op.value,
+                "app": screen.app,
+                "target": target,
+                "screen": {"hash": screen.hash, "signature": screen.signature},
+                "text": text,
+                "commit": None if commit is None else str(commit),
+                "live": live,
+            }
+        )
+
+
+class Agent(Actor):
+    """One model-driven session on one device (see the module rules)."""
+
+    def __init__(self, calls: ModelCalls, dispatch: Dispatcher, brief: Brief) -> None:
+        super().__init__(dispatch, brief)
+        self.calls = calls
         #: This agent's own model calls and their cost (the run's are in ``calls``).
         self.turns = 0
         self.cost = Cost()
-        self._next_index = brief.first_index
         self._invalid = 0
 
     async def run(self, seed: Sighting | None = None) -> Recorded:
@@ -251,34 +333,6 @@ class Agent:
             return None
         return now if await self.send(now, action) else None
 
-    async def send(self, screen: Screen, action: Action) -> bool:
-        """Apply safety, record, journal and send one valid action; False when it was refused."""
-        element = action.element
-        label = None if element is None else element.label
-        said = describe_action(action.op, label, action.text if action.op is not Op.TYPE else "…")
-        commit = classify(element.label, element.role) if element is not None else None
-        safety = check_commit(commit, self.brief.kind)
-        index = self._next_index
-        key = f"{self.brief.key_prefix}-{index}"
-        if not safety.allowed:
-            note = f"{said} was refused: {safety.rule}"
-            self.refusals.append(note)
-            self.dispatch.refused(key, note)
-            self.history.append(f"Refused: {note}. It was not sent; try another way if there is one.")
-            return False
-        step = self._record(screen, action, commit)
-        what = f"step {index} ({step.describe()})"
-        frame = await self.dispatch.send(key, what, action, {"step": index, "source": "smart"}, step=index)
-        self._next_index += 1
-        self.path.append(step)
-        self.reports.append(
-            StepReport(
-                index, step.op, step.describe(), StepSource.SMART, 0.0, None, settled=True, target=element, frame=frame
-            )
-        )
-        self.history.append(f"{step.describe() if not step.live else said}: done")
-        return True
-
     async def ask_while_reading(self, screen: Screen, *, recorded: Sequence[Step] = ()) -> Decision:
         """:meth:`ask`, while reading the screen every poll interval (Rule 6).
 
@@ -302,20 +356,6 @@ class Agent:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
 
-    async def settled_screen(self, seed: Sighting | None = None) -> Screen:
-        """Read until two reads in a row agree, or ``give_up_after`` passes (the last read wins).
-
-        ``seed`` is a read to start on (the baseline's last): a settled one needs no read at all.
-        """
-        dispatch = self.dispatch
-        return (await drive(SettleWait(self.brief.timing, seed), dispatch.clock, dispatch.read)).screen
-
-    async def after_action(self, before: Screen) -> Screen:
-        """Rule 6: wait for the screen to change (bounded), then for it to settle."""
-        dispatch = self.dispatch
-        wait: ChangeWait[None] = ChangeWait(before.fingerprint, self.brief.timing)
-        return (await drive(wait, dispatch.clock, dispatch.read)).sighting.screen
-
     # -- rules -----------------------------------------------------------------------------
 
     def _validate(self, screen: Screen, ids: dict[str, int], wanted: ModelAction, element: Element | None) -> Action:
@@ -324,42 +364,10 @@ class Agent:
             element = _element(screen, ids, wanted.target)
             if element is None:
                 raise _Invalid(f"{wanted.target} is not a row of the current screen")
-        if op.needs_target and element is None:
-            raise _Invalid(f"{op} needs a target row")
-        if op in (Op.TYPE, Op.LAUNCH_APP, Op.OPEN_URL) and not wanted.text:
-            raise _Invalid(f"{op} needs text")
-        if op.is_global or op is Op.SUBMIT:
-            element = None
-        text = wanted.text if op in (Op.TYPE, Op.LAUNCH_APP, Op.OPEN_URL) else None
-        if element is not None and not op.takes_target:
-            element = None
-        return Action(op, element=element, text=text)
-
-    def _record(self, screen: Screen, action: Action, commit: object) -> Step:
-        e = action.element
-        target = None
-        if e is not None:
-            # An unlabelled element can't be found again by the matcher: keep its role as label.
-            label = e.label or e.identifier or e.role
-            count, nth = position(screen, e, label)
-            target = {"label": label, "role": e.role, "id": e.path, "frame": list(e.frame), "count": count, "nth": nth}
-        text, live = action.text, False
-        if action.op is Op.TYPE and e is not None and action.text is not None:
-            kept = record_text(
-                action.text, role=e.role, label=e.label, identifier=e.identifier, provenance=self.brief.provenance
-            )
-            text, live = kept.text, kept.live
-        return Step.from_dict(
-            {
-                "op": action.op.value,
-                "app": screen.app,
-                "target": target,
-                "screen": {"hash": screen.hash, "signature": screen.signature},
-                "text": text,
-                "commit": None if commit is None else str(commit),
-                "live": live,
-            }
-        )
+        try:
+            return make_action(op, element, wanted.text)
+        except ValueError as exc:
+            raise _Invalid(str(exc)) from None
 
     def _over_budget(self, began: float) -> str | None:
         limits = self.brief.limits
@@ -373,6 +381,23 @@ class Agent:
 
     def _recorded(self, *, blocked: str | None = None, failure: Outcome | None = None) -> Recorded:
         return Recorded(tuple(self.path), tuple(self.reports), blocked, tuple(self.refusals), failure)
+
+
+def make_action(op: Op, element: Element | None, text: str | None) -> Action:
+    """Rule 2: the action ``op`` on ``element`` with ``text``, as it is sent; ValueError says what is missing.
+
+    A target is kept only by the ops that take one, text only by typing, launching and opening a link.
+    """
+    if op.needs_target and element is None:
+        raise ValueError(f"{op} needs a target row")
+    if op in _TEXT_OPS and not text:
+        raise ValueError(f"{op} needs text")
+    if op.is_global or op is Op.SUBMIT or not op.takes_target:
+        element = None
+    return Action(op, element=element, text=text if op in _TEXT_OPS else None)
+
+
+_TEXT_OPS = frozenset({Op.TYPE, Op.LAUNCH_APP, Op.OPEN_URL})
 
 
 def _element(screen: Screen, ids: dict[str, int], target: str) -> Element | None:

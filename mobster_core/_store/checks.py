@@ -312,6 +312,24 @@ def load_check(path: Path) -> Check:
     return _load(raw, str(path), path)
 
 
+def check_text(doc: Mapping[str, Any]) -> str:
+    """The YAML text of a check file holding ``doc`` (its keys in the order given), as people write one.
+
+    It is not validated here: :func:`load_check_text` reads it back as any check file is read.
+    """
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
+    yaml.width = 200
+    out = io.StringIO()
+    yaml.dump(dict(doc), out)
+    return out.getvalue()
+
+
 def load_check_text(text: str, source: str) -> Check:
     """Validate a check given as text; ``source`` names it in messages and becomes ``Check.file``."""
     return _load(text, source, Path(source))

@@ -11,6 +11,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core._rules.matcher import position
+from mobster_drivers.devices.scripted import ScriptedPhone
 
 APP = "com.example.yourapp"
 #: A wall-clock time for files that record one (it never decides anything).
@@ -70,3 +71,15 @@ def owned_by_another_user(monkeypatch: pytest.MonkeyPatch) -> None:
         return os.stat_result(fields)
 
     monkeypatch.setattr(os, "fstat", foreign)
+
+
+class LostSecondTap(ScriptedPhone):
+    """The scripted phone, but its second action's reply never comes: that action's outcome is unknown."""
+
+    taps = 0
+
+    async def act(self, action: mc.Action) -> None:
+        self.taps += 1
+        if self.taps == 2:
+            raise mc.UnknownOutcome("the tap's reply never came")
+        await super().act(action)

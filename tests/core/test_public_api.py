@@ -23,6 +23,7 @@ PUBLIC_MODULES = (
     "protocols",
     "results",
     "screens",
+    "sessions",
     "testing",
     "text",
     "yaml",

@@ -1,0 +1,36 @@
+"""`mobster mcp`'s usage problems: one line each, exit 3, before anything is served."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mobster_cli.main import cli
+from mobster_drivers.devices.scripted import sample_path
+
+
+def test_it_serves_exactly_one_device(project: Path) -> None:
+    app = str(sample_path("yourapp"))
+    for args in ([], ["--scripted", app, "--scripted", app], ["--scripted", app, "--wda", "http://127.0.0.1:1"]):
+        result = CliRunner().invoke(cli, ["mcp", *args])
+        assert result.exit_code == 3, result.output
+        assert "mobster mcp serves one device: give one of --scripted APP.yaml" in result.output
+
+
+def test_without_the_sdk_it_says_what_to_install(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)
+    monkeypatch.delitem(sys.modules, "mobster_mcp._server", raising=False)
+    result = CliRunner().invoke(cli, ["mcp", "--scripted", str(sample_path("yourapp"))])
+    assert result.exit_code == 3, result.output
+    assert (
+        "mobster mcp needs the mcp extra (mcp.server.mcpserver is missing): pip install 'mobster[mcp]'" in result.output
+    )
+
+
+def test_a_bad_locale_is_a_usage_line(project: Path) -> None:
+    result = CliRunner().invoke(cli, ["mcp", "--scripted", str(sample_path("yourapp")), "--locale", "x"])
+    assert result.exit_code != 0
+    assert "--locale" in result.output

@@ -1,0 +1,282 @@
+"""`mobster mcp`'s tools through the SDK's own client, in process, on the fake clock and the scripted phone."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from mcp.client import Client
+
+from mobster_cli.main import Runtime, cli
+from mobster_core import FailureClass
+from mobster_core.testing import FakeClock
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
+from tests.core.helpers import LostSecondTap
+from tests.mcp.helpers import APP, bridge_on, call, error_of, path_of, run_fake, sign_up
+
+SIGNUP_STEPS = ['Tap "Sign up"', 'Type "ada@example.com" into "Email"', 'Tap "Continue"']
+
+
+def mobster(clock: FakeClock, *args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False, obj=Runtime(clock, clock.run))
+
+
+def test_an_agent_session_becomes_a_check_that_replays_with_no_model(project: Path) -> None:
+    clock = FakeClock()
+
+    async def agent(client: Client) -> dict[str, Any]:
+        devices = await call(client, "list_devices")
+        assert devices["devices"][0]["device_kind"] == "simulator"
+        last = await sign_up(client)
+        assert last["recording"] == {"on": True, "steps": SIGNUP_STEPS}
+        assert [e["label"] for e in last["screen"]["elements"]] == ["Welcome aboard"]
+        return await call(client, "record_check", name="A new user signs up", expect=[{"text": "Welcome aboard"}])
+
+    recorded = run_fake(clock, bridge_on(project, clock), agent)
+    assert recorded["verdict"] == "passed"
+    assert recorded["file"] == ".mobster/checks/a-new-user-signs-up.yaml"
+    assert recorded["steps"] == SIGNUP_STEPS
+    text = (project / recorded["file"]).read_text()
+    assert "app:\n  bundle: com.example.yourapp\n" in text
+    assert '- Type "ada@example.com" into "Email"' in text
+
+    replayed = mobster(clock, "test", "--no-heal", "--scripted", str(sample_path("yourapp")), "--json")
+    assert replayed.exit_code == 0, replayed.output
+    check = json.loads(replayed.stdout)["checks"][0]
+    assert (check["verdict"], check["mode"], check["model_calls"]) == (recorded["verdict"], "replay", 0)
+    assert [s["source"] for s in check["steps"]] == ["replay"] * 3
+
+
+def test_every_action_is_journaled_before_it_is_sent(project: Path) -> None:
+    clock = FakeClock()
+    run_fake(clock, bridge_on(project, clock), sign_up)
+    journals = [f.read_text() for f in (project / ".mobster" / "runs").glob("*/journal.jsonl")]
+    assert len(journals) == 2  # the session's segment before the recording, and the recording's
+    entries = [json.loads(line) for line in max(journals, key=len).splitlines()]
+    assert [(e["event"], e["key"]) for e in entries] == [
+        (event, key) for key in ("launch", "live-1", "live-2", "live-3") for event in ("intent", "outcome")
+    ]
+    assert [e["outcome"] for e in entries if e["event"] == "outcome"] == ["ok"] * 4
+    assert [e.get("source") for e in entries if e["event"] == "intent"] == [None, "live", "live", "live"]
+
+
+def test_a_screenshot_comes_as_image_content(project: Path) -> None:
+    clock = FakeClock()
+
+    async def agent(client: Client) -> Any:
+        return await client.call_tool("read_screen", {"screenshot": True})
+
+    result = run_fake(clock, bridge_on(project, clock), agent)
+    assert not result.is_error
+    image = [c for c in result.content if c.type == "image"]
+    assert len(image) == 1
+    assert image[0].mime_type == "image/png"
+    assert base64.b64decode(image[0].data).startswith(b"\x89PNG")
+
+
+def test_a_failing_verdict_writes_nothing(project: Path) -> None:
+    clock = FakeClock()
+
+    async def agent(client: Client) -> str:
+        await sign_up(client)
+        return await error_of(client, "record_check", {"name": "Signs up", "expect": [{"text": "Goodbye"}]})
+
+    said = run_fake(clock, bridge_on(project, clock), agent)
+    assert "the verdict is failed" in said
+    assert "nothing was written" in said
+    assert list((project / ".mobster" / "checks").iterdir()) == []
+
+
+HOSTILE: list[tuple[str, dict[str, Any], str]] = [
+    ("act", {"op": 5}, "Input should be 'tap'"),
+    ("act", {"op": "tap", "target": ["/0/1"]}, "validation error"),
+    ("act", {"op": "tap", "target": "/0/" + "1" * 5000}, "at most 200 characters"),
+    ("act", {"op": "type", "target": "/0/1", "text": "x" * 100_000}, "at most 400 characters"),
+    ("act", {"op": "tap", "target": "../../etc/passwd"}, "should match pattern"),
+    ("act", {"op": "tap", "target": "/0/99"}, "no element shown at '/0/99'"),
+    ("act", {"op": "tap"}, "TAP needs a target row"),
+    ("read_screen", {"screenshot": "yes please"}, "validation error"),
+    ("drop_tables", {}, "Unknown tool: drop_tables"),
+    ("record_check", {"name": "x", "expect": "text"}, "validation error"),
+    ("record_check", {"name": "x" * 10_000, "expect": [{"text": "a"}]}, "at most 120 characters"),
+    ("record_check", {"name": "x", "expect": [{"text": "Welcome"}]}, "nothing is being recorded"),
+    ("run_check", {"check": "../../../etc/passwd"}, "no check called '../../../etc/passwd'"),
+    ("accept_heal", {"check": {"$ne": 1}}, "validation error"),
+    ("start_recording", {"app": None}, "validation error"),
+    ("start_recording", {"app": "../../etc/passwd"}, "app.bundle"),
+    ("start_recording", {"app": APP, "link": "no scheme here"}, "launch.url"),
+]
+
+
+def test_hostile_calls_are_tool_errors_and_the_server_keeps_serving(project: Path) -> None:
+    clock = FakeClock()
+
+    async def agent(client: Client) -> None:
+        for tool, arguments, said in HOSTILE:
+            assert said in await error_of(client, tool, arguments), (tool, arguments)
+            assert (await call(client, "list_devices"))["devices"][0]["opened"]
+
+    run_fake(clock, bridge_on(project, clock), agent)
+
+
+@pytest.mark.parametrize(
+    "file",
+    ["../../escape.yaml", "/tmp/escape.yaml", "sub/escape.yaml", "escape.heal.yaml", "escape.txt", ".hidden.yaml"],
+)
+def test_a_check_file_outside_the_project_is_an_error(project: Path, file: str) -> None:
+    clock = FakeClock()
+
+    async def agent(client: Client) -> str:
+        await sign_up(client)
+        arguments = {"name": "Signs up", "expect": [{"text": "Welcome aboard"}], "file": file}
+        said = await error_of(client, "record_check", arguments)
+        assert (await call(client, "read_screen"))["recording"]["on"]  # still recording: name it again
+        return said
+
+    said = run_fake(clock, bridge_on(project, clock), agent)
+    assert "is not a check file of this project" in said
+    assert list((project / ".mobster" / "checks").iterdir()) == []
+    assert not (project.parent / "escape.yaml").exists()
+
+
+def test_a_purchase_asked_through_act_is_refused_on_a_simulator(project: Path) -> None:
+    clock = FakeClock()
+    phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+
+    async def agent(client: Client) -> str:
+        screen = (await call(client, "start_recording", app=APP))["screen"]
+        screen = (await call(client, "act", op="tap", target=path_of(screen, "Settings")))["screen"]
+        screen = (await call(client, "act", op="tap", target=path_of(screen, "Upgrade to Pro")))["screen"]
+        return await error_of(client, "act", {"op": "tap", "target": path_of(screen, "Subscribe")})
+
+    said = run_fake(clock, bridge_on(project, clock, device=phone), agent)
+    refused = 'Tap "Subscribe" was refused: a purchase is refused on a simulator; it was not sent'
+    assert said == f"Error executing tool act: {refused}"
+    assert [a.element.label for a in phone.actions if a.element is not None] == ["Settings", "Upgrade to Pro"]
+
+
+def test_an_unknown_outcome_ends_the_recording(project: Path) -> None:
+    clock = FakeClock()
+    phone = LostSecondTap.from_file(sample_path("yourapp"), clock=clock)
+
+    async def agent(client: Client) -> list[str]:
+        said = [await error_of(client, "act", {"op": "tap", "target": "/0/0/0"})]
+        screen = (await call(client, "start_recording", app=APP))["screen"]
+        screen = (await call(client, "act", op="tap", target=path_of(screen, "Sign up")))["screen"]
+        said.append(await error_of(client, "act", {"op": "type", "target": path_of(screen, "Email"), "text": "a@b.c"}))
+        said.append(await error_of(client, "act", {"op": "home"}))
+        said.append(await error_of(client, "record_check", {"name": "x", "expect": [{"text": "Welcome"}]}))
+        again = await call(client, "start_recording", app=APP)
+        said.append(json.dumps(again["recording"]))
+        return said
+
+    said = run_fake(clock, bridge_on(project, clock, device=phone), agent)
+    assert "no element shown at '/0/0/0'" in said[0]
+    assert "the outcome is unknown" in said[1]
+    assert "The recording is dropped." in said[1]
+    assert "Nothing more is sent: start_recording launches the app again" in said[2]
+    assert "nothing is being recorded" in said[3]
+    assert said[4] == '{"on": true, "steps": []}'
+    assert FailureClass.UNKNOWN_OUTCOME.value == "unknown_outcome"
+
+
+def test_run_check_heals_and_the_heal_is_reviewed_through_the_tools(project: Path) -> None:
+    clock = FakeClock()
+
+    async def record(client: Client) -> None:
+        await sign_up(client)
+        await call(client, "record_check", name="Signs up", expect=[{"text": "Welcome aboard"}], file="signup.yaml")
+
+    run_fake(clock, bridge_on(project, clock), record)
+    renamed = bridge_on(project, clock, app="yourapp-renamed", model="scripted")
+
+    async def review(client: Client) -> list[dict[str, Any]]:
+        ran = await call(client, "run_check", check="signup")
+        heals = await call(client, "list_heals")
+        checks = await call(client, "list_checks")
+        accepted = await call(client, "accept_heal", check="Signs up")
+        again = await call(client, "run_check", check="signup.yaml", no_heal=True)
+        return [ran, heals, checks, accepted, again]
+
+    ran, heals, checks, accepted, again = run_fake(clock, renamed, review)
+    assert (ran["verdict"], ran["mode"], ran["healed_steps"]) == ("passed", "replay", 1)
+    assert ran["report"] is not None
+    assert Path(ran["report"]).name == "report.html"
+    assert Path(ran["report"]).is_file()
+    assert [(h["step"], h["from"], h["to"]) for h in heals["heals"]] == [(3, 'Tap "Continue"', 'Tap "Next"')]
+    assert checks["checks"][0]["heals_waiting"] == 1
+    assert accepted == {"check": "Signs up", "accepted": 1}
+    assert (again["verdict"], again["model_calls"], again["healed_steps"]) == ("passed", 0, 0)
+
+
+def test_the_resources_are_the_checks_and_the_last_result(project: Path) -> None:
+    clock = FakeClock()
+
+    async def agent(client: Client) -> list[Any]:
+        await sign_up(client)
+        await call(client, "record_check", name="Signs up", expect=[{"text": "Welcome aboard"}], file="signup.yaml")
+        listed = await client.list_resources()
+        templates = await client.list_resource_templates()
+        checks = await client.read_resource("mobster://checks")
+        text = await client.read_resource("mobster://checks/signup")
+        await call(client, "run_check", check="signup")
+        last = await client.read_resource("mobster://results/last")
+        return [listed, templates, checks, text, last]
+
+    listed, templates, checks, text, last = run_fake(clock, bridge_on(project, clock), agent)
+    assert sorted(str(r.uri) for r in listed.resources) == ["mobster://checks", "mobster://results/last"]
+    assert [t.uri_template for t in templates.resource_templates] == ["mobster://checks/{name}"]
+    assert json.loads(checks.contents[0].text)["checks"][0]["steps"] == SIGNUP_STEPS
+    assert text.contents[0].text.startswith("version: 1\nname: Signs up\n")
+    result = json.loads(last.contents[0].text)
+    assert (result["name"], result["verdict"], result["mode"]) == ("Signs up", "passed", "replay")
+
+
+def test_the_tools_say_what_they_touch(project: Path) -> None:
+    clock = FakeClock()
+
+    async def agent(client: Client) -> Any:
+        return await client.list_tools()
+
+    tools = {t.name: t for t in run_fake(clock, bridge_on(project, clock), agent).tools}
+    assert sorted(tools) == sorted([
+        "list_devices", "read_screen", "act", "start_recording", "stop_recording", "record_check", "run_check",
+        "list_checks", "list_heals", "accept_heal", "reject_heal",
+    ])  # fmt: skip
+    reads = {n for n, t in tools.items() if t.annotations is not None and t.annotations.read_only_hint}
+    assert reads == {"list_devices", "read_screen", "list_checks", "list_heals"}
+    destructive = {n for n, t in tools.items() if t.annotations is not None and t.annotations.destructive_hint}
+    assert destructive == {"act", "start_recording", "run_check", "accept_heal", "reject_heal"}
+    for tool in tools.values():
+        assert tool.description is not None
+        assert "\n" not in tool.description.strip()
+        assert len(tool.description) <= 120
+        assert tool.input_schema["type"] == "object"
+    assert tools["act"].input_schema["properties"]["op"]["enum"][:3] == ["tap", "long_press", "type"]
+
+
+def test_bad_expectations_are_errors_and_the_recording_goes_on(project: Path) -> None:
+    clock = FakeClock()
+    deep: Any = {"text": "Welcome aboard"}
+    for _ in range(150):
+        deep = [deep]
+    bad = [
+        ([deep], "nested more than 100 levels deep"),
+        ([{"txt": "Welcome aboard"}], "expect[0].txt: unknown key 'txt' (did you mean 'text'?)"),
+        ([{"text": 5}], "expect[0].text: expected a string"),
+        ([{"text": "/(a+)+$/"}], "the verdict is failed: text /(a+)+$/ failed: not on the screen; nothing was written"),
+    ]
+
+    async def agent(client: Client) -> dict[str, Any]:
+        await sign_up(client)
+        for expect, said in bad:
+            assert said in await error_of(client, "record_check", {"name": "Signs up", "expect": expect}), expect
+        return await call(client, "record_check", name="Signs up", expect=[{"text": "Welcome aboard"}])
+
+    recorded = run_fake(clock, bridge_on(project, clock), agent)
+    assert recorded["steps"] == SIGNUP_STEPS
+    assert [p.name for p in (project / ".mobster" / "checks").iterdir()] == ["signs-up.yaml"]
