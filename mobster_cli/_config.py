@@ -48,12 +48,16 @@ def _start(checks: Any) -> Path:
 
 
 def apply_config(
-    ctx: click.Context, opts: dict[str, Any], checks: Any = ()
+    ctx: click.Context, opts: dict[str, Any], checks: Any = (), *, start: Path | None = None
 ) -> tuple[dict[str, Any], dict[str, str], ProjectConfig]:
-    """Rule 1: ``opts`` with the config's values where the command line gave none, and each one's source."""
+    """Rule 1: ``opts`` with the config's values where the command line gave none, and each one's source.
+
+    The config is looked for from ``start`` (``mobster mcp --project``), else the first check's
+    folder, else here.
+    """
     from mobster_drivers.harness.config import KEYS, load_config
 
-    project = load_config(_start(checks), profile=opts.get("profile"))
+    project = load_config(start or _start(checks), profile=opts.get("profile"))
     merged = dict(opts)
     sources: dict[str, str] = {}
     if any(_given(ctx, name) for name in _DEVICE_OPTIONS):

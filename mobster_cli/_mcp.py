@@ -8,6 +8,9 @@ Rule 2: stdio by default (stdout carries only the protocol); ``--http PORT`` ser
 Rule 3: the MCP SDK is the ``mcp`` extra: without it the command says what to install (exit 3).
 Rule 4: the project is the folder at or above ``--project`` (default: the current folder) that
         holds ``.mobster``, else that folder.
+Rule 5: the project config (``mobster.toml`` or ``[tool.mobster]``, ``--profile`` or
+        ``$MOBSTER_PROFILE``) fills what the command line leaves out, as for ``mobster test``:
+        the device, the model, the env file, the locale, the paths store and the waits.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 import click
 
+from ._config import profile_option
 from ._options import timing_options
 from ._paths import paths_option
 
@@ -47,6 +51,7 @@ def _locale(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 @click.option("--locale", metavar="LOCALE", callback=_locale, help="Run the app in this locale.")
 @paths_option
 @_timing
+@profile_option
 @click.option(
     "--project",
     type=click.Path(file_okay=False, path_type=Path),
@@ -65,7 +70,20 @@ def mcp(ctx: click.Context, /, **opts: Any) -> None:
     from .main import _boundary, _runtime
 
     runtime = _runtime(ctx)
-    raise SystemExit(_boundary(lambda: _serve(runtime, opts)))
+    raise SystemExit(_boundary(lambda: _serve(runtime, _configured(ctx, opts))))
+
+
+def _configured(ctx: click.Context, opts: dict[str, Any]) -> dict[str, Any]:
+    """Rule 5: the options, with the project config's values where the command line gave none."""
+    from mobster_drivers.harness.config import ConfigError
+
+    from ._config import apply_config
+    from .main import _fail
+
+    try:
+        return apply_config(ctx, opts, start=(opts["project"] or Path.cwd()).absolute())[0]
+    except ConfigError as exc:
+        _fail(str(exc))
 
 
 def _serve(runtime: Any, opts: dict[str, Any]) -> int:

@@ -34,3 +34,25 @@ def test_a_bad_locale_is_a_usage_line(project: Path) -> None:
     result = CliRunner().invoke(cli, ["mcp", "--scripted", str(sample_path("yourapp")), "--locale", "x"])
     assert result.exit_code != 0
     assert "--locale" in result.output
+
+
+def test_the_project_config_names_the_device(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The config's profile gives the device: the command gets past choosing it, to the SDK."""
+    (project / "mobster.toml").write_text(
+        f'profile = "phone"\n[profiles.phone]\nscripted = "{sample_path("yourapp")}"\nmodel = "scripted"\n'
+    )
+    monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)
+    monkeypatch.delitem(sys.modules, "mobster_mcp._server", raising=False)
+    result = CliRunner().invoke(cli, ["mcp", "--project", str(project)])
+    assert result.exit_code == 3, result.output
+    assert "needs the mcp extra" in result.output  # the device came from the config
+    two = CliRunner().invoke(cli, ["mcp", "--project", str(project), "--scripted", "a.yaml", "--scripted", "b.yaml"])
+    assert "serves one device" in two.output  # the command line's devices replace the config's
+
+
+def test_a_bad_config_is_one_line_naming_the_file(project: Path) -> None:
+    (project / "mobster.toml").write_text('scripted = "a.yaml"\npoll-intervall = 0.2\n')
+    result = CliRunner().invoke(cli, ["mcp", "--project", str(project)])
+    assert result.exit_code == 3, result.output
+    assert "mobster.toml: line 2" in result.output
+    assert "poll-interval" in result.output
