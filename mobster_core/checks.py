@@ -7,12 +7,16 @@ every N-th of them for one of N machines; :func:`read_user_file` reads a user's 
 only, size-capped, never blocking on a FIFO). The format is in ``docs/checks.md``.
 """
 
+from ._rules.alerts import SERVICES as ALERT_SERVICES
+from ._rules.alerts import AlertPolicy
 from ._run.suite import parse_shard, shard
 from ._store.checks import Budget, Check, CheckApp, CheckLaunch, find_checks, load_check, load_check_text, project_of
 from ._store.fsutil import find_project_root, read_user_file
 from .exceptions import CheckError
 
 __all__ = [
+    "ALERT_SERVICES",
+    "AlertPolicy",
     "Budget",
     "Check",
     "CheckApp",

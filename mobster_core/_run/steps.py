@@ -79,6 +79,7 @@ class Executed:
 
 async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
     """Rules 1, 2 and 4: launch, the baseline, then the steps."""
+    run.dispatch.watch_alerts(run.options.alerts or run.check.alerts, prepared.info.kind)
     await run.dispatch.launch(run.bundle, prepared.launch)
     baseline = await take_baseline(run)
     if run.check.launch_only:

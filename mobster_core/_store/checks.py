@@ -39,6 +39,8 @@ Rule 5: the keys and their limits:
                                       None, or ``[]``, means the verdict is ``needs_review``.
         ``budget.max_seconds``        more than 0, at most 600; default 180 (Smart's time limit).
         ``budget.max_usd``            more than 0, at most 1.00; default 0.25 (Smart's spend cap).
+        ``alerts``                    ``fail`` (default), ``accept``, ``dismiss`` or ``{allow: [..],
+                                      deny: [..]}`` of privacy services (``_rules/alerts`` Rule 1).
         ============================  ===================================================================
 
 Rule 6: checks live in ``<project>/.mobster/checks/``: every ``*.yaml`` and ``*.yml`` there (not in
@@ -56,6 +58,7 @@ from typing import Any, NoReturn
 
 import attrs
 
+from mobster_core._rules.alerts import AlertPolicy, AlertProblem, parse_alerts
 from mobster_core._rules.assertions import Assertion, ExpectError, parse_expect
 from mobster_core._rules.device import LaunchOptions, Reset, normal_locale
 from mobster_core._rules.identity import path_identity
@@ -117,7 +120,10 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _NEVER_RESET = "com.apple."
 _ELLIPSIS = "\u2026"
 
-_TOP_KEYS = ("version", "name", "app", "device", "runtime", "reset", "tags", "launch", "steps", "expect", "budget")
+_TOP_KEYS = (
+    *("version", "name", "app", "device", "runtime", "reset", "tags", "launch", "steps", "expect", "budget"),
+    "alerts",
+)
 _APP_KEYS = ("bundle", "path")
 _LAUNCH_KEYS = ("args", "env", "url", "locale")
 _BUDGET_KEYS = ("max_seconds", "max_usd")
@@ -195,6 +201,8 @@ class Check:
     steps_raw: str | tuple[str, ...] | None = None
     expect: tuple[Assertion, ...] = ()
     budget: Budget = attrs.field(factory=Budget)
+    #: How system alerts are answered (``_rules/alerts``): ``fail`` unless the file says otherwise.
+    alerts: AlertPolicy = attrs.field(factory=AlertPolicy)
 
     @property
     def launch_only(self) -> bool:
@@ -414,7 +422,15 @@ class _Reader:
             steps_raw=steps_raw,
             expect=self.expect(top["expect"]) if "expect" in top else (),
             budget=self.budget(top["budget"]) if "budget" in top else Budget(),
+            alerts=self.alerts(top["alerts"]) if "alerts" in top else AlertPolicy(),
         )
+
+    def alerts(self, value: Any) -> AlertPolicy:
+        """``alerts: fail | accept | dismiss | {allow: [..], deny: [..]}`` (``_rules/alerts`` Rule 1)."""
+        try:
+            return parse_alerts(value)
+        except AlertProblem as exc:
+            self.fail(("alerts", *exc.keys), exc.problem, exc.fix)
 
     def app(self, value: Any) -> CheckApp:
         keys: Keys = ("app",)

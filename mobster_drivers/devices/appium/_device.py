@@ -60,7 +60,8 @@ Rule 5: actions: ``TAP`` is ``mobile: tap`` at the element's centre in points (X
         (``GET /element/active``, ``POST /element/{id}/value``); ``SUBMIT`` sends ``"\n"`` the
         same way; swipes are ``mobile: dragFromToForDuration`` (0.1 s press, as the WDA driver);
         ``HOME`` is ``mobile: pressButton`` ``home``; ``LAUNCH_APP`` is ``mobile: activateApp``;
-        ``OPEN_URL`` is ``mobile: deepLink``.
+        ``OPEN_URL`` is ``mobile: deepLink``; ``DISMISS_KEYBOARD`` is ``mobile: hideKeyboard`` with
+        the keys that hide it (``gestures`` Rule 6).
 Rule 6: a launch is ``mobile: isAppInstalled`` (a ``DeviceError``, nothing sent, when it isn't;
         ``mobile: queryAppState`` where a server refuses it), ``mobile: terminateApp``,
         ``mobile: launchApp`` with the arguments and environment
@@ -115,7 +116,7 @@ from mobster_core import (
     Verdict,
 )
 from mobster_drivers._xcuitest import replies
-from mobster_drivers._xcuitest.gestures import SWIPE_SECONDS, Move, gesture
+from mobster_drivers._xcuitest.gestures import KEYBOARD_KEYS, SWIPE_SECONDS, Move, gesture
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
@@ -651,6 +652,8 @@ class AppiumDevice:
             self._mobile("activateApp", {"bundleId": move.target}, timeout=self._timeouts.launch, action=what)
         elif move.move is Move.OPEN_URL:
             self._mobile("deepLink", {"url": move.target}, timeout=self._timeouts.launch, action=what)
+        elif move.move is Move.DISMISS_KEYBOARD:
+            self._mobile("hideKeyboard", {"keys": list(KEYBOARD_KEYS)}, timeout=timeout, action=what)
 
     def _type(self, text: str, what: str) -> None:
         """Send ``text`` to the element with the keyboard focus (Rule 5)."""
