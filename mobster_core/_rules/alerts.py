@@ -28,6 +28,10 @@ Rule 5 (the decision, :func:`decide`): ``fail`` answers nothing: the step ends, 
         names, and refuses every other alert. Nothing here asks a model.
 Rule 6 (bounded): an alert answered :data:`MAX_ANSWERS_PER_ALERT` times that comes back is refused:
         "came back after it was answered", so a prompt that reappears can't loop.
+Rule 8 (before the launch): ``{allow, deny}`` names its services' answers before any prompt shows:
+        :func:`permissions_of` is what the launch asks a device to set (``LaunchOptions.permissions``),
+        so a simulator grants or revokes them and their prompts never show. ``accept`` and
+        ``dismiss`` name no service: their prompts are answered as they show.
 Rule 7 (messages): an alert's title is shown in a message with its control characters (bidi
         included) escaped and cut to :data:`SHOWN_TITLE` characters.
 """
@@ -46,6 +50,7 @@ from .text import escape_controls
 
 __all__ = [
     "MAX_ANSWERS_PER_ALERT",
+    "OPEN_IN",
     "SERVICES",
     "Alert",
     "AlertAnswer",
@@ -56,6 +61,7 @@ __all__ = [
     "decide",
     "find_alert",
     "parse_alerts",
+    "permissions_of",
     "service_of",
     "shown_title",
 ]
@@ -282,6 +288,13 @@ class AlertRefusal:
 def in_the_way(alert: Alert) -> str:
     """The drift reason of an alert that is not answered."""
     return f"a system alert is in the way: “{alert.shown}”"
+
+
+def permissions_of(policy: AlertPolicy) -> dict[str, bool]:
+    """Rule 8: the services ``policy`` grants (True) and denies (False) before the launch."""
+    if policy.mode is not AlertMode.SERVICES:
+        return {}
+    return {**dict.fromkeys(sorted(policy.allow), True), **dict.fromkeys(sorted(policy.deny), False)}
 
 
 def decide(

@@ -50,7 +50,7 @@ from typing import Any, NoReturn, TypeVar
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.alerts import AlertAnswer, AlertPolicy, AlertRefusal, decide, find_alert
+from mobster_core._rules.alerts import OPEN_IN, AlertAnswer, AlertPolicy, AlertRefusal, decide, find_alert
 from mobster_core._rules.device import Action, DeviceKind, LaunchOptions
 from mobster_core._rules.frames import FINAL_FRAME, drift_frame, step_frame
 from mobster_core._rules.safety import check_commit, classify
@@ -230,7 +230,8 @@ class Dispatcher:
         self._begin(key, {**entry, "target": None, "text": None, **({} if step is None else {"step": step})})
         self._actions += 1
         await self._call(key, what, device.answer_alert(answer.button), pre=f"{what} couldn't be sent", step=step)
-        self._opened_url = False
+        if alert.service == OPEN_IN:
+            self._opened_url = False  # the link's own prompt is answered once; other prompts leave it
         self.answered.append(answer)
         if self.on_sent is not None:
             self.on_sent(what)
@@ -409,7 +410,8 @@ class Dispatcher:
 
     async def launch(self, bundle: str, options: LaunchOptions, *, key: str = "launch") -> None:
         """Launch the app under test, journaled like any action (``key`` names a launch again)."""
-        self._begin(key, {"op": "LAUNCH", "app": bundle, "url": options.url, "reset": str(options.reset)})
+        entry = {"op": "LAUNCH", "app": bundle, "url": options.url, "reset": str(options.reset)}
+        self._begin(key, {**entry, "permissions": dict(options.permissions)} if options.permissions else entry)
         launching = self.device.launch(bundle, self._resolved_launch(options))
         await self._call(key, f"launching {bundle}", launching, pre=f"couldn't launch {bundle}")
         self._opened_url = options.url is not None  # Rule 12: its "Open in" prompt is the check's own

@@ -810,6 +810,14 @@ class FakeWda(LoopbackServer[WdaRequest]):
 
         self.run(open_url())
 
+    def set_permission(self, bundle: str, service: str | None, *, allow: bool | None) -> None:
+        """A permission set (True, False) or reset (None; ``service`` None: all) as ``simctl privacy`` does."""
+
+        async def privacy() -> None:
+            self._phone.set_permission(bundle, service, allow=allow)
+
+        self.run(privacy())
+
     def screenshot(self) -> bytes:
         """The phone's screenshot as PNG bytes."""
         return bytes(self.run(self._phone.screenshot()))

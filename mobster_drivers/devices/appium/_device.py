@@ -61,7 +61,8 @@ Rule 5: actions: ``TAP`` is ``mobile: tap`` at the element's centre in points (X
         same way; swipes are ``mobile: dragFromToForDuration`` (0.1 s press, as the WDA driver);
         ``HOME`` is ``mobile: pressButton`` ``home``; ``LAUNCH_APP`` is ``mobile: activateApp``;
         ``OPEN_URL`` is ``mobile: deepLink``; ``DISMISS_KEYBOARD`` is ``mobile: hideKeyboard`` with
-        the keys that hide it (``gestures`` Rule 6).
+        the keys that hide it (``gestures`` Rule 6). A system alert is answered with ``mobile: alert``
+        (``accept``, its button's label: XCUITest taps it through WDA's ``/alert/accept``).
 Rule 6: a launch is ``mobile: isAppInstalled`` (a ``DeviceError``, nothing sent, when it isn't;
         ``mobile: queryAppState`` where a server refuses it), ``mobile: terminateApp``,
         ``mobile: launchApp`` with the arguments and environment
@@ -315,6 +316,12 @@ class AppiumDevice:
     async def act(self, action: Action) -> None:
         """Send one action, once (Rules 1, 5)."""
         await asyncio.to_thread(self._act_sync, action)
+
+    async def answer_alert(self, button: str) -> None:
+        """Tap ``button`` of the alert shown (``AlertAnswers``): ``mobile: alert`` ``accept`` with its label, once."""
+        args = {"action": "accept", "buttonLabel": button}
+        what = f"tapping “{button}” on the alert"
+        await asyncio.to_thread(self._mobile, "alert", args, timeout=self._timeouts.action, action=what)
 
     async def screenshot(self) -> bytes:
         """The screen as PNG bytes (``GET /session/{id}/screenshot``)."""

@@ -26,8 +26,9 @@ Rule 10 (system prompts, the script's Rule 8): a launch that starts an app (``la
         it. While one is shown a read is SpringBoard's: the alert, its texts, then its buttons, in
         the order the script gives them; a tap on a button, or :meth:`ScriptedPhone.answer_alert`,
         answers it. An answer is remembered until a launch with ``reset: reinstall`` (a prompt with
-        ``again: true`` comes back on every launch). "Open" carries the link out; "Cancel" leaves
-        the app where it was.
+        ``again: true`` comes back on every launch). On a ``simulator``, the services a launch
+        sets (``LaunchOptions.permissions``, as ``simctl privacy`` does) count as answered.
+        "Open" carries the link out; "Cancel" leaves the app where it was.
 Rule 11 (the keyboard, the script's Rule 9): in an app with ``keyboard: true``, a tap on a text field
         or typing into it gives it the focus, and while its screen is in front a ``Keyboard``
         covers the bottom of the screen (with a ``return`` key). ``SUBMIT``, ``DISMISS_KEYBOARD``,
@@ -265,6 +266,13 @@ class _Sim:
             self.answered.setdefault(alert.bundle, set()).add(alert.index)
         if alert.then is not None and button in alert.prompt.accept:
             self._apply(alert.then, now)
+
+    def preset(self, bundle: str, permissions: Mapping[str, bool]) -> None:
+        """Rule 10: the prompts of the services a launch sets (``simctl privacy``) count as answered."""
+        prompts = self.script.apps[bundle].prompts
+        done = {i for i, p in enumerate(prompts) if p.service in permissions}
+        if done:
+            self.answered.setdefault(bundle, set()).update(done)
 
     def forget_answers(self, bundle: str) -> None:
         """Rule 10: a reinstall forgets what the app's prompts were answered."""
@@ -677,6 +685,8 @@ class ScriptedPhone:
         locale = options.locale if self.launches_in_locale() else None
         if options.reset is Reset.REINSTALL:
             self._sim.forget_answers(bundle)
+        if self.launches_in_locale():  # a simulator sets permissions before a launch; an iPhone can't
+            self._sim.preset(bundle, options.permissions)
         linked = screen if options.url is not None and app.open_in else None
         first = app.launch if linked else screen
         self._sim.launch(bundle, first, self._clock.now(), _argument_locale(options.args) or locale)
@@ -731,6 +741,22 @@ class ScriptedPhone:
             return None
         prompt = self._sim.alerts[0].prompt
         return "\n".join(t for t in (prompt.title, prompt.message) if t), prompt.buttons
+
+    def set_permission(self, bundle: str, service: str | None, *, allow: bool | None) -> None:
+        """Rule 10: the system sets (``allow`` True or False) or resets (None) a permission of ``bundle``.
+
+        A set one's prompt counts as answered; a reset one's shows again (``service`` None: all).
+        """
+        self._installed(bundle, "set_permission")
+        if allow is not None and service is not None:
+            self._sim.preset(bundle, {service: allow})
+        elif service is None:
+            self._sim.forget_answers(bundle)
+        else:
+            prompts = self._script.apps[bundle].prompts
+            self._sim.answered.get(bundle, set()).difference_update(
+                i for i, p in enumerate(prompts) if p.service == service
+            )
 
     def keyboard_shown(self) -> bool:
         """Rule 11: whether the keyboard is shown now."""

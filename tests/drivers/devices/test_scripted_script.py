@@ -108,7 +108,8 @@ def test_the_renamed_sample_differs_only_in_the_continue_button() -> None:
 
 
 def test_sample_path_names_the_samples_when_asked_for_another() -> None:
-    with pytest.raises(ValueError, match=r"no sample app script 'nope' \(samples: yourapp, yourapp-renamed\)"):
+    samples = r"\(samples: yourapp, yourapp-location, yourapp-renamed\)"
+    with pytest.raises(ValueError, match=rf"no sample app script 'nope' {samples}"):
         sample_path("nope")
     with pytest.raises(ValueError, match="no sample"):
         sample_path("../scripted/__init__")
