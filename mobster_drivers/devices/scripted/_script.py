@@ -20,8 +20,9 @@ Rule 7: ``device.locale`` (default ``en_US``) and ``device.appearance`` (``light
 Rule 8 (system prompts): an app's ``prompts`` are the permission alerts it raises, each a
         ``service`` (a name of ``mobster_core.checks.ALERT_SERVICES``), a ``title``, an optional
         ``message`` and its ``buttons`` (the order a real prompt shows them; at least one) and
-        ``accept`` (the buttons that grant it; default: every button but the first and any
-        "Don't Allow"). A prompt is shown on the app's first launch of an install (``on: launch``,
+        ``accept`` (the buttons that grant it; default: every button but those that decline,
+        "Don't Allow", "Cancel", "Not Now", "Ask App Not to Track", or, with none of those, the
+        first). A prompt is shown on the app's first launch of an install (``on: launch``,
         the default), and its answer is remembered until the app is reinstalled; ``again: true``
         shows it on every launch, answered or not (a prompt that keeps coming back). ``open_in:
         true`` makes a deep link raise "Open in “App”?" (Cancel, Open) before the app opens it.
@@ -612,7 +613,8 @@ class _Reader:
         buttons = tuple(self.string(b, (*keys, "buttons", i)) for i, b in enumerate(buttons_raw))
         accept_raw = raw.get("accept")
         if accept_raw is None:
-            accept = frozenset(b for b in buttons[1:] if not _declines(b))
+            declined = [b for b in buttons if _declines(b)] or list(buttons[:1])
+            accept = frozenset(b for b in buttons if b not in declined)
         else:
             if not isinstance(accept_raw, list):
                 self.fail((*keys, "accept"), "expected a list of the buttons that grant it")
@@ -715,8 +717,8 @@ class _Reader:
 
 
 def _declines(button: str) -> bool:
-    """Rule 8: a "Don't Allow" button (iOS writes a typographic apostrophe)."""
-    return button.casefold().replace("\u2019", "'").startswith("don't")
+    """Rule 8: a declining button ("Don't Allow", with the typographic apostrophe iOS writes, "Cancel")."""
+    return button.casefold().replace("\u2019", "'").startswith(("don't", "cancel", "not now", "ask app not"))
 
 
 def _auto_frame(parent: Frame | None, index: int, count: int) -> Frame:

@@ -169,3 +169,26 @@ def test_a_deep_link_asks_open_in_which_only_the_checks_own_url_answers(tmp_path
     result, phone, _ = run(check, LOCATION_APP)
     assert result.verdict is mc.Verdict.PASSED, result.outcome.message
     assert phone.alert_answers == ["Allow While Using App", "Open"]
+
+
+def test_the_answer_shows_in_the_reports_journal(tmp_path: Path) -> None:
+    from mobster_report import HtmlReport
+
+    check = project(tmp_path, SIGNUP.replace("reset: data\n", "reset: data\nalerts: accept\n"))
+    result, _, _ = run(check, IPHONE_APP, reporter=HtmlReport())
+    assert result.verdict is mc.Verdict.PASSED
+    page = (tmp_path / result.run_dir / "report.html").read_text("utf-8")
+    assert "<code>alert-1</code>" in page
+    assert "Allow While Using App" in page
+    assert "to use your location?" in page
+
+
+def test_open_in_after_a_link_the_steps_open_is_refused_even_under_accept(tmp_path: Path) -> None:
+    steps = 'steps:\n  - Open link "yourapp://signup"\n  - Tap "Continue"\n'
+    linked = SIGNUP.replace("reset: data\n", "reset: data\nalerts: accept\n")
+    linked = linked[: linked.index("steps:")] + steps + linked[linked.index("expect:") :]
+    check = project(tmp_path, linked)
+    result, phone, _ = run(check, IPHONE_APP)
+    assert result.outcome.failure_class is mc.FailureClass.DRIFT
+    assert "an “Open in” prompt is accepted only right after the check's launch.url" in result.outcome.message
+    assert phone.alert_answers == ["Allow While Using App"]  # the location prompt, never "Open"
