@@ -10,6 +10,7 @@ never blocking on a FIFO). The format is in ``docs/checks.md``.
 
 from ._rules.alerts import SERVICES as ALERT_SERVICES
 from ._rules.alerts import AlertMode, AlertPolicy, AlertProblem, parse_alerts
+from ._rules.yaml import dotted
 from ._run.suite import parse_shard, shard
 from ._store.checks import Budget, Check, CheckApp, CheckLaunch, find_checks, load_check, load_check_text, project_of
 from ._store.fsutil import find_project_root, read_user_file
@@ -44,5 +45,4 @@ def parse_alert_policy(value: object, where: str = "alerts") -> AlertPolicy:
     try:
         return parse_alerts(value)
     except AlertProblem as exc:
-        keys = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in exc.keys)
-        raise ValueError(f"{where}{keys}: {exc.problem}; {exc.fix}") from exc
+        raise ValueError(f"{dotted((where, *exc.keys))}: {exc.problem}; {exc.fix}") from exc

@@ -47,6 +47,7 @@ import attrs
 
 from .screen import Element, Screen
 from .text import escape_controls
+from .yaml import KeyedProblem
 
 __all__ = [
     "MAX_ANSWERS_PER_ALERT",
@@ -99,14 +100,8 @@ MAX_ANSWERS_PER_ALERT = 2
 SHOWN_TITLE = 120
 
 
-class AlertProblem(ValueError):
-    """A bad ``alerts:`` value: ``keys`` is where (below ``alerts``), the message what and the fix."""
-
-    def __init__(self, keys: tuple[str | int, ...], problem: str, fix: str) -> None:
-        super().__init__(problem)
-        self.keys = keys
-        self.problem = problem
-        self.fix = fix
+class AlertProblem(KeyedProblem, ValueError):
+    """A bad ``alerts:`` value: ``keys`` is where (below ``alerts``), ``problem`` what, ``fix`` the fix."""
 
 
 class AlertMode(enum.StrEnum):
