@@ -11,23 +11,12 @@ from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
 from tests.core.run.test_run import project, run
+from tests.samples import LOCATION_TITLE as TITLE
+from tests.samples import SIGNUP_PAST_THE_KEYBOARD
 
 LOCATION_APP = sample_path("yourapp-location")
 
-SIGNUP = """\
-version: 1
-name: Sign up
-app: {bundle: com.example.yourapp}
-reset: data
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Dismiss the keyboard
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
-TITLE = "Allow “YourApp” to use your location?"
+SIGNUP = SIGNUP_PAST_THE_KEYBOARD
 
 
 IPHONE_APP = LOCATION_APP.read_text("utf-8").replace("kind: simulator", "kind: iphone")

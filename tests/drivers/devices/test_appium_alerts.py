@@ -12,21 +12,9 @@ from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.testing.appium import FakeAppium
 from tests.real_clock import QUICK_POLICY
+from tests.samples import SIGNUP_PAST_THE_KEYBOARD
 
-CHECK = """\
-version: 1
-name: Sign up
-app: {bundle: com.example.yourapp}
-reset: none
-alerts: {allow: [location]}
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Dismiss the keyboard
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
+CHECK = SIGNUP_PAST_THE_KEYBOARD.replace("reset: data\n", "reset: none\nalerts: {allow: [location]}\n")
 
 
 def test_an_allowed_prompt_and_the_keyboard_through_appium(tmp_path: Path) -> None:

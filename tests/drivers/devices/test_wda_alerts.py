@@ -14,22 +14,11 @@ from mobster_drivers.devices.scripted import sample_path
 from mobster_drivers.devices.wda import WdaDevice
 from mobster_drivers.testing.wda import FakeWda
 from tests.real_clock import QUICK_POLICY
+from tests.samples import LOCATION_TITLE as TITLE
+from tests.samples import SIGNUP_PAST_THE_KEYBOARD
 
 YOURAPP = "com.example.yourapp"
-TITLE = "Allow “YourApp” to use your location?"
-CHECK = """\
-version: 1
-name: Sign up
-app: {bundle: com.example.yourapp}
-reset: data
-steps:
-  - Tap "Sign up"
-  - Type "ada@example.com" into "Email"
-  - Dismiss the keyboard
-  - Tap "Continue"
-expect:
-  - text: Welcome aboard
-"""
+CHECK = SIGNUP_PAST_THE_KEYBOARD
 
 
 def call(fake: FakeWda, method: str, route: str, body: object = None) -> tuple[int, object]:
