@@ -3,16 +3,23 @@
 A project is a folder with ``.mobster/``; its checks are the ``*.yaml`` files of
 ``.mobster/checks/``. :func:`load_check` reads one strictly (every problem a
 :class:`~mobster_core.exceptions.CheckError` naming the file, line and key); :func:`shard` picks
-every N-th of them for one of N machines; :func:`read_user_file` reads a user's file (regular files
-only, size-capped, never blocking on a FIFO). The format is in ``docs/checks.md``.
+every N-th of them for one of N machines; :func:`parse_alert_policy` reads a system-alert policy
+(``docs/alerts.md``); :func:`read_user_file` reads a user's file (regular files only, size-capped,
+never blocking on a FIFO). The format is in ``docs/checks.md``.
 """
 
+from ._rules.alerts import SERVICES as ALERT_SERVICES
+from ._rules.alerts import AlertMode, AlertPolicy, AlertProblem, parse_alerts
+from ._rules.yaml import dotted
 from ._run.suite import parse_shard, shard
 from ._store.checks import Budget, Check, CheckApp, CheckLaunch, find_checks, load_check, load_check_text, project_of
 from ._store.fsutil import find_project_root, read_user_file
 from .exceptions import CheckError
 
 __all__ = [
+    "ALERT_SERVICES",
+    "AlertMode",
+    "AlertPolicy",
     "Budget",
     "Check",
     "CheckApp",
@@ -22,8 +29,20 @@ __all__ = [
     "find_project_root",
     "load_check",
     "load_check_text",
+    "parse_alert_policy",
     "parse_shard",
     "project_of",
     "read_user_file",
     "shard",
 ]
+
+
+def parse_alert_policy(value: object, where: str = "alerts") -> AlertPolicy:
+    """The system-alert policy ``value`` says (``"accept"``, ``{"allow": ["location"]}``; ``docs/alerts.md``).
+
+    ``ValueError`` naming ``where`` (and the key below it) and the fix when it is bad.
+    """
+    try:
+        return parse_alerts(value)
+    except AlertProblem as exc:
+        raise ValueError(f"{dotted((where, *exc.keys))}: {exc.problem}; {exc.fix}") from exc

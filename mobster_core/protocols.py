@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_SCREEN_SIZE",
     "SPRINGBOARD",
+    "AlertAnswers",
     "Appearance",
     "CheckReports",
     "Clock",
@@ -96,6 +97,21 @@ class Screenshots(Protocol):
 
     async def screenshot(self) -> bytes:
         """The screen as a PNG image."""
+        ...
+
+
+@runtime_checkable
+class AlertAnswers(Protocol):
+    """**Protocol:** an optional ability: answer the system alert shown now by tapping a button.
+
+    ``button`` is one of the alert's buttons as a read shows them (``docs/alerts.md``). WDA does it
+    with ``POST /alert/accept {"name": button}``, the scripted phone taps it. ``DeviceError`` when
+    no alert is shown (nothing was sent); any other failure is an unknown outcome, as for ``act``.
+    A device without it can't answer alerts: a check whose policy answers one then can't run.
+    """
+
+    async def answer_alert(self, button: str) -> None:
+        """Tap ``button`` of the alert shown now."""
         ...
 
 

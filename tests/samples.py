@@ -109,3 +109,21 @@ XCUITEST_LEGACY_CAPS = {
     "takesScreenshot": True,
     "networkConnectionEnabled": False,
 }
+
+
+#: The sign-up check of ``yourapp-location.yaml``: past its location prompt and its keyboard.
+SIGNUP_PAST_THE_KEYBOARD = """\
+version: 1
+name: Sign up
+app: {bundle: com.example.yourapp}
+reset: data
+steps:
+  - Tap "Sign up"
+  - Type "ada@example.com" into "Email"
+  - Dismiss the keyboard
+  - Tap "Continue"
+expect:
+  - text: Welcome aboard
+"""
+#: The title of ``yourapp-location.yaml``'s location prompt.
+LOCATION_TITLE = "Allow “YourApp” to use your location?"

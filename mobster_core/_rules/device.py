@@ -120,6 +120,10 @@ def _env(value: Mapping[str, str] | None) -> dict[str, str]:
     return dict(value or {})
 
 
+def _permissions(value: Mapping[str, bool] | None) -> dict[str, bool]:
+    return dict(value or {})
+
+
 def _args(value: Iterable[str]) -> tuple[str, ...]:
     if isinstance(value, str | bytes):
         raise TypeError("args is a list of strings, not a single string")
@@ -131,7 +135,11 @@ class LaunchOptions:
     """How to launch the app under test: arguments, environment, a deep link, a reset, a locale.
 
     ``locale`` (Rule 3) is given only to a device that launches apps in a locale
-    (``protocols.LocaleLaunches``); None: the device's own.
+    (``protocols.LocaleLaunches``); None: the device's own. ``permissions`` are the privacy
+    services the check's alert policy grants (True) or denies (False) by name: a device that can
+    set them before the launch (a simulator: ``simctl privacy``) does so after any reset, so their
+    prompts never show; any other ignores them and the prompts are answered as they show
+    (``docs/alerts.md``).
     """
 
     args: tuple[str, ...] = attrs.field(default=(), converter=_args)
@@ -139,6 +147,7 @@ class LaunchOptions:
     url: str | None = None
     reset: Reset = Reset.NONE
     locale: str | None = attrs.field(default=None, converter=_locale_or_none)
+    permissions: Mapping[str, bool] = attrs.field(factory=dict, converter=_permissions, hash=False)
 
 
 @attrs.frozen

@@ -15,7 +15,8 @@ Rule 3 (a step's wait, :class:`StepWait`): a step whose match never comes has *d
         read; a step the replay resumes at after a heal) counts from when that read's screen first
         appeared, when that was earlier: the screen has been in front that long. A match is acted
         on at once; when its target is an element, the device is asked first whether it is shown
-        (a hidden target is no match on that read).
+        (a hidden target is no match on that read), and a target the keyboard covers is no match
+        either (``_rules/keyboard``).
 Rule 4: waiting longer changes nothing, so no wait sleeps past the moment one of its rules decides.
 Rule 5 (the settled read, :class:`SettledReadWait`; the verdict and the baseline): read, wait
         ``settle_gap`` (0.3 s), read again. When two reads in a row agree (and the caller's
@@ -47,6 +48,7 @@ from typing import Generic, NoReturn, Protocol, TypeVar
 
 import attrs
 
+from .keyboard import covered_by_keyboard, covers_reason
 from .matcher import Match, MatchRule, match_step
 from .screen import Element, Screen
 from .steps import Step
@@ -319,7 +321,7 @@ class StepWait:
         timing = self.policy.start(now, self.seed)
         if self.seed is None:
             return StepState(timing)
-        match = match_step(self.step, self.seed.screen, settled=self.seed.settled)
+        match = uncovered(match_step(self.step, self.seed.screen, settled=self.seed.settled), self.seed.screen)
         return StepState(timing, self.seed.screen, match, checking=match.ok and match.element is not None)
 
     def next(self, state: StepState, now: float) -> Move[Found | Drifted]:
@@ -343,7 +345,7 @@ class StepWait:
     def saw(self, state: StepState, started: float, screen: Screen) -> StepState:
         """Match the step on a new read (with the settle state)."""
         timing = state.timing.observe(started=started, fingerprint=screen.fingerprint)
-        match = match_step(self.step, screen, settled=timing.settled)
+        match = uncovered(match_step(self.step, screen, settled=timing.settled), screen)
         return StepState(timing, screen, match, checking=match.ok and match.element is not None)
 
     def checked(self, state: StepState, shown: bool) -> StepState:
@@ -356,6 +358,14 @@ class StepWait:
             reason = f'"{label}" is in the tree but hidden: the device says it isn\'t visible'
             match = attrs.evolve(match, ok=False, reason=reason, rule=MatchRule.TARGET)
         return attrs.evolve(state, match=match, checking=False)
+
+
+def uncovered(match: Match, screen: Screen) -> Match:
+    """Rule 3: a match whose target the keyboard covers is no match (``_rules/keyboard``)."""
+    element = match.element
+    if not match.ok or element is None or not covered_by_keyboard(screen, element):
+        return match
+    return attrs.evolve(match, ok=False, reason=covers_reason(element), rule=MatchRule.TARGET)
 
 
 # -- the settled read: the verdict and the baseline (Rule 5) -----------------------------------

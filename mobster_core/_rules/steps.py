@@ -4,7 +4,8 @@ Rule 1: a step is ``{"op", "app", "target", "screen", "text", "commit", "live"}`
         every key present, no other key.
 Rule 2: values are never converted: ``"1.5"`` is not a number and ``1`` is not a label.
 Rule 3: ``TAP``, ``LONG_PRESS`` and ``TYPE`` need a target; swipes may have one; ``SUBMIT``,
-        ``LAUNCH_APP``, ``HOME`` and ``OPEN_URL`` take none.
+        ``DISMISS_KEYBOARD`` (added later: a path without it reads as before), ``LAUNCH_APP``,
+        ``HOME`` and ``OPEN_URL`` take none.
 Rule 4: ``text`` is the typed text for ``TYPE`` (null only when the step is live), the bundle id
         for ``LAUNCH_APP``, the URL for ``OPEN_URL``, and null for every other op.
 Rule 5: a path is validated whole: one bad step drops the whole path (``PathError`` names the
@@ -45,6 +46,7 @@ class Op(enum.StrEnum):
     LAUNCH_APP = "LAUNCH_APP"
     HOME = "HOME"
     OPEN_URL = "OPEN_URL"
+    DISMISS_KEYBOARD = "DISMISS_KEYBOARD"
 
     @property
     def needs_target(self) -> bool:
@@ -219,6 +221,8 @@ def describe_action(op: Op, label: str | None, text: str | None) -> str:  # noqa
             return f"Type{what} into{on}"
         case Op.SUBMIT:
             return "Submit"
+        case Op.DISMISS_KEYBOARD:
+            return "Dismiss the keyboard"
         case Op.LAUNCH_APP:
             return f"Open {text}"
         case Op.HOME:

@@ -49,6 +49,7 @@ __all__ = [
     "MAX_INT_DIGITS",
     "MAX_YAML_BYTES",
     "MAX_YAML_DEPTH",
+    "KeyedProblem",
     "Keys",
     "YamlDoc",
     "YamlProblem",
@@ -71,6 +72,20 @@ MAX_INT_DIGITS = 30
 
 #: A key path inside a file's data: dict keys and list indexes.
 Keys: TypeAlias = tuple[str | int, ...]
+
+
+class KeyedProblem(Exception):
+    """A bad value below a key: ``keys`` locate it, ``problem`` says what is wrong, ``fix`` what to write.
+
+    The message reads ``key.path: problem; fix``; the reader that knows the file adds its name and line.
+    """
+
+    def __init__(self, keys: Keys, problem: str, fix: str) -> None:
+        path = dotted(keys)
+        super().__init__(f"{path}: {problem}; {fix}" if path else f"{problem}; {fix}")
+        self.keys = keys
+        self.problem = problem
+        self.fix = fix
 
 
 class YamlProblem(ValueError):

@@ -3,8 +3,9 @@
 Rule 1: each turn the model sees the check, what was done so far, and the settled screen as rows;
         it answers act (1-3 actions), done or blocked. It never decides the verdict.
 Rule 2: an action is validated before it is sent: its op, its target (a row of the current
-        screen), its text. An invalid action is told to the model and never sent; after
-        ``max_invalid`` invalid turns the run stops (class ``model``).
+        screen, and not one the keyboard covers: ``_rules/keyboard``), its text. An invalid action
+        is told to the model and never sent; after ``max_invalid`` invalid turns the run stops
+        (class ``model``).
 Rule 3: the safety rules apply: a refused action is never sent, and the model is told why.
 Rule 4: every action goes through the dispatcher (journal first, at most once, typing confirmed).
 Rule 5: each action sent becomes a recorded step: the app in front, the target (label, role, tree
@@ -34,6 +35,7 @@ import attrs
 
 from mobster_core._rules.cost import Cost, PriceTable
 from mobster_core._rules.device import Action, DeviceKind
+from mobster_core._rules.keyboard import covered_by_keyboard, covers_reason
 from mobster_core._rules.matcher import pick, position
 from mobster_core._rules.model import Decision, DecisionKind, ModelAction, Prompt, Usage
 from mobster_core._rules.prompt import ACTION_TOOL, SYSTEM_PROMPT, screen_rows
@@ -364,6 +366,8 @@ class Agent(Actor):
             element = _element(screen, ids, wanted.target)
             if element is None:
                 raise _Invalid(f"{wanted.target} is not a row of the current screen")
+        if op.needs_target and element is not None and covered_by_keyboard(screen, element):
+            raise _Invalid(f"{covers_reason(element)}: send DISMISS_KEYBOARD (or SUBMIT) first")
         try:
             return make_action(op, element, wanted.text)
         except ValueError as exc:
@@ -392,7 +396,7 @@ def make_action(op: Op, element: Element | None, text: str | None) -> Action:
         raise ValueError(f"{op} needs a target row")
     if op in _TEXT_OPS and not text:
         raise ValueError(f"{op} needs text")
-    if op.is_global or op is Op.SUBMIT or not op.takes_target:
+    if op.is_global or op in (Op.SUBMIT, Op.DISMISS_KEYBOARD) or not op.takes_target:
         element = None
     return Action(op, element=element, text=text if op in _TEXT_OPS else None)
 

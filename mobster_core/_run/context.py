@@ -13,6 +13,7 @@ from pathlib import Path
 
 import attrs
 
+from mobster_core._rules.alerts import AlertPolicy
 from mobster_core._rules.cost import PriceTable
 from mobster_core._rules.device import normal_locale
 from mobster_core._rules.frames import FramesMode
@@ -67,6 +68,8 @@ class RunOptions:
     (``device``, ``busy``, ``environment``) up to that many times more, on another device of the
     pool when there is one; ``repeat`` (suites only) runs each check that many times, each run its
     own result (see docs/retries.md).
+    ``alerts`` answers every check's system alerts by this policy (``docs/alerts.md``) over the
+    check's own ``alerts:``; None (the default) leaves each check's.
     """
 
     no_heal: bool = False
@@ -83,6 +86,7 @@ class RunOptions:
     device_label: str | None = None
     locale: str | None = attrs.field(default=None, converter=attrs.converters.optional(normal_locale))
     paths: str | PathStore = "local"
+    alerts: AlertPolicy | None = None
     secrets: Mapping[str, str] | None = attrs.field(default=None, eq=False, repr=False)
     on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
     on_sending: Callable[[str | None], None] | None = attrs.field(default=None, eq=False)

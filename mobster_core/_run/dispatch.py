@@ -26,6 +26,13 @@ Rule 10 (secrets): an action's or a launch's ``${NAME}`` references are resolved
         the device and nowhere else; the journal keeps the reference. Every read comes back with
         the values replaced by their references, and so does every error a device raises while
         secrets are in play (``_rules/secrets.py``): nothing downstream ever holds a value.
+Rule 12 (system alerts, ``_rules/alerts``): once a run watches alerts (:meth:`Dispatcher.watch_alerts`),
+        every read (the evidence read included) is looked at for an alert. One the policy answers
+        is an action like any other: the safety rules judge its button's label, it is journaled
+        (``{"op": "ALERT", ...}``, key ``alert-N``) before the device taps it, and the read is
+        taken again once the screen has changed (bounded: ``_rules/alerts`` Rule 6). One it
+        doesn't answer ends the run there: ``failed``, class ``drift``, the reason naming its
+        title; no model is asked. Every answer is kept in :attr:`Dispatcher.answered`.
 Rule 11 (the driver's contract): what a device method returns is checked where it enters the
         core: a read (``read``, ``read_evidence``) is a ``Screen``, ``check_target`` a bool,
         ``screenshot`` bytes. Anything else is the driver's bug: ``couldnt_run``, class ``device``,
@@ -43,21 +50,22 @@ from typing import Any, NoReturn, TypeVar
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.device import Action, LaunchOptions
+from mobster_core._rules.alerts import OPEN_IN, AlertAnswer, AlertPolicy, AlertRefusal, decide, find_alert
+from mobster_core._rules.device import Action, DeviceKind, LaunchOptions
 from mobster_core._rules.frames import FINAL_FRAME, drift_frame, step_frame
-from mobster_core._rules.safety import classify
+from mobster_core._rules.safety import check_commit, classify
 from mobster_core._rules.screen import Element, Screen
 from mobster_core._rules.secrets import Secrets
-from mobster_core._rules.settle import BULLET, DEFAULT_POLICY, PollPolicy, TypingWait
+from mobster_core._rules.settle import BULLET, DEFAULT_POLICY, ChangeWait, PollPolicy, TypingWait
 from mobster_core._rules.steps import Op
 from mobster_core._rules.typing_rules import is_masked
 from mobster_core._rules.verdict import FailureClass
 from mobster_core._store.journal import DuplicateEffect, Effect, EffectLedger, JournalWriter
 from mobster_core._store.runs import write_frame
 from mobster_core.exceptions import DeviceError, UnknownOutcome, UnsafeFile
-from mobster_core.protocols import Clock, Device, EvidenceReads, Screenshots, TargetChecks
+from mobster_core.protocols import AlertAnswers, Clock, Device, EvidenceReads, Screenshots, TargetChecks
 
-from .ended import Ended, couldnt
+from .ended import Ended, couldnt, failed
 from .wait import drive
 
 __all__ = ["BULLET", "Dispatcher", "unknown_message"]
@@ -138,6 +146,11 @@ class Dispatcher:
         self._shots: OrderedDict[str, Shot] = OrderedDict()
         self._inflight: set[Shot] = set()
         self._writes: dict[str, asyncio.Task[bool]] = {}
+        self._alerts: AlertPolicy | None = None  # Rule 12: None until the run watches alerts
+        self._kind = DeviceKind.SIMULATOR
+        self._opened_url = False  # the last action was the launch with the check's own launch.url
+        #: Rule 12: the alerts answered so far, in order.
+        self.answered: list[AlertAnswer] = []
 
     @property
     def latest(self) -> Screen | None:
@@ -151,7 +164,7 @@ class Dispatcher:
         read = self._framed(self._scrubbed(_contract(self.device.read, "read", Screen)))
         doing = f"reading the screen for {what}"
         self._latest = await self._twice(read, doing, "couldn't read the screen", step=step)
-        return self._latest
+        return await self._past_alerts(self._latest, what, step=step)
 
     async def read_evidence(self, what: str) -> Screen:
         """A read that judges: the device's evidence read when it has one, else its read.
@@ -168,7 +181,60 @@ class Dispatcher:
             message = self.secrets.scrub(f"couldn't read the screen for {what}: {exc}")
             raise couldnt(FailureClass.DEVICE, message) from exc
         self._latest = screen
+        return await self._past_alerts(screen, what, step=None)
+
+    # -- system alerts (Rule 12) -------------------------------------------------------------
+
+    def watch_alerts(self, policy: AlertPolicy, kind: DeviceKind) -> None:
+        """Rule 12: from now on, answer (or stop at) the alerts a read shows, by ``policy``, on a ``kind``."""
+        self._alerts, self._kind = policy, kind
+
+    async def _past_alerts(self, screen: Screen, what: str, *, step: int | None) -> Screen:
+        """Rule 12: ``screen``, or the screen read again once its alert was answered."""
+        policy = self._alerts
+        while policy is not None:
+            alert = find_alert(screen)
+            if alert is None:
+                return screen
+            answered = [a.alert.title for a in self.answered]
+            decision = decide(policy, alert, opened_url=self._opened_url, answered=answered)
+            if isinstance(decision, AlertRefusal):
+                raise failed(FailureClass.DRIFT, f"{what} can't go on: {decision.reason}", step=step)
+            await self._answer(decision, step=step)
+            wait: ChangeWait[None] = ChangeWait(screen.fingerprint, self.timing)
+            screen = self._latest = (await drive(wait, self.clock, self._plain_read(what, step))).sighting.screen
         return screen
+
+    def _plain_read(self, what: str, step: int | None) -> Callable[[], Awaitable[Screen]]:
+        """Rule 5's read, without looking for alerts: the read after an alert was answered."""
+        plain = self._framed(self._scrubbed(_contract(self.device.read, "read", Screen)))
+
+        async def read() -> Screen:
+            return await self._twice(plain, f"reading the screen after {what}", "couldn't read the screen", step=step)
+
+        return read
+
+    async def _answer(self, answer: AlertAnswer, *, step: int | None) -> None:
+        """Rule 12: tap ``answer.button`` of its alert, as an action (journaled, judged by safety)."""
+        alert = answer.alert
+        what = f"answering the alert “{alert.shown}” with “{answer.button}”"
+        key = f"alert-{len(self.answered) + 1}"
+        safety = check_commit(classify(answer.button, "Button"), self._kind)
+        if not safety.allowed:
+            self.refused(key, f"{what}: {safety.rule}")
+            raise couldnt(FailureClass.REFUSED, f"{what} was refused: {safety.rule}", step=step)
+        device = self.device
+        if not isinstance(device, AlertAnswers):
+            raise couldnt(FailureClass.DEVICE, f"{what}: this device can't answer alerts", step=step)
+        entry = {"op": "ALERT", "title": alert.shown, "service": alert.service, "button": answer.button}
+        self._begin(key, {**entry, "target": None, "text": None, **({} if step is None else {"step": step})})
+        self._actions += 1
+        await self._call(key, what, device.answer_alert(answer.button), pre=f"{what} couldn't be sent", step=step)
+        if alert.service == OPEN_IN:
+            self._opened_url = False  # the link's own prompt is answered once; other prompts leave it
+        self.answered.append(answer)
+        if self.on_sent is not None:
+            self.on_sent(what)
 
     async def target_shown(self, element: Element, what: str = "the app", *, step: int | None = None) -> bool:
         """Rule 8: is ``element`` (from the latest read) shown, by the device's own account?
@@ -344,9 +410,11 @@ class Dispatcher:
 
     async def launch(self, bundle: str, options: LaunchOptions, *, key: str = "launch") -> None:
         """Launch the app under test, journaled like any action (``key`` names a launch again)."""
-        self._begin(key, {"op": "LAUNCH", "app": bundle, "url": options.url, "reset": str(options.reset)})
+        entry = {"op": "LAUNCH", "app": bundle, "url": options.url, "reset": str(options.reset)}
+        self._begin(key, {**entry, "permissions": dict(options.permissions)} if options.permissions else entry)
         launching = self.device.launch(bundle, self._resolved_launch(options))
         await self._call(key, f"launching {bundle}", launching, pre=f"couldn't launch {bundle}")
+        self._opened_url = options.url is not None  # Rule 12: its "Open in" prompt is the check's own
 
     async def send(
         self, key: str, what: str, action: Action, info: dict[str, Any], *, step: int | None = None
@@ -367,6 +435,7 @@ class Dispatcher:
         if frame is not None:
             self._keep(frame, shot)
         await self._call(key, what, self.device.act(self._resolved(action)), pre=f"{what} couldn't be sent", step=step)
+        self._opened_url = False
         self._sent.append((what, action))
         if action.op is Op.TYPE and element is not None and action.text is not None:
             # A secure field shows bullets: count the value's; any other field reads back scrubbed.

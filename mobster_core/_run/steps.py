@@ -1,6 +1,7 @@
 """A check's steps: launch, the baseline, then replay (healing what drifted) or Smart.
 
-Rule 1: the app is launched as the check says, journaled as an action; the baseline follows. The
+Rule 1: the app is launched as the check says (with the permissions its alert policy names,
+        ``_rules/alerts`` Rule 8), journaled as an action; the baseline follows. The
         first step's wait (or Smart's first turn) starts on the baseline's last read, and the
         step a heal resumes at on the read the heal ended on: neither reads the screen again.
 Rule 2: a recorded path replays with no model; a drifted step is healed by the model for that
@@ -38,8 +39,10 @@ from typing import Any
 import attrs
 
 from mobster_core._log import get_logger
+from mobster_core._rules.alerts import AlertPolicy, permissions_of
 from mobster_core._rules.assertions import evaluate
 from mobster_core._rules.breaker import Breaker
+from mobster_core._rules.device import LaunchOptions
 from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.screen import Screen
 from mobster_core._rules.settle import Sighting
@@ -89,7 +92,8 @@ class Executed:
 
 async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
     """Rules 1, 2 and 4: launch, the baseline, then the steps."""
-    await run.dispatch.launch(run.bundle, prepared.launch)
+    run.dispatch.watch_alerts(_alerts(run), prepared.info.kind)
+    await run.dispatch.launch(run.bundle, _launch(run, prepared))
     baseline = await take_baseline(run)
     if run.check.launch_only:
         return Executed(Mode.LAUNCH, plan, baseline)
@@ -102,6 +106,17 @@ async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
     if replayed.failure is None and len(replayed.ran) < of:
         return attrs.evolve(replayed, early=FinishedEarly(len(replayed.ran), of, Mode.REPLAY))
     return replayed
+
+
+def _alerts(run: Run) -> AlertPolicy:
+    """The run's alert policy: the options' over the check's (``docs/alerts.md``)."""
+    return run.options.alerts or run.check.alerts
+
+
+def _launch(run: Run, prepared: Prepared) -> LaunchOptions:
+    """The launch, with the permissions the alert policy sets before it (``_rules/alerts`` Rule 8)."""
+    permissions = permissions_of(_alerts(run))
+    return attrs.evolve(prepared.launch, permissions=permissions) if permissions else prepared.launch
 
 
 async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: str = "smart") -> Executed:
@@ -333,7 +348,7 @@ async def _fall_back(run: Run, prepared: Prepared, carried: Executed) -> Execute
     log.info("carried path stopped; recording afresh", reason=outcome.message)
     restart = attrs.evolve(carried, plan=plan, heals=(), failure=None)
     try:
-        await run.dispatch.launch(run.bundle, prepared.launch, key="relaunch")
+        await run.dispatch.launch(run.bundle, _launch(run, prepared), key="relaunch")
         restart = attrs.evolve(restart, baseline=await take_baseline(run))
     except Ended as ended:
         return attrs.evolve(restart, failure=ended.outcome)

@@ -43,6 +43,8 @@ Rule 5: the keys and their limits:
                                       None, or ``[]``, means the verdict is ``needs_review``.
         ``budget.max_seconds``        more than 0, at most 600; default 180 (Smart's time limit).
         ``budget.max_usd``            more than 0, at most 1.00; default 0.25 (Smart's spend cap).
+        ``alerts``                    ``fail`` (default), ``accept``, ``dismiss`` or ``{allow: [..],
+                                      deny: [..]}`` of privacy services (``_rules/alerts`` Rule 1).
         ============================  ===================================================================
 
 Rule 6: checks live in ``<project>/.mobster/checks/``: every ``*.yaml`` and ``*.yml`` there (not in
@@ -60,6 +62,7 @@ from typing import Any, NoReturn
 
 import attrs
 
+from mobster_core._rules.alerts import AlertPolicy, AlertProblem, parse_alerts
 from mobster_core._rules.assertions import Assertion, ExpectError, parse_expect
 from mobster_core._rules.device import LaunchOptions, Reset, normal_locale
 from mobster_core._rules.identity import path_identity
@@ -122,7 +125,8 @@ _NEVER_RESET = "com.apple."
 _ELLIPSIS = "\u2026"
 
 _TOP_KEYS = (
-    "version", "name", "app", "device", "runtime", "reset", "tags", "launch", "steps", "all_steps", "expect", "budget",
+    *("version", "name", "app", "device", "runtime", "reset", "tags", "launch", "steps", "all_steps", "expect"),
+    "budget", "alerts",
 )  # fmt: skip
 _APP_KEYS = ("bundle", "path")
 _LAUNCH_KEYS = ("args", "env", "url", "locale")
@@ -203,6 +207,8 @@ class Check:
     budget: Budget = attrs.field(factory=Budget)
     #: Every step must run: a run that ends before the last one fails, class ``steps_skipped``.
     all_steps: bool = False
+    #: How system alerts are answered (``_rules/alerts``): ``fail`` unless the file says otherwise.
+    alerts: AlertPolicy = attrs.field(factory=AlertPolicy)
 
     @property
     def launch_only(self) -> bool:
@@ -446,7 +452,15 @@ class _Reader:
             expect=self.expect(top["expect"]) if "expect" in top else (),
             budget=self.budget(top["budget"]) if "budget" in top else Budget(),
             all_steps=self.flag(top["all_steps"], ("all_steps",)) if "all_steps" in top else False,
+            alerts=self.alerts(top["alerts"]) if "alerts" in top else AlertPolicy(),
         )
+
+    def alerts(self, value: Any) -> AlertPolicy:
+        """``alerts: fail | accept | dismiss | {allow: [..], deny: [..]}`` (``_rules/alerts`` Rule 1)."""
+        try:
+            return parse_alerts(value)
+        except AlertProblem as exc:
+            self.fail(("alerts", *exc.keys), exc.problem, exc.fix)
 
     def app(self, value: Any) -> CheckApp:
         keys: Keys = ("app",)

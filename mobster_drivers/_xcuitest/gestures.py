@@ -16,6 +16,11 @@ Rule 3 (swipes): a swipe runs from 75% to 25% of its region (the element's frame
 Rule 4 (the system): ``HOME``, and ``LAUNCH_APP`` of SpringBoard, press the home button;
         another ``LAUNCH_APP`` activates its app; ``OPEN_URL`` opens its URL.
 Rule 5 (names): an action is named in messages by :func:`describe_action`.
+Rule 6 (the keyboard): ``DISMISS_KEYBOARD`` hides the keyboard: WDA's ``/wda/keyboard/dismiss`` (and
+        Appium's ``mobile: hideKeyboard``, which calls it) with :data:`KEYBOARD_KEYS`, the names of
+        the keys that hide it. On an iPhone WDA taps no key of its own (only an iPad's hide key), so
+        the names are what makes it work there: the keyboard's own hide, done or return key. A
+        return key that sends, posts or joins is never among them.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from mobster_core import Action, Op
 from mobster_core.protocols import SPRINGBOARD, Frame
 
 __all__ = [
+    "KEYBOARD_KEYS",
     "LONG_PRESS_MS",
     "SWIPE_SECONDS",
     "W3C_TAP_HOLD_MS",
@@ -46,6 +52,8 @@ __all__ = [
 W3C_TAP_HOLD_MS = 40
 #: How long a long press holds, in milliseconds.
 LONG_PRESS_MS = 1_000
+#: Rule 6: the keys that hide the keyboard, by label or identifier, tried in this order by WDA.
+KEYBOARD_KEYS = ("Hide keyboard", "Done", "done", "Return", "return")
 #: How long a swipe's drag lasts, in seconds (XCTest's drag, as Mobster's default swipe).
 SWIPE_SECONDS = 0.1
 
@@ -59,6 +67,7 @@ class Move(enum.Enum):
     HOME = "home"
     ACTIVATE = "activate"
     OPEN_URL = "open_url"
+    DISMISS_KEYBOARD = "dismiss_keyboard"
 
 
 @attrs.frozen
@@ -96,8 +105,8 @@ def gesture(action: Action, size: Callable[[], tuple[int, int]]) -> Gesture:
         keys = (action.text or "") if op is Op.TYPE else None
         point = center_points(element.frame, size())
         return Gesture(Move.PRESS, what, point=point, hold_ms=hold, press_what=press_what, keys=keys)
-    if op is Op.SUBMIT:
-        return Gesture(Move.KEYS, what, keys="\n")
+    if op in (Op.SUBMIT, Op.DISMISS_KEYBOARD):  # the keyboard's: its return key, or hiding it (Rule 6)
+        return Gesture(Move.KEYS, what, keys="\n") if op is Op.SUBMIT else Gesture(Move.DISMISS_KEYBOARD, what)
     if op.is_swipe:
         return Gesture(Move.SWIPE, what, swipe=swipe_points(op, None if element is None else element.frame, size()))
     if op is Op.HOME or (op is Op.LAUNCH_APP and action.text == SPRINGBOARD):

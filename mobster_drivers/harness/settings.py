@@ -15,7 +15,9 @@ Rule 1: a front end parses its own options (click's for ``mobster test``, pytest
         ``mobster_sim (ini)``). The project config (:mod:`~mobster_drivers.harness.config`) fills
         the options a front end's user left out, for both. ``retries`` and ``repeat`` are the suite's
         (``RunOptions``'s: a check that couldn't run for a class of the machine tried again, each
-        check run K times).
+        check run K times). ``alerts`` is a system-alert policy for
+        every check, as a check writes it (``"accept"``, ``{"allow": ["location"]}``;
+        ``docs/alerts.md``); None leaves each check's own.
 Rule 2: :meth:`Settings.to_run_options` is the one place settings become
         :class:`mobster_core.RunOptions`; what only a front end has (its reporter, its progress
         lines) it passes in. A timing left out is the core's default (0.15 s, 1.0 s, 3.0 s).
@@ -24,7 +26,7 @@ Rule 3: ``secrets`` never shows in a ``repr`` and takes no part in equality: it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -79,6 +81,8 @@ class Settings:
     repeat: int = 1
     #: Rule 3: the environment keys and ``${NAME}`` values are read from (None: ``os.environ``, when needed).
     secrets: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+    #: The system-alert policy of every check, as a check file writes it (None: each check's own).
+    alerts: str | Mapping[str, Sequence[str]] | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         if self.frames not in FRAMES:
@@ -104,6 +108,7 @@ class Settings:
     ) -> RunOptions:
         """Rule 2: the run options of a check of the project at ``root``, with the front end's reporter and lines."""
         from mobster_core import PollPolicy, RunOptions
+        from mobster_core.checks import parse_alert_policy
 
         t = self.timing
         timing = {"interval": t.poll_interval, "drift_after": t.drift_after, "give_up_after": t.give_up_after}
@@ -125,4 +130,5 @@ class Settings:
             secrets=self.secrets,
             retries=self.retries,
             repeat=self.repeat,
+            alerts=None if self.alerts is None else parse_alert_policy(self.alerts, "alerts"),
         )

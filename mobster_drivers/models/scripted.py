@@ -2,7 +2,7 @@
 
 Rule 1 (a first run): it follows the check's steps, one action per step, and says done after the
         last. The grammar: ``Tap "X"``, ``Long press "X"``, ``Type "T" into "F"`` (a secret also as
-        ``Type ${NAME} into F``), ``Submit``,
+        ``Type ${NAME} into F``), ``Submit``, ``Dismiss the keyboard``,
         ``Swipe up|down|left|right``, ``Open "bundle"``, ``Open link "url"``, ``Go home``.
         A step it can't read, or whose element isn't on the screen, makes it say blocked.
 Rule 2 (a heal): it works through the recorded steps from the drifted one on, one action per
@@ -39,6 +39,7 @@ _STEP_GRAMMAR: list[tuple[re.Pattern[str], str]] = [
     # a secret as its reference, unquoted: Type ${SIGNUP_PASSWORD} into Password
     (re.compile(r'^type (\$\{[A-Za-z_][A-Za-z0-9_]*\}) into "?([^"]+?)"?$', re.IGNORECASE), "TYPE"),
     (re.compile(r"^submit$", re.IGNORECASE), "SUBMIT"),
+    (re.compile(r"^dismiss the keyboard$", re.IGNORECASE), "DISMISS_KEYBOARD"),
     (re.compile(r"^swipe (up|down|left|right)$", re.IGNORECASE), "SWIPE"),
     (re.compile(r'^open link "(.+)"$', re.IGNORECASE), "OPEN_URL"),
     (re.compile(r'^open "(.+)"$', re.IGNORECASE), "LAUNCH_APP"),

@@ -15,7 +15,8 @@ Rule 2: ``mobile:`` commands check the XCUITest driver's required arguments (400
         ``activateApp``, ``terminateApp``, ``queryAppState`` → ``/wda/apps/*``, ``deepLink``
         → ``/url``, ``pressButton`` → ``/wda/pressButton`` (the name as given: WDA lowercases
         it), ``keys`` → ``/wda/element/0/keyboardInput``, ``hideKeyboard`` →
-        ``/wda/keyboard/dismiss``. ``isAppInstalled`` and ``listApps`` ask the phone's
+        ``/wda/keyboard/dismiss``, ``alert`` → ``/alert/accept|dismiss`` (``buttonLabel`` as
+        ``name``) or ``/wda/alert/buttons``. ``isAppInstalled`` and ``listApps`` ask the phone's
         installation proxy (the app script's apps); ``listApps`` works on an iPhone only.
 Rule 3: on a Linux host without usbmuxd (``usbmuxd`` off) what goes through it fails as XCUITest
         12.13 fails there: ``isAppInstalled``, ``listApps`` and ``appium:bundleId`` at session
@@ -356,6 +357,19 @@ def _hide_keyboard(wda: Proxy, params: dict[str, Any]) -> Any:
     return wda.call("POST", "/wda/keyboard/dismiss", {"keyNames": names})
 
 
+def _alert(wda: Proxy, params: dict[str, Any]) -> Any:
+    # XCUITest's mobile: alert (commands/alert.js): accept and dismiss with an optional buttonLabel,
+    # proxied as WDA's {"name"}; getButtons is WDA's /wda/alert/buttons.
+    action, label = params.get("action"), params.get("buttonLabel")
+    if action == "getButtons":
+        return wda.call("GET", "/wda/alert/buttons")
+    if action not in ("accept", "dismiss"):
+        raise Failure(
+            400, "invalid argument", "The 'action' value should be either 'accept', 'dismiss' or 'getButtons'"
+        )
+    return wda.call("POST", f"/alert/{action}", {} if label is None else {"name": label})
+
+
 def _wda_get(route: str) -> MobileHandler:
     def handler(wda: Proxy, _params: dict[str, Any]) -> Any:
         return wda.call("GET", route)
@@ -384,4 +398,5 @@ MOBILE: dict[str, tuple[tuple[str, ...], MobileHandler]] = {
     "pressButton": (("name",), _press_button),
     "keys": (("keys",), _keys),
     "hideKeyboard": ((), _hide_keyboard),
+    "alert": (("action",), _alert),
 }

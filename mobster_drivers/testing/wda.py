@@ -92,6 +92,17 @@ Rule 13: the routes that act on an element take it from WDA's element cache (``F
         are carried out and change nothing (no app script answers them). Typing into an
         element gives it the keyboard focus first, as ``fb_typeText`` does; one that can't take
         it is 400 ``invalid element state``.
+Rule 14: alerts and the keyboard are the scripted phone's (its Rules 10, 11): while a prompt is
+        shown ``/source`` is SpringBoard's, with the ``XCUIElementTypeAlert``, its texts and its
+        buttons; ``GET /alert/text`` is its title and message (a line each), ``GET
+        /wda/alert/buttons`` its buttons in order, ``POST /alert/accept`` and ``/alert/dismiss``
+        tap the button ``name`` names, else the last (accept) or the first (dismiss) as
+        ``FBAlert.m`` does for an alert; a name it hasn't is 400 ``invalid element state``
+        "Failed to find button with label …"; with no alert each is 404 ``no such alert``.
+        ``POST /alert/text`` on a prompt is 400 ``unsupported operation`` (it has no field).
+        ``POST /wda/keyboard/dismiss`` with no keyboard shown succeeds at once; with one, it hides
+        it only when ``keyNames`` names one of its keys (an iPhone has no hide key of its own), else
+        400 ``invalid element state`` "Did not know how to dismiss the keyboard …".
 
 Every route the real clients send (XCUITest 12.13.1's ``proxyCommand`` targets, facebook-wda
 1.5.4's requests, our drivers'), as appium-webdriveragent 16.12.9 (the XCUITest driver's npm
@@ -799,6 +810,14 @@ class FakeWda(LoopbackServer[WdaRequest]):
 
         self.run(open_url())
 
+    def set_permission(self, bundle: str, service: str | None, *, allow: bool | None) -> None:
+        """A permission set (True, False) or reset (None; ``service`` None: all) as ``simctl privacy`` does."""
+
+        async def privacy() -> None:
+            self._phone.set_permission(bundle, service, allow=allow)
+
+        self.run(privacy())
+
     def screenshot(self) -> bytes:
         """The phone's screenshot as PNG bytes."""
         return bytes(self.run(self._phone.screenshot()))
@@ -1395,22 +1414,60 @@ class FakeWda(LoopbackServer[WdaRequest]):
                 self._settings[key] = value
         return dict(self._settings)
 
-    @_serves("GET", "/alert/text", "/wda/alert/buttons")
-    async def _no_alert(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-        # FBAlertViewCommands.m:38-47, 93-103: no alert text, no buttons: WDA's default message.
-        raise _WdaFailure(
-            404, "no such alert", "An attempt was made to operate on a modal dialog when one was not open"
-        )
+    # -- alerts (Rule 14) -------------------------------------------------------------------------
 
-    @_serves("POST", "/alert/accept", "/alert/dismiss")
-    async def _no_alert_to_act_on(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-        raise _WdaFailure(404, "no such alert", "No alert is open")  # FBAlert.m:99-104, raised on an action
+    def _shown_alert(self) -> tuple[str, tuple[str, ...]]:
+        """The phone's alert (text, buttons); WDA's 404 ``no such alert`` default message when none is."""
+        alert = self._phone.alert()
+        if alert is None:
+            # FBAlertViewCommands.m:38-47, 93-103: no alert text, no buttons: WDA's default message.
+            raise _WdaFailure(
+                404, "no such alert", "An attempt was made to operate on a modal dialog when one was not open"
+            )
+        return alert
+
+    @_serves("GET", "/alert/text")
+    async def _alert_text(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return self._shown_alert()[0]
+
+    @_serves("GET", "/wda/alert/buttons")
+    async def _alert_buttons(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return list(self._shown_alert()[1])
+
+    @_serves("POST", "/alert/accept")
+    async def _accept_alert(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._answer_alert(body.get("name"), accept=True)
+
+    @_serves("POST", "/alert/dismiss")
+    async def _dismiss_alert(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        await self._answer_alert(body.get("name"), accept=False)
+
+    async def _answer_alert(self, name: Any, *, accept: bool) -> None:
+        alert = self._phone.alert()
+        if alert is None:
+            raise _WdaFailure(404, "no such alert", "No alert is open")  # FBAlert.m:99-104, raised on an action
+        buttons = alert[1]
+        if name is None:
+            # FBAlert.m accept/dismiss: an XCUIElementTypeAlert's last button accepts, its first dismisses.
+            name = buttons[-1] if accept else buttons[0]
+        if name not in buttons:
+            raise _WdaFailure(
+                400, "invalid element state", f"Failed to find button with label '{name}' for alert: Alert"
+            )  # FBAlert.m:341-365, FBAlertActionFailedException
+        self._focus = None
+        await self._phone.answer_alert(str(name))
 
     @_serves("POST", "/alert/text")
-    async def _no_alert_to_type_in(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+    async def _alert_type(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
         if "value" not in body:
             raise _WdaFailure(400, "invalid argument", "Missing 'value' parameter")
-        raise _WdaFailure(404, "no such alert", "No alert is open")
+        self._shown_alert_to_type_in()
+        # FBAlert.m typeText: a permission prompt has no field: FBAlertSetTextFailedException.
+        raise _WdaFailure(400, "unsupported operation", "The alert contains no input fields")
+
+    def _shown_alert_to_type_in(self) -> None:
+        if self._phone.alert() is None:
+            raise _WdaFailure(404, "no such alert", "No alert is open")
 
     @_serves("POST", "/wda/apps/launch")
     async def _apps_launch(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
@@ -1729,8 +1786,24 @@ class FakeWda(LoopbackServer[WdaRequest]):
             await self._act(Action(Op.LAUNCH_APP, text=front))
 
     @_serves("POST", "/wda/keyboard/dismiss")
-    async def _dismiss_keyboard(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-        self._focus = None
+    async def _dismiss_keyboard(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        # XCUIApplication+FBHelpers.m fb_dismissKeyboardWithKeyNames: no keyboard is done at once;
+        # on an iPhone only a key named in keyNames hides it (an iPad's own hide key is tapped).
+        if not self._phone.keyboard_shown():
+            self._focus = None
+            return None
+        names = body.get("keyNames")
+        keys = {e.label for e in self._phone.peek()[0].elements if e.role == "Key"}
+        if isinstance(names, list) and keys & {str(n) for n in names}:
+            self._focus = None
+            self._phone.dismiss_keyboard()
+            return None
+        raise _WdaFailure(
+            400,
+            "invalid element state",
+            "Did not know how to dismiss the keyboard. Try to dismiss it in the way supported by your "
+            "application under test.",
+        )
 
     @_serves("POST", "/wda/device/appearance")
     async def _set_appearance(self, body: dict[str, Any], _query: dict[str, str]) -> Any:

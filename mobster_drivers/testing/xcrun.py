@@ -363,7 +363,14 @@ class FakeSimctl:
         raise self._error("container_not_installed")
 
     def _cmd_privacy(self, rest: list[str], _env: dict[str, str]) -> tuple[str, str]:
+        # privacy <device> <grant|revoke|reset> <service> [<bundle>]: grant and revoke need the bundle.
         self._booted_sim(rest[0])
+        action, service, bundle = [*rest[1:4], None, None, None][:3]
+        if action not in ("grant", "revoke", "reset") or service is None or (action != "reset" and bundle is None):
+            raise self._error("unknown_subcommand", command=" ".join(["privacy", *rest[1:2]]))
+        if self._wda is not None and bundle is not None:
+            allow = None if action == "reset" else action == "grant"
+            self._wda.set_permission(bundle, None if service == "all" else service, allow=allow)
         return "", ""
 
     def _cmd_io(self, rest: list[str], _env: dict[str, str]) -> tuple[str, str]:

@@ -41,7 +41,7 @@ import attrs
 import regex
 
 from mobster_core._rules.screen import MAX_ELEMENTS, Element
-from mobster_core._rules.yaml import Keys, did_you_mean, dotted, kind_of, quote_fix
+from mobster_core._rules.yaml import KeyedProblem, Keys, did_you_mean, kind_of, quote_fix
 from mobster_core.exceptions import MobsterError
 
 from .explanation import cut, quoted, shown_flag
@@ -80,19 +80,12 @@ MAX_EQUALS_PLACES = 10
 Expected: TypeAlias = bool | int | float | str
 
 
-class ExpectError(MobsterError):
+class ExpectError(KeyedProblem, MobsterError):
     """An assertion that is malformed. ``keys`` locate it inside the ``expect`` list.
 
     ``problem`` says what is wrong and ``fix`` what to write instead; the check loader adds the
     file and the line.
     """
-
-    def __init__(self, keys: Keys, problem: str, fix: str) -> None:
-        path = dotted(keys)
-        super().__init__(f"{path}: {problem}; {fix}" if path else f"{problem}; {fix}")
-        self.keys = keys
-        self.problem = problem
-        self.fix = fix
 
 
 class Kind(enum.StrEnum):

@@ -63,7 +63,9 @@ Rule 5: actions: ``TAP`` is ``mobile: tap`` at the element's centre in points (X
         (``GET /element/active``, ``POST /element/{id}/value``); ``SUBMIT`` sends ``"\n"`` the
         same way; swipes are ``mobile: dragFromToForDuration`` (0.1 s press, as the WDA driver);
         ``HOME`` is ``mobile: pressButton`` ``home``; ``LAUNCH_APP`` is ``mobile: activateApp``;
-        ``OPEN_URL`` is ``mobile: deepLink``.
+        ``OPEN_URL`` is ``mobile: deepLink``; ``DISMISS_KEYBOARD`` is ``mobile: hideKeyboard`` with
+        the keys that hide it (``gestures`` Rule 6). A system alert is answered with ``mobile: alert``
+        (``accept``, its button's label: XCUITest taps it through WDA's ``/alert/accept``).
 Rule 6: a launch is ``mobile: isAppInstalled`` (a ``DeviceError``, nothing sent, when it isn't;
         ``mobile: queryAppState`` where a server refuses it), ``mobile: terminateApp``,
         ``mobile: launchApp`` with the arguments and environment
@@ -118,7 +120,7 @@ from mobster_core import (
     Verdict,
 )
 from mobster_drivers._xcuitest import replies
-from mobster_drivers._xcuitest.gestures import SWIPE_SECONDS, Move, gesture
+from mobster_drivers._xcuitest.gestures import KEYBOARD_KEYS, SWIPE_SECONDS, Move, gesture
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
@@ -319,6 +321,12 @@ class AppiumDevice:
     async def act(self, action: Action) -> None:
         """Send one action, once (Rules 1, 5)."""
         await asyncio.to_thread(self._act_sync, action)
+
+    async def answer_alert(self, button: str) -> None:
+        """Tap ``button`` of the alert shown (``AlertAnswers``): ``mobile: alert`` ``accept`` with its label, once."""
+        args = {"action": "accept", "buttonLabel": button}
+        what = f"tapping “{button}” on the alert"
+        await asyncio.to_thread(self._mobile, "alert", args, timeout=self._timeouts.action, action=what)
 
     async def screenshot(self) -> bytes:
         """The screen as PNG bytes (``GET /session/{id}/screenshot``)."""
@@ -662,6 +670,8 @@ class AppiumDevice:
             self._mobile("activateApp", {"bundleId": move.target}, timeout=self._timeouts.launch, action=what)
         elif move.move is Move.OPEN_URL:
             self._mobile("deepLink", {"url": move.target}, timeout=self._timeouts.launch, action=what)
+        elif move.move is Move.DISMISS_KEYBOARD:
+            self._mobile("hideKeyboard", {"keys": list(KEYBOARD_KEYS)}, timeout=timeout, action=what)
 
     def _type(self, text: str, what: str) -> None:
         """Send ``text`` to the element with the keyboard focus (Rule 5)."""

@@ -20,6 +20,19 @@ Rule 7: a relaunch cancels the effects still pending from the relaunched app's t
 Rule 8: while a transition runs, the old screen moves, as an animating screen does on a phone: its
         elements slide and narrow (x and width shrink by up to half), so two reads in a row don't
         agree until the next screen has appeared. Labels, roles and paths stay as they were.
+Rule 10 (system prompts, the script's Rule 8): a launch that starts an app (``launch``, a first
+        ``LAUNCH_APP``, an icon's tap) raises its prompts not yet answered on this install, one at
+        a time, and a deep link of an ``open_in`` app raises "Open in “App”?" before the app opens
+        it. While one is shown a read is SpringBoard's: the alert, its texts, then its buttons, in
+        the order the script gives them; a tap on a button, or :meth:`ScriptedPhone.answer_alert`,
+        answers it. An answer is remembered until a launch with ``reset: reinstall`` (a prompt with
+        ``again: true`` comes back on every launch). On a ``simulator``, the services a launch
+        sets (``LaunchOptions.permissions``, as ``simctl privacy`` does) count as answered.
+        "Open" carries the link out; "Cancel" leaves the app where it was.
+Rule 11 (the keyboard, the script's Rule 9): in an app with ``keyboard: true``, a tap on a text field
+        or typing into it gives it the focus, and while its screen is in front a ``Keyboard``
+        covers the bottom of the screen (with a ``return`` key). ``SUBMIT``, ``DISMISS_KEYBOARD``,
+        a tap on the return key, another screen, home or a relaunch take the focus away.
 Rule 9: an app runs in a locale: the phone's (``device.locale``), or the one it was launched in, by
         ``-AppleLanguages``/``-AppleLocale`` launch arguments as a real app reads them, or by
         ``LaunchOptions.locale`` on a ``simulator`` (``launches_in_locale``; an ``iphone`` can't, as a
@@ -47,6 +60,7 @@ from mobster_core import (
     Element,
     LaunchOptions,
     Op,
+    Reset,
     Screen,
     UnknownOutcome,
 )
@@ -54,7 +68,18 @@ from mobster_core.protocols import SPRINGBOARD
 from mobster_core.text import normal_locale
 
 from ._draw import DEFAULT_SCALE, ScreenRenderer
-from ._script import EPSILON, TEXT_ROLES, AppScript, Latency, ScriptedApp, ScriptedElement, TapKind
+from ._script import (
+    EPSILON,
+    KEYBOARD_HEIGHT,
+    TEXT_ROLES,
+    AppScript,
+    Latency,
+    Prompt,
+    ScriptedApp,
+    ScriptedElement,
+    TapKind,
+    open_in_prompt,
+)
 
 __all__ = ["ScriptedPhone"]
 
@@ -76,6 +101,8 @@ class _Node:
     scripted: ScriptedElement | None = None  # None for a home-screen icon
     key: tuple[int, ...] = ()  # its position in the script: stable whatever else is present
     opens: str | None = None  # the bundle a home-screen icon opens
+    answers: str | None = None  # the button of a shown alert (Rule 10)
+    hides_keyboard: bool = False  # the keyboard's return key (Rule 11)
 
 
 @attrs.define
@@ -122,6 +149,16 @@ _Effect = _Show | _Front | _Home | _Type
 
 
 @attrs.frozen
+class _Alert:
+    """Rule 10: a prompt shown by ``bundle`` (its ``index`` in the app's prompts, -1 for "Open in")."""
+
+    bundle: str
+    prompt: Prompt
+    index: int = -1
+    then: _Effect | None = None  # what "Open" carries out
+
+
+@attrs.frozen
 class _Plan:
     """What an action will do: it returns after ``seconds``; ``effect`` follows ``delay`` later."""
 
@@ -129,6 +166,10 @@ class _Plan:
     effect: _Effect | None = None
     delay: float = 0.0
     origin: str = SPRINGBOARD  # the app whose relaunch cancels the effect (Rule 7)
+    focus: FieldKey | None = None  # the text field it gives the focus (Rule 11)
+    unfocus: bool = False  # it hides the keyboard (Rule 11)
+    answer: str | None = None  # the alert button it taps (Rule 10)
+    ask: _Front | None = None  # the link "Open in “App”?" asks about first (Rule 10)
 
 
 @attrs.frozen
@@ -150,6 +191,9 @@ class _Sim:
         self.pending: list[_Pending] = []
         self.typing_dropped = False
         self._seq = 0
+        self.alerts: list[_Alert] = []  # Rule 10: the prompts waiting, the first one shown
+        self.answered: dict[str, set[int]] = {}  # bundle -> its prompts answered on this install
+        self.focus: tuple[str, FieldKey] | None = None  # Rule 11: (bundle, field) with the focus
 
     # -- time --------------------------------------------------------------------------------
 
@@ -165,10 +209,12 @@ class _Sim:
         if isinstance(effect, _Show):
             state = self.running[effect.bundle]
             state.screen, state.entered = effect.screen, at
+            self.focus = None
         elif isinstance(effect, _Front):
             self.activate(effect.bundle, effect.screen, at)
         elif isinstance(effect, _Home):
             self.front = SPRINGBOARD
+            self.focus = None
         elif not self.typing_dropped:
             state = self.running[effect.bundle]
             state.typed[effect.field] = state.typed.get(effect.field, "") + effect.text
@@ -181,15 +227,85 @@ class _Sim:
         self.pending = [p for p in self.pending if p.origin != bundle]
         self.running[bundle] = _Running(screen, now, locale=locale)
         self.front = bundle
+        self.focus = None
+        self.raise_prompts(bundle)
 
     def activate(self, bundle: str, screen: str | None, now: float) -> None:
         """Bring an app to front where it was, or on ``screen``; start it if it isn't running."""
         state = self.running.get(bundle)
         if state is None:
             self.running[bundle] = _Running(screen or self.script.apps[bundle].launch, now)
+            self.raise_prompts(bundle)
         elif screen is not None:
             state.screen, state.entered = screen, now
         self.front = bundle
+
+    # -- system prompts and the keyboard (Rules 10, 11) -------------------------------------------
+
+    def raise_prompts(self, bundle: str) -> None:
+        """Rule 10: the app's prompts not answered on this install come up, in script order."""
+        done = self.answered.get(bundle, set())
+        for index, prompt in enumerate(self.script.apps[bundle].prompts):
+            shown = any(a.bundle == bundle and a.index == index for a in self.alerts)
+            if (prompt.again or index not in done) and not shown:
+                self.alerts.append(_Alert(bundle, prompt, index))
+
+    def ask_open_in(self, bundle: str, then: _Effect) -> None:
+        """Rule 10: "Open in “App”?" before ``then`` (the link) is carried out."""
+        self.alerts.append(_Alert(bundle, open_in_prompt(self.script.apps[bundle].name), then=then))
+
+    def answer(self, button: str, now: float) -> None:
+        """Rule 10: tap ``button`` of the alert shown; ``DeviceError`` when none is, or it has no such button."""
+        if not self.alerts:
+            raise DeviceError("no alert is shown; nothing was tapped")
+        alert = self.alerts[0]
+        if button not in alert.prompt.buttons:
+            raise DeviceError(f"the alert has no button {button!r} (its buttons: {', '.join(alert.prompt.buttons)})")
+        self.alerts.pop(0)
+        if alert.index >= 0:
+            self.answered.setdefault(alert.bundle, set()).add(alert.index)
+        if alert.then is not None and button in alert.prompt.accept:
+            self._apply(alert.then, now)
+
+    def preset(self, bundle: str, permissions: Mapping[str, bool]) -> None:
+        """Rule 10: the prompts of the services a launch sets (``simctl privacy``) count as answered."""
+        prompts = self.script.apps[bundle].prompts
+        done = {i for i, p in enumerate(prompts) if p.service in permissions}
+        if done:
+            self.answered.setdefault(bundle, set()).update(done)
+
+    def forget_answers(self, bundle: str) -> None:
+        """Rule 10: a reinstall forgets what the app's prompts were answered."""
+        self.answered.pop(bundle, None)
+
+    def _alert_nodes(self, alert: _Alert) -> list[_Node]:
+        prompt = alert.prompt
+        box = (0.1, 0.34, 0.8, 0.32)
+        out = [_Node(Element(role="Alert", label=prompt.title, frame=box, path="/0/0"))]
+        texts = [t for t in (prompt.title, prompt.message) if t]
+        for i, text in enumerate(texts):
+            frame = (0.14, round(0.37 + 0.07 * i, 6), 0.72, 0.06)
+            out.append(_Node(Element(role="StaticText", label=text, frame=frame, path=f"/0/0/{i}")))
+        count = len(prompt.buttons)
+        for i, label in enumerate(prompt.buttons):
+            frame = (0.1, round(0.52 + 0.14 * i / count, 6), 0.8, round(0.12 / count, 6))
+            path = f"/0/0/{len(texts) + i}"
+            out.append(_Node(Element(role="Button", label=label, frame=frame, path=path), answers=label))
+        return out
+
+    def _keyboard_nodes(self, base: int) -> list[_Node]:
+        """Rule 11: the keyboard over the bottom of the screen, at ``/0/{base}``, and its return key."""
+        top = round(1.0 - KEYBOARD_HEIGHT, 6)
+        keyboard = Element(role="Keyboard", frame=(0.0, top, 1.0, KEYBOARD_HEIGHT), path=f"/0/{base}")
+        key = Element(role="Key", label="return", frame=(0.75, 0.88, 0.23, 0.07), path=f"/0/{base}/0")
+        return [_Node(keyboard), _Node(key, hides_keyboard=True)]
+
+    def keyboard_shown(self) -> bool:
+        """Rule 11: a text field of the app in front has the focus, on the screen it is on."""
+        focus = self.focus
+        if focus is None or focus[0] != self.front or self.front == SPRINGBOARD:
+            return False
+        return focus[1][0] == self.running[self.front].screen and self.script.apps[self.front].keyboard
 
     def screen_of(self, bundle: str) -> str | None:
         state = self.running.get(bundle)
@@ -201,6 +317,8 @@ class _Sim:
         """The screen as a read at ``now`` returns it (Rule 8: it moves while a transition runs)."""
         self.advance(now)
         elements = tuple(node.element for node in self.nodes(now))
+        if self.alerts:
+            return Screen(app=SPRINGBOARD, elements=elements, size=self.script.size)
         progress = self.transition_progress(now)
         if progress is not None:
             k = 1.0 - 0.5 * progress
@@ -219,6 +337,8 @@ class _Sim:
 
     def nodes(self, now: float) -> list[_Node]:
         """The elements present at ``now`` on the screen in front, depth first (Rule 5)."""
+        if self.alerts:
+            return self._alert_nodes(self.alerts[0])
         if self.front == SPRINGBOARD:
             return self._icons()
         state = self.running[self.front]
@@ -226,6 +346,8 @@ class _Sim:
         app = self.script.apps[self.front]
         words = app.locales.get(state.locale or self.script.device.locale or "", {})
         self._walk(app.screens[state.screen], "/0", (), seconds=now - state.entered, state=(state, words), out=out)
+        if self.keyboard_shown():
+            out += self._keyboard_nodes(sum(1 for n in out if n.element.path.count("/") == 2))
         return out
 
     def _walk(
@@ -303,9 +425,11 @@ class _Sim:
                 links = [url for app in self.script.apps.values() for url in app.links]
                 raise DeviceError(f"OPEN_URL: no app opens {text!r} (links: {', '.join(links) or 'none'})")
             app, screen = found
+            if app.open_in:
+                return _Plan(latency.launch, ask=_Front(app.bundle, screen))
             return _Plan(latency.launch, _Front(app.bundle, screen))
-        if op is Op.SUBMIT:
-            return _Plan(latency.tap)
+        if op in (Op.SUBMIT, Op.DISMISS_KEYBOARD):
+            return _Plan(latency.tap, unfocus=True)
         if op.is_swipe:
             if action.element is not None:
                 self._node_for(action.element, now)
@@ -322,10 +446,22 @@ class _Sim:
     def carry_out(self, plan: _Plan, now: float) -> None:
         """The action has returned at ``now``: schedule its effect ``plan.delay`` later (Rule 4)."""
         self.advance(now)
+        self._carry_system(plan, now)
         if plan.effect is not None:
             self.pending.append(_Pending(now + plan.delay, self._seq, plan.origin, plan.effect, plan.delay))
             self._seq += 1
             self.advance(now)
+
+    def _carry_system(self, plan: _Plan, now: float) -> None:
+        """Rules 10, 11: the focus a plan gives or takes, the alert button it taps, the link it asks about."""
+        if plan.unfocus:
+            self.focus = None
+        if plan.focus is not None:
+            self.focus = (self.front, plan.focus)
+        if plan.ask is not None:
+            self.ask_open_in(plan.ask.bundle, plan.ask)
+        if plan.answer is not None:
+            self.answer(plan.answer, now)
 
     def _node_for(self, element: Element, now: float) -> _Node:
         nodes = self.nodes(now)
@@ -350,7 +486,8 @@ class _Sim:
         if not scripted.enabled:
             return _Plan(seconds)  # a disabled field ignores the keyboard
         screen = self.running[self.front].screen
-        return _Plan(seconds, _Type(self.front, (screen, node.key), text), origin=self.front)
+        field = (screen, node.key)
+        return _Plan(seconds, _Type(self.front, field, text), origin=self.front, focus=field)
 
     def clear(self, element: Element, now: float) -> None:
         """The typed text of a field of the app in front is gone (Rule 6: it belongs to the app)."""
@@ -360,6 +497,13 @@ class _Sim:
             state.typed.pop((state.screen, node.key), None)
 
     def _tap(self, node: _Node, latency: Latency) -> _Plan:
+        if node.answers is not None:
+            return _Plan(latency.tap, answer=node.answers)
+        if node.hides_keyboard:
+            return _Plan(latency.tap, unfocus=True)
+        field = node.scripted
+        if field is not None and field.takes_typing and field.enabled and field.tap is None:
+            return _Plan(latency.tap, focus=(self.running[self.front].screen, node.key))
         if node.opens is not None:
             return _Plan(latency.tap, _Front(node.opens), delay=latency.launch)
         scripted = node.scripted
@@ -404,6 +548,8 @@ class ScriptedPhone:
         self.actions: list[Action] = []
         #: Every launch received, as ``(bundle, options)``, including those that then failed.
         self.launches: list[tuple[str, LaunchOptions]] = []
+        #: Every alert button :meth:`answer_alert` was asked to tap, in order (Rule 10).
+        self.alert_answers: list[str] = []
 
     @classmethod
     def from_file(
@@ -537,7 +683,15 @@ class ScriptedPhone:
         _log.debug("launch %s on %s (%s)", bundle, screen, options.reset)
         await self._clock.sleep(self._script.latency.launch)
         locale = options.locale if self.launches_in_locale() else None
-        self._sim.launch(bundle, screen, self._clock.now(), _argument_locale(options.args) or locale)
+        if options.reset is Reset.REINSTALL:
+            self._sim.forget_answers(bundle)
+        if self.launches_in_locale():  # a simulator sets permissions before a launch; an iPhone can't
+            self._sim.preset(bundle, options.permissions)
+        linked = screen if options.url is not None and app.open_in else None
+        first = app.launch if linked else screen
+        self._sim.launch(bundle, first, self._clock.now(), _argument_locale(options.args) or locale)
+        if linked is not None:
+            self._sim.ask_open_in(bundle, _Show(bundle, linked))
 
     def launches_in_locale(self) -> bool:
         """A simulator launches an app in the locale a run asks for (``protocols.LocaleLaunches``); an iPhone can't."""
@@ -563,6 +717,55 @@ class ScriptedPhone:
         self._sim.carry_out(plan, self._clock.now())
         if applied:
             raise UnknownOutcome(f"{action.op}: the reply was lost after it landed (injected by fail_next_action)")
+
+    # -- system alerts and the keyboard (Rules 10, 11) ------------------------------------------
+
+    async def answer_alert(self, button: str) -> None:
+        """Tap ``button`` of the alert shown (``AlertAnswers``), after ``latency.tap`` seconds.
+
+        ``DeviceError`` (nothing sent) when no alert is shown or it has no such button.
+        """
+        self._sim.advance(self._clock.now())
+        self.alert_answers.append(button)
+        if self._sim.alerts and button not in self._sim.alerts[0].prompt.buttons:
+            self._sim.answer(button, self._clock.now())  # raises: no such button
+        if not self._sim.alerts:
+            raise DeviceError("no alert is shown; nothing was tapped")
+        await self._clock.sleep(self._script.latency.tap)
+        self._sim.answer(button, self._clock.now())
+
+    def alert(self) -> tuple[str, tuple[str, ...]] | None:
+        """The alert shown now: its text (title and message, a line each) and buttons; None when none is."""
+        self._sim.advance(self._clock.now())
+        if not self._sim.alerts:
+            return None
+        prompt = self._sim.alerts[0].prompt
+        return "\n".join(t for t in (prompt.title, prompt.message) if t), prompt.buttons
+
+    def set_permission(self, bundle: str, service: str | None, *, allow: bool | None) -> None:
+        """Rule 10: the system sets (``allow`` True or False) or resets (None) a permission of ``bundle``.
+
+        A set one's prompt counts as answered; a reset one's shows again (``service`` None: all).
+        """
+        self._installed(bundle, "set_permission")
+        if allow is not None and service is not None:
+            self._sim.preset(bundle, {service: allow})
+        elif service is None:
+            self._sim.forget_answers(bundle)
+        else:
+            prompts = self._script.apps[bundle].prompts
+            self._sim.answered.get(bundle, set()).difference_update(
+                i for i, p in enumerate(prompts) if p.service == service
+            )
+
+    def keyboard_shown(self) -> bool:
+        """Rule 11: whether the keyboard is shown now."""
+        self._sim.advance(self._clock.now())
+        return not self._sim.alerts and self._sim.keyboard_shown()
+
+    def dismiss_keyboard(self) -> None:
+        """Rule 11: the keyboard goes away (the focus with it), as its return key does."""
+        self._sim.focus = None
 
     # -- Screenshots -------------------------------------------------------------------------
 

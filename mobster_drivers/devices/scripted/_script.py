@@ -17,6 +17,18 @@ Rule 7: ``device.locale`` (default ``en_US``) and ``device.appearance`` (``light
         shows in it (``{de_DE: {Continue: Weiter}}``): the app shows them when it runs in that
         locale (the phone's, or the one a simulator launched it in); a label not in the map shows
         as written.
+Rule 8 (system prompts): an app's ``prompts`` are the permission alerts it raises, each a
+        ``service`` (a name of ``mobster_core.checks.ALERT_SERVICES``), a ``title``, an optional
+        ``message`` and its ``buttons`` (the order a real prompt shows them; at least one) and
+        ``accept`` (the buttons that grant it; default: every button but those that decline,
+        "Don't Allow", "Cancel", "Not Now", "Ask App Not to Track", or, with none of those, the
+        first). A prompt is shown on the app's first launch of an install (``on: launch``,
+        the default), and its answer is remembered until the app is reinstalled; ``again: true``
+        shows it on every launch, answered or not (a prompt that keeps coming back). ``open_in:
+        true`` makes a deep link raise "Open in “App”?" (Cancel, Open) before the app opens it.
+Rule 9 (the keyboard): ``keyboard: true`` shows a keyboard over the bottom of the screen (the
+        bottom :data:`KEYBOARD_HEIGHT` of it) while a text field of the app has the focus (from a
+        tap or typing into it until ``SUBMIT``, ``DISMISS_KEYBOARD`` or another screen).
 Rule 6: an element is present on its screen from ``after`` seconds (inclusive) until ``until``
         seconds (exclusive) after the screen was entered; a ``ticks`` element's value changes every
         ``ticks`` seconds.
@@ -37,7 +49,7 @@ from typing import Any, NoReturn
 import attrs
 
 from mobster_core import DeviceInfo, DeviceKind
-from mobster_core.checks import read_user_file
+from mobster_core.checks import ALERT_SERVICES, read_user_file
 from mobster_core.exceptions import ScriptError, UnsafeFile
 from mobster_core.protocols import DEFAULT_SCREEN_SIZE, SPRINGBOARD, Frame
 from mobster_core.text import normal_locale
@@ -48,6 +60,7 @@ __all__ = [
     "TEXT_ROLES",
     "AppScript",
     "Latency",
+    "Prompt",
     "ScriptedApp",
     "ScriptedElement",
     "Tap",
@@ -118,6 +131,27 @@ class Tap:
 
     kind: TapKind
     to: str = ""
+
+
+#: Rule 9: how much of the screen's height the keyboard covers, from the bottom.
+KEYBOARD_HEIGHT = 0.4
+
+
+@attrs.frozen
+class Prompt:
+    """Rule 8: a permission alert an app raises: its service, texts, buttons, and which grant it."""
+
+    service: str
+    title: str
+    buttons: tuple[str, ...]
+    accept: frozenset[str]
+    message: str = ""
+    again: bool = False
+
+
+def open_in_prompt(app_name: str) -> Prompt:
+    """Rule 8: the "Open in “App”?" alert of a deep link."""
+    return Prompt("open-in", f"Open in “{app_name}”?", ("Cancel", "Open"), frozenset({"Open"}))
 
 
 @attrs.frozen
@@ -197,6 +231,11 @@ class ScriptedApp:
     links: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_links, hash=False)
     #: Rule 7: locale -> label as written -> label shown in that locale.
     locales: Mapping[str, Mapping[str, str]] = attrs.field(factory=dict, converter=_frozen_locales, hash=False)
+    #: Rule 8: the permission prompts of its first launch, and whether a deep link asks "Open in".
+    prompts: tuple[Prompt, ...] = ()
+    open_in: bool = False
+    #: Rule 9: a keyboard covers the bottom of the screen while a text field has the focus.
+    keyboard: bool = False
 
 
 @attrs.frozen
@@ -262,7 +301,13 @@ def _parse_script(text: str | bytes, source: str) -> AppScript:
 
 _TOP_KEYS = ("version", "device", "latency", "apps")
 _DEVICE_KEYS = ("name", "ios", "kind", "size", "locale", "appearance")
-_APP_KEYS = ("name", "version", "build", "file", "launch", "links", "screens", "locales")
+_APP_KEYS = (
+    *("name", "version", "build", "file", "launch", "links", "screens", "locales"),
+    *("prompts", "open_in", "keyboard"),
+)
+_PROMPT_KEYS = ("service", "title", "message", "buttons", "accept", "on", "again")
+#: Rule 8: the services a prompt may name (``mobster_core``'s alert policy knows the same names).
+PROMPT_SERVICES = ALERT_SERVICES
 _ELEMENT_KEYS = (
     "role",
     "label",
@@ -531,6 +576,62 @@ class _Reader:
             screens=screens,
             links=links,
             locales=self.locales(raw["locales"], (*keys, "locales")) if "locales" in raw else {},
+            **self.system_parts(raw, keys),
+        )
+
+    # -- system prompts and the keyboard (Rules 8, 9) ------------------------------------------
+
+    def system_parts(self, raw: Mapping[str, Any], keys: Keys) -> dict[str, Any]:
+        """An app's ``prompts``, ``open_in`` and ``keyboard``."""
+        prompts_raw = raw.get("prompts", [])
+        if not isinstance(prompts_raw, list):
+            self.fail((*keys, "prompts"), f"expected a list of prompts, got {kind_of(prompts_raw)}")
+        return {
+            "prompts": tuple(self.prompt(p, (*keys, "prompts", i)) for i, p in enumerate(prompts_raw)),
+            "open_in": self.flag(raw.get("open_in", False), (*keys, "open_in")),
+            "keyboard": self.flag(raw.get("keyboard", False), (*keys, "keyboard")),
+        }
+
+    def prompt(self, value: Any, keys: Keys) -> Prompt:
+        raw = self.mapping(
+            value,
+            keys,
+            _PROMPT_KEYS,
+            required={
+                "service": "write the service it asks for, such as service: location",
+                "title": "write its title, such as title: Allow “YourApp” to use your location?",
+                "buttons": "write its buttons in order, such as buttons: [Don't Allow, Allow]",
+            },
+            what="a prompt: a mapping with service, title and buttons",
+        )
+        service = self.string(raw["service"], (*keys, "service"))
+        if service not in PROMPT_SERVICES:
+            self.fail((*keys, "service"), f"unknown service {service!r}; write one of {', '.join(PROMPT_SERVICES)}")
+        buttons_raw = raw["buttons"]
+        if not isinstance(buttons_raw, list) or not buttons_raw:
+            self.fail((*keys, "buttons"), "expected a list of button labels, at least one")
+        buttons = tuple(self.string(b, (*keys, "buttons", i)) for i, b in enumerate(buttons_raw))
+        accept_raw = raw.get("accept")
+        if accept_raw is None:
+            declined = [b for b in buttons if _declines(b)] or list(buttons[:1])
+            accept = frozenset(b for b in buttons if b not in declined)
+        else:
+            if not isinstance(accept_raw, list):
+                self.fail((*keys, "accept"), "expected a list of the buttons that grant it")
+            accept = frozenset(self.string(b, (*keys, "accept", i)) for i, b in enumerate(accept_raw))
+            unknown = accept - set(buttons)
+            if unknown:
+                self.fail((*keys, "accept"), f"{min(unknown)!r} is not one of its buttons")
+        on = raw.get("on", "launch")
+        if on != "launch":
+            self.fail((*keys, "on"), f"expected launch (the first launch of an install), got {kind_of(on)}")
+        return Prompt(
+            service=service,
+            title=self.string(raw["title"], (*keys, "title")),
+            buttons=buttons,
+            accept=accept,
+            message=self.string(raw.get("message", ""), (*keys, "message"), empty=True),
+            again=self.flag(raw.get("again", False), (*keys, "again")),
         )
 
     def screen_name(self, value: Any, keys: Keys, names: _AppNames) -> str:
@@ -613,6 +714,11 @@ class _Reader:
         if not isinstance(value, str):
             self.fail(keys, f"expected a screen name, home, or {{open: BUNDLE}}; got {kind_of(value)}")
         return Tap(TapKind.SCREEN, self.screen_name(value, keys, names))
+
+
+def _declines(button: str) -> bool:
+    """Rule 8: a declining button ("Don't Allow", with the typographic apostrophe iOS writes, "Cancel")."""
+    return button.casefold().replace("\u2019", "'").startswith(("don't", "cancel", "not now", "ask app not"))
 
 
 def _auto_frame(parent: Frame | None, index: int, count: int) -> Frame:

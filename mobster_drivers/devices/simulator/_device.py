@@ -14,6 +14,11 @@ Rule 3: a ``data`` reset terminates the app, empties ``Documents``, ``Library`` 
         is ever emptied.
 Rule 4: connecting checks, before anything else happens, that the simulator exists (a clear error
         for none or several), boots it when it is shut down, and that WDA answers there.
+Rule 6: the permissions a launch names (``LaunchOptions.permissions``, from the check's
+        ``alerts: {allow, deny}``) are set after any reset and before the launch, with
+        ``simctl privacy <udid> grant|revoke <service> <bundle>``, for the services simctl knows
+        (:data:`PRIVACY_SERVICES`); the rest (notifications, camera, tracking, …) are answered
+        when their prompt shows.
 Rule 5: a locale the run asks for (``LaunchOptions.locale``, ``protocols.LocaleLaunches``) is given
         to the app at launch as ``-AppleLanguages (de) -AppleLocale de_DE`` (what Xcode's scheme
         option "App Language" passes): the app runs in it, the simulator's own language is left as
@@ -36,7 +41,7 @@ from mobster_core import AppInfo, DeviceError, DeviceInfo, DeviceKind, LaunchOpt
 from mobster_core.text import language_of
 from mobster_drivers.devices.wda import WdaDevice, WdaHosted, WdaTimeouts, WdaTransport
 
-from ._simctl import Simctl, SimctlRunner, Simulator, pick_simulator
+from ._simctl import PRIVACY_SERVICES, Simctl, SimctlRunner, Simulator, pick_simulator
 
 __all__ = ["DEFAULT_WDA_PORT", "SimulatorDevice", "wda_port"]
 
@@ -194,9 +199,16 @@ class SimulatorDevice(WdaHosted):
             self._reset_data(bundle)
         elif options.reset is Reset.REINSTALL:
             self._reinstall(bundle)
+        self._set_permissions(bundle, options)
         self._simctl.launch(self.udid, bundle, (*options.args, *locale_arguments(options.locale)), options.env)
         if options.url is not None:
             self._simctl.openurl(self.udid, options.url)
+
+    def _set_permissions(self, bundle: str, options: LaunchOptions) -> None:
+        """Rule 6: the services the check's alert policy names, granted or revoked before the launch."""
+        for service, allow in options.permissions.items():
+            if service in PRIVACY_SERVICES:
+                self._simctl.privacy_set(self.udid, bundle, service, allow=allow)
 
     def _own(self, path: Path, what: str) -> Path:
         """``path`` resolved, if it lies in this simulator's own folder (Rule 3)."""

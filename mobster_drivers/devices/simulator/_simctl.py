@@ -31,6 +31,7 @@ import attrs
 from mobster_core import DeviceError, UnknownOutcome
 
 __all__ = [
+    "PRIVACY_SERVICES",
     "Simctl",
     "SimctlRunner",
     "SimctlTimeout",
@@ -44,6 +45,24 @@ __all__ = [
 _RUNTIME = re.compile(r"\.SimRuntime\.iOS-([0-9]+(?:-[0-9]+){0,2})$")
 _PID = re.compile(r":\s*([0-9]+)\s*$")
 _CHILD = "SIMCTL_CHILD_"
+
+#: The services ``xcrun simctl privacy`` grants and revokes (``simctl help privacy``; ``all`` left out).
+PRIVACY_SERVICES = frozenset(
+    {
+        "calendar",
+        "contacts-limited",
+        "contacts",
+        "location",
+        "location-always",
+        "photos-add",
+        "photos",
+        "media-library",
+        "microphone",
+        "motion",
+        "reminders",
+        "siri",
+    }
+)
 
 
 class SimctlTimeout(TimeoutError):
@@ -273,6 +292,10 @@ class Simctl:
         if not path:
             raise DeviceError(f"simctl get_app_container printed no path for {bundle}")
         return Path(path)
+
+    def privacy_set(self, udid: str, bundle: str, service: str, *, allow: bool) -> None:
+        """Grant or revoke one permission (``privacy <udid> grant|revoke <service> <bundle>``)."""
+        self._run(["privacy", udid, "grant" if allow else "revoke", service, bundle])
 
     def privacy_reset(self, udid: str, bundle: str | None = None, service: str = "all") -> None:
         """Reset privacy permissions (``privacy <udid> reset all [bundle]``)."""

@@ -32,7 +32,8 @@ Rule 5b: the target check (``TargetChecks``) asks WDA, before an action on an el
 Rule 6: an action acts on the element's frame as given (it comes from the latest read, the
         current screen), turned into points with the latest read's screen size.
 Rule 7: typing taps the field (to focus it), then sends the text with ``/wda/keys``; ``SUBMIT``
-        sends ``"\n"``. Swipes go through ``/wda/dragfromtoforduration``; taps and long presses
+        sends ``"\n"``; ``DISMISS_KEYBOARD`` is ``/wda/keyboard/dismiss`` with the keys that hide it
+        (``gestures`` Rule 6). Swipes go through ``/wda/dragfromtoforduration``; taps and long presses
         are W3C pointer actions (``/actions``).
 Rule 8: a launch is ``/wda/apps/terminate``, then ``/wda/apps/launch`` with the arguments and
         environment: WDA only activates an app that is already running and drops the arguments
@@ -69,7 +70,7 @@ from mobster_core import (
 )
 from mobster_core.protocols import Appearance
 from mobster_drivers._xcuitest import replies
-from mobster_drivers._xcuitest.gestures import SWIPE_SECONDS, Move, gesture, pointer_actions
+from mobster_drivers._xcuitest.gestures import KEYBOARD_KEYS, SWIPE_SECONDS, Move, gesture, pointer_actions
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
@@ -210,6 +211,18 @@ class WdaDevice:
     async def act(self, action: Action) -> None:
         """Send one action, once (Rules 1, 6, 7)."""
         await asyncio.to_thread(self._act_sync, action)
+
+    async def answer_alert(self, button: str) -> None:
+        """Tap ``button`` of the alert shown (``AlertAnswers``): ``POST /alert/accept {"name": button}``, once.
+
+        WDA taps the alert's button of that label (``FBAlert.m`` ``clickAlertButton``); no alert is
+        its 404 ``no such alert``: nothing was sent.
+        """
+        await asyncio.to_thread(self._answer_alert_sync, button)
+
+    def _answer_alert_sync(self, button: str) -> None:
+        self._visibility.forget()
+        self._call("POST", "/alert/accept", {"name": button}, action=f"tapping “{button}” on the alert", session=True)
 
     async def screenshot(self) -> bytes:
         """The screen as PNG bytes (``GET /screenshot``)."""
@@ -382,6 +395,9 @@ class WdaDevice:
             self._call("POST", "/wda/apps/activate", body, timeout=self._timeouts.launch, action=what, session=True)
         elif move.move is Move.OPEN_URL:
             self.open_url_sync(move.target)
+        elif move.move is Move.DISMISS_KEYBOARD:
+            body = {"keyNames": list(KEYBOARD_KEYS)}
+            self._call("POST", "/wda/keyboard/dismiss", body, action=what, session=True)
 
     def _screenshot_sync(self) -> bytes:
         value = self._call("GET", "/screenshot", timeout=self._timeouts.read)

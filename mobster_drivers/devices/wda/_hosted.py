@@ -21,7 +21,8 @@ __all__ = ["WdaHosted"]
 class WdaHosted:
     """The part of a device that a WebDriverAgent serves (module rules): one base, no more.
 
-    ``Device``, ``Screenshots``, ``EvidenceReads`` and ``TargetChecks``, each through :attr:`wda`.
+    ``Device``, ``Screenshots``, ``EvidenceReads``, ``TargetChecks`` and ``AlertAnswers``, each through
+    :attr:`wda`.
     """
 
     def __init__(self, wda: WdaDevice) -> None:
@@ -63,6 +64,10 @@ class WdaHosted:
     async def act(self, action: Action) -> None:
         """One action, once, through WDA."""
         await self._wda.act(action)
+
+    async def answer_alert(self, button: str) -> None:
+        """Tap ``button`` of the alert shown (``AlertAnswers``), once, through WDA."""
+        await self._wda.answer_alert(button)
 
     async def screenshot(self) -> bytes:
         """A PNG screenshot, through WDA."""

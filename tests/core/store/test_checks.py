@@ -275,7 +275,13 @@ BAD = [
     ("- app\n", None, None, "expected a mapping of version, name"),
     # unknown keys, with hints
     ("app: {bundle: a.b}\nnmae: x\n", 2, "nmae", "unknown key 'nmae' (did you mean 'name'?); rename it"),
-    ("app: {bundle: a.b}\nzzz: x\n", 2, "zzz", "(allowed: all_steps, app, budget, device, expect, launch,"),
+    ("app: {bundle: a.b}\nzzz: x\n", 2, "zzz", "(allowed: alerts, all_steps, app, budget, device, expect, launch,"),
+    # alerts: the policy, and the services it may name
+    (APP + "alerts: always\n", 2, "alerts", "unknown policy 'always'; write fail, accept, dismiss or {allow"),
+    (APP + "alerts: {allow: [locaton]}\n", 2, "alerts.allow[0]", "unknown service 'locaton'; write one of location,"),
+    (APP + "alerts: {allow: [camera], deny: [camera]}\n", 2, "alerts", "camera is both allowed and denied"),
+    (APP + "alerts: {grant: [camera]}\n", 2, "alerts.grant", "unknown key 'grant'; write allow"),
+    (APP + "alerts: {allow: location}\n", 2, "alerts.allow", "expected a list of services"),
     ("app: {bundel: a.b}\n", 1, "app.bundel", "unknown key 'bundel' (did you mean 'bundle'?)"),
     (APP + "launch: {urls: a://b}\n", 2, "launch.urls", "(did you mean 'url'?)"),
     (APP + "budget: {max_usd: 0.1, max_secs: 5}\n", 2, "budget.max_secs", "(did you mean 'max_seconds'?)"),

@@ -108,7 +108,8 @@ def test_the_renamed_sample_differs_only_in_the_continue_button() -> None:
 
 
 def test_sample_path_names_the_samples_when_asked_for_another() -> None:
-    with pytest.raises(ValueError, match=r"no sample app script 'nope' \(samples: yourapp, yourapp-renamed\)"):
+    samples = r"\(samples: yourapp, yourapp-location, yourapp-renamed\)"
+    with pytest.raises(ValueError, match=rf"no sample app script 'nope' {samples}"):
         sample_path("nope")
     with pytest.raises(ValueError, match="no sample"):
         sample_path("../scripted/__init__")
@@ -634,3 +635,43 @@ def test_one_text_is_parsed_once_and_a_bad_one_fails_every_time() -> None:
     for _ in range(2):
         with pytest.raises(ScriptError, match=r"bad\.yaml"):
             AppScript.from_text(bad, "bad.yaml")
+
+
+# -- system prompts and the keyboard (the script's Rules 8, 9) -----------------------------------
+
+LOCATION = sample_path("yourapp-location").read_text("utf-8")
+
+
+def test_the_location_sample_declares_its_prompt_open_in_and_keyboard() -> None:
+    app = AppScript.from_text(LOCATION, "yourapp-location.yaml").apps["com.example.yourapp"]
+    (prompt,) = app.prompts
+    assert (prompt.service, prompt.title) == ("location", "Allow “YourApp” to use your location?")
+    assert prompt.buttons == ("Allow Once", "Allow While Using App", "Don’t Allow")
+    assert prompt.accept == frozenset({"Allow Once", "Allow While Using App"})  # all but Don't Allow
+    assert (app.open_in, app.keyboard, prompt.again) == (True, True, False)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("service: location", "service: gps", r"prompts\[0\]\.service: unknown service 'gps'; write one of location"),
+        ("service: location", "servic: location", r"prompts\[0\]\.servic: unknown key 'servic' \(did you mean"),
+        (
+            "buttons: [Allow Once, Allow While Using App, Don’t Allow]",
+            "buttons: []",
+            r"prompts\[0\]\.buttons: expected a list of button labels, at least one",
+        ),
+        (
+            "buttons: [Allow Once, Allow While Using App, Don’t Allow]",
+            "buttons: [OK]\n        accept: [Allow]",
+            r"prompts\[0\]\.accept: 'Allow' is not one of its buttons",
+        ),
+        ("service: location", "service: location\n        on: link", r"prompts\[0\]\.on: expected launch"),
+        ("open_in: true", "open_in: yes", r"open_in: expected true or false"),
+        ("keyboard: true", 'keyboard: "true"', r"keyboard: expected true or false"),
+    ],
+)
+def test_a_bad_prompt_or_flag_names_its_key(old: str, new: str, expected: str) -> None:
+    assert old in LOCATION
+    with pytest.raises(ScriptError, match=expected):
+        AppScript.from_text(LOCATION.replace(old, new), "x.yaml")

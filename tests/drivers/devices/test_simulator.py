@@ -229,6 +229,22 @@ def test_a_data_reset_empties_the_container_and_privacy(simctl: FakeSimctl, wda:
     assert commands == ["launch", "terminate", "privacy", "launch"]
 
 
+def test_the_alert_policys_permissions_are_set_after_the_reset_and_before_the_launch(tmp_path: Path) -> None:
+    with FakeWda(sample_path("yourapp-location"), lifetime=60) as located:
+        simctl = FakeSimctl(tmp_path, wda=located)
+        device = connect(simctl, located)
+        permissions = {"location": True, "camera": False, "tracking": False}
+        asyncio.run(device.launch(YOURAPP, LaunchOptions(reset=Reset.DATA, permissions=permissions)))
+        privacy = [c.args for c in simctl.calls_of("privacy")]
+        # camera and tracking are no simctl service: their prompts are answered when they show
+        assert privacy == [("privacy", PRO, "reset", "all", YOURAPP), ("privacy", PRO, "grant", "location", YOURAPP)]
+        commands = [c.command for c in simctl.calls if c.command in ("privacy", "launch")]
+        assert commands == ["privacy", "privacy", "launch"]
+        assert located.phone.alert() is None  # granted: the location prompt never shows
+        asyncio.run(device.launch(YOURAPP, LaunchOptions(reset=Reset.DATA)))
+        assert located.phone.alert() is not None  # the reset took the grant back
+
+
 def test_a_reinstall_uninstalls_and_installs_the_same_bundle(simctl: FakeSimctl, wda: FakeWda) -> None:
     device = connect(simctl, wda)
     before = simctl.container(PRO, YOURAPP)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import mobster_core as mc
+from mobster_core.checks import AlertMode, AlertPolicy
 from mobster_core.results import FramesMode
 from mobster_drivers.harness.settings import FRAMES, Settings, Timing
 from mobster_drivers.harness.spec import DeviceOptions
@@ -61,3 +62,12 @@ def test_the_secrets_never_show_and_take_no_part_in_equality() -> None:
     assert "SECRET" not in repr(settings)
     assert settings == Settings()
     assert settings.secrets == keys
+
+
+def test_an_alert_policy_for_every_check_becomes_the_run_options(tmp_path: Path) -> None:
+    assert Settings().to_run_options(tmp_path).alerts is None  # each check's own
+    allowed = Settings(alerts={"allow": ["location"], "deny": ["tracking"]}).to_run_options(tmp_path).alerts
+    assert allowed == AlertPolicy(AlertMode.SERVICES, frozenset({"location"}), frozenset({"tracking"}))
+    assert Settings(alerts="accept").to_run_options(tmp_path).alerts == AlertPolicy(AlertMode.ACCEPT)
+    with pytest.raises(ValueError, match=r"^alerts\.deny\[1\]: unknown service 'gps'; write one of location,"):
+        Settings(alerts={"deny": ["tracking", "gps"]}).to_run_options(tmp_path)
