@@ -253,6 +253,12 @@ def _device_options(f: Any) -> Any:
             ),
             *timing_options(),
             click.option(
+                "--alerts",
+                type=click.Choice(["fail", "accept", "dismiss"]),
+                help="Answer every check's system alerts so, over the check's own alerts: (docs/alerts.md). "
+                "Default: each check's, else fail.",
+            ),
+            click.option(
                 "--frames",
                 type=click.Choice(["auto", "all", "failed", "none"]),
                 default="auto",
@@ -539,6 +545,7 @@ def _settings(opts: dict[str, Any]) -> Settings:
         shard=opts.get("shard"),
         paths=opts.get("paths_store") or "local",
         locale=opts.get("locale"),
+        alerts=opts.get("alerts"),
         retries=opts.get("retries") or 0,
         repeat=opts.get("repeat") or 1,
     )

@@ -38,6 +38,7 @@ import enum
 import math
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -280,6 +281,7 @@ def read_settings(config: Any) -> PluginSettings:
         secrets=_secrets(src),
         retries=_count(src, "retries", 0, MAX_RETRIES),
         repeat=_count(src, "repeat", 1, MAX_REPEAT),
+        alerts=_alerts(src.from_project("alerts")),
     )
     settings = PluginSettings(
         harness=harness,
@@ -385,6 +387,14 @@ def _max_usd(text: str | None, src: _Source) -> float | None:
     if not math.isfinite(value) or value <= 0:
         raise SettingsError(f"{where}: {text} must be more than 0 US dollars, such as 0.10")
     return value
+
+
+def _alerts(value: object) -> str | Mapping[str, Sequence[str]] | None:
+    """The project config's ``alerts`` (checked when it was read), as the harness takes it."""
+    if isinstance(value, str) or value is None:
+        return value
+    assert isinstance(value, Mapping)
+    return {str(k): tuple(str(v) for v in vs) for k, vs in value.items()}
 
 
 def _read_pool(src: _Source) -> tuple[DeviceOptions, tuple[DeviceSpec, ...]]:

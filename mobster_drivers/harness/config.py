@@ -155,6 +155,25 @@ def _locale(key: Key, value: object) -> object:
         raise ValueError(f'{exc}; such as {key.name} = "de_DE"') from None
 
 
+def _alerts(key: Key, value: object) -> object:
+    """A system-alert policy as a check writes it: ``"accept"``, or a table of ``allow``/``deny`` lists."""
+    from mobster_core.checks import parse_alert_policy
+
+    if isinstance(value, str) and value not in key.choices:
+        _choice(key, value)
+    if not isinstance(value, str | dict):
+        raise ValueError(
+            f'write one of "fail", "accept" or "dismiss", or a table such as {key.name} = {{allow = ["location"]}}'
+        )
+    try:
+        parse_alert_policy(value, key.name)
+    except ValueError as exc:
+        raise ValueError(str(exc).removeprefix(f"{key.name}: ").removeprefix(f"{key.name}.")) from None
+    if isinstance(value, dict):  # a frozen copy: the lists become tuples
+        return {k: tuple(v) if isinstance(v, list) else v for k, v in value.items()}
+    return value
+
+
 _CHECKS: dict[str, Callable[[Key, object], object]] = {
     "flag": _flag,
     "text": _text,
@@ -163,6 +182,7 @@ _CHECKS: dict[str, Callable[[Key, object], object]] = {
     "float": _float,
     "choice": _choice,
     "locale": _locale,
+    "alerts": _alerts,
 }
 
 #: Rule 2: every setting of the config, as ``mobster test``'s options name and check it; a later
@@ -200,6 +220,8 @@ KEYS: tuple[Key, ...] = (
     Key("retries", "retries", "int", "run a check that couldn't run because of the machine up to N times more",
         low=0, high=10, example="2"),
     Key("repeat", "repeat", "int", "run each check K times and report its pass rate", low=1, high=1000, example="3"),
+    Key("alerts", "alerts", "alerts", "how every check answers system alerts (docs/alerts.md)",
+        choices=("fail", "accept", "dismiss"), example="accept"),
 )  # fmt: skip
 _BY_NAME = {k.name: k for k in KEYS}
 #: Rule 3: the keys of a device pool; a layer naming a device replaces all of them below it.

@@ -130,5 +130,12 @@ class Settings:
             secrets=self.secrets,
             retries=self.retries,
             repeat=self.repeat,
-            alerts=None if self.alerts is None else parse_alert_policy(self.alerts, "alerts"),
+            alerts=None if self.alerts is None else parse_alert_policy(_as_written(self.alerts), "alerts"),
         )
+
+
+def _as_written(alerts: str | Mapping[str, Sequence[str]]) -> object:
+    """A policy as a check file writes it (lists, not tuples), for the core's parser."""
+    if isinstance(alerts, str):
+        return alerts
+    return {key: list(value) if isinstance(value, tuple | list) else value for key, value in alerts.items()}

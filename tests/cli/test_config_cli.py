@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 from mobster_cli.main import Runtime, cli
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import sample_path
-from tests.samples import SIGNUP
+from tests.samples import SIGNUP, SIGNUP_PAST_THE_KEYBOARD
 
 CONFIG = """\
 profile = "scripted"
@@ -129,3 +129,20 @@ def test_the_paths_store_follows_the_profile_and_every_command_reads_it(project:
     )
     local = mobster("config", "--profile", "local", "--json")
     assert json.loads(local.stdout)["settings"]["paths"] == {"value": "local", "from": "mobster.toml [profiles.local]"}
+
+
+def test_a_location_prompt_fails_by_default_and_passes_under_alerts_from_the_option_or_the_config(
+    project: Path,
+) -> None:
+    (project / "apps" / "location.yaml").write_text(sample_path("yourapp-location").read_text())
+    (project / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP_PAST_THE_KEYBOARD)
+    location = ("--scripted", "apps/location.yaml", "--json")
+    refused = mobster("test", *location)
+    assert refused.exit_code == 1, refused.output
+    assert "a system alert is in the way" in json.loads(refused.stdout)["checks"][0]["message"]
+    accepted = mobster("test", *location, "--alerts", "accept")
+    assert accepted.exit_code == 0, accepted.output
+    (project / "mobster.toml").write_text(CONFIG + '\n[profiles.location]\nscripted = "apps/location.yaml"\n'
+                                          'model = "scripted"\nalerts = {allow = ["location"]}\n')  # fmt: skip
+    configured = mobster("test", "--profile", "location", "--fresh")
+    assert configured.exit_code == 0, configured.output

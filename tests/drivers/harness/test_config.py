@@ -223,3 +223,33 @@ def test_a_grid_profiles_session_wait_goes_with_its_pool(root: Path) -> None:
     )
     assert load_config(root, profile="grid", env={}).values["session-wait"] == 900.0
     assert load_config(root, env={}).values["session-wait"] == 60.0
+
+
+def test_the_alert_policy_is_a_word_or_a_table_checked_as_a_check_file_checks_it(root: Path) -> None:
+    write(root, 'alerts = "accept"\n[profiles.perms]\nalerts = {allow = ["location"], deny = ["tracking"]}\n')
+    assert load_config(root, env={}).values["alerts"] == "accept"
+    assert load_config(root, profile="perms", env={}).values["alerts"] == {
+        "allow": ("location",),
+        "deny": ("tracking",),
+    }
+    from mobster_drivers.harness.settings import Settings
+    from mobster_drivers.harness.spec import DeviceOptions
+
+    policy = Settings(devices=DeviceOptions(), alerts={"allow": ("location",)}).to_run_options(root).alerts
+    assert policy is not None
+    assert "location" in str(policy)
+
+
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        ('alerts = "always"', 'write one of "fail" or "accept" or "dismiss"'),
+        ('alerts = {allow = ["locaton"]}', "unknown service 'locaton'"),
+        ("alerts = 3", 'write one of "fail", "accept" or "dismiss", or a table'),
+    ],
+)
+def test_a_bad_alert_policy_names_the_line_and_the_fix(root: Path, text: str, fix: str) -> None:
+    path = write(root, text + "\n")
+    message = error(root)
+    assert message.startswith(f"{path}: line 1: ")
+    assert fix in message
