@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-MODE_KEYS = {"mode", "runs", "steps_s", "run_s", "floor_s", "ratio", "model_calls", "cost_usd"}
+MODE_KEYS = {
+    "mode", "runs", "steps_s", "run_s", "floor_s", "ratio", "run_floor_s", "run_ratio", "model_calls", "cost_usd",
+}  # fmt: skip
 
 
 def load(name: str) -> ModuleType:
@@ -54,6 +56,10 @@ def test_bench_replay_counts_model_calls_per_mode(tmp_path: Path, capsys: pytest
         assert mode["runs"] == 1
         assert mode["floor_s"] > 0
         assert mode["ratio"] > 0
+        assert mode["run_floor_s"] > mode["floor_s"]
+        assert mode["run_ratio"] > 0
+    assert doc["meta"]["one_at_a_time"] is True  # every benchmark runs on the faithful model
+    assert doc["meta"]["frames"] is True
     calls = {m["mode"]: m["model_calls"] for m in doc["modes"]}
     steps = doc["meta"]["steps"]
     assert steps == 6
