@@ -18,6 +18,9 @@ others are the same work plus noise).
    verdict, the journal written and fsynced before and after every action). Per step the cost should
    stay flat: the total grows linearly. The effect ledger (every action passes through it once) is
    timed alone over as many actions.
+4. **A suite's cache lookups**: a replay cache of 500, 1,000, 2,000 and 4,000 recorded paths (one a
+   check), and ``ReplayCache.lookup`` of every check once, as a suite does: CPU per lookup should stay
+   flat (the store lists its folder once, not once a check: ``pathstores``' Rule 5).
 
 Usage::
 
@@ -343,12 +346,37 @@ def whole_replays(steps: Sequence[int], filler: int, *, repeat: int) -> list[dic
     return out
 
 
+CACHE_CHECKS = (500, 1000, 2000, 4000)
+
+
+def cache_lookups(n: int, work: Path) -> float:
+    """CPU microseconds per lookup of ``n`` checks' paths in a cache holding them all (a suite's lookups)."""
+    project = work / f"cache-{n}"
+    cache = ReplayCache(project)
+    info = mc.DeviceInfo("Scripted iPhone", "26.4", mc.DeviceKind.SIMULATOR)
+    env = Env.of(info, mc.AppInfo(APP, "1.0", "1"))
+    clock = FakeClock()
+    ping, pong = clock.run(read_two(ScriptedPhone.from_text(ping_pong_app(3), clock=clock)))
+    step = ping_pong_path(2, ping, pong)
+    identities = [f"{i:016x}" for i in range(1, n + 1)]
+    when = datetime.now(UTC)
+    for identity in identities:
+        cache.store(identity, env, step, recorded_at=when)
+    fresh = ReplayCache(project)  # a new run's cache: nothing of the writes above is in it
+    began = time.process_time()
+    for identity in identities:
+        if fresh.lookup(identity, env).steps is None:
+            raise SystemExit(f"cache lookups: {identity} was not found")
+    return (time.process_time() - began) / n * 1e6
+
+
 def render(
     reads: dict[int, dict[str, float]],
     load_ms: float,
     replays: list[dict[str, float]],
     filler: int,
     ledger: dict[int, float],
+    lookups: dict[int, float] | None = None,
 ) -> str:
     out: list[str] = []
     out.append("CPU per read of a step's screen, milliseconds (time.process_time, least of repeats; fresh Screens):")
@@ -387,6 +415,13 @@ def render(
             "effect ledger, begin + settle, us per action over a run of N actions: "
             + ", ".join(f"N={n}: {us:.1f}" for n, us in ledger.items())
         )
+    if lookups:
+        out.append(
+            "a suite's cache lookups, CPU us per check with N paths in the cache: "
+            + ", ".join(f"N={n}: {us:.0f}" for n, us in lookups.items())
+        )
+        (n0, us0), (n1, us1) = next(iter(lookups.items())), list(lookups.items())[-1]
+        out.append(f"  ({n1 / n0:.0f}x the checks took {n1 * us1 / (n0 * us0):.1f}x the CPU: linear is {n1 / n0:.0f}x)")
     if len(replays) >= 2:
         first, last = replays[0], replays[-1]
         growth = last["replayer_cpu_s"] / first["replayer_cpu_s"]
@@ -413,7 +448,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         steps = tuple(int(n) for n in args.steps.split(","))
     replays = whole_replays(steps, args.filler, repeat=1 if args.quick else 3)
     ledger = {n: ledger_us_per_action(n, repeat=1 if args.quick else 3) for n in steps}
-    print(render(reads, load_ms, replays, args.filler, ledger))
+    with tempfile.TemporaryDirectory(prefix="bench-cache-") as tmp:
+        sizes_cache = (100, 200) if args.quick else CACHE_CHECKS
+        lookups = {n: cache_lookups(n, Path(tmp)) for n in sizes_cache}
+    print(render(reads, load_ms, replays, args.filler, ledger, lookups))
     if args.json is not None:
         doc = {
             "python": platform.python_version(),
@@ -423,6 +461,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "whole_replays": [{k: None if math.isnan(v) else round(v, 5) for k, v in r.items()} for r in replays],
             "elements_per_screen_in_replays": args.filler + 3,
             "ledger_us_per_action": {str(n): round(us, 3) for n, us in ledger.items()},
+            "cache_lookup_us_per_check": {str(n): round(us, 1) for n, us in lookups.items()},
         }
         args.json.write_text(json.dumps(doc, indent=2) + "\n")
     return 0
