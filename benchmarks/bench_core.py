@@ -56,7 +56,7 @@ from mobster_core.testing import FakeClock, MemoryJournal
 from mobster_drivers.devices.scripted import AppScript, ScriptedPhone
 
 APP = "com.example.yourapp"
-SIZES = (50, 200, 1000)
+SIZES = (50, 200, 1000, 5000)
 REPLAY_STEPS = (10, 100, 1000)
 #: The target: core CPU per replayed step under 1 ms for a 200-element screen.
 TARGET_MS_AT_200 = 1.0
