@@ -28,8 +28,16 @@ What is measured, per run (see ``docs/benchmarks.md`` for the method in full):
 - ``floor_s``: what those steps can't avoid waiting for: per action sent, its latency, the screen
   transition after it (when the screen changed), and one read to see the new screen; plus, per model
   call the mode needs (fresh: steps + 1 for "done"; replay: 0; heal, heal-first and heal-last: 1, the
-  renamed step's), 2.5 s and the screenshot the model is given (a read's latency on the scripted
-  phone), since runs take screenshots as ``mobster test`` does (``--no-screenshots`` to compare).
+  renamed step's), 2.5 s; and on a phone whose screenshots share its one channel (the default, as
+  WebDriverAgent's), one screenshot per screen the run decides on (each action's frame, which is
+  also the model's picture of it, and the "done" call's screen), since runs take screenshots and
+  keep frames as ``mobster test`` does (``--no-screenshots``, ``--no-frames`` to compare).
+- ``run_floor_s``: the whole run's floor: the launch, one baseline read, the steps' floor, and the
+  verdict's second read 0.3 s after its first; ``run_ratio`` = ``run_s / run_floor_s``.
+- The phone serves one request at a time (``--concurrent``: the old model that answered each at
+  once); ``--separate-screenshots`` gives screenshots a channel of their own (a simulator),
+  ``--frames-beside-reads`` takes one beside every read on the one channel (the way before issue
+  27), ``--screenshot-scale`` sets their pixels (3: an iPhone's 1206 x 2622, 1.0 s).
 - ``ratio``: ``steps_s / floor_s``. Cost: the run's own estimate (4 characters a token plus 150 output
   tokens a call, no caching; the screenshot's tokens are not counted) at ``--price-in``/``--price-out``
   USD per million.
@@ -106,12 +114,13 @@ class Call:
 class TimedDevice:
     """The scripted phone behind a wrapper that notes every call; it changes nothing."""
 
-    def __init__(self, phone: ScriptedPhone, clock: mc.Clock, calls: list[Call]) -> None:
+    def __init__(self, phone: ScriptedPhone, clock: mc.Clock, calls: list[Call], *, beside: bool = False) -> None:
         self.phone = phone
         self.clock = clock
         self.calls = calls
-        #: The phone's screenshot channel (``protocols.ScreenshotChannel``), passed through.
-        self.separate_screenshots = phone.separate_screenshots
+        #: The phone's screenshot channel (``protocols.ScreenshotChannel``), passed through; ``beside``
+        #: says it has one of its own when it hasn't, so the run takes a screenshot beside every read.
+        self.separate_screenshots = phone.separate_screenshots or beside
 
     def where(self) -> str:
         front = self.phone.front
@@ -327,6 +336,10 @@ class Setup:
     one_at_a_time: bool = True
     #: Screenshots by a channel of their own (a simulator's ``simctl io``), beside the reads.
     separate: bool = False
+    #: A screenshot beside every read although they share the one channel (how frames were taken before).
+    beside: bool = False
+    #: Pixels per point of the phone's screenshots (1: 402 x 874, 0.234 s; 3: 1206 x 2622, 1.0 s).
+    screenshot_scale: float = 1.0
 
     @property
     def model_seconds(self) -> float:
@@ -334,7 +347,13 @@ class Setup:
 
     def phone(self, app: AppScript, clock: mc.Clock) -> ScriptedPhone:
         """The phone a run drives, on the benchmark's model of requests."""
-        return ScriptedPhone(app, clock=clock, one_at_a_time=self.one_at_a_time, separate_screenshots=self.separate)
+        return ScriptedPhone(
+            app,
+            clock=clock,
+            one_at_a_time=self.one_at_a_time,
+            separate_screenshots=self.separate,
+            screenshot_scale=self.screenshot_scale,
+        )
 
     def shots_seconds(self, shot_s: float, actions: int, model_calls: int) -> float:
         """The screenshots the steps can't avoid waiting for, in seconds.
@@ -412,7 +431,7 @@ def run_once(setup: Setup, mode: str, project: Path, check_file: Path, app: AppS
     calls: list[Call] = []
     marks: list[tuple[float, float]] = []
     phone = setup.phone(app, clock)
-    device = TimedDevice(phone, clock, calls)
+    device = TimedDevice(phone, clock, calls, beside=setup.beside)
     model = None
     if mode != "replay":
         model = TimedModel(ScriptedModel(clock=clock, delay=setup.model_seconds), clock, calls)
@@ -577,6 +596,11 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def phone_shot_s(setup: Setup) -> float:
+    """What one of the phone's screenshots costs, in seconds."""
+    return setup.phone(setup.app, FakeClock()).screenshot_s
+
+
 def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
     """The table, with the ranges, a breakdown of each run and the note's figures."""
     out: list[str] = []
@@ -586,7 +610,8 @@ def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
         f"x{setup.scale:g}, scripted model {setup.model_seconds:g} s a call, on {clock}, "
         f"screenshots {'on' if setup.screenshots else 'off'}, frames {'on' if setup.frames else 'off'}, "
         f"the phone {'one request at a time' if setup.one_at_a_time else 'answering requests at once'}"
-        f"{', screenshots by a channel of their own' if setup.separate else ''}."
+        f"{', screenshots by a channel of their own' if setup.separate else ''}"
+        f"{', a screenshot beside every read' if setup.beside else ''}, screenshots {phone_shot_s(setup):.3f} s."
     )
     out.append("A model of the world (the scripted phone), not a phone. Medians, [min-max].")
     out.append("")
@@ -672,6 +697,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--separate-screenshots", action="store_true", help="screenshots by a channel of their own (a simulator)"
     )
+    parser.add_argument(
+        "--frames-beside-reads",
+        action="store_true",
+        help="a screenshot beside every read on the one channel (how frames were taken before issue 27)",
+    )
+    parser.add_argument(
+        "--screenshot-scale", type=float, default=1.0, help="pixels per point of screenshots (3: an iPhone's)"
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be 1 or more")
@@ -705,6 +738,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             frames=not args.no_frames,
             one_at_a_time=not args.concurrent,
             separate=args.separate_screenshots,
+            beside=args.frames_beside_reads,
+            screenshot_scale=args.screenshot_scale,
         )
         started = datetime.now(UTC)
         summaries = run_benchmark(setup, args.mode_list, args.runs, progress=not args.quiet)
@@ -733,6 +768,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "frames": setup.frames,
                 "one_at_a_time": setup.one_at_a_time,
                 "separate_screenshots": setup.separate,
+                "frames_beside_reads": setup.beside,
+                "screenshot_s": round(phone_shot_s(setup), 3),
                 "prices_per_million": {"input": args.price_in, "output": args.price_out},
                 "note_steps_s": NOTE_STEPS_S,
             },

@@ -146,9 +146,12 @@ def test_bench_core_quick(tmp_path: Path) -> None:
         assert {"signature_ms", "hash_ms", "fingerprint_ms", "match_step_ms", "poll_decision_ms", "per_step_ms"} <= set(
             figures
         )
+        assert 0 < figures["same_source_ms"] < figures["per_step_ms"]  # a poll that saw nothing new costs less
     assert [r["steps"] for r in doc["whole_replays"]] == [10, 100]
     assert set(doc["ledger_us_per_action"]) == {"10", "100"}
     assert doc["load_path_50_ms"] > 0
+    assert set(doc["cache_lookup_us_per_check"]) == {"100", "200"}
+    assert all(us > 0 for us in doc["cache_lookup_us_per_check"].values())
 
 
 def test_bench_builds_quick(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
