@@ -61,7 +61,7 @@ class FakeClock:
 
     Use ``clock.run(coro)`` in place of ``asyncio.run(coro)``; inside it ``clock.now()`` and
     ``asyncio.sleep`` both run on virtual time. Threads are not waited for while a timer is set
-    (time jumps past their work); with nothing else scheduled, one has 60 s of real time to finish
+    (time jumps past their work); with nothing else scheduled, one has 300 s of real time to finish
     before the run fails as a deadlock. Keep real I/O out of fake-clock tests (the fake servers run
     on the real clock).
     """
@@ -101,7 +101,7 @@ class FakeClock:
 
 
 #: Real seconds a thread is given to wake a loop on which nothing else is scheduled.
-_THREAD_GRACE_S = 60.0
+_THREAD_GRACE_S = 300.0
 
 
 class _VirtualSelector(selectors.DefaultSelector):
