@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
 import pytest
 
-from mobster_core._store import pathstores
 from mobster_core._store.pathstores import CommittedPaths, LocalPaths
 
 IDS = [f"{n:016x}" for n in range(1, 6)]
@@ -16,7 +16,7 @@ ENV = "abcdef012345"
 
 
 @pytest.fixture
-def listings() -> list[str]:
+def listings() -> Iterator[list[str]]:
     """The folders listed, one entry per ``os.scandir``."""
     seen: list[str] = []
     real = os.scandir
@@ -25,7 +25,7 @@ def listings() -> list[str]:
         seen.append(os.fspath(path))
         return real(path)
 
-    with mock.patch.object(pathstores.os, "scandir", counting):
+    with mock.patch.object(os, "scandir", counting):  # the os module pathstores lists folders with
         yield seen
 
 
