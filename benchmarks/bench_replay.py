@@ -28,8 +28,16 @@ What is measured, per run (see ``docs/benchmarks.md`` for the method in full):
 - ``floor_s``: what those steps can't avoid waiting for: per action sent, its latency, the screen
   transition after it (when the screen changed), and one read to see the new screen; plus, per model
   call the mode needs (fresh: steps + 1 for "done"; replay: 0; heal, heal-first and heal-last: 1, the
-  renamed step's), 2.5 s and the screenshot the model is given (a read's latency on the scripted
-  phone), since runs take screenshots as ``mobster test`` does (``--no-screenshots`` to compare).
+  renamed step's), 2.5 s; and on a phone whose screenshots share its one channel (the default, as
+  WebDriverAgent's), one screenshot per screen the run decides on (each action's frame, which is
+  also the model's picture of it, and the "done" call's screen), since runs take screenshots and
+  keep frames as ``mobster test`` does (``--no-screenshots``, ``--no-frames`` to compare).
+- ``run_floor_s``: the whole run's floor: the launch, one baseline read, the steps' floor, and the
+  verdict's second read 0.3 s after its first; ``run_ratio`` = ``run_s / run_floor_s``.
+- The phone serves one request at a time (``--concurrent``: the old model that answered each at
+  once); ``--separate-screenshots`` gives screenshots a channel of their own (a simulator),
+  ``--frames-beside-reads`` takes one beside every read on the one channel (the way before issue
+  27), ``--screenshot-scale`` sets their pixels (3: an iPhone's 1206 x 2622, 1.0 s).
 - ``ratio``: ``steps_s / floor_s``. Cost: the run's own estimate (4 characters a token plus 150 output
   tokens a call, no caching; the screenshot's tokens are not counted) at ``--price-in``/``--price-out``
   USD per million.
@@ -61,7 +69,8 @@ from unittest import mock
 import attrs
 
 import mobster_core as mc
-from mobster_core._rules.settle import SettledRead
+from mobster_core._rules.frames import FramesMode
+from mobster_core._rules.settle import DEFAULT_READ_POLICY, SettledRead
 from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import PROFILES, AppScript, Latency, ScriptedElement, ScriptedPhone
@@ -105,10 +114,13 @@ class Call:
 class TimedDevice:
     """The scripted phone behind a wrapper that notes every call; it changes nothing."""
 
-    def __init__(self, phone: ScriptedPhone, clock: mc.Clock, calls: list[Call]) -> None:
+    def __init__(self, phone: ScriptedPhone, clock: mc.Clock, calls: list[Call], *, beside: bool = False) -> None:
         self.phone = phone
         self.clock = clock
         self.calls = calls
+        #: The phone's screenshot channel (``protocols.ScreenshotChannel``), passed through; ``beside``
+        #: says it has one of its own when it hasn't, so the run takes a screenshot beside every read.
+        self.separate_screenshots = phone.separate_screenshots or beside
 
     def where(self) -> str:
         front = self.phone.front
@@ -182,6 +194,16 @@ class TimedModel:
         return decision
 
 
+class FramesKept:
+    """A reporter that keeps the run's frames and makes no page (``mobster test``'s report makes its pictures after)."""
+
+    def check_ended(self, result: mc.CheckResult, folder: Path, frames: FramesMode) -> None:
+        """Nothing: the frames are already in the run folder."""
+
+    def suite_ended(self, suite: mc.SuiteResult) -> None:
+        """Nothing."""
+
+
 @contextlib.contextmanager
 def settled_read_marks(clock: mc.Clock, marks: list[tuple[float, float]]) -> Iterator[None]:
     """Note the start and end of each settled read ``run_check`` takes: the baseline, then the verdict.
@@ -208,8 +230,9 @@ def settled_read_marks(clock: mc.Clock, marks: list[tuple[float, float]]) -> Ite
 
 def scaled(script: AppScript, factor: float) -> AppScript:
     """The script with every latency figure multiplied by ``factor``."""
-    fields = attrs.asdict(script.latency)
-    return attrs.evolve(script, latency=Latency(**{k: v * factor for k, v in fields.items()}))
+    latency = script.latency
+    fields = {k: v * factor for k, v in attrs.asdict(latency).items() if v is not None}
+    return attrs.evolve(script, latency=attrs.evolve(latency, **fields))
 
 
 def renamed(script: AppScript, old: str, new: str, role: str | None = None) -> AppScript:
@@ -282,10 +305,15 @@ class Measured:
     actions: int
     healed: int
     sources: tuple[str, ...]
+    run_floor_s: float = math.nan
 
     @property
     def ratio(self) -> float:
         return self.steps_s / self.floor_s if self.floor_s > 0 else math.nan
+
+    @property
+    def run_ratio(self) -> float:
+        return self.run_s / self.run_floor_s if self.run_floor_s > 0 else math.nan
 
 
 @attrs.frozen
@@ -302,14 +330,43 @@ class Setup:
     latency: str = "usb-iphone"
     #: Runs take screenshots (for the model and the last frame), as ``mobster test`` does.
     screenshots: bool = True
+    #: Runs keep a frame per step for a report, as ``mobster test`` does (a reporter that makes no page).
+    frames: bool = True
+    #: The phone serves one request at a time, as WebDriverAgent does (``--concurrent``: the old model).
+    one_at_a_time: bool = True
+    #: Screenshots by a channel of their own (a simulator's ``simctl io``), beside the reads.
+    separate: bool = False
+    #: A screenshot beside every read although they share the one channel (how frames were taken before).
+    beside: bool = False
+    #: Pixels per point of the phone's screenshots (1: 402 x 874, 0.234 s; 3: 1206 x 2622, 1.0 s).
+    screenshot_scale: float = 1.0
 
     @property
     def model_seconds(self) -> float:
         return MODEL_SECONDS * self.scale
 
-    def call_seconds(self, latency: Latency) -> float:
-        """What one model call can't avoid: its 2.5 s, and the screenshot it is given."""
-        return self.model_seconds + (latency.read if self.screenshots else 0.0)
+    def phone(self, app: AppScript, clock: mc.Clock) -> ScriptedPhone:
+        """The phone a run drives, on the benchmark's model of requests."""
+        return ScriptedPhone(
+            app,
+            clock=clock,
+            one_at_a_time=self.one_at_a_time,
+            separate_screenshots=self.separate,
+            screenshot_scale=self.screenshot_scale,
+        )
+
+    def shots_seconds(self, shot_s: float, actions: int, model_calls: int) -> float:
+        """The screenshots the steps can't avoid waiting for, in seconds.
+
+        The model is given a picture of each screen it decides on, and a report keeps a frame of each
+        screen an action is sent on: one screenshot per screen, so a model call that leads to an action
+        shares it (fresh: one per step, and one for "done"). With screenshots by a channel of their own
+        every one is taken beside a read: none is waited for.
+        """
+        if not self.screenshots or self.separate:
+            return 0.0
+        shots = actions + max(model_calls - actions, 0) if self.frames else model_calls
+        return shots * shot_s
 
 
 def needed_calls(mode: str, actions: int) -> int:
@@ -321,14 +378,16 @@ def needed_calls(mode: str, actions: int) -> int:
     return 1  # the healed action, wherever the renamed step is (a last step ends on the expectations)
 
 
-def floor_seconds(calls: Sequence[Call], latency: Latency, model_calls: int, call_seconds: float) -> float:
-    """Per action: its latency, the transition when the screen changed, one read; plus the model calls.
+def floor_seconds(
+    calls: Sequence[Call], latency: Latency, model_calls: int, call_seconds: float, shots_seconds: float = 0.0
+) -> float:
+    """Per action: its latency, the transition when the screen changed, one read; the model calls; the screenshots.
 
     ``calls`` are the whole run's calls: the screen the last action led to is often first seen by the
-    verdict's read.
+    verdict's read. ``shots_seconds``: ``Setup.shots_seconds``.
     """
     acts = [c for c in calls if c.kind == "act"]
-    total = model_calls * call_seconds
+    total = model_calls * call_seconds + shots_seconds
     for n, act in enumerate(acts):
         total += action_seconds(act, latency) + latency.read
         after = acts[n + 1].where if n + 1 < len(acts) else last_where(calls)
@@ -371,12 +430,15 @@ def run_once(setup: Setup, mode: str, project: Path, check_file: Path, app: AppS
     clock, runner = on_clock(setup.fake_clock)
     calls: list[Call] = []
     marks: list[tuple[float, float]] = []
-    phone = ScriptedPhone(app, clock=clock)
-    device = TimedDevice(phone, clock, calls)
+    phone = setup.phone(app, clock)
+    device = TimedDevice(phone, clock, calls, beside=setup.beside)
     model = None
     if mode != "replay":
         model = TimedModel(ScriptedModel(clock=clock, delay=setup.model_seconds), clock, calls)
-    options = mc.RunOptions(fresh=mode == "fresh", screenshots=setup.screenshots, prices=setup.prices)
+    reporter = FramesKept() if setup.frames else None
+    options = mc.RunOptions(
+        fresh=mode == "fresh", screenshots=setup.screenshots, prices=setup.prices, reporter=reporter
+    )
     check = mc.load_check(check_file)
     with settled_read_marks(clock, marks):
         result = runner(mc.run_check(check, device, clock, model=model, options=attrs.evolve(options, root=project)))
@@ -392,12 +454,20 @@ def run_once(setup: Setup, mode: str, project: Path, check_file: Path, app: AppS
     frames = [c for c in calls if c.kind == "frame"]
     reads = [c for c in step_calls if c.kind == "read"]
     models = [c for c in calls if c.kind == "model"]
+    all_acts = sum(1 for c in calls if c.kind == "act")
+    floor = floor_seconds(
+        calls, app.latency, need, setup.model_seconds, setup.shots_seconds(phone.screenshot_s, all_acts, need)
+    )
+    # The whole run's floor: the launch, the one baseline read the rules need (the app is in front and
+    # an expectation fails), the steps' floor, and the verdict's second read, settle_gap after its first.
+    run_floor = app.latency.launch + app.latency.read + floor + DEFAULT_READ_POLICY.settle_gap + app.latency.read
     return Measured(
         mode=mode,
         verdict=result.verdict.value,
         run_s=result.seconds,
         steps_s=end - baseline_end,
-        floor_s=floor_seconds(calls, app.latency, need, setup.call_seconds(app.latency)),
+        floor_s=floor,
+        run_floor_s=run_floor,
         model_calls=result.model_calls,
         cost_usd=result.cost.usd,
         launch_s=launch.end - launch.start,
@@ -418,7 +488,7 @@ def record(setup: Setup, folder: Path) -> tuple[Path, tuple[mc.Step, ...]]:
     """Record the check's path once in ``folder`` (Smart on a fake clock: it takes no real time)."""
     check_file = make_project(folder, setup.check_file)
     clock = FakeClock()
-    phone = ScriptedPhone(setup.app, clock=clock)
+    phone = setup.phone(setup.app, clock)
     result = clock.run(
         mc.run_check(
             mc.load_check(check_file),
@@ -464,6 +534,8 @@ class Summary:
             "run_s": round(self.median("run_s"), 3),
             "floor_s": round(self.median("floor_s"), 3),
             "ratio": round(self.median("ratio"), 3),
+            "run_floor_s": round(self.median("run_floor_s"), 3),
+            "run_ratio": round(self.median("run_ratio"), 3),
             "model_calls": whole(self.median("model_calls")),
             "cost_usd": round(self.median("cost_usd"), 6),
         }
@@ -524,6 +596,11 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def phone_shot_s(setup: Setup) -> float:
+    """What one of the phone's screenshots costs, in seconds."""
+    return setup.phone(setup.app, FakeClock()).screenshot_s
+
+
 def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
     """The table, with the ranges, a breakdown of each run and the note's figures."""
     out: list[str] = []
@@ -531,13 +608,16 @@ def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
     out.append(
         f"Check {setup.check_file.name} ({steps} steps) on the scripted phone, latency {setup.latency} "
         f"x{setup.scale:g}, scripted model {setup.model_seconds:g} s a call, on {clock}, "
-        f"screenshots {'on' if setup.screenshots else 'off'}."
+        f"screenshots {'on' if setup.screenshots else 'off'}, frames {'on' if setup.frames else 'off'}, "
+        f"the phone {'one request at a time' if setup.one_at_a_time else 'answering requests at once'}"
+        f"{', screenshots by a channel of their own' if setup.separate else ''}"
+        f"{', a screenshot beside every read' if setup.beside else ''}, screenshots {phone_shot_s(setup):.3f} s."
     )
     out.append("A model of the world (the scripted phone), not a phone. Medians, [min-max].")
     out.append("")
     head = (
         f"{'mode':<10} {'runs':>4}  {'steps s':>22}  {'floor s':>7}  {'ratio':>5}  {'run s':>22}  "
-        f"{'calls':>10}  {'cost $':>26}"
+        f"{'run floor':>9}  {'run ratio':>9}  {'calls':>10}  {'cost $':>26}"
     )
     out.append(head)
     out.append("-" * len(head))
@@ -550,6 +630,7 @@ def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
             f"{s.mode:<10} {len(s.runs):>4}  {s.median('steps_s'):>7.2f} [{lo:6.2f}-{hi:6.2f}]  "
             f"{s.median('floor_s'):>7.2f}  {s.median('ratio'):>5.3f}  "
             f"{s.median('run_s'):>7.2f} [{rlo:6.2f}-{rhi:6.2f}]  "
+            f"{s.median('run_floor_s'):>9.2f}  {s.median('run_ratio'):>9.3f}  "
             f"{s.median('model_calls'):>3g} [{clo:g}-{chi:g}]  "
             f"{s.median('cost_usd'):>8.5f} [{dlo:.5f}-{dhi:.5f}]"
         )
@@ -609,6 +690,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--no-screenshots", action="store_true", help="run without screenshots (mobster test takes them)"
     )
+    parser.add_argument("--no-frames", action="store_true", help="keep no frame per step (mobster test keeps them)")
+    parser.add_argument(
+        "--concurrent", action="store_true", help="the phone answers requests at once (the model before issue 27)"
+    )
+    parser.add_argument(
+        "--separate-screenshots", action="store_true", help="screenshots by a channel of their own (a simulator)"
+    )
+    parser.add_argument(
+        "--frames-beside-reads",
+        action="store_true",
+        help="a screenshot beside every read on the one channel (how frames were taken before issue 27)",
+    )
+    parser.add_argument(
+        "--screenshot-scale", type=float, default=1.0, help="pixels per point of screenshots (3: an iPhone's)"
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be 1 or more")
@@ -639,6 +735,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             work=Path(tmp),
             latency=args.latency,
             screenshots=not args.no_screenshots,
+            frames=not args.no_frames,
+            one_at_a_time=not args.concurrent,
+            separate=args.separate_screenshots,
+            beside=args.frames_beside_reads,
+            screenshot_scale=args.screenshot_scale,
         )
         started = datetime.now(UTC)
         summaries = run_benchmark(setup, args.mode_list, args.runs, progress=not args.quiet)
@@ -664,6 +765,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "latency": args.latency,
                 "model_seconds": setup.model_seconds,
                 "screenshots": setup.screenshots,
+                "frames": setup.frames,
+                "one_at_a_time": setup.one_at_a_time,
+                "separate_screenshots": setup.separate,
+                "frames_beside_reads": setup.beside,
+                "screenshot_s": round(phone_shot_s(setup), 3),
                 "prices_per_million": {"input": args.price_in, "output": args.price_out},
                 "note_steps_s": NOTE_STEPS_S,
             },

@@ -36,6 +36,7 @@ __all__ = [
     "Model",
     "PathStore",
     "Reporter",
+    "ScreenshotChannel",
     "Screenshots",
     "TargetChecks",
 ]
@@ -113,6 +114,21 @@ class AlertAnswers(Protocol):
     async def answer_alert(self, button: str) -> None:
         """Tap ``button`` of the alert shown now."""
         ...
+
+
+@runtime_checkable
+class ScreenshotChannel(Protocol):
+    """**Protocol:** an optional ability of a device with ``Screenshots``: it says how they are taken.
+
+    ``separate_screenshots`` is True when its screenshots come by a channel of their own (a
+    simulator's ``simctl io``), so taking one never delays a read: the run then takes one beside
+    each read. False, or a device without the attribute, is the one channel WebDriverAgent serves
+    one request at a time: a screenshot beside a read would delay the read, so the run takes one
+    only of a screen it acts on, drifts on, shows the model or ends on (``_run/dispatch.py``,
+    Rule 9).
+    """
+
+    separate_screenshots: bool
 
 
 @runtime_checkable
@@ -212,8 +228,10 @@ class Reporter(Protocol):
     The runner calls :meth:`check_ended` once a check's ``result.json`` is written (a stopped run
     too, at once) and :meth:`suite_ended` once a suite's ``results.json`` and ``junit.xml`` are.
     The values are frozen and the files already written: a reporter can't change a verdict.
-    An exception it raises is logged, never the run's outcome. Both are called on the runner's
-    event loop, after the verdict: their time counts in no run's ``seconds``.
+    An exception it raises is logged, never the run's outcome. Both are called after the verdict:
+    their time counts in no run's ``seconds``. :meth:`check_ended` is called in a worker thread (a
+    stopped run's at once, on the event loop), so making pictures never delays another device of
+    a pool; :meth:`suite_ended` on the runner's event loop.
     """
 
     def check_ended(self, result: CheckResult, folder: Path, frames: FramesMode) -> None:

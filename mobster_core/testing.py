@@ -60,8 +60,10 @@ class FakeClock:
     """A clock whose time only moves when every task is waiting (see the module docstring).
 
     Use ``clock.run(coro)`` in place of ``asyncio.run(coro)``; inside it ``clock.now()`` and
-    ``asyncio.sleep`` both run on virtual time. Threads are not waited for: keep real I/O out of
-    fake-clock tests (the fake servers run on the real clock).
+    ``asyncio.sleep`` both run on virtual time. Threads are not waited for while a timer is set
+    (time jumps past their work); with nothing else scheduled, one has 300 s of real time to finish
+    before the run fails as a deadlock. Keep real I/O out of fake-clock tests (the fake servers run
+    on the real clock).
     """
 
     def __init__(self, start: float = 0.0) -> None:
@@ -98,6 +100,10 @@ class FakeClock:
                 loop.close()
 
 
+#: Real seconds a thread is given to wake a loop on which nothing else is scheduled.
+_THREAD_GRACE_S = 300.0
+
+
 class _VirtualSelector(selectors.DefaultSelector):
     """Never blocks: when there's nothing to do before the next timer, it jumps the clock."""
 
@@ -110,9 +116,9 @@ class _VirtualSelector(selectors.DefaultSelector):
         if events or timeout == 0:
             return events
         if timeout is None:
-            # Nothing scheduled at all: only a thread could wake us. Give it a moment, then fail
-            # loudly instead of hanging the test run.
-            events = super().select(5.0)
+            # Nothing scheduled at all: only a thread could wake us (a reporter making a run's
+            # pictures, ``check.py`` Rule 3). Give it a while, then fail loudly instead of hanging.
+            events = super().select(_THREAD_GRACE_S)
             if not events:
                 raise RuntimeError("FakeClock: every task waits and no timer is set (a deadlock)")
             return events

@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-MODE_KEYS = {"mode", "runs", "steps_s", "run_s", "floor_s", "ratio", "model_calls", "cost_usd"}
+MODE_KEYS = {
+    "mode", "runs", "steps_s", "run_s", "floor_s", "ratio", "run_floor_s", "run_ratio", "model_calls", "cost_usd",
+}  # fmt: skip
 
 
 def load(name: str) -> ModuleType:
@@ -54,6 +56,10 @@ def test_bench_replay_counts_model_calls_per_mode(tmp_path: Path, capsys: pytest
         assert mode["runs"] == 1
         assert mode["floor_s"] > 0
         assert mode["ratio"] > 0
+        assert mode["run_floor_s"] > mode["floor_s"]
+        assert mode["run_ratio"] > 0
+    assert doc["meta"]["one_at_a_time"] is True  # every benchmark runs on the faithful model
+    assert doc["meta"]["frames"] is True
     calls = {m["mode"]: m["model_calls"] for m in doc["modes"]}
     steps = doc["meta"]["steps"]
     assert steps == 6
@@ -140,9 +146,12 @@ def test_bench_core_quick(tmp_path: Path) -> None:
         assert {"signature_ms", "hash_ms", "fingerprint_ms", "match_step_ms", "poll_decision_ms", "per_step_ms"} <= set(
             figures
         )
+        assert 0 < figures["same_source_ms"] < figures["per_step_ms"]  # a poll that saw nothing new costs less
     assert [r["steps"] for r in doc["whole_replays"]] == [10, 100]
     assert set(doc["ledger_us_per_action"]) == {"10", "100"}
     assert doc["load_path_50_ms"] > 0
+    assert set(doc["cache_lookup_us_per_check"]) == {"100", "200"}
+    assert all(us > 0 for us in doc["cache_lookup_us_per_check"].values())
 
 
 def test_bench_builds_quick(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

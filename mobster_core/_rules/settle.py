@@ -24,6 +24,16 @@ Rule 5 (the settled read, :class:`SettledReadWait`; the verdict and the baseline
         (0.5 s) until ``timeout`` (5 s) after the first read; the last read, taken at the timeout,
         decides, and ``stable`` says whether it agreed with the one before. The baseline is the
         same with :data:`BASELINE_POLICY`: every 0.3 s for at most 3 s.
+Rule 5a (how a settled read opens, :class:`Opening`): after an action no read has seen yet (a
+        replay's last step), reads come at the poll cadence (0.15 s, Rule 1) until one shows a
+        screen other than the one the action was sent on on which ``accept`` holds: that read is
+        Rule 5's first read (the next one ``settle_gap`` after it). Rule 5's timeout counts from
+        the first read that showed another screen. A screen that stays the one the action was
+        sent on for ``settle_gap`` (every read over 0.3 s agreeing) changed nothing, and another
+        screen that stays for ``settle_gap`` without ``accept`` holding has settled: those reads
+        are Rule 5's two that agree, and Rule 5 goes on from them. A first read on which ``alone``
+        holds decides alone, not stable (the baseline's: the app is in front and an expectation
+        fails on it, so no later read could make the check ``needs_review``).
 Rule 6 (Smart's settled screen, :class:`SettleWait`): read until two reads agree, or until
         ``give_up_after`` passed (the last read wins).
 Rule 7 (after an action, :class:`ChangeWait`): read until the screen differs from the one the
@@ -65,6 +75,7 @@ __all__ = [
     "Drifted",
     "Found",
     "Move",
+    "Opening",
     "PollDecision",
     "PollPolicy",
     "PollVerdict",
@@ -401,34 +412,67 @@ class SettledRead:
 
 
 @attrs.frozen
+class Opening:
+    """How a settled read opens (Rule 5a): after an action no read has seen yet, or on a read that decides alone.
+
+    ``after`` is the read fingerprint of the screen the last action was sent on: reads come at
+    ``poll``'s cadence (its ``interval``, 0.15 s) while they still show it.
+    ``alone`` says of a first read that it decides alone (the baseline: the app in front and an
+    expectation that fails on it).
+    """
+
+    after: str | None = None
+    poll: PollPolicy = DEFAULT_POLICY
+    alone: Callable[[Screen], bool] | None = attrs.field(default=None, eq=False)
+
+
+_PLAIN_OPENING = Opening()
+
+
+@attrs.frozen
 class ReadState:
-    """A settled read so far: when it began, the reads, the last sighting, whether it is accepted."""
+    """A settled read so far.
+
+    ``began`` is when the wait began; ``first`` when Rule 5's timeout starts counting (None while
+    Rule 5a's fast reads go on); ``changed`` when the first read that showed a screen other than the
+    one the last action was sent on started (Rule 5a); ``reads`` the reads Rule 5 counts,
+    ``total`` all of them; ``alone`` that the first read decides alone.
+    """
 
     began: float
     reads: int = 0
     sighting: Sighting | None = None
     accepted: bool = False
+    first: float | None = None
+    total: int = 0
+    alone: bool = False
+    changed: float | None = None
 
 
 @attrs.frozen
 class SettledReadWait(_NoChecks):
-    """Rule 5: the settled read, with ``policy``'s timing and the caller's ``accept``."""
+    """Rules 5 and 5a: the settled read, with ``policy``'s timing, the caller's ``accept`` and its ``opening``."""
 
     policy: ReadPolicy = DEFAULT_READ_POLICY
     accept: Callable[[Screen], bool] | None = attrs.field(default=None, eq=False)
+    opening: Opening = _PLAIN_OPENING
 
     def start(self, now: float) -> ReadState:
         """A settled read that begins at ``now``."""
-        return ReadState(began=now)
+        return ReadState(began=now, first=None if self.opening.after is not None else now)
 
     def next(self, state: ReadState, now: float) -> Move[SettledRead]:
-        """Read, sleep, or decide (Rule 5)."""
+        """Read, sleep, or decide (Rules 5 and 5a)."""
         seen = state.sighting
         if seen is None:
             return _READ
+        if state.alone:
+            return self._done(state, now, stable=False)
+        if state.first is None:  # Rule 5a: the action's effect isn't on the screen yet
+            return self._opening_next(state, seen, now)
         if seen.settled and state.accepted:
             return self._done(state, now, stable=True)
-        deadline = state.began + self.policy.timeout
+        deadline = state.first + self.policy.timeout
         if state.reads >= 2 and seen.started + _SLACK >= deadline:
             return self._done(state, now, stable=seen.settled)
         if state.reads == 1:
@@ -437,16 +481,39 @@ class SettledReadWait(_NoChecks):
             at = min(seen.started + self.policy.interval, deadline)
         return _at(at, now)
 
+    def _opening_next(self, state: ReadState, seen: Sighting, now: float) -> Move[SettledRead]:
+        """Rule 5a: the next fast read, or the timeout (counted from the first read of another screen)."""
+        if state.changed is not None and seen.started + _SLACK >= state.changed + self.policy.timeout:
+            return self._done(state, now, stable=seen.settled)
+        return _at(seen.started + self.opening.poll.interval, now)
+
     def saw(self, state: ReadState, started: float, screen: Screen) -> ReadState:
         """Fold in a read; ``accept`` is asked of every read."""
         accepted = True if self.accept is None else self.accept(screen)
-        return ReadState(state.began, state.reads + 1, _sighted(state.sighting, started, screen), accepted)
+        opening = self.opening
+        total = state.total + 1
+        if state.first is None:
+            seen = _sighted(state.sighting, started, screen)
+            changed = state.changed
+            if changed is None and screen.fingerprint != opening.after:
+                changed = started  # Rule 5a: the first read of another screen; the timeout counts from it
+            if changed is not None and accepted:  # Rule 5 starts on this read
+                sighting = Sighting.first(started, screen)
+                return ReadState(state.began, 1, sighting, accepted, changed, total, changed=changed)
+            if seen.started - seen.since + _SLACK >= self.policy.settle_gap:
+                # Nothing changed, or another screen settled without ``accept``: Rule 5's two that agree.
+                first = seen.since if changed is None else changed
+                return ReadState(state.began, 2, seen, accepted, first, total, changed=changed)
+            return attrs.evolve(state, sighting=seen, accepted=accepted, total=total, changed=changed)
+        alone = state.reads == 0 and opening.alone is not None and opening.alone(screen)
+        sighting = _sighted(state.sighting, started, screen)
+        return ReadState(state.began, state.reads + 1, sighting, accepted, state.first, total, alone)
 
     @staticmethod
     def _done(state: ReadState, now: float, *, stable: bool) -> Done[SettledRead]:
         seen = state.sighting
         assert seen is not None
-        return Done(SettledRead(seen.screen, stable, state.reads, now - state.began, seen))
+        return Done(SettledRead(seen.screen, stable, state.total, now - state.began, seen))
 
 
 # -- Smart's settled screen (Rule 6) and the wait after an action (Rule 7) ----------------------

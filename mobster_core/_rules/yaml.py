@@ -21,17 +21,20 @@ Rule 6: the text of a file is valid Unicode once loaded: a ``"\ud83d\ude00"`` es
         the character it encodes, a lone ``"\ud800"`` as U+FFFD (``text.py``, Rule 1).
 Rule 7: an integer of more than ``MAX_INT_DIGITS`` digits is refused where it is written: no
         file the SDK reads needs one, and Python won't even print one of 4,300 digits.
-Rule 8: the parses of the last 32 files of at most 8 KiB are kept by their name and text, so a
-        file read again unchanged is not parsed again; every caller gets its own copy of the
-        data (the kept parse is never handed out), and a file that fails is parsed again.
+Rule 8: the parses of the most recent files are kept by their name and text, so a file read
+        again unchanged (a check, its heal file, an app script, at every run of a suite) is
+        parsed once whatever its size: the last 32 files, whose texts hold at most 4 MiB in all
+        (a file over 4 MiB is parsed each time); every caller gets its own copy of the data (the
+        kept parse is never handed out), and a file that fails is parsed again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-import functools
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -175,7 +178,7 @@ def load_yaml(raw: bytes | str, source: str) -> YamlDoc:
     parsed once (Rule 8); each caller gets its own copy of the data.
     """
     text = _decoded(raw, source)
-    parsed = _parsed(source, text) if len(text) <= _REMEMBERED_CHARS else _parse(source, text)
+    parsed = _parsed(source, text)
     return parsed.copy()
 
 
@@ -195,7 +198,7 @@ def load_json(raw: bytes | str, source: str) -> YamlDoc:
         raise YamlSyntaxError(source, f"not valid JSON ({exc.msg})", "fix the JSON there", line=exc.lineno) from None
     except ValueError as exc:
         raise YamlSyntaxError(source, f"not valid JSON ({exc})", "write a number, or quote it") from None
-    parsed = _parsed(source, text) if len(text) <= _REMEMBERED_CHARS else _parse(source, text)
+    parsed = _parsed(source, text)
     return parsed.copy()
 
 
@@ -226,8 +229,8 @@ def _decoded(raw: bytes | str, source: str) -> str:
 
 _AS_UTF8 = "save it as UTF-8"
 
-#: Rule 8: the most recent small files' parses are kept (a few MiB at most).
-_REMEMBERED_CHARS = 8 * 1024
+#: Rule 8: the most recent files' parses are kept: this many files, their texts this many characters in all.
+_REMEMBERED_CHARS = 4 * 1024 * 1024
 _REMEMBERED_FILES = 32
 
 
@@ -258,7 +261,31 @@ def _parse(source: str, text: str) -> YamlDoc:
 
 _FIX_YAML = "fix the YAML there"
 
-_parsed = functools.lru_cache(maxsize=_REMEMBERED_FILES)(_parse)
+_kept: OrderedDict[tuple[str, str], YamlDoc] = OrderedDict()
+
+
+def _parsed(source: str, text: str) -> YamlDoc:
+    """Rule 8: ``_parse``, its result kept for the most recent files within the budget.
+
+    Readers may run in worker threads (a driver's app script): every step tolerates another
+    thread's change to the kept parses between two of its operations (the GIL makes each one whole).
+    """
+    key = (source, text)
+    doc = _kept.get(key)
+    if doc is not None:
+        with contextlib.suppress(KeyError):
+            _kept.move_to_end(key)
+        return doc
+    doc = _parse(source, text)
+    if len(text) > _REMEMBERED_CHARS:
+        return doc
+    _kept[key] = doc
+    while len(_kept) > _REMEMBERED_FILES or sum(len(t) for _, t in list(_kept)) > _REMEMBERED_CHARS:
+        try:
+            _kept.popitem(last=False)
+        except KeyError:
+            break
+    return doc
 
 
 def _copy(value: Any) -> Any:

@@ -13,8 +13,9 @@ Rule 3: each run writes ``.mobster/runs/<run_id>/``: ``result.json`` and ``journ
         ``none``), ``frames/``: the screen each action was sent on (taken with the read it was
         decided on, written as it arrives, named by its step's ``frame``) and the final one
         (``frames/final.png``, the verdict's read). Then the reporter (``RunOptions.reporter``)
-        is given the result: its pages and pictures are made after ``result.json`` is written,
-        delay no step and no verdict, and an error there is logged, never the run's outcome.
+        is given the result: its pages and pictures are made after ``result.json`` is written, in a
+        worker thread (never on the event loop, which the other devices of a pool share), delay no
+        step and no verdict, and an error there is logged, never the run's outcome.
 Rule 4: a run cancelled from outside (Ctrl+C, SIGTERM) still writes its result, class ``stopped``,
         never updates the cache or the heal file, tells the reporter at once (no waiting for
         screenshots in flight), then raises :class:`RunStopped`. It keeps what the phases that
@@ -125,7 +126,10 @@ async def run_check(
     _drop_unowned_drifts(folder, frames, result.steps)
     atomic_write(folder / "result.json", utf8(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
     if options.reporter is not None:
-        _report(options.reporter, result, folder, options.frames)
+        if stopped is not None:
+            _report(options.reporter, result, folder, options.frames)  # at once: a stopped run's page has no pictures
+        else:
+            await asyncio.to_thread(_report, options.reporter, result, folder, options.frames)
     if stopped is not None:
         if options.on_result is not None:
             options.on_result(result)

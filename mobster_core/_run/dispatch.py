@@ -13,15 +13,25 @@ Rule 6: masked text never reaches the journal: it is written as null.
 Rule 7: a run stopped (cancelled) while an action is in flight journals that action as unknown.
 Rule 8: before acting on an element, a device that can (``TargetChecks``) confirms it is shown; the
         check is a read (tried once more when it fails, as Rule 5).
-Rule 9 (frames): when the run takes frames and the device gives screenshots, every read is paired
-        with a screenshot taken *at the same time* (both requests in flight together), so the
-        frame of the screen an action is sent on costs no round trip of its own before the
-        action. Each action sent, and each step that drifted, names the frame of the read it was
-        decided on (``_rules/frames``: ``frames/step-003-before.png``): :meth:`Dispatcher.send`
-        and :meth:`Dispatcher.drifted` return the name, and the action's journal entry holds it.
-        The frame is written to the run folder as its bytes arrive, and dropped from memory. At
-        most two screenshots are in flight: a read that starts while two are takes none. A
-        screenshot that fails costs the read nothing: that action has no frame.
+Rule 9 (frames): when the run takes frames and the device gives screenshots, each action sent and
+        each step that drifted names the frame of the screen it was decided on (``_rules/frames``:
+        ``frames/step-003-before.png``): :meth:`Dispatcher.send` and :meth:`Dispatcher.drifted`
+        return the name, and the action's journal entry holds it. How a frame is taken depends on
+        the device's channel (``protocols.ScreenshotChannel``):
+
+        - one channel (WebDriverAgent serves one request at a time; the default): no read takes a
+          screenshot, since one beside a poll would delay it. A screen's picture is taken when the
+          run decides on it: right before an action is sent on it, when a step drifts on it, when
+          the model is shown it, and at the end (the final frame): at most one per screen (read
+          fingerprint), awaited before the action goes out, as the phone would take it anyway.
+        - a channel of its own (``separate_screenshots``: a simulator's ``simctl io``): every read
+          is paired with a screenshot taken at the same time (both requests in flight together),
+          so the frame costs no time of its own. At most two screenshots are in flight: a read
+          that starts while two are takes none.
+
+        A screen keeps its first picture (by read fingerprint, the last 8 screens). Frames are
+        written to the run folder as their bytes arrive and dropped from memory. A screenshot that
+        fails costs the read nothing: that action has no frame.
 Rule 10 (secrets): an action's or a launch's ``${NAME}`` references are resolved as it leaves for
         the device and nowhere else; the journal keeps the reference. Every read comes back with
         the values replaced by their references, and so does every error a device raises while
@@ -63,7 +73,15 @@ from mobster_core._rules.verdict import FailureClass
 from mobster_core._store.journal import DuplicateEffect, Effect, EffectLedger, JournalWriter
 from mobster_core._store.runs import write_frame
 from mobster_core.exceptions import DeviceError, UnknownOutcome, UnsafeFile
-from mobster_core.protocols import AlertAnswers, Clock, Device, EvidenceReads, Screenshots, TargetChecks
+from mobster_core.protocols import (
+    AlertAnswers,
+    Clock,
+    Device,
+    EvidenceReads,
+    ScreenshotChannel,
+    Screenshots,
+    TargetChecks,
+)
 
 from .ended import Ended, couldnt, failed
 from .wait import drive
@@ -141,7 +159,9 @@ class Dispatcher:
         self._sent_any = False
         self._sent: list[tuple[str, Action]] = []
         self._latest: Screen | None = None
+        self._acted_on: str | None = None  # the screen the last action was sent on, until a read starts
         self._frames: Path | None = None  # the run folder frames are written to, when they are taken
+        self._beside = False  # Rule 9: screenshots come by a channel of their own: one beside each read
         self._actions = 0  # actions sent (or being sent): the next one's frame is numbered one more
         self._shots: OrderedDict[str, Shot] = OrderedDict()
         self._inflight: set[Shot] = set()
@@ -159,22 +179,42 @@ class Dispatcher:
 
     # -- reads (Rules 5 and 8) -----------------------------------------------------------------
 
+    @property
+    def has_evidence_reads(self) -> bool:
+        """Whether the device has an evidence read (``EvidenceReads``) beside its fast one."""
+        return isinstance(self.device, EvidenceReads)
+
+    @property
+    def acted_on(self) -> str | None:
+        """The read fingerprint of the screen the last action was sent on, while no read has started since it."""
+        return self._acted_on
+
     async def read(self, what: str = "the app", *, step: int | None = None) -> Screen:
         """Read the screen (Rule 5); a failure ends the run at ``step``, the step the read was for."""
+        self._acted_on = None
         read = self._framed(self._scrubbed(_contract(self.device.read, "read", Screen)))
         doing = f"reading the screen for {what}"
         self._latest = await self._twice(read, doing, "couldn't read the screen", step=step)
         return await self._past_alerts(self._latest, what, step=step)
 
-    async def read_evidence(self, what: str) -> Screen:
-        """A read that judges: the device's evidence read when it has one, else its read.
+    async def read_to_judge(self, what: str) -> Screen:
+        """A fast read that settles a judgement (the baseline, the verdict): its failure is the device's.
 
         Tried once more when it fails (Rule 5); a failure is the device's, whatever was sent
         (``couldnt_run``, class ``device``): the check can't be judged.
         """
+        return await self._judging(what, self.device.read, "read")
+
+    async def read_evidence(self, what: str) -> Screen:
+        """A read that judges: the device's evidence read when it has one, else its read (as :meth:`read_to_judge`)."""
         device = self.device
-        method = (device.read_evidence, "read_evidence") if isinstance(device, EvidenceReads) else (device.read, "read")
-        read = self._framed(self._scrubbed(_contract(*method, Screen)))
+        if isinstance(device, EvidenceReads):
+            return await self._judging(what, device.read_evidence, "read_evidence")
+        return await self._judging(what, device.read, "read")
+
+    async def _judging(self, what: str, call: Callable[[], Awaitable[Any]], method: str) -> Screen:
+        self._acted_on = None
+        read = self._framed(self._scrubbed(_contract(call, method, Screen)))
         try:
             screen = await self._retried(read)
         except DeviceError as exc:
@@ -263,7 +303,9 @@ class Dispatcher:
 
         Nothing changes for a device without screenshots.
         """
-        self._frames = folder if isinstance(self.device, Screenshots) else None
+        device = self.device
+        self._frames = folder if isinstance(device, Screenshots) else None
+        self._beside = isinstance(device, ScreenshotChannel) and device.separate_screenshots is True
 
     @property
     def _framing(self) -> bool:
@@ -274,12 +316,36 @@ class Dispatcher:
         return self._shots.get(screen.fingerprint) if self._framing else None
 
     async def picture_of(self, screen: Screen) -> bytes | None:
-        """Rule 9: the bytes of :meth:`frame_of`, awaited; None when there is none or it failed."""
-        return await _bytes(self.frame_of(screen))
+        """Rule 9: the bytes of ``screen``'s picture (taken now on one channel); None without frames or on a failure."""
+        return await _bytes(await self._decided(screen))
 
-    def drifted(self, screen: Screen) -> str | None:
+    async def drifted(self, screen: Screen) -> str | None:
         """Rule 9: a step drifted on ``screen``: the name of its frame (written as it arrives), or None."""
-        return self._keep(drift_frame(self._actions + 1), self.frame_of(screen))
+        return self._keep(drift_frame(self._actions + 1), await self._decided(screen))
+
+    async def _decided(self, screen: Screen) -> Shot | None:
+        """Rule 9: the picture of a screen the run decides on; on one channel, taken now when it has none.
+
+        On one channel the screenshot is awaited: what comes next (an action, a model call) would
+        wait for it on the phone anyway.
+        """
+        shot = self.frame_of(screen)
+        if shot is not None or not self._framing or self._beside:
+            return shot
+        shot = self._shoot()
+        self._keep_shot(screen, shot)
+        await asyncio.wait([shot])
+        return shot
+
+    def _shoot(self) -> Shot:
+        """A screenshot in flight, its failure logged and kept (Rule 9: it costs the run nothing)."""
+        device = self.device
+        assert isinstance(device, Screenshots)  # only such a device takes frames
+        shot = asyncio.ensure_future(_contract(device.screenshot, "screenshot", bytes)())
+        shot.add_done_callback(_quiet)
+        self._inflight.add(shot)
+        shot.add_done_callback(self._inflight.discard)
+        return shot
 
     def final_frame(self) -> str | None:
         """Rule 9: the frame of the end of the run (written as it arrives); its name, or None without one.
@@ -366,7 +432,7 @@ class Dispatcher:
         return scrubbed
 
     def _framed(self, read: Callable[[], Awaitable[Screen]]) -> Callable[[], Awaitable[Screen]]:
-        """Rule 9: ``read`` with a screenshot in flight beside it, when the run keeps frames.
+        """Rule 9: ``read`` with a screenshot in flight beside it, when frames come by a channel of their own.
 
         The read returns as soon as it ends: the screenshot's bytes are awaited only where they
         are needed (the model's picture, the run's end), so receiving them overlaps the action.
@@ -376,17 +442,13 @@ class Dispatcher:
         for a pile of them. A picture is never one taken for another read: it would show the
         screen as it was before.
         """
-        device = self.device
-        if not self._framing or not isinstance(device, Screenshots):
+        if not self._framing or not self._beside:
             return read
 
         async def both() -> Screen:
             if len(self._inflight) >= _SHOTS_IN_FLIGHT:
                 return await read()
-            shot = asyncio.ensure_future(_contract(device.screenshot, "screenshot", bytes)())
-            shot.add_done_callback(_quiet)
-            self._inflight.add(shot)
-            shot.add_done_callback(self._inflight.discard)
+            shot = self._shoot()
             try:
                 screen = await read()
             except BaseException:
@@ -427,7 +489,7 @@ class Dispatcher:
         masked = action.op is Op.TYPE and element is not None and _masked(element)
         target = None if element is None else {"label": element.label, "role": element.role, "path": element.path}
         latest = self._latest
-        shot = None if latest is None else self.frame_of(latest)
+        shot = None if latest is None else await self._decided(latest)
         frame = step_frame(self._actions + 1) if shot is not None else None
         entry = {"op": action.op.value, **info, "target": target, "text": action.text}
         self._begin(key, entry if frame is None else {**entry, "frame": frame}, masked=masked)
@@ -436,6 +498,7 @@ class Dispatcher:
             self._keep(frame, shot)
         await self._call(key, what, self.device.act(self._resolved(action)), pre=f"{what} couldn't be sent", step=step)
         self._opened_url = False
+        self._acted_on = None if latest is None else latest.fingerprint
         self._sent.append((what, action))
         if action.op is Op.TYPE and element is not None and action.text is not None:
             # A secure field shows bullets: count the value's; any other field reads back scrubbed.

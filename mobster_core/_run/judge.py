@@ -1,27 +1,44 @@
 """The settled reads a check is judged on: the baseline before the first step, and the verdict.
 
-Rule 1: both are the settled read of ``_rules/settle.py`` (Rule 5), driven by the one wait loop:
-        the verdict's with the default timing and ``accept`` (every assertion holds), the
+Rule 1: both are the settled read of ``_rules/settle.py`` (Rules 5 and 5a), driven by the one wait
+        loop: the verdict's with the default timing and ``accept`` (every assertion holds), the
         baseline's with ``BASELINE_POLICY``.
-Rule 2: every read of them is the run's judging read (``Dispatcher.read_evidence``): the device's
-        *evidence read* when it has one (``EvidenceReads``: the read that keeps the phone's own
-        visibility of each element), tried once more when it fails, like every read of a run. A
-        read that fails twice is ``couldnt_run``, class ``device``.
+Rule 2: they settle on the run's fast reads (``Dispatcher.read_to_judge``: the device's ``read``, the
+        one every poll makes), tried once more when one fails; a read that fails twice is
+        ``couldnt_run``, class ``device``. What is judged is then one *evidence read* on a device
+        that has them (``EvidenceReads``: the read that keeps the phone's own visibility of each
+        element, 0.7 s against 0.1 s on a 150-element WDA screen): the verdict's assertions are
+        evaluated on it, and so are the baseline's when they all held on its settled read (the
+        only baseline that can change a verdict). A device without evidence reads is judged on the
+        settled read itself.
 Rule 3: the baseline is taken only for a check with steps and expectations, and counts only when
-        it settled. Its last read is where the first step's wait (or Smart's first turn) starts.
+        it settled. Its first read decides alone when it shows the app under test in front and an
+        expectation fails on it (Rule 5a: no second read; the baseline then can't make the check
+        ``needs_review``). Its last read is where the first step's wait (or Smart's first turn)
+        starts.
 Rule 4: the verdict is :func:`~mobster_core._rules.verdict.decide` on the assertions evaluated on the
         verdict's read, never a model's word; what Smart said only picks the class of a failure.
+Rule 5: after an action no read has seen yet (a replay's last step), the verdict's reads come every
+        0.15 s until one shows another screen on which every assertion holds (Rule 5a), then
+        settle as Rule 1 says.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import attrs
 
-from mobster_core._rules.assertions import AssertionResult, evaluate
+from mobster_core._rules.assertions import Assertion, AssertionResult, evaluate
 from mobster_core._rules.screen import Screen
-from mobster_core._rules.settle import BASELINE_POLICY, DEFAULT_READ_POLICY, ReadPolicy, SettledRead, SettledReadWait
+from mobster_core._rules.settle import (
+    BASELINE_POLICY,
+    DEFAULT_READ_POLICY,
+    Opening,
+    ReadPolicy,
+    SettledRead,
+    SettledReadWait,
+)
 from mobster_core._rules.verdict import Evidence, Outcome, SmartNote, decide
 from mobster_core.protocols import Clock
 
@@ -54,9 +71,14 @@ async def settled_read(
     policy: ReadPolicy = DEFAULT_READ_POLICY,
     *,
     accept: Callable[[Screen], bool] | None = None,
+    opening: Opening | None = None,
 ) -> SettledRead:
-    """Read until the screen settles or the policy's timeout passes (Rule 1)."""
-    return await drive(SettledReadWait(policy, accept), clock, read)
+    """Read until the screen settles or the policy's timeout passes (Rule 1; ``opening``: Rule 5a)."""
+    return await drive(SettledReadWait(policy, accept, opening or Opening()), clock, read)
+
+
+def _holds(expect: Sequence[Assertion]) -> Callable[[Screen], bool]:
+    return lambda screen: all(r.ok for r in evaluate(expect, screen))
 
 
 async def take_baseline(run: Run) -> Baseline | None:
@@ -64,18 +86,30 @@ async def take_baseline(run: Run) -> Baseline | None:
     check = run.check
     if check.launch_only or not check.expect:
         return None
-    read = await settled_read(lambda: run.dispatch.read_evidence("the baseline"), run.clock, BASELINE_POLICY)
-    return Baseline(evaluate(check.expect, read.screen) if read.stable else None, read)
+    dispatch, bundle, holds = run.dispatch, run.bundle, _holds(check.expect)
+    opening = Opening(alone=lambda screen: screen.app == bundle and not holds(screen))
+    read = await settled_read(
+        lambda: dispatch.read_to_judge("the baseline"), run.clock, BASELINE_POLICY, opening=opening
+    )
+    if not read.stable:
+        return Baseline(None, read)
+    results = evaluate(check.expect, read.screen)
+    if all(r.ok for r in results) and dispatch.has_evidence_reads:
+        results = evaluate(check.expect, await dispatch.read_evidence("the baseline"))
+    return Baseline(results, read)
 
 
 async def judge(run: Run, baseline: Baseline | None, smart: SmartNote | None, skipped: str | None = None) -> Judged:
-    """Rules 1, 2 and 4: the verdict on one settled read (``skipped``: the steps left undone, in words)."""
-    expect = run.check.expect
+    """Rules 1, 2, 4 and 5: the verdict on one settled read (an evidence read where the device has them).
+
+    ``skipped``: the steps left undone, in words.
+    """
+    expect, dispatch = run.check.expect, run.dispatch
+    opening = Opening(after=dispatch.acted_on, poll=run.options.policy)
     read = await settled_read(
-        lambda: run.dispatch.read_evidence("the verdict"),
-        run.clock,
-        accept=lambda s: all(r.ok for r in evaluate(expect, s)),
+        lambda: dispatch.read_to_judge("the verdict"), run.clock, accept=_holds(expect), opening=opening
     )
-    results = evaluate(expect, read.screen)
-    evidence = Evidence(results, read.screen.app, None if baseline is None else baseline.results, smart, skipped)
+    screen = await dispatch.read_evidence("the verdict") if dispatch.has_evidence_reads else read.screen
+    results = evaluate(expect, screen)
+    evidence = Evidence(results, screen.app, None if baseline is None else baseline.results, smart, skipped)
     return Judged(decide(expect, evidence, run.bundle), results, read.stable)

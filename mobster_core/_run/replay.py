@@ -128,7 +128,7 @@ class Replayer:
                 step = steps[i]
                 end = await self._wait_for(i + 1, step, seed if i == start else None)
                 if isinstance(end, Drifted):
-                    return Replayed(tuple(reports), drift=self._drift(i + 1, step, end))
+                    return Replayed(tuple(reports), drift=await self._drift(i + 1, step, end))
                 reports.append(await self._act(i + 1, step, end))
         except Ended as ended:
             return Replayed(tuple(reports), failure=ended.outcome)
@@ -179,9 +179,9 @@ class Replayer:
             frame,
         )  # fmt: skip
 
-    def _drift(self, index: int, step: Step, end: Drifted) -> Drift:
+    async def _drift(self, index: int, step: Step, end: Drifted) -> Drift:
         target = None if step.target is None else recorded_element(step.target)
-        frame = self.dispatch.drifted(end.screen)
+        frame = await self.dispatch.drifted(end.screen)
         report = StepReport(
             index, step.op, step.describe(), StepSource.REPLAY, end.waited, end.match.similarity, end.settled,
             end.reason, target, frame,

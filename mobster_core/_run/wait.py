@@ -5,6 +5,10 @@ Rule 1: the loop decides nothing. It asks the wait what to do, does it (sleep on
 Rule 2: a read's start is the clock's time just before the read is sent; the wait spaces reads by
         it (the next read starts an interval after the previous one started).
 Rule 3: a device that can't check targets answers that every target is shown.
+Rule 4 (a late wake-up): a sleep that ends more than :data:`LATE_S` (0.1 s) after it was due (the
+        event loop was held up: a blocked loop, a slow thread, a suspended machine) is followed by
+        a fresh read before the wait decides anything, so no decision (a drift at its deadline, a
+        verdict at its timeout) is made on a read older than the delay.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from mobster_core._rules.screen import Element, Screen
 from mobster_core._rules.settle import Check, Done, Sleep, Wait
 from mobster_core.protocols import Clock
 
-__all__ = ["Checker", "Reader", "drive"]
+__all__ = ["LATE_S", "Checker", "Reader", "drive"]
 
 S = TypeVar("S")
 R = TypeVar("R")
@@ -25,6 +29,8 @@ R = TypeVar("R")
 Reader = Callable[[], Awaitable[Screen]]
 #: Is this element of the latest read shown, by the device's own account?
 Checker = Callable[[Element], Awaitable[bool]]
+#: Rule 4: how late a wake-up may be (seconds after it was due) before the screen is read again.
+LATE_S = 0.1
 
 
 async def drive(wait: Wait[S, R], clock: Clock, read: Reader, check: Checker | None = None) -> R:
@@ -37,6 +43,9 @@ async def drive(wait: Wait[S, R], clock: Clock, read: Reader, check: Checker | N
             return move.result
         if isinstance(move, Sleep):
             await clock.sleep(move.until - now)
+            if clock.now() - move.until > LATE_S:  # Rule 4: decide on the screen as it is now
+                started = clock.now()
+                state = wait.saw(state, started, await read())
         elif isinstance(move, Check):
             state = wait.checked(state, True if check is None else await check(move.element))
         else:

@@ -19,12 +19,18 @@ Rule 3: names that aren't ``<16 hex>-<12 hex>.json`` (``.tmp-*`` files, ``.corru
         README) are not paths: they are never listed.
 Rule 4: ``set_aside`` renames a document that can't be used to ``<name><suffix>`` beside it, so it
         is kept for inspection and out of the way of the next recording.
+Rule 5 (the index): a folder's names are listed once and kept by identity (``identity -> env
+        digests``) while the folder is unchanged (its inode and modification time), so a suite's
+        lookups cost one listing, not one per check. This process's own writes, removals and
+        renames update the index in place; any other change to the folder (another process, a
+        person) is seen at the next lookup, and the folder is listed again.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections import OrderedDict
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
@@ -52,6 +58,10 @@ StoreName = Literal["local", "committed"]
 STORE_NAMES: tuple[StoreName, ...] = ("local", "committed")
 
 _FILE_NAME = re.compile(rf"([0-9a-f]{{{IDENTITY_LENGTH}}})-([0-9a-f]{{{ENV_DIGEST_LENGTH}}})\.json")
+#: Rule 5: a folder as it was listed (device, inode, modification time) and its names by identity.
+_Stamp = tuple[int, int, int]
+_INDEXES: OrderedDict[str, tuple[_Stamp, dict[str, set[str]]]] = OrderedDict()
+_INDEXES_KEPT = 8  # folders (a process seldom uses more than one store)
 
 
 @runtime_checkable
@@ -119,13 +129,52 @@ class FilePaths:
         if not os.path.lexists(self.folder):
             return []
         self._check_folder()
-        found = []
+        index = self._index()
+        if identity is not None:
+            return [(identity, env) for env in sorted(index.get(identity, ()))]
+        return sorted((i, env) for i, envs in index.items() for env in envs)
+
+    def _stamp(self) -> _Stamp | None:
+        try:
+            st = self.folder.lstat()
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino, st.st_mtime_ns)
+
+    def _index(self) -> dict[str, set[str]]:
+        """Rule 5: the folder's names by identity, listed again only when the folder changed."""
+        key = os.fspath(self.folder)
+        stamp = self._stamp()
+        kept = _INDEXES.get(key)
+        if kept is not None and stamp is not None and kept[0] == stamp:
+            _INDEXES.move_to_end(key)
+            return kept[1]
+        index: dict[str, set[str]] = {}
         with os.scandir(self.folder) as entries:
             for entry in entries:
                 m = _FILE_NAME.fullmatch(entry.name)
-                if m is not None and (identity is None or m.group(1) == identity):
-                    found.append((m.group(1), m.group(2)))
-        return sorted(found)
+                if m is not None:
+                    index.setdefault(m.group(1), set()).add(m.group(2))
+        if stamp is not None:
+            _INDEXES[key] = (stamp, index)
+            _INDEXES.move_to_end(key)
+            while len(_INDEXES) > _INDEXES_KEPT:
+                _INDEXES.popitem(last=False)
+        return index
+
+    def _noted(self, before: _Stamp | None, identity: str, env: str, *, kept: bool) -> None:
+        """Rule 5: this process changed one name; keep the index when nobody else changed the folder."""
+        key = os.fspath(self.folder)
+        entry = _INDEXES.pop(key, None)
+        after = self._stamp()
+        if entry is None or before is None or after is None or entry[0] != before:
+            return  # listed again at the next lookup
+        index = entry[1]
+        if kept:
+            index.setdefault(identity, set()).add(env)
+        else:
+            index.get(identity, set()).discard(env)
+        _INDEXES[key] = (after, index)
 
     def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
         """One document's bytes; ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when it must not be read."""
@@ -133,17 +182,23 @@ class FilePaths:
 
     def write(self, identity: str, env: str, data: bytes) -> None:
         """Write one document atomically, mode 0600."""
+        before = self._stamp()
         atomic_write(self.file_for(identity, env), data)
+        self._noted(before, identity, env, kept=True)
 
     def remove(self, identity: str, env: str) -> None:
         """Delete one document (nothing when it is already gone)."""
+        before = self._stamp()
         self.file_for(identity, env).unlink(missing_ok=True)
+        self._noted(before, identity, env, kept=False)
 
     def set_aside(self, identity: str, env: str, suffix: str) -> str:
         """Rule 4: rename the document to ``<name><suffix>``; the new name (``OSError`` when it can't)."""
         file = self.file_for(identity, env)
         aside = file.with_name(file.name + suffix)
+        before = self._stamp()
         file.replace(aside)
+        self._noted(before, identity, env, kept=False)
         return aside.name
 
     def _check_folder(self) -> None:

@@ -42,8 +42,9 @@ Rule 4: :func:`open_pool` opens every spec, in parallel threads; a device that c
         every device (ends Appium sessions: one session per device for the whole suite), once.
 Rule 5: :func:`run_on_pool` runs a suite on the pool (``mobster_core.run_suite``: work stealing,
         or every check on every device with ``options.each_device``; a device lost mid-suite is
-        taken out, see its rules) and releases the pool at the end, also when the suite is
-        stopped. When no device could be opened, every check is ``couldnt_run`` with the first
+        taken out, see its rules), its device calls in threads sized to the pool
+        (:mod:`mobster_drivers.harness.threads`), and releases the pool at the end, also when the
+        suite is stopped. When no device could be opened, every check is ``couldnt_run`` with the first
         device's class and message. Results carry each device's label (``device_label``), except
         on a pool of one device, whose results name it by what it is, as a run without a pool.
 Rule 6: one session per phone. Devices of one server on one phone (one Appium server in front
@@ -93,6 +94,7 @@ from mobster_core import (
     run_suite,
 )
 from mobster_core.exceptions import DeviceBusy
+from mobster_drivers.harness.threads import size_threads
 
 from .spec import KINDS, DeviceOptions, DeviceSpec, PoolError, label_of, pool_specs, sim_port
 
@@ -468,6 +470,7 @@ async def run_on_pool(
     pool = specs if isinstance(specs, Pool) else open_pool(specs, clock)
     try:
         named = pool.devices
+        size_threads(len(named))  # one executor for the run, sized to its devices (threads.py)
         devices: dict[str, Device] | list[Device] = named
         if not named:
             devices = [unavailable(_as_device_error(pool.unavailable[0][1]))]

@@ -75,10 +75,10 @@ class Moment:
             self.taps += 1
             # step 2 types into "Email" (a tap on the field first); step 3 is the heal's tap on "Next"
             return (self.name, self.taps) in {("a step", 2), ("a heal", 3)}
-        if is_source(request, evidence=True):
-            return (self.name == "the baseline" and self.launched and self.taps == 0) or (
-                self.name == "the verdict's read" and self.taps == 3
-            )
+        if is_source(request, evidence=False):  # the baseline settles on fast reads (the first after the launch)
+            return self.name == "the baseline" and self.launched and self.taps == 0
+        if is_source(request, evidence=True):  # the verdict is judged on one evidence read
+            return self.name == "the verdict's read" and self.taps == 3
         return False
 
 

@@ -37,16 +37,30 @@ Rule 9: an app runs in a locale: the phone's (``device.locale``), or the one it 
         ``-AppleLanguages``/``-AppleLocale`` launch arguments as a real app reads them, or by
         ``LaunchOptions.locale`` on a ``simulator`` (``launches_in_locale``; an ``iphone`` can't, as a
         real one can't). It shows its labels in that locale (the script's ``locales``).
+Rule 10 (one request at a time): the phone serves its requests (reads, screenshots, actions,
+        launches) one at a time, in the order they came, as WebDriverAgent serves them on its main
+        thread: a read sent while a screenshot is being taken starts when the screenshot is done. A
+        request given up on (its caller cancelled) still holds the phone until its time is up, as
+        WDA finishes a command whose client stopped waiting. ``one_at_a_time=False`` serves each at
+        once, beside the others (the model before this rule). With ``separate_screenshots`` the
+        screenshots come by a channel of their own (a simulator's ``simctl io``, the DVT service
+        over USB, WDA's MJPEG stream), one at a time there, beside the other requests.
+Rule 11 (a screenshot's cost): a screenshot takes ``latency.screenshot`` seconds (the read's when
+        the script doesn't say) at one pixel per point, and more with more pixels, as a screenshot
+        encoded on the phone does: :func:`screenshot_seconds` (a fixed part and a part per
+        megapixel, 0.234 s at 402 x 874 growing to 1.0 s at 1206 x 2622 for the ``usb-iphone``
+        profile's 0.234 s).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import logging
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 
 import attrs
 
@@ -81,7 +95,7 @@ from ._script import (
     open_in_prompt,
 )
 
-__all__ = ["ScriptedPhone"]
+__all__ = ["ScriptedPhone", "screenshot_seconds"]
 
 _log = logging.getLogger("mobster.drivers.scripted")
 
@@ -91,6 +105,51 @@ _ICON_LEFT, _ICON_STEP, _ICON_WIDTH = 0.05, 0.235, 0.2
 _ICON_TOP, _ICON_PITCH, _ICON_SPAN = 0.08, 0.12, 0.84
 
 FieldKey = tuple[str, tuple[int, ...]]  # (screen name, position of the element in the script)
+
+#: Rule 11: a screenshot's cost on the phone, a fixed part and a part per megapixel (seconds), in
+#: proportion: fitted to 0.234 s at 402 x 874 pixels and 1.0 s at 1206 x 2622 (docs/benchmarks.md).
+_SHOT_FIXED, _SHOT_PER_MEGAPIXEL = 0.13825, 0.27252
+
+
+def screenshot_seconds(base: float, pixels: tuple[int, int], points: tuple[int, int]) -> float:
+    """Rule 11: what a screenshot of ``pixels`` costs when one of ``points`` (one pixel a point) costs ``base`` s."""
+
+    def model(size: tuple[int, int]) -> float:
+        return _SHOT_FIXED + _SHOT_PER_MEGAPIXEL * size[0] * size[1] / 1e6
+
+    return base * model(pixels) / model(points)
+
+
+class _Channel:
+    """Rule 10: requests served one at a time, in the order they came, on the phone's clock.
+
+    A turn is taken with ``async with channel.turn():`` and held with ``await channel.hold(s)``;
+    a holder cancelled mid-hold leaves the channel busy until its time is up.
+    """
+
+    def __init__(self, clock: Clock, *, serial: bool) -> None:
+        self._clock = clock
+        self._serial = serial
+        self._lock = asyncio.Lock()
+        self._free_at = -math.inf
+
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """Wait for the channel (nothing to wait for when it serves everyone at once)."""
+        if not self._serial:
+            yield
+            return
+        async with self._lock:
+            late = self._free_at - self._clock.now()
+            if late > 0:
+                await self._clock.sleep(late)
+            yield
+
+    async def hold(self, seconds: float) -> None:
+        """Take ``seconds`` of the channel's time (the caller holds its turn)."""
+        if self._serial:
+            self._free_at = self._clock.now() + seconds
+        await self._clock.sleep(seconds)
 
 
 @attrs.frozen
@@ -531,16 +590,29 @@ class ScriptedPhone:
 
     Screenshots are pictures of the screen as a read returns it (``docs/scripted-phone.md``),
     ``screenshot_scale`` pixels per point (0.25 to 4; 1 gives 402 x 874 pixels on the default
-    screen).
+    screen). The phone serves one request at a time (Rule 10; ``one_at_a_time=False`` answers
+    each at once); ``separate_screenshots`` gives its screenshots a channel of their own.
 
     Faults for testing a harness: :meth:`fail_next_action`, :meth:`fail_next_read`,
     :meth:`drop_typing`.
     """
 
-    def __init__(self, script: AppScript, *, clock: Clock, screenshot_scale: float = DEFAULT_SCALE) -> None:
+    def __init__(
+        self,
+        script: AppScript,
+        *,
+        clock: Clock,
+        screenshot_scale: float = DEFAULT_SCALE,
+        one_at_a_time: bool = True,
+        separate_screenshots: bool = False,
+    ) -> None:
         self._script = script
         self._clock = clock
         self._renderer = ScreenRenderer(scale=screenshot_scale)
+        self._channel = _Channel(clock, serial=one_at_a_time)
+        self._shots = self._channel if not separate_screenshots else _Channel(clock, serial=one_at_a_time)
+        #: Rule 10: whether screenshots come by a channel of their own (``protocols.ScreenshotChannel``).
+        self.separate_screenshots = separate_screenshots
         self._sim = _Sim(script)
         self._lose_next: bool | None = None  # None: no fault armed; else its ``applied`` flag
         self._failing_reads = 0
@@ -553,17 +625,26 @@ class ScriptedPhone:
 
     @classmethod
     def from_file(
-        cls, path: str | os.PathLike[str], *, clock: Clock, screenshot_scale: float = DEFAULT_SCALE
+        cls, path: str | os.PathLike[str], *, clock: Clock, screenshot_scale: float = DEFAULT_SCALE, **options: bool
     ) -> ScriptedPhone:
-        """A phone running the app script at ``path``; raises ``ScriptError`` when it is malformed."""
-        return cls(AppScript.from_file(path), clock=clock, screenshot_scale=screenshot_scale)
+        """A phone running the app script at ``path``; raises ``ScriptError`` when it is malformed.
+
+        ``options`` are the constructor's (``one_at_a_time``, ``separate_screenshots``).
+        """
+        return cls(AppScript.from_file(path), clock=clock, screenshot_scale=screenshot_scale, **options)
 
     @classmethod
     def from_text(
-        cls, text: str | bytes, source: str = "<script>", *, clock: Clock, screenshot_scale: float = DEFAULT_SCALE
+        cls,
+        text: str | bytes,
+        source: str = "<script>",
+        *,
+        clock: Clock,
+        screenshot_scale: float = DEFAULT_SCALE,
+        **options: bool,
     ) -> ScriptedPhone:
         """A phone running an app script given as YAML text; ``source`` names it in messages."""
-        return cls(AppScript.from_text(text, source), clock=clock, screenshot_scale=screenshot_scale)
+        return cls(AppScript.from_text(text, source), clock=clock, screenshot_scale=screenshot_scale, **options)
 
     @property
     def script(self) -> AppScript:
@@ -641,9 +722,10 @@ class ScriptedPhone:
 
         ``DeviceError`` when the element isn't there or takes no typing, as for ``TYPE`` (Rule 3).
         """
-        self._sim.plan(Action(Op.TYPE, element=element, text=" "), self._script.latency, self._clock.now())
-        await self._clock.sleep(self._script.latency.tap)
-        self._sim.clear(element, self._clock.now())
+        async with self._channel.turn():
+            self._sim.plan(Action(Op.TYPE, element=element, text=" "), self._script.latency, self._clock.now())
+            await self._channel.hold(self._script.latency.tap)
+            self._sim.clear(element, self._clock.now())
 
     def crash(self, bundle: str | None = None) -> None:
         """The app in front (or ``bundle``) crashes: it stops, and the home screen comes to front."""
@@ -681,42 +763,45 @@ class ScriptedPhone:
                 raise DeviceError(f"launch: {bundle} opens no link {options.url!r} (its links: {links})")
             screen = linked
         _log.debug("launch %s on %s (%s)", bundle, screen, options.reset)
-        await self._clock.sleep(self._script.latency.launch)
-        locale = options.locale if self.launches_in_locale() else None
-        if options.reset is Reset.REINSTALL:
-            self._sim.forget_answers(bundle)
-        if self.launches_in_locale():  # a simulator sets permissions before a launch; an iPhone can't
-            self._sim.preset(bundle, options.permissions)
-        linked = screen if options.url is not None and app.open_in else None
-        first = app.launch if linked else screen
-        self._sim.launch(bundle, first, self._clock.now(), _argument_locale(options.args) or locale)
-        if linked is not None:
-            self._sim.ask_open_in(bundle, _Show(bundle, linked))
+        async with self._channel.turn():
+            await self._channel.hold(self._script.latency.launch)
+            locale = options.locale if self.launches_in_locale() else None
+            if options.reset is Reset.REINSTALL:
+                self._sim.forget_answers(bundle)
+            if self.launches_in_locale():  # a simulator sets permissions before a launch; an iPhone can't
+                self._sim.preset(bundle, options.permissions)
+            linked = screen if options.url is not None and app.open_in else None
+            first = app.launch if linked else screen
+            self._sim.launch(bundle, first, self._clock.now(), _argument_locale(options.args) or locale)
+            if linked is not None:
+                self._sim.ask_open_in(bundle, _Show(bundle, linked))
 
     def launches_in_locale(self) -> bool:
         """A simulator launches an app in the locale a run asks for (``protocols.LocaleLaunches``); an iPhone can't."""
         return self._script.device.kind is DeviceKind.SIMULATOR
 
     async def read(self) -> Screen:
-        """The screen as it is when the read ends, after ``latency.read`` seconds."""
-        await self._clock.sleep(self._script.latency.read)
-        if self._failing_reads:
-            self._failing_reads -= 1
-            raise DeviceError("read: the tree could not be read (injected by fail_next_read)")
-        return self._sim.screen(self._clock.now())
+        """The screen as it is when the read ends, after ``latency.read`` seconds (in its turn, Rule 10)."""
+        async with self._channel.turn():
+            await self._channel.hold(self._script.latency.read)
+            if self._failing_reads:
+                self._failing_reads -= 1
+                raise DeviceError("read: the tree could not be read (injected by fail_next_read)")
+            return self._sim.screen(self._clock.now())
 
     async def act(self, action: Action) -> None:
         """Send one action (see the module rules for what each op does and how long it takes)."""
         self.actions.append(action)
-        plan = self._sim.plan(action, self._script.latency, self._clock.now())
-        applied, self._lose_next = self._lose_next, None
-        _log.debug("act %s (returns in %.3f s)", action.op, plan.seconds)
-        await self._clock.sleep(plan.seconds)
-        if applied is False:
-            raise UnknownOutcome(f"{action.op}: the reply was lost (injected by fail_next_action)")
-        self._sim.carry_out(plan, self._clock.now())
-        if applied:
-            raise UnknownOutcome(f"{action.op}: the reply was lost after it landed (injected by fail_next_action)")
+        async with self._channel.turn():
+            plan = self._sim.plan(action, self._script.latency, self._clock.now())
+            applied, self._lose_next = self._lose_next, None
+            _log.debug("act %s (returns in %.3f s)", action.op, plan.seconds)
+            await self._channel.hold(plan.seconds)
+            if applied is False:
+                raise UnknownOutcome(f"{action.op}: the reply was lost (injected by fail_next_action)")
+            self._sim.carry_out(plan, self._clock.now())
+            if applied:
+                raise UnknownOutcome(f"{action.op}: the reply was lost after it landed (injected by fail_next_action)")
 
     # -- system alerts and the keyboard (Rules 10, 11) ------------------------------------------
 
@@ -731,8 +816,9 @@ class ScriptedPhone:
             self._sim.answer(button, self._clock.now())  # raises: no such button
         if not self._sim.alerts:
             raise DeviceError("no alert is shown; nothing was tapped")
-        await self._clock.sleep(self._script.latency.tap)
-        self._sim.answer(button, self._clock.now())
+        async with self._channel.turn():
+            await self._channel.hold(self._script.latency.tap)
+            self._sim.answer(button, self._clock.now())
 
     def alert(self) -> tuple[str, tuple[str, ...]] | None:
         """The alert shown now: its text (title and message, a line each) and buttons; None when none is."""
@@ -769,14 +855,20 @@ class ScriptedPhone:
 
     # -- Screenshots -------------------------------------------------------------------------
 
+    @property
+    def screenshot_s(self) -> float:
+        """What one screenshot takes, in seconds, at the phone's resolution (Rule 11)."""
+        return screenshot_seconds(self._script.latency.screenshot_s, self.screenshot_size, self._script.size)
+
     async def screenshot(self) -> bytes:
         """A PNG picture of the screen a read would return now, drawn as an iPhone shows it.
 
-        Takes ``latency.read`` seconds. The same screen gives the same bytes; the last 32
-        pictures are cached by the screen's read fingerprint.
+        Takes :attr:`screenshot_s` seconds, in its turn (Rules 10, 11). The same screen gives the
+        same bytes; the last 32 pictures are cached by the screen's read fingerprint.
         """
-        await self._clock.sleep(self._script.latency.read)
-        return self._renderer.png(self._sim.screen(self._clock.now()))
+        async with self._shots.turn():
+            await self._shots.hold(self.screenshot_s)
+            return self._renderer.png(self._sim.screen(self._clock.now()))
 
     def _installed(self, bundle: str, what: str) -> ScriptedApp:
         app = self._script.apps.get(bundle)

@@ -91,7 +91,8 @@ class Latency:
     ``transition``: from the return of a tap to the moment the next screen appears (reads in
     between show the old screen). ``type_char``: per typed character. ``swipe``: a swipe.
     ``launch``: a launch, an app brought to front, a link opened, an app icon tapped (from the
-    return of the tap). ``home``: the home button.
+    return of the tap). ``home``: the home button. ``screenshot``: a screenshot at one pixel per
+    point (more pixels cost more: ``ScriptedPhone``'s Rule 11); None, the default, is the read's.
     """
 
     read: float = attrs.field(default=0.0, validator=_non_negative)
@@ -101,6 +102,12 @@ class Latency:
     swipe: float = attrs.field(default=0.0, validator=_non_negative)
     launch: float = attrs.field(default=0.0, validator=_non_negative)
     home: float = attrs.field(default=0.0, validator=_non_negative)
+    screenshot: float | None = attrs.field(default=None, validator=attrs.validators.optional(_non_negative))
+
+    @property
+    def screenshot_s(self) -> float:
+        """What a screenshot at one pixel per point costs, in seconds: ``screenshot``, else the read's."""
+        return self.read if self.screenshot is None else self.screenshot
 
 
 #: The named latency profiles. ``usb-iphone`` holds figures measured on an iPhone 15 Pro driven

@@ -71,6 +71,10 @@ class SimulatorDevice(WdaHosted):
     (:class:`~mobster_drivers.devices.wda.WdaHosted`).
     """
 
+    #: Its screenshots come from ``simctl io``, not WDA: a channel of their own
+    #: (``protocols.ScreenshotChannel``), so the run takes one beside each read at no cost to it.
+    separate_screenshots = True
+
     def __init__(self, simulator: Simulator, *, simctl: Simctl, wda: WdaDevice) -> None:
         super().__init__(wda)
         self._simulator = simulator

@@ -29,6 +29,12 @@ Rule 5b: the target check (``TargetChecks``) asks WDA, before an action on an el
         element of its type and label at its frame is visible (one ``POST /elements``,
         ``_visibility`` Rule 3), unless the latest read's own query just said so. A WDA that
         refuses the query answers "can't tell": True.
+Rule 5c (a poll that saw nothing new): a source equal to the one before it (the same read, the
+        same app in front, the same screen size) is not read again: the read before's screen is
+        given back, its fingerprint, signature and hash already computed, and only the
+        visibility answer (Rule 5) is applied afresh. facebook-wda hands the driver the reply's
+        parsed JSON, not its bytes, so the comparison is of the parsed tree (C code, a small
+        fraction of turning it into elements).
 Rule 6: an action acts on the element's frame as given (it comes from the latest read, the
         current screen), turned into points with the latest read's screen size.
 Rule 7: typing taps the field (to focus it), then sends the text with ``/wda/keys``; ``SUBMIT``
@@ -72,6 +78,7 @@ from mobster_core.protocols import Appearance
 from mobster_drivers._xcuitest import replies
 from mobster_drivers._xcuitest.gestures import KEYBOARD_KEYS, SWIPE_SECONDS, Move, gesture, pointer_actions
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
+from mobster_drivers._xcuitest.tree import SourceRead
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
 from ._transport import (
@@ -157,6 +164,7 @@ class WdaDevice:
         self._session_id: str | None = None
         self._size: tuple[int, int] | None = None
         self._info: DeviceInfo | None = None
+        self._last_source: tuple[tuple[object, ...], Mapping[str, Any], SourceRead] | None = None  # Rule 5c
         # Rules 5 and 5b: WDA's answers about what is visible (shared with the Appium driver).
         self._visibility = Visibility(
             self._visible_elements, size=self._screen_size, now=time.monotonic, where=self._where()
@@ -348,7 +356,13 @@ class WdaDevice:
         tree = self._call("GET", source_path, timeout=self._timeouts.read, session=True)
         if not isinstance(tree, Mapping):
             raise DeviceError(f"{self._where()} sent a source that is not a tree of elements: {tree!r:.80}")
-        read = read_tree(tree, bundle, size=self._size, window_size=self._window_size, where=self._where())
+        key = (source_path, bundle, self._size)
+        last = self._last_source
+        if last is not None and last[0] == key and last[1] == tree:
+            read = last[2]  # Rule 5c: the same source as the read before
+        else:
+            read = read_tree(tree, bundle, size=self._size, window_size=self._window_size, where=self._where())
+            self._last_source = (key, tree, read)
         self._size = read.screen.size
         return self._visibility.screen(read)
 

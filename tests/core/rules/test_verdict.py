@@ -16,6 +16,8 @@ from mobster_core._rules.settle import (
     BASELINE_POLICY,
     DEFAULT_READ_POLICY,
     Done,
+    Opening,
+    PollPolicy,
     Read,
     ReadPolicy,
     SettledRead,
@@ -150,6 +152,78 @@ def test_the_baseline_reads_every_0_3_s_for_3_s() -> None:
     assert not result.stable
     assert times == pytest.approx([round(0.3 * i, 1) for i in range(11)])
     assert (BASELINE_POLICY.settle_gap, BASELINE_POLICY.interval, BASELINE_POLICY.timeout) == (0.3, 0.3, 3.0)
+
+
+# -- how a settled read opens (Rule 5a) -----------------------------------------------------
+
+
+def test_after_an_action_reads_come_every_0_15_s_until_the_screen_changes_then_settle() -> None:
+    acted_on = screen("before")
+    frames = [acted_on, acted_on, screen("after")]
+    result, times = run(frames, opening=Opening(after=acted_on.fingerprint))
+    assert result.stable
+    assert result.screen == screen("after")
+    assert times == pytest.approx([0.0, 0.15, 0.3, 0.6])  # 0.15 s apart, then read, 0.3 s, read
+    assert result.reads == 4
+    assert result.seconds == pytest.approx(0.6)
+
+
+def test_after_an_action_that_changed_nothing_reads_over_0_3_s_that_agree_decide() -> None:
+    acted_on = screen("Saved")
+    result, times = run([acted_on], opening=Opening(after=acted_on.fingerprint))
+    assert result.stable
+    assert times == pytest.approx([0.0, 0.15, 0.3])
+    assert result.screen == acted_on
+
+
+def test_after_an_action_slow_reads_follow_each_other_until_the_change() -> None:
+    acted_on = screen("before")
+    frames = [screen("moving 1"), screen("moving 2"), screen("after")]
+    result, times = run(frames, read_s=0.234, opening=Opening(after=acted_on.fingerprint))
+    # The first read already differs and is accepted: Rule 5 starts on it (read, 0.3 s, read, then every 0.5 s).
+    assert times == pytest.approx([0.0, 0.3, 0.8, 1.3])
+    assert result.stable
+    assert result.screen == screen("after")
+
+
+def test_after_an_action_the_timeout_counts_from_the_first_changed_read() -> None:
+    acted_on = screen("before")
+    flicker = [acted_on if i % 2 == 0 else screen("glitch") for i in range(200)]
+    poll = PollPolicy(interval=0.25)
+    result, times = run(flicker, opening=Opening(after=acted_on.fingerprint, poll=poll), accept=lambda s: False)
+    assert not result.stable
+    assert times[:4] == pytest.approx([0.0, 0.25, 0.5, 0.75])  # no read is accepted: the poll cadence goes on
+    assert times[-1] == pytest.approx(0.25 + 5.0)  # the timeout runs from the glitch, the first read of another screen
+
+
+def test_after_an_action_another_screen_that_settles_failing_reads_on_as_rule_5() -> None:
+    acted_on = screen("before")
+    frames = [acted_on, screen("moving"), screen("Error")]
+    result, times = run(frames, opening=Opening(after=acted_on.fingerprint), accept=lambda s: False)
+    assert result.stable
+    assert result.screen == screen("Error")
+    # 0.15 s apart until "Error" stays 0.3 s (0.3 to 0.6), then every 0.5 s until 5 s after the change at 0.15 s
+    assert times[:6] == pytest.approx([0.0, 0.15, 0.3, 0.45, 0.6, 1.1])
+    assert times[-1] == pytest.approx(0.15 + 5.0)
+
+
+def test_after_an_action_that_changed_nothing_and_fails_reads_on_as_rule_5() -> None:
+    acted_on = screen("Saved")
+    result, times = run([acted_on], opening=Opening(after=acted_on.fingerprint), accept=lambda s: False)
+    assert result.stable  # it agreed with the read before it
+    assert times[:4] == pytest.approx([0.0, 0.15, 0.3, 0.8])  # then every 0.5 s until 5 s after the first read
+    assert times[-1] == pytest.approx(5.0)
+
+
+def test_a_first_read_that_decides_alone_ends_the_settled_read_unsettled() -> None:
+    result, times = run([screen("Welcome")], BASELINE_POLICY, opening=Opening(alone=lambda s: s.app == APP))
+    assert times == pytest.approx([0.0])
+    assert (result.stable, result.reads, result.screen) == (False, 1, screen("Welcome"))
+    elsewhere, times = run(
+        [screen("Home", SPRINGBOARD), screen("Welcome")], BASELINE_POLICY, opening=Opening(alone=lambda s: s.app == APP)
+    )
+    assert times == pytest.approx([0.0, 0.3, 0.6])  # the app wasn't in front: it settles as before
+    assert elsewhere.stable
 
 
 def test_a_failed_read_raises_the_device_error() -> None:

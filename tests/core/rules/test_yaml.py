@@ -217,11 +217,36 @@ def test_a_changed_file_is_read_as_it_is_now_and_a_bad_one_fails_every_time() ->
             load_yaml("a: 1\na: 2\n", "f.yaml")
 
 
-def test_a_large_file_is_parsed_each_time_and_still_copied() -> None:
-    text = "".join(f"k{i}: [{i}, x]\n" for i in range(2000))  # over the 8 KiB kept
+def test_a_large_file_is_parsed_once_and_still_copied(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mobster_core._rules import yaml as module
+
+    text = "".join(f"k{i}: [{i}, x]\n" for i in range(2000))  # 30 KiB, a large heal file's size
+    parses: list[str] = []
+    real = module._parse
+
+    def counting(source: str, text: str) -> module.YamlDoc:
+        parses.append(source)
+        return real(source, text)
+
+    monkeypatch.setattr(module, "_parse", counting)
     first = load_yaml(text, "big.yaml")
     first.data["k1"].append("changed")
     assert load_yaml(text, "big.yaml").data["k1"] == [1, "x"]
+    assert parses == ["big.yaml"]  # parsed once, whatever its size (within 4 MiB)
+
+
+def test_the_kept_parses_stay_within_their_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mobster_core._rules import yaml as module
+
+    monkeypatch.setattr(module, "_REMEMBERED_CHARS", 1000)
+    monkeypatch.setattr(module, "_kept", type(module._kept)())
+    texts = [f"n: {i}\npad: {'x' * 300}\n" for i in range(5)]
+    for i, text in enumerate(texts):
+        load_yaml(text, f"f{i}.yaml")
+    assert sum(len(t) for _, t in module._kept) <= 1000
+    assert [s for s, _ in module._kept] == ["f2.yaml", "f3.yaml", "f4.yaml"]  # the most recent
+    load_yaml("big: " + "y" * 2000 + "\n", "big.yaml")  # over the budget alone: never kept
+    assert "big.yaml" not in [s for s, _ in module._kept]
 
 
 # -- the one reader (issue 23): keys and both lines, BOM and CRLF, JSON held to its grammar ------

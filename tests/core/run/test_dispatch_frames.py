@@ -1,5 +1,7 @@
-"""Frames taken with reads (the dispatcher's Rule 9): no round trip of their own, two screenshots in flight at most,
-each named by the step that owns it and written to the run folder as it arrives."""
+"""Frames (the dispatcher's Rule 9): on a device whose screenshots have a channel of their own, taken with reads (no
+round trip of their own, two screenshots in flight at most); on the one channel of WebDriverAgent, taken only of a
+screen the run decides on, once, before the action; each named by the step that owns it and written to the run
+folder as it arrives."""
 
 from __future__ import annotations
 
@@ -42,9 +44,12 @@ class SlowShots(ScriptedPhone):
             self.in_flight -= 1
 
 
-def phone(clock: FakeClock, **kwargs: Any) -> SlowShots:
+def phone(clock: FakeClock, *, separate: bool = True, **kwargs: Any) -> SlowShots:
+    """The sample app at a USB iPhone's latencies; screenshots by a channel of their own unless ``separate=False``."""
     made = SlowShots.from_text(
-        sample_path("yourapp").read_text().replace("latency: zero", "latency: usb-iphone"), clock=clock
+        sample_path("yourapp").read_text().replace("latency: zero", "latency: usb-iphone"),
+        clock=clock,
+        separate_screenshots=separate,
     )
     assert isinstance(made, SlowShots)
     for k, v in kwargs.items():
@@ -77,6 +82,58 @@ def test_a_read_with_frames_takes_no_longer_and_its_screen_gets_the_picture(tmp_
     assert (tmp_path / frame).read_bytes() == picture  # written as it arrived, as the device gave it
     (intent,) = [e for e in journal.entries if e["event"] == "intent" and e["key"] == "step-1"]
     assert intent["frame"] == frame  # the journal says which frame the action was sent on
+
+
+def test_on_one_channel_a_read_takes_no_screenshot_and_an_action_waits_for_its_frame(tmp_path: Path) -> None:
+    clock = FakeClock()
+    device = phone(clock, separate=False)
+    journal = MemoryJournal()
+    dispatch = Dispatcher(device, clock, journal)
+    dispatch.keep_frames(tmp_path)
+
+    async def go() -> tuple[float, int, float, str | None, mc.Screen]:
+        await dispatch.launch(APP, mc.LaunchOptions())
+        start = clock.now()
+        screen = await dispatch.read()
+        read_s, shots = clock.now() - start, device.shots
+        (button,) = screen.find("Button", "Sign up")
+        start = clock.now()
+        frame = await dispatch.send("step-1", "step 1", mc.Action(mc.Op.TAP, element=button), {"step": 1})
+        return read_s, shots, clock.now() - start, frame, screen
+
+    read_s, shots, send_s, frame, screen = clock.run(go())
+    assert read_s == pytest.approx(0.234)  # a poll costs a read, never a screenshot too
+    assert shots == 0
+    assert send_s == pytest.approx(0.234 + 0.478)  # the frame of the screen acted on, then the tap
+    assert device.shots == 1
+    assert frame == "frames/step-001-before.png"
+    assert clock.run(dispatch.settle_frames(30.0)) == {frame}
+    assert (tmp_path / frame).read_bytes() == ScreenRenderer().png(screen)
+    (intent,) = [e for e in journal.entries if e["event"] == "intent" and e["key"] == "step-1"]
+    assert intent["frame"] == frame
+
+
+def test_on_one_channel_a_screen_is_pictured_once_for_the_model_its_action_and_a_drift(tmp_path: Path) -> None:
+    clock = FakeClock()
+    device = phone(clock, separate=False)
+    dispatch = Dispatcher(device, clock, MemoryJournal())
+    dispatch.keep_frames(tmp_path)
+
+    async def go() -> tuple[bytes | None, str | None, str | None]:
+        await dispatch.launch(APP, mc.LaunchOptions())
+        screen = await dispatch.read()
+        await dispatch.read()  # the same screen again: it has no picture yet, and takes none
+        picture = await dispatch.picture_of(screen)
+        drifted = await dispatch.drifted(screen)
+        (button,) = screen.find("Button", "Sign up")
+        frame = await dispatch.send("step-1", "step 1", mc.Action(mc.Op.TAP, element=button), {"step": 1})
+        return picture, drifted, frame
+
+    picture, drifted, frame = clock.run(go())
+    assert picture is not None
+    assert (drifted, frame) == ("frames/step-001-drifted.png", "frames/step-001-before.png")
+    assert device.shots == 1  # one screen, one screenshot: the model's picture is the action's and the drift's frame
+    assert clock.run(dispatch.settle_frames(30.0)) == {drifted, frame}
 
 
 def test_slow_screenshots_never_pile_up(tmp_path: Path) -> None:

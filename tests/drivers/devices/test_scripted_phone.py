@@ -214,6 +214,103 @@ def test_every_latency_figure_is_slept_on_the_clock() -> None:
     }
 
 
+# -- one request at a time (Rule 10) and a screenshot's cost (Rule 11) ------------------------
+
+
+def test_a_read_sent_while_a_screenshot_is_taken_waits_for_it() -> None:
+    clock = FakeClock()
+    phone = make(clock, latency="usb-iphone")
+    ended: dict[str, float] = {}
+
+    async def timed(name: str, call: Awaitable[object]) -> None:
+        await call
+        ended[name] = clock.now()
+
+    async def scenario() -> None:
+        await phone.launch(A, LaunchOptions())
+        start = clock.now()
+        await asyncio.gather(timed("screenshot", phone.screenshot()), timed("read", phone.read()))
+        for name in ended:
+            ended[name] -= start
+
+    run(clock, scenario)
+    assert ended == {"screenshot": pytest.approx(0.234), "read": pytest.approx(0.468)}  # in the order they came
+
+
+def test_one_at_a_time_false_answers_each_request_at_once() -> None:
+    clock = FakeClock()
+    phone = ScriptedPhone.from_text(SCRIPT.replace("LATENCY", "usb-iphone"), clock=clock, one_at_a_time=False)
+
+    async def scenario() -> float:
+        await phone.launch(A, LaunchOptions())
+        start = clock.now()
+        await asyncio.gather(phone.screenshot(), phone.read(), phone.read())
+        return clock.now() - start
+
+    assert clock.run(scenario()) == pytest.approx(0.234)
+
+
+def test_a_request_given_up_on_still_holds_the_phone_until_its_time_is_up() -> None:
+    clock = FakeClock()
+    phone = make(clock, latency="{read: 1.0}")
+
+    async def scenario() -> float:
+        await phone.launch(A, LaunchOptions())
+        start = clock.now()
+        first = asyncio.ensure_future(phone.read())
+        await clock.sleep(0.25)
+        first.cancel()  # the caller stopped waiting; the phone goes on reading, as WDA does
+        await asyncio.gather(first, return_exceptions=True)
+        await phone.read()
+        return clock.now() - start
+
+    assert clock.run(scenario()) == pytest.approx(2.0)
+
+
+def test_screenshots_by_a_channel_of_their_own_run_beside_reads_and_one_at_a_time_there() -> None:
+    clock = FakeClock()
+    phone = ScriptedPhone.from_text(SCRIPT.replace("LATENCY", "usb-iphone"), clock=clock, separate_screenshots=True)
+    assert phone.separate_screenshots
+    assert isinstance(phone, mc.protocols.ScreenshotChannel)
+    ended: list[tuple[str, float]] = []
+
+    async def timed(name: str, call: Awaitable[object]) -> None:
+        await call
+        ended.append((name, clock.now()))
+
+    async def scenario() -> None:
+        await phone.launch(A, LaunchOptions())
+        start = clock.now()
+        await asyncio.gather(timed("shot 1", phone.screenshot()), timed("shot 2", phone.screenshot()),
+                             timed("read", phone.read()))  # fmt: skip
+        ended[:] = [(n, t - start) for n, t in ended]
+
+    run(clock, scenario)
+    assert [n for n, _ in ended] == ["shot 1", "read", "shot 2"]
+    assert [t for _, t in ended] == pytest.approx([0.234, 0.234, 0.468])
+
+
+@pytest.mark.parametrize(("scale", "seconds"), [(1, 0.234), (2, 0.51), (3, 1.0)])
+def test_a_screenshot_costs_more_with_more_pixels(scale: int, seconds: float) -> None:
+    clock = FakeClock()
+    phone = ScriptedPhone.from_text(SCRIPT.replace("LATENCY", "usb-iphone"), clock=clock, screenshot_scale=scale)
+    assert phone.screenshot_s == pytest.approx(seconds, abs=0.015)
+
+    async def scenario() -> float:
+        await phone.launch(A, LaunchOptions())
+        start = clock.now()
+        await phone.screenshot()
+        return clock.now() - start
+
+    assert clock.run(scenario()) == pytest.approx(phone.screenshot_s)
+
+
+def test_a_script_may_give_the_screenshot_its_own_latency() -> None:
+    clock = FakeClock()
+    assert make(clock, latency="{read: 0.25, screenshot: 0.5}").screenshot_s == pytest.approx(0.5)
+    assert make(clock, latency="{read: 0.25}").screenshot_s == pytest.approx(0.25)  # a read's, when it doesn't say
+
+
 def test_the_next_screen_appears_transition_seconds_after_the_tap_returns() -> None:
     clock = FakeClock()
     phone = make(clock, latency="usb-iphone")

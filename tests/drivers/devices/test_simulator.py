@@ -318,6 +318,9 @@ def test_screenshots_come_from_simctl_io(simctl: FakeSimctl, wda: FakeWda) -> No
     assert png.startswith(b"\x89PNG")
     (shot,) = simctl.calls_of("io")
     assert shot.args[:4] == ("io", PRO, "screenshot", "--type=png")
+    # a channel of their own, beside WDA's: the run takes one beside each read (dispatcher Rule 9)
+    assert isinstance(device, mc.protocols.ScreenshotChannel)
+    assert device.separate_screenshots is True
 
 
 def test_commands_on_a_shut_down_simulator_replay_simctls_error(tmp_path: Path) -> None:

@@ -564,3 +564,37 @@ def test_a_replayed_tap_on_a_lone_hidden_button_drifts_and_is_never_sent() -> No
     assert result.drift is not None
     assert result.message.endswith('"Ghost" is in the tree but hidden: the device says it isn\'t visible')
     assert "/actions" not in sent
+
+
+# -- a poll that saw nothing new (Rule 5c) ---------------------------------------------------------
+
+
+def test_a_source_equal_to_the_one_before_is_not_read_again(wda: FakeWda, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mobster_drivers.devices.wda._device as device_module
+    from mobster_drivers._xcuitest.visibility import read_tree as real
+
+    parsed: list[str] = []
+
+    def counting(tree: Any, bundle: str, **kwargs: Any) -> Any:
+        parsed.append(bundle)
+        return real(tree, bundle, **kwargs)
+
+    monkeypatch.setattr(device_module, "read_tree", counting)
+    device = WdaDevice(wda.url)
+
+    async def scenario() -> tuple[mc.Screen, mc.Screen, mc.Screen, mc.Screen]:
+        first = await launched(device)
+        again = await device.read()
+        evidence = await device.read_evidence()  # another source: read as it comes
+        await tap(device, "Settings")
+        await asyncio.sleep(0.05)
+        return first, again, evidence, await device.read()
+
+    first, again, evidence, after = run(scenario())
+    assert again is first  # the same screen, its fingerprint, signature and hash computed once
+    assert evidence is not first
+    assert after.find("StaticText", "Settings")  # a changed source is read as it comes
+    assert after.fingerprint != first.fingerprint
+    # launched's read (not the one again), the evidence read, tap's read (the read before it was the
+    # evidence read's other source), and the read after the tap
+    assert len(parsed) == 4
