@@ -135,6 +135,10 @@ BAD = {
     "a bad env key": BASE + "launch: {env: {lower: x}}\n",
     "a link without a scheme": BASE + "launch: {url: signup}\n",
     "a bad locale": BASE + "launch: {locale: german}\n",
+    "an unknown alert policy": BASE + "alerts: always\n",
+    "an unknown alert service": BASE + "alerts: {allow: [locaton]}\n",
+    "an unknown alert key": BASE + "alerts: {grant: [camera]}\n",
+    "all_steps as text": BASE + "all_steps: yes please\n",
 }
 
 
@@ -148,3 +152,14 @@ def test_a_check_the_loader_refuses_the_schema_refuses(text: str) -> None:
 def test_the_base_of_the_bad_checks_is_good() -> None:
     load_check_text(BASE, "good.yaml")
     assert VALIDATOR.is_valid(_load(BASE))
+
+
+def test_the_schemas_keys_are_the_loaders_and_its_services_the_alert_rules() -> None:
+    from mobster_core._store.checks import _TOP_KEYS
+    from mobster_core.checks import ALERT_SERVICES
+
+    assert set(SCHEMA["properties"]) == set(_TOP_KEYS)
+    assert SCHEMA["$defs"]["alertService"]["enum"] == list(ALERT_SERVICES)
+    good = BASE + "all_steps: true\nalerts: {allow: [location], deny: [tracking]}\n"
+    load_check_text(good, "good.yaml")
+    assert VALIDATOR.is_valid(_load(good))
