@@ -20,6 +20,11 @@ Rule 7: a relaunch cancels the effects still pending from the relaunched app's t
 Rule 8: while a transition runs, the old screen moves, as an animating screen does on a phone: its
         elements slide and narrow (x and width shrink by up to half), so two reads in a row don't
         agree until the next screen has appeared. Labels, roles and paths stay as they were.
+Rule 10: Apple's accessibility audit (``protocols.Audits``) finds on the screen in front what the
+        app script's ``audit`` declares for it, for the elements present now, named as WDA names
+        them; an app without ``audit``, the home screen, or iOS before 17 can't be audited (the
+        report says why). An audit takes ``latency.read`` seconds. Settings a check applies
+        (``protocols.DeviceControls``, a simulator only) are kept in :attr:`ScriptedPhone.settings`.
 Rule 9: an app runs in a locale: the phone's (``device.locale``), or the one it was launched in, by
         ``-AppleLanguages``/``-AppleLocale`` launch arguments as a real app reads them, or by
         ``LaunchOptions.locale`` on a ``simulator`` (``launches_in_locale``; an ``iphone`` can't, as a
@@ -50,7 +55,7 @@ from mobster_core import (
     Screen,
     UnknownOutcome,
 )
-from mobster_core.protocols import SPRINGBOARD
+from mobster_core.protocols import SPRINGBOARD, AuditIssue, AuditReport, DeviceSettings
 from mobster_core.text import normal_locale
 
 from ._draw import DEFAULT_SCALE, ScreenRenderer
@@ -404,6 +409,8 @@ class ScriptedPhone:
         self.actions: list[Action] = []
         #: Every launch received, as ``(bundle, options)``, including those that then failed.
         self.launches: list[tuple[str, LaunchOptions]] = []
+        #: Every ``device:`` setting applied, in order (Rule 10).
+        self.settings: list[DeviceSettings] = []
 
     @classmethod
     def from_file(
@@ -575,6 +582,26 @@ class ScriptedPhone:
         await self._clock.sleep(self._script.latency.read)
         return self._renderer.png(self._sim.screen(self._clock.now()))
 
+    # -- the audit and the device controls (Rule 10) -----------------------------------------
+
+    async def audit(self, types: tuple[str, ...]) -> AuditReport:
+        """Apple's accessibility audit of the screen in front, as the app script declares it (Rule 10)."""
+        await self._clock.sleep(self._script.latency.read)
+        return audit_of(self._script, self._sim.front, self.screen_name(self._sim.front), self.peek()[0], types)
+
+    def controls_refusal(self) -> str | None:
+        """A simulator applies a check's ``device:`` settings; an iPhone can't (Rule 10)."""
+        if self._script.device.kind is DeviceKind.SIMULATOR:
+            return None
+        return f"{self._script.device.name} is an iPhone: a check's device settings need a simulator"
+
+    async def apply_settings(self, settings: DeviceSettings) -> None:
+        """Keep the settings (Rule 10); ``DeviceError`` on an iPhone."""
+        refusal = self.controls_refusal()
+        if refusal is not None:
+            raise DeviceError(refusal)
+        self.settings.append(settings)
+
     def _installed(self, bundle: str, what: str) -> ScriptedApp:
         app = self._script.apps.get(bundle)
         if app is None:
@@ -583,6 +610,42 @@ class ScriptedPhone:
                 f"(installed: {', '.join(self._script.apps)})"
             )
         return app
+
+
+#: Rule 10: the first iOS with Apple's accessibility audit (``performAccessibilityAudit``).
+AUDIT_SINCE_IOS = 17
+
+
+def audit_of(
+    script: AppScript, front: str, screen_name: str | None, screen: Screen, types: tuple[str, ...]
+) -> AuditReport:
+    """Rule 10: the audit of ``front`` on ``screen_name`` as ``screen`` shows it now (pure)."""
+    if script.device.ios_major < AUDIT_SINCE_IOS:
+        return AuditReport(unavailable=f"iOS {script.device.ios} has no accessibility audit (iOS 17 and later do)")
+    app = script.apps.get(front)
+    if app is None or screen_name is None:
+        return AuditReport(unavailable="the home screen is in front: there is no app to audit")
+    if app.audit is None:
+        return AuditReport(unavailable=f"the app script declares no audit for {front}: add audit: to the app")
+    issues: list[AuditIssue] = []
+    for finding in app.audit.get(screen_name, ()):
+        if types and finding.type not in types:
+            continue
+        for element in screen.elements:
+            if finding.element in (element.identifier, element.label) and screen.is_shown(element):
+                issues.append(issue_of(finding.type, finding.description, element))
+                break
+    return AuditReport(tuple(issues))
+
+
+def issue_of(kind: str, description: str, element: Element) -> AuditIssue:
+    """An issue about ``element``, named as WDA names an element: ``StaticText "Forgot?" (id=forgot)``."""
+    name = element.role
+    if element.label:
+        name += f' "{element.label}"'
+    if element.identifier:
+        name += f" (id={element.identifier})"
+    return AuditIssue(kind, description, name, label=element.label, identifier=element.identifier)
 
 
 def _argument_locale(args: Sequence[str]) -> str | None:

@@ -34,6 +34,9 @@ Rule 6: an action acts on the element's frame as given (it comes from the latest
 Rule 7: typing taps the field (to focus it), then sends the text with ``/wda/keys``; ``SUBMIT``
         sends ``"\n"``. Swipes go through ``/wda/dragfromtoforduration``; taps and long presses
         are W3C pointer actions (``/actions``).
+Rule 9: the accessibility audit (``Audits``) is one ``POST /wda/performAccessibilityAudit`` in the
+        session, with the action timeout (an audit walks the whole app); the reply is read as
+        ``_xcuitest/audit`` says, and a device before iOS 17 is asked nothing.
 Rule 8: a launch is ``/wda/apps/terminate``, then ``/wda/apps/launch`` with the arguments and
         environment: WDA only activates an app that is already running and drops the arguments
         (``FBSession.m:397-403``), so a launch without the terminate would neither restart the
@@ -67,8 +70,8 @@ from mobster_core import (
     Screen,
     UnknownOutcome,
 )
-from mobster_core.protocols import Appearance
-from mobster_drivers._xcuitest import replies
+from mobster_core.protocols import Appearance, AuditReport
+from mobster_drivers._xcuitest import audit, replies
 from mobster_drivers._xcuitest.gestures import SWIPE_SECONDS, Move, gesture, pointer_actions
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
@@ -214,6 +217,25 @@ class WdaDevice:
     async def screenshot(self) -> bytes:
         """The screen as PNG bytes (``GET /screenshot``)."""
         return await asyncio.to_thread(self._screenshot_sync)
+
+    async def audit(self, types: tuple[str, ...]) -> AuditReport:
+        """Apple's accessibility audit of the app in front (``protocols.Audits``; Rule 9)."""
+        return await asyncio.to_thread(self.audit_sync, types)
+
+    def audit_sync(self, types: tuple[str, ...]) -> AuditReport:
+        """Rule 9: ``POST /wda/performAccessibilityAudit``; iOS before 17 is asked nothing."""
+        info = self._info_sync()
+        old = audit.too_old(info.ios_major, info.ios)
+        if old is not None:
+            return old
+        value = self._call(
+            "POST",
+            "/wda/performAccessibilityAudit",
+            audit.audit_request(types),
+            timeout=self._timeouts.action,
+            session=True,
+        )
+        return audit.parse_audit(value, self._where())
 
     # -- extras ------------------------------------------------------------------------------
 
