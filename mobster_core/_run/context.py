@@ -13,6 +13,7 @@ from pathlib import Path
 
 import attrs
 
+from mobster_core._rules.controls import VideoMode
 from mobster_core._rules.cost import PriceTable
 from mobster_core._rules.device import normal_locale
 from mobster_core._rules.frames import FramesMode
@@ -63,6 +64,8 @@ class RunOptions:
     check's own ``launch.locale``; ``protocols.LocaleLaunches`` says where it can be applied).
     ``paths`` is where recorded paths are kept and read: ``"local"`` (private, git-ignored),
     ``"committed"`` (``.mobster/paths/``, tracked in git) or a ``protocols.PathStore``.
+    ``video`` (``off``, ``on``, ``retain-on-failure``) records the screen into the run folder on a
+    device that records (``protocols.Recordings``; ``_run/controls`` Rule 2).
     """
 
     no_heal: bool = False
@@ -79,6 +82,7 @@ class RunOptions:
     device_label: str | None = None
     locale: str | None = attrs.field(default=None, converter=attrs.converters.optional(normal_locale))
     paths: str | PathStore = "local"
+    video: VideoMode = attrs.field(default=VideoMode.OFF, converter=VideoMode)
     secrets: Mapping[str, str] | None = attrs.field(default=None, eq=False, repr=False)
     on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
     on_sending: Callable[[str | None], None] | None = attrs.field(default=None, eq=False)

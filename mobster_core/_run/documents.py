@@ -121,6 +121,8 @@ class _Check:
     final_frame: str | None = None
     step: int | None = None
     fix: _Fix | None = None
+    video: str | None = None
+    video_url: str | None = None
 
 
 @attrs.frozen
@@ -231,6 +233,8 @@ def read_check(data: Any, where: str = "") -> CheckResult:
         carried_from=doc.path.carried_from,
         device_label=doc.device_label,
         final_frame=doc.final_frame,
+        video=doc.video,
+        video_url=doc.video_url,
     )
 
 

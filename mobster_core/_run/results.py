@@ -145,6 +145,10 @@ class CheckResult:
     #: The pool's name for the device the check ran on (``sim-2``), None outside a pool.
     device_label: str | None = None
     final_frame: str | None = None
+    #: The run's video in its folder (``video.mp4``), when one was recorded and kept (``--video``).
+    video: str | None = None
+    #: A cloud's own video of the session (a link the provider names), when it names one.
+    video_url: str | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -230,12 +234,16 @@ class CheckResult:
                     "name": a.name,
                     "error": a.error,
                     "line": a.line,
+                    # Only where a device couldn't serve the assertion, so other results read as before.
+                    **({"unavailable": a.unavailable} if a.unavailable is not None else {}),
                 }
                 for a in self.assertions
             ],
             "stable": self.stable,
             "run_dir": self.run_dir,
             "final_frame": self.final_frame,
+            "video": self.video,
+            "video_url": self.video_url,
             # Rule 4, for readers of the file (recomputed, never read back):
             "healed_steps": self.healed_steps,
             "replayed_with_no_model": self.replayed_with_no_model,
