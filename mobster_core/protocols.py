@@ -231,14 +231,15 @@ class DeviceControls(Protocol):
     """**Protocol:** an optional ability: apply a check's ``device:`` settings (``_rules/controls``).
 
     A simulator does (``xcrun simctl location``, ``ui``, biometric enrolment; Appium's ``mobile:``
-    commands on a simulator session). ``controls_refusal`` says why it can't now (an Appium
-    session on a real iPhone), or None. A device without this ability, or with a refusal, is no
-    place for a check with settings: it can't run (class ``environment``), before anything is
-    sent. ``apply_settings`` runs before the app is launched; it raises ``DeviceError``.
+    commands on a simulator session). ``controls_refusal`` says why it can't apply these settings
+    now (an Appium session on a real iPhone; a setting the driver has no command for), or None.
+    A device without this ability, or with a refusal, is no place for a check with settings: it
+    can't run (class ``environment``), before anything is sent. ``apply_settings`` runs before the
+    app is launched; it raises ``DeviceError``.
     """
 
-    def controls_refusal(self) -> str | None:
-        """None when :meth:`apply_settings` works on this device now, else why not (one line)."""
+    def controls_refusal(self, settings: DeviceSettings) -> str | None:
+        """None when :meth:`apply_settings` can apply ``settings`` on this device now, else why not (one line)."""
         ...
 
     async def apply_settings(self, settings: DeviceSettings) -> None:

@@ -156,6 +156,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "clock", "real (default), or simulated: the scripted phone's time jumps", "value", "KIND", ("real", "simulated")
     ),
     OptionSpec(
+        "video",
+        "record the screen into each run folder: off (default), on, or retain-on-failure (kept when not passed)",
+        "value",
+        "MODE",
+        ("off", "on", "retain-on-failure"),
+    ),
+    OptionSpec(
         "step-frames",
         "keep a frame per step for Allure and pytest-html: auto (when either is on), on, off",
         "value",
@@ -232,6 +239,7 @@ def read_settings(config: Any) -> PluginSettings:
         max_usd=_max_usd(src.value(_spec("max-usd")), src),
         each_device=src.flag(_spec("each-device")),
         frames="all" if step_frames else "auto",
+        video=_choice(src, "video", "off"),
     )
     settings = PluginSettings(
         harness=harness,

@@ -42,7 +42,11 @@ async def apply_settings(run: Run) -> None:
     if settings.empty:
         return
     device = run.device
-    refusal = device.controls_refusal() if isinstance(device, DeviceControls) else "this driver has no device controls"
+    refusal = (
+        device.controls_refusal(settings)
+        if isinstance(device, DeviceControls)
+        else "this driver has no device controls"
+    )
     if refusal is not None:
         raise couldnt(
             FailureClass.ENVIRONMENT,

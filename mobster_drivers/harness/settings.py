@@ -9,7 +9,8 @@ Rule 1: a front end parses its own options (click's for ``mobster test``, pytest
         ``fresh``, ``carry``, the ``model`` named (None: chosen by key,
         :mod:`~mobster_drivers.harness.models`), ``max_usd``, ``each_device``, ``frames`` (the
         core's ``--frames`` mode), ``timing`` (a step's wait), ``shard``, the ``paths`` store and
-        the ``locale``, and ``secrets`` (where keys and ``${NAME}`` values are read: the
+        the ``locale``, ``video`` (``off``, ``on``, ``retain-on-failure``: the core's ``--video``
+        mode), and ``secrets`` (where keys and ``${NAME}`` values are read: the
         environment with an env file's keys; None: the process's environment, read when needed).
         How an option is spelled in a message stays the front end's (``--sim``, ``--mobster-sim``,
         ``mobster_sim (ini)``). The project's config file (a later issue) is read into this value,
@@ -33,10 +34,12 @@ if TYPE_CHECKING:
     from mobster_core import CheckResult, RunOptions
     from mobster_core.protocols import Reporter
 
-__all__ = ["FRAMES", "Settings", "Timing"]
+__all__ = ["FRAMES", "VIDEO", "Settings", "Timing"]
 
 #: The core's ``--frames`` modes (``mobster_core.results.FramesMode``), by value.
 FRAMES = ("auto", "all", "failed", "none")
+#: The core's ``--video`` modes (``mobster_core.results.VideoMode``), by value.
+VIDEO = ("off", "on", "retain-on-failure")
 
 
 @dataclass(frozen=True)
@@ -69,12 +72,16 @@ class Settings:
     #: Where recorded paths live (``local`` or ``committed``) and the locale a run asks for.
     paths: str = "local"
     locale: str | None = None
+    #: The screen's video: ``off``, ``on`` or ``retain-on-failure`` (kept only when the check didn't pass).
+    video: str = "off"
     #: Rule 3: the environment keys and ``${NAME}`` values are read from (None: ``os.environ``, when needed).
     secrets: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.frames not in FRAMES:
             raise ValueError(f"frames {self.frames!r} is not one of {', '.join(FRAMES)}")
+        if self.video not in VIDEO:
+            raise ValueError(f"video {self.video!r} is not one of {', '.join(VIDEO)}")
 
     @property
     def wants_model(self) -> bool:
@@ -111,4 +118,5 @@ class Settings:
             paths=self.paths,
             locale=self.locale,
             secrets=self.secrets,
+            video=self.video,
         )

@@ -589,15 +589,16 @@ class ScriptedPhone:
         await self._clock.sleep(self._script.latency.read)
         return audit_of(self._script, self._sim.front, self.screen_name(self._sim.front), self.peek()[0], types)
 
-    def controls_refusal(self) -> str | None:
+    def controls_refusal(self, settings: DeviceSettings) -> str | None:
         """A simulator applies a check's ``device:`` settings; an iPhone can't (Rule 10)."""
+        del settings  # a simulator applies every one
         if self._script.device.kind is DeviceKind.SIMULATOR:
             return None
         return f"{self._script.device.name} is an iPhone: a check's device settings need a simulator"
 
     async def apply_settings(self, settings: DeviceSettings) -> None:
         """Keep the settings (Rule 10); ``DeviceError`` on an iPhone."""
-        refusal = self.controls_refusal()
+        refusal = self.controls_refusal(settings)
         if refusal is not None:
             raise DeviceError(refusal)
         self.settings.append(settings)

@@ -186,8 +186,9 @@ class SimulatorDevice(WdaHosted):
 
     # -- device controls and video (Rules 6 and 7) --------------------------------------------
 
-    def controls_refusal(self) -> str | None:
+    def controls_refusal(self, settings: DeviceSettings) -> str | None:
         """A simulator applies a check's ``device:`` settings (``protocols.DeviceControls``)."""
+        del settings  # every one
         return None
 
     async def apply_settings(self, settings: DeviceSettings) -> None:
