@@ -147,3 +147,43 @@ def test_the_audit_assertion_round_trips_to_the_check_format() -> None:
     (assertion,) = parse_expect([{"accessibility_audit": {"types": ["contrast"], "max": 1}}])
     assert assertion.to_dict() == {"accessibility_audit": {"types": ["contrast"], "max": 1}}
     assert assertion.show() == "accessibility_audit contrast <= 1"
+
+
+class _GarbageAudit(_NoAudit):
+    """A device whose audit reply can't be read (its driver raises ``DeviceError``)."""
+
+    async def audit(self, types: tuple[str, ...]) -> AuditReport:
+        raise mc.DeviceError(f"WebDriverAgent sent an audit reply that is not a list: 'garbage' ({types})")
+
+
+def test_an_audit_reply_that_is_garbage_cant_run_class_device(tmp_path: Path) -> None:
+    folder = tmp_path / ".mobster" / "checks"
+    folder.mkdir(parents=True)
+    (folder / "audit.yaml").write_text(AUDIT_CHECK)
+    clock = FakeClock()
+    device = _GarbageAudit(ScriptedPhone.from_text(AUDITED_APP, clock=clock))
+    result = clock.run(run_check(load_check(folder / "audit.yaml"), device, clock, options=RunOptions(root=tmp_path)))
+    assert result.verdict is Verdict.COULDNT_RUN
+    assert result.outcome.failure_class is FailureClass.DEVICE
+    assert "the accessibility audit failed: WebDriverAgent sent an audit reply that is not a list" in (
+        result.outcome.message
+    )
+
+
+def test_the_audit_is_asked_once_for_every_type_the_assertions_name(tmp_path: Path) -> None:
+    asked: list[tuple[str, ...]] = []
+
+    class Counting(_NoAudit):
+        async def audit(self, types: tuple[str, ...]) -> AuditReport:
+            asked.append(types)
+            return AuditReport()
+
+    check = AUDIT_CHECK + "  - accessibility_audit: {types: [hitRegion, contrast]}\n"
+    folder = tmp_path / ".mobster" / "checks"
+    folder.mkdir(parents=True)
+    (folder / "audit.yaml").write_text(check)
+    clock = FakeClock()
+    device = Counting(ScriptedPhone.from_text(AUDITED_APP, clock=clock))
+    result = clock.run(run_check(load_check(folder / "audit.yaml"), device, clock, options=RunOptions(root=tmp_path)))
+    assert result.verdict is Verdict.PASSED
+    assert asked == [("contrast", "dynamicType", "hitRegion")]

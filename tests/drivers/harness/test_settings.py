@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import mobster_core as mc
-from mobster_core.results import FramesMode
-from mobster_drivers.harness.settings import FRAMES, Settings, Timing
+from mobster_core.results import FramesMode, VideoMode
+from mobster_drivers.harness.settings import FRAMES, VIDEO, Settings, Timing
 from mobster_drivers.harness.spec import DeviceOptions
 
 
@@ -61,3 +61,12 @@ def test_the_secrets_never_show_and_take_no_part_in_equality() -> None:
     assert "SECRET" not in repr(settings)
     assert settings == Settings()
     assert settings.secrets == keys
+
+
+def test_the_video_is_the_cores_modes(tmp_path: Path) -> None:
+    assert tuple(m.value for m in VideoMode) == VIDEO
+    for mode in VIDEO:
+        assert Settings(video=mode).to_run_options(tmp_path).video is VideoMode(mode)
+    assert Settings().to_run_options(tmp_path).video is VideoMode.OFF
+    with pytest.raises(ValueError, match="video 'sometimes' is not one of off, on, retain-on-failure"):
+        Settings(video="sometimes")
