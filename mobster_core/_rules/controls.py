@@ -106,16 +106,14 @@ class DeviceSettings:
 
     def show(self) -> str:
         """One line, such as ``location 52.52,13.405, appearance dark``."""
-        parts: list[str] = []
-        if self.location is not None:
-            parts.append(f"location {self.location[0]:g},{self.location[1]:g}")
-        if self.appearance is not None:
-            parts.append(f"appearance {self.appearance}")
-        if self.content_size is not None:
-            parts.append(f"content size {self.content_size}")
-        if self.biometrics_enrolled is not None:
-            parts.append("biometrics enrolled" if self.biometrics_enrolled else "biometrics not enrolled")
-        return ", ".join(parts)
+        location, enrolled = self.location, self.biometrics_enrolled
+        said = (
+            None if location is None else f"location {location[0]:g},{location[1]:g}",
+            None if self.appearance is None else f"appearance {self.appearance}",
+            None if self.content_size is None else f"content size {self.content_size}",
+            None if enrolled is None else ("biometrics enrolled" if enrolled else "biometrics not enrolled"),
+        )
+        return ", ".join(part for part in said if part is not None)
 
 
 class VideoMode(enum.StrEnum):
