@@ -25,14 +25,14 @@ Rule 5: the run's own files can't be written (the journal, ``.mobster/`` refused
 Rule 6: a device with the optional ``CheckReports`` ability is told the check's name before the
         run's first call to it and the verdict once the result is written (not after a stop); an
         error there is logged, never the check's outcome (the verdict is already decided).
-Rule 8: a check's ``device:`` settings are applied after ``prepare`` and before the steps launch the
-        app (``_run/controls`` Rule 1); with ``options.video`` on, the screen is recorded from
-        before the run's first call to the device until the verdict (Rule 2 there), and the
-        result names the video (``video``, ``video_url``).
 Rule 7: a check that names ``${NAME}`` secrets (``_rules/secrets.py``) gets their values from
         ``options.secrets`` (else the process environment) before anything is asked of the
         device; an unset one is ``couldnt_run``, class ``usage``, naming it. Every message the
         run writes has the values scrubbed.
+Rule 8: a check's ``device:`` settings are applied after ``prepare`` and before the steps launch the
+        app (``_run/controls`` Rule 1); with ``options.video`` on, the screen is recorded from
+        before the run's first call to the device until the verdict (Rule 2 there), and the
+        result names the video (``video``, ``video_url``).
 """
 
 from __future__ import annotations

@@ -9,13 +9,13 @@ Rule 2: every read of them is the run's judging read (``Dispatcher.read_evidence
         read that fails twice is ``couldnt_run``, class ``device``.
 Rule 3: the baseline is taken only for a check with steps and expectations, and counts only when
         it settled. Its last read is where the first step's wait (or Smart's first turn) starts.
+Rule 4: the verdict is :func:`~mobster_core._rules.verdict.decide` on the assertions evaluated on the
+        verdict's read, never a model's word; what Smart said only picks the class of a failure.
 Rule 5: a check with ``accessibility_audit`` assertions has the device audit the verdict's settled
         screen once, after the read (``protocols.Audits``; one call for every type any of them
         names): the assertions that need no audit decide when the read settles, the audit is a
         device fact about that screen. A device without the ability can't audit (the assertion
         can't run, class ``environment``); an audit that fails is ``couldnt_run``, class ``device``.
-Rule 4: the verdict is :func:`~mobster_core._rules.verdict.decide` on the assertions evaluated on the
-        verdict's read, never a model's word; what Smart said only picks the class of a failure.
 """
 
 from __future__ import annotations

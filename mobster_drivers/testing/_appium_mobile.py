@@ -21,6 +21,8 @@ Rule 3: on a Linux host without usbmuxd (``usbmuxd`` off) what goes through it f
         12.13 fails there: ``isAppInstalled``, ``listApps`` and ``appium:bundleId`` at session
         start answer 500 ``unknown error`` "The usbmuxd socket path '/var/run/usbmuxd' does not
         exist or is not accessible", ``deviceInfo`` the tunnel's 500 on iOS 18 and later.
+Rule 4: another ``mobile:`` name, and a script that isn't ``mobile:`` in the native context, is
+        405 ``unknown method`` "Method is not implemented".
 Rule 5: the device controls, the video and the audit, as XCUITest's execute-method map names them:
         ``performAccessibilityAudit`` (``auditTypes``) → ``/wda/performAccessibilityAudit``;
         ``startXCTestScreenRecording`` (``fps``, ``codec``) → ``/wda/video/start``, and
@@ -34,8 +36,6 @@ Rule 5: the device controls, the video and the audit, as XCUITest's execute-meth
         ``/wda/device/appearance`` there, which Mobster never asks for). Not checked: the exact
         words of that refusal, and the keys of ``stopXCTestScreenRecording``'s reply beyond
         ``payload``.
-Rule 4: another ``mobile:`` name, and a script that isn't ``mobile:`` in the native context, is
-        405 ``unknown method`` "Method is not implemented".
 """
 
 from __future__ import annotations

@@ -23,14 +23,14 @@ Rule 6: an element is *shown* by the screen's one rule (:meth:`Screen.is_shown`)
         (an ancestor's visibility is not inherited), its frame overlapping the screen with positive
         area, not the Application or a Window, and not the unlabelled inner Switch of a SwiftUI
         Toggle. The signature and the matcher use the same rule.
+Rule 7: evaluation is pure: one screen in, one result per assertion out, all on the same read, the
+        regexes of the read sharing one budget. A failing assertion gathers what was found
+        instead, and ``explanation`` words it.
 Rule 8: ``accessibility_audit`` is judged on the device's audit of the same screen (the runner asks
         for it once, on the verdict's settled read): it holds when at most ``max`` issues of its
         types were found, and names each issue with its element. Without an audit (the baseline,
         a poll of the settled read) it holds no verdict (``unavailable`` says why); on a device
         that can't audit, ``unavailable`` is the device's reason: never a pass.
-Rule 7: evaluation is pure: one screen in, one result per assertion out, all on the same read, the
-        regexes of the read sharing one budget. A failing assertion gathers what was found
-        instead, and ``explanation`` words it.
 """
 
 from __future__ import annotations

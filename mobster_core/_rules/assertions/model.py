@@ -19,14 +19,14 @@ Rule 5: ``visible`` and ``absent`` take a selector and no bound; ``value`` takes
         ``at_most``, a whole number from 0 to the most elements a screen holds.
 Rule 6: ``equals`` on ``value`` is text, a flag, or a finite number of at most 30 digits and 10
         decimal places, below 10^30 in magnitude: what a screen shows, with room to spare.
-Rule 8: ``accessibility_audit`` takes ``types`` (a list of :data:`~mobster_core._rules.controls.AUDIT_TYPES`
-        names, none or absent: all of them) and ``max`` (the most issues allowed, default 0); it
-        holds when the device's audit of the verdict's screen finds at most ``max`` issues of
-        those types (``evaluation``, Rule 8).
 Rule 7: values are never converted: a malformed entry is an :class:`ExpectError` whose keys
         locate it in the ``expect`` list, with what is wrong and what to write instead, worded
         as every strict YAML reader words its errors (``_rules/yaml.py``, Rule 3). What an
         assertion means on a screen is ``evaluation``'s.
+Rule 8: ``accessibility_audit`` takes ``types`` (a list of :data:`~mobster_core._rules.controls.AUDIT_TYPES`
+        names, none or absent: all of them) and ``max`` (the most issues allowed, default 0); it
+        holds when the device's audit of the verdict's screen finds at most ``max`` issues of
+        those types (``evaluation``, Rule 8).
 """
 
 from __future__ import annotations

@@ -79,17 +79,17 @@ Rule 7: the device's iOS version, name and UDID come from the capabilities the s
         from ``mobile: listApps`` on an iPhone (the XCUITest driver refuses it on a simulator),
         else from the ``.app``/``.ipa`` the caller points at, else they are unknown (the
         iPhone rule: the replay env keys on the iOS major and the kind).
-Rule 9: the device controls (``DeviceControls``), the video (``Recordings``) and the audit
-        (``Audits``) are ``_controls``' and ``_xcuitest/audit``'s commands: settings only on a
-        simulator session (the kind of Rule 7), a video with XCTest's recorder, written 0600 into
-        the file asked for in one rename, or on a cloud the provider's session page linked; the
-        audit is ``mobile: performAccessibilityAudit`` (iOS 17 and later).
 Rule 8: :meth:`AppiumDevice.report` names the session after the check and tells the provider
         the verdict where it has a convention (``_provider``); it never raises: the verdict is
         already decided. The device takes ``CheckReports``: the runner names the session at a
         check's start (when the session exists) and reports the verdict at its end; with
         ``session_per_check`` the session then ends, so each check is one session on the
         provider's dashboard (one name, one verdict, one video).
+Rule 9: the device controls (``DeviceControls``), the video (``Recordings``) and the audit
+        (``Audits``) are ``_controls``' and ``_xcuitest/audit``'s commands: settings only on a
+        simulator session (the kind of Rule 7), a video with XCTest's recorder, written 0600 into
+        the file asked for in one rename, or on a cloud the provider's session page linked; the
+        audit is ``mobile: performAccessibilityAudit`` (iOS 17 and later).
 """
 
 from __future__ import annotations

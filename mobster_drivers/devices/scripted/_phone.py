@@ -20,15 +20,15 @@ Rule 7: a relaunch cancels the effects still pending from the relaunched app's t
 Rule 8: while a transition runs, the old screen moves, as an animating screen does on a phone: its
         elements slide and narrow (x and width shrink by up to half), so two reads in a row don't
         agree until the next screen has appeared. Labels, roles and paths stay as they were.
+Rule 9: an app runs in a locale: the phone's (``device.locale``), or the one it was launched in, by
+        ``-AppleLanguages``/``-AppleLocale`` launch arguments as a real app reads them, or by
+        ``LaunchOptions.locale`` on a ``simulator`` (``launches_in_locale``; an ``iphone`` can't, as a
+        real one can't). It shows its labels in that locale (the script's ``locales``).
 Rule 10: Apple's accessibility audit (``protocols.Audits``) finds on the screen in front what the
         app script's ``audit`` declares for it, for the elements present now, named as WDA names
         them; an app without ``audit``, the home screen, or iOS before 17 can't be audited (the
         report says why). An audit takes ``latency.read`` seconds. Settings a check applies
         (``protocols.DeviceControls``, a simulator only) are kept in :attr:`ScriptedPhone.settings`.
-Rule 9: an app runs in a locale: the phone's (``device.locale``), or the one it was launched in, by
-        ``-AppleLanguages``/``-AppleLocale`` launch arguments as a real app reads them, or by
-        ``LaunchOptions.locale`` on a ``simulator`` (``launches_in_locale``; an ``iphone`` can't, as a
-        real one can't). It shows its labels in that locale (the script's ``locales``).
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ Rule 5: an element without a ``frame`` is laid out when the script is loaded: th
         elements of a screen in rows from the top, the frameless children of an element in rows
         inside their parent. Frames never move at read time, even as ``after``/``until`` elements
         come and go (real layouts may reflow; a script stays simple to reason about).
+Rule 6: an element is present on its screen from ``after`` seconds (inclusive) until ``until``
+        seconds (exclusive) after the screen was entered; a ``ticks`` element's value changes every
+        ``ticks`` seconds.
 Rule 7: ``device.locale`` (default ``en_US``) and ``device.appearance`` (``light``, the default, or
         ``dark``) are what the phone reports. An app's ``locales`` maps a locale to the labels it
         shows in it (``{de_DE: {Continue: Weiter}}``): the app shows them when it runs in that
@@ -22,9 +25,6 @@ Rule 8: an app's ``audit`` maps a screen to the accessibility issues Apple's aud
         names an element of that screen by its ``id`` or ``label``, and an audit type
         (``mobster_core`` ``AUDIT_TYPES``). An app with ``audit`` can be audited (its other screens
         have no issue); one without can't (the ``accessibility_audit`` assertion can't run).
-Rule 6: an element is present on its screen from ``after`` seconds (inclusive) until ``until``
-        seconds (exclusive) after the screen was entered; a ``ticks`` element's value changes every
-        ``ticks`` seconds.
 """
 
 from __future__ import annotations

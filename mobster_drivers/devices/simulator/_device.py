@@ -14,6 +14,10 @@ Rule 3: a ``data`` reset terminates the app, empties ``Documents``, ``Library`` 
         is ever emptied.
 Rule 4: connecting checks, before anything else happens, that the simulator exists (a clear error
         for none or several), boots it when it is shut down, and that WDA answers there.
+Rule 5: a locale the run asks for (``LaunchOptions.locale``, ``protocols.LocaleLaunches``) is given
+        to the app at launch as ``-AppleLanguages (de) -AppleLocale de_DE`` (what Xcode's scheme
+        option "App Language" passes): the app runs in it, the simulator's own language is left as
+        it is. ``info`` reports the simulator's own locale and appearance, from WDA.
 Rule 6: the device controls (``protocols.DeviceControls``) are simctl's (``_simctl`` Rule 7):
         location, appearance, content size and biometric enrolment, in that order, before the
         launch. A push notification's payload (:meth:`SimulatorDevice.push_notification`) is read
@@ -22,10 +26,6 @@ Rule 6: the device controls (``protocols.DeviceControls``) are simctl's (``_simc
 Rule 7: the video (``protocols.Recordings``) is ``simctl io recordVideo --codec=h264 --force`` in
         the background into a hidden file beside the one asked for, stopped with SIGINT (how
         simctl finalizes it), then made private (0600) and moved into place in one rename.
-Rule 5: a locale the run asks for (``LaunchOptions.locale``, ``protocols.LocaleLaunches``) is given
-        to the app at launch as ``-AppleLanguages (de) -AppleLocale de_DE`` (what Xcode's scheme
-        option "App Language" passes): the app runs in it, the simulator's own language is left as
-        it is. ``info`` reports the simulator's own locale and appearance, from WDA.
 """
 
 from __future__ import annotations

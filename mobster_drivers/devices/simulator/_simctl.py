@@ -11,6 +11,8 @@ Rule 3: ``list devices -j`` is parsed strictly enough to trust: a simulator need
         left out. The iOS version comes from the runtime key (``…SimRuntime.iOS-26-4`` → ``26.4``).
 Rule 4: a simulator is picked by UDID (any case), else by exact name; several with that name is
         an error listing them, unless exactly one of them is booted.
+Rule 5: launch environment goes to simctl's own environment as ``SIMCTL_CHILD_<NAME>``; simctl
+        strips the prefix and gives it to the app.
 Rule 6: a command that runs until it is interrupted (``io <udid> recordVideo``) goes through a
         runner's optional :class:`SimctlBackground` ability: ``start(args)`` gives a
         :class:`SimctlProcess`, and ``interrupt()`` sends it SIGINT, which is how simctl finalizes
@@ -21,8 +23,6 @@ Rule 7: the device controls are simctl's documented commands: ``location <udid> 
         notifyutil`` (enrolment: ``-s com.apple.BiometricKit.enrollmentChanged 1 -p …``; a match:
         ``-p com.apple.BiometricKit_Sim.<fingerTouch|pearl>.<match|nomatch>``, as
         appium-ios-simulator sends them).
-Rule 5: launch environment goes to simctl's own environment as ``SIMCTL_CHILD_<NAME>``; simctl
-        strips the prefix and gives it to the app.
 """
 
 from __future__ import annotations

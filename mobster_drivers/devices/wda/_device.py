@@ -34,9 +34,6 @@ Rule 6: an action acts on the element's frame as given (it comes from the latest
 Rule 7: typing taps the field (to focus it), then sends the text with ``/wda/keys``; ``SUBMIT``
         sends ``"\n"``. Swipes go through ``/wda/dragfromtoforduration``; taps and long presses
         are W3C pointer actions (``/actions``).
-Rule 9: the accessibility audit (``Audits``) is one ``POST /wda/performAccessibilityAudit`` in the
-        session, with the action timeout (an audit walks the whole app); the reply is read as
-        ``_xcuitest/audit`` says, and a device before iOS 17 is asked nothing.
 Rule 8: a launch is ``/wda/apps/terminate``, then ``/wda/apps/launch`` with the arguments and
         environment: WDA only activates an app that is already running and drops the arguments
         (``FBSession.m:397-403``), so a launch without the terminate would neither restart the
@@ -44,6 +41,9 @@ Rule 8: a launch is ``/wda/apps/terminate``, then ``/wda/apps/launch`` with the 
         relaunches the app as it is (the simulator driver does the reset). It can't read an
         app's version either: ``app_info`` gives ``AppInfo(bundle, None, None)`` for an
         installed app.
+Rule 9: the accessibility audit (``Audits``) is one ``POST /wda/performAccessibilityAudit`` in the
+        session, with the action timeout (an audit walks the whole app); the reply is read as
+        ``_xcuitest/audit`` says, and a device before iOS 17 is asked nothing.
 """
 
 from __future__ import annotations
