@@ -105,14 +105,19 @@ class _NoAudit:
         self.read, self.act = phone.read, phone.act
 
 
-def test_a_driver_without_the_ability_cant_run_it(tmp_path: Path) -> None:
+def _run_wrapped(tmp_path: Path, wrap: type[_NoAudit], check: str = AUDIT_CHECK) -> mc.CheckResult:
+    """The audit check on the scripted phone behind ``wrap`` (a driver with another audit, or none)."""
     folder = tmp_path / ".mobster" / "checks"
     folder.mkdir(parents=True)
-    (folder / "audit.yaml").write_text(AUDIT_CHECK)
+    (folder / "audit.yaml").write_text(check)
     clock = FakeClock()
-    device = _NoAudit(ScriptedPhone.from_text(AUDITED_APP, clock=clock))
-    assert not isinstance(device, mc.protocols.Audits)
-    result = clock.run(run_check(load_check(folder / "audit.yaml"), device, clock, options=RunOptions(root=tmp_path)))
+    device = wrap(ScriptedPhone.from_text(AUDITED_APP, clock=clock))
+    return clock.run(run_check(load_check(folder / "audit.yaml"), device, clock, options=RunOptions(root=tmp_path)))
+
+
+def test_a_driver_without_the_ability_cant_run_it(tmp_path: Path) -> None:
+    assert not isinstance(_NoAudit(ScriptedPhone.from_text(AUDITED_APP, clock=FakeClock())), mc.protocols.Audits)
+    result = _run_wrapped(tmp_path, _NoAudit)
     assert result.verdict is Verdict.COULDNT_RUN
     assert result.outcome.failure_class is FailureClass.ENVIRONMENT
     assert "can't run Apple's accessibility audit" in result.outcome.message
@@ -157,12 +162,7 @@ class _GarbageAudit(_NoAudit):
 
 
 def test_an_audit_reply_that_is_garbage_cant_run_class_device(tmp_path: Path) -> None:
-    folder = tmp_path / ".mobster" / "checks"
-    folder.mkdir(parents=True)
-    (folder / "audit.yaml").write_text(AUDIT_CHECK)
-    clock = FakeClock()
-    device = _GarbageAudit(ScriptedPhone.from_text(AUDITED_APP, clock=clock))
-    result = clock.run(run_check(load_check(folder / "audit.yaml"), device, clock, options=RunOptions(root=tmp_path)))
+    result = _run_wrapped(tmp_path, _GarbageAudit)
     assert result.verdict is Verdict.COULDNT_RUN
     assert result.outcome.failure_class is FailureClass.DEVICE
     assert "the accessibility audit failed: WebDriverAgent sent an audit reply that is not a list" in (
@@ -178,12 +178,6 @@ def test_the_audit_is_asked_once_for_every_type_the_assertions_name(tmp_path: Pa
             asked.append(types)
             return AuditReport()
 
-    check = AUDIT_CHECK + "  - accessibility_audit: {types: [hitRegion, contrast]}\n"
-    folder = tmp_path / ".mobster" / "checks"
-    folder.mkdir(parents=True)
-    (folder / "audit.yaml").write_text(check)
-    clock = FakeClock()
-    device = Counting(ScriptedPhone.from_text(AUDITED_APP, clock=clock))
-    result = clock.run(run_check(load_check(folder / "audit.yaml"), device, clock, options=RunOptions(root=tmp_path)))
+    result = _run_wrapped(tmp_path, Counting, AUDIT_CHECK + "  - accessibility_audit: {types: [hitRegion, contrast]}\n")
     assert result.verdict is Verdict.PASSED
     assert asked == [("contrast", "dynamicType", "hitRegion")]

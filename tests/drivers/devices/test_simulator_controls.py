@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,17 +38,6 @@ device:
 expect:
   - text: Welcome
 """
-
-
-@pytest.fixture
-def wda() -> Iterator[FakeWda]:
-    with FakeWda(sample_path("yourapp"), lifetime=60) as fake:
-        yield fake
-
-
-@pytest.fixture
-def simctl(tmp_path: Path, wda: FakeWda) -> FakeSimctl:
-    return FakeSimctl(tmp_path / "sims", wda=wda)
 
 
 def _device(simctl: FakeSimctl, wda: FakeWda) -> SimulatorDevice:
