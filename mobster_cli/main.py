@@ -266,6 +266,15 @@ def _device_options(f: Any) -> Any:
                 help="Which screens each run keeps for its report.html: auto keeps a thumbnail of every step "
                 "and full frames of the first 20 and of the steps that drifted, healed or failed.",
             ),
+            click.option(
+                "--video",
+                type=click.Choice(["off", "on", "retain-on-failure"]),
+                default="off",
+                show_default=True,
+                help="Record the screen into each run folder (simulator, Appium, a cloud's own video linked): "
+                "retain-on-failure keeps it only for a check that didn't pass. A recording that can't start is a "
+                "warning.",
+            ),
             click.option("--json", "as_json", is_flag=True, help="Print results.json on stdout."),
             click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also copy junit.xml here."),
         ]
@@ -548,6 +557,7 @@ def _settings(opts: dict[str, Any]) -> Settings:
         alerts=opts.get("alerts"),
         retries=opts.get("retries") or 0,
         repeat=opts.get("repeat") or 1,
+        video=opts.get("video") or "off",
     )
 
 

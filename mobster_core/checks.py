@@ -10,6 +10,7 @@ never blocking on a FIFO). The format is in ``docs/checks.md``.
 
 from ._rules.alerts import SERVICES as ALERT_SERVICES
 from ._rules.alerts import AlertMode, AlertPolicy, AlertProblem, parse_alerts
+from ._rules.controls import AUDIT_TYPES, CONTENT_SIZES, audit_type_name
 from ._rules.yaml import dotted
 from ._run.suite import parse_shard, shard
 from ._store.checks import Budget, Check, CheckApp, CheckLaunch, find_checks, load_check, load_check_text, project_of
@@ -18,6 +19,8 @@ from .exceptions import CheckError
 
 __all__ = [
     "ALERT_SERVICES",
+    "AUDIT_TYPES",
+    "CONTENT_SIZES",
     "AlertMode",
     "AlertPolicy",
     "Budget",
@@ -25,6 +28,7 @@ __all__ = [
     "CheckApp",
     "CheckError",
     "CheckLaunch",
+    "audit_type_name",
     "find_checks",
     "find_project_root",
     "load_check",

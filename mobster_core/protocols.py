@@ -4,7 +4,9 @@ They are ``typing.Protocol`` classes: implement the methods, no base class neede
 do I/O are async so a run can cancel them (a heal cancels a model call in flight). The values they
 exchange (``Screen``, ``Action``, ``Prompt``, …) are in ``mobster_core``; the few only a driver
 needs are here too: :data:`SPRINGBOARD` (the home screen's bundle id), :data:`DEFAULT_SCREEN_SIZE`,
-:data:`Frame` (an element's normalized ``(x, y, w, h)``) and :class:`Appearance` (light or dark).
+:data:`Frame` (an element's normalized ``(x, y, w, h)``), :class:`Appearance` (light or dark), and what
+the optional abilities of device controls, video and the audit exchange (:class:`DeviceSettings`,
+:class:`Recording`, :class:`AuditIssue`, :class:`AuditReport`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from ._rules.controls import AuditIssue, AuditReport, DeviceSettings, Recording
 from ._rules.device import SPRINGBOARD, Action, Appearance, AppInfo, DeviceInfo, LaunchOptions
 from ._rules.frames import FramesMode
 from ._rules.model import Decision, Prompt
@@ -27,14 +30,21 @@ __all__ = [
     "SPRINGBOARD",
     "AlertAnswers",
     "Appearance",
+    "AuditIssue",
+    "AuditReport",
+    "Audits",
     "CheckReports",
     "Clock",
     "Device",
+    "DeviceControls",
+    "DeviceSettings",
     "EvidenceReads",
     "Frame",
     "LocaleLaunches",
     "Model",
     "PathStore",
+    "Recording",
+    "Recordings",
     "Reporter",
     "ScreenshotChannel",
     "Screenshots",
@@ -244,4 +254,62 @@ class Reporter(Protocol):
 
     def suite_ended(self, suite: SuiteResult) -> None:
         """A suite ended: ``suite.folder`` holds its ``results.json`` and ``junit.xml``."""
+        ...
+
+
+# -- device controls, video and the audit (``_rules/controls``) -----------------------------
+
+
+@runtime_checkable
+class DeviceControls(Protocol):
+    """**Protocol:** an optional ability: apply a check's ``device:`` settings (``_rules/controls``).
+
+    A simulator does (``xcrun simctl location``, ``ui``, biometric enrolment; Appium's ``mobile:``
+    commands on a simulator session). ``controls_refusal`` says why it can't apply these settings
+    now (an Appium session on a real iPhone; a setting the driver has no command for), or None.
+    A device without this ability, or with a refusal, is no place for a check with settings: it
+    can't run (class ``environment``), before anything is sent. ``apply_settings`` runs before the
+    app is launched; it raises ``DeviceError``.
+    """
+
+    def controls_refusal(self, settings: DeviceSettings) -> str | None:
+        """None when :meth:`apply_settings` can apply ``settings`` on this device now, else why not (one line)."""
+        ...
+
+    async def apply_settings(self, settings: DeviceSettings) -> None:
+        """Apply every setting given (a None field is left as it is)."""
+        ...
+
+
+@runtime_checkable
+class Recordings(Protocol):
+    """**Protocol:** an optional ability: record a video of the screen while a check runs.
+
+    ``start_recording(file)`` starts one that will be written to ``file`` (in the run folder;
+    the device writes it privately, 0600); ``stop_recording()`` finalizes it and says what it
+    left (:class:`~mobster_core._rules.controls.Recording`: the file, and a cloud's own video
+    link where the provider names one). Both raise ``DeviceError``; the runner treats a
+    recording that fails as a warning, never as the check's outcome.
+    """
+
+    async def start_recording(self, file: Path) -> None:
+        """Start recording the screen into ``file``."""
+        ...
+
+    async def stop_recording(self) -> Recording:
+        """Stop and finalize the recording started last."""
+        ...
+
+
+@runtime_checkable
+class Audits(Protocol):
+    """**Protocol:** an optional ability: Apple's accessibility audit of the app in front.
+
+    ``types`` are ``_rules/controls.AUDIT_TYPES`` names (empty: all). A device that can't audit
+    now (iOS before 17) returns a report whose ``unavailable`` says why. A reply that can't be
+    read raises ``DeviceError``. The runner asks once, on the verdict's settled screen.
+    """
+
+    async def audit(self, types: tuple[str, ...]) -> AuditReport:
+        """Audit the screen in front for ``types``."""
         ...

@@ -17,6 +17,7 @@ merge of shards and the newest page are ``mobster_report``'s (``docs/reports.md`
 """
 
 from ._rules.assertions import AssertionResult
+from ._rules.controls import VideoMode
 from ._rules.cost import Cost
 from ._rules.fixes import ARGS as FIX_ARGS
 from ._rules.fixes import Fix, FixCode, fill, joined
@@ -62,6 +63,7 @@ __all__ = [
     "StepReport",
     "StepSource",
     "SuiteResult",
+    "VideoMode",
     "fill",
     "joined",
     "junit_xml",

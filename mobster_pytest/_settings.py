@@ -182,6 +182,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "repeat", "make K items of each check file (signup[1-3], …): its pass rate in the summary", "value", "K"
     ),
     OptionSpec(
+        "video",
+        "record the screen into each run folder: off (default), on, or retain-on-failure (kept when not passed)",
+        "value",
+        "MODE",
+        ("off", "on", "retain-on-failure"),
+    ),
+    OptionSpec(
         "step-frames",
         "keep a frame per step for Allure and pytest-html: auto (when either is on), on, off",
         "value",
@@ -282,6 +289,7 @@ def read_settings(config: Any) -> PluginSettings:
         retries=_count(src, "retries", 0, MAX_RETRIES),
         repeat=_count(src, "repeat", 1, MAX_REPEAT),
         alerts=_alerts(src.from_project("alerts")),
+        video=_choice(src, "video", "off"),
     )
     settings = PluginSettings(
         harness=harness,

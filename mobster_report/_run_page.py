@@ -5,7 +5,9 @@ verdict and where the run stopped come first, then what healed, then the asserti
 step with the screen it acted on and why the replay trusted it, then the journal.
 
 Rule 1 (self-contained): one file; pictures are ``data:`` URIs; the only other links are relative
-        ones to files beside the report (full frames, ``result.json``, other runs' reports).
+        ones to files beside the report (full frames, ``result.json``, other runs' reports, the
+        run's ``video.mp4``), and a cloud's page of the session's video: an ``https`` link whose
+        host is the provider's (:data:`VIDEO_HOSTS`), its path percent-encoded segment by segment.
         A Content-Security-Policy ``<meta>`` comes first in ``<head>``:
         ``default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none';
         form-action 'none'``. There is no script: what opens and closes is ``<details>``.
@@ -36,10 +38,12 @@ import base64
 import html
 import json
 import posixpath
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote, urlsplit
 
 import attrs
 
@@ -359,8 +363,33 @@ def _facts(r: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], heals: Sequ
         )
     if heals:
         rows.append(("Healed", f"{_steps_healed(r)[0]}, waiting for review"))
+    video = _video(r)
+    if video:
+        rows.append(("Video", video))
     cells = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in rows)
     return f"<section class=facts aria-label=Summary><dl>{cells}</dl></section>"
+
+
+#: Rule 1: the run's own video, the one name a run folder gives it (``_run/controls``).
+VIDEO_FILE = "video.mp4"
+#: Rule 1: the hosts of the clouds' pages of a session's video.
+VIDEO_HOSTS = frozenset({"app.saucelabs.com", "app-automate.browserstack.com"})
+_SAUCE_REGION = re.compile(r"app\.[a-z0-9-]{1,40}\.saucelabs\.com")
+
+
+def _video(r: Mapping[str, Any]) -> str:
+    """Rule 1: the links to the run's video and the cloud's; "" when there is neither."""
+    links: list[str] = []
+    if r.get("video") == VIDEO_FILE:
+        links.append(f'<a href="{VIDEO_FILE}">{VIDEO_FILE}</a>')
+    url = r.get("video_url")
+    if isinstance(url, str):
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        if parts.scheme == "https" and (host in VIDEO_HOSTS or _SAUCE_REGION.fullmatch(host)) and not parts.port:
+            path = "/".join(quote(unquote(seg), safe="") for seg in parts.path.split("/"))
+            links.append(f'<a href="https://{host}{path}" rel="noreferrer">the cloud\'s video of the session</a>')
+    return " · ".join(links)
 
 
 def _steps_healed(r: Mapping[str, Any], noun: str = "step") -> tuple[str, int | None]:

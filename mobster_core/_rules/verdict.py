@@ -18,6 +18,8 @@ Rule 5: :func:`decide` picks the outcome, first matching rule wins: ``failed``
         ``no_assertions``; ``needs_review`` ``held_before_flow`` (every assertion already held on
         the baseline); else ``passed``. Classes that come before these (``usage``, ``model``,
         ``device``, ``drift``, …) end a run before it asks for a verdict, where they happen.
+        An assertion the device can't serve (an ``accessibility_audit`` where it can't audit) is
+        ``couldnt_run`` ``environment`` after ``usage``, and never a pass.
 Rule 6: exit codes: ``passed`` 0, ``failed`` 1, ``needs_review`` 2, ``couldnt_run`` 3. A suite
         exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs review, else 0.
 """
@@ -157,12 +159,13 @@ def decide(assertions: Sequence[Assertion], evidence: Evidence, app_bundle: str)
         )
     # An assertion that couldn't be evaluated (its regex hit a time limit) is no failure of the
     # app: a check with one fails only when another assertion failed for sure, else it couldn't run.
-    failures = [r for r in results if not r.ok and r.error is None]
+    failures = [r for r in results if not r.ok and r.error is None and r.unavailable is None]
     unevaluated = [r for r in results if r.error is not None]
+    unavailable = [r for r in results if r.unavailable is not None]
     if failures:
         return _failed(failures, unevaluated, evidence.smart)
-    if unevaluated:
-        return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, str(unevaluated[0].error))
+    if unevaluated or unavailable:
+        return _not_judged(unevaluated, unavailable)
     return _unfailed(assertions, evidence)
 
 
@@ -184,6 +187,14 @@ def _unfailed(assertions: Sequence[Assertion], evidence: Evidence) -> Outcome:
             "nothing the steps did; add an expectation that only holds after them",
         )
     return Outcome(Verdict.PASSED)
+
+
+def _not_judged(unevaluated: Sequence[AssertionResult], unavailable: Sequence[AssertionResult]) -> Outcome:
+    """``couldnt_run``: ``usage`` for an assertion that couldn't be evaluated, else ``environment``."""
+    if unevaluated:
+        return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, str(unevaluated[0].error))
+    first = unavailable[0]
+    return Outcome(Verdict.COULDNT_RUN, FailureClass.ENVIRONMENT, f"{first.text} can't run here: {first.unavailable}")
 
 
 def _failed(

@@ -30,6 +30,10 @@ Rule 7: a check that names ``${NAME}`` secrets (``_rules/secrets.py``) gets thei
         ``options.secrets`` (else the process environment) before anything is asked of the
         device; an unset one is ``couldnt_run``, class ``usage``, naming it. Every message the
         run writes has the values scrubbed.
+Rule 8: a check's ``device:`` settings are applied after ``prepare`` and before the steps launch the
+        app (``_run/controls`` Rule 1); with ``options.video`` on, the screen is recorded from
+        before the run's first call to the device until the verdict (Rule 2 there), and the
+        result names the video (``video``, ``video_url``).
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ from mobster_core.protocols import CheckReports, Clock, Device, Model, Reporter
 
 from .agent import ModelCalls
 from .context import Run, RunOptions
+from .controls import apply_settings, start_video, stop_video
 from .dispatch import Dispatcher
 from .ended import Ended
 from .judge import Judged, judge
@@ -117,12 +122,18 @@ async def run_check(
         run = Run(check, device, clock, root, options, dispatch, calls, run_dir=_relative(folder, root))
         if run.takes_frames:
             dispatch.keep_frames(folder)
+        video = await start_video(device, options.video, folder)
         story, stopped = await _tell(run, folder, missing)
     if stopped is None:
         dispatch.final_frame()
+    recording = await stop_video(device, video, options.video, passed=story.outcome.verdict is Verdict.PASSED)
     seconds = clock.now() - began
     frames = dispatch.drop_frames() if stopped is not None else await _frames(dispatch)
-    result = _result(run, story, seconds=seconds, folder=folder, frames=frames)
+    result = attrs.evolve(
+        _result(run, story, seconds=seconds, folder=folder, frames=frames),
+        video=recording.file,
+        video_url=recording.url,
+    )
     _drop_unowned_drifts(folder, frames, result.steps)
     atomic_write(folder / "result.json", utf8(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
     if options.reporter is not None:
@@ -183,6 +194,7 @@ async def _tell(run: Run, folder: Path, missing: str | None) -> tuple[_Story, as
         story = attrs.evolve(story, info=info)
         prepared = await prepare(run, info)
         story = attrs.evolve(story, prepared=prepared)
+        await apply_settings(run)
         plan = choose_path(run, prepared)
         story = attrs.evolve(story, plan=plan)
         require_model(run, plan)

@@ -14,6 +14,7 @@ from pathlib import Path
 import attrs
 
 from mobster_core._rules.alerts import AlertPolicy
+from mobster_core._rules.controls import VideoMode
 from mobster_core._rules.cost import PriceTable
 from mobster_core._rules.device import normal_locale
 from mobster_core._rules.frames import FramesMode
@@ -70,6 +71,8 @@ class RunOptions:
     own result (see docs/retries.md).
     ``alerts`` answers every check's system alerts by this policy (``docs/alerts.md``) over the
     check's own ``alerts:``; None (the default) leaves each check's.
+    ``video`` (``off``, ``on``, ``retain-on-failure``) records the screen into the run folder on a
+    device that records (``protocols.Recordings``; ``_run/controls`` Rule 2).
     """
 
     no_heal: bool = False
@@ -87,6 +90,7 @@ class RunOptions:
     locale: str | None = attrs.field(default=None, converter=attrs.converters.optional(normal_locale))
     paths: str | PathStore = "local"
     alerts: AlertPolicy | None = None
+    video: VideoMode = attrs.field(default=VideoMode.OFF, converter=VideoMode)
     secrets: Mapping[str, str] | None = attrs.field(default=None, eq=False, repr=False)
     on_sent: Callable[[str], None] | None = attrs.field(default=None, eq=False)
     on_sending: Callable[[str | None], None] | None = attrs.field(default=None, eq=False)

@@ -140,6 +140,8 @@ class _Check:
     finished_early: FinishedEarly | None = None
     attempts: tuple[_Attempt, ...] = ()
     repeat: _Repeat | None = None
+    video: str | None = None
+    video_url: str | None = None
 
 
 @attrs.frozen
@@ -259,6 +261,8 @@ def read_check(data: Any, where: str = "") -> CheckResult:
             Attempt(a.verdict, a.class_, a.message, a.run_dir, a.device_label, a.seconds) for a in doc.attempts
         ),
         repeat=_repeat(doc.repeat, at),
+        video=doc.video,
+        video_url=doc.video_url,
     )
 
 

@@ -21,6 +21,11 @@ Rule 4: the verdict is :func:`~mobster_core._rules.verdict.decide` on the assert
 Rule 5: after an action no read has seen yet (a replay's last step), the verdict's reads come every
         0.15 s until one shows another screen on which every assertion holds (Rule 5a), then
         settle as Rule 1 says.
+Rule 6: a check with ``accessibility_audit`` assertions has the device audit the verdict's settled
+        screen once, after the read (``protocols.Audits``; one call for every type any of them
+        names): the assertions that need no audit decide when the read settles, the audit is a
+        device fact about that screen. A device without the ability can't audit (the assertion
+        can't run, class ``environment``); an audit that fails is ``couldnt_run``, class ``device``.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from mobster_core._rules.assertions import Assertion, AssertionResult, evaluate
+from mobster_core._rules.assertions import Assertion, AssertionResult, Kind, evaluate
+from mobster_core._rules.controls import AuditReport
 from mobster_core._rules.screen import Screen
 from mobster_core._rules.settle import (
     BASELINE_POLICY,
@@ -39,10 +45,12 @@ from mobster_core._rules.settle import (
     SettledRead,
     SettledReadWait,
 )
-from mobster_core._rules.verdict import Evidence, Outcome, SmartNote, decide
-from mobster_core.protocols import Clock
+from mobster_core._rules.verdict import Evidence, FailureClass, Outcome, SmartNote, decide
+from mobster_core.exceptions import DeviceError
+from mobster_core.protocols import Audits, Clock
 
 from .context import Run
+from .ended import couldnt
 from .wait import Reader, drive
 
 __all__ = ["Baseline", "Judged", "judge", "settled_read", "take_baseline"]
@@ -78,7 +86,9 @@ async def settled_read(
 
 
 def _holds(expect: Sequence[Assertion]) -> Callable[[Screen], bool]:
-    return lambda screen: all(r.ok for r in evaluate(expect, screen))
+    """Whether every assertion on the tree holds on a read (an audit is asked once it settled, Rule 6)."""
+    on_tree = tuple(a for a in expect if a.kind is not Kind.ACCESSIBILITY_AUDIT)
+    return lambda screen: all(r.ok for r in evaluate(on_tree, screen))
 
 
 async def take_baseline(run: Run) -> Baseline | None:
@@ -100,7 +110,7 @@ async def take_baseline(run: Run) -> Baseline | None:
 
 
 async def judge(run: Run, baseline: Baseline | None, smart: SmartNote | None, skipped: str | None = None) -> Judged:
-    """Rules 1, 2, 4 and 5: the verdict on one settled read (an evidence read where the device has them).
+    """Rules 1, 2, 4, 5 and 6: the verdict on one settled read (an evidence read where the device has them).
 
     ``skipped``: the steps left undone, in words.
     """
@@ -110,6 +120,26 @@ async def judge(run: Run, baseline: Baseline | None, smart: SmartNote | None, sk
         lambda: dispatch.read_to_judge("the verdict"), run.clock, accept=_holds(expect), opening=opening
     )
     screen = await dispatch.read_evidence("the verdict") if dispatch.has_evidence_reads else read.screen
-    results = evaluate(expect, screen)
+    results = evaluate(expect, screen, await _audit(run, expect))
     evidence = Evidence(results, screen.app, None if baseline is None else baseline.results, smart, skipped)
     return Judged(decide(expect, evidence, run.bundle), results, read.stable)
+
+
+#: Rule 6: what a device without the ``Audits`` ability says.
+NO_AUDIT = "this device can't run Apple's accessibility audit (WebDriverAgent, Appium or the scripted phone can)"
+
+
+async def _audit(run: Run, expect: tuple[Assertion, ...]) -> AuditReport | None:
+    """Rule 6: the device's audit of the screen in front, once; None when no assertion needs one."""
+    specs = [a.audit for a in expect if a.audit is not None]
+    if not specs:
+        return None
+    if not isinstance(run.device, Audits):
+        return AuditReport(unavailable=NO_AUDIT)
+    types: tuple[str, ...] = ()
+    if all(s.types for s in specs):
+        types = tuple(dict.fromkeys(t for s in specs for t in s.types))
+    try:
+        return await run.device.audit(types)
+    except DeviceError as exc:
+        raise couldnt(FailureClass.DEVICE, f"the accessibility audit failed: {exc}") from exc

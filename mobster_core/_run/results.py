@@ -247,6 +247,10 @@ class CheckResult:
     attempts: tuple[Attempt, ...] = ()
     #: Rule 8: ``(i, k)``: run i (from 1) of the k runs ``--repeat`` asked for; None: it ran once.
     repeat: tuple[int, int] | None = None
+    #: The run's video in its folder (``video.mp4``), when one was recorded and kept (``--video``).
+    video: str | None = None
+    #: A cloud's own video of the session (a link the provider names), when it names one.
+    video_url: str | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -342,6 +346,8 @@ class CheckResult:
                     "name": a.name,
                     "error": a.error,
                     "line": a.line,
+                    # Only where a device couldn't serve the assertion, so other results read as before.
+                    **({"unavailable": a.unavailable} if a.unavailable is not None else {}),
                 }
                 for a in self.assertions
             ],
@@ -351,6 +357,8 @@ class CheckResult:
             "finished_early": None if self.finished_early is None else self.finished_early.to_dict(),
             "attempts": [a.to_dict() for a in self.attempts],
             "repeat": None if self.repeat is None else {"run": self.repeat[0], "of": self.repeat[1]},
+            "video": self.video,
+            "video_url": self.video_url,
             # Rule 4, for readers of the file (recomputed, never read back):
             "healed_steps": self.healed_steps,
             "replayed_with_no_model": self.replayed_with_no_model,

@@ -19,7 +19,14 @@ Rule 5: the keys and their limits:
         ``app.path``                  the app file; relative paths resolve against the project root
                                       (the folder holding ``.mobster/``). An app needs a bundle, a
                                       path, or both; ``app`` is the one required key.
-        ``device``, ``runtime``       1-200 characters (``iPhone 17 Pro``, ``iOS 26.4``).
+        ``device``, ``runtime``       1-200 characters (``iPhone 17 Pro``, ``iOS 26.4``). ``device`` may
+                                      instead be a mapping: ``name`` (the same string), and the
+                                      simulator's settings (``_rules/controls`` Rule 1):
+                                      ``location: [lat, lon]`` (degrees, -90..90 and -180..180),
+                                      ``appearance: light|dark``, ``content_size`` (one of
+                                      ``CONTENT_SIZES``: ``extra-small`` …
+                                      ``accessibility-extra-extra-extra-large``),
+                                      ``biometrics: {enrolled: true|false}``.
         ``reset``                     ``none``, ``data`` or ``reinstall`` (``auto``, the default:
                                       reinstall with ``app.path``, else data; ``com.apple.*`` apps are
                                       never reset).
@@ -64,7 +71,8 @@ import attrs
 
 from mobster_core._rules.alerts import AlertPolicy, AlertProblem, parse_alerts
 from mobster_core._rules.assertions import Assertion, ExpectError, parse_expect
-from mobster_core._rules.device import LaunchOptions, Reset, normal_locale
+from mobster_core._rules.controls import CONTENT_SIZES, DeviceSettings
+from mobster_core._rules.device import Appearance, LaunchOptions, Reset, normal_locale
 from mobster_core._rules.identity import path_identity
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._rules.yaml import (
@@ -131,6 +139,8 @@ _TOP_KEYS = (
 _APP_KEYS = ("bundle", "path")
 _LAUNCH_KEYS = ("args", "env", "url", "locale")
 _BUDGET_KEYS = ("max_seconds", "max_usd")
+_DEVICE_KEYS = ("name", "location", "appearance", "content_size", "biometrics")
+_BIOMETRICS_KEYS = ("enrolled",)
 _RESETS = ("auto", *(r.value for r in Reset))
 # Keys of Mobster's tool (MCP) shape, and others written by habit: what a check file says instead.
 _TOP_HINTS = {
@@ -209,6 +219,8 @@ class Check:
     all_steps: bool = False
     #: How system alerts are answered (``_rules/alerts``): ``fail`` unless the file says otherwise.
     alerts: AlertPolicy = attrs.field(factory=AlertPolicy)
+    #: The simulator's settings of a ``device:`` mapping (``_rules/controls`` Rule 1); empty: none.
+    settings: DeviceSettings = attrs.field(factory=DeviceSettings)
 
     @property
     def launch_only(self) -> bool:
@@ -438,11 +450,13 @@ class _Reader:
             self.fail((), "the app is missing", "add app: {bundle: com.example.app} or app: {path: build/App.app}")
         steps_raw, steps = self.steps(top["steps"]) if "steps" in top else (None, ())
         name = self.string(top["name"], ("name",), limit=MAX_NAME_CHARS) if "name" in top else _default_name(steps)
+        device, settings = self.device(top["device"]) if "device" in top else (None, DeviceSettings())
         return Check(
             file=path,
             app=self.app(top["app"]),
             name=name,
-            device=self.string(top["device"], ("device",), limit=MAX_DEVICE_CHARS) if "device" in top else None,
+            device=device,
+            settings=settings,
             runtime=self.string(top["runtime"], ("runtime",), limit=MAX_DEVICE_CHARS) if "runtime" in top else None,
             reset=self.reset(top["reset"]) if "reset" in top else None,
             tags=self.tags(top["tags"]) if "tags" in top else (),
@@ -461,6 +475,73 @@ class _Reader:
             return parse_alerts(value)
         except AlertProblem as exc:
             self.fail(("alerts", *exc.keys), exc.problem, exc.fix)
+
+    def device(self, value: Any) -> tuple[str | None, DeviceSettings]:
+        """``device``: the device's name, or a mapping of its name and the simulator's settings."""
+        keys: Keys = ("device",)
+        if isinstance(value, str):
+            return self.string(value, keys, limit=MAX_DEVICE_CHARS), DeviceSettings()
+        raw = self.mapping(value, keys, _DEVICE_KEYS, "device: {name: iPhone 17 Pro, appearance: dark}")
+        name = self.string(raw["name"], (*keys, "name"), limit=MAX_DEVICE_CHARS) if "name" in raw else None
+        appearance = None
+        if "appearance" in raw:
+            written = raw["appearance"]
+            if written not in ("light", "dark"):
+                self.fail(
+                    (*keys, "appearance"), f"expected light or dark, got {kind_of(written)}", "write appearance: dark"
+                )
+            appearance = Appearance(written)
+        size = None
+        if "content_size" in raw:
+            size = raw["content_size"]
+            if not isinstance(size, str) or size not in CONTENT_SIZES:
+                hint = did_you_mean(size, CONTENT_SIZES) if isinstance(size, str) else ""
+                self.fail(
+                    (*keys, "content_size"),
+                    f"unknown content size {kind_of(size)}{hint}",
+                    f"write one of {', '.join(CONTENT_SIZES)}",
+                )
+        enrolled = None
+        if "biometrics" in raw:
+            bio = self.mapping(
+                raw["biometrics"], (*keys, "biometrics"), _BIOMETRICS_KEYS, "biometrics: {enrolled: true}"
+            )
+            if "enrolled" in bio:
+                enrolled = bio["enrolled"]
+                if not isinstance(enrolled, bool):
+                    self.fail(
+                        (*keys, "biometrics", "enrolled"),
+                        f"expected true or false, got {kind_of(enrolled)}",
+                        "write enrolled: true (yes and no are strings in YAML 1.2)",
+                    )
+        location = self.location(raw["location"]) if "location" in raw else None
+        return name, DeviceSettings(
+            location=location, appearance=appearance, content_size=size, biometrics_enrolled=enrolled
+        )
+
+    def location(self, value: Any) -> tuple[float, float]:
+        keys: Keys = ("device", "location")
+        numbers = isinstance(value, list) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+        if not numbers or len(value) != 2:
+            self.fail(
+                keys,
+                f"expected [latitude, longitude], two numbers, got {kind_of(value)}",
+                "write location: [52.52, 13.405]",
+            )
+        lat, lon = float(value[0]), float(value[1])
+        if not (math.isfinite(lat) and -90 <= lat <= 90):
+            self.fail(
+                (*keys, 0),
+                f"a latitude is from -90 to 90 degrees, got {value[0]!r}",
+                "write [latitude, longitude]: latitude first",
+            )
+        if not (math.isfinite(lon) and -180 <= lon <= 180):
+            self.fail(
+                (*keys, 1),
+                f"a longitude is from -180 to 180 degrees, got {value[1]!r}",
+                "write a longitude from -180 to 180",
+            )
+        return (lat, lon)
 
     def app(self, value: Any) -> CheckApp:
         keys: Keys = ("app",)

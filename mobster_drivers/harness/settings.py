@@ -9,7 +9,8 @@ Rule 1: a front end parses its own options (click's for ``mobster test``, pytest
         ``fresh``, ``carry``, the ``model`` named (None: chosen by key,
         :mod:`~mobster_drivers.harness.models`), ``max_usd``, ``each_device``, ``frames`` (the
         core's ``--frames`` mode), ``timing`` (a step's wait), ``shard``, the ``paths`` store and
-        the ``locale``, and ``secrets`` (where keys and ``${NAME}`` values are read: the
+        the ``locale``, ``video`` (``off``, ``on``, ``retain-on-failure``: the core's ``--video``
+        mode), and ``secrets`` (where keys and ``${NAME}`` values are read: the
         environment with an env file's keys; None: the process's environment, read when needed).
         How an option is spelled in a message stays the front end's (``--sim``, ``--mobster-sim``,
         ``mobster_sim (ini)``). The project config (:mod:`~mobster_drivers.harness.config`) fills
@@ -37,10 +38,12 @@ if TYPE_CHECKING:
     from mobster_core import CheckResult, RunOptions
     from mobster_core.protocols import Reporter
 
-__all__ = ["FRAMES", "MAX_REPEAT", "MAX_RETRIES", "Settings", "Timing"]
+__all__ = ["FRAMES", "MAX_REPEAT", "MAX_RETRIES", "VIDEO", "Settings", "Timing"]
 
 #: The core's ``--frames`` modes (``mobster_core.results.FramesMode``), by value.
 FRAMES = ("auto", "all", "failed", "none")
+#: The core's ``--video`` modes (``mobster_core.results.VideoMode``), by value.
+VIDEO = ("off", "on", "retain-on-failure")
 #: The most retries and repeats a front end takes (a typo of 1000 must not hold a pool for a day).
 MAX_RETRIES = 10
 MAX_REPEAT = 1000
@@ -79,6 +82,8 @@ class Settings:
     #: Tries of a check that couldn't run for a class of the machine, after its first; runs of each check.
     retries: int = 0
     repeat: int = 1
+    #: The screen's video: ``off``, ``on`` or ``retain-on-failure`` (kept only when the check didn't pass).
+    video: str = "off"
     #: Rule 3: the environment keys and ``${NAME}`` values are read from (None: ``os.environ``, when needed).
     secrets: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
     #: The system-alert policy of every check, as a check file writes it (None: each check's own).
@@ -91,6 +96,8 @@ class Settings:
             raise ValueError(f"retries {self.retries!r}: give a number of retries from 0 to {MAX_RETRIES}")
         if not 1 <= self.repeat <= MAX_REPEAT:
             raise ValueError(f"repeat {self.repeat!r}: give a number of runs from 1 to {MAX_REPEAT}")
+        if self.video not in VIDEO:
+            raise ValueError(f"video {self.video!r} is not one of {', '.join(VIDEO)}")
 
     @property
     def wants_model(self) -> bool:
@@ -131,6 +138,7 @@ class Settings:
             retries=self.retries,
             repeat=self.repeat,
             alerts=None if self.alerts is None else parse_alert_policy(_as_written(self.alerts), "alerts"),
+            video=self.video,
         )
 
 

@@ -24,10 +24,24 @@ Rule 3: on a Linux host without usbmuxd (``usbmuxd`` off) what goes through it f
         exist or is not accessible", ``deviceInfo`` the tunnel's 500 on iOS 18 and later.
 Rule 4: another ``mobile:`` name, and a script that isn't ``mobile:`` in the native context, is
         405 ``unknown method`` "Method is not implemented".
+Rule 5: the device controls, the video and the audit, as XCUITest's execute-method map names them:
+        ``performAccessibilityAudit`` (``auditTypes``) → ``/wda/performAccessibilityAudit``;
+        ``startXCTestScreenRecording`` (``fps``, ``codec``) → ``/wda/video/start``, and
+        ``stopXCTestScreenRecording`` → ``/wda/video/stop`` with the video's bytes as base64
+        ``payload`` (XCUITest pulls the file from the device); ``setSimulatedLocation``
+        (``latitude``, ``longitude``) → ``/wda/simulatedLocation``; ``setAppearance`` (``style``,
+        which XCUITest carries out with simctl on a simulator), ``enrollBiometric`` (``isEnabled``),
+        ``sendBiometricMatch`` (``type``, ``match``) and ``pushNotification`` (``bundleId``,
+        ``payload``) are kept in :attr:`Phone.controls` on a simulator and refused on an iPhone
+        (500 ``unknown error``; a real XCUITest sends ``setAppearance`` to WDA's sessionless
+        ``/wda/device/appearance`` there, which Mobster never asks for). Not checked: the exact
+        words of that refusal, and the keys of ``stopXCTestScreenRecording``'s reply beyond
+        ``payload``.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -43,6 +57,7 @@ __all__ = [
     "LOCATOR_STRATEGIES",
     "MOBILE",
     "NO_USBMUXD",
+    "VIDEO_BYTES",
     "Failure",
     "Phone",
     "Proxy",
@@ -125,6 +140,8 @@ class Phone:
     script: AppScript
     udid: str
     usbmuxd: bool
+    #: Rule 5: every device control the phone was given, ``(mobile: name, its arguments)``.
+    controls: list[tuple[str, dict[str, Any]]] = attrs.field(factory=list, eq=False)
 
     def lockdown(self) -> dict[str, Any]:
         """The phone's lockdown values, as ``mobile: deviceInfo`` adds them (``lockdownInfo``)."""
@@ -377,6 +394,41 @@ def _wda_get(route: str) -> MobileHandler:
     return handler
 
 
+#: Rule 5: the bytes a recording holds in the fake (an MP4's ``ftyp`` box and an empty ``moov``).
+VIDEO_BYTES = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom\x00\x00\x00\x08moov"
+
+
+def _audit(wda: Proxy, params: dict[str, Any]) -> Any:
+    return wda.call("POST", "/wda/performAccessibilityAudit", {"auditTypes": params.get("auditTypes", [])})
+
+
+def _start_video(wda: Proxy, params: dict[str, Any]) -> Any:
+    body: dict[str, Any] = {k: params[k] for k in ("fps", "codec") if k in params}
+    return wda.call("POST", "/wda/video/start", body)
+
+
+def _stop_video(wda: Proxy, _params: dict[str, Any]) -> Any:
+    video = wda.call("POST", "/wda/video/stop")
+    if not isinstance(video, dict):
+        raise Failure(500, "unknown error", "There is no active screen recording, thus nothing to stop")
+    return {**video, "payload": base64.b64encode(VIDEO_BYTES).decode("ascii")}
+
+
+def _location(wda: Proxy, params: dict[str, Any]) -> Any:
+    return wda.call(
+        "POST", "/wda/simulatedLocation", {"latitude": params["latitude"], "longitude": params["longitude"]}
+    )
+
+
+def _on_simulator(name: str) -> MobileHandler:
+    def handler(wda: Proxy, params: dict[str, Any]) -> Any:
+        if wda.phone.script.device.kind is not DeviceKind.SIMULATOR:
+            raise Failure(500, "unknown error", f"'{name}' is only supported on Simulator")
+        wda.phone.controls.append((name, dict(params)))
+
+    return handler
+
+
 #: ``mobile:`` name → (required arguments, handler), XCUITest's argument names (Rule 2).
 MOBILE: dict[str, tuple[tuple[str, ...], MobileHandler]] = {
     "source": ((), _source),
@@ -399,4 +451,13 @@ MOBILE: dict[str, tuple[tuple[str, ...], MobileHandler]] = {
     "keys": (("keys",), _keys),
     "hideKeyboard": ((), _hide_keyboard),
     "alert": (("action",), _alert),
+    # Rule 5
+    "performAccessibilityAudit": ((), _audit),
+    "startXCTestScreenRecording": ((), _start_video),
+    "stopXCTestScreenRecording": ((), _stop_video),
+    "setSimulatedLocation": (("latitude", "longitude"), _location),
+    "setAppearance": (("style",), _on_simulator("setAppearance")),
+    "enrollBiometric": ((), _on_simulator("enrollBiometric")),
+    "sendBiometricMatch": ((), _on_simulator("sendBiometricMatch")),
+    "pushNotification": (("bundleId", "payload"), _on_simulator("pushNotification")),
 }

@@ -283,6 +283,8 @@ class _Phone:
     wda: FakeWda
     udid: str
     session: str | None = None
+    #: ``_appium_mobile`` Rule 5: the device controls this phone was given.
+    controls: list[tuple[str, dict[str, Any]]] = attrs.field(factory=list)
 
 
 @attrs.define(eq=False)
@@ -417,6 +419,11 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     def phones(self) -> list[FakeWda]:
         """Every phone's fake WebDriverAgent, in order (one unless ``devices`` says more)."""
         return [one.wda for one in self._phones]
+
+    @property
+    def controls(self) -> list[tuple[str, dict[str, Any]]]:
+        """The device controls the first phone was given (``_appium_mobile`` Rule 5), oldest first."""
+        return self._phones[0].controls
 
     @property
     def udids(self) -> list[str]:
@@ -803,7 +810,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         missing = [p for p in required if p not in params]
         if missing:
             raise Failure(400, "invalid argument", _missing(missing, required, list(params)))
-        phone = Phone(session.phone.wda.script, session.phone.udid, self._usbmuxd)
+        phone = Phone(session.phone.wda.script, session.phone.udid, self._usbmuxd, session.phone.controls)
         return handler(Proxy(lambda m, r, b: self._wda_call(session, m, r, b), phone), params)
 
     def _annotate(self, script: str) -> Any:

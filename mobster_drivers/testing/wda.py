@@ -103,6 +103,15 @@ Rule 14: alerts and the keyboard are the scripted phone's (its Rules 10, 11): wh
         ``POST /wda/keyboard/dismiss`` with no keyboard shown succeeds at once; with one, it hides
         it only when ``keyNames`` names one of its keys (an iPhone has no hide key of its own), else
         400 ``invalid element state`` "Did not know how to dismiss the keyboard …".
+Rule 15: ``/wda/performAccessibilityAudit`` answers as ``FBCustomCommands.m`` and
+        ``XCUIApplication+FBHelpers.m`` do: ``auditTypes`` full names (``XCUIAccessibilityAuditTypeContrast``),
+        none or empty meaning ``…All``; an unknown name is 400 ``invalid argument``; iOS before 17 is
+        500 ``unknown error`` "Accessibility audit is only supported since iOS 17/Xcode 15"; the
+        reply lists the app script's findings for the screen in front (``audit:``, none when the
+        app declares none), each ``{detailedDescription, compactDescription, auditType (the full
+        name), element, elementDescription, elementAttributes (the element's JSON source node)}``.
+        Not checked: the exact text of ``element``/``elementDescription`` (XCUIElement's
+        ``description``, modelled as ``Type, {{x, y}, {w, h}}, identifier: '…', label: '…'``).
 
 Every route the real clients send (XCUITest 12.13.1's ``proxyCommand`` targets, facebook-wda
 1.5.4's requests, our drivers'), as appium-webdriveragent 16.12.9 (the XCUITest driver's npm
@@ -236,10 +245,11 @@ from mobster_core import (
     SystemClock,
     UnknownOutcome,
 )
-from mobster_core.protocols import SPRINGBOARD
+from mobster_core.checks import AUDIT_TYPES, audit_type_name
+from mobster_core.protocols import SPRINGBOARD, AuditIssue
 from mobster_drivers._loop import LoopThread
 from mobster_drivers._xcuitest.tree import parse_xml_source, source_bundle
-from mobster_drivers.devices.scripted import AppScript, ScriptedPhone
+from mobster_drivers.devices.scripted import AUDIT_SINCE_IOS, AppScript, ScriptedPhone, audit_of
 
 from ._nspredicate import Predicate, PredicateError, parse_predicate
 from ._server import DEAD, Incoming, LoopbackServer, Reply, json_body, serve_from_shell, session_route
@@ -1863,8 +1873,36 @@ class FakeWda(LoopbackServer[WdaRequest]):
         raise _WdaFailure(408, "timeout", f"Did not receive any expected {name} notifications within {timeout}s")
 
     @_serves("POST", "/wda/performAccessibilityAudit")
-    async def _audit(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
-        return []  # no issue found
+    async def _audit(self, body: dict[str, Any], _query: dict[str, str]) -> Any:
+        return self._audit_reply(body.get("auditTypes"))
+
+    def _audit_reply(self, asked: Any) -> list[dict[str, Any]]:
+        """Rule 15: the app script's findings for the screen in front, as WDA's audit reply."""
+        names = {audit_type_name(t): t for t in AUDIT_TYPES}
+        wanted: list[str] = []
+        for value in asked if isinstance(asked, list) and asked else ["XCUIAccessibilityAuditTypeAll"]:
+            if value != "XCUIAccessibilityAuditTypeAll" and value not in names:
+                known = ", ".join(["XCUIAccessibilityAuditTypeAll", *names])
+                raise _WdaFailure(
+                    400,
+                    "invalid argument",
+                    f"Audit type value '{value}' is not known. Only the following audit types are supported: ({known})",
+                )
+            wanted.append(value)
+        if self._script.device.ios_major < AUDIT_SINCE_IOS:
+            raise _WdaFailure(
+                500,
+                "unknown error",
+                'Error Domain=com.facebook.WebDriverAgent Code=1 "Accessibility audit is only supported since '
+                'iOS 17/Xcode 15" UserInfo={NSLocalizedDescription=Accessibility audit is only supported since '
+                "iOS 17/Xcode 15}",
+            )
+        types = () if "XCUIAccessibilityAuditTypeAll" in wanted else tuple(names[w] for w in wanted)
+        screen, _nodes = self._phone.peek()
+        front = screen.app
+        report = audit_of(self._script, front, self._phone.screen_name(front), screen, types)
+        tree = self._raw_tree(screen)
+        return [_audit_issue(issue, tree) for issue in report.issues]  # an app that declares none: none found
 
     @_serves("POST", "/wda/performIoHidEvent", "/wda/siri/activate")
     async def _carried_out(self, _body: dict[str, Any], _query: dict[str, str]) -> Any:
@@ -1931,6 +1969,40 @@ class FakeWda(LoopbackServer[WdaRequest]):
         if body.get("direction") is None:
             raise _WdaFailure(400, "invalid argument", "The 'direction' argument must be provided")
         return {"utterance": None}
+
+
+def _audit_issue(issue: AuditIssue, tree: dict[str, Any]) -> dict[str, Any]:
+    """Rule 15: one issue as ``fb_performAccessibilityAuditWithAuditTypes`` sends it."""
+    node = _find_node(tree, issue)
+    attributes = {k: v for k, v in (node or {}).items() if k != "children"}
+    rect = (node or {}).get("rect", {})
+    x, y, w, h = (float(rect.get(k, 0)) for k in ("x", "y", "width", "height"))
+    where = f"{{{{{x}, {y}}}, {{{w}, {h}}}}}"
+    described = ", ".join(
+        [str((node or {}).get("type", "Other")), where]
+        + ([f"identifier: '{issue.identifier}'"] if issue.identifier else [])
+        + ([f"label: '{issue.label}'"] if issue.label else [])
+    )
+    return {
+        "detailedDescription": issue.description,
+        "compactDescription": issue.description,
+        "auditType": audit_type_name(issue.type),
+        "element": described,
+        "elementDescription": f"Attributes: {described}",
+        "elementAttributes": attributes,
+    }
+
+
+def _find_node(node: dict[str, Any], issue: AuditIssue) -> dict[str, Any] | None:
+    if issue.identifier and node.get("rawIdentifier") == issue.identifier:
+        return node
+    if not issue.identifier and issue.label and node.get("label") == issue.label:
+        return node
+    for child in node.get("children", []):
+        found = _find_node(child, issue)
+        if found is not None:
+            return found
+    return None
 
 
 @attrs.define

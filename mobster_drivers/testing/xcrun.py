@@ -24,6 +24,17 @@ Rule 4: failures replay what simctl prints: a command on a shut-down simulator, 
         installed, nothing to terminate, a link no app opens, an unknown UDID. :meth:`FakeSimctl.fail_next`
         and :meth:`FakeSimctl.hang_next` inject more.
 Rule 5: every call is recorded in :attr:`FakeSimctl.calls` (arguments and the extra environment).
+Rule 6: the device controls keep what they set, per simulator (:meth:`FakeSimctl.controls_of`):
+        ``location <udid> set <lat>,<lon>`` (and ``clear``), ``ui <udid> appearance light|dark``,
+        ``ui <udid> content_size <size>`` (simctl's twelve sizes; anything else is a usage error),
+        ``push <udid> <bundle> <file>`` (the payload read back; a bundle that isn't installed
+        fails), and ``spawn <udid> notifyutil`` with BiometricKit's enrolment state and matches.
+        Not checked against a real simctl: the exact words of the usage errors.
+Rule 7: ``io <udid> recordVideo [--codec=…] [--force] <file>`` runs in the background
+        (:meth:`FakeSimctl.start`, the ``SimctlBackground`` ability): it writes the file's head
+        at once (not playable yet, as simctl's), and finalizes it when interrupted (SIGINT), with
+        no real time passing. ``run`` of it, which would block a real simctl until interrupted,
+        fails. :meth:`FakeSimctl.fail_next` of ``recordVideo`` makes the next start fail.
 """
 
 from __future__ import annotations
@@ -31,6 +42,7 @@ from __future__ import annotations
 import json
 import os
 import plistlib
+import re
 import shutil
 import uuid
 from collections.abc import Mapping, Sequence
@@ -41,15 +53,30 @@ from typing import Any
 import attrs
 
 from mobster_core import DeviceError, Screen
+from mobster_core.checks import CONTENT_SIZES
 from mobster_core.protocols import SPRINGBOARD
 from mobster_drivers.devices.scripted import render_screen
-from mobster_drivers.devices.simulator import SimctlTimeout
+from mobster_drivers.devices.simulator import SimctlProcess, SimctlTimeout
 
 from .wda import FakeWda
 
-__all__ = ["RECORDED_DEVICES", "FakeSimctl", "SimctlCall", "recorded"]
+__all__ = [
+    "CONTENT_SIZES",
+    "RECORDED_DEVICES",
+    "VIDEO_HEAD",
+    "VIDEO_TAIL",
+    "Controls",
+    "FakeSimctl",
+    "SimctlCall",
+    "recorded",
+]
 
 _CHILD = "SIMCTL_CHILD_"
+_ENROLLMENT = "com.apple.BiometricKit.enrollmentChanged"
+_MATCH = re.compile(r"com\.apple\.BiometricKit_Sim\.(fingerTouch|pearl)\.(match|nomatch)")
+#: Rule 7: what a recording holds before SIGINT (an MP4's ``ftyp`` box), and what finalizing adds.
+VIDEO_HEAD = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+VIDEO_TAIL = b"\x00\x00\x00\x08moov"
 
 
 def recorded(name: str) -> str:
@@ -83,11 +110,26 @@ class _App:
 
 
 @attrs.define
+class Controls:
+    """What the device controls set on one simulator (Rule 6)."""
+
+    location: tuple[float, float] | None = None
+    appearance: str = "light"
+    content_size: str = "large"
+    enrolled: bool = False
+    #: Every biometric answer posted, ``(sensor, matched)``: ``("pearl", True)``.
+    matches: list[tuple[str, bool]] = attrs.field(factory=list)
+    #: Every push, ``(bundle, payload as parsed)``.
+    pushes: list[tuple[str, Any]] = attrs.field(factory=list)
+
+
+@attrs.define
 class _Sim:
     entry: dict[str, Any]
     runtime: str
     apps: dict[str, _App] = attrs.field(factory=dict)
     running: set[str] = attrs.field(factory=set)
+    controls: Controls = attrs.field(factory=Controls)
 
     @property
     def udid(self) -> str:
@@ -134,6 +176,8 @@ class FakeSimctl:
         self._pid = 41000
         #: Every command run, oldest first (Rule 5).
         self.calls: list[SimctlCall] = []
+        #: Every recording started (Rule 7), oldest first.
+        self.recordings: list[_Recording] = []
         if wda is not None:
             target = self._find(install_on) if install_on else self._booted()
             for app in wda.script.apps.values():
@@ -177,6 +221,10 @@ class FakeSimctl:
         """Make the next ``command`` time out (the runner raises ``SimctlTimeout``)."""
         self._injected.setdefault(command, []).append(None)
 
+    def controls_of(self, udid: str) -> Controls:
+        """What the device controls set on a simulator (Rule 6)."""
+        return self._find(udid).controls
+
     def calls_of(self, command: str) -> list[SimctlCall]:
         """The recorded calls of one subcommand."""
         return [c for c in self.calls if c.command == command]
@@ -201,6 +249,29 @@ class FakeSimctl:
         except _Fail as failure:
             return failure.code, "", failure.stderr
         return 0, out, err
+
+    def start(self, args: Sequence[str]) -> SimctlProcess:
+        """Rule 7: ``io <udid> recordVideo … <file>`` in the background (``SimctlBackground``)."""
+        call = SimctlCall(tuple(args), {})
+        self.calls.append(call)
+        queue = self._injected.get("recordVideo")
+        if queue:
+            injected = queue.pop(0)
+            raise DeviceError(f"xcrun simctl io recordVideo couldn't start: {injected[1] if injected else 'hung'}")
+        rest = list(args)
+        if len(rest) < 4 or rest[0] != "io" or rest[2] != "recordVideo":
+            raise DeviceError(f"fake simctl: only io <udid> recordVideo runs in the background, not {rest[:3]}")
+        try:
+            self._booted_sim(rest[1])
+        except _Fail as failure:
+            raise DeviceError(f"xcrun simctl io recordVideo couldn't start: {failure.stderr.strip()}") from None
+        target = Path(next(a for a in reversed(rest[3:]) if not a.startswith("-")))
+        if target.exists() and "--force" not in rest:
+            raise DeviceError(f"xcrun simctl io recordVideo: {target} exists (use --force to overwrite)")
+        target.write_bytes(VIDEO_HEAD)
+        recording = _Recording(target)
+        self.recordings.append(recording)
+        return recording
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -375,6 +446,8 @@ class FakeSimctl:
 
     def _cmd_io(self, rest: list[str], _env: dict[str, str]) -> tuple[str, str]:
         self._booted_sim(rest[0])
+        if len(rest) >= 2 and rest[1] == "recordVideo":
+            raise _Fail(1, "fake simctl: recordVideo runs until interrupted; start it in the background\n")
         if len(rest) < 3 or rest[1] != "screenshot":
             raise self._error("unknown_subcommand", command=" ".join(["io", *rest[1:2]]))
         target = Path(next(a for a in reversed(rest) if not a.startswith("-")))
@@ -383,12 +456,93 @@ class FakeSimctl:
         return "", f"Detected file type 'PNG' from extension\nWrote screenshot to: {target}\n"
 
     def _cmd_spawn(self, rest: list[str], _env: dict[str, str]) -> tuple[str, str]:
-        self._booted_sim(rest[0])
+        sim = self._booted_sim(rest[0])
+        if rest[1:2] == ["notifyutil"]:
+            self._notifyutil(sim.controls, rest[2:])
         return "", ""
+
+    def _notifyutil(self, controls: Controls, args: list[str]) -> None:
+        """Rule 6: ``-s NAME STATE`` sets a state, ``-p NAME`` posts; BiometricKit reads both."""
+        state: dict[str, str] = {}
+        i = 0
+        while i < len(args):
+            if args[i] == "-s" and i + 2 < len(args):
+                state[args[i + 1]] = args[i + 2]
+                i += 3
+            elif args[i] == "-p" and i + 1 < len(args):
+                name = args[i + 1]
+                if name == _ENROLLMENT and name in state:
+                    controls.enrolled = state[name] == "1"
+                match = _MATCH.fullmatch(name)
+                if match is not None:
+                    controls.matches.append((match.group(1), match.group(2) == "match"))
+                i += 2
+            else:
+                raise _Fail(64, f"usage: notifyutil -p NAME | -s NAME STATE; got {args[i]!r}\n")
+
+    def _cmd_location(self, rest: list[str], _env: dict[str, str]) -> tuple[str, str]:
+        sim = self._booted_sim(rest[0])
+        if rest[1:2] == ["clear"]:
+            sim.controls.location = None
+            return "", ""
+        if rest[1:2] != ["set"] or len(rest) < 3:
+            raise _Fail(64, "Usage: simctl location <device> set <latitude>,<longitude>\n")
+        try:
+            lat, lon = (float(v) for v in rest[2].split(","))
+        except ValueError:
+            raise _Fail(64, f"Invalid coordinate: {rest[2]}\n") from None
+        if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+            raise _Fail(64, f"Invalid coordinate: {rest[2]}\n")
+        sim.controls.location = (lat, lon)
+        return "", ""
+
+    def _cmd_ui(self, rest: list[str], _env: dict[str, str]) -> tuple[str, str]:
+        sim = self._booted_sim(rest[0])
+        option, value = (rest[1], rest[2] if len(rest) > 2 else None) if len(rest) > 1 else ("", None)
+        if option == "appearance" and value in ("light", "dark"):
+            sim.controls.appearance = value
+        elif option == "appearance" and value is None:
+            return f"{sim.controls.appearance}\n", ""
+        elif option == "content_size" and value in CONTENT_SIZES:
+            sim.controls.content_size = value
+        elif option == "content_size" and value is None:
+            return f"{sim.controls.content_size}\n", ""
+        else:
+            raise _Fail(64, f"Invalid value for {option}: {value}\n")
+        return "", ""
+
+    def _cmd_push(self, rest: list[str], _env: dict[str, str]) -> tuple[str, str]:
+        sim = self._booted_sim(rest[0])
+        bundle, file = rest[1], Path(rest[2])
+        if bundle not in sim.apps:
+            raise self._error("launch_not_installed", bundle=bundle)
+        try:
+            payload = json.loads(file.read_bytes())
+        except (OSError, ValueError) as exc:
+            raise _Fail(1, f"Unable to read the payload at {file}: {exc}\n") from None
+        sim.controls.pushes.append((bundle, payload))
+        return f"Notification sent to '{bundle}'\n", ""
 
     def _cmd_keychain(self, rest: list[str], _env: dict[str, str]) -> tuple[str, str]:
         self._booted_sim(rest[0])
         return "", ""
+
+
+class _Recording:
+    """Rule 7: one ``io recordVideo`` in the background: finalized when interrupted."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.interrupted = False
+
+    def interrupt(self, timeout: float = 30.0) -> tuple[int, str, str]:
+        """SIGINT: the video is finalized (its tail written) and the process exits 0."""
+        del timeout  # the fake finalizes at once
+        if not self.interrupted:
+            self.interrupted = True
+            with self.file.open("ab") as f:
+                f.write(VIDEO_TAIL)
+        return 0, "", f"Recording started\nRecording completed. Wrote video to: {self.file}\n"
 
 
 class _Missing(dict[str, str]):

@@ -590,3 +590,13 @@ def test_a_screenshot_that_isnt_bytes_is_a_missing_frame_not_a_crash(project: Pa
     (check,) = json.loads(result.stdout)["checks"]
     assert check["verdict"] == "passed"
     assert all(step["frame"] is None for step in check["steps"])
+
+
+def test_video_is_an_option_of_mobster_test_and_a_device_without_video_is_no_outcome(project: Path) -> None:
+    first = mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--video", "on", "--json")
+    assert first.exit_code == 0, first.output
+    check = json.loads(first.stdout)["checks"][0]
+    assert (check["verdict"], check["video"], check["video_url"]) == ("passed", None, None)  # the phone can't record
+    bad = mobster("test", "--scripted", "app.yaml", "--video", "sometimes")
+    assert bad.exit_code == 2
+    assert "'sometimes' is not one of 'off', 'on', 'retain-on-failure'" in bad.output

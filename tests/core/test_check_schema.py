@@ -139,6 +139,11 @@ BAD = {
     "an unknown alert service": BASE + "alerts: {allow: [locaton]}\n",
     "an unknown alert key": BASE + "alerts: {grant: [camera]}\n",
     "all_steps as text": BASE + "all_steps: yes please\n",
+    "an unknown audit type": BASE + "  - accessibility_audit: {types: [contrasts]}\n",
+    "a negative audit max": BASE + "  - accessibility_audit: {max: -1}\n",
+    "an unknown content size": BASE.replace("expect:", "device: {content_size: huge}\nexpect:"),
+    "a latitude out of range": BASE.replace("expect:", "device: {location: [91, 0]}\nexpect:"),
+    "an unknown device key": BASE.replace("expect:", "device: {colour: dark}\nexpect:"),
 }
 
 
@@ -160,6 +165,11 @@ def test_the_schemas_keys_are_the_loaders_and_its_services_the_alert_rules() -> 
 
     assert set(SCHEMA["properties"]) == set(_TOP_KEYS)
     assert SCHEMA["$defs"]["alertService"]["enum"] == list(ALERT_SERVICES)
+    from mobster_core.checks import AUDIT_TYPES, CONTENT_SIZES
+
+    audit = SCHEMA["$defs"]["assertion"]["properties"]["accessibility_audit"]
+    assert audit["properties"]["types"]["items"]["enum"] == list(AUDIT_TYPES)
+    assert SCHEMA["properties"]["device"]["oneOf"][1]["properties"]["content_size"]["enum"] == list(CONTENT_SIZES)
     good = BASE + "all_steps: true\nalerts: {allow: [location], deny: [tracking]}\n"
     load_check_text(good, "good.yaml")
     assert VALIDATOR.is_valid(_load(good))

@@ -85,8 +85,9 @@ def test_the_public_modules_are_the_ones_without_an_underscore() -> None:
 
 def test_protocols_and_testing_exports() -> None:
     assert sorted(protocols.__all__) == sorted([
-        "DEFAULT_SCREEN_SIZE", "SPRINGBOARD", "AlertAnswers", "Appearance", "CheckReports", "Clock", "Device",
-        "EvidenceReads", "Frame", "LocaleLaunches", "Model", "PathStore", "Reporter", "ScreenshotChannel",
+        "DEFAULT_SCREEN_SIZE", "SPRINGBOARD", "AlertAnswers", "Appearance", "AuditIssue", "AuditReport", "Audits",
+        "CheckReports", "Clock", "Device", "DeviceControls", "DeviceSettings", "EvidenceReads", "Frame",
+        "LocaleLaunches", "Model", "PathStore", "Recording", "Recordings", "Reporter", "ScreenshotChannel",
         "Screenshots", "TargetChecks",
     ])  # fmt: skip
     assert sorted(testing.__all__) == ["FakeClock", "MemoryJournal", "SPRINGBOARD", "check_device"]

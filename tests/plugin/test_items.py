@@ -211,6 +211,18 @@ def test_a_mistake_in_the_options_stops_pytest_at_once(project: Project, args: t
 REAL_CLOCK = ("-p", "no:cacheprovider", "-p", "mobster_pytest.plugin")
 
 
+def test_the_video_mode_is_checked_on_the_command_line_and_in_the_ini(project: Project) -> None:
+    result = project.run("--mobster-video", "sometimes")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--mobster-video: invalid choice: 'sometimes'*"])
+    project.pytester.makeini("[pytest]\nmobster_video = sometimes\n")
+    result = project.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: mobster: mobster_video (ini): 'sometimes' is not one of off, on, retain-on-failure"]
+    )
+
+
 def test_a_pool_mistake_names_an_ini_key_as_the_user_wrote_it(project: Project) -> None:
     # The pool is the harness's (mobster test's rules and words); the spelling is the plugin's.
     project.pytester.makeini("[pytest]\nmobster_scripted = apps/yourapp.yaml\n")

@@ -26,6 +26,11 @@ Rule 6: an element is *shown* by the screen's one rule (:meth:`Screen.is_shown`)
 Rule 7: evaluation is pure: one screen in, one result per assertion out, all on the same read, the
         regexes of the read sharing one budget. A failing assertion gathers what was found
         instead, and ``explanation`` words it.
+Rule 8: ``accessibility_audit`` is judged on the device's audit of the same screen (the runner asks
+        for it once, on the verdict's settled read): it holds when at most ``max`` issues of its
+        types were found, and names each issue with its element. Without an audit (the baseline,
+        a poll of the settled read) it holds no verdict (``unavailable`` says why); on a device
+        that can't audit, ``unavailable`` is the device's reason: never a pass.
 """
 
 from __future__ import annotations
@@ -37,13 +42,14 @@ from typing import TypeAlias
 
 import attrs
 
+from mobster_core._rules.controls import AuditReport
 from mobster_core._rules.screen import Element, Screen
 
 from .explanation import Names, cut, hidden_note, near_note, quoted, role_mismatch, unevaluated
-from .model import Assertion, AssertionResult, Expected, Kind, Pattern, Selector, normalize
+from .model import Assertion, AssertionResult, AuditSpec, Expected, Kind, Pattern, Selector, normalize
 from .safe_regex import RegexTimeout, read_budget
 
-__all__ = ["MAX_MATCHES", "evaluate", "first_number", "shown_elements"]
+__all__ = ["MAX_MATCHES", "NOT_AUDITED", "evaluate", "first_number", "shown_elements"]
 
 #: The most matching elements kept in a result.
 MAX_MATCHES = 10
@@ -100,18 +106,47 @@ def shown_elements(screen: Screen) -> tuple[Element, ...]:
     return screen.shown
 
 
-def evaluate(assertions: Iterable[Assertion], screen: Screen) -> tuple[AssertionResult, ...]:
+def evaluate(
+    assertions: Iterable[Assertion], screen: Screen, audit: AuditReport | None = None
+) -> tuple[AssertionResult, ...]:
     """Evaluate every assertion on the same read (Rule 7); one result per assertion, in order.
 
-    The regexes of the read share one CPU budget (``safe_regex``, Rule 3).
+    The regexes of the read share one CPU budget (``safe_regex``, Rule 3). ``audit`` is the
+    device's audit of this screen, for ``accessibility_audit`` (Rule 8).
     """
     view = _View(screen)
     with read_budget():
-        return tuple(_evaluate(a, view) for a in assertions)
+        return tuple(_evaluate(a, view, audit) for a in assertions)
 
 
-def _evaluate(assertion: Assertion, view: _View) -> AssertionResult:
+#: Rule 8: what an audit assertion says on a read no audit was taken of.
+NOT_AUDITED = "not audited on this read (the audit runs once, on the verdict's settled screen)"
+
+
+def _audited(assertion: Assertion, spec: AuditSpec, audit: AuditReport | None) -> AssertionResult:
+    """Rule 8."""
+    text = assertion.show()
+    if audit is None or audit.unavailable is not None:
+        why = NOT_AUDITED if audit is None else str(audit.unavailable)
+        return AssertionResult(
+            text=text, ok=False, observed=why, name=assertion.name, line=assertion.line, unavailable=why
+        )
+    issues = [i for i in audit.issues if not spec.types or i.type in spec.types]
+    if not issues:
+        observed = "no issue found"
+    else:
+        listed = "; ".join(cut(i.show()) for i in issues[:MAX_MATCHES])
+        more = f" (and {len(issues) - MAX_MATCHES} more)" if len(issues) > MAX_MATCHES else ""
+        observed = f"{len(issues)} issue{'s' if len(issues) != 1 else ''}: {listed}{more}"
+    return AssertionResult(
+        text=text, ok=len(issues) <= spec.max, observed=observed, name=assertion.name, line=assertion.line
+    )
+
+
+def _evaluate(assertion: Assertion, view: _View, audit: AuditReport | None = None) -> AssertionResult:
     subject = assertion.subject
+    if isinstance(subject, AuditSpec):
+        return _audited(assertion, subject, audit)
     try:
         if isinstance(subject, Pattern):
             ok, observed, matches = _text(assertion.kind, subject, view)

@@ -23,6 +23,10 @@ Rule 7: values are never converted: a malformed entry is an :class:`ExpectError`
         locate it in the ``expect`` list, with what is wrong and what to write instead, worded
         as every strict YAML reader words its errors (``_rules/yaml.py``, Rule 3). What an
         assertion means on a screen is ``evaluation``'s.
+Rule 8: ``accessibility_audit`` takes ``types`` (a list of :data:`~mobster_core._rules.controls.AUDIT_TYPES`
+        names, none or absent: all of them) and ``max`` (the most issues allowed, default 0); it
+        holds when the device's audit of the verdict's screen finds at most ``max`` issues of
+        those types (``evaluation``, Rule 8).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from typing import Any, TypeAlias
 import attrs
 import regex
 
+from mobster_core._rules.controls import AUDIT_TYPES
 from mobster_core._rules.screen import MAX_ELEMENTS, Element
 from mobster_core._rules.yaml import KeyedProblem, Keys, did_you_mean, kind_of, quote_fix
 from mobster_core.exceptions import MobsterError
@@ -53,6 +58,7 @@ __all__ = [
     "MAX_ASSERTIONS",
     "Assertion",
     "AssertionResult",
+    "AuditSpec",
     "ExpectError",
     "Expected",
     "Kind",
@@ -97,6 +103,7 @@ class Kind(enum.StrEnum):
     ABSENT = "absent"
     VALUE = "value"
     COUNT = "count"
+    ACCESSIBILITY_AUDIT = "accessibility_audit"
 
 
 _TEXT_KINDS = (Kind.TEXT, Kind.NO_TEXT)
@@ -300,6 +307,25 @@ class Selector:
         return out
 
 
+@attrs.frozen
+class AuditSpec:
+    """What an ``accessibility_audit`` asks (Rule 8): the types (empty: all) and the most issues allowed."""
+
+    types: tuple[str, ...] = ()
+    max: int = 0
+
+    def show(self) -> str:
+        """``contrast, dynamicType <= 0`` or ``all types <= 0``."""
+        return f"{', '.join(self.types) or 'all types'} <= {self.max}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The body as written in a check file."""
+        return {"types": list(self.types), "max": self.max}
+
+
+_AUDIT_KEYS = ("types", "max")
+
+
 # -- assertions -----------------------------------------------------------------------------
 
 
@@ -317,7 +343,7 @@ class Assertion:
     """
 
     kind: Kind = attrs.field(converter=Kind)
-    subject: Pattern | Selector
+    subject: Pattern | Selector | AuditSpec
     equals: Expected | None = None
     at_least: int | None = None
     at_most: int | None = None
@@ -330,8 +356,10 @@ class Assertion:
 
     def __attrs_post_init__(self) -> None:
         textual = self.kind in _TEXT_KINDS
-        if textual != isinstance(self.subject, Pattern):
-            raise ValueError(f"a {self.kind} assertion takes {'a Pattern' if textual else 'a Selector'}")
+        audit = self.kind is Kind.ACCESSIBILITY_AUDIT
+        if textual != isinstance(self.subject, Pattern) or audit != isinstance(self.subject, AuditSpec):
+            wanted = "a Pattern" if textual else "an AuditSpec" if audit else "a Selector"
+            raise ValueError(f"a {self.kind} assertion takes {wanted}")
         bounds = [b for b in _BOUNDS if getattr(self, b) is not None]
         if self.kind is Kind.VALUE:
             ok = bounds == ["equals"] and _is_expected(self.equals)
@@ -351,6 +379,11 @@ class Assertion:
     def selector(self) -> Selector | None:
         """The selector of a ``visible``/``absent``/``value``/``count`` assertion, else None."""
         return self.subject if isinstance(self.subject, Selector) else None
+
+    @property
+    def audit(self) -> AuditSpec | None:
+        """What an ``accessibility_audit`` asks, else None."""
+        return self.subject if isinstance(self.subject, AuditSpec) else None
 
     @property
     def bound(self) -> tuple[str, Expected] | None:
@@ -415,6 +448,9 @@ class AssertionResult:
     error: str | None = None
     #: The line of the check file the assertion's ``expect`` entry starts on (``Assertion.line``).
     line: int | None = None
+    #: Set when the device couldn't do what the assertion needs (an ``accessibility_audit`` on a
+    #: device that can't audit): why. ``ok`` is then False; the check can't run (class ``environment``).
+    unavailable: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``{"text", "ok", "observed"}``, as in ``results.json``."""
@@ -491,6 +527,9 @@ def parse_assertion(item: Any, keys: Keys = ()) -> tuple[Assertion, ...]:
     if kind in _TEXT_KINDS:
         _no_bounds(kind, bounds, keys)
         return tuple(Assertion(kind, p, name=name) for p in _texts(body, where))
+    if kind is Kind.ACCESSIBILITY_AUDIT:
+        _no_bounds(kind, bounds, keys)
+        return (Assertion(kind, _audit(body, where), name=name),)
     selector = _selector(body, where)
     if kind in (Kind.VISIBLE, Kind.ABSENT):
         _no_bounds(kind, bounds, keys)
@@ -504,6 +543,46 @@ def parse_assertion(item: Any, keys: Keys = ()) -> tuple[Assertion, ...]:
             kind, selector, name=name, equals=counts["equals"], at_least=counts["at_least"], at_most=counts["at_most"]
         ),
     )
+
+
+def _audit(value: Any, keys: Keys) -> AuditSpec:
+    """Rule 8: ``{types: [contrast, …], max: 0}``; ``{}`` or null-free defaults: every type, none allowed."""
+    if not isinstance(value, Mapping):
+        raise ExpectError(
+            keys,
+            f"expected a mapping of types and max, got {kind_of(value)}",
+            "write accessibility_audit: {types: [contrast], max: 0}",
+        )
+    for key in value:
+        if key not in _AUDIT_KEYS:
+            unknown = str(key)
+            raise ExpectError(
+                (*keys, unknown), f"unknown key {unknown!r}{did_you_mean(unknown, _AUDIT_KEYS)}", "write types and max"
+            )
+    types: list[str] = []
+    raw = value.get("types", [])
+    if not isinstance(raw, list):
+        raise ExpectError(
+            (*keys, "types"), f"expected a list of audit types, got {kind_of(raw)}", "write types: [contrast]"
+        )
+    for index, item in enumerate(raw):
+        if not isinstance(item, str) or item not in AUDIT_TYPES:
+            hint = did_you_mean(item, AUDIT_TYPES) if isinstance(item, str) else ""
+            raise ExpectError(
+                (*keys, "types", index),
+                f"unknown audit type {item!r}{hint}"
+                if isinstance(item, str)
+                else f"expected an audit type, got {kind_of(item)}",
+                f"write one of {', '.join(AUDIT_TYPES)}",
+            )
+        if item not in types:
+            types.append(item)
+    most = value.get("max", 0)
+    if not _is_count(most) or most > MAX_ELEMENTS:
+        raise ExpectError(
+            (*keys, "max"), f"expected a whole number from 0 to {MAX_ELEMENTS}, got {kind_of(most)}", "write max: 0"
+        )
+    return AuditSpec(types=tuple(types), max=most)
 
 
 def _name(value: Any, keys: Keys) -> str:

@@ -90,16 +90,24 @@ Rule 8: :meth:`AppiumDevice.report` names the session after the check and tells 
         check's start (when the session exists) and reports the verdict at its end; with
         ``session_per_check`` the session then ends, so each check is one session on the
         provider's dashboard (one name, one verdict, one video).
+Rule 9: the device controls (``DeviceControls``), the video (``Recordings``) and the audit
+        (``Audits``) are ``_controls``' and ``_xcuitest/audit``'s commands: settings only on a
+        simulator session (the kind of Rule 7), a video with XCTest's recorder, written 0600 into
+        the file asked for in one rename, or on a cloud the provider's session page linked; the
+        audit is ``mobile: performAccessibilityAudit`` (iOS 17 and later).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import logging
 import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -119,13 +127,16 @@ from mobster_core import (
     UnknownOutcome,
     Verdict,
 )
-from mobster_drivers._xcuitest import replies
+from mobster_core.files import atomic_write
+from mobster_core.protocols import AuditReport, DeviceSettings, Recording
+from mobster_drivers._xcuitest import audit, replies
 from mobster_drivers._xcuitest.gestures import KEYBOARD_KEYS, SWIPE_SECONDS, Move, gesture
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
 from ._bundle import BundleInfo, read_bundle_info
 from ._caps import AppiumCaps, Provider, detect_provider, session_capabilities
+from ._controls import settings_commands, settings_refusal, video_link
 from ._provider import provider_scripts
 from ._wire import AppiumBadReply, AppiumErrorReply, AppiumNoReply, AppiumTransportError, AppiumUnreachable, AppiumWire
 
@@ -270,6 +281,7 @@ class AppiumDevice:
         )
         self._queries_ready: str | None = None
         self._told_full_source = False
+        self._video_file: Path | None = None  # Rule 9: the file a recording goes into
 
     # -- what callers read --------------------------------------------------------------------
 
@@ -353,6 +365,77 @@ class AppiumDevice:
         if isinstance(value, bool) or not isinstance(value, int):
             raise DeviceError(f"{self._where()} sent an app state that is not a number: {self.scrub(repr(value))[:80]}")
         return value
+
+    # -- device controls, video and the audit (Rule 9) ----------------------------------------
+
+    def controls_refusal(self, settings: DeviceSettings) -> str | None:
+        """``DeviceControls``: a simulator session applies them; an iPhone, a cloud's phone, can't (Rule 9)."""
+        info = self._info
+        if info is None or info.kind is not DeviceKind.SIMULATOR:
+            return f"the Appium session at {self.url} is not on a simulator"
+        return settings_refusal(settings)
+
+    async def apply_settings(self, settings: DeviceSettings) -> None:
+        """Location, appearance and biometric enrolment through XCUITest's ``mobile:`` commands (Rule 9)."""
+        refusal = self.controls_refusal(settings)
+        if refusal is not None:
+            raise DeviceError(refusal)
+        for name, args in settings_commands(settings):
+            await asyncio.to_thread(self._mobile, name, args, timeout=self._timeouts.read)
+
+    async def push_notification(self, bundle: str, payload: Mapping[str, Any]) -> None:
+        """``mobile: pushNotification``: a push to ``bundle`` (a simulator session only)."""
+        self._need_simulator("a push notification")
+        what = f"pushing a notification to {bundle}"
+        args = {"bundleId": bundle, "payload": dict(payload)}
+        await asyncio.to_thread(self._mobile, "pushNotification", args, timeout=self._timeouts.action, action=what)
+
+    async def biometric_match(self, *, match: bool, sensor: str = "faceId") -> None:
+        """``mobile: sendBiometricMatch``: answer the Face ID (or ``touchId``) prompt (a simulator session only)."""
+        self._need_simulator("a biometric match")
+        args = {"type": sensor, "match": match}
+        what = "a biometric match" if match else "a failed biometric match"
+        await asyncio.to_thread(self._mobile, "sendBiometricMatch", args, timeout=self._timeouts.action, action=what)
+
+    async def start_recording(self, file: Path) -> None:
+        """``Recordings``: XCTest's recorder, or nothing on a cloud (it records every session, Rule 9)."""
+        self._video_file = file
+        if self._provider is None:
+            await asyncio.to_thread(self._mobile, "startXCTestScreenRecording", {}, timeout=self._timeouts.read)
+
+    async def stop_recording(self) -> Recording:
+        """``Recordings``: the video's bytes written 0600 into the file, or the cloud's page linked (Rule 9)."""
+        file, self._video_file = self._video_file, None
+        if file is None:
+            return Recording()
+        if self._provider is not None:
+            return Recording(url=video_link(self._provider, self.url, self._session_id))
+        value = await asyncio.to_thread(self._mobile, "stopXCTestScreenRecording", {}, timeout=self._timeouts.action)
+        payload = value.get("payload") if isinstance(value, Mapping) else None
+        try:
+            data = base64.b64decode(payload if isinstance(payload, str) else "", validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise DeviceError(f"{self._where()} sent a video that is not base64") from exc
+        if not data:
+            raise DeviceError(f"{self._where()} sent no video (stopXCTestScreenRecording without a payload)")
+        atomic_write(file, data)
+        return Recording(file=str(file))
+
+    async def audit(self, types: tuple[str, ...]) -> AuditReport:
+        """``Audits``: ``mobile: performAccessibilityAudit`` of the app in front (Rule 9)."""
+        info = await self.info()
+        old = audit.too_old(info.ios_major, info.ios)
+        if old is not None:
+            return old
+        value = await asyncio.to_thread(
+            self._mobile, "performAccessibilityAudit", audit.audit_request(types), timeout=self._timeouts.action
+        )
+        return audit.parse_audit(value, self._where())
+
+    def _need_simulator(self, what: str) -> None:
+        info = self._info
+        if info is None or info.kind is not DeviceKind.SIMULATOR:
+            raise DeviceError(f"{what} needs a simulator: the Appium session at {self.url} is not on one")
 
     # -- the session and the provider ---------------------------------------------------------
 

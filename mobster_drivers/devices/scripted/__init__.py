@@ -19,15 +19,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from ._draw import DEFAULT_SCALE, ScreenRenderer, render_screen
-from ._phone import ScriptedPhone
-from ._script import PROFILES, TEXT_ROLES, AppScript, Latency, ScriptedApp, ScriptedElement, Tap, TapKind
+from ._phone import AUDIT_SINCE_IOS, ScriptedPhone, audit_of
+from ._script import (
+    PROFILES,
+    TEXT_ROLES,
+    AppScript,
+    AuditFinding,
+    Latency,
+    ScriptedApp,
+    ScriptedElement,
+    Tap,
+    TapKind,
+)
 
 __all__ = [
+    "AUDIT_SINCE_IOS",
     "DEFAULT_SCALE",
     "PROFILES",
     "SAMPLES",
     "TEXT_ROLES",
     "AppScript",
+    "AuditFinding",
     "Latency",
     "ScreenRenderer",
     "ScriptedApp",
@@ -35,6 +47,7 @@ __all__ = [
     "ScriptedPhone",
     "Tap",
     "TapKind",
+    "audit_of",
     "render_screen",
     "sample_path",
 ]

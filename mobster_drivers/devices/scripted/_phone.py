@@ -37,7 +37,7 @@ Rule 9: an app runs in a locale: the phone's (``device.locale``), or the one it 
         ``-AppleLanguages``/``-AppleLocale`` launch arguments as a real app reads them, or by
         ``LaunchOptions.locale`` on a ``simulator`` (``launches_in_locale``; an ``iphone`` can't, as a
         real one can't). It shows its labels in that locale (the script's ``locales``).
-Rule 10 (one request at a time): the phone serves its requests (reads, screenshots, actions,
+Rule 12 (one request at a time): the phone serves its requests (reads, screenshots, actions,
         launches) one at a time, in the order they came, as WebDriverAgent serves them on its main
         thread: a read sent while a screenshot is being taken starts when the screenshot is done. A
         request given up on (its caller cancelled) still holds the phone until its time is up, as
@@ -45,11 +45,16 @@ Rule 10 (one request at a time): the phone serves its requests (reads, screensho
         once, beside the others (the model before this rule). With ``separate_screenshots`` the
         screenshots come by a channel of their own (a simulator's ``simctl io``, the DVT service
         over USB, WDA's MJPEG stream), one at a time there, beside the other requests.
-Rule 11 (a screenshot's cost): a screenshot takes ``latency.screenshot`` seconds (the read's when
+Rule 13 (a screenshot's cost): a screenshot takes ``latency.screenshot`` seconds (the read's when
         the script doesn't say) at one pixel per point, and more with more pixels, as a screenshot
         encoded on the phone does: :func:`screenshot_seconds` (a fixed part and a part per
         megapixel, 0.234 s at 402 x 874 growing to 1.0 s at 1206 x 2622 for the ``usb-iphone``
         profile's 0.234 s).
+Rule 14: Apple's accessibility audit (``protocols.Audits``) finds on the screen in front what the
+        app script's ``audit`` declares for it, for the elements present now, named as WDA names
+        them; an app without ``audit``, the home screen, or iOS before 17 can't be audited (the
+        report says why). An audit takes ``latency.read`` seconds. Settings a check applies
+        (``protocols.DeviceControls``, a simulator only) are kept in :attr:`ScriptedPhone.settings`.
 """
 
 from __future__ import annotations
@@ -78,7 +83,7 @@ from mobster_core import (
     Screen,
     UnknownOutcome,
 )
-from mobster_core.protocols import SPRINGBOARD
+from mobster_core.protocols import SPRINGBOARD, AuditIssue, AuditReport, DeviceSettings
 from mobster_core.text import normal_locale
 
 from ._draw import DEFAULT_SCALE, ScreenRenderer
@@ -106,13 +111,13 @@ _ICON_TOP, _ICON_PITCH, _ICON_SPAN = 0.08, 0.12, 0.84
 
 FieldKey = tuple[str, tuple[int, ...]]  # (screen name, position of the element in the script)
 
-#: Rule 11: a screenshot's cost on the phone, a fixed part and a part per megapixel (seconds), in
+#: Rule 13: a screenshot's cost on the phone, a fixed part and a part per megapixel (seconds), in
 #: proportion: fitted to 0.234 s at 402 x 874 pixels and 1.0 s at 1206 x 2622 (docs/benchmarks.md).
 _SHOT_FIXED, _SHOT_PER_MEGAPIXEL = 0.13825, 0.27252
 
 
 def screenshot_seconds(base: float, pixels: tuple[int, int], points: tuple[int, int]) -> float:
-    """Rule 11: what a screenshot of ``pixels`` costs when one of ``points`` (one pixel a point) costs ``base`` s."""
+    """Rule 13: what a screenshot of ``pixels`` costs when one of ``points`` (one pixel a point) costs ``base`` s."""
 
     def model(size: tuple[int, int]) -> float:
         return _SHOT_FIXED + _SHOT_PER_MEGAPIXEL * size[0] * size[1] / 1e6
@@ -121,7 +126,7 @@ def screenshot_seconds(base: float, pixels: tuple[int, int], points: tuple[int, 
 
 
 class _Channel:
-    """Rule 10: requests served one at a time, in the order they came, on the phone's clock.
+    """Rule 12: requests served one at a time, in the order they came, on the phone's clock.
 
     A turn is taken with ``async with channel.turn():`` and held with ``await channel.hold(s)``;
     a holder cancelled mid-hold leaves the channel busy until its time is up.
@@ -590,7 +595,7 @@ class ScriptedPhone:
 
     Screenshots are pictures of the screen as a read returns it (``docs/scripted-phone.md``),
     ``screenshot_scale`` pixels per point (0.25 to 4; 1 gives 402 x 874 pixels on the default
-    screen). The phone serves one request at a time (Rule 10; ``one_at_a_time=False`` answers
+    screen). The phone serves one request at a time (Rule 12; ``one_at_a_time=False`` answers
     each at once); ``separate_screenshots`` gives its screenshots a channel of their own.
 
     Faults for testing a harness: :meth:`fail_next_action`, :meth:`fail_next_read`,
@@ -611,7 +616,7 @@ class ScriptedPhone:
         self._renderer = ScreenRenderer(scale=screenshot_scale)
         self._channel = _Channel(clock, serial=one_at_a_time)
         self._shots = self._channel if not separate_screenshots else _Channel(clock, serial=one_at_a_time)
-        #: Rule 10: whether screenshots come by a channel of their own (``protocols.ScreenshotChannel``).
+        #: Rule 12: whether screenshots come by a channel of their own (``protocols.ScreenshotChannel``).
         self.separate_screenshots = separate_screenshots
         self._sim = _Sim(script)
         self._lose_next: bool | None = None  # None: no fault armed; else its ``applied`` flag
@@ -622,6 +627,8 @@ class ScriptedPhone:
         self.launches: list[tuple[str, LaunchOptions]] = []
         #: Every alert button :meth:`answer_alert` was asked to tap, in order (Rule 10).
         self.alert_answers: list[str] = []
+        #: Every ``device:`` setting applied, in order (Rule 14).
+        self.settings: list[DeviceSettings] = []
 
     @classmethod
     def from_file(
@@ -781,7 +788,7 @@ class ScriptedPhone:
         return self._script.device.kind is DeviceKind.SIMULATOR
 
     async def read(self) -> Screen:
-        """The screen as it is when the read ends, after ``latency.read`` seconds (in its turn, Rule 10)."""
+        """The screen as it is when the read ends, after ``latency.read`` seconds (in its turn, Rule 12)."""
         async with self._channel.turn():
             await self._channel.hold(self._script.latency.read)
             if self._failing_reads:
@@ -857,7 +864,7 @@ class ScriptedPhone:
 
     @property
     def screenshot_s(self) -> float:
-        """What one screenshot takes, in seconds, at the phone's resolution (Rule 11)."""
+        """What one screenshot takes, in seconds, at the phone's resolution (Rule 13)."""
         return screenshot_seconds(self._script.latency.screenshot_s, self.screenshot_size, self._script.size)
 
     async def screenshot(self) -> bytes:
@@ -870,6 +877,27 @@ class ScriptedPhone:
             await self._shots.hold(self.screenshot_s)
             return self._renderer.png(self._sim.screen(self._clock.now()))
 
+    # -- the audit and the device controls (Rule 14) -----------------------------------------
+
+    async def audit(self, types: tuple[str, ...]) -> AuditReport:
+        """Apple's accessibility audit of the screen in front, as the app script declares it (Rule 14)."""
+        await self._clock.sleep(self._script.latency.read)
+        return audit_of(self._script, self._sim.front, self.screen_name(self._sim.front), self.peek()[0], types)
+
+    def controls_refusal(self, settings: DeviceSettings) -> str | None:
+        """A simulator applies a check's ``device:`` settings; an iPhone can't (Rule 14)."""
+        del settings  # a simulator applies every one
+        if self._script.device.kind is DeviceKind.SIMULATOR:
+            return None
+        return f"{self._script.device.name} is an iPhone: a check's device settings need a simulator"
+
+    async def apply_settings(self, settings: DeviceSettings) -> None:
+        """Keep the settings (Rule 14); ``DeviceError`` on an iPhone."""
+        refusal = self.controls_refusal(settings)
+        if refusal is not None:
+            raise DeviceError(refusal)
+        self.settings.append(settings)
+
     def _installed(self, bundle: str, what: str) -> ScriptedApp:
         app = self._script.apps.get(bundle)
         if app is None:
@@ -878,6 +906,42 @@ class ScriptedPhone:
                 f"(installed: {', '.join(self._script.apps)})"
             )
         return app
+
+
+#: Rule 14: the first iOS with Apple's accessibility audit (``performAccessibilityAudit``).
+AUDIT_SINCE_IOS = 17
+
+
+def audit_of(
+    script: AppScript, front: str, screen_name: str | None, screen: Screen, types: tuple[str, ...]
+) -> AuditReport:
+    """Rule 14: the audit of ``front`` on ``screen_name`` as ``screen`` shows it now (pure)."""
+    if script.device.ios_major < AUDIT_SINCE_IOS:
+        return AuditReport(unavailable=f"iOS {script.device.ios} has no accessibility audit (iOS 17 and later do)")
+    app = script.apps.get(front)
+    if app is None or screen_name is None:
+        return AuditReport(unavailable="the home screen is in front: there is no app to audit")
+    if app.audit is None:
+        return AuditReport(unavailable=f"the app script declares no audit for {front}: add audit: to the app")
+    issues: list[AuditIssue] = []
+    for finding in app.audit.get(screen_name, ()):
+        if types and finding.type not in types:
+            continue
+        for element in screen.elements:
+            if finding.element in (element.identifier, element.label) and screen.is_shown(element):
+                issues.append(issue_of(finding.type, finding.description, element))
+                break
+    return AuditReport(tuple(issues))
+
+
+def issue_of(kind: str, description: str, element: Element) -> AuditIssue:
+    """An issue about ``element``, named as WDA names an element: ``StaticText "Forgot?" (id=forgot)``."""
+    name = element.role
+    if element.label:
+        name += f' "{element.label}"'
+    if element.identifier:
+        name += f" (id={element.identifier})"
+    return AuditIssue(kind, description, name, label=element.label, identifier=element.identifier)
 
 
 def _argument_locale(args: Sequence[str]) -> str | None:

@@ -12,6 +12,9 @@ Rule 5: an element without a ``frame`` is laid out when the script is loaded: th
         elements of a screen in rows from the top, the frameless children of an element in rows
         inside their parent. Frames never move at read time, even as ``after``/``until`` elements
         come and go (real layouts may reflow; a script stays simple to reason about).
+Rule 6: an element is present on its screen from ``after`` seconds (inclusive) until ``until``
+        seconds (exclusive) after the screen was entered; a ``ticks`` element's value changes every
+        ``ticks`` seconds.
 Rule 7: ``device.locale`` (default ``en_US``) and ``device.appearance`` (``light``, the default, or
         ``dark``) are what the phone reports. An app's ``locales`` maps a locale to the labels it
         shows in it (``{de_DE: {Continue: Weiter}}``): the app shows them when it runs in that
@@ -32,6 +35,11 @@ Rule 9 (the keyboard): ``keyboard: true`` shows a keyboard over the bottom of th
 Rule 6: an element is present on its screen from ``after`` seconds (inclusive) until ``until``
         seconds (exclusive) after the screen was entered; a ``ticks`` element's value changes every
         ``ticks`` seconds.
+Rule 10: an app's ``audit`` maps a screen to the accessibility issues Apple's audit finds there
+        (``{login: [{type: contrast, element: forgot, description: Contrast failed}]}``): each
+        names an element of that screen by its ``id`` or ``label``, and an audit type
+        (``mobster_core`` ``AUDIT_TYPES``). An app with ``audit`` can be audited (its other screens
+        have no issue); one without can't (the ``accessibility_audit`` assertion can't run).
 """
 
 from __future__ import annotations
@@ -49,7 +57,7 @@ from typing import Any, NoReturn
 import attrs
 
 from mobster_core import DeviceInfo, DeviceKind
-from mobster_core.checks import ALERT_SERVICES, read_user_file
+from mobster_core.checks import ALERT_SERVICES, AUDIT_TYPES, read_user_file
 from mobster_core.exceptions import ScriptError, UnsafeFile
 from mobster_core.protocols import DEFAULT_SCREEN_SIZE, SPRINGBOARD, Frame
 from mobster_core.text import normal_locale
@@ -59,6 +67,7 @@ __all__ = [
     "PROFILES",
     "TEXT_ROLES",
     "AppScript",
+    "AuditFinding",
     "Latency",
     "Prompt",
     "ScriptedApp",
@@ -225,6 +234,21 @@ def _frozen_apps(value: Mapping[str, ScriptedApp]) -> Mapping[str, ScriptedApp]:
 
 
 @attrs.frozen
+class AuditFinding:
+    """Rule 10: one issue the audit finds on a screen: its type, the element (id or label) and Apple's words."""
+
+    type: str
+    element: str
+    description: str = ""
+
+
+def _frozen_audit(
+    value: Mapping[str, tuple[AuditFinding, ...]] | None,
+) -> Mapping[str, tuple[AuditFinding, ...]] | None:
+    return None if value is None else MappingProxyType(dict(value))
+
+
+@attrs.frozen
 class ScriptedApp:
     """One installed app: its identity, its first screen, its deep links and its screens."""
 
@@ -243,6 +267,10 @@ class ScriptedApp:
     open_in: bool = False
     #: Rule 9: a keyboard covers the bottom of the screen while a text field has the focus.
     keyboard: bool = False
+    #: Rule 10: screen -> the issues an audit finds there; None: the app can't be audited.
+    audit: Mapping[str, tuple[AuditFinding, ...]] | None = attrs.field(
+        default=None, converter=_frozen_audit, hash=False
+    )
 
 
 @attrs.frozen
@@ -310,11 +338,12 @@ _TOP_KEYS = ("version", "device", "latency", "apps")
 _DEVICE_KEYS = ("name", "ios", "kind", "size", "locale", "appearance")
 _APP_KEYS = (
     *("name", "version", "build", "file", "launch", "links", "screens", "locales"),
-    *("prompts", "open_in", "keyboard"),
+    *("prompts", "open_in", "keyboard", "audit"),
 )
 _PROMPT_KEYS = ("service", "title", "message", "buttons", "accept", "on", "again")
 #: Rule 8: the services a prompt may name (``mobster_core``'s alert policy knows the same names).
 PROMPT_SERVICES = ALERT_SERVICES
+_FINDING_KEYS = ("type", "element", "description")
 _ELEMENT_KEYS = (
     "role",
     "label",
@@ -583,6 +612,7 @@ class _Reader:
             screens=screens,
             links=links,
             locales=self.locales(raw["locales"], (*keys, "locales")) if "locales" in raw else {},
+            audit=self.audit(raw["audit"], (*keys, "audit"), names, screens) if "audit" in raw else None,
             **self.system_parts(raw, keys),
         )
 
@@ -640,6 +670,44 @@ class _Reader:
             message=self.string(raw.get("message", ""), (*keys, "message"), empty=True),
             again=self.flag(raw.get("again", False), (*keys, "again")),
         )
+
+    def audit(
+        self,
+        value: Any,
+        keys: Keys,
+        names: _AppNames,
+        screens: Mapping[str, tuple[ScriptedElement, ...]],
+    ) -> dict[str, tuple[AuditFinding, ...]]:
+        """Rule 10: screen -> findings; every finding names a type and an element of its screen."""
+        if not isinstance(value, Mapping):
+            self.fail(keys, f"expected a mapping of screen names to lists of findings, got {kind_of(value)}")
+        out: dict[str, tuple[AuditFinding, ...]] = {}
+        for screen, items in value.items():
+            where = (*keys, str(screen))
+            name = self.screen_name(screen, where, names)
+            if not isinstance(items, list):
+                self.fail(where, f"expected a list of findings, got {kind_of(items)}")
+            known = {n for e in _flat(screens[name]) for n in (e.identifier, e.label) if n}
+            findings: list[AuditFinding] = []
+            for index, item in enumerate(items):
+                at = (*where, index)
+                raw = self.mapping(
+                    item,
+                    at,
+                    _FINDING_KEYS,
+                    required={"type": "write type: contrast", "element": "write the element's id or label"},
+                    what="a finding: a mapping with type, element and description",
+                )
+                kind = self.string(raw["type"], (*at, "type"))
+                if kind not in AUDIT_TYPES:
+                    self.fail((*at, "type"), f"unknown audit type {kind!r}{did_you_mean(kind, AUDIT_TYPES)}")
+                element = self.string(raw["element"], (*at, "element"))
+                if element not in known:
+                    self.fail((*at, "element"), f"{name} has no element with id or label {element!r}")
+                description = self.string(raw.get("description", ""), (*at, "description"), empty=True)
+                findings.append(AuditFinding(kind, element, description))
+            out[name] = tuple(findings)
+        return out
 
     def screen_name(self, value: Any, keys: Keys, names: _AppNames) -> str:
         screen = self.string(value, keys)
@@ -726,6 +794,15 @@ class _Reader:
 def _declines(button: str) -> bool:
     """Rule 8: a declining button ("Don't Allow", with the typographic apostrophe iOS writes, "Cancel")."""
     return button.casefold().replace("\u2019", "'").startswith(("don't", "cancel", "not now", "ask app not"))
+
+
+def _flat(elements: Sequence[ScriptedElement]) -> list[ScriptedElement]:
+    """Every element of a screen, children included, depth first."""
+    out: list[ScriptedElement] = []
+    for element in elements:
+        out.append(element)
+        out.extend(_flat(element.children))
+    return out
 
 
 def _auto_frame(parent: Frame | None, index: int, count: int) -> Frame:

@@ -13,9 +13,12 @@ running on the simulator, and ``pip install 'mobster[simulator]'`` (see ``docs/d
 
 from __future__ import annotations
 
-from ._device import DEFAULT_WDA_PORT, SimulatorDevice, wda_port
+from ._device import DEFAULT_WDA_PORT, MAX_PUSH_BYTES, SimulatorDevice, push_payload, wda_port
 from ._simctl import (
+    BIOMETRIC_ENROLLMENT,
     Simctl,
+    SimctlBackground,
+    SimctlProcess,
     SimctlRunner,
     SimctlTimeout,
     Simulator,
@@ -26,8 +29,12 @@ from ._simctl import (
 )
 
 __all__ = [
+    "BIOMETRIC_ENROLLMENT",
     "DEFAULT_WDA_PORT",
+    "MAX_PUSH_BYTES",
     "Simctl",
+    "SimctlBackground",
+    "SimctlProcess",
     "SimctlRunner",
     "SimctlTimeout",
     "Simulator",
@@ -35,6 +42,7 @@ __all__ = [
     "XcrunSimctl",
     "parse_simulators",
     "pick_simulator",
+    "push_payload",
     "runtime_version",
     "wda_port",
 ]

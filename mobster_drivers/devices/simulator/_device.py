@@ -23,12 +23,21 @@ Rule 5: a locale the run asks for (``LaunchOptions.locale``, ``protocols.LocaleL
         to the app at launch as ``-AppleLanguages (de) -AppleLocale de_DE`` (what Xcode's scheme
         option "App Language" passes): the app runs in it, the simulator's own language is left as
         it is. ``info`` reports the simulator's own locale and appearance, from WDA.
+Rule 6: the device controls (``protocols.DeviceControls``) are simctl's (``_simctl`` Rule 7):
+        location, appearance, content size and biometric enrolment, in that order, before the
+        launch. A push notification's payload (:meth:`SimulatorDevice.push_notification`) is read
+        as a user's file (a regular file, at most :data:`MAX_PUSH_BYTES`, APNs' limit), must be a
+        JSON object with an ``aps`` object, and is handed to ``simctl push`` from a private copy.
+Rule 7: the video (``protocols.Recordings``) is ``simctl io recordVideo --codec=h264 --force`` in
+        the background into a hidden file beside the one asked for, stopped with SIGINT (how
+        simctl finalizes it), then made private (0600) and moved into place in one rename.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import plistlib
@@ -38,18 +47,25 @@ from pathlib import Path
 from typing import Any
 
 from mobster_core import AppInfo, DeviceError, DeviceInfo, DeviceKind, LaunchOptions, Reset
+from mobster_core.exceptions import UnsafeFile
+from mobster_core.files import read_user_file
+from mobster_core.protocols import DeviceSettings, Recording
 from mobster_core.text import language_of
 from mobster_drivers.devices.wda import WdaDevice, WdaHosted, WdaTimeouts, WdaTransport
 
-from ._simctl import PRIVACY_SERVICES, Simctl, SimctlRunner, Simulator, pick_simulator
+from ._simctl import PRIVACY_SERVICES, Simctl, SimctlProcess, SimctlRunner, SimctlTimeout, Simulator, pick_simulator
 
-__all__ = ["DEFAULT_WDA_PORT", "SimulatorDevice", "wda_port"]
+__all__ = ["DEFAULT_WDA_PORT", "MAX_PUSH_BYTES", "SimulatorDevice", "push_payload", "wda_port"]
 
 _log = logging.getLogger("mobster.drivers.simulator")
 
 #: WebDriverAgent's port when neither the caller nor ``$MOBSTER_WDA_PORT`` says.
 DEFAULT_WDA_PORT = 8100
 _DATA_FOLDERS = ("Documents", "Library", "tmp")
+#: Rule 6: the largest push payload (APNs' limit for a notification, in bytes).
+MAX_PUSH_BYTES = 4096
+#: Rule 7: how long simctl may take to finalize a video after SIGINT (seconds).
+VIDEO_STOP_S = 30.0
 
 
 def wda_port(port: int | None = None) -> int:
@@ -79,6 +95,7 @@ class SimulatorDevice(WdaHosted):
         super().__init__(wda)
         self._simulator = simulator
         self._simctl = simctl
+        self._video: tuple[SimctlProcess, Path, Path] | None = None  # the process, its partial file, the target
 
     @classmethod
     def connect(
@@ -176,6 +193,60 @@ class SimulatorDevice(WdaHosted):
         """Terminate an app; False when it wasn't running."""
         return await asyncio.to_thread(self._simctl.terminate, self.udid, bundle)
 
+    # -- device controls and video (Rules 6 and 7) --------------------------------------------
+
+    def controls_refusal(self, settings: DeviceSettings) -> str | None:
+        """A simulator applies a check's ``device:`` settings (``protocols.DeviceControls``)."""
+        del settings  # every one
+        return None
+
+    async def apply_settings(self, settings: DeviceSettings) -> None:
+        """Location, appearance, content size and biometric enrolment through simctl (Rule 6)."""
+        await asyncio.to_thread(self._apply_sync, settings)
+
+    async def push_notification(self, bundle: str, payload: Path) -> None:
+        """Send the push notification in the JSON file ``payload`` to ``bundle`` (Rule 6)."""
+        data = push_payload(payload)
+        await asyncio.to_thread(self._push_sync, bundle, data)
+
+    async def biometric_match(self, *, match: bool, sensor: str = "faceId") -> None:
+        """Answer the Face ID (or ``touchId``) prompt on screen with a match, or a failed match."""
+        await asyncio.to_thread(self._simctl.biometric_match, self.udid, match=match, sensor=sensor)
+
+    async def start_recording(self, file: Path) -> None:
+        """Start ``simctl io recordVideo`` into ``file`` (``protocols.Recordings``, Rule 7)."""
+        if self._video is not None:
+            raise DeviceError("a video is already being recorded on this simulator")
+        partial = file.with_name(f".{file.stem}.partial{file.suffix}")
+        process = await asyncio.to_thread(self._simctl.record_video, self.udid, partial)
+        self._video = (process, partial, file)
+
+    async def stop_recording(self) -> Recording:
+        """SIGINT, so simctl finalizes the video; then it is made private and moved into place (Rule 7)."""
+        if self._video is None:
+            return Recording()
+        process, partial, file = self._video
+        self._video = None
+        return await asyncio.to_thread(_finish_video, process, partial, file)
+
+    def _apply_sync(self, settings: DeviceSettings) -> None:
+        udid = self.udid
+        if settings.location is not None:
+            self._simctl.set_location(udid, *settings.location)
+        if settings.appearance is not None:
+            self._simctl.set_appearance(udid, settings.appearance.value)
+        if settings.content_size is not None:
+            self._simctl.set_content_size(udid, settings.content_size)
+        if settings.biometrics_enrolled is not None:
+            self._simctl.set_biometric_enrollment(udid, enrolled=settings.biometrics_enrolled)
+
+    def _push_sync(self, bundle: str, data: bytes) -> None:
+        with tempfile.TemporaryDirectory(prefix="mobster-push-") as folder:
+            copy = Path(folder) / "payload.json"
+            copy.write_bytes(data)
+            copy.chmod(0o600)
+            self._simctl.push(self.udid, bundle, copy)
+
     # -- the blocking core -------------------------------------------------------------------
 
     def _container(self, bundle: str, which: str, what: str) -> Path:
@@ -256,6 +327,46 @@ class SimulatorDevice(WdaHosted):
             self._simctl.install(self.udid, copy)
         with contextlib.suppress(DeviceError):
             self._simctl.privacy_reset(self.udid, bundle)
+
+
+def push_payload(path: Path) -> bytes:
+    """Rule 6: a payload file's bytes: a regular file of at most :data:`MAX_PUSH_BYTES`, JSON with an ``aps`` object."""
+    try:
+        data = read_user_file(path, max_bytes=MAX_PUSH_BYTES)
+    except UnsafeFile as exc:
+        raise DeviceError(
+            f"{path}: can't use it as a push payload: {exc.reason}; give a JSON file of at most 4 KB"
+        ) from exc
+    except OSError as exc:
+        raise DeviceError(f"{path}: can't read the push payload ({exc.strerror or exc})") from exc
+    try:
+        parsed = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise DeviceError(f"{path}: a push payload is JSON; this isn't ({exc})") from exc
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("aps"), dict):
+        raise DeviceError(
+            f'{path}: a push payload is a JSON object with an "aps" object, such as {{"aps": {{"alert": "Hi"}}}}'
+        )
+    return data
+
+
+def _finish_video(process: SimctlProcess, partial: Path, file: Path) -> Recording:
+    """Rule 7: stop the recording, then move the finalized file into place, private."""
+    try:
+        code, _out, err = process.interrupt(VIDEO_STOP_S)
+    except SimctlTimeout as exc:
+        partial.unlink(missing_ok=True)
+        raise DeviceError(f"simctl io recordVideo didn't finish the video: {exc}") from exc
+    if code != 0 or not partial.is_file():
+        partial.unlink(missing_ok=True)
+        said = " ".join(err.split())[:200] or "no output"
+        raise DeviceError(f"simctl io recordVideo failed (exit {code}): {said}")
+    try:
+        partial.chmod(0o600)
+        partial.replace(file)
+    except OSError as exc:
+        raise DeviceError(f"the video couldn't be moved into place: {exc.strerror or exc}") from exc
+    return Recording(file=str(file))
 
 
 def locale_arguments(locale: str | None) -> tuple[str, ...]:

@@ -13,6 +13,16 @@ Rule 4: a simulator is picked by UDID (any case), else by exact name; several wi
         an error listing them, unless exactly one of them is booted.
 Rule 5: launch environment goes to simctl's own environment as ``SIMCTL_CHILD_<NAME>``; simctl
         strips the prefix and gives it to the app.
+Rule 6: a command that runs until it is interrupted (``io <udid> recordVideo``) goes through a
+        runner's optional :class:`SimctlBackground` ability: ``start(args)`` gives a
+        :class:`SimctlProcess`, and ``interrupt()`` sends it SIGINT, which is how simctl finalizes
+        a video (until then the file is not playable), and waits for it to exit.
+Rule 7: the device controls are simctl's documented commands: ``location <udid> set <lat>,<lon>``,
+        ``ui <udid> appearance light|dark``, ``ui <udid> content_size <size>``, ``push <udid>
+        <bundle> <payload file>``, and BiometricKit's Darwin notifications through ``spawn <udid>
+        notifyutil`` (enrolment: ``-s com.apple.BiometricKit.enrollmentChanged 1 -p …``; a match:
+        ``-p com.apple.BiometricKit_Sim.<fingerTouch|pearl>.<match|nomatch>``, as
+        appium-ios-simulator sends them).
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -31,8 +42,11 @@ import attrs
 from mobster_core import DeviceError, UnknownOutcome
 
 __all__ = [
+    "BIOMETRIC_ENROLLMENT",
     "PRIVACY_SERVICES",
     "Simctl",
+    "SimctlBackground",
+    "SimctlProcess",
     "SimctlRunner",
     "SimctlTimeout",
     "Simulator",
@@ -84,6 +98,43 @@ class SimctlRunner(Protocol):
         ...
 
 
+@runtime_checkable
+class SimctlProcess(Protocol):
+    """**Protocol:** a simctl command running in the background (Rule 6)."""
+
+    def interrupt(self, timeout: float = 30.0) -> tuple[int, str, str]:
+        """Send SIGINT and wait for the exit: ``(exit code, stdout, stderr)``; ``SimctlTimeout`` after ``timeout``."""
+        ...
+
+
+@runtime_checkable
+class SimctlBackground(Protocol):
+    """**Protocol:** an optional ability of a runner: start a simctl command that runs until interrupted."""
+
+    def start(self, args: Sequence[str]) -> SimctlProcess:
+        """Start ``xcrun simctl <args>``; ``DeviceError`` when it can't start."""
+        ...
+
+
+class _Popen:
+    """A real simctl process in the background (Rule 6)."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self._process = process
+
+    def interrupt(self, timeout: float = 30.0) -> tuple[int, str, str]:
+        """SIGINT (simctl finalizes what it writes), then wait; killed after ``timeout``."""
+        if self._process.poll() is None:
+            self._process.send_signal(signal.SIGINT)
+        try:
+            out, err = self._process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            self._process.kill()
+            self._process.communicate()
+            raise SimctlTimeout(f"xcrun simctl didn't stop within {timeout:g} s of SIGINT") from exc
+        return self._process.returncode, out, err
+
+
 class XcrunSimctl:
     """The real :class:`SimctlRunner`: ``xcrun simctl`` in a subprocess (macOS with Xcode)."""
 
@@ -112,6 +163,22 @@ class XcrunSimctl:
         except subprocess.TimeoutExpired as exc:
             raise SimctlTimeout(f"xcrun simctl {' '.join(args[:2])} took more than {timeout:g} s") from exc
         return done.returncode, done.stdout, done.stderr
+
+    def start(self, args: Sequence[str]) -> SimctlProcess:
+        """Start ``xcrun simctl <args>`` in the background (Rule 6)."""
+        try:
+            process = subprocess.Popen(  # noqa: S603 - fixed program, arguments as a list, no shell
+                [self._xcrun, "simctl", *args],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        except OSError as exc:
+            raise DeviceError(
+                f"{self._xcrun} simctl {' '.join(args[:2])} couldn't start: {exc.strerror or exc}"
+            ) from exc
+        return _Popen(process)
 
 
 @attrs.frozen
@@ -194,6 +261,11 @@ def pick_simulator(simulators: Sequence[Simulator], wanted: str) -> Simulator:
         return booted[0]
     listing = "; ".join(s.describe() for s in named)
     raise DeviceError(f"{len(named)} simulators are called {key!r}: {listing}. Pass the UDID instead")
+
+
+#: Rule 7: the Darwin notification BiometricKit reads the simulator's enrolment from.
+BIOMETRIC_ENROLLMENT = "com.apple.BiometricKit.enrollmentChanged"
+_SENSORS = {"touchId": "fingerTouch", "faceId": "pearl"}
 
 
 class Simctl:
@@ -310,6 +382,43 @@ class Simctl:
                 return target.read_bytes()
             except OSError as exc:
                 raise DeviceError(f"simctl io screenshot wrote no file ({exc.strerror or exc})") from exc
+
+    # -- the device controls and the video (Rules 6 and 7) -----------------------------------
+    def set_location(self, udid: str, latitude: float, longitude: float) -> None:
+        """``location <udid> set <lat>,<lon>``."""
+        self._run(["location", udid, "set", f"{latitude:.6f},{longitude:.6f}"])
+
+    def set_appearance(self, udid: str, appearance: str) -> None:
+        """``ui <udid> appearance light|dark``."""
+        self._run(["ui", udid, "appearance", appearance])
+
+    def set_content_size(self, udid: str, size: str) -> None:
+        """``ui <udid> content_size <size>``."""
+        self._run(["ui", udid, "content_size", size])
+
+    def set_biometric_enrollment(self, udid: str, *, enrolled: bool) -> None:
+        """BiometricKit's enrolment: set the notification's state, then post it (Rule 7)."""
+        state = "1" if enrolled else "0"
+        self._run(["spawn", udid, "notifyutil", "-s", BIOMETRIC_ENROLLMENT, state, "-p", BIOMETRIC_ENROLLMENT])
+
+    def biometric_match(self, udid: str, *, match: bool, sensor: str = "faceId") -> None:
+        """Answer a Face ID (``faceId``) or Touch ID (``touchId``) prompt with a matching finger or face, or not."""
+        if sensor not in _SENSORS:
+            raise ValueError(f"a biometric sensor is faceId or touchId, not {sensor!r}")
+        outcome = "match" if match else "nomatch"
+        name = f"com.apple.BiometricKit_Sim.{_SENSORS[sensor]}.{outcome}"
+        self._run(["spawn", udid, "notifyutil", "-p", name], action=f"a biometric {outcome}")
+
+    def push(self, udid: str, bundle: str, payload: str | os.PathLike[str]) -> None:
+        """``push <udid> <bundle> <payload file>``: a push notification to the app."""
+        self._run(["push", udid, bundle, os.fspath(payload)], action=f"pushing a notification to {bundle}")
+
+    def record_video(self, udid: str, file: str | os.PathLike[str]) -> SimctlProcess:
+        """``io <udid> recordVideo --codec=h264 --force <file>``, in the background until interrupted (Rule 6)."""
+        runner = self._runner
+        if not isinstance(runner, SimctlBackground):
+            raise DeviceError("this simctl runner can't run a command in the background: no video")
+        return runner.start(["io", udid, "recordVideo", "--codec=h264", "--force", os.fspath(file)])
 
 
 def _last_line(text: str) -> str:

@@ -48,6 +48,9 @@ Rule 8: a launch is ``/wda/apps/terminate``, then ``/wda/apps/launch`` with the 
         relaunches the app as it is (the simulator driver does the reset). It can't read an
         app's version either: ``app_info`` gives ``AppInfo(bundle, None, None)`` for an
         installed app.
+Rule 9: the accessibility audit (``Audits``) is one ``POST /wda/performAccessibilityAudit`` in the
+        session, with the action timeout (an audit walks the whole app); the reply is read as
+        ``_xcuitest/audit`` says, and a device before iOS 17 is asked nothing.
 """
 
 from __future__ import annotations
@@ -74,8 +77,8 @@ from mobster_core import (
     Screen,
     UnknownOutcome,
 )
-from mobster_core.protocols import Appearance
-from mobster_drivers._xcuitest import replies
+from mobster_core.protocols import Appearance, AuditReport
+from mobster_drivers._xcuitest import audit, replies
 from mobster_drivers._xcuitest.gestures import KEYBOARD_KEYS, SWIPE_SECONDS, Move, gesture, pointer_actions
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
 from mobster_drivers._xcuitest.tree import SourceRead
@@ -235,6 +238,25 @@ class WdaDevice:
     async def screenshot(self) -> bytes:
         """The screen as PNG bytes (``GET /screenshot``)."""
         return await asyncio.to_thread(self._screenshot_sync)
+
+    async def audit(self, types: tuple[str, ...]) -> AuditReport:
+        """Apple's accessibility audit of the app in front (``protocols.Audits``; Rule 9)."""
+        return await asyncio.to_thread(self.audit_sync, types)
+
+    def audit_sync(self, types: tuple[str, ...]) -> AuditReport:
+        """Rule 9: ``POST /wda/performAccessibilityAudit``; iOS before 17 is asked nothing."""
+        info = self._info_sync()
+        old = audit.too_old(info.ios_major, info.ios)
+        if old is not None:
+            return old
+        value = self._call(
+            "POST",
+            "/wda/performAccessibilityAudit",
+            audit.audit_request(types),
+            timeout=self._timeouts.action,
+            session=True,
+        )
+        return audit.parse_audit(value, self._where())
 
     # -- extras ------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ Rule 2: a hosted device overrides only what is its own (the simulator: ``info``,
 from __future__ import annotations
 
 from mobster_core import Action, AppInfo, DeviceInfo, Element, LaunchOptions, Screen
+from mobster_core.protocols import AuditReport
 
 from ._device import WdaDevice
 
@@ -72,3 +73,7 @@ class WdaHosted:
     async def screenshot(self) -> bytes:
         """A PNG screenshot, through WDA."""
         return await self._wda.screenshot()
+
+    async def audit(self, types: tuple[str, ...]) -> AuditReport:
+        """Apple's accessibility audit of the app in front, through WDA (``Audits``)."""
+        return await self._wda.audit(types)

@@ -7,7 +7,7 @@ import os
 import plistlib
 import stat
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -32,17 +32,6 @@ from mobster_drivers.testing.xcrun import RECORDED_DEVICES, FakeSimctl, recorded
 YOURAPP = "com.example.yourapp"
 PRO = "5A1F0C2E-9B7D-4E3A-A6F1-2D8C0B4E7F13"  # iPhone 17 Pro, iOS 26.4, booted
 SEVENTEEN = "C3E8A5D1-6F2B-4A90-B7C4-8E1D3F5A2B60"  # iPhone 17, iOS 26.4, shut down
-
-
-@pytest.fixture
-def wda() -> Iterator[FakeWda]:
-    with FakeWda(sample_path("yourapp"), lifetime=60) as fake:
-        yield fake
-
-
-@pytest.fixture
-def simctl(tmp_path: Path, wda: FakeWda) -> FakeSimctl:
-    return FakeSimctl(tmp_path, wda=wda)
 
 
 def connect(simctl: FakeSimctl, wda: FakeWda, name: str = "iPhone 17 Pro") -> SimulatorDevice:

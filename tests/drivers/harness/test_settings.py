@@ -8,8 +8,8 @@ import pytest
 
 import mobster_core as mc
 from mobster_core.checks import AlertMode, AlertPolicy
-from mobster_core.results import FramesMode
-from mobster_drivers.harness.settings import FRAMES, Settings, Timing
+from mobster_core.results import FramesMode, VideoMode
+from mobster_drivers.harness.settings import FRAMES, VIDEO, Settings, Timing
 from mobster_drivers.harness.spec import DeviceOptions
 
 
@@ -71,3 +71,12 @@ def test_an_alert_policy_for_every_check_becomes_the_run_options(tmp_path: Path)
     assert Settings(alerts="accept").to_run_options(tmp_path).alerts == AlertPolicy(AlertMode.ACCEPT)
     with pytest.raises(ValueError, match=r"^alerts\.deny\[1\]: unknown service 'gps'; write one of location,"):
         Settings(alerts={"deny": ["tracking", "gps"]}).to_run_options(tmp_path)
+
+
+def test_the_video_is_the_cores_modes(tmp_path: Path) -> None:
+    assert tuple(m.value for m in VideoMode) == VIDEO
+    for mode in VIDEO:
+        assert Settings(video=mode).to_run_options(tmp_path).video is VideoMode(mode)
+    assert Settings().to_run_options(tmp_path).video is VideoMode.OFF
+    with pytest.raises(ValueError, match="video 'sometimes' is not one of off, on, retain-on-failure"):
+        Settings(video="sometimes")

@@ -1,0 +1,100 @@
+"""What a run asks of the device beyond its screen: the check's settings, and the video.
+
+Rule 1: a check's ``device:`` settings are applied once, after the device and the app were read
+        and before the app is launched (``protocols.DeviceControls``). A device without the
+        ability, or one that refuses (``controls_refusal``: an iPhone, an Appium session that is
+        no simulator), is no place for the check: ``couldnt_run``, class ``environment``, and
+        nothing is sent. A setting the device fails to apply is ``couldnt_run``, class ``device``.
+Rule 2: with ``RunOptions.video`` on (``on``, ``retain-on-failure``) and a device that records
+        (``protocols.Recordings``), the recording starts before the run's first call that acts
+        (the settings, the launch) and stops once the verdict is decided, into ``video.mp4`` in
+        the run folder. A recording that can't start or stop is a warning in the log, never the
+        check's outcome; a device that can't record is the same. ``retain-on-failure`` deletes the
+        file of a check that passed. The result names the file and a cloud's own video link.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from mobster_core._log import get_logger
+from mobster_core._rules.controls import Recording, VideoMode
+from mobster_core._rules.verdict import FailureClass
+from mobster_core.exceptions import DeviceError
+from mobster_core.protocols import Device, DeviceControls, Recordings
+
+from .context import Run
+from .ended import couldnt
+
+__all__ = ["VIDEO_FILE", "Video", "apply_settings", "start_video", "stop_video"]
+
+log = get_logger(__name__)
+
+#: The video's name in the run folder (Rule 2).
+VIDEO_FILE = "video.mp4"
+
+
+async def apply_settings(run: Run) -> None:
+    """Rule 1: the check's ``device:`` settings, on a device that applies them."""
+    settings = run.check.settings
+    if settings.empty:
+        return
+    device = run.device
+    refusal = (
+        device.controls_refusal(settings)
+        if isinstance(device, DeviceControls)
+        else "this driver has no device controls"
+    )
+    if refusal is not None:
+        raise couldnt(
+            FailureClass.ENVIRONMENT,
+            f"{run.check.file}: the check's device settings ({settings.show()}) need a simulator: {refusal}",
+        )
+    assert isinstance(device, DeviceControls)
+    try:
+        await device.apply_settings(settings)
+    except DeviceError as exc:
+        raise couldnt(
+            FailureClass.DEVICE, f"the device settings ({settings.show()}) couldn't be applied: {exc}"
+        ) from exc
+
+
+@attrs.frozen
+class Video:
+    """A recording that started (Rule 2): its file in the run folder."""
+
+    file: Path
+
+
+async def start_video(device: Device, mode: VideoMode, folder: Path) -> Video | None:
+    """Rule 2: start recording into the run folder; None when off, or when it can't start (a warning)."""
+    if mode is VideoMode.OFF:
+        return None
+    if not isinstance(device, Recordings):
+        log.warning("no video: this device can't record its screen", mode=str(mode))
+        return None
+    file = folder / VIDEO_FILE
+    try:
+        await device.start_recording(file)
+    except DeviceError as exc:
+        log.warning("no video: the recording didn't start", error=str(exc))
+        return None
+    return Video(file)
+
+
+async def stop_video(device: Device, video: Video | None, mode: VideoMode, *, passed: bool) -> Recording:
+    """Rule 2: stop and keep (or, ``retain-on-failure`` on a pass, delete) the recording."""
+    if video is None or not isinstance(device, Recordings):
+        return Recording()
+    try:
+        recording = await device.stop_recording()
+    except DeviceError as exc:
+        log.warning("the video couldn't be finalized", error=str(exc))
+        recording = Recording()
+    kept = mode.keeps(passed=passed)
+    if not kept:
+        video.file.unlink(missing_ok=True)
+    written = kept and video.file.is_file()
+    return Recording(file=VIDEO_FILE if written else None, url=recording.url)
