@@ -382,6 +382,10 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
         what = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc)) or "not TOML"
         where = f"line {m.group(1)}, column {m.group(2)}: " if m else ""
         raise ConfigError(f"{path}: {where}not valid TOML ({what}); fix it (https://toml.io)") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables by recursion
+        raise ConfigError(
+            f"{path}: its arrays or inline tables nest too deeply to read; a config nests a few levels at most"
+        ) from None
     if path.name != _PYPROJECT:
         return doc
     tool = doc.get("tool", {}).get("mobster") if isinstance(doc.get("tool"), dict) else None

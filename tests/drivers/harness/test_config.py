@@ -253,3 +253,9 @@ def test_a_bad_alert_policy_names_the_line_and_the_fix(root: Path, text: str, fi
     message = error(root)
     assert message.startswith(f"{path}: line 1: ")
     assert fix in message
+
+
+def test_a_config_nested_too_deeply_is_one_line(root: Path) -> None:
+    path = write(root, "a = " + "[" * 5000 + "]" * 5000 + "\n")
+    message = error(root)
+    assert message.startswith(f"{path}: its arrays or inline tables nest too deeply")
