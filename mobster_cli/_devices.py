@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mobster_core import Clock, Device, DeviceError, MobsterError
-
-if TYPE_CHECKING:
-    from mobster_drivers.harness.spec import DeviceOptions, DeviceSpec
 
 __all__ = ["UsageProblem", "load_driver", "load_driver_devices", "read_env_file"]
 
@@ -132,35 +129,3 @@ def read_env_file(path: Path) -> dict[str, str]:
         return read(path)
     except EnvFileError as exc:
         raise UsageProblem(str(exc)) from exc
-
-
-def rerun_options(devices: DeviceOptions, driver: Sequence[str] = ()) -> dict[str, str]:
-    """The options that name each device of the run, by its label, for the report's "Run it again".
-
-    A pool of one device has results with no label: it is ``""``. ``--driver FACTORY ARG`` is
-    one entry, ``""``. Options that name no pool (a usage problem the run says itself) give none.
-    """
-    import shlex
-
-    from mobster_drivers.harness.spec import PoolError, pool_specs
-
-    if driver:
-        return {"": " ".join(shlex.quote(v) for v in ("--driver", *driver))}
-    try:
-        specs = pool_specs(devices, required=False)
-    except PoolError:
-        return {}
-    named = {s.label: _spec_options(s) for s in specs}
-    if len(specs) == 1:
-        named[""] = _spec_options(specs[0])
-    return named
-
-
-def _spec_options(spec: DeviceSpec) -> str:
-    """``--sim 'iPhone 17 Pro'``: one device's option (a URL's secrets scrubbed), and its caps file."""
-    import shlex
-
-    words = [f"{spec.prefix}{spec.kind}", spec.scrub(spec.value)]
-    if spec.caps is not None:
-        words += [f"{spec.prefix}caps", spec.caps]
-    return " ".join(shlex.quote(w) for w in words)

@@ -726,9 +726,9 @@ def _copy_junit(suite: SuiteResult, target: Path) -> None:
 
 
 def _run_options(settings: Settings, root: Path, out: Any, driver: Sequence[str] = ()) -> RunOptions:
+    from mobster_drivers.harness.spec import rerun_options
     from mobster_report import HtmlReport
 
-    from ._devices import rerun_options
     from ._render import visible
 
     progress = _console(err=True)

@@ -60,6 +60,7 @@ from mobster_core import (
 from mobster_core.testing import FakeClock
 from mobster_drivers.harness.models import choose_models
 from mobster_drivers.harness.pool import CouldntOpen, OpenDevice, open_device
+from mobster_drivers.harness.spec import rerun_options
 from mobster_report import HtmlReport
 
 from ._settings import ClockKind, PluginSettings
@@ -164,7 +165,9 @@ class MobsterSession:
 
     def options(self, root: Path) -> RunOptions:
         """The run options the settings give, for a check of the project at ``root``."""
-        return self.settings.harness.to_run_options(root, reporter=HtmlReport())
+        harness = self.settings.harness
+        # "Run it again" names the devices, spelled as ``mobster test`` takes them (spec Rule 7)
+        return harness.to_run_options(root, reporter=HtmlReport(devices=rerun_options(harness.devices)))
 
     def run(self, check: Check, *, device: Device, model: Model | None, options: RunOptions) -> CheckResult:
         """Run ``check`` once (Rule 3); Ctrl+C writes the run's result and ends the session."""

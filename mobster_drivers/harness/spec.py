@@ -38,18 +38,23 @@ Rule 5: a simulator's WDA listens on its own port: ``NAME@PORT`` names it; in a 
 Rule 6: a URL's password and token-like path segments (a per-session endpoint's token, 20 or more
         URL characters) never reach a message: :attr:`DeviceSpec.option` and :meth:`DeviceSpec.scrub`
         show them as ``***``; labels are a URL's host and port only.
+Rule 7: :func:`rerun_options` gives the options that name each device of a pool, by its label,
+        for a report's "Run it again" line: always in ``mobster test``'s spelling (``--sim``,
+        ``--caps``), whichever front end ran the check (the plugin's ``--mobster-sim`` is no
+        option of the command the line runs), with Rule 6's scrubbing.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NoReturn
 from urllib.parse import quote, unquote, urlsplit
 
-__all__ = ["KINDS", "DeviceOptions", "DeviceSpec", "PoolError", "label_of", "pool_specs", "sim_port"]
+__all__ = ["KINDS", "DeviceOptions", "DeviceSpec", "PoolError", "label_of", "pool_specs", "rerun_options", "sim_port"]
 
 #: The kinds of device a spec names, in the order the options are listed, and what their value is.
 KINDS: dict[str, str] = {"scripted": "APP.yaml", "sim": "NAME", "device": "NAME", "wda": "URL", "appium": "URL"}
@@ -316,3 +321,29 @@ def _labels(kind: str, values: Sequence[str]) -> list[str]:
         seen[label] = seen.get(label, 0) + 1
         out.append(label if raw.count(label) == 1 else f"{label}-{seen[label]}")
     return out
+
+
+def rerun_options(options: DeviceOptions, driver: Sequence[str] = ()) -> dict[str, str]:
+    """The ``mobster test`` options that name each device of the pool, by its label (Rule 7).
+
+    A pool of one device has results with no label: it is ``""`` too. ``--driver FACTORY ARG`` is
+    one entry, ``""``. Options that make no pool (a usage problem the run says itself) give none.
+    """
+    if driver:
+        return {"": " ".join(shlex.quote(v) for v in ("--driver", *driver))}
+    try:
+        specs = pool_specs(options, required=False)
+    except PoolError:
+        return {}
+    named = {s.label: _rerun_words(s) for s in specs}
+    if len(specs) == 1:
+        named[""] = _rerun_words(specs[0])
+    return named
+
+
+def _rerun_words(spec: DeviceSpec) -> str:
+    """``--sim 'iPhone 17 Pro'``: one device's option, its URL's secrets scrubbed, and its caps file."""
+    words = [f"--{spec.kind}", spec.scrub(spec.value)]
+    if spec.caps is not None:
+        words += ["--caps", spec.caps]
+    return " ".join(shlex.quote(w) for w in words)

@@ -149,3 +149,38 @@ def test_the_frames_attached_are_the_runs_own_files_and_no_extra_screenshot_is_t
     assert without["frames"] == []  # no report shows them
     # The frames Allure gets are the ones the run takes anyway for its report.html: no extra screenshot.
     assert with_allure["screenshots"] == without["screenshots"] > 0
+
+
+def test_a_reports_run_it_again_names_the_device_as_mobster_test_takes_it(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The plugin's report.html says how to run the check again with the command: ``--scripted``,
+    # never the plugin's ``--mobster-scripted`` (no option of ``mobster test``), and the line runs.
+    import re
+    import shlex
+
+    from click.testing import CliRunner
+
+    from mobster_cli.main import Runtime, cli
+    from mobster_core.testing import FakeClock
+
+    record(project)
+    project.app("renamed.yaml", renamed=True)
+    project.run("--mobster-scripted", "apps/renamed.yaml", "--mobster-no-heal").assert_outcomes(passed=1, failed=1)
+    reports = sorted((project.root / ".mobster" / "runs").glob("*/report.html"))
+    assert len(reports) == 2
+    monkeypatch.chdir(project.root)
+    for report in reports:
+        found = re.search(r"<h2>Run it again</h2><pre><code>([^<]+)</code>", report.read_text())
+        assert found is not None
+        words = shlex.split(found.group(1).replace("&#x27;", "'").replace("&quot;", '"'))
+        assert words[:2] == ["mobster", "test"]
+        assert words[3:5] == ["--scripted", str(project.root / "apps" / "renamed.yaml")], words
+        assert len(words) == 5, words
+        clock = FakeClock()
+        again = CliRunner().invoke(cli, [*words[1:], "--no-heal", "--json"], obj=Runtime(clock, clock.run))
+        assert again.stdout.startswith("{"), again.output
+        (ran,) = json.loads(again.stdout)["checks"]
+        assert ran["file"] == words[2]
+        assert ran["model_calls"] == 0
+        assert again.exit_code == (0 if ran["verdict"] == "passed" else 1), again.output

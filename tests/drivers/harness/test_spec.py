@@ -9,7 +9,15 @@ from typing import Any
 import pytest
 
 from mobster_drivers.harness import pool
-from mobster_drivers.harness.spec import DeviceOptions, DeviceSpec, PoolError, label_of, pool_specs, sim_port
+from mobster_drivers.harness.spec import (
+    DeviceOptions,
+    DeviceSpec,
+    PoolError,
+    label_of,
+    pool_specs,
+    rerun_options,
+    sim_port,
+)
 
 
 def named(*, bundle: str | None = None, **options: Any) -> tuple[DeviceSpec, ...]:
@@ -162,3 +170,17 @@ def test_a_front_end_gives_its_values_by_option_name() -> None:
     options = DeviceOptions(parallel=2, prefix="--mobster-").given_as(lambda name: given.get(name, ()))
     assert (options.sim, options.scripted, options.caps) == (("A", "B@9000"), (), ())
     assert (options.parallel, options.prefix, options.kinds) == (2, "--mobster-", ("sim",))
+
+
+def test_rerun_options_are_spelled_as_mobster_test_takes_them_whatever_the_front_end() -> None:
+    plugin = DeviceOptions(scripted=("apps/my app.yaml",), prefix="--mobster-")
+    assert rerun_options(plugin) == {"my-app": "--scripted 'apps/my app.yaml'", "": "--scripted 'apps/my app.yaml'"}
+    urls = ("http://ada:s3cret@grid.local:4444/wd/hub", "http://cloud.example:443/wd/hub")
+    pool = DeviceOptions(appium=urls, caps=("caps.json",), prefix="--mobster-")
+    named = rerun_options(pool)
+    assert set(named) == {"grid.local:4444", "cloud.example:443"}  # a pool of two: no "" entry
+    assert named["grid.local:4444"] == "--appium 'http://ada:***@grid.local:4444/wd/hub' --caps caps.json"
+    assert all("s3cret" not in line for line in named.values())
+    assert rerun_options(DeviceOptions(), ("pkg.mod:make", "my arg")) == {"": "--driver pkg.mod:make 'my arg'"}
+    # Options that make no pool give no line rather than a wrong one.
+    assert rerun_options(DeviceOptions(scripted=("a.yaml",), sim=("iPhone 17",))) == {}
