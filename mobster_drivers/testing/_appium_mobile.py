@@ -37,6 +37,22 @@ Rule 5: the device controls, the video and the audit, as XCUITest's execute-meth
         ``/wda/device/appearance`` there, which Mobster never asks for). Not checked: the exact
         words of that refusal, and the keys of ``stopXCTestScreenRecording``'s reply beyond
         ``payload``.
+Rule 6: ``setPermission`` (``bundleId``, ``access``: a map of service to status) as XCUITest 12.13
+        with appium-ios-simulator 10.1 does it (read from their installed sources): on an iPhone
+        500 "Setting permissions can only be performed on Simulator"; ``access`` not a map: 500
+        "The 'access' option is expected to be a map". ``location`` and ``location-always`` go
+        through ``xcrun simctl privacy`` (``yes``, ``no``, ``unset`` in any case; another status is
+        500 "<service> does not support <status>. Please specify 'yes', 'no' or 'unset'."), the
+        rest through the simulator's TCC database, which knows :data:`TCC_SERVICES` only (another
+        name, ``notifications`` among them, is 500 "'<name>' is unknown. Only the following
+        service names are supported: [...]"; a status other than ``yes``, ``no``, ``unset``, or
+        ``limited`` for ``photos``, is 500 too). The simctl ones are set before the TCC ones are
+        looked at, as the real code does, so a refused TCC name leaves location set (the TCC ones
+        of that call are all refused here; the real code sets them concurrently, so which of them
+        are set before the refusal is not checked). Each set
+        permission reaches the scripted phone (its prompt counts as answered, as
+        ``simctl privacy`` makes it) and :attr:`Phone.controls`. Not modelled: that ``simctl
+        privacy`` kills the app's process (Mobster sets them before it launches the app).
 """
 
 from __future__ import annotations
@@ -142,6 +158,8 @@ class Phone:
     usbmuxd: bool
     #: Rule 5: every device control the phone was given, ``(mobile: name, its arguments)``.
     controls: list[tuple[str, dict[str, Any]]] = attrs.field(factory=list, eq=False)
+    #: Rule 6: sets a permission on the phone, ``(bundle, service, allow)`` (None: reset), as simctl would.
+    privacy: Callable[[str, str, bool | None], None] | None = attrs.field(default=None, eq=False)
 
     def lockdown(self) -> dict[str, Any]:
         """The phone's lockdown values, as ``mobile: deviceInfo`` adds them (``lockdownInfo``)."""
@@ -429,6 +447,60 @@ def _on_simulator(name: str) -> MobileHandler:
     return handler
 
 
+#: Rule 6: the services appium-ios-simulator 10.1 sets in the simulator's TCC database (its ``SERVICES``).
+TCC_SERVICES = (
+    "calendar", "camera", "contacts", "faceid", "health", "homekit", "medialibrary", "microphone", "motion",
+    "photos", "reminders", "siri", "speech", "usertracking",
+)  # fmt: skip
+_SIMCTL_PRIVACY = ("location", "location-always")
+#: The scripted phone's name of a TCC service, where it isn't XCUITest's.
+_PHONE_NAMES = {"medialibrary": "media-library", "usertracking": "tracking"}
+_STATUS = {"yes": True, "no": False, "unset": None}
+
+
+def _set_permission(wda: Proxy, params: dict[str, Any]) -> Any:
+    if wda.phone.script.device.kind is not DeviceKind.SIMULATOR:
+        raise Failure(500, "unknown error", "Setting permissions can only be performed on Simulator")
+    bundle, access = _bundle(params), params["access"]
+    if not isinstance(access, dict):
+        raise Failure(500, "unknown error", "The 'access' option is expected to be a map")
+    # simctl's first, as setAccess runs them before it looks at the TCC ones
+    _apply(wda, bundle, [(k, _simctl_status(k, v)) for k, v in access.items() if k in _SIMCTL_PRIVACY])
+    native = [_tcc_status(k, v) for k, v in access.items() if k not in _SIMCTL_PRIVACY]
+    _apply(wda, bundle, native)
+    return True
+
+
+def _simctl_status(service: str, status: Any) -> bool | None:
+    word = status.lower() if isinstance(status, str) else status
+    if not isinstance(word, str) or word not in _STATUS:
+        raise Failure(
+            500, "unknown error", f"{service} does not support {status}. Please specify 'yes', 'no' or 'unset'."
+        )
+    return _STATUS[word]
+
+
+def _tcc_status(service: str, status: Any) -> tuple[str, bool | None]:
+    name = service.lower()
+    if name not in TCC_SERVICES:
+        known = json.dumps(list(TCC_SERVICES), separators=(",", ":"))
+        message = f"'{service}' is unknown. Only the following service names are supported: {known}"
+        raise Failure(500, "unknown error", message)
+    word = status.lower() if isinstance(status, str) else status
+    if word == "limited" and name == "photos":
+        word = "yes"
+    if not isinstance(word, str) or word not in _STATUS:
+        raise Failure(500, "unknown error", f"'{status}' is not a supported value for '{service}'")
+    return _PHONE_NAMES.get(name, name), _STATUS[word]
+
+
+def _apply(wda: Proxy, bundle: str, chosen: list[tuple[str, bool | None]]) -> None:
+    for service, allow in chosen:
+        wda.phone.controls.append(("setPermission", {"bundleId": bundle, "service": service, "allow": allow}))
+        if wda.phone.privacy is not None:
+            wda.phone.privacy(bundle, service, allow)
+
+
 #: ``mobile:`` name → (required arguments, handler), XCUITest's argument names (Rule 2).
 MOBILE: dict[str, tuple[tuple[str, ...], MobileHandler]] = {
     "source": ((), _source),
@@ -460,4 +532,6 @@ MOBILE: dict[str, tuple[tuple[str, ...], MobileHandler]] = {
     "enrollBiometric": ((), _on_simulator("enrollBiometric")),
     "sendBiometricMatch": ((), _on_simulator("sendBiometricMatch")),
     "pushNotification": (("bundleId", "payload"), _on_simulator("pushNotification")),
+    # Rule 6
+    "setPermission": (("access", "bundleId"), _set_permission),
 }

@@ -17,11 +17,19 @@ Rule 3: a local video is XCTest's own recorder (``mobile: startXCTestScreenRecor
         /tests/<session id>`` (the region from the server's host, ``ondemand.<region>.…``),
         BrowserStack ``https://app-automate.browserstack.com/dashboard/v2/sessions/<session id>``.
         LambdaTest's page needs its test id, which the session doesn't name: no link.
+Rule 4: the permissions a launch names (``LaunchOptions.permissions``, from the check's alert
+        policy) are one ``mobile: setPermission {bundleId, access}`` on a simulator session, each
+        service under XCUITest's name with ``yes`` or ``no`` (:data:`SET_PERMISSION_NAMES`:
+        ``location`` and ``location-always`` go through ``simctl privacy``, the rest through the
+        simulator's TCC database; ``tracking`` is ``usertracking``, ``media-library``
+        ``medialibrary``). ``notifications``, ``bluetooth`` and ``photos-add`` have no such name
+        (XCUITest 12.13 dropped ``notifications``): their prompts are answered as they show.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -29,7 +37,7 @@ from mobster_core.protocols import DeviceSettings
 
 from ._caps import Provider
 
-__all__ = ["settings_commands", "settings_refusal", "video_link"]
+__all__ = ["SET_PERMISSION_NAMES", "permission_access", "settings_commands", "settings_refusal", "video_link"]
 
 _SAUCE_HOST = re.compile(r"ondemand\.([a-z0-9-]+)\.saucelabs\.com")
 
@@ -54,6 +62,40 @@ def settings_commands(settings: DeviceSettings) -> list[tuple[str, dict[str, Any
     if settings.biometrics_enrolled is not None:
         out.append(("enrollBiometric", {"isEnabled": settings.biometrics_enrolled}))
     return out
+
+
+#: Rule 4: Mobster's service names (``_rules/alerts.SERVICES``) as XCUITest's ``mobile: setPermission`` takes them.
+SET_PERMISSION_NAMES = {
+    "location": "location",
+    "location-always": "location-always",
+    "camera": "camera",
+    "microphone": "microphone",
+    "photos": "photos",
+    "contacts": "contacts",
+    "calendar": "calendar",
+    "reminders": "reminders",
+    "tracking": "usertracking",
+    "motion": "motion",
+    "media-library": "medialibrary",
+    "siri": "siri",
+    "speech": "speech",
+    "health": "health",
+    "homekit": "homekit",
+    "faceid": "faceid",
+}
+
+
+def permission_access(permissions: Mapping[str, bool]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Rule 4: ``setPermission``'s ``access`` for ``permissions``, and the services it can't set."""
+    access: dict[str, str] = {}
+    left: list[str] = []
+    for service, allow in permissions.items():
+        name = SET_PERMISSION_NAMES.get(service)
+        if name is None:
+            left.append(service)
+        else:
+            access[name] = "yes" if allow else "no"
+    return access, tuple(left)
 
 
 def video_link(provider: Provider | None, server: str, session: str | None) -> str | None:

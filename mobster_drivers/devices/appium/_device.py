@@ -70,7 +70,11 @@ Rule 6: a launch is ``mobile: isAppInstalled`` (a ``DeviceError``, nothing sent,
         ``mobile: queryAppState`` where a server refuses it), ``mobile: terminateApp``,
         ``mobile: launchApp`` with the arguments and environment
         (``launchApp`` only brings a running app to the front and drops its arguments, hence the
-        terminate), then ``mobile: deepLink`` for ``options.url``. Appium can't wipe an app's
+        terminate), then ``mobile: deepLink`` for ``options.url``. Between the terminate and the
+        launch, on a simulator session, the permissions the launch names are set (``_controls``
+        Rule 4); a server that refuses them (no simctl on its host, an older XCUITest) is said once
+        as a warning, and the check's alert policy answers their prompts as they show. An iPhone
+        can't have them set: there too the prompts are answered. Appium can't wipe an app's
         data on every device: a launch with a reset relaunches the app as it is (logged).
 Rule 7: the device's iOS version, name and UDID come from the capabilities the session was
         created with (the server's reply first), else ``mobile: deviceInfo`` (its
@@ -136,7 +140,7 @@ from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_
 
 from ._bundle import BundleInfo, read_bundle_info
 from ._caps import AppiumCaps, Provider, detect_provider, session_capabilities
-from ._controls import settings_commands, settings_refusal, video_link
+from ._controls import permission_access, settings_commands, settings_refusal, video_link
 from ._provider import provider_scripts
 from ._wire import AppiumBadReply, AppiumErrorReply, AppiumNoReply, AppiumTransportError, AppiumUnreachable, AppiumWire
 
@@ -281,6 +285,7 @@ class AppiumDevice:
         )
         self._queries_ready: str | None = None
         self._told_full_source = False
+        self._told_permissions = False
         self._video_file: Path | None = None  # Rule 9: the file a recording goes into
 
     # -- what callers read --------------------------------------------------------------------
@@ -649,6 +654,8 @@ class AppiumDevice:
             )
         timeout = self._timeouts.launch
         self._mobile("terminateApp", {"bundleId": bundle}, timeout=timeout, action=f"terminating {bundle}", begin=True)
+        if options.permissions:
+            self._preset(bundle, options.permissions)
         args = {"bundleId": bundle, "arguments": list(options.args), "environment": dict(options.env)}
         self._mobile("launchApp", args, timeout=timeout, action=f"launching {bundle}", begin=True)
         if options.url is not None:
@@ -659,6 +666,22 @@ class AppiumDevice:
                 action=f"opening {options.url}",
                 begin=True,
             )
+
+    def _preset(self, bundle: str, permissions: Mapping[str, bool]) -> None:
+        """Rule 6: the launch's permissions set on a simulator session, else left to the alert policy."""
+        info = self._info
+        access, left = permission_access(permissions)
+        if info is None or info.kind is not DeviceKind.SIMULATOR or not access:
+            _log.debug("permissions of %s not set before the launch; their prompts are answered as they show", bundle)
+            return
+        if left:
+            _log.debug("XCUITest can't set %s; their prompts are answered as they show", ", ".join(left))
+        try:
+            self._mobile("setPermission", {"bundleId": bundle, "access": access}, timeout=self._timeouts.launch)
+        except DeviceError as exc:
+            if not self._told_permissions:
+                self._told_permissions = True
+                _log.warning("%s; the check's alerts policy answers the permission prompts as they show instead", exc)
 
     def read_sync(self) -> Screen:
         """The blocking form of :meth:`read`."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 import mobster_core as mc
 from mobster_core.checks import load_check_text
 from mobster_drivers.devices.appium import AppiumCaps, appium_device
@@ -32,3 +34,50 @@ def test_an_allowed_prompt_and_the_keyboard_through_appium(tmp_path: Path) -> No
         assert fake.wda.phone.alert_answers == ["Allow While Using App"]
         commands = [r.command for r in fake.requests if r.command in ("mobile: alert", "mobile: hideKeyboard")]
         assert commands == ["mobile: alert", "mobile: hideKeyboard"]
+
+
+def _run(fake: FakeAppium, tmp_path: Path, check_text: str) -> mc.CheckResult:
+    # The caps name the iOS version, as the fake has no usbmuxd to read it through (fake Appium Rule 3).
+    check = load_check_text(check_text, str(tmp_path / ".mobster" / "checks" / "signup.yaml"))
+    clock = mc.SystemClock()
+    caps = AppiumCaps.from_mapping({"appium:platformVersion": "26.4"})
+    device = appium_device(fake.url, caps, clock, bundle="com.example.yourapp")
+    options = mc.RunOptions(root=tmp_path, policy=QUICK_POLICY)
+    try:
+        return asyncio.run(mc.run_check(check, device, clock, model=ScriptedModel(), options=options))
+    finally:
+        device.close()
+
+
+def test_on_a_simulator_session_the_policys_permissions_are_set_before_the_launch(tmp_path: Path) -> None:
+    # allow location (simctl's), deny tracking (the TCC name usertracking), notifications: no name.
+    text = CHECK.replace("alerts: {allow: [location]}", "alerts: {allow: [location, notifications], deny: [tracking]}")
+    with FakeAppium(AppScript.from_text(sample_path("yourapp-location").read_text("utf-8")), lifetime=60) as fake:
+        result = _run(fake, tmp_path, text)
+        assert result.verdict is mc.Verdict.PASSED, result.outcome
+        assert fake.wda.phone.alert_answers == []  # the prompt never showed: it was set
+        sent = [r for r in fake.requests if r.command in ("mobile: setPermission", "mobile: launchApp")]
+        assert [r.command for r in sent] == ["mobile: setPermission", "mobile: launchApp"]
+        (args,) = sent[0].body["args"]
+        assert args == {"bundleId": "com.example.yourapp", "access": {"location": "yes", "usertracking": "no"}}
+
+
+def test_a_server_that_cant_set_permissions_leaves_the_prompt_to_the_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An Appium host without Xcode's simctl: XCUITest's ``simctl privacy`` fails (teen_process's ENOENT).
+    from mobster_drivers.testing import _appium_mobile
+
+    def no_simctl(_wda: object, _params: object) -> None:
+        raise _appium_mobile.Failure(500, "unknown error", "spawn xcrun ENOENT")
+
+    required, _handler = _appium_mobile.MOBILE["setPermission"]
+    monkeypatch.setitem(_appium_mobile.MOBILE, "setPermission", (required, no_simctl))
+    with FakeAppium(AppScript.from_text(sample_path("yourapp-location").read_text("utf-8")), lifetime=60) as fake:
+        result = _run(fake, tmp_path, CHECK)
+        assert result.verdict is mc.Verdict.PASSED, result.outcome
+        assert fake.wda.phone.alert_answers == ["Allow While Using App"]
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(said) == 1
+    assert "spawn xcrun ENOENT" in said[0]
+    assert "answers the permission prompts as they show" in said[0]

@@ -541,3 +541,41 @@ def test_a_linux_host_without_usbmuxd_fails_what_needs_it() -> None:
             fake, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, "appium:bundleId": YOURAPP}}}
         )
         assert (status, error(reply)[0]) == (500, "unknown error")
+
+
+@pytest.mark.parametrize(
+    ("access", "message"),
+    [
+        ({"location": "maybe"}, "location does not support maybe. Please specify 'yes', 'no' or 'unset'."),
+        ({"notifications": "yes"}, "'notifications' is unknown. Only the following service names are supported: ["),
+        ({"camera": ["yes"]}, "'['yes']' is not a supported value for 'camera'"),
+        ({"camera": "limited"}, "'limited' is not a supported value for 'camera'"),
+        ("location", "The 'access' option is expected to be a map"),
+    ],
+)
+def test_set_permission_refuses_as_xcuitest_does(access: Any, message: str) -> None:
+    with FakeAppium(script("simulator"), lifetime=30) as fake:
+        sid = session(fake)
+        status, reply = mobile(fake, sid, "setPermission", {"bundleId": "com.example.yourapp", "access": access})
+        assert status == 500
+        code, said = error(reply)
+        assert code == "unknown error"
+        assert message in said
+
+
+def test_set_permission_sets_simctls_before_the_tcc_ones_and_only_on_a_simulator() -> None:
+    with FakeAppium(script("simulator"), lifetime=30) as fake:
+        sid = session(fake)
+        access = {"usertracking": "no", "location": "YES", "photos": "limited"}
+        assert mobile(fake, sid, "setPermission", {"bundleId": "com.example.yourapp", "access": access})[0] == 200
+        # A refused TCC name after a simctl one: the simctl one is set all the same, as the real code does.
+        access = {"siri": "yes", "location-always": "unset", "notifications": "yes"}
+        assert mobile(fake, sid, "setPermission", {"bundleId": "com.example.yourapp", "access": access})[0] == 500
+        assert [(c["service"], c["allow"]) for name, c in fake.controls if name == "setPermission"] == [
+            ("location", True), ("tracking", False), ("photos", True), ("location-always", None)
+        ]  # fmt: skip
+    with FakeAppium(script("iphone"), lifetime=30) as fake:
+        sid = session(fake)
+        status, reply = mobile(fake, sid, "setPermission", {"bundleId": "com.example.yourapp", "access": {}})
+        assert status == 500
+        assert error(reply) == ("unknown error", "Setting permissions can only be performed on Simulator")
