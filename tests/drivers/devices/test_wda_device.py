@@ -484,6 +484,26 @@ def test_a_slow_read_is_a_device_error(wda: FakeWda) -> None:
     assert not isinstance(e.value, mc.UnknownOutcome)
 
 
+def test_a_reply_held_forever_makes_every_later_call_time_out_saying_what_to_do(wda: FakeWda) -> None:
+    # WDA serves one request at a time (the fake's default): a command that never ends holds every
+    # later request, the status probe included. Each call ends at its own timeout, never a hang.
+    device = WdaDevice(wda.url, timeouts=WdaTimeouts(read=0.25, status=0.25))
+    run(device.read())
+    wda.stall_next_reply(600.0)
+    where = f"WebDriverAgent at {wda.url}"
+    for _ in range(2):  # the held one, then one queued behind it
+        with pytest.raises(mc.DeviceError, match=r"no reply within 0\.25 s") as caught:
+            run(device.read())
+        assert str(caught.value).startswith(f"{where} didn't answer GET /wda/activeAppInfo")
+        assert "serves one request at a time" in str(caught.value)
+        assert "restart WebDriverAgent" in str(caught.value)
+        assert not isinstance(caught.value, mc.UnknownOutcome)
+    with pytest.raises(mc.DeviceError, match=r"didn't answer GET /status: no reply within 0\.25 s: WebDriverAgent"):
+        device.status_sync()
+    # The first read's and the held one's: the reads and the probe queued behind it never began.
+    assert [r.route for r in wda.requests].count("/wda/activeAppInfo") == 2
+
+
 def test_a_bad_url_is_refused() -> None:
     with pytest.raises(ValueError, match="WebDriverAgent URL"):
         WdaDevice("ftp://example.com")
