@@ -60,7 +60,9 @@ Rule 8: the fake is a loopback server (``_server``): it binds 127.0.0.1 only, an
         per connection (HTTP/1.0), stops by itself after ``lifetime`` seconds, dies at a request a
         test names (:meth:`FakeWda.die_when`), and serves one request at a time (``_server``
         Rule 5), as WDA does: ``/status`` and ``/source`` wait behind a slow ``/screenshot`` or a
-        held reply. ``one_at_a_time=False`` answers each at once (the model before issue 27).
+        held reply. ``one_at_a_time=False`` lets the HTTP layer answer each at once, as before
+        issue 27 (the scripted phone behind still serves its reads, screenshots and actions one
+        at a time: ``ScriptedPhone`` Rule 12).
         What WDA's source says (appium/WebDriverAgent at ``c279b4c``, August 2026): every route,
         ``/status``, ``/health``, ``/wda/shutdown`` and the unknown-command catch-all included,
         runs on the main queue (``FBWebServer.m``: ``setRouteQueue:dispatch_get_main_queue()``;
@@ -709,8 +711,8 @@ class FakeWda(LoopbackServer[WdaRequest]):
     is the capture's ``bundleId`` or ``bundle`` (Rule 12), on iOS ``ios``. ``costs`` holds each
     reply as long as real WDA would take (Rule 11). ``port`` 0 picks a free port. The fake stops
     by itself after ``lifetime`` seconds; ``None`` serves until :meth:`stop`. It serves one
-    request at a time, as WDA's main thread does (Rule 8); ``one_at_a_time=False`` answers each
-    at once.
+    request at a time, as WDA's main thread does (Rule 8); ``one_at_a_time=False`` lets its HTTP
+    layer answer each at once.
     Use it as a context manager, or :meth:`start` and :meth:`stop`.
     """
 
