@@ -459,6 +459,23 @@ def test_a_tap_whose_reply_times_out_is_an_unknown_outcome_sent_once(appium: Fak
     assert appium.wda.phone.screen_name(YOURAPP) == "signup"  # it had landed
 
 
+def test_a_wda_reply_held_forever_makes_every_later_read_time_out_saying_what_to_do(
+    appium: FakeAppium, make: Any
+) -> None:
+    # The WDA behind Appium serves one request at a time (the fake's default, as WDA's main queue):
+    # a command that never ends there holds the next one too. Each read ends at its own timeout.
+    device = make(appium.url, timeouts=AppiumTimeouts(read=0.25))
+    run(launched(device))
+    appium.wda.stall_next_reply(600.0)
+    for _ in range(2):  # the held one, then one queued behind it on WDA
+        with pytest.raises(mc.DeviceError, match=r"no reply within 0\.25 s") as caught:
+            run(device.read())
+        assert str(caught.value).startswith(f"Appium at {appium.url}")
+        assert "serves one request at a time" in str(caught.value)
+        assert "restart the session" in str(caught.value)
+        assert not isinstance(caught.value, mc.UnknownOutcome)
+
+
 def test_a_5xx_on_an_action_is_an_unknown_outcome_sent_once(appium: FakeAppium, make: Any) -> None:
     device = make(appium.url)
     run(launched(device))
