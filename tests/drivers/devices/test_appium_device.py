@@ -36,6 +36,7 @@ from mobster_drivers.devices.wda import SourceRead, read_source
 from mobster_drivers.testing import _appium_mobile as appium_mobile
 from mobster_drivers.testing.appium import FakeAppium
 from tests.core.helpers import step_on
+from tests.drivers.devices.held import every_read_times_out_saying_what_to_do
 from tests.loopback import closed_port
 from tests.real_clock import ManualClock
 from tests.samples import DEVICE_CHECKS
@@ -467,13 +468,7 @@ def test_a_wda_reply_held_forever_makes_every_later_read_time_out_saying_what_to
     device = make(appium.url, timeouts=AppiumTimeouts(read=0.25))
     run(launched(device))
     appium.wda.stall_next_reply(600.0)
-    for _ in range(2):  # the held one, then one queued behind it on WDA
-        with pytest.raises(mc.DeviceError, match=r"no reply within 0\.25 s") as caught:
-            run(device.read())
-        assert str(caught.value).startswith(f"Appium at {appium.url}")
-        assert "serves one request at a time" in str(caught.value)
-        assert "restart the session" in str(caught.value)
-        assert not isinstance(caught.value, mc.UnknownOutcome)
+    every_read_times_out_saying_what_to_do(device.read, f"Appium at {appium.url}", "restart the session")
 
 
 def test_a_5xx_on_an_action_is_an_unknown_outcome_sent_once(appium: FakeAppium, make: Any) -> None:

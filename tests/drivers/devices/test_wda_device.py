@@ -19,6 +19,7 @@ from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.devices.wda import SESSION_SETTINGS, SOURCE_PATH, WdaDevice, WdaErrorReply, WdaReply, WdaTimeouts
 from mobster_drivers.testing.wda import FakeWda
 from tests.core.helpers import step_on
+from tests.drivers.devices.held import every_read_times_out_saying_what_to_do
 from tests.loopback import closed_port
 from tests.samples import DEVICE_CHECKS
 
@@ -490,14 +491,8 @@ def test_a_reply_held_forever_makes_every_later_call_time_out_saying_what_to_do(
     device = WdaDevice(wda.url, timeouts=WdaTimeouts(read=0.25, status=0.25))
     run(device.read())
     wda.stall_next_reply(600.0)
-    where = f"WebDriverAgent at {wda.url}"
-    for _ in range(2):  # the held one, then one queued behind it
-        with pytest.raises(mc.DeviceError, match=r"no reply within 0\.25 s") as caught:
-            run(device.read())
-        assert str(caught.value).startswith(f"{where} didn't answer GET /wda/activeAppInfo")
-        assert "serves one request at a time" in str(caught.value)
-        assert "restart WebDriverAgent" in str(caught.value)
-        assert not isinstance(caught.value, mc.UnknownOutcome)
+    start = f"WebDriverAgent at {wda.url} didn't answer GET /wda/activeAppInfo"
+    every_read_times_out_saying_what_to_do(device.read, start, "restart WebDriverAgent")
     with pytest.raises(mc.DeviceError, match=r"didn't answer GET /status: no reply within 0\.25 s: WebDriverAgent"):
         device.status_sync()
     # The first read's and the held one's: the reads and the probe queued behind it never began.
