@@ -44,7 +44,12 @@ Rule 7 (after an action, :class:`ChangeWait`): read until the screen differs fro
 Rule 8 (typing, :class:`TypingWait`): read the field until it holds the typed text (a secure field
         shows one more bullet per character), reads spaced as Rule 1, for at most ``drift_after``.
 Rule 9 (the heal's watch, :class:`WatchWait`): read as Rule 1 until ``watch`` answers; it never
-        gives up by itself (the heal cancels it when the model answers first).
+        gives up by itself (the heal cancels it when the model answers first). With ``slowest``
+        (the heal's :data:`WATCH_SLOWEST`, 1.0 s), each read that agrees with the one before
+        doubles the gap to the next read, up to ``slowest``, and a read that shows another screen
+        brings it back to ``interval``: on a phone that serves one request at a time, a read still
+        in flight when the model answers holds the healed action until it ends, and a read every
+        0.15 s of a screen that stays the same is mostly that waste (docs/benchmarks.md §1).
 Rule 10: times are compared with a nanosecond of slack, so a wake-up scheduled for a deadline is at
         that deadline even when float arithmetic lands a hair before it.
 """
@@ -68,6 +73,7 @@ __all__ = [
     "BULLET",
     "DEFAULT_POLICY",
     "DEFAULT_READ_POLICY",
+    "WATCH_SLOWEST",
     "ChangeWait",
     "Changed",
     "Check",
@@ -679,33 +685,45 @@ class TypingWait(_NoChecks):
 # -- the heal's watch (Rule 9) ---------------------------------------------------------------------
 
 
+#: Rule 9: the longest gap between two of the heal's watch reads of a screen that stays the same, seconds.
+WATCH_SLOWEST = 1.0
+
+
 @attrs.frozen
 class WatchState(Generic[R]):
-    """The watch so far: the last sighting, and the answer once ``watch`` gave one."""
+    """The watch so far: the last sighting, the answer once ``watch`` gave one, the gap to the next read."""
 
     sighting: Sighting
     answer: R | None = None
+    gap: float = 0.0
 
 
 @attrs.frozen
 class WatchWait(_NoChecks, Generic[R]):
-    """Rule 9: read every ``interval`` from ``sighting`` on until ``watch`` answers."""
+    """Rule 9: read from ``sighting`` on until ``watch`` answers: every ``interval``, or slower up to ``slowest``.
+
+    ``slowest`` None reads every ``interval`` whatever the screen does (Rule 1).
+    """
 
     sighting: Sighting
     watch: Watch[R] = attrs.field(eq=False)
     policy: PollPolicy = DEFAULT_POLICY
+    slowest: float | None = None
 
     def start(self, _now: float) -> WatchState[R]:
         """The watch starts on the screen the model was given: its answer comes first."""
-        return WatchState(self.sighting, self.watch(self.sighting))
+        return WatchState(self.sighting, self.watch(self.sighting), self.policy.interval)
 
     def next(self, state: WatchState[R], now: float) -> Move[tuple[R, Sighting]]:
-        """Stop at the first answer, with the read it came on; else read every ``interval`` (Rule 1)."""
+        """Stop at the first answer, with the read it came on; else read when the gap has passed."""
         if state.answer is not None:
             return Done((state.answer, state.sighting))
-        return _at(state.sighting.started + self.policy.interval, now)
+        return _at(state.sighting.started + state.gap, now)
 
     def saw(self, state: WatchState[R], started: float, screen: Screen) -> WatchState[R]:
-        """Fold in a read and ask ``watch``."""
+        """Fold in a read and ask ``watch``; a read that agrees with the one before doubles the gap (Rule 9)."""
         seen = state.sighting.then(started, screen)
-        return WatchState(seen, self.watch(seen))
+        interval = self.policy.interval
+        slower = self.slowest is not None and seen.settled
+        gap = min(max(self.slowest or interval, interval), state.gap * 2) if slower else interval
+        return WatchState(seen, self.watch(seen), gap)

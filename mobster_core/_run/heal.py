@@ -8,7 +8,10 @@ Rule 2: after each of its actions the screen is compared with the drifted step a
         and replay takes over from the matched step, on the read that matched. When nothing
         matches, the model is asked again once the screen has settled.
 Rule 3: the next model turn and the screen comparison run concurrently: a match that appears
-        while the model is thinking wins at once. Before the model's first action only the
+        while the model is thinking wins as soon as a read sees it. Those reads come every 0.15 s
+        while the screen changes and less often while it stays the same, down to one a second
+        (settle Rule 9: a read in flight when the model answers delays the healed action on a
+        phone that serves one request at a time). Before the model's first action only the
         drifted step itself is watched (a later step's screen must not skip the drifted one).
 Rule 4: the breaker is checked before every model action, and before the heal (:func:`refusal`).
 Rule 5: the model saying done drops the remaining steps (the verdict decides); blocked fails the
@@ -41,7 +44,7 @@ from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.matcher import MatchRule, match_step
 from mobster_core._rules.model import Decision, DecisionKind
 from mobster_core._rules.screen import Screen
-from mobster_core._rules.settle import ChangeWait, Sighting, WatchWait
+from mobster_core._rules.settle import WATCH_SLOWEST, ChangeWait, Sighting, WatchWait
 from mobster_core._rules.steps import Step
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.healfile import HealEntry
@@ -217,7 +220,7 @@ class _Heal:
         recorded = self.job.steps[self.index :]
         turn = asyncio.ensure_future(agent.ask(seen.screen, recorded=recorded, request=self.request))
         dispatch = agent.dispatch
-        watch = WatchWait(seen, answer, agent.brief.timing)
+        watch = WatchWait(seen, answer, agent.brief.timing, slowest=WATCH_SLOWEST)
         watcher = asyncio.ensure_future(drive(watch, dispatch.clock, self.read))
         try:
             done, _pending = await asyncio.wait({turn, watcher}, return_when=asyncio.FIRST_COMPLETED)

@@ -92,12 +92,12 @@ def not_answering(where: str, endpoint: str, detail: str, *, action: str | None,
     return f"{sent}{where} isn't answering ({endpoint}: {detail}): {hint}"
 
 
-def failed_read(where: str, endpoint: str, detail: str, how: Failed) -> str:
-    """A request that is not an action failed (Rule 4)."""
+def failed_read(where: str, endpoint: str, detail: str, how: Failed, *, hint: str | None = None) -> str:
+    """A request that is not an action failed (Rule 4); ``hint``, what to do, follows a missing reply."""
     if how == "bad reply":
         return f"{where} sent a bad reply to {endpoint}: {detail}"
     if how == "no reply":
-        return f"{where} didn't answer {endpoint}: {detail}"
+        return f"{where} didn't answer {endpoint}: {detail}" + (f": {hint}" if hint else "")
     return f"{where}: {endpoint} failed: {detail}"
 
 

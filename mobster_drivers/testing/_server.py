@@ -20,9 +20,12 @@ Rule 4 (death): :meth:`LoopbackServer.die_when` names a request at which the fak
         its connection closes, so whatever a client sends next is refused. A death at a moment
         the test chooses, never a race.
 Rule 5 (one at a time): with ``one_at_a_time``, an HTTP request is read, then handled, held and
-        answered while no other request is: the others wait their turn (connections are still
-        accepted, as a listening socket's backlog takes them), as WebDriverAgent serves its
-        requests on its main thread. Off by default.
+        answered while no other request is: the others wait their turn, in no promised order
+        (connections are still accepted, as a listening socket's backlog takes them), as
+        WebDriverAgent serves its requests on its main thread. A request whose client left while
+        it waited is still handled in its turn (WDA runs a command it has read whoever waits for
+        it); once the fake stops, a request still waiting is never handled and its connection
+        closes without a reply. Off by default here; the fake WDA turns it on (``wda`` Rule 8).
 Rule 6 (HTTP): a fake answers in :attr:`LoopbackServer.http_version`: HTTP/1.0, one request a
         connection, by default; with HTTP/1.1 a connection is kept alive until it has been idle
         :attr:`LoopbackServer.idle_seconds`. A reply may be held (``hold`` seconds, cut short by
@@ -210,6 +213,9 @@ class _HttpHandler(BaseHTTPRequestHandler):
         if wiring.one_at_a_time:
             wiring.queued(incoming)
         with wiring.turn():
+            if wiring.one_at_a_time and wiring.stopping.is_set():
+                self.close_connection = True  # its turn came after the stop: never handled (Rule 5)
+                return
             self._send(wiring.answer(incoming))
 
     def _send(self, reply: Reply) -> None:

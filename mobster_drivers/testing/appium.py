@@ -329,8 +329,9 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     of that many phones, whose queue waits ``session_request_timeout`` seconds (Rule 9).
     ``clock`` (its ``now()``) is what idle timeouts are measured on: tests pass one they move by
     hand. The fake stops by itself after ``lifetime`` seconds (``None``: only at :meth:`stop`).
-    ``one_at_a_time`` makes each fake WDA serve one request at a time (``_server`` Rule 5), as
-    real WDA does.
+    Each fake WDA serves one request at a time (``wda`` Rule 8), as real WDA does, so a command
+    Appium proxies waits behind the one WDA is running; ``one_at_a_time=False`` gives WDAs that
+    answer each at once.
     """
 
     http_version = "HTTP/1.1"  # keep-alive, as Node's server (Rule 8)
@@ -354,7 +355,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         max_sessions: int | None = None,
         provider: str | None = None,
         clock: Clock | None = None,
-        one_at_a_time: bool = False,
+        one_at_a_time: bool = True,
         devices: int | None = None,
         session_request_timeout: float = _SESSION_REQUEST_TIMEOUT,
         usbmuxd: bool = True,
@@ -1098,6 +1099,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--lifetime", type=float, default=3600.0, help="stop after this many seconds (default 3600; 0: never)"
     )
+    parser.add_argument(
+        "--concurrent", action="store_true", help="the WDA behind answers requests at once (real WDA: one at a time)"
+    )
     return parser
 
 
@@ -1131,6 +1135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             session_request_timeout=args.session_request_timeout,
             usbmuxd=not args.no_usbmuxd,
             session_discovery=args.session_discovery,
+            one_at_a_time=not args.concurrent,
         )
 
     def serving(fake: FakeAppium) -> str:

@@ -58,8 +58,22 @@ Rule 6: faults: the phone's own (:meth:`FakeWda.fail_next_action` drops the acti
 Rule 7: every request is recorded in :attr:`FakeWda.requests` before it is handled.
 Rule 8: the fake is a loopback server (``_server``): it binds 127.0.0.1 only, answers one request
         per connection (HTTP/1.0), stops by itself after ``lifetime`` seconds, dies at a request a
-        test names (:meth:`FakeWda.die_when`), and with ``one_at_a_time`` serves one request at a
-        time, as WDA's main thread does (off by default).
+        test names (:meth:`FakeWda.die_when`), and serves one request at a time (``_server``
+        Rule 5), as WDA does: ``/status`` and ``/source`` wait behind a slow ``/screenshot`` or a
+        held reply. ``one_at_a_time=False`` lets the HTTP layer answer each at once, as before
+        issue 27 (the scripted phone behind still serves its reads, screenshots and actions one
+        at a time: ``ScriptedPhone`` Rule 12).
+        What WDA's source says (appium/WebDriverAgent at ``c279b4c``, August 2026): every route,
+        ``/status``, ``/health``, ``/wda/shutdown`` and the unknown-command catch-all included,
+        runs on the main queue (``FBWebServer.m``: ``setRouteQueue:dispatch_get_main_queue()``;
+        ``FBHTTPServer.m`` reads requests on its socket queue and ``dispatch_async``\ s each to
+        the main queue, its reply written after the handler returns); before Network.framework
+        (``cd741c5c``, #1221) ``RoutingHTTPServer`` over GCDAsyncSocket did the same with
+        ``dispatch_sync`` onto the main queue. Only a path no route matches is answered 404 on
+        the socket queue, and the MJPEG server (``FBMjpegServer``, port 9100 by default) takes
+        its screenshots on its own serial queue, off the main thread. Not checked (no phone
+        here): whether XCTest itself serialises an MJPEG screenshot with a main-thread command,
+        and how long a command queued behind another waits on a phone.
 Rule 9: ``POST /elements`` and ``POST /element`` find elements in the app in front (the app itself
         first, then its descendants in tree order) with the ``predicate string`` locator (the
         subset of NSPredicate in ``_nspredicate``; ``AND`` stops at the first false, so
@@ -696,8 +710,9 @@ class FakeWda(LoopbackServer[WdaRequest]):
     or ``tree`` is a captured WDA source (XML or JSON, a path) served as a static app whose bundle
     is the capture's ``bundleId`` or ``bundle`` (Rule 12), on iOS ``ios``. ``costs`` holds each
     reply as long as real WDA would take (Rule 11). ``port`` 0 picks a free port. The fake stops
-    by itself after ``lifetime`` seconds; ``None`` serves until :meth:`stop`. ``one_at_a_time``
-    serves one request at a time, as WDA's main thread does (``_server`` Rule 5; off by default).
+    by itself after ``lifetime`` seconds; ``None`` serves until :meth:`stop`. It serves one
+    request at a time, as WDA's main thread does (Rule 8); ``one_at_a_time=False`` lets its HTTP
+    layer answer each at once.
     Use it as a context manager, or :meth:`start` and :meth:`stop`.
     """
 
@@ -711,7 +726,7 @@ class FakeWda(LoopbackServer[WdaRequest]):
         costs: ReadCosts | None = None,
         port: int = 0,
         lifetime: float | None = 600.0,
-        one_at_a_time: bool = False,
+        one_at_a_time: bool = True,
     ) -> None:
         super().__init__(port=port, lifetime=lifetime, one_at_a_time=one_at_a_time)
         if (app is None) == (tree is None):
@@ -2337,6 +2352,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--lifetime", type=float, default=3600.0, help="stop after this many seconds (default 3600; 0: never)"
     )
+    parser.add_argument(
+        "--concurrent", action="store_true", help="answer requests at once (real WDA serves one at a time)"
+    )
     args = parser.parse_args(argv)
     if args.app is not None and (args.bundle is not None or args.ios != "26.4"):
         parser.error("--bundle and --ios go with --tree")
@@ -2346,9 +2364,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         lifetime = args.lifetime or None
         if args.tree is not None:
             return FakeWda(
-                tree=args.tree, bundle=args.bundle, ios=args.ios, costs=costs, port=args.port, lifetime=lifetime
+                tree=args.tree,
+                bundle=args.bundle,
+                ios=args.ios,
+                costs=costs,
+                port=args.port,
+                lifetime=lifetime,
+                one_at_a_time=not args.concurrent,
             )
-        return FakeWda(args.app, costs=costs, port=args.port, lifetime=lifetime)
+        return FakeWda(args.app, costs=costs, port=args.port, lifetime=lifetime, one_at_a_time=not args.concurrent)
 
     def serving(fake: FakeWda) -> str:
         served = f"the tree {args.tree} as {fake.static_bundle}" if args.tree is not None else args.app

@@ -194,6 +194,14 @@ _ELEMENT_KEYS = ("element-6066-11e4-a52e-4f735466cecf", "ELEMENT")
 _INVALID_SESSION = "invalid session id"
 
 
+#: What to do when a read gets no reply in time: the WDA behind Appium serves one request at a time.
+_STUCK = (
+    "the WebDriverAgent behind Appium serves one request at a time, so a command still running on the "
+    "phone holds every command after it; if the phone shows an alert or a frozen app, clear it, else "
+    "restart the session (docs/scale.md)"
+)
+
+
 @attrs.frozen
 class AppiumTimeouts:
     """How long each kind of command may take, in seconds, before it counts as failed."""
@@ -973,7 +981,7 @@ class AppiumDevice:
         if action is None:
             how: replies.Failed = "bad reply" if isinstance(exc, AppiumBadReply) else "error"
             how = "no reply" if isinstance(exc, AppiumNoReply) else how
-            return DeviceError(self.scrub(replies.failed_read(where, what, detail, how)))
+            return DeviceError(self.scrub(replies.failed_read(where, what, detail, how, hint=_STUCK)))
         if isinstance(exc, AppiumErrorReply) and _refused(exc):
             return DeviceError(self.scrub(replies.refused(action, where, what, detail)))
         kind = "a bad reply" if isinstance(exc, AppiumBadReply) else "no complete reply"

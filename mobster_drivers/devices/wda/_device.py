@@ -6,7 +6,9 @@ Rule 2: errors are mapped here, at the edge. Nothing sent (WDA unreachable, no s
         that isn't installed) and every failed read is a :class:`DeviceError`; an action that WDA
         refused with an error reply is a ``DeviceError`` too (WDA said it didn't do it), except
         WDA's own ``timeout`` error, whose outcome is unknown. The transport's exception is the
-        ``__cause__``; messages name the endpoint without the session id.
+        ``__cause__``; messages name the endpoint without the session id. A read with no reply in
+        its time says what to do: WDA serves one request at a time, so a command still running
+        holds every later one (a status probe included) until it ends.
 Rule 3: a stale session (``invalid session id``: WDA restarted) is replaced by a new session and
         the request is sent once more. WDA refuses a request with a stale session before it does
         anything, so this never doubles an action.
@@ -131,6 +133,14 @@ class WdaTimeouts:
     action: float = 30.0
     launch: float = 90.0
     status: float = 5.0
+
+
+#: What to do when WDA doesn't answer a read in time (Rule 2): it serves one request at a time.
+_STUCK = (
+    "WebDriverAgent serves one request at a time, so a command still running on the phone holds every "
+    "request after it; if the phone shows an alert or a frozen app, clear it, else restart WebDriverAgent "
+    "(docs/drivers.md)"
+)
 
 
 def _fallback_name(url: str) -> str:
@@ -514,7 +524,7 @@ class WdaDevice:
         if action is None:
             how: replies.Failed = "bad reply" if isinstance(exc, WdaBadReply) else "error"
             how = "no reply" if isinstance(exc, WdaNoReply) else how
-            return DeviceError(replies.failed_read(where, point, detail, how))
+            return DeviceError(replies.failed_read(where, point, detail, how, hint=_STUCK))
         if isinstance(exc, WdaErrorReply) and exc.error != "timeout":
             return DeviceError(replies.refused(action, where, point, detail))
         kind = "a bad reply" if isinstance(exc, WdaBadReply) else "no complete reply"

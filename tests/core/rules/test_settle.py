@@ -11,6 +11,7 @@ from mobster_core import PollPolicy, Screen, Step
 from mobster_core._rules.matcher import MatchRule
 from mobster_core._rules.settle import (
     DEFAULT_POLICY,
+    WATCH_SLOWEST,
     ChangeWait,
     Check,
     Done,
@@ -203,6 +204,22 @@ def test_a_watch_reads_every_interval_until_it_answers() -> None:
     (answer, seen), starts = drive_by_hand(wait, screens[1:])
     assert (answer, seen.screen) == ("seen c", screens[2])
     assert starts == pytest.approx([0.15, 0.3])
+
+
+def test_the_heals_watch_reads_less_often_while_the_screen_stays_the_same() -> None:
+    a, b, c = screen_of("a"), screen_of("b"), screen_of("c")
+    wait = WatchWait(Sighting.first(0.0, a), lambda s: "seen c" if s.screen == c else None, slowest=WATCH_SLOWEST)
+    (answer, seen), starts = drive_by_hand(wait, [a, a, a, a, b, b, c])
+    assert (answer, seen.screen) == ("seen c", c)
+    # 0.15, 0.3, 0.6, then at most 1.0 s apart while it stays "a"; "b" is another screen: 0.15 again.
+    assert starts == pytest.approx([0.15, 0.45, 1.05, 2.05, 3.05, 3.2, 3.5])
+
+
+def test_a_watch_whose_slowest_is_under_its_interval_reads_every_interval() -> None:
+    a, b = screen_of("a"), screen_of("b")
+    wait = WatchWait(Sighting.first(0.0, a), lambda s: "b" if s.screen == b else None, PollPolicy(interval=0.5), 0.2)
+    _, starts = drive_by_hand(wait, [a, a, b])
+    assert starts == pytest.approx([0.5, 1.0, 1.5])
 
 
 def test_a_step_wait_checks_a_matched_target_before_acting() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import RunOptions, load_check, run_check
+from mobster_core._rules.settle import WATCH_SLOWEST
 from mobster_core._store.healfile import accept_heals, heal_file_for, read_heal_file, reject_heals
 from mobster_core.prompts import estimate_usage
 from mobster_core.results import Fix, FixCode, StepSource
@@ -340,6 +341,27 @@ def test_a_screen_that_comes_right_while_the_model_thinks_wins_at_once(tmp_path:
     assert len(healed_at) == 1
     # The whole run: replay 2 steps, drift at ~1 s, 2.5 s model call, tap, ~0.5 s until FREE shows.
     assert result.seconds < 2.5 + 2.5, "the second model call was not cancelled"
+
+
+def test_a_screen_that_comes_right_late_in_the_model_call_still_ends_the_heal_within_a_watch_gap(
+    tmp_path: Path,
+) -> None:
+    # As above, but FREE shows 1.5 s after the plan screen: the watch has slowed down on a screen
+    # that stayed the same (settle Rule 9), yet sees FREE at most WATCH_SLOWEST after it came, and
+    # the model turn in flight is cancelled all the same.
+    seconds = {}
+    for after in (0.5, 1.5):
+        check = four_steps(tmp_path / str(after))  # each its own project: a heal changes the path
+        slow = renamed(FOUR_STEPS_APP, "CONTINUE", "NEXT").replace(
+            "{role: Button, label: FREE, tap: done}", f"{{role: Button, label: FREE, tap: done, after: {after}}}"
+        )
+        result, _, model = run(check, slow, delay=2.5)
+        assert result.verdict is mc.Verdict.PASSED
+        assert model is not None
+        assert model.calls == 2  # the heal's action, and the turn that was cancelled
+        assert [s.source for s in result.steps].count(StepSource.HEALED) == 1
+        seconds[after] = result.seconds
+    assert 1.0 <= seconds[1.5] - seconds[0.5] <= 1.0 + WATCH_SLOWEST
 
 
 def test_a_renamed_last_step_heals_in_one_model_call(tmp_path: Path) -> None:

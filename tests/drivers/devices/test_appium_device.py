@@ -36,6 +36,7 @@ from mobster_drivers.devices.wda import SourceRead, read_source
 from mobster_drivers.testing import _appium_mobile as appium_mobile
 from mobster_drivers.testing.appium import FakeAppium
 from tests.core.helpers import step_on
+from tests.drivers.devices.held import every_read_times_out_saying_what_to_do
 from tests.loopback import closed_port
 from tests.real_clock import ManualClock
 from tests.samples import DEVICE_CHECKS
@@ -457,6 +458,17 @@ def test_a_tap_whose_reply_times_out_is_an_unknown_outcome_sent_once(appium: Fak
         run(device.act(Action(Op.TAP, element=screen.find("Button", "Sign up")[0])))
     assert commands(appium, before) == ["mobile: tap"]
     assert appium.wda.phone.screen_name(YOURAPP) == "signup"  # it had landed
+
+
+def test_a_wda_reply_held_forever_makes_every_later_read_time_out_saying_what_to_do(
+    appium: FakeAppium, make: Any
+) -> None:
+    # The WDA behind Appium serves one request at a time (the fake's default, as WDA's main queue):
+    # a command that never ends there holds the next one too. Each read ends at its own timeout.
+    device = make(appium.url, timeouts=AppiumTimeouts(read=0.25))
+    run(launched(device))
+    appium.wda.stall_next_reply(600.0)
+    every_read_times_out_saying_what_to_do(device.read, f"Appium at {appium.url}", "restart the session")
 
 
 def test_a_5xx_on_an_action_is_an_unknown_outcome_sent_once(appium: FakeAppium, make: Any) -> None:

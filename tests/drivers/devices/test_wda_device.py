@@ -19,6 +19,7 @@ from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.devices.wda import SESSION_SETTINGS, SOURCE_PATH, WdaDevice, WdaErrorReply, WdaReply, WdaTimeouts
 from mobster_drivers.testing.wda import FakeWda
 from tests.core.helpers import step_on
+from tests.drivers.devices.held import every_read_times_out_saying_what_to_do
 from tests.loopback import closed_port
 from tests.samples import DEVICE_CHECKS
 
@@ -482,6 +483,20 @@ def test_a_slow_read_is_a_device_error(wda: FakeWda) -> None:
     with pytest.raises(mc.DeviceError, match=r"didn't answer GET /wda/activeAppInfo: no reply within 0\.25 s") as e:
         run(device.read())
     assert not isinstance(e.value, mc.UnknownOutcome)
+
+
+def test_a_reply_held_forever_makes_every_later_call_time_out_saying_what_to_do(wda: FakeWda) -> None:
+    # WDA serves one request at a time (the fake's default): a command that never ends holds every
+    # later request, the status probe included. Each call ends at its own timeout, never a hang.
+    device = WdaDevice(wda.url, timeouts=WdaTimeouts(read=0.25, status=0.25))
+    run(device.read())
+    wda.stall_next_reply(600.0)
+    start = f"WebDriverAgent at {wda.url} didn't answer GET /wda/activeAppInfo"
+    every_read_times_out_saying_what_to_do(device.read, start, "restart WebDriverAgent")
+    with pytest.raises(mc.DeviceError, match=r"didn't answer GET /status: no reply within 0\.25 s: WebDriverAgent"):
+        device.status_sync()
+    # The first read's and the held one's: the reads and the probe queued behind it never began.
+    assert [r.route for r in wda.requests].count("/wda/activeAppInfo") == 2
 
 
 def test_a_bad_url_is_refused() -> None:

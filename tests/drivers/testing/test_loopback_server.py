@@ -71,6 +71,27 @@ class _Gate(LoopbackServer[str]):
             self.second_waits.set()
 
 
+class _QueuedWda(FakeWda):
+    """A fake WDA that says how many requests have come to wait for their turn (``_server`` Rule 5)."""
+
+    def __init__(self, *, one_at_a_time: bool = True) -> None:
+        if one_at_a_time:
+            super().__init__(sample_path("yourapp"), lifetime=30)  # the default, as a user gets it
+        else:
+            super().__init__(sample_path("yourapp"), lifetime=30, one_at_a_time=False)
+        self.arrived = threading.Condition()
+        self.waiting = 0
+
+    def _queued(self, incoming: Incoming) -> None:
+        with self.arrived:
+            self.waiting += 1
+            self.arrived.notify_all()
+
+    def wait_queued(self, count: int) -> bool:
+        with self.arrived:
+            return self.arrived.wait_for(lambda: self.waiting >= count, 10)
+
+
 class _Held(LoopbackServer[str]):
     """A fake that holds every reply 30 s."""
 
@@ -242,10 +263,95 @@ def test_by_default_a_request_is_answered_while_another_is_handled() -> None:
     assert first_got == [(200, b"/first")]
 
 
-def test_the_fake_wda_serves_one_request_at_a_time_when_asked() -> None:
-    with FakeWda(sample_path("yourapp"), lifetime=30, one_at_a_time=True) as wda:
-        assert _get(wda.port)[0] == 200
+def _left_unanswered(port: int, path: str) -> tuple[threading.Thread, list[BaseException]]:
+    """A GET in a thread whose connection the fake closes without a reply: what it raised."""
+    raised: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            _get(port, path)
+        except (http.client.HTTPException, OSError) as exc:
+            raised.append(exc)
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    return thread, raised
+
+
+def _raw_get(port: int, path: str) -> socket.socket:
+    """A request sent on a socket the caller reads or closes."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    return sock
+
+
+def _status_held(wda: FakeWda) -> tuple[threading.Thread, list[BaseException]]:
+    """A ``/status`` whose reply the fake holds 30 s (cut short by stop), recorded before this returns."""
+    wda.stall_next_reply(30.0)
+    held = _left_unanswered(wda.port, "/status")
+    assert wda.wait_for(lambda r: r.route == "/status", 10)
+    return held
+
+
+def test_the_fake_wda_serves_one_request_at_a_time_by_default() -> None:
+    with _QueuedWda() as wda:
+        held, held_raised = _status_held(wda)
+        source, source_raised = _left_unanswered(wda.port, "/source")
+        assert wda.wait_queued(2)  # the held one, and the read behind it
+        assert [r.route for r in wda.requests] == ["/status"]  # the read's handling hasn't begun
+        assert source.is_alive()  # no answer yet
+        wda.stop()
+        held.join(5)
+        source.join(5)
+        assert not held.is_alive()
+        assert not source.is_alive()
+        assert len(held_raised) == len(source_raised) == 1  # both closed without a reply
         assert [r.route for r in wda.requests] == ["/status"]
+
+
+def test_the_fake_wda_answers_at_once_when_told_to_be_concurrent() -> None:
+    with _QueuedWda(one_at_a_time=False) as wda:
+        held, held_raised = _status_held(wda)
+        status, body = _get(wda.port, "/source")  # answered while /status is held
+        assert status == 200
+        assert b"XCUIElementTypeApplication" in body
+        assert wda.waiting == 0
+        assert held.is_alive()
+    held.join(5)
+    assert not held.is_alive()
+    assert len(held_raised) == 1
+
+
+def test_stop_ends_every_request_still_waiting_its_turn_unhandled() -> None:
+    with _QueuedWda() as wda:
+        held, _ = _status_held(wda)
+        waiting = [_raw_get(wda.port, path) for path in ("/source", "/screenshot", "/wda/activeAppInfo")]
+        assert wda.wait_queued(4)
+        wda.stop()
+        for sock in waiting:
+            assert sock.recv(1024) == b""  # closed without a reply, at once
+            sock.close()
+        held.join(5)
+        assert not held.is_alive()
+        assert [r.route for r in wda.requests] == ["/status"]  # none of them was handled
+
+
+def test_a_client_that_leaves_while_waiting_its_turn_wedges_nothing() -> None:
+    with _Gate(one_at_a_time=True) as fake:
+        first, first_got = _in_thread(fake.port, "/first")
+        assert fake.first_in.wait(10)
+        leaver = _raw_get(fake.port, "/second")
+        assert fake.second_waits.wait(10)
+        leaver.close()  # gone while waiting its turn
+        third, third_got = _in_thread(fake.port, "/third")
+        assert fake.wait_for(lambda r: r == "/first", 10)
+        fake.gate.set()
+        first.join(10)
+        third.join(10)
+        assert first_got == [(200, b"/first")]
+        assert third_got == [(200, b"/third")]
+        # The one that left was still handled in its turn, as WDA runs a command it has read.
+        assert sorted(fake.requests) == ["/first", "/second", "/third"]
 
 
 def test_a_method_a_fake_doesnt_serve_is_not_implemented_and_not_recorded() -> None:
