@@ -21,6 +21,10 @@ Rule 7: the run stops when a budget runs out: ``max_usd``, ``max_seconds`` or ``
         (``couldnt_run``, class ``budget``).
 Rule 8: the model saying blocked ends Smart with the reason beside the path: it is not a failure by
         itself (the verdict decides; a failed verdict is then class ``blocked``).
+Rule 10: a check's device step (a biometric answer, a push: ``_rules/controls`` Rule 5) is never
+        the model's: an action the model names with its op is invalid (Rule 2). The runner sends
+        it itself (:meth:`Actor.device_step`): recorded as a step on the screen it was sent on,
+        through the dispatcher, then the screen is awaited as after any action (Rule 6).
 Rule 9: every model call of a run goes through the run's :class:`ModelCalls`, which counts and
         prices it as it is made, so a run's cost is never lost to a failure later on. A model call
         that fails ends the run, ``couldnt_run``, class ``model``.
@@ -33,6 +37,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from mobster_core._rules.controls import DeviceEvent
 from mobster_core._rules.cost import Cost, PriceTable
 from mobster_core._rules.device import Action, DeviceKind
 from mobster_core._rules.keyboard import covered_by_keyboard, covers_reason
@@ -183,6 +188,31 @@ class Actor:
         )
         self.history.append(f"{step.describe() if not step.live else said}: done")
         return True
+
+    async def device_step(self, screen: Screen, event: DeviceEvent, *, source: str = "check") -> Screen:
+        """Rule 10: send the check's device step ``event`` on ``screen``; return the screen after it."""
+        index = self._next_index
+        step = Step.from_dict(
+            {
+                "op": event.op.value,
+                "app": screen.app,
+                "target": None,
+                "screen": {"hash": screen.hash, "signature": screen.signature},
+                "text": event.text,
+                "commit": None,
+                "live": False,
+            }
+        )
+        what = f"step {index} ({step.describe()})"
+        key = f"{self.brief.key_prefix}-{index}"
+        frame = await self.dispatch.send_event(key, what, event, {"step": index, "source": source}, step=index)
+        self._next_index += 1
+        self.path.append(step)
+        self.reports.append(
+            StepReport(index, step.op, step.describe(), StepSource.SMART, 0.0, None, settled=True, frame=frame)
+        )
+        self.history.append(f"{step.describe()}: done (by the SDK, as the check says)")
+        return await self.after_action(screen)
 
     async def settled_screen(self, seed: Sighting | None = None) -> Screen:
         """Read until two reads in a row agree, or ``give_up_after`` passes (the last read wins).
@@ -362,6 +392,8 @@ class Agent(Actor):
 
     def _validate(self, screen: Screen, ids: dict[str, int], wanted: ModelAction, element: Element | None) -> Action:
         op = wanted.op
+        if op.is_device:
+            raise _Invalid(f"{op} is a step of the check that the SDK sends itself, never an action of yours")
         if element is None and wanted.target is not None:
             element = _element(screen, ids, wanted.target)
             if element is None:

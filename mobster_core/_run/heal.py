@@ -24,6 +24,9 @@ Rule 7: a drifted step is healed only when nothing rules it out (:func:`refusal`
         (``RunOptions.no_heal``) or no model (``drift``, with the fix that gives it one); the
         breaker (``heal_limit``, fixed by recording the check again). Each outcome names the
         drifted step.
+Rule 9: a heal never passes a check's device step (a biometric answer, a push: the runner's,
+        never the model's): the steps watched end at the first device step after the drifted one,
+        so the replay resumes there at the latest, and sends it.
 Rule 8: a heal returns its own steps: the healed path, where the replay resumes, the reports and
         the heal file's entry of the steps the model took, or the failure that ended it.
 """
@@ -196,8 +199,11 @@ class _Heal:
         the number of steps. None when nothing matches.
         """
         steps, index = self.job.steps, self.index
-        watch = range(index, min(len(steps), index + LOOKAHEAD + 1)) if acted else range(index, index + 1)
-        expect = self.expect if acted else None
+        end = min(len(steps), index + LOOKAHEAD + 1)
+        # Rule 9: up to the first device step after the drifted one, that one included.
+        end = next((j + 1 for j in range(index + 1, end) if steps[j].op.is_device), end)
+        watch = range(index, end) if acted else range(index, index + 1)
+        expect = self.expect if acted and end == len(steps) else None
 
         def answer(seen: Sighting) -> int | None:
             for j in watch:

@@ -810,7 +810,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         missing = [p for p in required if p not in params]
         if missing:
             raise Failure(400, "invalid argument", _missing(missing, required, list(params)))
-        phone = Phone(session.phone.wda.script, session.phone.udid, self._usbmuxd, session.phone.controls)
+        wda = session.phone.wda
+        phone = Phone(wda.script, session.phone.udid, self._usbmuxd, session.phone.controls, wda.send_event)
         return handler(Proxy(lambda m, r, b: self._wda_call(session, m, r, b), phone), params)
 
     def _annotate(self, script: str) -> Any:
