@@ -145,10 +145,12 @@ FACE_ID_APP = (
         - {role: StaticText, label: Look at your iPhone to sign in}
       account:
         - {role: StaticText, label: Welcome back}
-        - {role: Button, label: Sign out, tap: signin}
+        - {role: Button, label: Sign out, tap: signedout}
       locked:
         - {role: StaticText, label: Face ID didn't match}
         - {role: Button, label: Try again, tap: unlock}
+      signedout:
+        - {role: StaticText, label: You signed out}
       inbox:
         - {role: StaticText, label: Your order shipped}
 """

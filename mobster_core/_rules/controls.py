@@ -183,6 +183,9 @@ class AuditReport:
     unavailable: str | None = None
 
 
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+
+
 def push_problem(data: bytes) -> str | None:
     """Rule 5: what is wrong with ``data`` as a push payload (one phrase), or None when it is one."""
     if len(data) > MAX_PUSH_BYTES:
@@ -192,7 +195,7 @@ def push_problem(data: bytes) -> str | None:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return f"it isn't JSON ({exc})"
     if not isinstance(parsed, dict):
-        return f"it is a JSON {type(parsed).__name__}, not an object"
+        return f"it is a JSON {_JSON_KINDS.get(type(parsed), 'value')}, not an object"
     if not isinstance(parsed.get("aps"), dict):
         return 'it has no "aps" object (what iOS shows: {"aps": {"alert": "Hi"}})'
     return None
