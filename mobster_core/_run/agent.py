@@ -264,27 +264,35 @@ class Agent(Actor):
         self.cost = Cost()
         self._invalid = 0
 
-    async def run(self, seed: Sighting | None = None) -> Recorded:
+    def narrow(self, steps: tuple[str, ...], request: str) -> None:
+        """Do only ``steps`` of the check from now on, as ``request`` tells the model (Rule 10).
+
+        The parts between device steps: the path, the history, the numbering and the budgets go on.
+        """
+        self.brief = attrs.evolve(self.brief, steps=steps, request=request)
+
+    async def run(self, seed: Sighting | None = None, *, began: float | None = None) -> Recorded:
         """Smart: turns until the model says done or blocked, or a budget or failure stops it.
 
-        ``seed`` is the read the first turn may start on (the baseline's last).
+        ``seed`` is the read the first turn may start on (the baseline's last); ``began`` when the
+        time budget started (now, unless an earlier part of the check started it: Rule 10).
         """
-        began = self.dispatch.clock.now()
+        began = self.dispatch.clock.now() if began is None else began
         try:
             screen = await self.settled_screen(seed)
             while True:
                 decision = await self._turn(screen, began)
                 if decision.kind is DecisionKind.DONE:
-                    return self._recorded()
+                    return self.recorded()
                 if decision.kind is DecisionKind.BLOCKED:
-                    return self._recorded(blocked=decision.reason or "the model says it is blocked")
+                    return self.recorded(blocked=decision.reason or "the model says it is blocked")
                 screen = await self.act_turn(screen, decision.actions)
                 limit = self.brief.limits.max_invalid
                 if self._invalid > limit:
                     why = f"the model gave invalid actions {self._invalid} times; the last: {self.history[-1]}"
                     raise couldnt(FailureClass.MODEL, why)
         except Ended as ended:
-            return self._recorded(failure=ended.outcome)
+            return self.recorded(failure=ended.outcome)
 
     async def _turn(self, screen: Screen, began: float) -> Decision:
         """One model turn within the budgets (Rule 7)."""
@@ -415,7 +423,8 @@ class Agent(Actor):
             return f"the model had {limits.max_turns} turns and the check isn't done"
         return None
 
-    def _recorded(self, *, blocked: str | None = None, failure: Outcome | None = None) -> Recorded:
+    def recorded(self, *, blocked: str | None = None, failure: Outcome | None = None) -> Recorded:
+        """What this agent did so far: its path and reports, and how it ended."""
         return Recorded(tuple(self.path), tuple(self.reports), blocked, tuple(self.refusals), failure)
 
 

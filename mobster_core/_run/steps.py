@@ -49,7 +49,6 @@ from mobster_core._rules.alerts import AlertPolicy, permissions_of
 from mobster_core._rules.assertions import evaluate
 from mobster_core._rules.breaker import Breaker
 from mobster_core._rules.controls import DeviceEvent
-from mobster_core._rules.cost import Cost
 from mobster_core._rules.device import LaunchOptions
 from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.screen import Screen
@@ -58,7 +57,7 @@ from mobster_core._rules.steps import Step
 from mobster_core._rules.verdict import FailureClass, Outcome, SmartNote, Verdict
 from mobster_core._store.healfile import HealEntry, compact, heal_file_for
 
-from .agent import Actor, Agent, Brief, Limits, ModelCalls, Recorded
+from .agent import Agent, Brief, Limits, ModelCalls, Recorded
 from .context import Run
 from .controls import device_event
 from .ended import Ended, couldnt
@@ -181,47 +180,24 @@ def _part_request(run: Run, part: _Part) -> str:
 
 
 async def _smart_with_device_steps(run: Run, prepared: Prepared, executed: Executed, key_prefix: str) -> Recorded:
-    """Rule 9: the model's steps part by part, each device step sent by the runner between them."""
+    """Rule 9: one agent does the plain steps part by part; the runner sends each device step between them."""
     assert run.calls is not None
-    clock = run.dispatch.clock
-    began, limits = clock.now(), brief(run, prepared).limits
-    path: list[Step] = []
-    reports: list[StepReport] = []
-    refusals: list[str] = []
-    history: tuple[str, ...] = ()
-    spent, turns = Cost(), 0
-    seed = _seed(executed.baseline)
-    steps = run.check.steps
+    agent = Agent(run.calls, run.dispatch, brief(run, prepared, key_prefix=key_prefix))
+    began, seed, steps = run.dispatch.clock.now(), _seed(executed.baseline), run.check.steps
     for part in _parts(run):
-        base = {"key_prefix": key_prefix, "first_index": len(path) + 1, "history": history}
         if part.last >= part.first:
-            left = attrs.evolve(
-                limits,
-                max_usd=limits.max_usd - spent.usd,
-                max_seconds=limits.max_seconds - (clock.now() - began),
-                max_turns=limits.max_turns - turns,
-            )
-            changes = {**base, "steps": steps[part.first - 1 : part.last], "limits": left}
-            agent = Agent(run.calls, run.dispatch, brief(run, prepared, **changes, request=_part_request(run, part)))
-            recorded = await agent.run(seed)
-            path += recorded.path
-            reports += recorded.reports
-            refusals += recorded.refusals
-            history, spent, turns, seed = tuple(agent.history), spent + agent.cost, turns + agent.turns, None
+            agent.narrow(steps[part.first - 1 : part.last], _part_request(run, part))
+            recorded = await agent.run(seed, began=began)
             if recorded.failure is not None or recorded.blocked is not None:
-                return attrs.evolve(recorded, path=tuple(path), reports=tuple(reports), refusals=tuple(refusals))
-            base = {**base, "first_index": len(path) + 1, "history": history}
-        if part.event is None:
-            continue
-        actor = Actor(run.dispatch, brief(run, prepared, **base))
-        try:
-            await actor.device_step(await actor.settled_screen(seed), part.event)
-        except Ended as ended:
-            return Recorded(tuple(path), tuple(reports), refusals=tuple(refusals), failure=ended.outcome)
-        path += actor.path
-        reports += actor.reports
-        history, seed = tuple(actor.history), None
-    return Recorded(tuple(path), tuple(reports), refusals=tuple(refusals))
+                return recorded
+            seed = None
+        if part.event is not None:
+            try:
+                await agent.device_step(await agent.settled_screen(seed), part.event)
+            except Ended as ended:
+                return agent.recorded(failure=ended.outcome)
+            seed = None
+    return agent.recorded()
 
 
 def _early(run: Run, recorded: Recorded) -> FinishedEarly | None:

@@ -199,3 +199,20 @@ def test_a_heal_never_skips_a_device_step_even_when_a_later_screen_matches(tmp_p
     assert second.verdict is not mc.Verdict.PASSED
     assert phone.events == []
     assert not [h for h in second.heals if h.step == 1 and [s["op"] for s in h.old] == ["TAP", "BIOMETRIC_MATCH"]]
+
+
+def test_the_time_budget_is_the_whole_smart_run_s_across_device_steps(tmp_path: Path) -> None:
+    three = FACE_ID_CHECK.replace("  - biometric: match\n", '  - biometric: match\n  - Tap "Sign out"\n').replace(
+        "text: Welcome back", "text: You signed out"
+    )
+    # Each part (two model calls of 0.5 s, its tap and done, and the waits) fits in 2 s; both together don't.
+    check = project(tmp_path, three + "budget: {max_seconds: 2}\n")
+    result, phone, _ = run(check, FACE_ID_APP, delay=0.5)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.BUDGET)
+    assert "the time budget of 2 s is spent" in result.outcome.message
+    assert [e.op for e in phone.events] == [mc.Op.BIOMETRIC_MATCH]
+    roomy = project(tmp_path, three + "budget: {max_seconds: 5}\n", name="roomy.yaml")
+    passed, _, model = run(roomy, FACE_ID_APP, delay=0.5)
+    assert passed.verdict is mc.Verdict.PASSED, passed.outcome.message
+    assert model is not None
+    assert model.calls == 4
