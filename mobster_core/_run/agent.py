@@ -433,6 +433,8 @@ def make_action(op: Op, element: Element | None, text: str | None) -> Action:
 
     A target is kept only by the ops that take one, text only by typing, launching and opening a link.
     """
+    if op.is_device:
+        raise ValueError(f"{op} is a check's device step, sent by the runner (DeviceEvents), never an action")
     if op.needs_target and element is None:
         raise ValueError(f"{op} needs a target row")
     if op in _TEXT_OPS and not text:

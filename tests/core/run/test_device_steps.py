@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import mobster_core as mc
+from mobster_core._run.agent import make_action
 from mobster_core.checks import load_check
 from mobster_core.prompts import ACTION_TOOL, estimate_usage, parse_decision
 from mobster_core.testing import FakeClock
@@ -182,6 +183,9 @@ def test_a_device_op_from_the_model_is_invalid_never_sent_and_never_in_the_tool(
     raw = {"status": "act", "actions": [{"op": "BIOMETRIC_MATCH"}], "reason": ""}
     with pytest.raises(mc.ModelError, match="action 1 has an unknown op 'BIOMETRIC_MATCH'"):
         parse_decision(raw, mc.Usage())
+    # Nor from Python's live session, which builds its actions with the agent's make_action.
+    with pytest.raises(ValueError, match="PUSH is a check's device step, sent by the runner"):
+        make_action(mc.Op.PUSH, None, "payload.json")
 
 
 def test_a_heal_never_skips_a_device_step_even_when_a_later_screen_matches(tmp_path: Path) -> None:
