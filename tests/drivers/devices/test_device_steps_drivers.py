@@ -152,3 +152,21 @@ def test_a_usb_iphone_refuses_the_device_steps_with_its_reason(tmp_path: Path, c
         assert f"Lab iPhone is a USB iPhone: {says}" in result.outcome.message
         assert fake.phone.launches == []
         assert fake.phone.events == []
+
+
+def test_a_push_simctl_refuses_ends_the_run_as_the_device_s_failure_journaled_not_sent(
+    tmp_path: Path, wda: FakeWda
+) -> None:
+    simctl = FakeSimctl(tmp_path, wda=wda)
+    device = SimulatorDevice.connect("iPhone 17 Pro", runner=simctl, wda=wda.url)
+    simctl.fail_next("push", code=1, stderr="Unable to deliver the notification\n")
+    result = _run(tmp_path, device, _check(tmp_path, PUSH_CHECK))
+    assert (result.verdict, result.outcome.failure_class) == (Verdict.COULDNT_RUN, FailureClass.DEVICE)
+    assert result.outcome.message.startswith("step 3 (Send the push notification in payload.json) couldn't be sent")
+    assert "Unable to deliver the notification" in result.outcome.message
+    journal = [json.loads(line) for line in (tmp_path / result.run_dir / "journal.jsonl").read_text().splitlines()]
+    pushed = [e for e in journal if e.get("key") == "smart-3"]
+    assert [(e["event"], e.get("op"), e.get("outcome")) for e in pushed] == [
+        ("intent", "PUSH", None),
+        ("outcome", None, "not_sent"),
+    ]
