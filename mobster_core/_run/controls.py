@@ -48,16 +48,9 @@ async def apply_settings(run: Run) -> None:
     if settings.empty:
         return
     device = run.device
-    refusal = (
-        device.controls_refusal(settings)
-        if isinstance(device, DeviceControls)
-        else "this driver has no device controls"
-    )
-    if refusal is not None:
-        raise couldnt(
-            FailureClass.ENVIRONMENT,
-            f"{run.check.file}: the check's device settings ({settings.show()}) need a simulator: {refusal}",
-        )
+    none = "this driver has no device controls"
+    refusal = device.controls_refusal(settings) if isinstance(device, DeviceControls) else none
+    _refuse(run, f"the check's device settings ({settings.show()}) need", refusal)
     assert isinstance(device, DeviceControls)
     try:
         await device.apply_settings(settings)
@@ -75,19 +68,17 @@ def device_event(run: Run, event: DeviceEvent) -> DeviceEvent:
 def _refuse_device_steps(run: Run) -> None:
     """Rule 3: every device step of the check, on a device that sends it; else ``environment``."""
     device = run.device
+    none = "this driver can't match a Face ID / Touch ID prompt or send a push notification"
     for number, step in run.check.device_steps:
         event = device_event(run, step)
-        refusal = (
-            device.event_refusal(event)
-            if isinstance(device, DeviceEvents)
-            else "this driver can't match a Face ID / Touch ID prompt or send a push notification"
-        )
-        if refusal is not None:
-            raise couldnt(
-                FailureClass.ENVIRONMENT,
-                f"{run.check.file}: step {number} ({event.show()}) needs a simulator: {refusal}",
-                step=number,
-            )
+        refusal = device.event_refusal(event) if isinstance(device, DeviceEvents) else none
+        _refuse(run, f"step {number} ({event.show()}) needs", refusal, step=number)
+
+
+def _refuse(run: Run, what: str, refusal: str | None, *, step: int | None = None) -> None:
+    """Rules 1, 3: a device's refusal ends the run, class ``environment``, before anything is sent."""
+    if refusal is not None:
+        raise couldnt(FailureClass.ENVIRONMENT, f"{run.check.file}: {what} a simulator: {refusal}", step=step)
 
 
 @attrs.frozen
