@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import plistlib
@@ -49,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from mobster_core import AppInfo, DeviceError, DeviceInfo, DeviceKind, LaunchOptions, Op, Reset
+from mobster_core.checks import MAX_PUSH_BYTES, push_problem
 from mobster_core.exceptions import UnsafeFile
 from mobster_core.files import read_user_file
 from mobster_core.protocols import DeviceEvent, DeviceSettings, Recording
@@ -65,7 +65,6 @@ _log = logging.getLogger("mobster.drivers.simulator")
 DEFAULT_WDA_PORT = 8100
 _DATA_FOLDERS = ("Documents", "Library", "tmp")
 #: Rule 6: the largest push payload (APNs' limit for a notification, in bytes).
-MAX_PUSH_BYTES = 4096
 #: Rule 7: how long simctl may take to finalize a video after SIGINT (seconds).
 VIDEO_STOP_S = 30.0
 
@@ -353,13 +352,11 @@ def push_payload(path: Path) -> bytes:
         ) from exc
     except OSError as exc:
         raise DeviceError(f"{path}: can't read the push payload ({exc.strerror or exc})") from exc
-    try:
-        parsed = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise DeviceError(f"{path}: a push payload is JSON; this isn't ({exc})") from exc
-    if not isinstance(parsed, dict) or not isinstance(parsed.get("aps"), dict):
+    problem = push_problem(data)  # the check loader's own rule (``mobster_core.checks``)
+    if problem is not None:
         raise DeviceError(
-            f'{path}: a push payload is a JSON object with an "aps" object, such as {{"aps": {{"alert": "Hi"}}}}'
+            f'{path}: {problem}; a push payload is JSON: a JSON object with an "aps" object, such as '
+            '{"aps": {"alert": "Hi"}}'
         )
     return data
 
