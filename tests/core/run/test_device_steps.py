@@ -14,7 +14,7 @@ from mobster_core.checks import load_check
 from mobster_core.prompts import ACTION_TOOL, estimate_usage, parse_decision
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone
-from tests.core.run.test_run import project, run
+from tests.core.run.test_run import TapModel, project, run, run_with
 from tests.samples import APP, FACE_ID_APP, FACE_ID_CHECK, PUSH_PAYLOAD
 
 FAIL_CHECK = FACE_ID_CHECK.replace("- biometric: match", "- biometric: fail").replace(
@@ -220,3 +220,18 @@ def test_the_time_budget_is_the_whole_smart_run_s_across_device_steps(tmp_path: 
     assert passed.verdict is mc.Verdict.PASSED, passed.outcome.message
     assert model is not None
     assert model.calls == 4
+
+
+def test_a_heal_s_done_never_drops_a_device_step(tmp_path: Path) -> None:
+    check = project(tmp_path, FACE_ID_CHECK)
+    first, _, _ = run(check, FACE_ID_APP)
+    assert first.verdict is mc.Verdict.PASSED, first.outcome.message
+    clock = FakeClock()
+    model = TapModel(clock, ["Log in"])  # taps "Log in", then says done
+    no_face_id = FACE_ID_APP.replace("label: Sign in, tap: unlock", "label: Log in, tap: account")
+    result = run_with(check, no_face_id, model, clock)
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
+    assert result.outcome.message.endswith(
+        "the model said the check was done, but step 2 (Match the Face ID prompt) is the check's own and was not sent"
+    )
+    assert model.calls == 2
