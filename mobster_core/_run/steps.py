@@ -169,14 +169,12 @@ def _parts(run: Run) -> list[_Part]:
 def _part_request(run: Run, part: _Part) -> str:
     """Rule 9: what the model is told to do of the check now: these steps only, and what follows."""
     span = f"step {part.first}" if part.first == part.last else f"steps {part.first} to {part.last}"
+    notes = ["The steps before are done."] if part.first > 1 else []
     if part.event is None:
-        after = "they are the check's last: say done once they are done"
+        notes.append("The check ends there.")
     else:
-        after = (
-            f"step {part.last + 1} ({part.event.show()}) comes next and the SDK does it itself: say done "
-            "once these are done"
-        )
-    return f"{run.check.request_text()}\n\nDo only {span} now; the steps before are done, and {after}."
+        notes.append(f"Step {part.last + 1}, {part.event.show()}, comes next: the SDK does it itself.")
+    return f"{run.check.request_text()}\n\nDo only {span} now, then say done. {' '.join(notes)}"
 
 
 async def _smart_with_device_steps(run: Run, prepared: Prepared, executed: Executed, key_prefix: str) -> Recorded:

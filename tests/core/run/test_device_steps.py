@@ -14,6 +14,7 @@ from mobster_core.checks import load_check
 from mobster_core.prompts import ACTION_TOOL, estimate_usage, parse_decision
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone
+from mobster_drivers.models.scripted import ScriptedModel
 from tests.core.run.test_run import TapModel, project, run, run_with
 from tests.samples import APP, FACE_ID_APP, FACE_ID_CHECK, PUSH_PAYLOAD
 
@@ -235,3 +236,31 @@ def test_a_heal_s_done_never_drops_a_device_step(tmp_path: Path) -> None:
         "the model said the check was done, but step 2 (Match the Face ID prompt) is the check's own and was not sent"
     )
     assert model.calls == 2
+
+
+class _Told(ScriptedModel):
+    """The scripted model, keeping the last paragraph of every request it was given."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(clock=clock)
+        self.told: list[str] = []
+
+    async def decide(self, prompt: mc.Prompt) -> mc.Decision:
+        self.told.append(prompt.request.split("\n\n")[-1])
+        return await super().decide(prompt)
+
+
+def test_the_model_is_told_to_do_only_the_steps_before_a_device_step(tmp_path: Path) -> None:
+    three = FACE_ID_CHECK.replace("  - biometric: match\n", '  - biometric: match\n  - Tap "Sign out"\n').replace(
+        "text: Welcome back", "text: You signed out"
+    )
+    clock = FakeClock()
+    model = _Told(clock)
+    result = run_with(project(tmp_path, three), FACE_ID_APP, model, clock)
+    assert result.verdict is mc.Verdict.PASSED, result.outcome.message
+    assert list(dict.fromkeys(model.told)) == [
+        "Do only step 1 now, then say done. Step 2, Match the Face ID prompt, comes next: the SDK does it itself.",
+        "Do only step 3 now, then say done. The steps before are done. The check ends there.",
+    ]
+    assert model.calls == 4  # a tap and done, twice
+    assert [s.index for s in result.steps] == [1, 2, 3]
