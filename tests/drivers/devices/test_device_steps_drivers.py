@@ -21,6 +21,7 @@ from mobster_drivers.devices.appium import AppiumCaps, appium_device
 from mobster_drivers.devices.scripted import AppScript
 from mobster_drivers.devices.simulator import SimulatorDevice
 from mobster_drivers.devices.usb import UsbIphone
+from mobster_drivers.devices.wda import WdaDevice
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.testing.appium import FakeAppium
 from mobster_drivers.testing.usbmuxd import FakeIphone, FakeUsbmuxd
@@ -170,3 +171,17 @@ def test_a_push_simctl_refuses_ends_the_run_as_the_device_s_failure_journaled_no
         ("intent", "PUSH", None),
         ("outcome", None, "not_sent"),
     ]
+
+
+def test_a_bare_wda_has_no_device_steps_and_says_so_before_anything_is_sent(tmp_path: Path, wda: FakeWda) -> None:
+    device = WdaDevice(wda.url)
+    try:
+        result = _run(tmp_path, device, _check(tmp_path, FACE_ID_CHECK.replace(ENROLLED, "")))
+    finally:
+        device.close()
+    assert (result.verdict, result.outcome.failure_class) == (Verdict.COULDNT_RUN, FailureClass.ENVIRONMENT)
+    assert result.outcome.message.endswith(
+        "step 2 (Match the Face ID prompt) needs a simulator: this driver can't match a Face ID / Touch ID prompt "
+        "or send a push notification"
+    )
+    assert wda.phone.launches == []
