@@ -217,7 +217,7 @@ class _Heal:
         # Rule 9: up to the first device step after the drifted one, that one included.
         end = next((j + 1 for j in range(index + 1, end) if steps[j].op.is_device), end)
         watch = range(index, end) if acted else range(index, index + 1)
-        expect = self.expect if acted and end == len(steps) else None
+        expect = self.expect if acted else None
 
         def answer(seen: Sighting) -> int | None:
             for j in watch:
