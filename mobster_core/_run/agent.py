@@ -189,7 +189,7 @@ class Actor:
         self.history.append(f"{step.describe() if not step.live else said}: done")
         return True
 
-    async def device_step(self, screen: Screen, event: DeviceEvent, *, source: str = "check") -> Screen:
+    async def device_step(self, screen: Screen, event: DeviceEvent) -> Screen:
         """Rule 10: send the check's device step ``event`` on ``screen``; return the screen after it."""
         index = self._next_index
         step = Step.from_dict(
@@ -205,7 +205,8 @@ class Actor:
         )
         what = f"step {index} ({step.describe()})"
         key = f"{self.brief.key_prefix}-{index}"
-        frame = await self.dispatch.send_event(key, what, event, {"step": index, "source": source}, step=index)
+        # The journal's source says who chose it: the check, never the model.
+        frame = await self.dispatch.send_event(key, what, event, {"step": index, "source": "check"}, step=index)
         self._next_index += 1
         self.path.append(step)
         self.reports.append(
