@@ -5,12 +5,13 @@ A project is a folder with ``.mobster/``; its checks are the ``*.yaml`` files of
 :class:`~mobster_core.exceptions.CheckError` naming the file, line and key); :func:`shard` picks
 every N-th of them for one of N machines; :func:`parse_alert_policy` reads a system-alert policy
 (``docs/alerts.md``); :func:`read_user_file` reads a user's file (regular files only, size-capped,
-never blocking on a FIFO). The format is in ``docs/checks.md``.
+never blocking on a FIFO); :func:`push_problem` says what is wrong with a push payload (at most
+:data:`MAX_PUSH_BYTES`, a JSON object with an ``aps`` object). The format is in ``docs/checks.md``.
 """
 
 from ._rules.alerts import SERVICES as ALERT_SERVICES
 from ._rules.alerts import AlertMode, AlertPolicy, AlertProblem, parse_alerts
-from ._rules.controls import AUDIT_TYPES, CONTENT_SIZES, audit_type_name
+from ._rules.controls import AUDIT_TYPES, CONTENT_SIZES, MAX_PUSH_BYTES, audit_type_name, push_problem
 from ._rules.yaml import dotted
 from ._run.suite import parse_shard, shard
 from ._store.checks import Budget, Check, CheckApp, CheckLaunch, find_checks, load_check, load_check_text, project_of
@@ -21,6 +22,7 @@ __all__ = [
     "ALERT_SERVICES",
     "AUDIT_TYPES",
     "CONTENT_SIZES",
+    "MAX_PUSH_BYTES",
     "AlertMode",
     "AlertPolicy",
     "Budget",
@@ -36,6 +38,7 @@ __all__ = [
     "parse_alert_policy",
     "parse_shard",
     "project_of",
+    "push_problem",
     "read_user_file",
     "shard",
 ]

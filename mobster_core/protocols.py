@@ -5,8 +5,9 @@ do I/O are async so a run can cancel them (a heal cancels a model call in flight
 exchange (``Screen``, ``Action``, ``Prompt``, …) are in ``mobster_core``; the few only a driver
 needs are here too: :data:`SPRINGBOARD` (the home screen's bundle id), :data:`DEFAULT_SCREEN_SIZE`,
 :data:`Frame` (an element's normalized ``(x, y, w, h)``), :class:`Appearance` (light or dark), and what
-the optional abilities of device controls, video and the audit exchange (:class:`DeviceSettings`,
-:class:`Recording`, :class:`AuditIssue`, :class:`AuditReport`).
+the optional abilities of device controls, device steps, video and the audit exchange
+(:class:`DeviceSettings`, :class:`DeviceEvent`, :class:`Recording`, :class:`AuditIssue`,
+:class:`AuditReport`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ._rules.controls import AuditIssue, AuditReport, DeviceSettings, Recording
+from ._rules.controls import AuditIssue, AuditReport, DeviceEvent, DeviceSettings, Recording
 from ._rules.device import SPRINGBOARD, Action, Appearance, AppInfo, DeviceInfo, LaunchOptions
 from ._rules.frames import FramesMode
 from ._rules.model import Decision, Prompt
@@ -37,6 +38,8 @@ __all__ = [
     "Clock",
     "Device",
     "DeviceControls",
+    "DeviceEvent",
+    "DeviceEvents",
     "DeviceSettings",
     "EvidenceReads",
     "Frame",
@@ -278,6 +281,28 @@ class DeviceControls(Protocol):
 
     async def apply_settings(self, settings: DeviceSettings) -> None:
         """Apply every setting given (a None field is left as it is)."""
+        ...
+
+
+@runtime_checkable
+class DeviceEvents(Protocol):
+    """**Protocol:** an optional ability: a check's device steps (``_rules/controls`` Rule 5).
+
+    A biometric prompt matched or failed, a push notification sent to the app
+    (:class:`DeviceEvent`): a simulator does (``simctl spawn … notifyutil``, ``simctl push``;
+    Appium's ``mobile: sendBiometricMatch`` and ``pushNotification`` on a simulator session).
+    ``event_refusal`` says why it can't send ``event`` (a USB iPhone, an Appium session on a real
+    phone), or None. A device without the ability, or with a refusal, is no place for a check with
+    such a step: it can't run (class ``environment``), before anything is sent. ``send_event`` is
+    an action: the runner journals it first; it raises ``DeviceError`` when nothing was sent.
+    """
+
+    def event_refusal(self, event: DeviceEvent) -> str | None:
+        """None when :meth:`send_event` can send ``event`` on this device, else why not (one line)."""
+        ...
+
+    async def send_event(self, event: DeviceEvent) -> None:
+        """Send ``event``: the biometric answer, or the push to ``event.bundle``."""
         ...
 
 

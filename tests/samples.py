@@ -127,3 +127,47 @@ expect:
 """
 #: The title of ``yourapp-location.yaml``'s location prompt.
 LOCATION_TITLE = "Allow “YourApp” to use your location?"
+
+#: An app whose sign-in asks for Face ID: a match leads home, a failure to "locked"; a push opens
+#: its inbox (the scripted phone's device steps, ``docs/device.md``).
+FACE_ID_APP = (
+    APP_SCRIPT_HEAD
+    + """\
+    launch: signin
+    biometric: {unlock: {match: account, fail: locked}}
+    push: inbox
+    screens:
+      signin:
+        - {role: StaticText, label: Sign in to YourApp}
+        - {role: Button, label: Sign in, tap: unlock}
+      unlock:
+        - {role: StaticText, label: Face ID}
+        - {role: StaticText, label: Look at your iPhone to sign in}
+      account:
+        - {role: StaticText, label: Welcome back}
+        - {role: Button, label: Sign out, tap: signedout}
+      locked:
+        - {role: StaticText, label: Face ID didn't match}
+        - {role: Button, label: Try again, tap: unlock}
+      signedout:
+        - {role: StaticText, label: You signed out}
+      inbox:
+        - {role: StaticText, label: Your order shipped}
+"""
+)
+
+#: Sign in with Face ID on ``FACE_ID_APP``: the device step is the check's second.
+FACE_ID_CHECK = """\
+version: 1
+name: Sign in with Face ID
+app: {bundle: com.example.yourapp}
+device: {biometrics: {enrolled: true}}
+steps:
+  - Tap "Sign in"
+  - biometric: match
+expect:
+  - text: Welcome back
+"""
+
+#: A push payload ``simctl push`` takes: a JSON object with an ``aps`` object.
+PUSH_PAYLOAD = '{"aps": {"alert": {"title": "YourApp", "body": "Parcel 42 is on its way"}}, "token": "parcel-token-42"}'

@@ -12,6 +12,12 @@ Rule 2: ``--video`` is ``off`` (the default), ``on`` or ``retain-on-failure`` (:
 Rule 3: the audit types are XCUIAccessibilityAuditType's names (``XCUIAccessibilityAuditType``
         and a lower-case first letter: ``contrast``, ``dynamicType``, …; :data:`AUDIT_TYPES`);
         none given means all of them, as WebDriverAgent reads an empty list.
+Rule 5: a check's device steps (:class:`DeviceEvent`) are a biometric prompt matched or failed
+        (``faceId`` or ``touchId``) and a push notification: a JSON object with an ``aps``
+        object (what ``xcrun simctl push`` and APNs take), at most :data:`MAX_PUSH_BYTES` (4 KB,
+        APNs' limit for a notification's payload). The path records a push by its file name and
+        the first 16 hex digits of its content's SHA-256 (:attr:`DeviceEvent.digest`), never
+        the payload (it may hold a token or a user's data).
 Rule 4: an audit issue (:class:`AuditIssue`) is the device's fact: its type, Apple's description,
         and the element it is about as the device names it (type, label, identifier). A device
         that can't audit says why (:attr:`AuditReport.unavailable`): the assertion can't run, and
@@ -21,22 +27,31 @@ Rule 4: an audit issue (:class:`AuditIssue`) is the device's fact: its type, App
 from __future__ import annotations
 
 import enum
+import hashlib
+import json
 import math
 
 import attrs
 
 from .device import Appearance
+from .steps import SENSORS, Op, describe_action
 
 __all__ = [
     "AUDIT_TYPES",
     "CONTENT_SIZES",
+    "MAX_PUSH_BYTES",
     "AuditIssue",
     "AuditReport",
+    "DeviceEvent",
     "DeviceSettings",
     "Recording",
     "VideoMode",
     "audit_type_name",
+    "push_problem",
 ]
+
+#: Rule 5: the most bytes a push payload may have (APNs' limit for a notification).
+MAX_PUSH_BYTES = 4096
 
 #: ``xcrun simctl ui <udid> content_size``'s sizes, smallest first (UIContentSizeCategory's).
 CONTENT_SIZES = (
@@ -166,3 +181,67 @@ class AuditReport:
 
     issues: tuple[AuditIssue, ...] = ()
     unavailable: str | None = None
+
+
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+
+
+def push_problem(data: bytes) -> str | None:
+    """Rule 5: what is wrong with ``data`` as a push payload (one phrase), or None when it is one."""
+    if len(data) > MAX_PUSH_BYTES:
+        return f"it is {len(data)} bytes; a push payload is at most {MAX_PUSH_BYTES} (APNs' limit)"
+    try:
+        parsed = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return f"it isn't JSON ({exc})"
+    if not isinstance(parsed, dict):
+        return f"it is a JSON {_JSON_KINDS.get(type(parsed), 'value')}, not an object"
+    if not isinstance(parsed.get("aps"), dict):
+        return 'it has no "aps" object (what iOS shows: {"aps": {"alert": "Hi"}})'
+    return None
+
+
+@attrs.frozen
+class DeviceEvent:
+    """A check's device step (Rule 5): what the runner sends, and what the path records of it.
+
+    ``op`` is ``BIOMETRIC_MATCH``, ``BIOMETRIC_FAIL`` or ``PUSH``; ``sensor`` the biometric's
+    (``faceId``, ``touchId``); a push's ``file`` (as the check names it), its ``payload`` (the
+    file's bytes, checked by :func:`push_problem`) and the ``bundle`` it goes to (the runner sets
+    the app under test's).
+    """
+
+    op: Op
+    sensor: str = "faceId"
+    file: str = ""
+    payload: bytes = attrs.field(default=b"", repr=False)
+    bundle: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        if not self.op.is_device:
+            raise ValueError(f"{self.op} is not a device step")
+        if self.sensor not in SENSORS:
+            raise ValueError(f"unknown sensor {self.sensor!r}; one of {', '.join(SENSORS)}")
+        if self.op is Op.PUSH:
+            problem = push_problem(self.payload) if self.file else "it names no file"
+            if problem is not None:
+                raise ValueError(f"{self.file or 'the push'}: {problem}")
+
+    @property
+    def match(self) -> bool:
+        """A biometric match (True) or a failed match (False)."""
+        return self.op is Op.BIOMETRIC_MATCH
+
+    @property
+    def digest(self) -> str:
+        """Rule 5: the payload's SHA-256, its first 16 hex digits (empty for a biometric step)."""
+        return hashlib.sha256(self.payload).hexdigest()[:16] if self.op is Op.PUSH else ""
+
+    @property
+    def text(self) -> str:
+        """The recorded step's ``text`` (``steps`` Rule 4): the sensor, or ``file sha256:digest``."""
+        return f"{self.file} sha256:{self.digest}" if self.op is Op.PUSH else self.sensor
+
+    def show(self) -> str:
+        """``Match the Face ID prompt``, ``Send the push notification in payload.json``."""
+        return describe_action(self.op, None, self.text)

@@ -7,6 +7,9 @@ Rule 2: the model answers through one tool, ``act``: ``status`` (``act``, ``done
         ``actions`` (1 to ``MAX_ACTIONS`` when acting), and a short ``reason``.
 Rule 3: a reply that does not fit the tool (no tool call, bad JSON, an unknown op, a target that
         isn't a row, too many actions) is a ``ModelError`` naming what was wrong; it is never sent.
+Rule 4: the device steps' ops (``BIOMETRIC_MATCH``, ``BIOMETRIC_FAIL``, ``PUSH``) are the check's,
+        sent by the runner at their place: the tool doesn't offer them, and a model that names one
+        gets the unknown-op error of Rule 3.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ ACTION_TOOL: dict[str, Any] = {
                 "items": {
                     "type": "object",
                     "properties": {
-                        "op": {"type": "string", "enum": [op.value for op in Op]},
+                        "op": {"type": "string", "enum": [op.value for op in Op if not op.is_device]},
                         "target": {"type": "string", "description": "a row id such as e12"},
                         "text": {"type": "string"},
                     },
@@ -152,7 +155,7 @@ def _action(raw: Any, n: int) -> ModelAction:
     if extra:
         raise ModelError(f"action {n} has an unknown key {extra[0]!r}")
     op = raw.get("op")
-    if not isinstance(op, str) or op not in Op.__members__:
+    if not isinstance(op, str) or op not in Op.__members__ or Op(op).is_device:
         raise ModelError(f"action {n} has an unknown op {_show(op)}")
     target = raw.get("target")
     if target is not None and (not isinstance(target, str) or not _TARGET.fullmatch(target)):

@@ -5,9 +5,15 @@ Rule 1: a step is ``{"op", "app", "target", "screen", "text", "commit", "live"}`
 Rule 2: values are never converted: ``"1.5"`` is not a number and ``1`` is not a label.
 Rule 3: ``TAP``, ``LONG_PRESS`` and ``TYPE`` need a target; swipes may have one; ``SUBMIT``,
         ``DISMISS_KEYBOARD`` (added later: a path without it reads as before), ``LAUNCH_APP``,
-        ``HOME`` and ``OPEN_URL`` take none.
+        ``HOME``, ``OPEN_URL`` and the device steps take none.
 Rule 4: ``text`` is the typed text for ``TYPE`` (null only when the step is live), the bundle id
-        for ``LAUNCH_APP``, the URL for ``OPEN_URL``, and null for every other op.
+        for ``LAUNCH_APP``, the URL for ``OPEN_URL``, the sensor (``faceId`` or ``touchId``) for
+        ``BIOMETRIC_MATCH`` and ``BIOMETRIC_FAIL``, the payload file as the check names it and its
+        content's digest for ``PUSH`` (``payload.json sha256:<16 hex digits>``: never the
+        payload itself), and null for every other op.
+Rule 7: ``BIOMETRIC_MATCH``, ``BIOMETRIC_FAIL`` and ``PUSH`` (added later: a path without them reads
+        as before) are device steps: they come from the check (``- biometric: match``, ``- push:
+        payload.json``), never from the model; the runner sends them itself, at their place.
 Rule 5: a path is validated whole: one bad step drops the whole path (``PathError`` names the
         step, counted from 1, and the key).
 Rule 6: a target is ``{"label", "role", "id", "frame", "count", "nth"}``: ``count`` is how many shown
@@ -29,7 +35,19 @@ from mobster_core.exceptions import PathError
 
 from .strict import KeyedError, first_error, shown, strict_converter, strict_frame, strict_list, strict_str
 
-__all__ = ["Commit", "Op", "ScreenRef", "Step", "Target", "dump_path", "load_path"]
+__all__ = [
+    "DEVICE_OPS",
+    "SENSORS",
+    "Commit",
+    "Op",
+    "ScreenRef",
+    "Step",
+    "Target",
+    "dump_path",
+    "load_path",
+    "push_text",
+    "sensor_name",
+]
 
 
 class Op(enum.StrEnum):
@@ -47,6 +65,14 @@ class Op(enum.StrEnum):
     HOME = "HOME"
     OPEN_URL = "OPEN_URL"
     DISMISS_KEYBOARD = "DISMISS_KEYBOARD"
+    BIOMETRIC_MATCH = "BIOMETRIC_MATCH"
+    BIOMETRIC_FAIL = "BIOMETRIC_FAIL"
+    PUSH = "PUSH"
+
+    @property
+    def is_device(self) -> bool:
+        """True for the device steps of Rule 7 (a check's, never the model's)."""
+        return self in DEVICE_OPS
 
     @property
     def needs_target(self) -> bool:
@@ -81,7 +107,12 @@ class Commit(enum.StrEnum):
 SWIPES = frozenset({Op.SWIPE_UP, Op.SWIPE_DOWN, Op.SWIPE_LEFT, Op.SWIPE_RIGHT})
 _NEEDS_TARGET = frozenset({Op.TAP, Op.LONG_PRESS, Op.TYPE})
 _GLOBAL = frozenset({Op.LAUNCH_APP, Op.HOME, Op.OPEN_URL})
+#: Rule 7: the ops a check's device steps record; the model is never offered them.
+DEVICE_OPS = frozenset({Op.BIOMETRIC_MATCH, Op.BIOMETRIC_FAIL, Op.PUSH})
+#: Rule 4: the sensors a biometric step names, as XCUITest's ``sendBiometricMatch`` spells them.
+SENSORS = ("faceId", "touchId")
 _HEX16 = re.compile(r"[0-9a-f]{16}")
+_PUSH_TEXT = re.compile(r"(?P<file>\S(?:.*\S)?) sha256:(?P<digest>[0-9a-f]{16})", re.DOTALL)
 _TREE_PATH = re.compile(r"/0(/[0-9]+)*")
 
 
@@ -172,6 +203,8 @@ class Step:
         elif self.op in (Op.LAUNCH_APP, Op.OPEN_URL):
             if not self.text:
                 raise KeyedError("text", f"{self.op} needs text (the bundle id or the URL)")
+        elif self.op.is_device:
+            _device_text(self.op, self.text)
         elif self.text is not None:
             raise KeyedError("text", f"{self.op} takes no text; it must be null")
 
@@ -208,7 +241,7 @@ class Step:
         }
 
 
-def describe_action(op: Op, label: str | None, text: str | None) -> str:  # noqa: PLR0911 - one line per op, as a table
+def describe_action(op: Op, label: str | None, text: str | None) -> str:  # noqa: C901, PLR0911 - one line per op, as a table
     """Describe an action in one line, as the heal file and the terminal show it."""
     on = "" if label is None else f' "{label}"'
     match op:
@@ -229,9 +262,37 @@ def describe_action(op: Op, label: str | None, text: str | None) -> str:  # noqa
             return "Go home"
         case Op.OPEN_URL:
             return f'Open link "{text}"'
+        case Op.BIOMETRIC_MATCH:
+            return f"Match the {sensor_name(text)} prompt"
+        case Op.BIOMETRIC_FAIL:
+            return f"Fail the {sensor_name(text)} prompt"
+        case Op.PUSH:
+            parsed = None if text is None else push_text(text)
+            return f"Send the push notification in {text if parsed is None else parsed[0]}"
         case _:
             direction = op.value.removeprefix("SWIPE_").lower()
             return f"Swipe {direction}" + ("" if label is None else f" on{on}")
+
+
+def _device_text(op: Op, text: str | None) -> None:
+    """Rule 4: a device step's text: its sensor, or its payload file and digest."""
+    if op is Op.PUSH:
+        if not isinstance(text, str) or push_text(text) is None:
+            wanted = "its payload file and digest (payload.json sha256:<16 hex>)"
+            raise KeyedError("text", f"PUSH names {wanted}; got {shown(text)}")
+    elif text not in SENSORS:
+        raise KeyedError("text", f"{op} names its sensor, {' or '.join(SENSORS)}; got {shown(text)}")
+
+
+def sensor_name(sensor: str | None) -> str:
+    """``faceId`` -> ``Face ID``, ``touchId`` -> ``Touch ID`` (Rule 4)."""
+    return "Touch ID" if sensor == "touchId" else "Face ID"
+
+
+def push_text(text: str) -> tuple[str, str] | None:
+    """Rule 4: a ``PUSH`` step's text as ``(file, digest)``; None when it isn't one."""
+    m = _PUSH_TEXT.fullmatch(text)
+    return None if m is None else (m["file"], m["digest"])
 
 
 def load_path(data: Any) -> tuple[Step, ...]:

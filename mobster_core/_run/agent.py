@@ -21,6 +21,10 @@ Rule 7: the run stops when a budget runs out: ``max_usd``, ``max_seconds`` or ``
         (``couldnt_run``, class ``budget``).
 Rule 8: the model saying blocked ends Smart with the reason beside the path: it is not a failure by
         itself (the verdict decides; a failed verdict is then class ``blocked``).
+Rule 10: a check's device step (a biometric answer, a push: ``_rules/controls`` Rule 5) is never
+        the model's: an action the model names with its op is invalid (Rule 2). The runner sends
+        it itself (:meth:`Actor.device_step`): recorded as a step on the screen it was sent on,
+        through the dispatcher, then the screen is awaited as after any action (Rule 6).
 Rule 9: every model call of a run goes through the run's :class:`ModelCalls`, which counts and
         prices it as it is made, so a run's cost is never lost to a failure later on. A model call
         that fails ends the run, ``couldnt_run``, class ``model``.
@@ -33,6 +37,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from mobster_core._rules.controls import DeviceEvent
 from mobster_core._rules.cost import Cost, PriceTable
 from mobster_core._rules.device import Action, DeviceKind
 from mobster_core._rules.keyboard import covered_by_keyboard, covers_reason
@@ -184,6 +189,32 @@ class Actor:
         self.history.append(f"{step.describe() if not step.live else said}: done")
         return True
 
+    async def device_step(self, screen: Screen, event: DeviceEvent) -> Screen:
+        """Rule 10: send the check's device step ``event`` on ``screen``; return the screen after it."""
+        index = self._next_index
+        step = Step.from_dict(
+            {
+                "op": event.op.value,
+                "app": screen.app,
+                "target": None,
+                "screen": {"hash": screen.hash, "signature": screen.signature},
+                "text": event.text,
+                "commit": None,
+                "live": False,
+            }
+        )
+        what = f"step {index} ({step.describe()})"
+        key = f"{self.brief.key_prefix}-{index}"
+        # The journal's source says who chose it: the check, never the model.
+        frame = await self.dispatch.send_event(key, what, event, {"step": index, "source": "check"}, step=index)
+        self._next_index += 1
+        self.path.append(step)
+        self.reports.append(
+            StepReport(index, step.op, step.describe(), StepSource.SMART, 0.0, None, settled=True, frame=frame)
+        )
+        self.history.append(f"{step.describe()}: done (by the SDK, as the check says)")
+        return await self.after_action(screen)
+
     async def settled_screen(self, seed: Sighting | None = None) -> Screen:
         """Read until two reads in a row agree, or ``give_up_after`` passes (the last read wins).
 
@@ -234,27 +265,35 @@ class Agent(Actor):
         self.cost = Cost()
         self._invalid = 0
 
-    async def run(self, seed: Sighting | None = None) -> Recorded:
+    def narrow(self, steps: tuple[str, ...], request: str) -> None:
+        """Do only ``steps`` of the check from now on, as ``request`` tells the model (Rule 10).
+
+        The parts between device steps: the path, the history, the numbering and the budgets go on.
+        """
+        self.brief = attrs.evolve(self.brief, steps=steps, request=request)
+
+    async def run(self, seed: Sighting | None = None, *, began: float | None = None) -> Recorded:
         """Smart: turns until the model says done or blocked, or a budget or failure stops it.
 
-        ``seed`` is the read the first turn may start on (the baseline's last).
+        ``seed`` is the read the first turn may start on (the baseline's last); ``began`` when the
+        time budget started (now, unless an earlier part of the check started it: Rule 10).
         """
-        began = self.dispatch.clock.now()
+        began = self.dispatch.clock.now() if began is None else began
         try:
             screen = await self.settled_screen(seed)
             while True:
                 decision = await self._turn(screen, began)
                 if decision.kind is DecisionKind.DONE:
-                    return self._recorded()
+                    return self.recorded()
                 if decision.kind is DecisionKind.BLOCKED:
-                    return self._recorded(blocked=decision.reason or "the model says it is blocked")
+                    return self.recorded(blocked=decision.reason or "the model says it is blocked")
                 screen = await self.act_turn(screen, decision.actions)
                 limit = self.brief.limits.max_invalid
                 if self._invalid > limit:
                     why = f"the model gave invalid actions {self._invalid} times; the last: {self.history[-1]}"
                     raise couldnt(FailureClass.MODEL, why)
         except Ended as ended:
-            return self._recorded(failure=ended.outcome)
+            return self.recorded(failure=ended.outcome)
 
     async def _turn(self, screen: Screen, began: float) -> Decision:
         """One model turn within the budgets (Rule 7)."""
@@ -362,6 +401,8 @@ class Agent(Actor):
 
     def _validate(self, screen: Screen, ids: dict[str, int], wanted: ModelAction, element: Element | None) -> Action:
         op = wanted.op
+        if op.is_device:
+            raise _Invalid(f"{op} is a step of the check that the SDK sends itself, never an action of yours")
         if element is None and wanted.target is not None:
             element = _element(screen, ids, wanted.target)
             if element is None:
@@ -383,7 +424,8 @@ class Agent(Actor):
             return f"the model had {limits.max_turns} turns and the check isn't done"
         return None
 
-    def _recorded(self, *, blocked: str | None = None, failure: Outcome | None = None) -> Recorded:
+    def recorded(self, *, blocked: str | None = None, failure: Outcome | None = None) -> Recorded:
+        """What this agent did so far: its path and reports, and how it ended."""
         return Recorded(tuple(self.path), tuple(self.reports), blocked, tuple(self.refusals), failure)
 
 
@@ -392,6 +434,8 @@ def make_action(op: Op, element: Element | None, text: str | None) -> Action:
 
     A target is kept only by the ops that take one, text only by typing, launching and opening a link.
     """
+    if op.is_device:
+        raise ValueError(f"{op} is a check's device step, sent by the runner (DeviceEvents), never an action")
     if op.needs_target and element is None:
         raise ValueError(f"{op} needs a target row")
     if op in _TEXT_OPS and not text:

@@ -5,6 +5,11 @@ Rule 1: a check's ``device:`` settings are applied once, after the device and th
         ability, or one that refuses (``controls_refusal``: an iPhone, an Appium session that is
         no simulator), is no place for the check: ``couldnt_run``, class ``environment``, and
         nothing is sent. A setting the device fails to apply is ``couldnt_run``, class ``device``.
+Rule 3: a check's device steps (``_rules/controls`` Rule 5: a biometric answer, a push) need a
+        device that sends them (``protocols.DeviceEvents``) and doesn't refuse them
+        (``event_refusal``: a USB iPhone, an Appium session on a real phone): otherwise the check
+        can't run, class ``environment``, with the driver's words, before anything is sent
+        (checked with the settings). A push goes to the app under test.
 Rule 2: with ``RunOptions.video`` on (``on``, ``retain-on-failure``) and a device that records
         (``protocols.Recordings``), the recording starts before the run's first call that acts
         (the settings, the launch) and stops once the verdict is decided, into ``video.mp4`` in
@@ -20,15 +25,15 @@ from pathlib import Path
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.controls import Recording, VideoMode
+from mobster_core._rules.controls import DeviceEvent, Recording, VideoMode
 from mobster_core._rules.verdict import FailureClass
 from mobster_core.exceptions import DeviceError
-from mobster_core.protocols import Device, DeviceControls, Recordings
+from mobster_core.protocols import Device, DeviceControls, DeviceEvents, Recordings
 
 from .context import Run
 from .ended import couldnt
 
-__all__ = ["VIDEO_FILE", "Video", "apply_settings", "start_video", "stop_video"]
+__all__ = ["VIDEO_FILE", "Video", "apply_settings", "device_event", "start_video", "stop_video"]
 
 log = get_logger(__name__)
 
@@ -37,21 +42,15 @@ VIDEO_FILE = "video.mp4"
 
 
 async def apply_settings(run: Run) -> None:
-    """Rule 1: the check's ``device:`` settings, on a device that applies them."""
+    """Rule 1: the check's ``device:`` settings, on a device that applies them (and Rule 3 before)."""
+    _refuse_device_steps(run)
     settings = run.check.settings
     if settings.empty:
         return
     device = run.device
-    refusal = (
-        device.controls_refusal(settings)
-        if isinstance(device, DeviceControls)
-        else "this driver has no device controls"
-    )
-    if refusal is not None:
-        raise couldnt(
-            FailureClass.ENVIRONMENT,
-            f"{run.check.file}: the check's device settings ({settings.show()}) need a simulator: {refusal}",
-        )
+    none = "this driver has no device controls"
+    refusal = device.controls_refusal(settings) if isinstance(device, DeviceControls) else none
+    _refuse(run, f"the check's device settings ({settings.show()}) need", refusal)
     assert isinstance(device, DeviceControls)
     try:
         await device.apply_settings(settings)
@@ -59,6 +58,27 @@ async def apply_settings(run: Run) -> None:
         raise couldnt(
             FailureClass.DEVICE, f"the device settings ({settings.show()}) couldn't be applied: {exc}"
         ) from exc
+
+
+def device_event(run: Run, event: DeviceEvent) -> DeviceEvent:
+    """Rule 3: a device step as it is sent: a push goes to the app under test."""
+    return attrs.evolve(event, bundle=run.bundle)
+
+
+def _refuse_device_steps(run: Run) -> None:
+    """Rule 3: every device step of the check, on a device that sends it; else ``environment``."""
+    device = run.device
+    none = "this driver can't match a Face ID / Touch ID prompt or send a push notification"
+    for number, step in run.check.device_steps:
+        event = device_event(run, step)
+        refusal = device.event_refusal(event) if isinstance(device, DeviceEvents) else none
+        _refuse(run, f"step {number} ({event.show()}) needs", refusal, step=number)
+
+
+def _refuse(run: Run, what: str, refusal: str | None, *, step: int | None = None) -> None:
+    """Rules 1, 3: a device's refusal ends the run, class ``environment``, before anything is sent."""
+    if refusal is not None:
+        raise couldnt(FailureClass.ENVIRONMENT, f"{run.check.file}: {what} a simulator: {refusal}", step=step)
 
 
 @attrs.frozen

@@ -43,6 +43,11 @@ Rule 12 (system alerts, ``_rules/alerts``): once a run watches alerts (:meth:`Di
         taken again once the screen has changed (bounded: ``_rules/alerts`` Rule 6). One it
         doesn't answer ends the run there: ``failed``, class ``drift``, the reason naming its
         title; no model is asked. Every answer is kept in :attr:`Dispatcher.answered`.
+Rule 13 (device steps, ``_rules/controls`` Rule 5): a check's biometric answer or push
+        (:meth:`Dispatcher.send_event`) is an action like any other: journaled before it is sent
+        (``{"op": "BIOMETRIC_MATCH" | "BIOMETRIC_FAIL" | "PUSH", "text": <sensor | file and
+        digest>}``: never the payload), sent at most once, framed as Rule 9 says, and a failure is
+        Rule 3's.
 Rule 11 (the driver's contract): what a device method returns is checked where it enters the
         core: a read (``read``, ``read_evidence``) is a ``Screen``, ``check_target`` a bool,
         ``screenshot`` bytes. Anything else is the driver's bug: ``couldnt_run``, class ``device``,
@@ -61,6 +66,7 @@ import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.alerts import OPEN_IN, AlertAnswer, AlertPolicy, AlertRefusal, decide, find_alert
+from mobster_core._rules.controls import DeviceEvent
 from mobster_core._rules.device import Action, DeviceKind, LaunchOptions
 from mobster_core._rules.frames import FINAL_FRAME, drift_frame, step_frame
 from mobster_core._rules.safety import check_commit, classify
@@ -77,6 +83,7 @@ from mobster_core.protocols import (
     AlertAnswers,
     Clock,
     Device,
+    DeviceEvents,
     EvidenceReads,
     ScreenshotChannel,
     Screenshots,
@@ -488,17 +495,11 @@ class Dispatcher:
         element = action.element
         masked = action.op is Op.TYPE and element is not None and _masked(element)
         target = None if element is None else {"label": element.label, "role": element.role, "path": element.path}
-        latest = self._latest
-        shot = None if latest is None else await self._decided(latest)
-        frame = step_frame(self._actions + 1) if shot is not None else None
         entry = {"op": action.op.value, **info, "target": target, "text": action.text}
-        self._begin(key, entry if frame is None else {**entry, "frame": frame}, masked=masked)
-        self._actions += 1
-        if frame is not None:
-            self._keep(frame, shot)
+        latest = self._latest
+        frame = await self._begin_action(key, entry, masked=masked)
         await self._call(key, what, self.device.act(self._resolved(action)), pre=f"{what} couldn't be sent", step=step)
-        self._opened_url = False
-        self._acted_on = None if latest is None else latest.fingerprint
+        self._sent_on(latest)
         self._sent.append((what, action))
         if action.op is Op.TYPE and element is not None and action.text is not None:
             # A secure field shows bullets: count the value's; any other field reads back scrubbed.
@@ -508,6 +509,37 @@ class Dispatcher:
         if self.on_sent is not None:
             self.on_sent(what)  # progress for people: ``what`` never holds masked text
         return frame
+
+    async def send_event(
+        self, key: str, what: str, event: DeviceEvent, info: dict[str, Any], *, step: int | None = None
+    ) -> str | None:
+        """Rule 13: journal and send a check's device step once; returns its frame's name (Rule 9)."""
+        device = self.device
+        if not isinstance(device, DeviceEvents):
+            raise couldnt(FailureClass.ENVIRONMENT, f"{what}: this device has no device steps", step=step)
+        latest = self._latest
+        frame = await self._begin_action(key, {"op": event.op.value, **info, "target": None, "text": event.text})
+        await self._call(key, what, device.send_event(event), pre=f"{what} couldn't be sent", step=step)
+        self._sent_on(latest)
+        if self.on_sent is not None:
+            self.on_sent(what)
+        return frame
+
+    async def _begin_action(self, key: str, entry: dict[str, Any], *, masked: bool = False) -> str | None:
+        """Rules 1, 9: the frame of the screen the action was decided on, and its journal entry first."""
+        latest = self._latest
+        shot = None if latest is None else await self._decided(latest)
+        frame = step_frame(self._actions + 1) if shot is not None else None
+        self._begin(key, entry if frame is None else {**entry, "frame": frame}, masked=masked)
+        self._actions += 1
+        if frame is not None:
+            self._keep(frame, shot)
+        return frame
+
+    def _sent_on(self, latest: Screen | None) -> None:
+        """After an action went out: a link's prompt is no longer the check's own; what it acted on."""
+        self._opened_url = False
+        self._acted_on = None if latest is None else latest.fingerprint
 
     def refused(self, key: str, detail: str) -> None:
         """Journal an action that was refused and never sent."""

@@ -27,6 +27,11 @@ Rule 7: a drifted step is healed only when nothing rules it out (:func:`refusal`
         (``RunOptions.no_heal``) or no model (``drift``, with the fix that gives it one); the
         breaker (``heal_limit``, fixed by recording the check again). Each outcome names the
         drifted step.
+Rule 9: a heal never passes a check's device step (a biometric answer, a push: the runner's,
+        never the model's): the steps watched end at the first device step after the drifted one,
+        so the replay resumes there at the latest, and sends it. The model saying done while a
+        device step is left fails the check (class ``drift``, naming the step): Rule 5's "done"
+        may drop the model's steps, never the check's own.
 Rule 8: a heal returns its own steps: the healed path, where the replay resumes, the reports and
         the heal file's entry of the steps the model took, or the failure that ended it.
 """
@@ -171,7 +176,7 @@ class _Heal:
                 return self.healed(found[0], seen=found[1])
             assert decision is not None
             if decision.kind is DecisionKind.DONE:
-                return self.healed(None)
+                return self.healed(None, failure=self._device_step_left())
             if decision.kind is DecisionKind.BLOCKED:
                 reason = decision.reason or "it gave no reason"
                 message = f"{drift.message}; the model was blocked: {reason}"
@@ -191,6 +196,18 @@ class _Heal:
                 return self.healed(changed.answer, seen=changed.sighting)
             seen = changed.sighting
 
+    def _device_step_left(self) -> Outcome | None:
+        """Rule 9: the first device step the model's "done" would drop, as the failure it is; else None."""
+        steps, drift = self.job.steps, self.job.drift
+        left = next((j for j in range(self.index, len(steps)) if steps[j].op.is_device), None)
+        if left is None:
+            return None
+        message = (
+            f"{drift.message}; the model said the check was done, but step {left + 1} "
+            f"({steps[left].describe()}) is the check's own and was not sent"
+        )
+        return Outcome(Verdict.FAILED, FailureClass.DRIFT, message, step=drift.at)
+
     def _answer(self, acted: bool) -> Callable[[Sighting], int | None]:
         """Rules 2, 3 and 6: which watched step a read matches (0-based), with its settle state.
 
@@ -199,7 +216,10 @@ class _Heal:
         the number of steps. None when nothing matches.
         """
         steps, index = self.job.steps, self.index
-        watch = range(index, min(len(steps), index + LOOKAHEAD + 1)) if acted else range(index, index + 1)
+        end = min(len(steps), index + LOOKAHEAD + 1)
+        # Rule 9: up to the first device step after the drifted one, that one included.
+        end = next((j + 1 for j in range(index + 1, end) if steps[j].op.is_device), end)
+        watch = range(index, end) if acted else range(index, index + 1)
         expect = self.expect if acted else None
 
         def answer(seen: Sighting) -> int | None:

@@ -17,6 +17,11 @@ Rule 6: a read that fails is tried once more (reads are safe to repeat; actions 
 Rule 7: a step whose target matched is acted on only when the device confirms the target is shown
         (``TargetChecks``); a target the device says is hidden counts as no match on that read, so
         the replay keeps waiting and the step drifts if it stays hidden. It is never tapped.
+Rule 9: a device step (``BIOMETRIC_MATCH``, ``BIOMETRIC_FAIL``, ``PUSH``: the check's, ``_rules/controls``
+        Rule 5) waits for its recorded screen like any step with no target (the app, the screen
+        rules), then is sent by the dispatcher with no model. A push sends the check's payload file
+        as it is today (:class:`FromCheck`): a file changed since the recording is sent as it is
+        now, and the log says so; a push the check no longer names can't run (class ``usage``).
 Rule 8: :meth:`Replayer.run` returns what that call did: the reports of the steps it ran, and how
         it ended: all steps done, a step that drifted (:class:`Drift`, not a failure: the caller
         may heal it), or a failure (the outcome the check reports).
@@ -24,17 +29,20 @@ Rule 8: :meth:`Replayer.run` returns what that call did: the reports of the step
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import MappingProxyType
 
 import attrs
 
+from mobster_core._log import get_logger
+from mobster_core._rules.controls import DeviceEvent
 from mobster_core._rules.device import Action, DeviceKind
 from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.matcher import Match
 from mobster_core._rules.safety import check_commit, classify, strictest
 from mobster_core._rules.screen import Element, Screen
 from mobster_core._rules.settle import DEFAULT_POLICY, Drifted, Found, PollPolicy, Sighting, StepWait
-from mobster_core._rules.steps import Op, Step
+from mobster_core._rules.steps import Op, Step, push_text
 from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
 from mobster_core._rules.verdict import FailureClass, Outcome
 
@@ -43,12 +51,30 @@ from .ended import Ended, couldnt
 from .results import StepReport, StepSource, recorded_element
 from .wait import drive
 
-__all__ = ["Drift", "LiveStep", "Replayed", "Replayer"]
+__all__ = ["Drift", "FromCheck", "LiveStep", "Replayed", "Replayer"]
+
+log = get_logger(__name__)
 
 #: Does one live step with the model: called with the step's index (from 1), the step and the
 #: screen it matched on; returns the frame its action was sent on (or None). Raises ``Ended`` when
 #: the model can't do it or its action failed.
 LiveStep = Callable[[int, Step, Screen], Awaitable[str | None]]
+
+
+def _events_view(value: Mapping[str, DeviceEvent]) -> Mapping[str, DeviceEvent]:
+    return MappingProxyType(dict(value))
+
+
+@attrs.frozen
+class FromCheck:
+    """What a replay takes from the check beyond the path (Rules 5, 9).
+
+    ``live`` types a live step (the model); ``events`` are the check's pushes by file, as they are
+    sent today (to the app under test).
+    """
+
+    live: LiveStep | None = None
+    events: Mapping[str, DeviceEvent] = attrs.field(factory=dict, converter=_events_view, hash=False)
 
 
 @attrs.frozen
@@ -108,13 +134,13 @@ class Replayer:
         provenance: Provenance,
         *,
         timing: PollPolicy = DEFAULT_POLICY,
-        live: LiveStep | None = None,
+        check: FromCheck | None = None,
     ) -> None:
         self.dispatch = dispatch
         self.kind = kind
         self.provenance = provenance
         self.timing = timing
-        self.live = live
+        self.check = check or FromCheck()
 
     async def run(self, steps: Sequence[Step], *, start: int = 0, seed: Sighting | None = None) -> Replayed:
         """Replay ``steps[start:]``; stop at the first step that can't run (Rule 8).
@@ -159,15 +185,19 @@ class Replayer:
             self.dispatch.refused(f"step-{index}", f"{step.describe()}: {safety.rule}")
             raise couldnt(FailureClass.REFUSED, f"{what} was refused: {safety.rule}", step=index)
         source = StepSource.REPLAY
-        if step.op is Op.TYPE and self._needs_model(step):
-            if self.live is None:
+        live = self.check.live
+        if step.op.is_device:
+            info = {"step": index, "source": source.value}
+            frame = await self.dispatch.send_event(f"step-{index}", what, self._event(index, step), info, step=index)
+        elif step.op is Op.TYPE and self._needs_model(step):
+            if live is None:
                 raise couldnt(
                     FailureClass.MODEL,
                     f"{what} is typed by the model on every run, and there is no model to type it",
                     step=index,
                     fix=Fix(FixCode.GIVE_MODEL),
                 )
-            frame = await self.live(index, step, found.screen)
+            frame = await live(index, step, found.screen)
             source = StepSource.LIVE
         else:
             action = _action_for(step, found.match.element)
@@ -187,6 +217,25 @@ class Replayer:
             end.reason, target, frame,
         )  # fmt: skip
         return Drift(index, step, end.screen, end.match, report)
+
+    def _event(self, index: int, step: Step) -> DeviceEvent:
+        """Rule 9: the device step as it is sent today."""
+        if step.op is not Op.PUSH:
+            return DeviceEvent(step.op, sensor=step.text or "faceId")
+        recorded = push_text(step.text or "")
+        assert recorded is not None  # the path's loader checked it (``steps`` Rule 4)
+        file, digest = recorded
+        event = self.check.events.get(file)
+        if event is None:
+            raise couldnt(
+                FailureClass.USAGE,
+                f"step {index} ({step.describe()}): the check no longer pushes {file}; record the check again",
+                step=index,
+                fix=Fix(FixCode.RECORD_AGAIN),
+            )
+        if event.digest != digest:
+            log.warning("the push payload changed since the recording; sending it as it is now", file=file, step=index)
+        return event
 
     def _needs_model(self, step: Step) -> bool:
         if step.live or step.text is None or step.target is None:

@@ -16,6 +16,12 @@ Rule 4 (carry): a carried path that stops before the verdict for a reason a reco
         the path's ``why`` says what happened. It never falls back after an unknown outcome, a
         device or model failure, or when the carried attempt sent an action that commits something
         (a send, post, delete or purchase that a recording would repeat).
+Rule 9 (device steps, ``_rules/controls`` Rule 5): a check's biometric answer or push is the
+        runner's, never the model's. Smart performs the plain steps before one with the model
+        (an agent told to do only those, then say done), then the runner sends the device step on
+        the settled screen (recorded as a step of the path, journaled first, the screen awaited
+        after it), then the next steps; the budgets are the whole Smart run's. A replay sends it
+        at its place with no model (``replay`` Rule 9); a heal never passes it (``heal`` Rule 9).
 Rule 5: every phase returns a value: what it did and, when it failed, the outcome; nothing here
         writes another object's state.
 Rule 6: a step of the path that is the first action of a heal this check's review rejected (the
@@ -42,6 +48,7 @@ from mobster_core._log import get_logger
 from mobster_core._rules.alerts import AlertPolicy, permissions_of
 from mobster_core._rules.assertions import evaluate
 from mobster_core._rules.breaker import Breaker
+from mobster_core._rules.controls import DeviceEvent
 from mobster_core._rules.device import LaunchOptions
 from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.screen import Screen
@@ -52,11 +59,12 @@ from mobster_core._store.healfile import HealEntry, compact, heal_file_for
 
 from .agent import Agent, Brief, Limits, ModelCalls, Recorded
 from .context import Run
+from .controls import device_event
 from .ended import Ended, couldnt
 from .heal import HealJob, heal_step, refusal
 from .judge import Baseline, take_baseline
 from .plan import Plan, Prepared, no_model
-from .replay import Drift, LiveStep, Replayer
+from .replay import Drift, FromCheck, LiveStep, Replayer
 from .results import FinishedEarly, Mode, StepReport
 
 __all__ = ["Executed", "execute"]
@@ -122,8 +130,11 @@ def _launch(run: Run, prepared: Prepared) -> LaunchOptions:
 async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: str = "smart") -> Executed:
     """Smart performs the steps and records the path (Rule 2)."""
     assert run.calls is not None  # plan.require_model saw to it
-    agent = Agent(run.calls, run.dispatch, brief(run, prepared, key_prefix=key_prefix))
-    recorded = await agent.run(_seed(executed.baseline))
+    if run.check.device_steps:
+        recorded = await _smart_with_device_steps(run, prepared, executed, key_prefix)
+    else:
+        agent = Agent(run.calls, run.dispatch, brief(run, prepared, key_prefix=key_prefix))
+        recorded = await agent.run(_seed(executed.baseline))
     return attrs.evolve(
         executed,
         mode=Mode.SMART,
@@ -133,6 +144,58 @@ async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: s
         failure=recorded.failure,
         early=_early(run, recorded),
     )
+
+
+@attrs.frozen
+class _Part:
+    """Rule 9: the plain steps ``first``..``last`` (from 1; none when ``last < first``), then ``event``."""
+
+    first: int
+    last: int
+    event: DeviceEvent | None
+
+
+def _parts(run: Run) -> list[_Part]:
+    """Rule 9: the check's steps cut at each device step."""
+    parts, first = [], 1
+    for number, event in run.check.device_steps:
+        parts.append(_Part(first, number - 1, device_event(run, event)))
+        first = number + 1
+    if first <= len(run.check.steps):
+        parts.append(_Part(first, len(run.check.steps), None))
+    return parts
+
+
+def _part_request(run: Run, part: _Part) -> str:
+    """Rule 9: what the model is told to do of the check now: these steps only, and what follows."""
+    span = f"step {part.first}" if part.first == part.last else f"steps {part.first} to {part.last}"
+    notes = ["The steps before are done."] if part.first > 1 else []
+    if part.event is None:
+        notes.append("The check ends there.")
+    else:
+        notes.append(f"Step {part.last + 1}, {part.event.show()}, comes next: the SDK does it itself.")
+    return f"{run.check.request_text()}\n\nDo only {span} now, then say done. {' '.join(notes)}"
+
+
+async def _smart_with_device_steps(run: Run, prepared: Prepared, executed: Executed, key_prefix: str) -> Recorded:
+    """Rule 9: one agent does the plain steps part by part; the runner sends each device step between them."""
+    assert run.calls is not None
+    agent = Agent(run.calls, run.dispatch, brief(run, prepared, key_prefix=key_prefix))
+    began, seed, steps = run.dispatch.clock.now(), _seed(executed.baseline), run.check.steps
+    for part in _parts(run):
+        if part.last >= part.first:
+            agent.narrow(steps[part.first - 1 : part.last], _part_request(run, part))
+            recorded = await agent.run(seed, began=began)
+            if recorded.failure is not None or recorded.blocked is not None:
+                return recorded
+            seed = None
+        if part.event is not None:
+            try:
+                await agent.device_step(await agent.settled_screen(seed), part.event)
+            except Ended as ended:
+                return agent.recorded(failure=ended.outcome)
+            seed = None
+    return agent.recorded()
 
 
 def _early(run: Run, recorded: Recorded) -> FinishedEarly | None:
@@ -198,7 +261,11 @@ def rejected_at(path: Sequence[Step], rejected: Sequence[HealEntry]) -> tuple[in
 async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: tuple[Step, ...]) -> Executed:
     """Replay ``path``, healing drifted steps (Rule 2); return the path as it ran."""
     replayer = Replayer(
-        run.dispatch, prepared.info.kind, run.provenance, timing=run.options.policy, live=_live_step(run, prepared)
+        run.dispatch,
+        prepared.info.kind,
+        run.provenance,
+        timing=run.options.policy,
+        check=FromCheck(live=_live_step(run, prepared), events=_events(run)),
     )
     plan = executed.plan
     steps, start, seed = path, 0, _seed(executed.baseline)
@@ -226,6 +293,11 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
         if healed.failure is not None or healed.resume_at is None:
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=healed.failure)
         start, seed = healed.resume_at, healed.seen
+
+
+def _events(run: Run) -> dict[str, DeviceEvent]:
+    """Rule 9: the check's pushes by file, as a replay sends them (today's content, to the app under test)."""
+    return {file: device_event(run, event) for file, event in run.check.payloads.items()}
 
 
 def _waiting(run: Run, plan: Plan, drift: Drift, failure: Outcome | None) -> Outcome | None:
@@ -309,15 +381,17 @@ def brief(run: Run, prepared: Prepared, **changes: Any) -> Brief:
     check, options = run.check, run.options
     budget = check.budget
     max_usd = budget.max_usd if options.max_usd is None else min(budget.max_usd, options.max_usd)
+    defaults: dict[str, Any] = {
+        "request": check.request_text(),
+        "steps": check.steps,
+        "limits": Limits(max_usd=max_usd, max_seconds=budget.max_seconds),
+    }
     return Brief(
-        request=check.request_text(),
         kind=prepared.info.kind,
         provenance=run.provenance,
-        steps=check.steps,
         screenshots=options.screenshots,
         timing=options.policy,
-        limits=Limits(max_usd=max_usd, max_seconds=budget.max_seconds),
-        **changes,
+        **{**defaults, **changes},
     )
 
 

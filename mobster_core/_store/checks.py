@@ -41,7 +41,14 @@ Rule 5: the keys and their limits:
         ``steps``                     a string or a list of strings: up to 20 steps of up to 500
                                       characters. A string holds one step per non-empty line. An
                                       empty list or a blank string is an error; no ``steps`` key is a
-                                      launch-only check.
+                                      launch-only check. An item of the list may instead be a device
+                                      step (``_rules/controls`` Rule 5), a mapping of one key:
+                                      ``biometric: match|fail`` (or ``{result: match|fail, sensor:
+                                      faceId|touchId}``) or ``push: <file>``, a JSON file relative to
+                                      the check file's folder, read when the check is loaded (a
+                                      regular file of at most 4 KB, a JSON object with an ``aps``
+                                      object). ``steps`` then holds its text for people and the model
+                                      (``Match the Face ID prompt``), ``device_steps`` the step.
         ``all_steps``                 ``true`` or ``false`` (the default): with ``true``, a run whose
                                       steps end before the check's last one (Smart blocked or done
                                       early, a recorded path with fewer actions than steps) fails,
@@ -71,9 +78,10 @@ import attrs
 
 from mobster_core._rules.alerts import AlertPolicy, AlertProblem, parse_alerts
 from mobster_core._rules.assertions import Assertion, ExpectError, parse_expect
-from mobster_core._rules.controls import CONTENT_SIZES, DeviceSettings
+from mobster_core._rules.controls import CONTENT_SIZES, MAX_PUSH_BYTES, DeviceEvent, DeviceSettings, push_problem
 from mobster_core._rules.device import Appearance, LaunchOptions, Reset, normal_locale
 from mobster_core._rules.identity import path_identity
+from mobster_core._rules.steps import SENSORS, Op
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._rules.yaml import (
     MAX_YAML_BYTES,
@@ -141,6 +149,11 @@ _LAUNCH_KEYS = ("args", "env", "url", "locale")
 _BUDGET_KEYS = ("max_seconds", "max_usd")
 _DEVICE_KEYS = ("name", "location", "appearance", "content_size", "biometrics")
 _BIOMETRICS_KEYS = ("enrolled",)
+_DEVICE_STEP_KEYS = ("biometric", "push")
+_BIOMETRIC_KEYS = ("result", "sensor")
+_BIOMETRIC_RESULTS = {"match": Op.BIOMETRIC_MATCH, "fail": Op.BIOMETRIC_FAIL}
+#: What a step of ``steps_raw`` is: a step's text, or a device step's mapping as the file said it.
+RawStep = str | Mapping[str, Any]
 _RESETS = ("auto", *(r.value for r in Reset))
 # Keys of Mobster's tool (MCP) shape, and others written by habit: what a check file says instead.
 _TOP_HINTS = {
@@ -212,7 +225,7 @@ class Check:
     tags: tuple[str, ...] = ()
     launch: CheckLaunch = attrs.field(factory=CheckLaunch)
     steps: tuple[str, ...] = ()
-    steps_raw: str | tuple[str, ...] | None = None
+    steps_raw: str | tuple[RawStep, ...] | None = None
     expect: tuple[Assertion, ...] = ()
     budget: Budget = attrs.field(factory=Budget)
     #: Every step must run: a run that ends before the last one fails, class ``steps_skipped``.
@@ -221,6 +234,17 @@ class Check:
     alerts: AlertPolicy = attrs.field(factory=AlertPolicy)
     #: The simulator's settings of a ``device:`` mapping (``_rules/controls`` Rule 1); empty: none.
     settings: DeviceSettings = attrs.field(factory=DeviceSettings)
+    #: The device steps (``_rules/controls`` Rule 5): ``(number of the step, from 1, its event)``.
+    device_steps: tuple[tuple[int, DeviceEvent], ...] = ()
+
+    def device_step(self, number: int) -> DeviceEvent | None:
+        """The device step at ``number`` (from 1), or None when that step is plain English."""
+        return next((event for n, event in self.device_steps if n == number), None)
+
+    @property
+    def payloads(self) -> dict[str, DeviceEvent]:
+        """The push steps by their file, as the check names it (a replay sends today's content)."""
+        return {event.file: event for _n, event in self.device_steps if event.op is Op.PUSH}
 
     @property
     def launch_only(self) -> bool:
@@ -283,7 +307,10 @@ class Check:
         lines = [f"Check: {self.name}"]
         if self.steps:
             lines.append("Steps:")
-            lines.extend(f"{i}. {step}" for i, step in enumerate(self.steps, 1))
+            lines.extend(
+                f"{i}. {step}" + (" (a device step: the SDK does it itself, not you)" if self.device_step(i) else "")
+                for i, step in enumerate(self.steps, 1)
+            )
         else:
             lines.append("Steps: none (the check only launches the app).")
         if self.expect:
@@ -448,7 +475,7 @@ class _Reader:
                 self.fail(("version",), f"only version 1 exists, got {kind_of(version)}", "write version: 1")
         if "app" not in top:
             self.fail((), "the app is missing", "add app: {bundle: com.example.app} or app: {path: build/App.app}")
-        steps_raw, steps = self.steps(top["steps"]) if "steps" in top else (None, ())
+        steps_raw, steps, device_steps = self.steps(top["steps"], path) if "steps" in top else (None, (), ())
         name = self.string(top["name"], ("name",), limit=MAX_NAME_CHARS) if "name" in top else _default_name(steps)
         device, settings = self.device(top["device"]) if "device" in top else (None, DeviceSettings())
         return Check(
@@ -463,6 +490,7 @@ class _Reader:
             launch=self.launch(top["launch"]) if "launch" in top else CheckLaunch(),
             steps=steps,
             steps_raw=steps_raw,
+            device_steps=device_steps,
             expect=self.expect(top["expect"]) if "expect" in top else (),
             budget=self.budget(top["budget"]) if "budget" in top else Budget(),
             all_steps=self.flag(top["all_steps"], ("all_steps",)) if "all_steps" in top else False,
@@ -624,9 +652,12 @@ class _Reader:
             out[key] = self.raw_string(item, (*keys, key), limit=MAX_LAUNCH_ENV_CHARS)
         return out
 
-    def steps(self, value: Any) -> tuple[str | tuple[str, ...], tuple[str, ...]]:
+    def steps(
+        self, value: Any, path: Path
+    ) -> tuple[str | tuple[RawStep, ...], tuple[str, ...], tuple[tuple[int, DeviceEvent], ...]]:
         keys: Keys = ("steps",)
         fix = "write at least one step, or remove steps for a launch-only check"
+        events: list[tuple[int, DeviceEvent]] = []
         if isinstance(value, str):
             steps = tuple(line.strip() for line in value.splitlines() if line.strip())
             if not steps:
@@ -638,17 +669,75 @@ class _Reader:
                         f"step {i + 1} is {len(step)} characters long; the limit is {MAX_STEP_CHARS}",
                         "split it into shorter steps",
                     )
-            raw: str | tuple[str, ...] = value
+            raw: str | tuple[RawStep, ...] = value
         elif isinstance(value, list):
             if not value:
                 self.fail(keys, "is an empty list", fix)
-            steps = tuple(self.string(item, (*keys, i), limit=MAX_STEP_CHARS) for i, item in enumerate(value))
-            raw = tuple(value)
+            texts: list[str] = []
+            for i, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    event = self.device_step(item, (*keys, i), path)
+                    events.append((i + 1, event))
+                    texts.append(event.show())
+                else:
+                    texts.append(self.string(item, (*keys, i), limit=MAX_STEP_CHARS))
+            steps = tuple(texts)
+            raw = tuple(_plain(item) if isinstance(item, Mapping) else item for item in value)
         else:
             self.fail(keys, f"expected a step or a list of steps, got {kind_of(value)}", "write steps: [Tap Sign up]")
         if len(steps) > MAX_STEPS:
             self.fail(keys, f"has {len(steps)} steps; the limit is {MAX_STEPS}", "split the check in two")
-        return raw, steps
+        return raw, steps, tuple(events)
+
+    def device_step(self, value: Mapping[str, Any], keys: Keys, path: Path) -> DeviceEvent:
+        """A device step (``_rules/controls`` Rule 5): ``biometric: match|fail`` or ``push: file``."""
+        example = "write - biometric: match, - biometric: fail or - push: payload.json, one step an item"
+        self.mapping(value, keys, _DEVICE_STEP_KEYS, "- biometric: match")
+        if len(value) != 1:
+            found = ", ".join(str(k) for k in value) or "none"
+            self.fail(keys, f"a device step is a mapping of one key, biometric or push; got {found}", example)
+        ((key, item),) = value.items()
+        if key == "push":
+            return self.push(item, (*keys, "push"), path)
+        where: Keys = (*keys, "biometric")
+        result, sensor = item, "faceId"
+        if isinstance(item, Mapping):
+            raw = self.mapping(item, where, _BIOMETRIC_KEYS, "biometric: {result: match, sensor: touchId}")
+            if "result" not in raw:
+                self.fail(where, "names no result", "write biometric: {result: match} (or fail)")
+            result = raw["result"]
+            sensor = raw.get("sensor", "faceId")
+            if sensor not in SENSORS:
+                hint = did_you_mean(sensor, SENSORS) if isinstance(sensor, str) else ""
+                problem = f"unknown sensor {kind_of(sensor)}{hint}"
+                self.fail((*where, "sensor"), problem, "write sensor: faceId or touchId")
+            where = (*where, "result")
+        if result not in _BIOMETRIC_RESULTS:
+            hint = did_you_mean(result, tuple(_BIOMETRIC_RESULTS)) if isinstance(result, str) else ""
+            self.fail(
+                where,
+                f"expected match or fail, got {kind_of(result)}{hint}",
+                "write biometric: match (the face matches) or biometric: fail (it doesn't)",
+            )
+        return DeviceEvent(_BIOMETRIC_RESULTS[result], sensor=sensor)
+
+    def push(self, value: Any, keys: Keys, path: Path) -> DeviceEvent:
+        """``push: payload.json``: the file beside the check, read now (``_rules/controls`` Rule 5)."""
+        written = self.string(value, keys, limit=MAX_APP_PATH_CHARS)
+        if "\x00" in written:
+            self.fail(keys, "holds a NUL character", "write the path of the payload file")
+        file = Path(written) if Path(written).is_absolute() else path.parent / written
+        fix = 'give a JSON file of at most 4 KB beside the check, such as {"aps": {"alert": "Hi"}}'
+        try:
+            data = read_user_file(file, max_bytes=MAX_PUSH_BYTES)
+        except UnsafeFile as exc:
+            self.fail(keys, f"can't use {written} as a push payload: {exc.reason}", fix)
+        except OSError as exc:
+            self.fail(keys, f"can't read the push payload {written} ({exc.strerror or exc})", fix)
+        problem = push_problem(data)
+        if problem is not None:
+            self.fail(keys, f"{written} is no push payload: {problem}", fix)
+        return DeviceEvent(Op.PUSH, file=written, payload=data)
 
     def expect(self, value: Any) -> tuple[Assertion, ...]:
         try:
@@ -673,6 +762,11 @@ class _Reader:
             else DEFAULT_MAX_USD
         )
         return Budget(max_seconds=seconds, max_usd=usd)
+
+
+def _plain(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A device step's mapping as plain dictionaries (``steps_raw`` keeps what the file said)."""
+    return {str(k): _plain(v) if isinstance(v, Mapping) else v for k, v in value.items()}
 
 
 def _default_name(steps: tuple[str, ...]) -> str:

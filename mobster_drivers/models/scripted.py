@@ -13,6 +13,11 @@ Rule 2 (a heal): it works through the recorded steps from the drifted one on, on
         gone it taps the one element that has that target's role and was not on the step's
         recorded screen; failing that, the one ``Button`` that was not on it (a popup's "Not now").
         If neither is exactly one, it says blocked. After the last recorded step it says done.
+Rule 5 (device steps): a check's biometric answer or push is the SDK's, never the model's. When a
+        run asks it to do only some steps (a new request or new steps than the last call's), it
+        starts again at the first of them. In a heal, a recorded device step is never repeated:
+        it taps the one new control, as for a target that is gone, so the screen the device
+        step needs comes back.
 Rule 3: it sees only what a real model sees: the prompt's screen rows (it parses them), the
         check's steps, and in a heal the recorded steps.
 Rule 4: each call can sleep a set time on the clock (the benchmark uses 2.5 s), and reports usage
@@ -96,6 +101,7 @@ class ScriptedModel:
         self._name = name
         self._cursor = 0
         self._heal_key: tuple[Step, ...] | None = None
+        self._run_key: tuple[str, tuple[str, ...]] | None = None
         self.calls = 0
 
     @property
@@ -118,8 +124,10 @@ class ScriptedModel:
     # -- Rule 1 ----------------------------------------------------------------------------
 
     def _first_run(self, prompt: Prompt) -> tuple[DecisionKind, tuple[ModelAction, ...], str]:
-        if not prompt.history:
-            self._cursor = 0
+        key = (prompt.request, prompt.steps)
+        if not prompt.history or key != self._run_key:
+            self._cursor = 0  # Rule 5: a new part of the check starts at its first step
+        self._run_key = key
         if self._cursor >= len(prompt.steps):
             return DecisionKind.DONE, (), "every step is done"
         number = self._cursor + 1
@@ -163,6 +171,8 @@ class ScriptedModel:
         step = prompt.recorded[self._cursor]
         self._cursor += 1
         rows = _rows(prompt.screen)
+        if step.op.is_device:
+            return self._new_control(step, rows, "Button")
         if step.target is None:
             return DecisionKind.ACT, (ModelAction(step.op, text=step.text),), "as recorded"
         target = step.target
@@ -176,9 +186,17 @@ class ScriptedModel:
                     return DecisionKind.BLOCKED, (), f'no step of the check types into "{target.label}"'
 
             return DecisionKind.ACT, (ModelAction(step.op, target=row[0], text=text),), "as recorded"
+        return self._new_control(step, rows, target.role)
+
+    @staticmethod
+    def _new_control(
+        step: Step, rows: list[tuple[str, str, str]], role: str
+    ) -> tuple[DecisionKind, tuple[ModelAction, ...], str]:
+        """Rule 2: tap the one element of ``role`` (else the one ``Button``) not on the step's recorded screen."""
         recorded = step.screen.pairs
         new = [r for r in rows if (r[1], r[2]) not in recorded]
-        for candidates in ([r for r in new if r[1] == target.role], [r for r in new if r[1] == "Button"]):
+        for candidates in ([r for r in new if r[1] == role], [r for r in new if r[1] == "Button"]):
             if len(candidates) == 1:
                 return DecisionKind.ACT, (ModelAction(Op.TAP, target=candidates[0][0]),), "the one new control"
-        return DecisionKind.BLOCKED, (), f'"{target.label}" is gone and no single new control replaces it'
+        what = f'"{step.target.label}" is gone' if step.target is not None else f"{step.describe()} can't go on"
+        return DecisionKind.BLOCKED, (), f"{what} and no single new control replaces it"

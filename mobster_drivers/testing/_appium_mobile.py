@@ -32,7 +32,8 @@ Rule 5: the device controls, the video and the audit, as XCUITest's execute-meth
         (``latitude``, ``longitude``) → ``/wda/simulatedLocation``; ``setAppearance`` (``style``,
         which XCUITest carries out with simctl on a simulator), ``enrollBiometric`` (``isEnabled``),
         ``sendBiometricMatch`` (``type``, ``match``) and ``pushNotification`` (``bundleId``,
-        ``payload``) are kept in :attr:`Phone.controls` on a simulator and refused on an iPhone
+        ``payload``) are kept in :attr:`Phone.controls` on a simulator (the last two also reach the
+        scripted phone, :attr:`Phone.events`) and refused on an iPhone
         (500 ``unknown error``; a real XCUITest sends ``setAppearance`` to WDA's sessionless
         ``/wda/device/appearance`` there, which Mobster never asks for). Not checked: the exact
         words of that refusal, and the keys of ``stopXCTestScreenRecording``'s reply beyond
@@ -66,7 +67,8 @@ from urllib.parse import quote
 
 import attrs
 
-from mobster_core import DeviceKind
+from mobster_core import DeviceKind, Op
+from mobster_core.protocols import DeviceEvent
 from mobster_drivers.devices.scripted import AppScript
 
 __all__ = [
@@ -160,6 +162,8 @@ class Phone:
     controls: list[tuple[str, dict[str, Any]]] = attrs.field(factory=list, eq=False)
     #: Rule 6: sets a permission on the phone, ``(bundle, service, allow)`` (None: reset), as simctl would.
     privacy: Callable[[str, str, bool | None], None] | None = attrs.field(default=None, eq=False)
+    #: Rule 5: a biometric match or a push reaching the scripted phone (its Rule 15), None: nowhere.
+    events: Callable[[DeviceEvent], None] | None = attrs.field(default=None, eq=False)
 
     def lockdown(self) -> dict[str, Any]:
         """The phone's lockdown values, as ``mobile: deviceInfo`` adds them (``lockdownInfo``)."""
@@ -443,6 +447,9 @@ def _on_simulator(name: str) -> MobileHandler:
         if wda.phone.script.device.kind is not DeviceKind.SIMULATOR:
             raise Failure(500, "unknown error", f"'{name}' is only supported on Simulator")
         wda.phone.controls.append((name, dict(params)))
+        event = _event_of(name, params)
+        if event is not None and wda.phone.events is not None:
+            wda.phone.events(event)
 
     return handler
 
@@ -499,6 +506,20 @@ def _apply(wda: Proxy, bundle: str, chosen: list[tuple[str, bool | None]]) -> No
         wda.phone.controls.append(("setPermission", {"bundleId": bundle, "service": service, "allow": allow}))
         if wda.phone.privacy is not None:
             wda.phone.privacy(bundle, service, allow)
+
+
+def _event_of(name: str, params: dict[str, Any]) -> DeviceEvent | None:
+    """Rule 5: the device step a ``sendBiometricMatch`` or ``pushNotification`` is, for the scripted phone."""
+    try:
+        if name == "sendBiometricMatch":
+            op = Op.BIOMETRIC_MATCH if params.get("match", True) else Op.BIOMETRIC_FAIL
+            return DeviceEvent(op, sensor=str(params.get("type", "faceId")))
+        if name == "pushNotification":
+            payload = json.dumps(params["payload"]).encode()
+            return DeviceEvent(Op.PUSH, file="payload.json", payload=payload, bundle=str(params["bundleId"]))
+    except (ValueError, TypeError):
+        return None  # what XCUITest would pass on and the phone can't read: kept in controls only
+    return None
 
 
 #: ``mobile:`` name → (required arguments, handler), XCUITest's argument names (Rule 2).

@@ -813,7 +813,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             raise Failure(400, "invalid argument", _missing(missing, required, list(params)))
         wda = session.phone.wda
         privacy = lambda bundle, service, allow: wda.set_permission(bundle, service, allow=allow)  # noqa: E731
-        phone = Phone(wda.script, session.phone.udid, self._usbmuxd, session.phone.controls, privacy)
+        controls = session.phone.controls
+        phone = Phone(wda.script, session.phone.udid, self._usbmuxd, controls, events=wda.send_event, privacy=privacy)
         return handler(Proxy(lambda m, r, b: self._wda_call(session, m, r, b), phone), params)
 
     def _annotate(self, script: str) -> Any:

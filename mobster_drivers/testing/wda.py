@@ -260,7 +260,7 @@ from mobster_core import (
     UnknownOutcome,
 )
 from mobster_core.checks import AUDIT_TYPES, audit_type_name
-from mobster_core.protocols import SPRINGBOARD, AuditIssue
+from mobster_core.protocols import SPRINGBOARD, AuditIssue, DeviceEvent
 from mobster_drivers._loop import LoopThread
 from mobster_drivers._xcuitest.tree import parse_xml_source, source_bundle
 from mobster_drivers.devices.scripted import AUDIT_SINCE_IOS, AppScript, ScriptedPhone, audit_of
@@ -842,6 +842,14 @@ class FakeWda(LoopbackServer[WdaRequest]):
             self._phone.set_permission(bundle, service, allow=allow)
 
         self.run(privacy())
+
+    def send_event(self, event: DeviceEvent) -> None:
+        """A device step reaching the phone (simctl's biometric match or push, Appium's): its Rule 15."""
+
+        async def send() -> None:
+            await self._phone.send_event(event)
+
+        self.run(send())
 
     def screenshot(self) -> bytes:
         """The phone's screenshot as PNG bytes."""

@@ -29,6 +29,8 @@ Rule 6: the device controls keep what they set, per simulator (:meth:`FakeSimctl
         ``ui <udid> content_size <size>`` (simctl's twelve sizes; anything else is a usage error),
         ``push <udid> <bundle> <file>`` (the payload read back; a bundle that isn't installed
         fails), and ``spawn <udid> notifyutil`` with BiometricKit's enrolment state and matches.
+        With ``wda``, a match (``pearl`` is Face ID, ``fingerTouch`` Touch ID) and a push also
+        reach the scripted phone (its Rule 15), as a device step does on a real simulator.
         Not checked against a real simctl: the exact words of the usage errors.
 Rule 7: ``io <udid> recordVideo [--codec=…] [--force] <file>`` runs in the background
         (:meth:`FakeSimctl.start`, the ``SimctlBackground`` ability): it writes the file's head
@@ -39,6 +41,7 @@ Rule 7: ``io <udid> recordVideo [--codec=…] [--force] <file>`` runs in the bac
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import plistlib
@@ -52,9 +55,9 @@ from typing import Any
 
 import attrs
 
-from mobster_core import DeviceError, Screen
+from mobster_core import DeviceError, Op, Screen
 from mobster_core.checks import CONTENT_SIZES
-from mobster_core.protocols import SPRINGBOARD
+from mobster_core.protocols import SPRINGBOARD, DeviceEvent
 from mobster_drivers.devices.scripted import render_screen
 from mobster_drivers.devices.simulator import SimctlProcess, SimctlTimeout
 
@@ -475,7 +478,12 @@ class FakeSimctl:
                     controls.enrolled = state[name] == "1"
                 match = _MATCH.fullmatch(name)
                 if match is not None:
-                    controls.matches.append((match.group(1), match.group(2) == "match"))
+                    matched = match.group(2) == "match"
+                    controls.matches.append((match.group(1), matched))
+                    if self._wda is not None:
+                        op = Op.BIOMETRIC_MATCH if matched else Op.BIOMETRIC_FAIL
+                        sensor = "faceId" if match.group(1) == "pearl" else "touchId"
+                        self._wda.send_event(DeviceEvent(op, sensor=sensor))
                 i += 2
             else:
                 raise _Fail(64, f"usage: notifyutil -p NAME | -s NAME STATE; got {args[i]!r}\n")
@@ -517,10 +525,14 @@ class FakeSimctl:
         if bundle not in sim.apps:
             raise self._error("launch_not_installed", bundle=bundle)
         try:
-            payload = json.loads(file.read_bytes())
+            data = file.read_bytes()
+            payload = json.loads(data)
         except (OSError, ValueError) as exc:
             raise _Fail(1, f"Unable to read the payload at {file}: {exc}\n") from None
         sim.controls.pushes.append((bundle, payload))
+        if self._wda is not None:
+            with contextlib.suppress(ValueError):  # a payload the phone's event refuses still went out
+                self._wda.send_event(DeviceEvent(Op.PUSH, file=file.name, payload=data, bundle=bundle))
         return f"Notification sent to '{bundle}'\n", ""
 
     def _cmd_keychain(self, rest: list[str], _env: dict[str, str]) -> tuple[str, str]:

@@ -144,6 +144,12 @@ BAD = {
     "an unknown content size": BASE.replace("expect:", "device: {content_size: huge}\nexpect:"),
     "a latitude out of range": BASE.replace("expect:", "device: {location: [91, 0]}\nexpect:"),
     "an unknown device key": BASE.replace("expect:", "device: {colour: dark}\nexpect:"),
+    "a device step of two keys": BASE.replace('[Tap "Go"]', "[{biometric: match, push: p.json}]"),
+    "an unknown device step": BASE.replace('[Tap "Go"]', "[{shake: true}]"),
+    "an unknown biometric result": BASE.replace('[Tap "Go"]', "[{biometric: maybe}]"),
+    "an unknown sensor": BASE.replace('[Tap "Go"]', "[{biometric: {result: match, sensor: iris}}]"),
+    "a biometric without a result": BASE.replace('[Tap "Go"]', "[{biometric: {sensor: touchId}}]"),
+    "a push of no file": BASE.replace('[Tap "Go"]', '[{push: ""}]'),
 }
 
 
@@ -170,6 +176,19 @@ def test_the_schemas_keys_are_the_loaders_and_its_services_the_alert_rules() -> 
     audit = SCHEMA["$defs"]["assertion"]["properties"]["accessibility_audit"]
     assert audit["properties"]["types"]["items"]["enum"] == list(AUDIT_TYPES)
     assert SCHEMA["properties"]["device"]["oneOf"][1]["properties"]["content_size"]["enum"] == list(CONTENT_SIZES)
+    from mobster_core._rules.steps import SENSORS
+    from mobster_core._store.checks import _BIOMETRIC_KEYS, _BIOMETRIC_RESULTS, _DEVICE_STEP_KEYS
+
+    step = SCHEMA["$defs"]["deviceStep"]
+    assert list(step["properties"]) == list(_DEVICE_STEP_KEYS)
+    assert SCHEMA["$defs"]["biometricResult"]["enum"] == list(_BIOMETRIC_RESULTS)
+    biometric = step["properties"]["biometric"]["oneOf"][1]["properties"]
+    assert list(biometric) == list(_BIOMETRIC_KEYS)
+    assert biometric["sensor"]["enum"] == list(SENSORS)
+    touch = BASE.replace('[Tap "Go"]', '[Tap "Go", {biometric: {result: fail, sensor: touchId}}, {biometric: match}]')
+    ops = [e.op.value for _n, e in load_check_text(touch, "good.yaml").device_steps]
+    assert ops == ["BIOMETRIC_FAIL", "BIOMETRIC_MATCH"]
+    assert VALIDATOR.is_valid(_load(touch))
     good = BASE + "all_steps: true\nalerts: {allow: [location], deny: [tracking]}\n"
     load_check_text(good, "good.yaml")
     assert VALIDATOR.is_valid(_load(good))

@@ -98,7 +98,9 @@ Rule 9: the device controls (``DeviceControls``), the video (``Recordings``) and
         (``Audits``) are ``_controls``' and ``_xcuitest/audit``'s commands: settings only on a
         simulator session (the kind of Rule 7), a video with XCTest's recorder, written 0600 into
         the file asked for in one rename, or on a cloud the provider's session page linked; the
-        audit is ``mobile: performAccessibilityAudit`` (iOS 17 and later).
+        audit is ``mobile: performAccessibilityAudit`` (iOS 17 and later). A check's device
+        steps (``DeviceEvents``) are ``mobile: sendBiometricMatch {type, match}`` and ``mobile:
+        pushNotification {bundleId, payload}``, on a simulator session only.
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import json
 import logging
 import os
 import re
@@ -125,6 +128,7 @@ from mobster_core import (
     DeviceKind,
     Element,
     LaunchOptions,
+    Op,
     Reset,
     Screen,
     SystemClock,
@@ -132,7 +136,7 @@ from mobster_core import (
     Verdict,
 )
 from mobster_core.files import atomic_write
-from mobster_core.protocols import AuditReport, DeviceSettings, Recording
+from mobster_core.protocols import AuditReport, DeviceEvent, DeviceSettings, Recording
 from mobster_drivers._xcuitest import audit, replies
 from mobster_drivers._xcuitest.gestures import KEYBOARD_KEYS, SWIPE_SECONDS, Move, gesture
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
@@ -409,6 +413,21 @@ class AppiumDevice:
         args = {"type": sensor, "match": match}
         what = "a biometric match" if match else "a failed biometric match"
         await asyncio.to_thread(self._mobile, "sendBiometricMatch", args, timeout=self._timeouts.action, action=what)
+
+    def event_refusal(self, event: DeviceEvent) -> str | None:
+        """``DeviceEvents``: a simulator session sends a check's device steps; a real phone can't (Rule 9)."""
+        del event  # both need a simulator, nothing more
+        info = self._info
+        if info is None or info.kind is not DeviceKind.SIMULATOR:
+            return f"the Appium session at {self.url} is not on a simulator"
+        return None
+
+    async def send_event(self, event: DeviceEvent) -> None:
+        """``DeviceEvents``: ``mobile: sendBiometricMatch``, or ``mobile: pushNotification`` of the payload (Rule 9)."""
+        if event.op is Op.PUSH:
+            await self.push_notification(event.bundle, json.loads(event.payload))
+        else:
+            await self.biometric_match(match=event.match, sensor=event.sensor)
 
     async def start_recording(self, file: Path) -> None:
         """``Recordings``: XCTest's recorder, or nothing on a cloud (it records every session, Rule 9)."""

@@ -55,6 +55,13 @@ Rule 14: Apple's accessibility audit (``protocols.Audits``) finds on the screen 
         them; an app without ``audit``, the home screen, or iOS before 17 can't be audited (the
         report says why). An audit takes ``latency.read`` seconds. Settings a check applies
         (``protocols.DeviceControls``, a simulator only) are kept in :attr:`ScriptedPhone.settings`.
+Rule 15 (device steps, the script's Rule 11; ``protocols.DeviceEvents``, a simulator only): every
+        device step sent is kept in :attr:`ScriptedPhone.events`, after ``latency.tap`` seconds.
+        A biometric match (or failed match) on a screen the app in front declares in
+        ``biometric`` moves it to that screen's ``match`` (or ``fail``) screen ``transition``
+        seconds later; elsewhere it changes nothing, as a real simulator ignores a match with no
+        prompt up. A push to the app in front moves it to its ``push`` screen, if it has one. An
+        ``iphone`` refuses both, and so does a push to an app that isn't installed.
 """
 
 from __future__ import annotations
@@ -83,7 +90,7 @@ from mobster_core import (
     Screen,
     UnknownOutcome,
 )
-from mobster_core.protocols import SPRINGBOARD, AuditIssue, AuditReport, DeviceSettings
+from mobster_core.protocols import SPRINGBOARD, AuditIssue, AuditReport, DeviceEvent, DeviceSettings
 from mobster_core.text import normal_locale
 
 from ._draw import DEFAULT_SCALE, ScreenRenderer
@@ -629,6 +636,8 @@ class ScriptedPhone:
         self.alert_answers: list[str] = []
         #: Every ``device:`` setting applied, in order (Rule 14).
         self.settings: list[DeviceSettings] = []
+        #: Every device step sent, in order (Rule 15).
+        self.events: list[DeviceEvent] = []
 
     @classmethod
     def from_file(
@@ -897,6 +906,39 @@ class ScriptedPhone:
         if refusal is not None:
             raise DeviceError(refusal)
         self.settings.append(settings)
+
+    def event_refusal(self, event: DeviceEvent) -> str | None:
+        """Rule 15: a simulator sends a check's device steps; an iPhone can't."""
+        if self._script.device.kind is not DeviceKind.SIMULATOR:
+            return f"{self._script.device.name} is an iPhone: {event.show().lower()} needs a simulator"
+        if event.op is Op.PUSH and event.bundle not in self._script.apps:
+            return f"{event.bundle or 'no app'} is not installed on {self._script.device.name}: nothing to push to"
+        return None
+
+    async def send_event(self, event: DeviceEvent) -> None:
+        """Rule 15: the biometric answer or the push, after ``latency.tap`` seconds."""
+        refusal = self.event_refusal(event)
+        if refusal is not None:
+            raise DeviceError(refusal)
+        self.events.append(event)
+        latency = self._script.latency
+        async with self._channel.turn():
+            await self._channel.hold(latency.tap)
+            now = self._clock.now()
+            self._sim.advance(now)
+            front = self._sim.front
+            app = self._script.apps.get(front)
+            screen = self._sim.screen_of(front)
+            if app is None or screen is None:
+                return
+            to = None
+            if event.op is Op.PUSH:
+                to = app.push if front == event.bundle else None
+            elif screen in app.biometric:
+                leads = app.biometric[screen]
+                to = leads.match if event.match else leads.fail
+            if to is not None:
+                self._sim.carry_out(_Plan(latency.tap, _Show(front, to), delay=latency.transition, origin=front), now)
 
     def _installed(self, bundle: str, what: str) -> ScriptedApp:
         app = self._script.apps.get(bundle)

@@ -40,6 +40,12 @@ Rule 10: an app's ``audit`` maps a screen to the accessibility issues Apple's au
         names an element of that screen by its ``id`` or ``label``, and an audit type
         (``mobster_core`` ``AUDIT_TYPES``). An app with ``audit`` can be audited (its other screens
         have no issue); one without can't (the ``accessibility_audit`` assertion can't run).
+Rule 11 (device steps): an app's ``biometric`` maps a screen that asks for Face ID or Touch ID to
+        where a match and a failed match lead (``{unlock: {match: home, fail: locked}}``); an
+        app's ``push`` names the screen a push notification opens while the app is in front (an
+        app that shows what came in; a real banner is SpringBoard's, outside the app's tree, so
+        none is drawn). Both name screens of the same app; a prompt on another screen, or a push
+        to an app without ``push``, changes nothing (the phone keeps what it was sent).
 """
 
 from __future__ import annotations
@@ -68,6 +74,7 @@ __all__ = [
     "TEXT_ROLES",
     "AppScript",
     "AuditFinding",
+    "Biometric",
     "Latency",
     "Prompt",
     "ScriptedApp",
@@ -242,6 +249,18 @@ class AuditFinding:
     description: str = ""
 
 
+@attrs.frozen
+class Biometric:
+    """Rule 11: where a Face ID / Touch ID prompt's screen leads on a match and on a failed match."""
+
+    match: str
+    fail: str
+
+
+def _frozen_biometric(value: Mapping[str, Biometric]) -> Mapping[str, Biometric]:
+    return MappingProxyType(dict(value))
+
+
 def _frozen_audit(
     value: Mapping[str, tuple[AuditFinding, ...]] | None,
 ) -> Mapping[str, tuple[AuditFinding, ...]] | None:
@@ -271,6 +290,10 @@ class ScriptedApp:
     audit: Mapping[str, tuple[AuditFinding, ...]] | None = attrs.field(
         default=None, converter=_frozen_audit, hash=False
     )
+    #: Rule 11: screen that asks for Face ID -> where a match and a failure lead.
+    biometric: Mapping[str, Biometric] = attrs.field(factory=dict, converter=_frozen_biometric, hash=False)
+    #: Rule 11: the screen a push notification opens while the app is in front (None: it stays).
+    push: str | None = None
 
 
 @attrs.frozen
@@ -338,8 +361,9 @@ _TOP_KEYS = ("version", "device", "latency", "apps")
 _DEVICE_KEYS = ("name", "ios", "kind", "size", "locale", "appearance")
 _APP_KEYS = (
     *("name", "version", "build", "file", "launch", "links", "screens", "locales"),
-    *("prompts", "open_in", "keyboard", "audit"),
+    *("prompts", "open_in", "keyboard", "audit", "biometric", "push"),
 )
+_BIOMETRIC_KEYS = ("match", "fail")
 _PROMPT_KEYS = ("service", "title", "message", "buttons", "accept", "on", "again")
 #: Rule 8: the services a prompt may name (``mobster_core``'s alert policy knows the same names).
 PROMPT_SERVICES = ALERT_SERVICES
@@ -613,6 +637,8 @@ class _Reader:
             links=links,
             locales=self.locales(raw["locales"], (*keys, "locales")) if "locales" in raw else {},
             audit=self.audit(raw["audit"], (*keys, "audit"), names, screens) if "audit" in raw else None,
+            biometric=self.biometric(raw["biometric"], (*keys, "biometric"), names) if "biometric" in raw else {},
+            push=self.screen_name(raw["push"], (*keys, "push"), names) if "push" in raw else None,
             **self.system_parts(raw, keys),
         )
 
@@ -707,6 +733,27 @@ class _Reader:
                 description = self.string(raw.get("description", ""), (*at, "description"), empty=True)
                 findings.append(AuditFinding(kind, element, description))
             out[name] = tuple(findings)
+        return out
+
+    def biometric(self, value: Any, keys: Keys, names: _AppNames) -> dict[str, Biometric]:
+        """Rule 11: screen -> ``{match: screen, fail: screen}``, every name a screen of the app."""
+        if not isinstance(value, Mapping) or not value:
+            self.fail(keys, f"expected a mapping of screens to {{match: …, fail: …}}, got {kind_of(value)}")
+        out: dict[str, Biometric] = {}
+        for screen, leads in value.items():
+            where = (*keys, str(screen))
+            name = self.screen_name(screen, where, names)
+            raw = self.mapping(
+                leads,
+                where,
+                _BIOMETRIC_KEYS,
+                required={"match": "write match: <screen>", "fail": "write fail: <screen>"},
+                what="where the prompt leads: a mapping with match and fail",
+            )
+            out[name] = Biometric(
+                self.screen_name(raw["match"], (*where, "match"), names),
+                self.screen_name(raw["fail"], (*where, "fail"), names),
+            )
         return out
 
     def screen_name(self, value: Any, keys: Keys, names: _AppNames) -> str:

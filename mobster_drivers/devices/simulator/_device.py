@@ -28,6 +28,8 @@ Rule 6: the device controls (``protocols.DeviceControls``) are simctl's (``_simc
         launch. A push notification's payload (:meth:`SimulatorDevice.push_notification`) is read
         as a user's file (a regular file, at most :data:`MAX_PUSH_BYTES`, APNs' limit), must be a
         JSON object with an ``aps`` object, and is handed to ``simctl push`` from a private copy.
+        A check's device steps (``protocols.DeviceEvents``) are the same two commands: the
+        biometric match's ``notifyutil`` and ``simctl push`` of the check's payload.
 Rule 7: the video (``protocols.Recordings``) is ``simctl io recordVideo --codec=h264 --force`` in
         the background into a hidden file beside the one asked for, stopped with SIGINT (how
         simctl finalizes it), then made private (0600) and moved into place in one rename.
@@ -37,7 +39,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import plistlib
@@ -46,10 +47,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mobster_core import AppInfo, DeviceError, DeviceInfo, DeviceKind, LaunchOptions, Reset
+from mobster_core import AppInfo, DeviceError, DeviceInfo, DeviceKind, LaunchOptions, Op, Reset
+from mobster_core.checks import MAX_PUSH_BYTES, push_problem
 from mobster_core.exceptions import UnsafeFile
 from mobster_core.files import read_user_file
-from mobster_core.protocols import DeviceSettings, Recording
+from mobster_core.protocols import DeviceEvent, DeviceSettings, Recording
 from mobster_core.text import language_of
 from mobster_drivers.devices.wda import WdaDevice, WdaHosted, WdaTimeouts, WdaTransport
 
@@ -63,7 +65,6 @@ _log = logging.getLogger("mobster.drivers.simulator")
 DEFAULT_WDA_PORT = 8100
 _DATA_FOLDERS = ("Documents", "Library", "tmp")
 #: Rule 6: the largest push payload (APNs' limit for a notification, in bytes).
-MAX_PUSH_BYTES = 4096
 #: Rule 7: how long simctl may take to finalize a video after SIGINT (seconds).
 VIDEO_STOP_S = 30.0
 
@@ -213,6 +214,18 @@ class SimulatorDevice(WdaHosted):
         """Answer the Face ID (or ``touchId``) prompt on screen with a match, or a failed match."""
         await asyncio.to_thread(self._simctl.biometric_match, self.udid, match=match, sensor=sensor)
 
+    def event_refusal(self, event: DeviceEvent) -> str | None:
+        """A simulator sends a check's device steps (``protocols.DeviceEvents``, Rule 6)."""
+        del event  # every one
+        return None
+
+    async def send_event(self, event: DeviceEvent) -> None:
+        """A check's device step: the biometric answer, or ``simctl push`` of its payload (Rule 6)."""
+        if event.op is Op.PUSH:
+            await asyncio.to_thread(self._push_sync, event.bundle, event.payload)
+        else:
+            await self.biometric_match(match=event.match, sensor=event.sensor)
+
     async def start_recording(self, file: Path) -> None:
         """Start ``simctl io recordVideo`` into ``file`` (``protocols.Recordings``, Rule 7)."""
         if self._video is not None:
@@ -339,13 +352,11 @@ def push_payload(path: Path) -> bytes:
         ) from exc
     except OSError as exc:
         raise DeviceError(f"{path}: can't read the push payload ({exc.strerror or exc})") from exc
-    try:
-        parsed = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise DeviceError(f"{path}: a push payload is JSON; this isn't ({exc})") from exc
-    if not isinstance(parsed, dict) or not isinstance(parsed.get("aps"), dict):
+    problem = push_problem(data)  # the check loader's own rule (``mobster_core.checks``)
+    if problem is not None:
         raise DeviceError(
-            f'{path}: a push payload is a JSON object with an "aps" object, such as {{"aps": {{"alert": "Hi"}}}}'
+            f'{path}: {problem}; a push payload is JSON: a JSON object with an "aps" object, such as '
+            '{"aps": {"alert": "Hi"}}'
         )
     return data
 

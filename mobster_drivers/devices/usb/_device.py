@@ -9,6 +9,10 @@ Rule 3: pymobiledevice3 is async-only: discovery and the forwarder run on one ev
 Rule 4: ``info`` comes from lockdown (name, iOS version), kind ``iphone``. The app's version is
         not read on an iPhone: ``app_info`` only says whether the app is installed.
 Rule 5: connecting checks that WDA answers through the forwarded port before anything else is sent.
+Rule 6: a check's device steps (``protocols.DeviceEvents``: a Face ID / Touch ID match, a push) are
+        refused, saying why: iOS has no way for a test to fake a face or a fingerprint on a real
+        iPhone, and a push reaches one only through APNs with the app's own credentials. The run
+        can't run then (class ``environment``), before anything is sent.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ import contextlib
 import logging
 from typing import Any
 
-from mobster_core import DeviceError, DeviceInfo, DeviceKind
+from mobster_core import DeviceError, DeviceInfo, DeviceKind, Op
+from mobster_core.protocols import DeviceEvent
 from mobster_drivers._loop import LoopThread
 from mobster_drivers.devices.wda import WdaDevice, WdaHosted, WdaTimeouts
 
@@ -206,6 +211,20 @@ class UsbIphone(WdaHosted):
         self._loop.stop()
 
     # -- Device ------------------------------------------------------------------------------
+
+    def event_refusal(self, event: DeviceEvent) -> str | None:
+        """Rule 6: a USB iPhone takes no device step."""
+        if event.op is Op.PUSH:
+            return (
+                f"{self._facts.name} is a USB iPhone: a push reaches a real iPhone only through APNs, with the "
+                "app's own credentials; run the check on a simulator"
+            )
+        name = self._facts.name
+        return f"{name} is a USB iPhone: iOS can't fake a face or a fingerprint on one; run the check on a simulator"
+
+    async def send_event(self, event: DeviceEvent) -> None:
+        """Rule 6: refused; nothing is sent (``DeviceError``)."""
+        raise DeviceError(self.event_refusal(event) or "a USB iPhone takes no device step")
 
     async def info(self) -> DeviceInfo:
         """The phone's name and iOS version from lockdown, kind iphone (Rule 4); its locale from WDA."""

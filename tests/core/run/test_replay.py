@@ -15,7 +15,7 @@ from mobster_core._rules.identity import Env, path_identity
 from mobster_core._rules.typing_rules import Provenance, record_text
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.ended import Ended
-from mobster_core._run.replay import Replayed, Replayer
+from mobster_core._run.replay import FromCheck, Replayed, Replayer
 from mobster_core._store.cache import ReplayCache
 from mobster_core._store.journal import Journal, read_journal
 from mobster_core.results import Fix, FixCode, StepSource
@@ -123,7 +123,7 @@ def replay(
     before: Callable[[], None] | None = None,
 ) -> Any:
     dispatch = Dispatcher(phone, clock, MemoryJournal() if journal is None else journal)
-    replayer = Replayer(dispatch, kind, PROVENANCE, live=live)
+    replayer = Replayer(dispatch, kind, PROVENANCE, check=FromCheck(live=live))
 
     async def go() -> Any:
         await dispatch.launch(APP, mc.LaunchOptions())
