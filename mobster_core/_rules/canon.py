@@ -5,12 +5,18 @@ Rule 2: a digest is the first N hex digits of SHA-256 over the UTF-8 of that JSO
 Rule 3: never hash a float: callers round frames to whole points before hashing.
 Rule 4: text that UTF-8 can't encode (a lone surrogate) is hashed as U+FFFD, the way it is
         stored (``_text.py``): hashing never fails.
+Rule 5: :func:`pairs_digest` is :func:`digest` of a sequence of string pairs (a screen's
+        signature), the same text byte for byte, built by C loops: each string escaped by the
+        encoder's own function, the brackets and commas joined around them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
+from itertools import chain
+from json.encoder import encode_basestring
 from typing import Any
 
 from .text import utf8
@@ -24,3 +30,12 @@ def canonical_json(value: Any) -> str:
 def digest(value: Any, length: int) -> str:
     """Return the first ``length`` hex digits of SHA-256 over the canonical JSON of ``value``."""
     return hashlib.sha256(utf8(canonical_json(value))).hexdigest()[:length]
+
+
+def pairs_digest(pairs: Sequence[tuple[str, str]], length: int) -> str:
+    """:func:`digest` of ``pairs`` (``[["a","b"],["c","d"]]``), without the encoder's work per item (Rule 5)."""
+    if not pairs:
+        return digest([], length)
+    strings = iter(map(encode_basestring, chain.from_iterable(pairs)))
+    text = "[[" + "],[".join(map(",".join, zip(strings, strings, strict=True))) + "]]"
+    return hashlib.sha256(utf8(text)).hexdigest()[:length]

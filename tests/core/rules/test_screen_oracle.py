@@ -1,0 +1,410 @@
+"""The screen's rules as they were written are the oracle of the faster code (issue 27 item 5).
+
+``OldScreen`` below is ``Screen`` with the implementation its rules had before they were made
+faster, kept here verbatim and nowhere else: the checks of a new read (Rules 9 and 10), what is
+shown and why not (Rules 7 and 11), the signature (Rule 3), the hash (Rule 4) and the read
+fingerprint (Rule 5). Every value the product computes must equal the oracle's on every input:
+random trees (hypothesis: nested and duplicate paths, Toggles' inner switches, containers, frames
+off the screen, of zero size, of ints, NaN and infinities, text that needs escaping or isn't
+valid Unicode, roles in a driver's spelling) and the eight real WDA trees, read in place through
+the WDA driver's parser as both reads. The matcher, given the two screens, decides alike.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from functools import cached_property
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import mobster_core as mc
+from mobster_core._rules.canon import digest
+from mobster_core._rules.roles import ROLES, canonical_role
+from mobster_core._rules.screen import DEFAULT_SCREEN_SIZE, Frame, Hidden, signature_hash
+from mobster_core._rules.text import valid_text
+from mobster_drivers._xcuitest.tree import read_source
+from tests.wda_trees import NAMES, fast_source, tree_path
+
+# -- the oracle: the code as it was (mobster_core/_rules/screen.py before issue 27 item 5) -------
+
+_CONTAINER_ROLES = frozenset({"Application", "Window"})
+_NO_FRAME = (0.0, 0.0, 0.0, 0.0)
+
+
+def _old_parent_path(path: str) -> str | None:
+    head, sep, _ = path.rpartition("/")
+    return head if sep and head else None
+
+
+def _old_overlaps_screen(frame: Frame) -> bool:
+    x, y, w, h = frame
+    return min(x + w, 1.0) - max(x, 0.0) > 0 and min(y + h, 1.0) - max(y, 0.0) > 0
+
+
+def _old_why_hidden(e: mc.Element) -> Hidden:
+    if not e.visible:
+        return Hidden.NOT_VISIBLE
+    if e.frame != _NO_FRAME and not _old_overlaps_screen(e.frame):
+        return Hidden.ZERO_SIZE if e.frame[2] <= 0 or e.frame[3] <= 0 else Hidden.OFF_SCREEN
+    if e.role in _CONTAINER_ROLES:
+        return Hidden.CONTAINER
+    return Hidden.INNER_SWITCH
+
+
+def _old_shown_flags(elements: Sequence[mc.Element]) -> list[bool]:
+    roles = {e.path: e.role for e in elements}
+    under_switch: dict[str, bool] = {}
+
+    def switch_above(path: str) -> bool:
+        chain: list[str] = []
+        parent = _old_parent_path(path)
+        answer = False
+        while parent is not None:
+            if roles.get(parent) == "Switch":
+                answer = True
+                break
+            if parent in under_switch:
+                answer = under_switch[parent]
+                break
+            chain.append(parent)
+            parent = _old_parent_path(parent)
+        for seen in chain:
+            under_switch[seen] = answer
+        return answer
+
+    flags: list[bool] = []
+    for e in elements:
+        if not e.visible or e.role in _CONTAINER_ROLES or (e.frame != _NO_FRAME and not _old_overlaps_screen(e.frame)):
+            flags.append(False)
+        elif e.role == "Switch" and not e.label and not e.identifier and switch_above(e.path):
+            flags.append(False)  # the inner switch of a SwiftUI Toggle
+        else:
+            flags.append(True)
+    return flags
+
+
+def _old_valid_element(e: mc.Element) -> mc.Element:
+    return attrs.evolve(
+        e,
+        role=valid_text(e.role),
+        label=valid_text(e.label),
+        identifier=valid_text(e.identifier),
+        value=valid_text(e.value),
+        placeholder=valid_text(e.placeholder),
+        path=valid_text(e.path),
+    )
+
+
+def old_new_read(app: str, elements: tuple[mc.Element, ...]) -> tuple[str, tuple[mc.Element, ...]]:
+    """What ``Screen.__attrs_post_init__`` made of a read (Rules 9 and 10), as it was."""
+    texts = [app]
+    for e in elements:
+        texts += (e.role, e.label, e.identifier, e.value, e.placeholder, e.path)
+    try:
+        "".join(texts).encode("utf-8")
+    except UnicodeEncodeError:
+        app = valid_text(app)
+        elements = tuple(_old_valid_element(e) for e in elements)
+    if any(e.role not in ROLES for e in elements):
+        elements = tuple(e if e.role in ROLES else attrs.evolve(e, role=canonical_role(e.role)) for e in elements)
+    return app, elements
+
+
+class OldScreen(mc.Screen):
+    """``Screen`` whose rules run the code as it was (an instance carries its own ``__dict__``)."""
+
+    @cached_property
+    def shown(self) -> tuple[mc.Element, ...]:
+        return tuple(e for e, ok in zip(self.elements, _old_shown_flags(self.elements), strict=True) if ok)
+
+    @cached_property
+    def hidden(self) -> tuple[Hidden | None, ...]:
+        flags = _old_shown_flags(self.elements)
+        return tuple(None if ok else _old_why_hidden(e) for e, ok in zip(self.elements, flags, strict=True))
+
+    @cached_property
+    def signature_pairs(self) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted({e.pair for e in self.shown if e.label}))
+
+    @cached_property
+    def hash(self) -> str:
+        return signature_hash(self.signature_pairs)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        width, height = self.size
+        rows = [
+            [
+                e.path,
+                e.role,
+                e.label,
+                e.identifier,
+                e.value,
+                e.enabled,
+                e.visible,
+                e.selected,
+                round(e.frame[0] * width),
+                round(e.frame[1] * height),
+                round(e.frame[2] * width),
+                round(e.frame[3] * height),
+                *([e.placeholder] if e.placeholder else []),
+            ]
+            for e in self.elements
+        ]
+        return digest([self.app, rows], 32)
+
+
+def old_signature_hash(pairs: Sequence[Sequence[str]]) -> str:
+    return digest([list(p) for p in pairs], 16)
+
+
+# -- comparing ----------------------------------------------------------------------------------
+
+
+def outcome(value: Callable[[], object]) -> object:
+    """The value, or the type of the exception it raised (a NaN frame can't be rounded, either way)."""
+    try:
+        return value()
+    except (ValueError, OverflowError, TypeError) as exc:
+        return type(exc)
+
+
+def positions(some: Sequence[mc.Element], elements: Sequence[mc.Element]) -> list[int]:
+    """Where each of ``some`` is in ``elements``, by identity (equal elements may sit at two places)."""
+    index = {id(e): i for i, e in enumerate(elements)}
+    return [index[id(e)] for e in some]
+
+
+def old_screen(app: str, elements: tuple[mc.Element, ...], size: tuple[int, int]) -> OldScreen:
+    # The oracle's read skips Screen's own checks of a new read: old_new_read did them, as they were.
+    screen = OldScreen.__new__(OldScreen)
+    checked_app, checked = old_new_read(app, elements)
+    object.__setattr__(screen, "app", checked_app)
+    object.__setattr__(screen, "elements", checked)
+    object.__setattr__(screen, "size", size)
+    return screen
+
+
+def assert_alike(new: mc.Screen, old: OldScreen) -> None:
+    assert (new.app, new.elements, new.size) == (old.app, old.elements, old.size)
+    assert new.shown == old.shown
+    assert positions(new.shown, new.elements) == positions(old.shown, old.elements)  # the very elements
+    assert new.shown_paths == old.shown_paths
+    assert new.hidden == old.hidden
+    assert new.signature_pairs == old.signature_pairs
+    assert new.signature == old.signature
+    assert new.signature_set == old.signature_set
+    assert outcome(lambda: new.hash) == outcome(lambda: old.hash) == old_signature_hash(old.signature_pairs)
+    assert outcome(lambda: new.fingerprint) == outcome(lambda: old.fingerprint)
+    assert [new.is_shown(e) for e in new.elements] == [old.is_shown(e) for e in old.elements]
+    for e in new.elements[:20]:
+        assert new.find(e.role, e.label) == old.find(e.role, e.label)
+
+
+def both(
+    app: str, elements: Sequence[mc.Element], size: tuple[int, int] = DEFAULT_SCREEN_SIZE
+) -> tuple[mc.Screen, OldScreen]:
+    return mc.Screen(app, tuple(elements), size), old_screen(app, tuple(elements), size)
+
+
+# -- random trees ---------------------------------------------------------------------------------
+
+#: Roles as the rules see them, a driver's spellings of them, and one no rule knows.
+ROLE_NAMES = (
+    "Button", "StaticText", "Switch", "Switch", "Cell", "Other", "Application", "Window", "TextField",
+    "XCUIElementTypeButton", "button", "switch", "Toggle", "MadeUp",
+)  # fmt: skip
+TEXT = st.one_of(
+    st.just(""),
+    st.sampled_from(("Go", "Wi-Fi", "On", "Continue", "Ünïcode", 'quote " back \\ slash', "tab\tnew\nline")),
+    st.text(alphabet='aé Z"\\\n\x00\u2028😀', max_size=5),
+    st.sampled_from(("\ud83d", "a\udc00b", "\ud83d\ude00")),  # lone and paired surrogates (Rule 9)
+)
+UNIT = st.floats(0.0, 1.0)
+ANY_FLOAT = st.floats(allow_nan=True, allow_infinity=True)
+COORD = st.one_of(
+    UNIT,
+    UNIT,
+    st.floats(-2.0, 3.0),
+    st.sampled_from((0.0, -0.0, 1.0, 5e-324, 1 - 2**-53, 1e-20)),
+    st.integers(-2, 2),
+    ANY_FLOAT,
+)
+FRAME = st.one_of(
+    st.just((0.0, 0.0, 0.0, 0.0)), st.tuples(UNIT, UNIT, UNIT, UNIT), st.tuples(COORD, COORD, COORD, COORD)
+)
+PATH = st.one_of(
+    st.lists(st.integers(0, 2), max_size=4).map(lambda p: "/0" + "".join(f"/{n}" for n in p)),
+    st.sampled_from(("", "/", "x", "/0/", "//0", "0/1")),
+)
+
+
+@st.composite
+def element(draw: st.DrawFn) -> mc.Element:
+    return mc.Element(
+        role=draw(st.sampled_from(ROLE_NAMES)),
+        label=draw(TEXT),
+        identifier=draw(st.one_of(st.just(""), TEXT)),
+        value=draw(st.one_of(st.just(""), TEXT)),
+        frame=draw(FRAME),
+        enabled=draw(st.booleans()),
+        visible=draw(st.booleans() | st.just(True)),
+        selected=draw(st.booleans()),
+        path=draw(PATH),
+        placeholder=draw(st.one_of(st.just(""), st.just(""), TEXT)),
+    )
+
+
+APP_NAMES = st.sampled_from(("com.example.yourapp", "com.apple.springboard", "bad\udcffapp"))
+SIZES = st.one_of(st.just(DEFAULT_SCREEN_SIZE), st.tuples(st.integers(1, 3000), st.integers(1, 3000)))
+
+
+@given(APP_NAMES, st.lists(element(), max_size=30), SIZES)
+def test_random_reads_give_what_the_rules_gave(app: str, elements: list[mc.Element], size: tuple[int, int]) -> None:
+    assert_alike(*both(app, elements, size))
+
+
+@st.composite
+def tree(draw: st.DrawFn, depth: int = 0) -> list[dict[str, object]]:
+    """A nested ``Screen.from_dict`` tree: Toggles (a Switch in a Switch), containers, hidden parts."""
+    out: list[dict[str, object]] = []
+    for _ in range(draw(st.integers(0, 4 if depth < 3 else 0))):
+        node: dict[str, object] = {
+            "role": draw(st.sampled_from(("Switch", "Switch", "Other", "Cell", "Button", "StaticText", "Window"))),
+            "label": draw(st.sampled_from(("", "", "Wi-Fi", "On", "Go", "Go"))),
+            "id": draw(st.sampled_from(("", "", "toggle"))),
+            "visible": draw(st.booleans() | st.just(True)),
+            "frame": list(draw(st.tuples(UNIT, UNIT, UNIT, UNIT) | st.just((0.0, 0.0, 0.0, 0.0)))),
+            "children": draw(tree(depth + 1)),
+        }
+        out.append(node)
+    return out
+
+
+@given(tree())
+def test_random_trees_give_what_the_rules_gave(elements: list[dict[str, object]]) -> None:
+    screen = mc.Screen.from_dict({"app": "com.example.yourapp", "elements": elements})
+    assert_alike(screen, old_screen(screen.app, screen.elements, screen.size))
+
+
+def test_a_toggle_and_a_frame_of_ints_give_what_the_rules_gave() -> None:
+    # The fingerprint rounds a frame in ints the way it rounds floats (round() itself).
+    toggle = [
+        mc.Element("Switch", "Wi-Fi", frame=(0.1, 0.1, 0.8, 0.1), path="/0/0"),
+        mc.Element("Switch", frame=(0.1, 0.1, 0.8, 0.1), path="/0/0/0"),
+        mc.Element("Button", "Full", frame=(0, 0, 1, 1), path="/0/1"),
+    ]
+    new, old = both("com.example.yourapp", toggle)
+    assert_alike(new, old)
+    assert new.hidden == (None, Hidden.INNER_SWITCH, None)
+    mixed = [attrs.evolve(toggle[2], frame=(0.5, 0, 0.25, 1)), toggle[0]]
+    assert_alike(*both("com.example.yourapp", mixed))
+
+
+#: The edges of the screen and of the numbers: every frame of four of them is judged as it was.
+EDGES = (-1.0, -0.5, -0.0, 0.0, 5e-324, 0.5, 1 - 2**-53, 1.0, 1.5)
+ODD = (-math.inf, math.nan, math.inf, 0.5, 1e308, -1e308)
+
+
+@pytest.mark.parametrize("values", [EDGES, ODD], ids=["edges", "infinities"])
+def test_every_frame_of_the_edges_is_judged_as_it_was(values: tuple[float, ...]) -> None:
+    frames = [(x, y, w, h) for x in values for y in values for w in values for h in values]
+    elements = [mc.Element("Button", f"b{i}", frame=f, path=f"/0/{i}") for i, f in enumerate(frames)]
+    new, old = both("a.b", elements)
+    assert_alike(new, old)
+    assert 0 < len(new.shown) < len(frames)
+
+
+def test_a_frame_that_cant_be_rounded_fails_the_fingerprint_as_it_did() -> None:
+    new, old = both("a.b", [mc.Element("Button", "Go", frame=(math.nan, 0.1, 0.2, 0.2))])
+    assert_alike(new, old)
+    with pytest.raises(ValueError, match="NaN"):
+        _ = new.fingerprint
+
+
+@given(st.lists(st.tuples(st.sampled_from(ROLE_NAMES), TEXT), max_size=30))
+def test_the_hash_of_any_pairs_is_the_canonical_jsons(pairs: list[tuple[str, str]]) -> None:
+    # Screen.hash digests its pairs without the encoder (canon's Rule 5): the same text, byte for byte.
+    elements = [mc.Element(role, label, path=f"/0/{i}") for i, (role, label) in enumerate(pairs)]
+    new, old = both("a.b", elements)
+    assert new.hash == old_signature_hash(new.signature_pairs) == signature_hash(old.signature_pairs)
+
+
+# -- the matcher -----------------------------------------------------------------------------------
+
+
+@given(
+    st.lists(element(), max_size=25),
+    st.lists(element(), max_size=25),
+    st.sampled_from(("Go", "On", "Continue", "Z")),
+    st.sampled_from(("Button", "Switch", "StaticText")),
+    st.integers(1, 3).flatmap(lambda c: st.tuples(st.just(c), st.integers(0, c - 1))),
+    st.booleans(),
+)
+def test_the_matcher_decides_alike_on_both_screens(
+    recorded: list[mc.Element],
+    now: list[mc.Element],
+    label: str,
+    role: str,
+    count_nth: tuple[int, int],
+    settled: bool,
+) -> None:
+    then = mc.Screen("com.example.yourapp", tuple(recorded))
+    new, old = both("com.example.yourapp", now)
+    count, nth = count_nth
+    target = {"label": label, "role": role, "id": "/0/1", "frame": [0.1, 0.1, 0.2, 0.1], "count": count, "nth": nth}
+    screen_ref = {"hash": old_signature_hash(then.signature_pairs), "signature": then.signature}
+    for op, tgt in (("TAP", target), ("HOME", None)):
+        step = mc.Step.from_dict(
+            {
+                "op": op,
+                "app": then.app,
+                "target": tgt,
+                "screen": screen_ref,
+                "text": None,
+                "commit": None,
+                "live": False,
+            }
+        )
+        assert mc.match_step(step, new, settled=settled) == mc.match_step(step, old, settled=settled)
+
+
+# -- the eight real WDA trees, read in place -------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("read", ["evidence", "fast"])
+def test_the_real_trees_give_what_the_rules_gave(name: str, read: str) -> None:
+    source = tree_path(name).read_text("utf-8") if read == "evidence" else fast_source(name)
+    screen = read_source(source, "com.example.tree").screen
+    assert len(screen.elements) >= 10
+    old = old_screen(screen.app, screen.elements, screen.size)
+    assert_alike(screen, old)
+    labelled = [e for e in screen.shown if e.label]
+    assert labelled  # every tree shows labelled elements: the matcher has targets to find
+    for e in labelled[:10]:
+        found = screen.find(e.role, e.label)
+        step = mc.Step.from_dict(
+            {
+                "op": "TAP",
+                "app": screen.app,
+                "target": {
+                    "label": e.label,
+                    "role": e.role,
+                    "id": e.path,
+                    "frame": list(e.frame),
+                    "count": len(found),
+                    "nth": [f.path for f in found].index(e.path),
+                },
+                "screen": {"hash": old.hash, "signature": old.signature},
+                "text": None,
+                "commit": None,
+                "live": False,
+            }
+        )
+        assert mc.match_step(step, screen, settled=True) == mc.match_step(step, old, settled=True)
+        assert mc.match_step(step, screen, settled=True).ok
