@@ -44,12 +44,13 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from itertools import compress
+from json.encoder import encode_basestring
 from operator import itemgetter
 from typing import Any
 
 import attrs
 
-from .canon import digest, pairs_digest
+from .canon import digest, pairs_digest, text_digest
 from .roles import ROLES, canonical_role
 from .text import valid_text
 
@@ -208,10 +209,10 @@ class Screen:
         """A digest of everything the read returned, frames rounded to whole points (Rule 5)."""
         width, height = self.size
         try:
-            rows = _fingerprint_rows(self.elements, width, height, _round_float)
-        except TypeError:  # a frame given in ints (an int is a float to the type checker): round() itself
-            rows = _fingerprint_rows(self.elements, width, height, round)
-        return digest((self.app, rows), 32)
+            text = _fingerprint_json(self.app, self.elements, width, height)
+        except (TypeError, KeyError):  # a value the writer leaves to the encoder (canon's Rule 5)
+            return digest([self.app, _fingerprint_rows(self.elements, width, height)], 32)
+        return text_digest(text, 32)
 
     def find(self, role: str, label: str) -> list[Element]:
         """The shown elements (Rule 7) with exactly this role and label (no partial labels)."""
@@ -359,19 +360,10 @@ def _why_hidden(e: Element) -> Hidden:
     return Hidden.INNER_SWITCH  # the one clause of Rule 7 left: the unlabelled switch inside a Switch
 
 
-#: ``round`` of a float, without the builtin's look-up of ``__round__`` (a third of the fingerprint).
-_round_float: Callable[[float], int] = float.__round__
-
-
-def _fingerprint_rows(
-    elements: Sequence[Element], width: int, height: int, to_int: Callable[[float], int]
-) -> list[tuple[object, ...]]:
-    """Rule 5's row of each element: tuples, the same JSON arrays as lists."""
-    rows: list[tuple[object, ...]] = []
-    add = rows.append
-    for e in elements:
-        x, y, w, h = e.frame
-        row = (
+def _fingerprint_rows(elements: Sequence[Element], width: int, height: int) -> list[list[object]]:
+    """Rule 5's row of each element, for the JSON encoder."""
+    return [
+        [
             e.path,
             e.role,
             e.label,
@@ -380,14 +372,47 @@ def _fingerprint_rows(
             e.enabled,
             e.visible,
             e.selected,
-            to_int(x * width),
-            to_int(y * height),
-            to_int(w * width),
-            to_int(h * height),
+            round(e.frame[0] * width),
+            round(e.frame[1] * height),
+            round(e.frame[2] * width),
+            round(e.frame[3] * height),
+            # Only when set, so a screen without placeholders keeps the digest it always had.
+            *([e.placeholder] if e.placeholder else []),
+        ]
+        for e in elements
+    ]
+
+
+#: Whole points as JSON writes them, for the frames of a screen up to this size (canon's Rule 5).
+_POINTS = {n: str(n) for n in range(4096)}
+
+
+def _fingerprint_json(app: str, elements: Sequence[Element], width: int, height: int) -> str:
+    """The canonical JSON of ``[app, _fingerprint_rows(...)]``, written directly (canon's Rule 5).
+
+    Raises TypeError or KeyError for what it leaves to the encoder: text that isn't a string, a
+    flag that isn't a bool, a frame that isn't floats (``float.__round__`` is ``round`` without
+    the builtin's look-up), a point outside ``_POINTS``. A frame that can't be rounded (NaN, an
+    infinity) raises what ``round`` raises.
+    """
+    text = encode_basestring
+    points = _POINTS
+    to_int = float.__round__
+    rows: list[str] = []
+    add = rows.append
+    for e in elements:
+        enabled, visible, selected = e.enabled, e.visible, e.selected
+        if enabled.__class__ is not bool or visible.__class__ is not bool or selected.__class__ is not bool:
+            raise TypeError(e)
+        x, y, w, h = e.frame
+        add(
+            f"[{text(e.path)},{text(e.role)},{text(e.label)},{text(e.identifier)},{text(e.value)},"
+            f"{'true' if enabled else 'false'},{'true' if visible else 'false'},{'true' if selected else 'false'},"
+            f"{points[to_int(x * width)]},{points[to_int(y * height)]},"
+            f"{points[to_int(w * width)]},{points[to_int(h * height)]}"
+            f"{',' + text(e.placeholder) if e.placeholder else ''}]"
         )
-        # The placeholder only when set, so a screen without placeholders keeps the digest it had.
-        add((*row, e.placeholder) if e.placeholder else row)
-    return rows
+    return f"[{text(app)},[{','.join(rows)}]]"
 
 
 def _shown_flags(elements: Sequence[Element]) -> list[bool]:

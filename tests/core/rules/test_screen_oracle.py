@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from functools import cached_property
+from typing import Any
 
 import attrs
 import pytest
@@ -22,9 +23,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._rules.canon import digest
+from mobster_core._rules.canon import canonical_json, digest, pairs_digest
 from mobster_core._rules.roles import ROLES, canonical_role
-from mobster_core._rules.screen import DEFAULT_SCREEN_SIZE, Frame, Hidden, signature_hash
+from mobster_core._rules.screen import DEFAULT_SCREEN_SIZE, Frame, Hidden, _fingerprint_json, signature_hash
 from mobster_core._rules.text import valid_text
 from mobster_drivers._xcuitest.tree import read_source
 from tests.wda_trees import NAMES, fast_source, tree_path
@@ -137,7 +138,11 @@ class OldScreen(mc.Screen):
     @cached_property
     def fingerprint(self) -> str:
         width, height = self.size
-        rows = [
+        return digest([self.app, self.rows(self.elements, width, height)], 32)
+
+    @staticmethod
+    def rows(elements: Sequence[mc.Element], width: int, height: int) -> list[list[object]]:
+        return [
             [
                 e.path,
                 e.role,
@@ -153,9 +158,8 @@ class OldScreen(mc.Screen):
                 round(e.frame[3] * height),
                 *([e.placeholder] if e.placeholder else []),
             ]
-            for e in self.elements
+            for e in elements
         ]
-        return digest([self.app, rows], 32)
 
 
 def old_signature_hash(pairs: Sequence[Sequence[str]]) -> str:
@@ -332,6 +336,65 @@ def test_the_hash_of_any_pairs_is_the_canonical_jsons(pairs: list[tuple[str, str
     elements = [mc.Element(role, label, path=f"/0/{i}") for i, (role, label) in enumerate(pairs)]
     new, old = both("a.b", elements)
     assert new.hash == old_signature_hash(new.signature_pairs) == signature_hash(old.signature_pairs)
+    assert pairs_digest(new.signature_pairs, 16) == new.hash
+
+
+def test_pairs_that_arent_strings_are_left_to_the_encoder() -> None:
+    number: Any = 5
+    assert pairs_digest([("Button", number)], 16) == digest([["Button", 5]], 16)
+    assert pairs_digest([], 16) == digest([], 16) == signature_hash([])
+
+
+PLAIN_FRAME = st.tuples(UNIT, UNIT, UNIT, UNIT) | st.tuples(
+    st.floats(0.0, 4.0), st.floats(0.0, 4.0), st.floats(0.0, 4.0), st.floats(0.0, 4.0)
+)
+
+
+@given(APP_NAMES, st.lists(element(), max_size=20), PLAIN_FRAME, SIZES)
+def test_the_fingerprint_written_directly_is_the_canonical_json(
+    app: str, elements: list[mc.Element], frame: Frame, size: tuple[int, int]
+) -> None:
+    # The writer's own text (canon's Rule 5), on frames of floats it writes itself and on points it
+    # leaves to the encoder (past 4,096): the encoder's text, or the writer refuses.
+    plain = [attrs.evolve(e, frame=frame if i % 2 else e.frame) for i, e in enumerate(elements)]
+    width, height = size
+    rows = OldScreen.rows(plain, width, height)
+    try:
+        written = _fingerprint_json(app, plain, width, height)
+    except (TypeError, KeyError):
+        assert any(not all(isinstance(v, float) for v in e.frame) for e in plain) or any(
+            max(abs(round(v * s)) for v, s in zip(e.frame, (width, height, width, height), strict=True)) >= 4096
+            or min(round(v * s) for v, s in zip(e.frame, (width, height, width, height), strict=True)) < 0
+            for e in plain
+        )
+    except (ValueError, OverflowError) as exc:
+        with pytest.raises(type(exc)):
+            OldScreen.rows(plain, width, height)
+    else:
+        assert written == canonical_json([app, rows])
+
+
+def test_the_fingerprint_writer_leaves_what_isnt_plain_to_the_encoder() -> None:
+    go = mc.Element("Button", "Go", frame=(0.1, 0.1, 0.2, 0.2))
+    assert _fingerprint_json("a.b", [go], 402, 874) == canonical_json(["a.b", OldScreen.rows([go], 402, 874)])
+    careless: Any = 1  # what a careless caller may pass for a flag
+    nothing: Any = None  # and for a label
+    odd = [
+        attrs.evolve(go, enabled=careless),
+        attrs.evolve(go, frame=(0, 0, 1, 1)),
+        attrs.evolve(go, frame=(-0.5, 0.1, 0.2, 0.2)),
+        attrs.evolve(go, frame=(0.1, 0.1, 20.0, 0.2)),
+    ]
+    for e in odd:
+        with pytest.raises((TypeError, KeyError)):
+            _fingerprint_json("a.b", [e], 402, 874)
+        new, old = both("a.b", [go, e])
+        assert new.fingerprint == old.fingerprint
+    no_label = attrs.evolve(go, label=nothing)
+    with pytest.raises(TypeError):
+        _fingerprint_json("a.b", [no_label], 402, 874)
+    assert outcome(lambda: mc.Screen("a.b", (no_label,))) is TypeError  # no screen holds it, as before
+    assert outcome(lambda: old_new_read("a.b", (no_label,))) is TypeError
 
 
 # -- the matcher -----------------------------------------------------------------------------------
