@@ -59,7 +59,10 @@ APP = "com.example.yourapp"
 SIZES = (50, 200, 1000, 5000)
 REPLAY_STEPS = (10, 100, 1000)
 #: The target: core CPU per replayed step on a new 200-element screen (its read, fingerprint, match, decisions).
-TARGET_MS_AT_200 = 1.5
+TARGET_MS_AT_200 = 1.0
+#: The signature of a new 200-element screen (Rule 7's shown elements, sorted unique pairs) under the
+#: figure measured before the visibility rules joined it (0.383 ms).
+TARGET_SIGNATURE_MS_AT_200 = 0.383
 #: A poll whose source equals the one before it (the WDA driver's Rule 5c), at 200 elements.
 TARGET_SAME_MS_AT_200 = 0.1
 #: Linear: the per-element cost at the largest screen within this factor of the one at 200 elements.
@@ -401,6 +404,11 @@ def targets(reads: dict[int, dict[str, float]]) -> list[str]:
             f"target: per poll that saw the same source under {TARGET_SAME_MS_AT_200:g} ms at 200 elements: "
             f"{same:.3f} ms, {met(same < TARGET_SAME_MS_AT_200)}"
         )
+        signature = at200["signature_ms"]
+        out.append(
+            f"target: the signature of a new screen under {TARGET_SIGNATURE_MS_AT_200:g} ms at 200 elements "
+            f"(before the visibility rules): {signature:.3f} ms, {met(signature < TARGET_SIGNATURE_MS_AT_200)}"
+        )
     sizes = sorted(reads)
     if 200 in reads and sizes[-1] > 200:
         big = sizes[-1]
@@ -502,6 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "per_read_ms": {str(n): {k: round(v, 5) for k, v in f.items()} for n, f in reads.items()},
             "target_ms_at_200": TARGET_MS_AT_200,
             "target_same_source_ms_at_200": TARGET_SAME_MS_AT_200,
+            "target_signature_ms_at_200": TARGET_SIGNATURE_MS_AT_200,
             "target_growth": TARGET_GROWTH,
             "load_path_50_ms": round(load_ms, 4),
             "whole_replays": [{k: None if math.isnan(v) else round(v, 5) for k, v in r.items()} for r in replays],
