@@ -10,8 +10,8 @@ others are the same work plus noise).
    fingerprint, ``match_step`` (the three rules), and the poll decision (``PollPolicy.next`` plus
    ``WaitState.observe``). Each is timed on fresh ``Screen`` objects (a screen caches its signature,
    hash and fingerprint, so reusing one would time a dictionary lookup). ``per step`` is what a step
-   that matches on its first read costs: a new screen, its fingerprint, ``match_step`` (signature and
-   hash included) and two poll decisions.
+   that matches on its first read costs: a new screen, its fingerprint, ``match_step`` (the signature
+   included; the hash only for a screen less than 80% alike) and two poll decisions.
 2. **Loading a path**: ``load_path`` on a 50-step path (strict structuring of every step).
 3. **Whole replays** of 10, 100 and 1,000 steps on the scripted phone, ``zero`` latency, a FakeClock:
    the SDK's ``Replayer`` alone (no journal), and ``run_check`` end to end (launch, baseline, replay,
@@ -138,7 +138,7 @@ def per_read(n: int, *, quick: bool) -> dict[str, float]:
         return fresh().fingerprint
 
     def match() -> object:
-        return mc.match_step(step, fresh(), settled=False)  # computes the signature and hash it needs
+        return mc.match_step(step, fresh(), settled=False)  # computes the signature (the hash if < 80% alike)
 
     state = poll.start(0.0)
 
@@ -443,7 +443,8 @@ def render(
     for n, figures in reads.items():
         out.append(f"{n:>8}  " + "".join(f"{figures[k]:>15.4f}" for k in keys))
     out.extend(targets(reads))
-    out.append("  (hash includes the signature; match_step computes both; per step = what a step matching on its")
+    out.append("  (hash includes the signature; match_step computes the signature, and the hash only for a screen")
+    out.append("   less than 80% alike, not this one; per step = what a step matching on its")
     out.append("   first read costs: new screen + fingerprint + match_step + two poll decisions)")
     out.append("")
     out.append(f"load_path, 50 steps on 50-element screens: {load_ms:.2f} ms ({load_ms / 50 * 1e3:.0f} us a step)")
