@@ -41,13 +41,16 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
+from itertools import compress
+from json.encoder import encode_basestring
+from operator import itemgetter
 from typing import Any
 
 import attrs
 
-from .canon import digest
+from .canon import digest, pairs_digest, text_digest
 from .roles import ROLES, canonical_role
 from .text import valid_text
 
@@ -71,6 +74,7 @@ _ELEMENT_KEYS = ("role", "label", "id", "value", "frame", "enabled", "visible", 
 #: Elements that are never shown themselves: the screen's containers (Rule 7).
 _CONTAINER_ROLES = frozenset({"Application", "Window"})
 _NO_FRAME: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+_ROLE, _LABEL = itemgetter(0), itemgetter(1)
 
 
 class Hidden(enum.StrEnum):
@@ -151,7 +155,7 @@ class Screen:
         except UnicodeEncodeError:
             object.__setattr__(self, "app", valid_text(self.app))
             object.__setattr__(self, "elements", tuple(_valid_element(e) for e in self.elements))
-        if any(e.role not in ROLES for e in self.elements):  # Rule 10: one spelling of every role
+        if not {e.role for e in self.elements} <= ROLES:  # Rule 10: one spelling of every role
             elements = tuple(
                 e if e.role in ROLES else attrs.evolve(e, role=canonical_role(e.role)) for e in self.elements
             )
@@ -160,7 +164,7 @@ class Screen:
     @cached_property
     def shown(self) -> tuple[Element, ...]:
         """The elements that count as shown (Rule 7), in tree order."""
-        return tuple(e for e, ok in zip(self.elements, _shown_flags(self.elements), strict=True) if ok)
+        return tuple(compress(self.elements, _shown_flags(self.elements)))
 
     @cached_property
     def hidden(self) -> tuple[Hidden | None, ...]:
@@ -180,7 +184,10 @@ class Screen:
     @cached_property
     def signature_pairs(self) -> tuple[tuple[str, str], ...]:
         """The signature as sorted ``(role, label)`` tuples (Rule 3)."""
-        return tuple(sorted({e.pair for e in self.shown if e.label}))
+        pairs = {(e.role, e.label) for e in self.shown if e.label}
+        # Two stable sorts of strings, by label then by role, give the order of the tuples (role,
+        # then label) without comparing tuples: the same order, fewer and cheaper comparisons.
+        return tuple(sorted(sorted(pairs, key=_LABEL), key=_ROLE))
 
     @cached_property
     def signature_set(self) -> frozenset[tuple[str, str]]:
@@ -195,32 +202,17 @@ class Screen:
     @cached_property
     def hash(self) -> str:
         """16 hex digits of SHA-256 over the canonical JSON of the signature (Rule 4)."""
-        return signature_hash(self.signature_pairs)
+        return pairs_digest(self.signature_pairs, 16)  # signature_hash's digest, byte for byte
 
     @cached_property
     def fingerprint(self) -> str:
         """A digest of everything the read returned, frames rounded to whole points (Rule 5)."""
         width, height = self.size
-        rows = [
-            [
-                e.path,
-                e.role,
-                e.label,
-                e.identifier,
-                e.value,
-                e.enabled,
-                e.visible,
-                e.selected,
-                round(e.frame[0] * width),
-                round(e.frame[1] * height),
-                round(e.frame[2] * width),
-                round(e.frame[3] * height),
-                # Only when set, so a screen without placeholders keeps the digest it always had.
-                *([e.placeholder] if e.placeholder else []),
-            ]
-            for e in self.elements
-        ]
-        return digest([self.app, rows], 32)
+        try:
+            text = _fingerprint_json(self.app, self.elements, width, height)
+        except (TypeError, KeyError):  # a value the writer leaves to the encoder (canon's Rule 5)
+            return digest([self.app, _fingerprint_rows(self.elements, width, height)], 32)
+        return text_digest(text, 32)
 
     def find(self, role: str, label: str) -> list[Element]:
         """The shown elements (Rule 7) with exactly this role and label (no partial labels)."""
@@ -344,8 +336,17 @@ def _parent_path(path: str) -> str | None:
 
 
 def _overlaps_screen(frame: Frame) -> bool:
+    """Does ``frame`` overlap the unit screen with positive area?
+
+    ``min(x + w, 1) - max(x, 0) > 0`` on each axis, written as the comparisons it amounts to (a
+    difference of two floats is above 0 exactly when the first is the greater; NaN is never).
+    """
     x, y, w, h = frame
-    return min(x + w, 1.0) - max(x, 0.0) > 0 and min(y + h, 1.0) - max(y, 0.0) > 0
+    right = x + w
+    if not (right > x and right > 0.0 and x < 1.0):
+        return False
+    bottom = y + h
+    return bottom > y and bottom > 0.0 and y < 1.0
 
 
 def _why_hidden(e: Element) -> Hidden:
@@ -359,10 +360,96 @@ def _why_hidden(e: Element) -> Hidden:
     return Hidden.INNER_SWITCH  # the one clause of Rule 7 left: the unlabelled switch inside a Switch
 
 
+def _fingerprint_rows(elements: Sequence[Element], width: int, height: int) -> list[list[object]]:
+    """Rule 5's row of each element, for the JSON encoder."""
+    return [
+        [
+            e.path,
+            e.role,
+            e.label,
+            e.identifier,
+            e.value,
+            e.enabled,
+            e.visible,
+            e.selected,
+            round(e.frame[0] * width),
+            round(e.frame[1] * height),
+            round(e.frame[2] * width),
+            round(e.frame[3] * height),
+            # Only when set, so a screen without placeholders keeps the digest it always had.
+            *([e.placeholder] if e.placeholder else []),
+        ]
+        for e in elements
+    ]
+
+
+#: Whole points as JSON writes them, for the frames of a screen up to this size (canon's Rule 5).
+_POINTS = {n: str(n) for n in range(4096)}
+
+
+def _fingerprint_json(app: str, elements: Sequence[Element], width: int, height: int) -> str:
+    """The canonical JSON of ``[app, _fingerprint_rows(...)]``, written directly (canon's Rule 5).
+
+    Raises TypeError or KeyError for what it leaves to the encoder: text that isn't a string, a
+    flag that isn't a bool, a frame that isn't floats (``float.__round__`` is ``round`` without
+    the builtin's look-up), a point outside ``_POINTS``. A frame that can't be rounded (NaN, an
+    infinity) raises what ``round`` raises.
+    """
+    text = encode_basestring
+    points = _POINTS
+    to_int = float.__round__
+    rows: list[str] = []
+    add = rows.append
+    for e in elements:
+        enabled, visible, selected = e.enabled, e.visible, e.selected
+        if enabled.__class__ is not bool or visible.__class__ is not bool or selected.__class__ is not bool:
+            raise TypeError(e)
+        x, y, w, h = e.frame
+        add(
+            f"[{text(e.path)},{text(e.role)},{text(e.label)},{text(e.identifier)},{text(e.value)},"
+            f"{'true' if enabled else 'false'},{'true' if visible else 'false'},{'true' if selected else 'false'},"
+            f"{points[to_int(x * width)]},{points[to_int(y * height)]},"
+            f"{points[to_int(w * width)]},{points[to_int(h * height)]}"
+            f"{',' + text(e.placeholder) if e.placeholder else ''}]"
+        )
+    return f"[{text(app)},[{','.join(rows)}]]"
+
+
 def _shown_flags(elements: Sequence[Element]) -> list[bool]:
-    """Rule 7 for every element, in order (ancestors are looked up by path)."""
+    """Rule 7 for every element, in order, in one pass over the read.
+
+    Only an unlabelled, unidentified Switch asks about its ancestors (the inner switch of a
+    Toggle); the map of paths it needs is built the first time one is met, so a read without one
+    never builds it.
+    """
+    flags: list[bool] = []
+    containers = _CONTAINER_ROLES
+    overlaps = _overlaps_screen
+    switch_above: Callable[[str], bool] | None = None
+    for e in elements:
+        role = e.role
+        if not e.visible or role in containers:
+            flags.append(False)
+            continue
+        frame = e.frame
+        if not overlaps(frame) and frame != _NO_FRAME:
+            flags.append(False)
+        elif role == "Switch" and not e.label and not e.identifier:
+            if switch_above is None:
+                switch_above = _switch_ancestry(elements)
+            flags.append(not switch_above(e.path))  # the inner switch of a SwiftUI Toggle is hidden
+        else:
+            flags.append(True)
+    return flags
+
+
+def _switch_ancestry(elements: Sequence[Element]) -> Callable[[str], bool]:
+    """Does a path have a Switch among its ancestors?
+
+    Ancestors are looked up by path (the last element at a path says its role); memoized by path,
+    walked without recursion.
+    """
     roles = {e.path: e.role for e in elements}
-    # Does a path have a Switch among its ancestors? Memoized by path, walked without recursion.
     under_switch: dict[str, bool] = {}
 
     def switch_above(path: str) -> bool:
@@ -382,15 +469,7 @@ def _shown_flags(elements: Sequence[Element]) -> list[bool]:
             under_switch[seen] = answer
         return answer
 
-    flags: list[bool] = []
-    for e in elements:
-        if not e.visible or e.role in _CONTAINER_ROLES or (e.frame != _NO_FRAME and not _overlaps_screen(e.frame)):
-            flags.append(False)
-        elif e.role == "Switch" and not e.label and not e.identifier and switch_above(e.path):
-            flags.append(False)  # the inner switch of a SwiftUI Toggle
-        else:
-            flags.append(True)
-    return flags
+    return switch_above
 
 
 def _text(item: Mapping[str, Any], name: str, where: str, *, required: bool = False) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 import attrs
@@ -174,9 +175,9 @@ class ScreenRef:
     hash: str = attrs.field(validator=_hash)
     signature: tuple[tuple[str, str], ...]
 
-    @property
+    @cached_property
     def pairs(self) -> frozenset[tuple[str, str]]:
-        """The signature as a set of ``(role, label)`` pairs."""
+        """The signature as a set of ``(role, label)`` pairs (made once: a step is matched at every poll)."""
         return frozenset(self.signature)
 
 

@@ -608,9 +608,15 @@ def _union(a: _Rect | None, b: _Rect | None) -> _Rect | None:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
+    kind = value.__class__
+    if kind is str or kind is float or kind is int:  # what a source holds: no isinstance chain
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+    elif isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
+    elif isinstance(value, int | float):
         number = float(value)
     elif isinstance(value, str):
         try:
@@ -622,13 +628,21 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _four(holder: Mapping[str, Any]) -> _Rect | None:
+    """``x``, ``y``, ``width`` and ``height`` of ``holder`` as a rect in points, None unless all are numbers."""
+    x, y = _number(holder.get("x")), _number(holder.get("y"))
+    w, h = _number(holder.get("width")), _number(holder.get("height"))
+    if x is None or y is None or w is None or h is None:
+        return None
+    return (x or 0.0, y or 0.0, max(0.0, w), max(0.0, h))  # -0.0 reads as 0.0
+
+
 def _rect(node: Mapping[str, Any]) -> _Rect | None:
     rect = node.get("rect")
     if isinstance(rect, Mapping):
-        nums = [_number(rect.get(k)) for k in ("x", "y", "width", "height")]
-        if all(n is not None for n in nums):
-            x, y, w, h = (float(n or 0.0) for n in nums)
-            return (x, y, max(0.0, w), max(0.0, h))
+        four = _four(rect)
+        if four is not None:
+            return four
     frame = node.get("frame")
     if isinstance(frame, str):
         match = _FRAME_STRING.fullmatch(frame.strip())
@@ -636,11 +650,8 @@ def _rect(node: Mapping[str, Any]) -> _Rect | None:
             x, y, w, h = (float(g) for g in match.groups())
             if all(math.isfinite(v) for v in (x, y, w, h)):
                 return (x, y, max(0.0, w), max(0.0, h))
-    if all(k in node for k in ("x", "y", "width", "height")):  # XML attributes given as keys
-        nums = [_number(node.get(k)) for k in ("x", "y", "width", "height")]
-        if all(n is not None for n in nums):
-            x, y, w, h = (float(n or 0.0) for n in nums)
-            return (x, y, max(0.0, w), max(0.0, h))
+    if "x" in node and "y" in node and "width" in node and "height" in node:  # XML attributes given as keys
+        return _four(node)
     return None
 
 
@@ -651,12 +662,15 @@ def _clip(value: float) -> float:
 def _normalized(rect: _Rect, size: tuple[float, float]) -> Frame:
     width, height = size
     x, y, w, h = rect
-    left, top = _clip(x / width), _clip(y / height)
-    right, bottom = _clip((x + w) / width), _clip((y + h) / height)
+    # _clip, written out: four calls a node.
+    left, top = min(1.0, max(0.0, x / width)), min(1.0, max(0.0, y / height))
+    right, bottom = min(1.0, max(0.0, (x + w) / width)), min(1.0, max(0.0, (y + h) / height))
     return (round(left, 6), round(top, 6), round(max(0.0, right - left), 6), round(max(0.0, bottom - top), 6))
 
 
 def _text(value: Any) -> str:
+    if value.__class__ is str:  # the common case first: no isinstance chain
+        return value if len(value) <= MAX_TEXT_CHARS else value[:MAX_TEXT_CHARS]
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -667,17 +681,19 @@ def _text(value: Any) -> str:
     return text if len(text) <= MAX_TEXT_CHARS else text[:MAX_TEXT_CHARS]
 
 
+#: The spellings of a flag, as ``_flag`` reads a string (looked up before the general rule).
+_FLAG_WORDS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+
+
 def _flag(value: Any, *, default: bool) -> bool:
     if value is None:
         return default
+    if value.__class__ is str and value in _FLAG_WORDS:
+        return _FLAG_WORDS[value]
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
         return value != 0
     if isinstance(value, str):
-        lowered = value.strip().lower()
-        if lowered in ("1", "true", "yes"):
-            return True
-        if lowered in ("0", "false", "no"):
-            return False
+        return _FLAG_WORDS.get(value.strip().lower(), default)
     return default
