@@ -910,7 +910,10 @@ class ScriptedPhone:
     def event_refusal(self, event: DeviceEvent) -> str | None:
         """Rule 15: a simulator sends a check's device steps; an iPhone can't."""
         if self._script.device.kind is not DeviceKind.SIMULATOR:
-            return f"{self._script.device.name} is an iPhone: {event.show().lower()} needs a simulator"
+            return (
+                f"{self._script.device.name} is an iPhone (its app script says kind: iphone); run the check on a "
+                "scripted simulator (kind: simulator)"
+            )
         if event.op is Op.PUSH and event.bundle not in self._script.apps:
             return f"{event.bundle or 'no app'} is not installed on {self._script.device.name}: nothing to push to"
         return None

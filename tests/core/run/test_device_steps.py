@@ -146,7 +146,10 @@ def test_a_device_step_on_an_iphone_can_t_run_and_nothing_is_sent(tmp_path: Path
     result, phone, model = run(check, FACE_ID_APP.replace("kind: simulator", "kind: iphone"))
     assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.ENVIRONMENT)
     assert "step 2 (Match the Face ID prompt) needs a simulator" in result.outcome.message
-    assert "Scripted iPhone is an iPhone: match the face id prompt needs a simulator" in result.outcome.message
+    assert (
+        "Scripted iPhone is an iPhone (its app script says kind: iphone); run the check on a scripted simulator "
+        "(kind: simulator)"
+    ) in result.outcome.message
     assert (phone.launches, phone.events, phone.actions) == ([], [], [])
     assert model is not None
     assert model.calls == 0

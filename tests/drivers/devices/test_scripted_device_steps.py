@@ -81,7 +81,10 @@ def test_a_push_opens_the_app_s_push_screen_while_it_is_in_front() -> None:
 
 def test_an_iphone_refuses_device_steps_and_a_push_needs_an_installed_app() -> None:
     phone, clock = _phone(FACE_ID_APP.replace("kind: simulator", "kind: iphone"))
-    assert phone.event_refusal(MATCH) == "Scripted iPhone is an iPhone: match the face id prompt needs a simulator"
+    assert phone.event_refusal(MATCH) == (
+        "Scripted iPhone is an iPhone (its app script says kind: iphone); run the check on a scripted simulator "
+        "(kind: simulator)"
+    )
     with pytest.raises(mc.DeviceError, match="is an iPhone"):
         clock.run(phone.send_event(PUSH))
     assert phone.events == []
