@@ -712,7 +712,7 @@ class _Reader:
                 problem = f"unknown sensor {kind_of(sensor)}{hint}"
                 self.fail((*where, "sensor"), problem, "write sensor: faceId or touchId")
             where = (*where, "result")
-        if result not in _BIOMETRIC_RESULTS:
+        if not isinstance(result, str) or result not in _BIOMETRIC_RESULTS:  # a mapping or a list is no key
             hint = did_you_mean(result, tuple(_BIOMETRIC_RESULTS)) if isinstance(result, str) else ""
             self.fail(
                 where,
