@@ -186,12 +186,17 @@ class AuditReport:
 _JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 
 
+def _no_constant(name: str) -> object:
+    """Python's ``json`` reads NaN and Infinity; JSON (RFC 8259), simctl and APNs don't."""
+    raise ValueError(f"{name} is no JSON number")
+
+
 def push_problem(data: bytes) -> str | None:
     """Rule 5: what is wrong with ``data`` as a push payload (one phrase), or None when it is one."""
     if len(data) > MAX_PUSH_BYTES:
         return f"it is {len(data)} bytes; a push payload is at most {MAX_PUSH_BYTES} (APNs' limit)"
     try:
-        parsed = json.loads(data.decode("utf-8"))
+        parsed = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return f"it isn't JSON ({exc})"
     if not isinstance(parsed, dict):

@@ -99,6 +99,8 @@ def test_a_bad_device_step_names_its_line_key_and_fix(tmp_path: Path, step: str,
         ('{"alert": "no aps"}', 'bad.json is no push payload: it has no "aps" object'),
         ('{"aps": "Hi"}', 'it has no "aps" object'),
         ("\xff\xfe", "it isn't JSON"),
+        ('{"aps": {"badge": NaN}}', "it isn't JSON (NaN is no JSON number)"),
+        ('{"aps": {}, "x": -Infinity}', "it isn't JSON (-Infinity is no JSON number)"),
         ("[" * 5000 + "]" * 5000, "larger than the limit of 4096 bytes"),
     ],
 )
