@@ -18,6 +18,10 @@ Rule 5: a check's device steps (:class:`DeviceEvent`) are a biometric prompt mat
         APNs' limit for a notification's payload). The path records a push by its file name and
         the first 16 hex digits of its content's SHA-256 (:attr:`DeviceEvent.digest`), never
         the payload (it may hold a token or a user's data).
+Rule 6: a recorded path fits the check's device steps when its own, in order, are the check's
+        first ones (:func:`device_misfit`): each the same op and sensor, or a push of the same file
+        (its content may have changed: Rule 5). Fewer is a Smart run that ended early; any other
+        path would send what the check doesn't say (an edited or imported path): it isn't replayed.
 Rule 4: an audit issue (:class:`AuditIssue`) is the device's fact: its type, Apple's description,
         and the element it is about as the device names it (type, label, identifier). A device
         that can't audit says why (:attr:`AuditReport.unavailable`): the assertion can't run, and
@@ -30,11 +34,12 @@ import enum
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 
 import attrs
 
 from .device import Appearance
-from .steps import SENSORS, Op, describe_action
+from .steps import SENSORS, Op, Step, describe_action
 
 __all__ = [
     "AUDIT_TYPES",
@@ -47,6 +52,7 @@ __all__ = [
     "Recording",
     "VideoMode",
     "audit_type_name",
+    "device_misfit",
     "push_problem",
 ]
 
@@ -250,3 +256,14 @@ class DeviceEvent:
     def show(self) -> str:
         """``Match the Face ID prompt``, ``Send the push notification in payload.json``."""
         return describe_action(self.op, None, self.text)
+
+
+def device_misfit(path: Sequence[Step], events: Sequence[DeviceEvent]) -> str | None:
+    """Rule 6: why ``path``'s device steps don't fit the check's ``events`` (one phrase), or None."""
+    recorded = [step.describe() for step in path if step.op.is_device]
+    wanted = [event.show() for event in events]
+    if recorded == wanted[: len(recorded)]:
+        return None
+    return (
+        f"the recorded path's device steps ({'; '.join(recorded)}) aren't the check's ({'; '.join(wanted) or 'none'})"
+    )

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mobster_core import Op, load_path
+from mobster_core._rules.controls import DeviceEvent, device_misfit
 from mobster_core.checks import CheckError, load_check
 from mobster_core.exceptions import PathError
 from tests.samples import PUSH_PAYLOAD
@@ -165,3 +166,14 @@ def test_a_recorded_device_step_is_validated_whole(changes: dict[str, object], s
     with pytest.raises(PathError, match="step 1: key") as caught:
         load_path([{**STEP, **changes}])
     assert says in str(caught.value)
+
+
+def test_a_path_that_stops_before_a_device_step_still_fits_the_check() -> None:
+    match, push = DeviceEvent(Op.BIOMETRIC_MATCH), DeviceEvent(Op.PUSH, file="p.json", payload=b'{"aps": {}}')
+    steps = load_path([{**STEP, "text": "faceId"}])
+    assert device_misfit(steps, [match, push]) is None
+    assert device_misfit((), [match]) is None
+    assert device_misfit(steps, [push]) == (
+        "the recorded path's device steps (Match the Face ID prompt) aren't the check's "
+        "(Send the push notification in p.json)"
+    )
