@@ -30,6 +30,7 @@ Rule 4: an audit issue (:class:`AuditIssue`) is the device's fact: its type, App
 
 from __future__ import annotations
 
+import codecs
 import enum
 import hashlib
 import json
@@ -201,6 +202,8 @@ def push_problem(data: bytes) -> str | None:
     """Rule 5: what is wrong with ``data`` as a push payload (one phrase), or None when it is one."""
     if len(data) > MAX_PUSH_BYTES:
         return f"it is {len(data)} bytes; a push payload is at most {MAX_PUSH_BYTES} (APNs' limit)"
+    if data.startswith(codecs.BOM_UTF8):
+        return "it starts with a byte order mark (BOM); save it as UTF-8 without one"
     try:
         parsed = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

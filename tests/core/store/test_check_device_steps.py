@@ -83,12 +83,14 @@ def test_the_payload_is_relative_to_the_check_file_s_folder(tmp_path: Path) -> N
         ("biometric: {result: match, colour: red}", "steps[1].biometric.colour: unknown key 'colour'"),
         ("push: 3", 'steps[1].push: expected a string, got 3 (a number); quote it: push: "3"'),
         ("push: missing.json", "steps[1].push: can't read the push payload missing.json (No such file or directory)"),
+        ('push: "a\\nb.json"', "steps[1].push: can't read the push payload 'a\\nb.json' (No such file or directory)"),
     ],
 )
 def test_a_bad_device_step_names_its_line_key_and_fix(tmp_path: Path, step: str, says: str) -> None:
     message = _error(tmp_path, step)
     assert message.startswith(f"{tmp_path / 'check.yaml'}:5: ")
     assert says in message
+    assert "\n" not in message
 
 
 @pytest.mark.parametrize(
@@ -100,6 +102,7 @@ def test_a_bad_device_step_names_its_line_key_and_fix(tmp_path: Path, step: str,
         ('{"alert": "no aps"}', 'bad.json is no push payload: it has no "aps" object'),
         ('{"aps": "Hi"}', 'it has no "aps" object'),
         ("\xff\xfe", "it isn't JSON"),
+        ('\xef\xbb\xbf{"aps": {}}', "it starts with a byte order mark (BOM); save it as UTF-8 without one"),
         ('{"aps": {"badge": NaN}}', "it isn't JSON (NaN is no JSON number)"),
         ('{"aps": {}, "x": -Infinity}', "it isn't JSON (-Infinity is no JSON number)"),
         ("[" * 5000 + "]" * 5000, "larger than the limit of 4096 bytes"),
