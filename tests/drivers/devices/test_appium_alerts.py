@@ -64,32 +64,18 @@ def test_on_a_simulator_session_the_policys_permissions_are_set_before_the_launc
         assert args == {"bundleId": "com.example.yourapp", "access": {"location": "yes", "usertracking": "no"}}
 
 
-def test_a_server_that_cant_set_permissions_leaves_the_prompt_to_the_policy(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    # An Appium host without Xcode's simctl: XCUITest's ``simctl privacy`` fails (teen_process's ENOENT).
-    from mobster_drivers.testing import _appium_mobile
-
-    def no_simctl(_wda: object, _params: object) -> None:
-        raise _appium_mobile.Failure(500, "unknown error", "spawn xcrun ENOENT")
-
-    required, _handler = _appium_mobile.MOBILE["setPermission"]
-    monkeypatch.setitem(_appium_mobile.MOBILE, "setPermission", (required, no_simctl))
-    with FakeAppium(AppScript.from_text(sample_path("yourapp-location").read_text("utf-8")), lifetime=60) as fake:
-        result = _run(fake, tmp_path, CHECK)
-        assert result.verdict is mc.Verdict.PASSED, result.outcome
-        assert fake.wda.phone.alert_answers == ["Allow While Using App"]
-    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert len(said) == 1
-    assert "spawn xcrun ENOENT" in said[0]
-    assert "answers the permission prompts as they show" in said[0]
-
-
 def _set_permission(monkeypatch: pytest.MonkeyPatch, handler: Any) -> None:
     from mobster_drivers.testing import _appium_mobile
 
     required, _handler = _appium_mobile.MOBILE["setPermission"]
     monkeypatch.setitem(_appium_mobile.MOBILE, "setPermission", (required, handler))
+
+
+def _no_simctl(_wda: object, _params: object) -> None:
+    from mobster_drivers.testing import _appium_mobile
+
+    # An Appium host without Xcode's simctl: XCUITest's ``simctl privacy`` fails (teen_process's ENOENT).
+    raise _appium_mobile.Failure(500, "unknown error", "spawn xcrun ENOENT")
 
 
 def _html_page(_wda: object, _params: object) -> None:
@@ -102,8 +88,11 @@ def _error_as_value(_wda: object, _params: object) -> object:
     return {"error": "unknown error", "message": "simctl privacy exited with 1"}  # a 200 whose value is an error
 
 
-@pytest.mark.parametrize(("handler", "says"), [(_html_page, "not JSON"), (_error_as_value, "simctl privacy exited")])
-def test_a_garbage_set_permission_reply_is_one_warning_and_the_prompt_is_answered(
+@pytest.mark.parametrize(
+    ("handler", "says"),
+    [(_no_simctl, "spawn xcrun ENOENT"), (_html_page, "not JSON"), (_error_as_value, "simctl privacy exited")],
+)
+def test_a_server_that_cant_set_permissions_leaves_the_prompt_to_the_policy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, handler: Any, says: str
 ) -> None:
     _set_permission(monkeypatch, handler)
@@ -114,6 +103,7 @@ def test_a_garbage_set_permission_reply_is_one_warning_and_the_prompt_is_answere
     said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(said) == 1
     assert says in said[0]
+    assert "answers the permission prompts as they show" in said[0]
 
 
 def test_a_set_permission_that_hangs_ends_the_launch_within_its_timeout_and_names_it(
