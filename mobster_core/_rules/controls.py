@@ -15,8 +15,9 @@ Rule 3: the audit types are XCUIAccessibilityAuditType's names (``XCUIAccessibil
 Rule 5: a check's device steps (:class:`DeviceEvent`) are a biometric prompt matched or failed
         (``faceId`` or ``touchId``) and a push notification: a JSON object with an ``aps``
         object (what ``xcrun simctl push`` and APNs take), at most :data:`MAX_PUSH_BYTES` (4 KB,
-        APNs' limit for a notification's payload). The path records a push by its file name and
-        the first 16 hex digits of its content's SHA-256 (:attr:`DeviceEvent.digest`), never
+        APNs' limit for a notification's payload), nested at most :data:`MAX_PUSH_DEPTH` deep
+        (so it parses wherever it is checked again, whatever the stack's depth). The path records
+        a push by its file name and the first 16 hex digits of its content's SHA-256 (:attr:`DeviceEvent.digest`), never
         the payload (it may hold a token or a user's data).
 Rule 6: a recorded path fits the check's device steps when its own, in order, are the check's
         first ones (:func:`device_misfit`): each the same op and sensor, or a push of the same file
@@ -59,6 +60,10 @@ __all__ = [
 
 #: Rule 5: the most bytes a push payload may have (APNs' limit for a notification).
 MAX_PUSH_BYTES = 4096
+#: Rule 5: how deep a push payload's arrays and objects may nest (far below Python's recursion limit).
+MAX_PUSH_DEPTH = 64
+_QUOTE, _BACKSLASH = ord('"'), ord("\\")
+_OPENS, _CLOSES = frozenset(b"[{"), frozenset(b"]}")
 
 #: ``xcrun simctl ui <udid> content_size``'s sizes, smallest first (UIContentSizeCategory's).
 CONTENT_SIZES = (
@@ -198,12 +203,39 @@ def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is no JSON number")
 
 
-def push_problem(data: bytes) -> str | None:
-    """Rule 5: what is wrong with ``data`` as a push payload (one phrase), or None when it is one."""
+def _depth(data: bytes) -> int:
+    """How deep ``data``'s arrays and objects nest, counted without recursion (strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (byte == _BACKSLASH, byte != _QUOTE)
+        elif byte == _QUOTE:
+            in_string = True
+        elif byte in _OPENS:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in _CLOSES:
+            depth -= 1
+    return deepest
+
+
+def _bytes_problem(data: bytes) -> str | None:
+    """Rule 5: what is wrong with ``data`` before it is parsed: its size, its depth, a BOM."""
     if len(data) > MAX_PUSH_BYTES:
         return f"it is {len(data)} bytes; a push payload is at most {MAX_PUSH_BYTES} (APNs' limit)"
+    if _depth(data) > MAX_PUSH_DEPTH:  # parsed the same wherever it is parsed, however deep the stack
+        return f"its arrays and objects nest more than {MAX_PUSH_DEPTH} deep"
     if data.startswith(codecs.BOM_UTF8):
         return "it starts with a byte order mark (BOM); save it as UTF-8 without one"
+    return None
+
+
+def push_problem(data: bytes) -> str | None:
+    """Rule 5: what is wrong with ``data`` as a push payload (one phrase), or None when it is one."""
+    problem = _bytes_problem(data)
+    if problem is not None:
+        return problem
     try:
         parsed = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

@@ -106,6 +106,9 @@ def test_a_bad_device_step_names_its_line_key_and_fix(tmp_path: Path, step: str,
         ('{"aps": {"badge": NaN}}', "it isn't JSON (NaN is no JSON number)"),
         ('{"aps": {}, "x": -Infinity}', "it isn't JSON (-Infinity is no JSON number)"),
         ("[" * 5000 + "]" * 5000, "larger than the limit of 4096 bytes"),
+        # Parsed at the loader's depth of stack, then again deeper in a run: no depth may pass one, crash the other.
+        ('{"aps": {}, "x": ' + "[" * 950 + "]" * 950 + "}", "its arrays and objects nest more than 64 deep"),
+        ('{"aps": {}, "x": ' + "[" * 64 + "]" * 64 + "}", "its arrays and objects nest more than 64 deep"),
     ],
 )
 def test_a_payload_that_is_no_push_is_refused_when_the_check_loads(tmp_path: Path, content: str, says: str) -> None:
@@ -123,6 +126,11 @@ def test_a_directory_a_fifo_and_a_10_mb_file_are_refused_without_reading_them(tm
     assert "can't use folder.json as a push payload: it is not a regular file" in _error(tmp_path, "push: folder.json")
     assert "can't use fifo.json as a push payload: it is not a regular file" in _error(tmp_path, "push: fifo.json")
     assert "it is larger than the limit of 4096 bytes" in _error(tmp_path, "push: huge.json")
+
+
+def test_a_payload_nested_64_deep_is_taken_with_brackets_in_its_strings_not_counted(tmp_path: Path) -> None:
+    (tmp_path / "p.json").write_text('{"aps": {"alert": "[[{\\"[["}, "x": ' + "[" * 63 + "]" * 63 + "}")
+    _load(tmp_path, "push: p.json")
 
 
 def test_a_payload_of_exactly_4_kb_is_taken(tmp_path: Path) -> None:
