@@ -133,6 +133,20 @@ def test_a_payload_nested_64_deep_is_taken_with_brackets_in_its_strings_not_coun
     _load(tmp_path, "push: p.json")
 
 
+def test_a_file_outside_the_project_is_read_as_any_payload_and_its_content_never_shown(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "secrets.env").write_text("API_TOKEN=hunter2-very-secret\n")
+    file = tmp_path / "project" / "check.yaml"
+    file.write_text(HEAD + "push: ../secrets.env\n")
+    with pytest.raises(CheckError) as caught:
+        load_check(file)
+    assert "steps[1].push: ../secrets.env is no push payload: it isn't JSON (Expecting value" in str(caught.value)
+    assert "hunter2" not in str(caught.value)
+    (tmp_path / "loop.json").symlink_to(tmp_path / "loop.json")
+    message = _error(tmp_path, "push: loop.json")
+    assert "steps[1].push: can't read the push payload loop.json (Too many levels of symbolic links)" in message
+
+
 def test_a_payload_of_exactly_4_kb_is_taken(tmp_path: Path) -> None:
     head = '{"aps": {"alert": "Hi"}, "pad": "'
     (tmp_path / "p.json").write_text(head + "x" * (4096 - len(head) - 2) + '"}')
