@@ -15,9 +15,14 @@ Rule 3: the audit types are XCUIAccessibilityAuditType's names (``XCUIAccessibil
 Rule 5: a check's device steps (:class:`DeviceEvent`) are a biometric prompt matched or failed
         (``faceId`` or ``touchId``) and a push notification: a JSON object with an ``aps``
         object (what ``xcrun simctl push`` and APNs take), at most :data:`MAX_PUSH_BYTES` (4 KB,
-        APNs' limit for a notification's payload). The path records a push by its file name and
-        the first 16 hex digits of its content's SHA-256 (:attr:`DeviceEvent.digest`), never
+        APNs' limit for a notification's payload), nested at most :data:`MAX_PUSH_DEPTH` deep
+        (so it parses wherever it is checked again, whatever the stack's depth). The path records
+        a push by its file name and the first 16 hex digits of its content's SHA-256 (:attr:`DeviceEvent.digest`), never
         the payload (it may hold a token or a user's data).
+Rule 6: a recorded path fits the check's device steps when its own, in order, are the check's
+        first ones (:func:`device_misfit`): each the same op and sensor, or a push of the same file
+        (its content may have changed: Rule 5). Fewer is a Smart run that ended early; any other
+        path would send what the check doesn't say (an edited or imported path): it isn't replayed.
 Rule 4: an audit issue (:class:`AuditIssue`) is the device's fact: its type, Apple's description,
         and the element it is about as the device names it (type, label, identifier). A device
         that can't audit says why (:attr:`AuditReport.unavailable`): the assertion can't run, and
@@ -26,15 +31,17 @@ Rule 4: an audit issue (:class:`AuditIssue`) is the device's fact: its type, App
 
 from __future__ import annotations
 
+import codecs
 import enum
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 
 import attrs
 
 from .device import Appearance
-from .steps import SENSORS, Op, describe_action
+from .steps import SENSORS, Op, Step, describe_action
 
 __all__ = [
     "AUDIT_TYPES",
@@ -47,11 +54,16 @@ __all__ = [
     "Recording",
     "VideoMode",
     "audit_type_name",
+    "device_misfit",
     "push_problem",
 ]
 
 #: Rule 5: the most bytes a push payload may have (APNs' limit for a notification).
 MAX_PUSH_BYTES = 4096
+#: Rule 5: how deep a push payload's arrays and objects may nest (far below Python's recursion limit).
+MAX_PUSH_DEPTH = 64
+_QUOTE, _BACKSLASH = ord('"'), ord("\\")
+_OPENS, _CLOSES = frozenset(b"[{"), frozenset(b"]}")
 
 #: ``xcrun simctl ui <udid> content_size``'s sizes, smallest first (UIContentSizeCategory's).
 CONTENT_SIZES = (
@@ -186,12 +198,46 @@ class AuditReport:
 _JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 
 
-def push_problem(data: bytes) -> str | None:
-    """Rule 5: what is wrong with ``data`` as a push payload (one phrase), or None when it is one."""
+def _no_constant(name: str) -> object:
+    """Python's ``json`` reads NaN and Infinity; JSON (RFC 8259), simctl and APNs don't."""
+    raise ValueError(f"{name} is no JSON number")
+
+
+def _depth(data: bytes) -> int:
+    """How deep ``data``'s arrays and objects nest, counted without recursion (strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (byte == _BACKSLASH, byte != _QUOTE)
+        elif byte == _QUOTE:
+            in_string = True
+        elif byte in _OPENS:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in _CLOSES:
+            depth -= 1
+    return deepest
+
+
+def _bytes_problem(data: bytes) -> str | None:
+    """Rule 5: what is wrong with ``data`` before it is parsed: its size, its depth, a BOM."""
     if len(data) > MAX_PUSH_BYTES:
         return f"it is {len(data)} bytes; a push payload is at most {MAX_PUSH_BYTES} (APNs' limit)"
+    if _depth(data) > MAX_PUSH_DEPTH:  # parsed the same wherever it is parsed, however deep the stack
+        return f"its arrays and objects nest more than {MAX_PUSH_DEPTH} deep"
+    if data.startswith(codecs.BOM_UTF8):
+        return "it starts with a byte order mark (BOM); save it as UTF-8 without one"
+    return None
+
+
+def push_problem(data: bytes) -> str | None:
+    """Rule 5: what is wrong with ``data`` as a push payload (one phrase), or None when it is one."""
+    problem = _bytes_problem(data)
+    if problem is not None:
+        return problem
     try:
-        parsed = json.loads(data.decode("utf-8"))
+        parsed = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return f"it isn't JSON ({exc})"
     if not isinstance(parsed, dict):
@@ -245,3 +291,14 @@ class DeviceEvent:
     def show(self) -> str:
         """``Match the Face ID prompt``, ``Send the push notification in payload.json``."""
         return describe_action(self.op, None, self.text)
+
+
+def device_misfit(path: Sequence[Step], events: Sequence[DeviceEvent]) -> str | None:
+    """Rule 6: why ``path``'s device steps don't fit the check's ``events`` (one phrase), or None."""
+    recorded = [step.describe() for step in path if step.op.is_device]
+    wanted = [event.show() for event in events]
+    if recorded == wanted[: len(recorded)]:
+        return None
+    return (
+        f"the recorded path's device steps ({'; '.join(recorded)}) aren't the check's ({'; '.join(wanted) or 'none'})"
+    )

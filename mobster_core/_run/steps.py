@@ -22,6 +22,8 @@ Rule 9 (device steps, ``_rules/controls`` Rule 5): a check's biometric answer or
         the settled screen (recorded as a step of the path, journaled first, the screen awaited
         after it), then the next steps; the budgets are the whole Smart run's. A replay sends it
         at its place with no model (``replay`` Rule 9); a heal never passes it (``heal`` Rule 9).
+        A path whose device steps aren't the check's (``_rules/controls`` Rule 6) isn't replayed:
+        ``couldnt_run``, class ``usage``, record the check again; nothing is sent.
 Rule 5: every phase returns a value: what it did and, when it failed, the outcome; nothing here
         writes another object's state.
 Rule 6: a step of the path that is the first action of a heal this check's review rejected (the
@@ -48,7 +50,7 @@ from mobster_core._log import get_logger
 from mobster_core._rules.alerts import AlertPolicy, permissions_of
 from mobster_core._rules.assertions import evaluate
 from mobster_core._rules.breaker import Breaker
-from mobster_core._rules.controls import DeviceEvent
+from mobster_core._rules.controls import DeviceEvent, device_misfit
 from mobster_core._rules.device import LaunchOptions
 from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.screen import Screen
@@ -234,6 +236,12 @@ def _note(recorded: Recorded) -> SmartNote | None:
 
 async def _replay(run: Run, prepared: Prepared, executed: Executed, path: tuple[Step, ...]) -> Executed:
     """Replay ``path``, healing drifted steps (Rule 2), up to a step this check's review rejected (Rule 6)."""
+    misfit = device_misfit(path, [event for _n, event in run.check.device_steps])
+    if misfit is not None:  # Rule 9: never send a device step the check doesn't say
+        message = f"{misfit}: the path isn't this check's; record the check again"
+        return attrs.evolve(
+            executed, failure=Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, message, fix=Fix(FixCode.RECORD_AGAIN))
+        )
     refused = rejected_at(path, executed.plan.state.rejected)
     if refused is None:
         return await _replay_steps(run, prepared, executed, path)

@@ -712,7 +712,7 @@ class _Reader:
                 problem = f"unknown sensor {kind_of(sensor)}{hint}"
                 self.fail((*where, "sensor"), problem, "write sensor: faceId or touchId")
             where = (*where, "result")
-        if result not in _BIOMETRIC_RESULTS:
+        if not isinstance(result, str) or result not in _BIOMETRIC_RESULTS:  # a mapping or a list is no key
             hint = did_you_mean(result, tuple(_BIOMETRIC_RESULTS)) if isinstance(result, str) else ""
             self.fail(
                 where,
@@ -728,15 +728,16 @@ class _Reader:
             self.fail(keys, "holds a NUL character", "write the path of the payload file")
         file = Path(written) if Path(written).is_absolute() else path.parent / written
         fix = 'give a JSON file of at most 4 KB beside the check, such as {"aps": {"alert": "Hi"}}'
+        shown = written if written.isprintable() else repr(written)  # one line, whatever the name holds
         try:
             data = read_user_file(file, max_bytes=MAX_PUSH_BYTES)
         except UnsafeFile as exc:
-            self.fail(keys, f"can't use {written} as a push payload: {exc.reason}", fix)
+            self.fail(keys, f"can't use {shown} as a push payload: {exc.reason}", fix)
         except OSError as exc:
-            self.fail(keys, f"can't read the push payload {written} ({exc.strerror or exc})", fix)
+            self.fail(keys, f"can't read the push payload {shown} ({exc.strerror or exc})", fix)
         problem = push_problem(data)
         if problem is not None:
-            self.fail(keys, f"{written} is no push payload: {problem}", fix)
+            self.fail(keys, f"{shown} is no push payload: {problem}", fix)
         return DeviceEvent(Op.PUSH, file=written, payload=data)
 
     def expect(self, value: Any) -> tuple[Assertion, ...]:

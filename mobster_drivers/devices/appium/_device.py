@@ -73,7 +73,10 @@ Rule 6: a launch is ``mobile: isAppInstalled`` (a ``DeviceError``, nothing sent,
         terminate), then ``mobile: deepLink`` for ``options.url``. Between the terminate and the
         launch, on a simulator session, the permissions the launch names are set (``_controls``
         Rule 4); a server that refuses them (no simctl on its host, an older XCUITest) is said once
-        as a warning, and the check's alert policy answers their prompts as they show. An iPhone
+        as a warning, and the check's alert policy answers their prompts as they show. The
+        terminate, the permissions, the launch and the deep link share the launch timeout: a
+        command that hangs ends the launch within it (a ``DeviceError`` naming the command; the
+        launch is not sent behind a ``setPermission`` that never answered). An iPhone
         can't have them set: there too the prompts are answered. Appium can't wipe an app's
         data on every device: a launch with a reset relaunches the app as it is (logged).
 Rule 7: the device's iOS version, name and UDID come from the capabilities the session was
@@ -110,6 +113,7 @@ import base64
 import binascii
 import json
 import logging
+import math
 import os
 import re
 import threading
@@ -679,22 +683,40 @@ class AppiumDevice:
             _log.debug(
                 "reset %s of %s: Appium can't wipe app data everywhere; relaunching as it is", options.reset, bundle
             )
-        timeout = self._timeouts.launch
-        self._mobile("terminateApp", {"bundleId": bundle}, timeout=timeout, action=f"terminating {bundle}", begin=True)
+        deadline = self._clock.now() + self._timeouts.launch  # Rule 6: the launch's commands share it
+        self._mobile(
+            "terminateApp",
+            {"bundleId": bundle},
+            timeout=self._left(deadline, bundle),
+            action=f"terminating {bundle}",
+            begin=True,
+        )
         if options.permissions:
-            self._preset(bundle, options.permissions)
+            self._preset(bundle, options.permissions, deadline)
         args = {"bundleId": bundle, "arguments": list(options.args), "environment": dict(options.env)}
-        self._mobile("launchApp", args, timeout=timeout, action=f"launching {bundle}", begin=True)
+        self._mobile("launchApp", args, timeout=self._left(deadline, bundle), action=f"launching {bundle}", begin=True)
         if options.url is not None:
             self._mobile(
                 "deepLink",
                 {"url": options.url, "bundleId": bundle},
-                timeout=timeout,
+                timeout=self._left(deadline, bundle),
                 action=f"opening {options.url}",
                 begin=True,
             )
 
-    def _preset(self, bundle: str, permissions: Mapping[str, bool]) -> None:
+    def _remaining(self, deadline: float) -> float:
+        """The seconds left to ``deadline``, in hundredths (said as 1.99 s), never past it."""
+        return math.floor((deadline - self._clock.now()) * 100) / 100
+
+    def _left(self, deadline: float, bundle: str) -> float:
+        """Rule 6: what is left of the launch's time; none left is a ``DeviceError``, nothing sent."""
+        left = self._remaining(deadline)
+        if left <= 0:
+            spent = self._timeouts.launch
+            raise DeviceError(f"launching {bundle} on {self._where()} took longer than its {spent:g} s timeout")
+        return left
+
+    def _preset(self, bundle: str, permissions: Mapping[str, bool], deadline: float) -> None:
         """Rule 6: the launch's permissions set on a simulator session, else left to the alert policy."""
         info = self._info
         access, left = permission_access(permissions)
@@ -704,8 +726,11 @@ class AppiumDevice:
         if left:
             _log.debug("XCUITest can't set %s; their prompts are answered as they show", ", ".join(left))
         try:
-            self._mobile("setPermission", {"bundleId": bundle, "access": access}, timeout=self._timeouts.launch)
+            self._mobile("setPermission", {"bundleId": bundle, "access": access}, timeout=self._left(deadline, bundle))
         except DeviceError as exc:
+            if self._remaining(deadline) <= 0:  # it hung: the launch's time is spent, and it would queue behind it
+                spent = self._timeouts.launch
+                raise DeviceError(f"{exc}; {bundle} was not launched: its {spent:g} s launch timeout is spent") from exc
             if not self._told_permissions:
                 self._told_permissions = True
                 _log.warning("%s; the check's alerts policy answers the permission prompts as they show instead", exc)

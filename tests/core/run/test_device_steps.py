@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import mobster_core as mc
+from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._run.agent import make_action
 from mobster_core.checks import load_check
 from mobster_core.prompts import ACTION_TOOL, estimate_usage, parse_decision
 from mobster_core.testing import FakeClock
-from mobster_drivers.devices.scripted import ScriptedPhone
+from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
 from tests.core.run.test_run import TapModel, project, run, run_with
-from tests.samples import APP, FACE_ID_APP, FACE_ID_CHECK, PUSH_PAYLOAD
+from tests.samples import APP, FACE_ID_APP, FACE_ID_CHECK, PUSH_PAYLOAD, SIGNUP_WITH_PASSWORD
 
 FAIL_CHECK = FACE_ID_CHECK.replace("- biometric: match", "- biometric: fail").replace(
     "text: Welcome back", "text: Face ID didn't match"
@@ -267,3 +270,60 @@ def test_the_model_is_told_to_do_only_the_steps_before_a_device_step(tmp_path: P
     ]
     assert model.calls == 4  # a tap and done, twice
     assert [s.index for s in result.steps] == [1, 2, 3]
+
+
+def _edit_path(root: Path, edit: Callable[[list[dict[str, Any]]], None]) -> None:
+    """Edit the one recorded path under ``root`` as a person or an imported file might."""
+    [file] = (root / ".mobster" / "cache").rglob("*.json")
+    doc = json.loads(file.read_text())
+    edit(doc["steps"])
+    file.write_text(json.dumps(doc))
+
+
+def _fail_by_touch_id(steps: list[dict[str, Any]]) -> None:
+    steps[1].update(op="BIOMETRIC_FAIL", text="touchId")
+
+
+def _twice(steps: list[dict[str, Any]]) -> None:
+    steps.insert(1, dict(steps[1]))
+
+
+def _face_id_first(steps: list[dict[str, Any]]) -> None:
+    steps[0] = {**steps[1], "screen": steps[0]["screen"]}
+
+
+@pytest.mark.parametrize(
+    ("edit", "recorded"),
+    [
+        (_fail_by_touch_id, "Fail the Touch ID prompt"),
+        (_twice, "Match the Face ID prompt; Match the Face ID prompt"),
+        (_face_id_first, "Match the Face ID prompt; Match the Face ID prompt"),
+    ],
+)
+def test_a_path_whose_device_steps_aren_t_the_check_s_sends_nothing(
+    tmp_path: Path, edit: Callable[[list[dict[str, Any]]], None], recorded: str
+) -> None:
+    check = project(tmp_path, FACE_ID_CHECK)
+    first, _, _ = run(check, FACE_ID_APP)
+    assert first.verdict is mc.Verdict.PASSED, first.outcome.message
+    _edit_path(tmp_path, edit)
+    second, phone, _ = run(check, FACE_ID_APP, model=False)
+    assert (second.verdict, second.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.USAGE)
+    assert second.outcome.message == (
+        f"the recorded path's device steps ({recorded}) aren't the check's (Match the Face ID prompt): "
+        "the path isn't this check's; record the check again"
+    )
+    assert second.outcome.fix == Fix(FixCode.RECORD_AGAIN)
+    assert (phone.events, phone.actions) == ([], [])
+
+
+def test_a_device_step_in_the_path_of_a_check_without_one_is_never_sent(tmp_path: Path) -> None:
+    check = project(tmp_path, SIGNUP_WITH_PASSWORD.replace('  - Type "hunter22" into "Password"\n', ""))
+    first, _, _ = run(check, sample_path("yourapp"))
+    assert first.verdict is mc.Verdict.PASSED, first.outcome.message
+    bio = {"op": "BIOMETRIC_MATCH", "target": None, "text": "faceId", "commit": None, "live": False}
+    _edit_path(tmp_path, lambda steps: steps.insert(1, {**steps[1], **bio}))
+    second, phone, _ = run(check, sample_path("yourapp"), model=False)
+    assert (second.verdict, second.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.USAGE)
+    assert "device steps (Match the Face ID prompt) aren't the check's (none)" in second.outcome.message
+    assert (phone.events, phone.actions) == ([], [])

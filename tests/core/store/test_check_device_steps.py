@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mobster_core import Op, load_path
+from mobster_core._rules.controls import DeviceEvent, device_misfit
 from mobster_core.checks import CheckError, load_check
 from mobster_core.exceptions import PathError
 from tests.samples import PUSH_PAYLOAD
@@ -74,17 +75,22 @@ def test_the_payload_is_relative_to_the_check_file_s_folder(tmp_path: Path) -> N
         ("biometric: maybe", "steps[1].biometric: expected match or fail, got 'maybe'"),
         ("biometric: mach", "(did you mean 'match'?)"),
         ("biometric: true", "steps[1].biometric: expected match or fail, got true"),
+        ("biometric: [match]", "steps[1].biometric: expected match or fail, got a list"),
+        ("biometric: {result: {face: yes}}", "steps[1].biometric.result: expected match or fail, got a mapping"),
+        ("biometric: {result: [match]}", "steps[1].biometric.result: expected match or fail, got a list"),
         ("biometric: {result: match, sensor: iris}", "steps[1].biometric.sensor: unknown sensor 'iris'"),
         ("biometric: {sensor: touchId}", "steps[1].biometric: names no result; write biometric: {result: match}"),
         ("biometric: {result: match, colour: red}", "steps[1].biometric.colour: unknown key 'colour'"),
         ("push: 3", 'steps[1].push: expected a string, got 3 (a number); quote it: push: "3"'),
         ("push: missing.json", "steps[1].push: can't read the push payload missing.json (No such file or directory)"),
+        ('push: "a\\nb.json"', "steps[1].push: can't read the push payload 'a\\nb.json' (No such file or directory)"),
     ],
 )
 def test_a_bad_device_step_names_its_line_key_and_fix(tmp_path: Path, step: str, says: str) -> None:
     message = _error(tmp_path, step)
     assert message.startswith(f"{tmp_path / 'check.yaml'}:5: ")
     assert says in message
+    assert "\n" not in message
 
 
 @pytest.mark.parametrize(
@@ -96,7 +102,13 @@ def test_a_bad_device_step_names_its_line_key_and_fix(tmp_path: Path, step: str,
         ('{"alert": "no aps"}', 'bad.json is no push payload: it has no "aps" object'),
         ('{"aps": "Hi"}', 'it has no "aps" object'),
         ("\xff\xfe", "it isn't JSON"),
+        ('\xef\xbb\xbf{"aps": {}}', "it starts with a byte order mark (BOM); save it as UTF-8 without one"),
+        ('{"aps": {"badge": NaN}}', "it isn't JSON (NaN is no JSON number)"),
+        ('{"aps": {}, "x": -Infinity}', "it isn't JSON (-Infinity is no JSON number)"),
         ("[" * 5000 + "]" * 5000, "larger than the limit of 4096 bytes"),
+        # Parsed at the loader's depth of stack, then again deeper in a run: no depth may pass one, crash the other.
+        ('{"aps": {}, "x": ' + "[" * 950 + "]" * 950 + "}", "its arrays and objects nest more than 64 deep"),
+        ('{"aps": {}, "x": ' + "[" * 64 + "]" * 64 + "}", "its arrays and objects nest more than 64 deep"),
     ],
 )
 def test_a_payload_that_is_no_push_is_refused_when_the_check_loads(tmp_path: Path, content: str, says: str) -> None:
@@ -114,6 +126,25 @@ def test_a_directory_a_fifo_and_a_10_mb_file_are_refused_without_reading_them(tm
     assert "can't use folder.json as a push payload: it is not a regular file" in _error(tmp_path, "push: folder.json")
     assert "can't use fifo.json as a push payload: it is not a regular file" in _error(tmp_path, "push: fifo.json")
     assert "it is larger than the limit of 4096 bytes" in _error(tmp_path, "push: huge.json")
+
+
+def test_a_payload_nested_64_deep_is_taken_with_brackets_in_its_strings_not_counted(tmp_path: Path) -> None:
+    (tmp_path / "p.json").write_text('{"aps": {"alert": "[[{\\"[["}, "x": ' + "[" * 63 + "]" * 63 + "}")
+    _load(tmp_path, "push: p.json")
+
+
+def test_a_file_outside_the_project_is_read_as_any_payload_and_its_content_never_shown(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "secrets.env").write_text("API_TOKEN=hunter2-very-secret\n")
+    file = tmp_path / "project" / "check.yaml"
+    file.write_text(HEAD + "push: ../secrets.env\n")
+    with pytest.raises(CheckError) as caught:
+        load_check(file)
+    assert "steps[1].push: ../secrets.env is no push payload: it isn't JSON (Expecting value" in str(caught.value)
+    assert "hunter2" not in str(caught.value)
+    (tmp_path / "loop.json").symlink_to(tmp_path / "loop.json")
+    message = _error(tmp_path, "push: loop.json")
+    assert "steps[1].push: can't read the push payload loop.json (Too many levels of symbolic links)" in message
 
 
 def test_a_payload_of_exactly_4_kb_is_taken(tmp_path: Path) -> None:
@@ -160,3 +191,14 @@ def test_a_recorded_device_step_is_validated_whole(changes: dict[str, object], s
     with pytest.raises(PathError, match="step 1: key") as caught:
         load_path([{**STEP, **changes}])
     assert says in str(caught.value)
+
+
+def test_a_path_that_stops_before_a_device_step_still_fits_the_check() -> None:
+    match, push = DeviceEvent(Op.BIOMETRIC_MATCH), DeviceEvent(Op.PUSH, file="p.json", payload=b'{"aps": {}}')
+    steps = load_path([{**STEP, "text": "faceId"}])
+    assert device_misfit(steps, [match, push]) is None
+    assert device_misfit((), [match]) is None
+    assert device_misfit(steps, [push]) == (
+        "the recorded path's device steps (Match the Face ID prompt) aren't the check's "
+        "(Send the push notification in p.json)"
+    )

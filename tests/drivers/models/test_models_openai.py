@@ -204,6 +204,12 @@ def test_json_of_the_wrong_shape_is_a_model_error(api: FakeOpenAI, body: Any) ->
     ("arguments", "message"),
     [
         ({"status": "act", "actions": [{"op": "FLY", "target": "e1"}]}, "action 1 has an unknown op 'FLY'"),
+        # A check's device steps are the runner's (agent Rule 10): the model can't name one.
+        ({"status": "act", "actions": [{"op": "BIOMETRIC_MATCH"}]}, "action 1 has an unknown op 'BIOMETRIC_MATCH'"),
+        (
+            {"status": "act", "actions": [{"op": "HOME"}, {"op": "PUSH", "text": "p.json"}]},
+            "action 2 has an unknown op 'PUSH'",
+        ),
         ({"status": "act", "actions": [{"op": "HOME"}] * 4}, "the model asked for 4 actions at once"),
         ({"status": "act", "actions": []}, "the model said act but gave no actions"),
         ({"status": "finished"}, "the model's status is 'finished'"),
