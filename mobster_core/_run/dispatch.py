@@ -36,6 +36,10 @@ Rule 10 (secrets): an action's or a launch's ``${NAME}`` references are resolved
         the device and nowhere else; the journal keeps the reference. Every read comes back with
         the values replaced by their references, and so does every error a device raises while
         secrets are in play (``_rules/secrets.py``): nothing downstream ever holds a value.
+Rule 11 (the driver's contract): what a device method returns is checked where it enters the
+        core: a read (``read``, ``read_evidence``) is a ``Screen``, ``check_target`` a bool,
+        ``screenshot`` bytes. Anything else is the driver's bug: ``couldnt_run``, class ``device``,
+        naming the method and what it returned (a screenshot that isn't bytes is a missing frame).
 Rule 12 (system alerts, ``_rules/alerts``): once a run watches alerts (:meth:`Dispatcher.watch_alerts`),
         every read (the evidence read included) is looked at for an alert. One the policy answers
         is an action like any other: the safety rules judge its button's label, it is journaled
@@ -48,10 +52,6 @@ Rule 13 (device steps, ``_rules/controls`` Rule 5): a check's biometric answer o
         (``{"op": "BIOMETRIC_MATCH" | "BIOMETRIC_FAIL" | "PUSH", "text": <sensor | file and
         digest>}``: never the payload), sent at most once, framed as Rule 9 says, and a failure is
         Rule 3's.
-Rule 11 (the driver's contract): what a device method returns is checked where it enters the
-        core: a read (``read``, ``read_evidence``) is a ``Screen``, ``check_target`` a bool,
-        ``screenshot`` bytes. Anything else is the driver's bug: ``couldnt_run``, class ``device``,
-        naming the method and what it returned (a screenshot that isn't bytes is a missing frame).
 """
 
 from __future__ import annotations
