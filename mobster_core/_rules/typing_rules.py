@@ -17,10 +17,28 @@ Rule 3 (live): any other text is the model's: the step is live and the model typ
 Rule 4 (secrets): text that is only ``${NAME}`` references named in the check's own words is kept
         as written and replayed, whatever the field: the reference holds no secret (the value is
         typed as the action leaves for the device, ``_rules/secrets.py``).
+Rule 5 (a heal keeps it): a heal types what the recorded steps it stands in for typed (from the
+        drifted step up to the one the replay resumes at, or to the end when the heal ends the
+        steps); so does the model's action for a live step. Their typing steps and the heal's
+        typing actions pair one to one, in order (as many of each), and in each pair:
+
+        a. the text the check gives for the step, as the path keeps it (a ``${NAME}`` reference:
+           a secret's, or any value the check names by reference and records as the reference;
+           the check's own words; a search query as it was typed), is typed as the same text. A
+           step the path keeps no text of (live: masked text, never stored, or the model's own
+           words) is kept by any typed text: nothing is compared, so no masked value ever is;
+        b. the field is the recorded one (its label and role), or one that was not on the step's
+           recorded screen (renamed, or new): a field that was there beside it is another field;
+        c. a field that hides what is typed (Rule 1, by its role and label) is replaced by one that
+           hides it too: a heal never moves a password into a field that shows it.
+
+        :func:`lost_typing` says what the first pair that breaks it lost, naming the text as the
+        check gives it (a reference, never a value; literal text quoted on one line).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -29,8 +47,9 @@ import attrs
 from .roles import canonical_role
 from .safety import fold
 from .secrets import only_references
+from .steps import Op, Step, Target
 
-__all__ = ["MASK_WORDS", "Provenance", "RecordedText", "is_masked", "record_text"]
+__all__ = ["MASK_WORDS", "Provenance", "RecordedText", "is_masked", "lost_typing", "record_text", "shown_text"]
 
 #: Rule 1's words, by language: what a field that holds a secret is called.
 MASK_WORDS: dict[str, tuple[str, ...]] = {
@@ -161,3 +180,51 @@ def record_text(text: str, *, role: str, label: str, identifier: str, provenance
     if role in SEARCH_ROLES or provenance.allows(text):
         return RecordedText(text=text, live=False)
     return RecordedText(text=None, live=True)
+
+
+def shown_text(text: str | None, target: Target | None = None) -> str:
+    """Rule 5: a step's text as a message shows it: references as written, other text quoted on one line.
+
+    A step whose text the path doesn't keep (None) is named by its field (``into "Password"``).
+    """
+    if text is None:
+        return "text" if target is None else f'into "{target.label}"'
+    if only_references(text):
+        return text.strip()
+    return json.dumps(text, ensure_ascii=False)
+
+
+def lost_typing(old: Sequence[Step], new: Sequence[Step]) -> str | None:
+    """Rule 5: what the steps ``new`` (a heal's, a live step's action) lose of the typing of ``old``.
+
+    None when they keep it; else the words, after a subject such as "the healed step":
+    ``no longer types ${LOGIN_PASSWORD}``.
+    """
+    was = [s for s in old if s.op is Op.TYPE]
+    now = [s for s in new if s.op is Op.TYPE]
+    for before, after in zip(was, now, strict=False):
+        lost = _lost(before, after)
+        if lost is not None:
+            return lost
+    if len(now) < len(was):
+        missing = was[len(now)]
+        return f"no longer types {shown_text(missing.text, missing.target)}"
+    if len(now) > len(was):
+        extra = now[len(was)]
+        return f"types more than the check says there: {extra.describe()}"
+    return None
+
+
+def _lost(before: Step, after: Step) -> str | None:
+    """Rule 5's a-c for one typing step and the typing action standing in for it."""
+    if before.text is not None and after.text != before.text:
+        return f"no longer types {shown_text(before.text)}"
+    what = "" if before.text is None else f" {shown_text(before.text)}"
+    old, new = before.target, after.target
+    assert old is not None  # a TYPE step has a target (``steps`` Rule 3)
+    assert new is not None
+    if (new.label, new.role) != (old.label, old.role) and (new.role, new.label) in before.screen.pairs:
+        return f'types{what} into "{new.label}", another field of the recorded screen, not into "{old.label}"'
+    if is_masked(old.role, old.label, "") and not is_masked(new.role, new.label, ""):
+        return f'types{what} into "{new.label}", a field that shows what is typed, where "{old.label}" hid it'
+    return None

@@ -33,7 +33,8 @@ Rule 9 (frames): when the run takes frames and the device gives screenshots, eac
         written to the run folder as their bytes arrive and dropped from memory. A screenshot that
         fails costs the read nothing: that action has no frame.
 Rule 10 (secrets): an action's or a launch's ``${NAME}`` references are resolved as it leaves for
-        the device and nowhere else; the journal keeps the reference. Every read comes back with
+        the device and nowhere else; the journal keeps the reference (an action's text that holds
+        a value itself is journaled with the reference in its place). Every read comes back with
         the values replaced by their references, and so does every error a device raises while
         secrets are in play (``_rules/secrets.py``): nothing downstream ever holds a value.
 Rule 11 (the driver's contract): what a device method returns is checked where it enters the
@@ -495,16 +496,20 @@ class Dispatcher:
         element = action.element
         masked = action.op is Op.TYPE and element is not None and _masked(element)
         target = None if element is None else {"label": element.label, "role": element.role, "path": element.path}
-        entry = {"op": action.op.value, **info, "target": target, "text": action.text}
+        # Rule 10: a model that writes a secret's value itself (not its reference) is journaled
+        # with the reference all the same.
+        text = None if action.text is None else self.secrets.scrub(action.text)
+        entry = {"op": action.op.value, **info, "target": target, "text": text}
         latest = self._latest
         frame = await self._begin_action(key, entry, masked=masked)
         await self._call(key, what, self.device.act(self._resolved(action)), pre=f"{what} couldn't be sent", step=step)
         self._sent_on(latest)
         self._sent.append((what, action))
         if action.op is Op.TYPE and element is not None and action.text is not None:
-            # A secure field shows bullets: count the value's; any other field reads back scrubbed.
+            # A secure field shows bullets: count the value's; any other field reads back scrubbed,
+            # so the text it should show is scrubbed too (a value typed as itself reads as its reference).
             secure = element.role == "SecureTextField"
-            typed = self.secrets.resolve(action.text) if secure else action.text
+            typed = self.secrets.resolve(action.text) if secure else self.secrets.scrub(action.text)
             await self.confirm_typing(what, element, typed, step=step)
         if self.on_sent is not None:
             self.on_sent(what)  # progress for people: ``what`` never holds masked text

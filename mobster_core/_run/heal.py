@@ -34,6 +34,12 @@ Rule 9: a heal never passes a check's device step (a biometric answer, a push: t
         may drop the model's steps, never the check's own.
 Rule 8: a heal returns its own steps: the healed path, where the replay resumes, the reports and
         the heal file's entry of the steps the model took, or the failure that ended it.
+Rule 10: a heal keeps what the check says to type (``typing_rules`` Rule 5): when the model's
+        steps don't type what the recorded steps they stand in for typed (nothing, other text,
+        another field of the recorded screen, a field that shows a hidden text), the heal fails
+        the step, class ``drift``, saying what it lost (``the healed step no longer types
+        ${LOGIN_PASSWORD}``: the reference, never a value), and leaves nothing to review. It is
+        judged once, where the heal ends (a match further on, the expectations, the model's done).
 """
 
 from __future__ import annotations
@@ -51,6 +57,7 @@ from mobster_core._rules.model import Decision, DecisionKind
 from mobster_core._rules.screen import Screen
 from mobster_core._rules.settle import WATCH_SLOWEST, ChangeWait, Sighting, WatchWait
 from mobster_core._rules.steps import Step
+from mobster_core._rules.typing_rules import lost_typing
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.healfile import HealEntry
 
@@ -208,6 +215,16 @@ class _Heal:
         )
         return Outcome(Verdict.FAILED, FailureClass.DRIFT, message, step=drift.at)
 
+    def _lost_typing(self, old: tuple[Step, ...], new: tuple[Step, ...]) -> Outcome | None:
+        """Rule 10: the failure of a heal whose steps ``new`` don't type what ``old`` typed; else None."""
+        lost = lost_typing(old, new)
+        if lost is None:
+            return None
+        drift = self.job.drift
+        healed_as = ", then ".join(s.describe() for s in new) or "nothing"
+        message = f"{drift.message}; the healed step {lost} (healed as {healed_as})"
+        return Outcome(Verdict.FAILED, FailureClass.DRIFT, message, step=drift.at, fix=Fix(FixCode.RECORD_AGAIN))
+
     def _answer(self, acted: bool) -> Callable[[Sighting], int | None]:
         """Rules 2, 3 and 6: which watched step a read matches (0-based), with its settle state.
 
@@ -276,6 +293,8 @@ class _Heal:
         )
         upto = len(steps) if resume_at is None else resume_at
         old = steps[index:upto]
+        if failure is None:
+            failure = self._lost_typing(old, new)
         entry = None
         if failure is None and (new or resume_at != index):
             # A step whose screen came right while the model thought took no heal: nothing to review.

@@ -8,7 +8,9 @@ Rule 2: a recorded path replays with no model; a drifted step is healed by the m
         step only, when nothing rules it out (``heal.refusal``), and replay resumes where the heal
         says. With no path, Smart performs the steps and records one.
 Rule 3: a live step (text the model writes on every run) is typed by the model through a fresh
-        agent told to do only that step.
+        agent told to do only that step. Its action types as the step did (``typing_rules`` Rule
+        5: a typing action, into that field or one not on the recorded screen, that hides what is
+        typed when the field did); one that doesn't fails the step, class ``drift``, saying so.
 Rule 4 (carry): a carried path that stops before the verdict for a reason a recording may not have
         (drift, the breaker, the app gone, a refusal) falls back: the app is launched again
         (journaled as ``relaunch``) and Smart records afresh in the same run, its actions keyed
@@ -56,13 +58,14 @@ from mobster_core._rules.fixes import Fix, FixCode
 from mobster_core._rules.screen import Screen
 from mobster_core._rules.settle import Sighting
 from mobster_core._rules.steps import Step
+from mobster_core._rules.typing_rules import lost_typing
 from mobster_core._rules.verdict import FailureClass, Outcome, SmartNote, Verdict
 from mobster_core._store.healfile import HealEntry, compact, heal_file_for
 
 from .agent import Agent, Brief, Limits, ModelCalls, Recorded
 from .context import Run
 from .controls import device_event
-from .ended import Ended, couldnt
+from .ended import Ended, couldnt, failed
 from .heal import HealJob, heal_step, refusal
 from .judge import Baseline, take_baseline
 from .plan import Plan, Prepared, no_model
@@ -379,6 +382,10 @@ def _live_step(run: Run, prepared: Prepared) -> LiveStep:
         await agent.act_turn(screen, decision.actions[:1])
         if len(agent.path) != 1:
             raise couldnt(FailureClass.MODEL, f"{what}: the model's action for the live step was not sent", step=index)
+        lost = lost_typing((step,), agent.path)  # Rule 3: it types as the step did
+        if lost is not None:
+            said = f"{what}: the model's action for this live step {lost} (it did {agent.path[0].describe()})"
+            raise failed(FailureClass.DRIFT, said, step=index)
         return agent.reports[0].frame
 
     return live

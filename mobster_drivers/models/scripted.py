@@ -13,6 +13,15 @@ Rule 2 (a heal): it works through the recorded steps from the drifted one on, on
         gone it taps the one element that has that target's role and was not on the step's
         recorded screen; failing that, the one ``Button`` that was not on it (a popup's "Not now").
         If neither is exactly one, it says blocked. After the last recorded step it says done.
+Rule 6 (typing in a heal): a typing step types the text the check gives it, as a real model reads
+        it from the check: the recorded text (a ``${NAME}`` reference, the check's words), or, for
+        a live step (masked text is never recorded), the text of the check's step that types into
+        that field; for a field renamed since the check was written, the text of the one typing
+        step of the check whose field is not on the screen. When the field is gone it types that
+        text into the one field that has the target's role and was not on the step's recorded
+        screen, failing that the one such field of any text-entry role (a renamed field: it never
+        taps a field where the step types); failing both, it taps the one new ``Button`` (a
+        popup over the form), else it says blocked. A text it can't tell says blocked.
 Rule 5 (device steps): a check's biometric answer or push is the SDK's, never the model's. When a
         run asks it to do only some steps (a new request or new steps than the last call's), it
         starts again at the first of them. In a heal, a recorded device step is never repeated:
@@ -82,6 +91,16 @@ def parse_step(step: str) -> ParsedStep | None:
     return None
 
 
+def _recorded_row(step: Step, rows: list[tuple[str, str, str]]) -> str | None:
+    """Rule 2: the row of ``step``'s target: its label and role on one row, or the ``nth`` of ``count`` rows."""
+    target = step.target
+    assert target is not None
+    same = [r for r in rows if (r[1], r[2]) == (target.role, target.label)]
+    if len(same) == target.count:
+        return same[target.nth][0]
+    return same[0][0] if len(same) == 1 else None
+
+
 def _rows(screen: str) -> list[tuple[str, str, str]]:
     """(row id, role, label) for each element row of the prompt's screen."""
     out: list[tuple[str, str, str]] = []
@@ -145,13 +164,19 @@ class ScriptedModel:
         return DecisionKind.ACT, (ModelAction(parsed.op, target=row, text=parsed.text),), f"step {number}"
 
     @staticmethod
-    def _typed_into(steps: tuple[str, ...], label: str) -> str | None:
-        """The text a step of the check types into ``label`` (a live step's text: Rule 2)."""
-        for step in steps:
-            parsed = parse_step(step)
-            if parsed is not None and parsed.op is Op.TYPE and parsed.label == label:
-                return parsed.text
-        return None
+    def _typed_into(steps: tuple[str, ...], label: str, rows: list[tuple[str, str, str]]) -> str | None:
+        """Rule 6: the text a step of the check types into ``label`` (a live step's text).
+
+        Failing that (the field was renamed since the check was written), the text of the one
+        typing step of the check whose field is not on the screen (``rows``).
+        """
+        typing = [p for p in map(parse_step, steps) if p is not None and p.op is Op.TYPE]
+        into = [p.text for p in typing if p.label == label]
+        if into:
+            return into[0]
+        shown = {r[2] for r in rows}
+        renamed = [p.text for p in typing if p.label not in shown]
+        return renamed[0] if len(renamed) == 1 else None
 
     @staticmethod
     def _find(screen: str, label: str, roles: tuple[str, ...]) -> str | None:
@@ -175,18 +200,42 @@ class ScriptedModel:
             return self._new_control(step, rows, "Button")
         if step.target is None:
             return DecisionKind.ACT, (ModelAction(step.op, text=step.text),), "as recorded"
-        target = step.target
-        same = [r for r in rows if (r[1], r[2]) == (target.role, target.label)]
-        if len(same) == 1 or len(same) == target.count:
-            row = same[target.nth] if len(same) == target.count else same[0]
-            text = step.text if step.op is Op.TYPE else None
-            if step.op is Op.TYPE and text is None:
-                text = self._typed_into(prompt.steps, target.label)
-                if text is None:
-                    return DecisionKind.BLOCKED, (), f'no step of the check types into "{target.label}"'
+        if step.op is Op.TYPE:
+            return self._type(step, rows, prompt.steps)
+        row = _recorded_row(step, rows)
+        if row is not None:
+            return DecisionKind.ACT, (ModelAction(step.op, target=row),), "as recorded"
+        return self._new_control(step, rows, step.target.role)
 
-            return DecisionKind.ACT, (ModelAction(step.op, target=row[0], text=text),), "as recorded"
-        return self._new_control(step, rows, target.role)
+    def _type(
+        self, step: Step, rows: list[tuple[str, str, str]], steps: tuple[str, ...]
+    ) -> tuple[DecisionKind, tuple[ModelAction, ...], str]:
+        """Rule 6: type the text the check gives the step, into its field or the one that replaces it."""
+        target = step.target
+        assert target is not None  # a TYPE step has one
+        text = step.text if step.text is not None else self._typed_into(steps, target.label, rows)
+        if text is None:
+            return DecisionKind.BLOCKED, (), f'no step of the check types into "{target.label}"'
+        row = _recorded_row(step, rows)
+        if row is not None:
+            return DecisionKind.ACT, (ModelAction(Op.TYPE, target=row, text=text),), "as recorded"
+        return self._new_field(step, rows, text)
+
+    @staticmethod
+    def _new_field(
+        step: Step, rows: list[tuple[str, str, str]], text: str
+    ) -> tuple[DecisionKind, tuple[ModelAction, ...], str]:
+        """Rule 6: type ``text`` into the one new field of the target's role (else of a text-entry role).
+
+        Failing both, the one new ``Button`` is tapped (a popup over the form), else it is blocked.
+        """
+        assert step.target is not None
+        recorded = step.screen.pairs
+        new = [r for r in rows if (r[1], r[2]) not in recorded]
+        for fields in ([r for r in new if r[1] == step.target.role], [r for r in new if r[1] in _FIELDS]):
+            if len(fields) == 1:
+                return DecisionKind.ACT, (ModelAction(Op.TYPE, target=fields[0][0], text=text),), "the one new field"
+        return ScriptedModel._new_control(step, rows, "Button")
 
     @staticmethod
     def _new_control(

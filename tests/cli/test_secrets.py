@@ -102,3 +102,30 @@ def test_a_missing_variable_is_a_usage_problem_naming_it_before_anything_is_sent
     journal = (project / check["run_dir"] / "journal.jsonl").read_text()
     assert journal.strip() == ""  # nothing was sent, not even the launch
     assert leaks(project, result.output) == []
+
+
+def test_a_renamed_secure_field_heals_typing_the_reference_and_no_output_holds_the_value(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 35: the scripted model healed this step as a tap on the renamed field; nothing was
+    # typed and the check passed. It types the secret into the renamed field now.
+    monkeypatch.setenv("SIGNUP_PASSWORD", PASSWORD)
+    monkeypatch.setenv("SIGNUP_EMAIL", EMAIL)
+    first = mobster("test", "--scripted", "app.yaml", "--model", "scripted")
+    assert first.exit_code == 0, first.output
+    (project / "passcode.yaml").write_text(
+        (project / "app.yaml").read_text().replace("label: Password}", "label: Passcode}")
+    )
+    healed = mobster("test", "--scripted", "passcode.yaml", "--model", "scripted", "--json")
+    assert healed.exit_code == 0, healed.output
+    (check,) = json.loads(healed.stdout)["checks"]
+    assert [(h["from"], h["to"]) for h in check["heals"]] == [
+        ('Type "${SIGNUP_PASSWORD}" into "Password"', 'Type "${SIGNUP_PASSWORD}" into "Passcode"')
+    ]
+    heal_file = (project / ".mobster" / "checks" / "signup.heal.yaml").read_text()
+    assert 'to: Type "${SIGNUP_PASSWORD}" into "Passcode"' in heal_file
+    replay = mobster("test", "--scripted", "passcode.yaml", "--no-heal")
+    assert replay.exit_code == 0, replay.output
+    listing = mobster("test", "heal")
+    outputs = (first.output, healed.output, healed.stderr, replay.output, replay.stderr, listing.output)
+    assert leaks(project, *outputs) == []
