@@ -157,7 +157,8 @@ class _Guarded(click.Group):
 
 
 @click.group(cls=_Guarded, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="mobster", prog_name="mobster")
+# The distribution's own name (mobster_core.distribution): the registry's `mobster` is another project.
+@click.version_option(package_name="mobster-replay", prog_name="mobster", message="%(package)s %(version)s")
 def cli() -> None:
     """Mobster replay: end-to-end checks of iOS apps.
 
