@@ -404,7 +404,8 @@ def _secrets(folder: Path, report: _Report) -> tuple[str, ...]:
 
 def _missing_env(workflow: Path, secrets: Sequence[str], folder: Path, report: _Report) -> None:
     """Rules 1 and 7: a workflow that is there is left; the secrets its env lacks are named, with the lines to add."""
-    from ruamel.yaml import YAML, YAMLError
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
     try:
         doc = YAML(typ="safe", pure=True).load(workflow.read_text(encoding="utf-8"))
