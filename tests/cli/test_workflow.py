@@ -9,17 +9,13 @@
 
 from __future__ import annotations
 
-import html.parser
 import os
-import posixpath
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
-from xml.etree import ElementTree as ET
 
 import pytest
 from click.testing import CliRunner, Result
@@ -32,7 +28,7 @@ from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import sample_path
 from mobster_drivers.harness.config import ConfigError, load_config
 from mobster_drivers.harness.models import DEFAULT_ANTHROPIC_MODEL
-from tests.cli.upload_artifact import Artifact, InvalidArtifactPath, upload
+from tests.cli.upload_artifact import Artifact, InvalidArtifactPath, broken_links, upload
 
 DOCS_CI = Path(__file__).parents[2] / "docs" / "ci.md"
 
@@ -153,45 +149,6 @@ def test_a_name_the_artifact_service_refuses_fails_the_upload(tmp_path: Path) ->
 
 
 # -- the artifact holds what the pages and junit.xml link to -----------------------------------
-
-
-class _Links(html.parser.HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.links: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.links += [v for k, v in attrs if k in ("href", "src") and v]
-
-
-def _local(link: str) -> str | None:
-    """A link's target in the same tree (its fragment and query dropped); None for data:, a fragment, a URL."""
-    if link.startswith(("#", "data:", "http://", "https://", "mailto:")):
-        return None
-    return unquote(link.split("#", 1)[0].split("?", 1)[0]) or None
-
-
-def broken_links(artifact: Artifact) -> list[str]:
-    """Every link of the artifact's pages and JUnit files whose target the artifact doesn't hold."""
-    names = artifact.names
-    broken = []
-    for name in sorted(names):
-        file = artifact.root / name
-        if name.endswith(".html"):
-            parser = _Links()
-            parser.feed(file.read_text(encoding="utf-8"))
-            for link in filter(None, map(_local, parser.links)):
-                target = posixpath.normpath(posixpath.join(posixpath.dirname(name), link))
-                exists = (file.parent / link).exists()
-                held = target in names or (link.endswith("/") and any(n.startswith(target + "/") for n in names))
-                if exists and not held:
-                    broken.append(f"{name} -> {link}")
-                assert exists or link.endswith("/"), f"{name} links to {link}, which the run didn't write"
-        elif name.endswith("junit.xml"):
-            text = "".join(ET.parse(file).getroot().itertext())
-            attached = re.findall(r"\[\[ATTACHMENT\|([^\]]+)\]\]", text)  # paths from the project root
-            broken += [f"{name} -> {a}" for a in attached if posixpath.normpath(a) not in names]
-    return broken
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ descendants, hidden files) and ``@actions/artifact``'s zip specification
 (``upload-zip-specification.ts``, ``path-and-artifact-name-validation.ts``: each file's name in
 the artifact is its path below the root directory, and a name holding ``"`` ``:`` ``<`` ``>``
 ``|`` ``*`` ``?`` or a line break fails the upload). ``test_workflow.py`` holds this port to the
-action's own search tests (``__tests__/search.test.ts``).
+action's own search tests (``__tests__/search.test.ts``). :func:`broken_links` says which links of
+an artifact's pages and JUnit files point at a file the artifact doesn't hold.
 
 Rules kept, as the action has them:
 
@@ -32,13 +33,17 @@ Rules kept, as the action has them:
 
 from __future__ import annotations
 
+import html.parser
 import os
+import posixpath
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
+from xml.etree import ElementTree as ET
 
-__all__ = ["Artifact", "InvalidArtifactPath", "upload"]
+__all__ = ["Artifact", "InvalidArtifactPath", "broken_links", "upload"]
 
 #: ``@actions/artifact``'s characters a file's name in an artifact may not hold.
 _FORBIDDEN = ('"', ":", "<", ">", "|", "*", "?", "\r", "\n")
@@ -258,3 +263,45 @@ def upload(path_input: str, workspace: Path, *, include_hidden_files: bool = Fal
         if bad:
             raise InvalidArtifactPath(f"The path for one of the files in artifact is not valid: {name} ({bad[0]!r})")
     return Artifact(tuple(files), root)
+
+
+# -- what the artifact must hold ---------------------------------------------------------------
+
+
+class _Links(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.links += [v for k, v in attrs if k in ("href", "src") and v]
+
+
+def _local(link: str) -> str | None:
+    """A link's target in the same tree (its fragment and query dropped); None for data:, a fragment, a URL."""
+    if link.startswith(("#", "data:", "http://", "https://", "mailto:")):
+        return None
+    return unquote(link.split("#", 1)[0].split("?", 1)[0]) or None
+
+
+def broken_links(artifact: Artifact) -> list[str]:
+    """Every link of the artifact's pages and JUnit files whose target the artifact doesn't hold."""
+    names = artifact.names
+    broken = []
+    for name in sorted(names):
+        file = artifact.root / name
+        if name.endswith(".html"):
+            parser = _Links()
+            parser.feed(file.read_text(encoding="utf-8"))
+            for link in filter(None, map(_local, parser.links)):
+                target = posixpath.normpath(posixpath.join(posixpath.dirname(name), link))
+                exists = (file.parent / link).exists()
+                held = target in names or (link.endswith("/") and any(n.startswith(target + "/") for n in names))
+                if exists and not held:
+                    broken.append(f"{name} -> {link}")
+                assert exists or link.endswith("/"), f"{name} links to {link}, which the run didn't write"
+        elif name.endswith("junit.xml"):
+            text = "".join(ET.parse(file).getroot().itertext())
+            attached = re.findall(r"\[\[ATTACHMENT\|([^\]]+)\]\]", text)  # paths from the project root
+            broken += [f"{name} -> {a}" for a in attached if posixpath.normpath(a) not in names]
+    return broken
