@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -382,3 +383,27 @@ def test_an_ssh_url_keeps_its_account_and_a_profile_cant_hold_install(tmp_path: 
     (tmp_path / "mobster.toml").write_text('[profiles.ci]\ninstall = "==0.2.0"\n')
     with pytest.raises(ConfigError, match=r"line 2: install \[profiles.ci\]: a profile can't hold"):
         load_config(tmp_path, env={})
+
+
+def test_the_secrets_listed_are_the_ones_a_run_reads(empty: Path) -> None:
+    from mobster_core.checks import load_check, secret_names
+
+    assert mobster("init").exit_code == 0
+    check = empty / ".mobster" / "checks" / "signup.yaml"
+    app = "app: {bundle: com.example.yourapp, path: YourApp.app}"
+    launch = "launch: {args: ['-token', '${ARG_TOKEN}'], env: {API: '${ENV_KEY}'}}"
+    text = check.read_text().replace(app, f"{app}\n{launch}").replace('"ada@example.com"', '"${SIGNUP_EMAIL}"')
+    check.write_text(text)
+    assert secret_names(load_check(check)) == ("SIGNUP_EMAIL", "ARG_TOKEN", "ENV_KEY")
+    ran = mobster("test", "--json")
+    assert ran.exit_code == 3
+    (result,) = json.loads(ran.stdout)["checks"]
+    assert "the check names ${SIGNUP_EMAIL}, and the variable SIGNUP_EMAIL isn't set" in result["message"]
+    for name in ("ARG_TOKEN", "ENV_KEY"):  # each one the run reads is one the workflow passes
+        env = {"SIGNUP_EMAIL": "ada@example.com", "ARG_TOKEN": "t", "ENV_KEY": "k"}
+        del env[name]
+        with pytest.MonkeyPatch.context() as patch:
+            for key, value in env.items():
+                patch.setenv(key, value)
+            missing = mobster("test", "--json")
+        assert f"the variable {name} isn't set" in json.loads(missing.stdout)["checks"][0]["message"]
