@@ -10,7 +10,8 @@ Rule 2: it writes ``.mobster/checks/signup.yaml`` (a starter check for the scrip
         (``mobster.toml``, or ``[tool.mobster]`` in an existing ``pyproject.toml``), the pytest
         lines (``pytest.ini``, or ``[tool.pytest.ini_options]`` in that ``pyproject.toml``), the
         ``.gitignore`` lines and ``.github/workflows/mobster.yml`` (a strict ``--no-heal`` job, and
-        a healing job that opens the heal files as a pull request).
+        a healing job that opens the heal files as a pull request). A workflow that is there is
+        left, and the ``${NAME}`` secrets its jobs' ``env`` lacks are named with the lines to add.
 Rule 3: the config's default profile is ``scripted`` (the sample app on the scripted phone, the
         scripted model: it passes with no key and no phone) and it keeps recorded paths in
         ``.mobster/paths`` (``paths = "committed"``), so CI replays what was recorded here. Each
@@ -19,6 +20,22 @@ Rule 3: the config's default profile is ``scripted`` (the sample app on the scri
         iPhones from usbmuxd (through the USB driver's listing). With neither, a comment says how to
         add one.
 Rule 4: folders it makes under ``.mobster/`` are 0700 and its files there 0600 (written whole).
+Rule 5: both jobs install Mobster replay (the distribution ``mobster-replay``, never the registry's
+        other ``mobster``) from the config's ``install`` key, read in the job by
+        :data:`INSTALL_SCRIPT`, so the team sets it in one place. Init writes it from where this
+        copy came (``mobster_core.distribution.ci_source``: a VCS URL at its commit, a wheel's URL,
+        ``==VERSION`` from an index), or a comment saying to set it when this copy came from a
+        folder or file CI can't reach. The actions are :data:`ACTIONS`: each one's newest major,
+        on the node24 runtime.
+Rule 6: each job uploads :data:`UPLOAD_PATHS`: the suite's pages and junit.xml and the run folders
+        (``.mobster/runs/``) every link of theirs points into, from the workspace, so the
+        artifact keeps the project's layout and its links resolve inside it (checked in the
+        tests with upload-artifact's own search rules).
+Rule 7: every ``${NAME}`` the project's checks name is an ``env:`` line of both jobs' ``mobster
+        test`` step (``NAME: ${{ secrets.NAME }}``); the heal job runs the config's ``heal``
+        profile, whose model is a real one (``claude-…``, with ``ANTHROPIC_API_KEY`` from the
+        secrets): the default profile's model is ``scripted``, which heals nothing a real app
+        changes.
 """
 
 from __future__ import annotations
@@ -69,20 +86,66 @@ PYTEST_INI = """\
 
 GITIGNORE = (".env", ".mobster/runs/", ".mobster/test-results/", ".mobster/cache/")
 
-#: The steps both jobs start with: the checkout, Python and Mobster.
-_SETUP = """\
-      - uses: actions/checkout@v4
-      - uses: actions/setup-python@v5
-        with:
-          python-version: "3.11"
-      - run: pip install mobster
+#: Rule 5: the newest major of each action the workflow uses, each on the node24 runtime (node20's
+#: removal is scheduled for 23 September 2026): checked against each action's own action.yml at
+#: that tag (docs/ci.md says how), and by actionlint in the tests.
+ACTIONS = {
+    "checkout": "actions/checkout@v7",
+    "setup-python": "actions/setup-python@v7",
+    "upload-artifact": "actions/upload-artifact@v7",
+    "create-pull-request": "peter-evans/create-pull-request@v8",
+}
+#: Rule 6: what the artifact holds: the suite's pages and junit.xml, and the run folders they link to.
+UPLOAD_PATHS = (".mobster/test-results/", ".mobster/runs/", "junit.xml")
+#: Rule 7: the model secret the heal job passes (the heal profile's model is Anthropic's).
+MODEL_SECRET = "ANTHROPIC_API_KEY"  # noqa: S105 - the variable's name, not a value
+#: Rule 7: the profile the heal job runs: the default profile's model is ``scripted``.
+HEAL_PROFILE = "heal"
+
+#: Rule 5: the step that reads the config's ``install`` and says what pip installs (``MOBSTER_REQUIREMENT``
+#: in ``$GITHUB_ENV``): Mobster replay with the job's extras (``MOBSTER_EXTRAS``) from a URL, a path of
+#: the repository, or a version specifier. No key: one line naming the file and the fix.
+INSTALL_SCRIPT = """\
+import os
+import pathlib
+import sys
+import tomllib
+
+own = pathlib.Path("mobster.toml")
+if own.is_file():
+    where, table = own.name, tomllib.loads(own.read_text(encoding="utf-8"))
+else:
+    doc = tomllib.loads(pathlib.Path("pyproject.toml").read_text(encoding="utf-8"))
+    where, table = "pyproject.toml [tool.mobster]", doc.get("tool", {}).get("mobster", {})
+source = table.get("install")
+if not isinstance(source, str) or not source.strip() or any(c.isspace() for c in source.strip()):
+    sys.exit(
+        f"{where}: install: say where CI installs Mobster replay from, such as "
+        'install = "git+https://github.com/OWNER/REPO@v0.1.0" (docs/ci.md)'
+    )
+source = source.strip()
+named = "mobster-replay[" + os.environ["MOBSTER_EXTRAS"] + "]"
+if source[0] in "=<>!~":
+    requirement = named + source
+elif "://" in source:
+    requirement = named + " @ " + source
+else:
+    requirement = named + " @ " + pathlib.Path(source).resolve().as_uri()
+print("installing", requirement)
+with open(os.environ["GITHUB_ENV"], "a", encoding="utf-8") as env:
+    env.write("MOBSTER_REQUIREMENT=" + requirement + "\\n")
 """
 
-_WORKFLOW = """\
-# Mobster replay in CI (docs/ci.md, docs/config.md), written by `mobster init`.
-# strict: replays the recorded paths (.mobster/paths) with no model: a changed screen fails.
-# heal: run by hand (or on a schedule) with a model; the heal files and healed paths it writes are
-# opened as a pull request to review (peter-evans/create-pull-request).
+_HEAD = """\
+# Mobster replay in CI (docs/ci.md), written by `mobster init`.
+# strict: on every push and pull request, replays the recorded paths (.mobster/paths) with no model:
+#   a changed screen fails the build. Its artifact holds the suite's pages, junit.xml and every
+#   check's report they link to.
+# heal: run by hand (Actions > mobster > Run workflow) on the config's heal profile, whose model is
+#   a real one; the heal files and healed paths it writes are opened as a pull request to review.
+# Both install Mobster replay from the config's `install` key (mobster.toml or [tool.mobster]).
+# A ${NAME} a check names comes from the repository's secret NAME; a check that names a new one
+# needs its line in both jobs' env (`mobster init` lists the missing ones).
 name: mobster
 
 on:
@@ -95,45 +158,89 @@ permissions:
   contents: read
 
 jobs:
-  strict:
-    name: checks (strict, no heal)
-    runs-on: ubuntu-latest  # the scripted phone; a simulator needs macos-latest
-    steps:
-<setup>      - run: mobster test --no-heal --junit junit.xml
-      - uses: actions/upload-artifact@v4
-        if: always()
-        with:
-          name: mobster-results
-          path: |
-            .mobster/test-results/
-            junit.xml
-
-  heal:
-    name: heal changed steps (opens a pull request)
-    if: github.event_name == 'workflow_dispatch'
-    runs-on: ubuntu-latest
-    permissions:
-      contents: write
-      pull-requests: write
-    steps:
-<setup>      - run: mobster test
-        continue-on-error: true  # a check that needs review exits 2; the pull request is the review
-        env:
-          ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}
-      - uses: peter-evans/create-pull-request@v7
-        with:
-          branch: mobster/heals
-          title: "Mobster: healed steps to review"
-          commit-message: "Mobster: healed steps"
-          body: |
-            Steps whose screen changed were healed by the model. Review each heal file
-            (`mobster test heal` lists them), then merge to keep the healed paths.
-          add-paths: |
-            .mobster/checks/*.heal.yaml
-            .mobster/paths/
 """
-#: Rule 2: the CI workflow (GitHub Actions).
-WORKFLOW = _WORKFLOW.replace("<setup>", _SETUP)
+
+
+def _setup(extras: str) -> str:
+    """The steps both jobs start with: the checkout, Python, and Mobster replay from the config's ``install``."""
+    script = "".join(f"          {line}\n" if line else "\n" for line in INSTALL_SCRIPT.splitlines())
+    return (
+        f"    env:\n"
+        f"      MOBSTER_EXTRAS: {extras}   # with the extras your devices need: simulator, usb, appium\n"
+        f"    steps:\n"
+        f"      - uses: {ACTIONS['checkout']}\n"
+        f"      - uses: {ACTIONS['setup-python']}\n"
+        f"        with:\n"
+        f'          python-version: "3.11"\n'
+        f"      - name: Read where Mobster replay comes from (the config's install)\n"
+        f"        shell: python\n"
+        f"        run: |\n{script}"
+        f"      - name: Install Mobster replay\n"
+        f'        run: python -m pip install "$MOBSTER_REQUIREMENT"\n'
+    )
+
+
+def _env(names: Sequence[str]) -> str:
+    """Rule 7: a step's ``env:`` lines, one per secret: ``NAME: ${{ secrets.NAME }}``."""
+    if not names:
+        return ""
+    return "        env:\n" + "".join(f"          {n}: ${{{{ secrets.{n} }}}}\n" for n in names)
+
+
+def _upload(name: str) -> str:
+    """Rule 6: the artifact of a job's run: every file the suite's pages and junit.xml link to."""
+    paths = "".join(f"            {p}\n" for p in UPLOAD_PATHS)
+    return (
+        f"      - uses: {ACTIONS['upload-artifact']}\n"
+        f"        if: always()\n"
+        f"        with:\n"
+        f"          name: {name}\n"
+        f"          # the suite's index.html and junit.xml link to each check's run folder under .mobster/runs\n"
+        f"          path: |\n{paths}"
+    )
+
+
+def workflow_text(secrets: Sequence[str] = ()) -> str:
+    """Rules 5-7: the CI workflow (GitHub Actions), with an ``env:`` line for each ``${NAME}`` the checks name."""
+    names = sorted(set(secrets))
+    heal_names = sorted({*names, MODEL_SECRET})
+    return (
+        _HEAD + "  strict:\n"
+        "    name: checks (strict, no heal)\n"
+        "    runs-on: ubuntu-latest  # the scripted phone; a simulator needs macos-latest\n"
+        + _setup("cli")
+        + "      - run: mobster test --no-heal --junit junit.xml\n"
+        + _env(names)
+        + _upload("mobster-results")
+        + "\n"
+        "  heal:\n"
+        "    name: heal changed steps (opens a pull request)\n"
+        "    if: github.event_name == 'workflow_dispatch'\n"
+        "    runs-on: ubuntu-latest\n"
+        "    permissions:\n"
+        "      contents: write\n"
+        "      pull-requests: write\n"
+        + _setup("cli,anthropic")
+        + f"      - run: mobster test --profile {HEAL_PROFILE} --junit junit.xml\n"
+        "        continue-on-error: true  # a check that needs review exits 2; the pull request is the review\n"
+        + _env(heal_names)
+        + _upload("mobster-heal-results")
+        + f"      - uses: {ACTIONS['create-pull-request']}\n"
+        "        with:\n"
+        "          branch: mobster/heals\n"
+        '          title: "Mobster: healed steps to review"\n'
+        '          commit-message: "Mobster: healed steps"\n'
+        "          body: |\n"
+        "            Steps whose screen changed were healed by the model. Review each heal file\n"
+        "            (`mobster test heal` lists them), then merge to keep the healed paths.\n"
+        "          add-paths: |\n"
+        "            .mobster/checks/*.heal.yaml\n"
+        "            .mobster/paths/\n"
+    )
+
+
+#: The workflow of a project whose checks name no secret.
+WORKFLOW = workflow_text()
 
 
 @dataclass(frozen=True)
@@ -148,6 +255,7 @@ class Found:
 class _Report:
     wrote: list[str] = field(default_factory=list)
     left: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def find_devices(runner: object = None, *, usbmux_address: str | None = None, lockdown: object = None) -> Found:
@@ -196,17 +304,39 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def config_text(found: Found, *, profiles: str = "profiles") -> str:
-    """Rule 3: the config's keys, with a profile per device found (``profiles``: the tables' prefix)."""
+def config_text(found: Found, *, profiles: str = "profiles", install: str | None = None) -> str:
+    """Rules 3 and 5: the config's keys, ``install``, and a profile per device found (``profiles``: the tables' prefix).
+
+    ``install`` is where CI installs Mobster replay from (None: this copy came from somewhere CI
+    can't reach, and a comment says what to write).
+    """
+    from mobster_drivers.harness.config import toml_value
+    from mobster_drivers.harness.models import DEFAULT_ANTHROPIC_MODEL
+
     lines = [
         'profile = "scripted"',
         'paths = "committed"   # recorded paths in .mobster/paths, in git: CI replays them',
+        "# Where CI installs Mobster replay from (.github/workflows/mobster.yml; docs/ci.md): the project's",
+        '# Git URL at a tag or commit, a wheel\'s URL or path in this repository, or "==VERSION" once released.',
+    ]
+    if install is not None:
+        lines.append(f"install = {toml_value(install)}")
+    else:
+        lines += [
+            "# This copy was installed from a folder or a file on this machine, which CI can't reach: set it.",
+            '# install = "git+https://github.com/OWNER/mobster-replay@v0.1.0"',
+        ]
+    lines += [
         "",
         f"[{profiles}.scripted]",
         'scripted = "apps/yourapp.yaml"   # the scripted phone: no key, no phone (docs/scripted-phone.md)',
         'model = "scripted"',
+        "",
+        f"[{profiles}.{HEAL_PROFILE}]   # the CI workflow's heal job: a real model heals ({MODEL_SECRET})",
+        'scripted = "apps/yourapp.yaml"   # the device CI runs on: the same as the strict job\'s',
+        f"model = {toml_value(DEFAULT_ANTHROPIC_MODEL)}",
     ]
-    names: set[str] = {"scripted"}
+    names: set[str] = {"scripted", HEAL_PROFILE}
     for name, ios in found.simulators:
         slug = _unique(f"sim-{_slug(name)}", names)
         lines += ["", f"[{profiles}.{slug}]   # iOS {ios}", f"sim = {_quoted(name)}"]
@@ -228,7 +358,7 @@ def _unique(slug: str, names: set[str]) -> str:
     return name
 
 
-def init_project(folder: Path, found: Found) -> _Report:
+def init_project(folder: Path, found: Found, *, install: str | None = None) -> _Report:
     """Rules 1 and 2: write what is missing in ``folder``; what was written and what was left."""
     from mobster_core.files import atomic_write, private_dir
     from mobster_drivers.devices.scripted import sample_path
@@ -247,11 +377,54 @@ def init_project(folder: Path, found: Found) -> _Report:
     _new_private(mobster / SCHEMA_NAME, schema_text(), folder, report)
     _new(folder / "apps" / "yourapp.yaml", sample_path("yourapp").read_text(encoding="utf-8"), folder, report)
     pyproject = folder / "pyproject.toml"
-    _config(folder, pyproject, found, report)
+    _config(folder, pyproject, found, report, install)
     _pytest(folder, pyproject, report)
     _gitignore(folder / ".gitignore", folder, report)
-    _new(folder / ".github" / "workflows" / "mobster.yml", WORKFLOW, folder, report)
+    secrets = _secrets(folder, report)
+    workflow = folder / ".github" / "workflows" / "mobster.yml"
+    if workflow.exists() or workflow.is_symlink():
+        _missing_env(workflow, secrets, folder, report)
+    else:
+        _new(workflow, workflow_text(secrets), folder, report)
     return report
+
+
+def _secrets(folder: Path, report: _Report) -> tuple[str, ...]:
+    """Rule 7: the ``${NAME}`` secrets the project's checks name, sorted; a check that can't be read is said."""
+    from mobster_core.checks import CheckError, find_checks, load_check, secret_names
+
+    names: set[str] = set()
+    for file in find_checks(folder):
+        try:
+            names.update(secret_names(load_check(file)))
+        except (CheckError, OSError) as exc:
+            report.notes.append(f"{_rel(file, folder)} can't be read, so its ${{NAME}}s aren't in the workflow: {exc}")
+    return tuple(sorted(names))
+
+
+def _missing_env(workflow: Path, secrets: Sequence[str], folder: Path, report: _Report) -> None:
+    """Rules 1 and 7: a workflow that is there is left; the secrets its env lacks are named, with the lines to add."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        doc = YAML(typ="safe", pure=True).load(workflow.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YAMLError):
+        doc = None
+    have: set[str] = set()
+    for job in (doc.get("jobs") or {}).values() if isinstance(doc, dict) else ():
+        for layer in (job, *(job.get("steps") or ())) if isinstance(job, dict) else ():
+            env = layer.get("env") if isinstance(layer, dict) else None
+            have.update(env if isinstance(env, dict) else ())
+    missing = [n for n in secrets if n not in have]
+    rel = _rel(workflow, folder)
+    if not missing:
+        report.left.append(f"{rel} (it is there)")
+        return
+    lines = ", ".join(f"{n}: ${{{{ secrets.{n} }}}}" for n in missing)
+    report.left.append(
+        f"{rel} (it is there; the checks name {', '.join(missing)}: add to its mobster test steps' env {lines})"
+    )
 
 
 def starter_text() -> str:
@@ -311,17 +484,18 @@ def _has_table(path: Path, name: str) -> bool:
     return bool(re.search(_TABLE.pattern.format(re.escape(name)), text, re.MULTILINE))
 
 
-def _config(folder: Path, pyproject: Path, found: Found, report: _Report) -> None:
+def _config(folder: Path, pyproject: Path, found: Found, report: _Report, install: str | None) -> None:
     own = folder / "mobster.toml"
     if own.exists():
         report.left.append("mobster.toml (it is there)")
     elif pyproject.is_file() and _has_table(pyproject, "mobster"):
         report.left.append("pyproject.toml [tool.mobster] (it is there)")
     elif pyproject.is_file():
-        _append(pyproject, "[tool.mobster]\n" + _CONFIG_HEAD + config_text(found, profiles="tool.mobster.profiles"))
+        text = config_text(found, profiles="tool.mobster.profiles", install=install)
+        _append(pyproject, "[tool.mobster]\n" + _CONFIG_HEAD + text)
         report.wrote.append("pyproject.toml [tool.mobster] (added at its end)")
     else:
-        _new(own, _CONFIG_HEAD + "\n" + config_text(found), folder, report)
+        _new(own, _CONFIG_HEAD + "\n" + config_text(found, install=install), folder, report)
 
 
 def _pytest(folder: Path, pyproject: Path, report: _Report) -> None:
@@ -360,6 +534,7 @@ def lines(report: _Report, found: Found, folder: Path) -> Sequence[str]:
     """What ``mobster init`` prints: what it wrote, what it left, and what to run next."""
     out = [f"wrote {name}" for name in report.wrote]
     out += [f"left {name}" for name in report.left]
+    out += [f"note: {note}" for note in report.notes]
     devices = [f"simulator {n} (iOS {v})" for n, v in found.simulators]
     devices += [f"iPhone {n} (iOS {v})" for n, _, v in found.iphones]
     out.append(f"devices found: {', '.join(devices)}" if devices else "devices found: none (the scripted phone)")
@@ -381,7 +556,9 @@ def init(directory: Path | None) -> None:
     folder = directory or Path()
     if folder.exists() and not folder.is_dir():
         raise click.UsageError(f"{folder} is not a folder: give a folder for the project")
+    from mobster_core.distribution import ci_source
+
     found = find_devices()
-    report = init_project(folder, found)
+    report = init_project(folder, found, install=ci_source())
     for line in lines(report, found, folder):
         click.echo(visible(line))

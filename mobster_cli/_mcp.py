@@ -87,18 +87,20 @@ def _configured(ctx: click.Context, opts: dict[str, Any]) -> dict[str, Any]:
 
 
 def _serve(runtime: Any, opts: dict[str, Any]) -> int:
+    from mobster_core.distribution import install_hint
+
     from .main import _fail, _project_root
 
     try:
         import mobster_mcp
     except ImportError as exc:  # Rule 3: mobster_mcp imports the SDK when its server is built
-        _fail(f"mobster mcp needs the mcp extra ({exc.name} is missing): pip install 'mobster[mcp]'")
+        _fail(f"mobster mcp needs the mcp extra ({exc.name} is missing): {install_hint('mcp')}")
     bridge = mobster_mcp.Bridge(_settings(opts), _project_root((opts["project"] or Path.cwd()).absolute()),
                                 runtime.the_clock())  # fmt: skip
     try:
         server = mobster_mcp.build_server(bridge)
     except ImportError as exc:
-        _fail(f"mobster mcp needs the mcp extra ({exc.name} is missing): pip install 'mobster[mcp]'")
+        _fail(f"mobster mcp needs the mcp extra ({exc.name} is missing): {install_hint('mcp')}")
     try:
         if opts["http_port"] is None:
             mobster_mcp.serve_stdio(server)

@@ -157,7 +157,8 @@ class _Guarded(click.Group):
 
 
 @click.group(cls=_Guarded, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="mobster", prog_name="mobster")
+# The distribution's own name (mobster_core.distribution): the registry's `mobster` is another project.
+@click.version_option(package_name="mobster-replay", prog_name="mobster", message="%(package)s %(version)s")
 def cli() -> None:
     """Mobster replay: end-to-end checks of iOS apps.
 
@@ -337,9 +338,10 @@ def _configured(ctx: click.Context, opts: dict[str, Any], checks: Sequence[str] 
     from mobster_drivers.harness.config import ConfigError
 
     try:
-        return apply_config(ctx, opts, checks)[0]
+        merged, _sources, project = apply_config(ctx, opts, checks)
     except ConfigError as exc:
         _fail(str(exc))
+    return {**merged, "profile_used": project.profile}  # for the "Run it again" line
 
 
 @click.command(name="heal", context_settings={"help_option_names": ["-h", "--help"]})
@@ -558,6 +560,8 @@ def _settings(opts: dict[str, Any]) -> Settings:
         retries=opts.get("retries") or 0,
         repeat=opts.get("repeat") or 1,
         video=opts.get("video") or "off",
+        profile=opts.get("profile_used"),
+        env_file=opts.get("env_file"),
     )
 
 
@@ -726,7 +730,6 @@ def _copy_junit(suite: SuiteResult, target: Path) -> None:
 
 
 def _run_options(settings: Settings, root: Path, out: Any, driver: Sequence[str] = ()) -> RunOptions:
-    from mobster_drivers.harness.spec import rerun_options
     from mobster_report import HtmlReport
 
     from ._render import visible
@@ -738,7 +741,7 @@ def _run_options(settings: Settings, root: Path, out: Any, driver: Sequence[str]
 
     return settings.to_run_options(
         root,
-        reporter=HtmlReport(devices=rerun_options(settings.devices, driver)),  # "Run it again" names them
+        reporter=HtmlReport(devices=settings.rerun_options(root, driver)),  # "Run it again" names them
         on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
         on_sending=sending,
         on_result=lambda result: _print_check(out, result),

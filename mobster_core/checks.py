@@ -4,7 +4,8 @@ A project is a folder with ``.mobster/``; its checks are the ``*.yaml`` files of
 ``.mobster/checks/``. :func:`load_check` reads one strictly (every problem a
 :class:`~mobster_core.exceptions.CheckError` naming the file, line and key); :func:`shard` picks
 every N-th of them for one of N machines; :func:`parse_alert_policy` reads a system-alert policy
-(``docs/alerts.md``); :func:`read_user_file` reads a user's file (regular files only, size-capped,
+(``docs/alerts.md``); :func:`secret_names` lists the ``${NAME}`` secrets a check names (what a
+CI job must pass it); :func:`read_user_file` reads a user's file (regular files only, size-capped,
 never blocking on a FIFO); :func:`push_problem` says what is wrong with a push payload (at most
 :data:`MAX_PUSH_BYTES`, a JSON object with an ``aps`` object). The format is in ``docs/checks.md``.
 """
@@ -12,6 +13,7 @@ never blocking on a FIFO); :func:`push_problem` says what is wrong with a push p
 from ._rules.alerts import SERVICES as ALERT_SERVICES
 from ._rules.alerts import AlertMode, AlertPolicy, AlertProblem, parse_alerts
 from ._rules.controls import AUDIT_TYPES, CONTENT_SIZES, MAX_PUSH_BYTES, audit_type_name, push_problem
+from ._rules.secrets import references
 from ._rules.yaml import dotted
 from ._run.suite import parse_shard, shard
 from ._store.checks import Budget, Check, CheckApp, CheckLaunch, find_checks, load_check, load_check_text, project_of
@@ -40,6 +42,7 @@ __all__ = [
     "project_of",
     "push_problem",
     "read_user_file",
+    "secret_names",
     "shard",
 ]
 
@@ -53,3 +56,14 @@ def parse_alert_policy(value: object, where: str = "alerts") -> AlertPolicy:
         return parse_alerts(value)
     except AlertProblem as exc:
         raise ValueError(f"{dotted((where, *exc.keys))}: {exc.problem}; {exc.fix}") from exc
+
+
+def secret_names(check: Check) -> tuple[str, ...]:
+    """The ``${NAME}`` secrets ``check`` names, each once, in the order they first appear.
+
+    The places a run reads them from (``docs/checks.md``): its steps, and its launch values
+    (``launch.args``, ``launch.env``'s values, ``launch.url``). A run without one of them set
+    can't run (class ``usage``); a CI job passes each from the repository's secrets.
+    """
+    launch = check.launch
+    return references([*check.steps, *launch.args, *launch.env.values(), launch.url])

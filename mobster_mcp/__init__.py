@@ -4,7 +4,7 @@ An agent (Claude, Cursor, VS Code's agent, ...) reads the screen, acts on the ap
 check; ``mobster test`` then replays that check with zero model calls, and the verdict comes from
 the accessibility tree. The tools and resources are in :mod:`mobster_mcp._server`, their work in
 :mod:`mobster_mcp._bridge`, on the core's live sessions (``mobster_core.sessions``) and the
-harness's devices. Needs the ``mcp`` extra: ``pip install 'mobster[mcp]'``. See ``docs/mcp.md``.
+harness's devices. Needs the ``mcp`` extra (``mobster-replay[mcp]``). See ``docs/mcp.md``.
 
     from mobster_mcp import Bridge, build_server, serve_stdio
 

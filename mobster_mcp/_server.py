@@ -201,9 +201,6 @@ def _sync(call: Callable[[], dict[str, Any]]) -> Callable[[], Awaitable[dict[str
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from mobster_core.distribution import version
 
-    try:
-        return version("mobster")
-    except PackageNotFoundError:
-        return "0"
+    return version() or "0"

@@ -1,8 +1,8 @@
 """Mobster replay under pytest: check files as items, a ``mobster`` fixture, one device per xdist worker.
 
-Install ``mobster[pytest]``; pytest loads the plugin by itself (``mobster_pytest.plugin``). Then
-``pytest --mobster-scripted apps/yourapp.yaml`` runs every ``.mobster/checks/*.yaml`` as an item,
-and a test can run checks itself::
+Install the ``pytest`` extra (``mobster-replay[pytest]``); pytest loads the plugin by itself
+(``mobster_pytest.plugin``). Then ``pytest --mobster-scripted apps/yourapp.yaml`` runs every
+``.mobster/checks/*.yaml`` as an item, and a test can run checks itself::
 
     def test_signup(mobster):
         result = mobster.run("signup")  # raises CheckFailed / CheckCouldntRun / CheckOutcomeUnknown

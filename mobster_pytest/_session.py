@@ -60,7 +60,6 @@ from mobster_core import (
 from mobster_core.testing import FakeClock
 from mobster_drivers.harness.models import choose_models
 from mobster_drivers.harness.pool import CouldntOpen, OpenDevice, open_device
-from mobster_drivers.harness.spec import rerun_options
 from mobster_report import HtmlReport
 
 from ._settings import ClockKind, PluginSettings
@@ -167,7 +166,7 @@ class MobsterSession:
         """The run options the settings give, for a check of the project at ``root``."""
         harness = self.settings.harness
         # "Run it again" names the devices, spelled as ``mobster test`` takes them (spec Rule 7)
-        return harness.to_run_options(root, reporter=HtmlReport(devices=rerun_options(harness.devices)))
+        return harness.to_run_options(root, reporter=HtmlReport(devices=harness.rerun_options(root)))
 
     def run(self, check: Check, *, device: Device, model: Model | None, options: RunOptions) -> CheckResult:
         """Run ``check`` once (Rule 3); Ctrl+C writes the run's result and ends the session."""

@@ -210,6 +210,8 @@ class _Source:
         #: Rule 7: the project config's values and where each came from (none until read).
         self.project: dict[str, object] = {}
         self.project_sources: dict[str, str] = {}
+        #: The config's profile used (None: none), for a report's "Run it again" line.
+        self.profile: str | None = None
 
     def from_project(self, name: str) -> object:
         """The config's value of ``name`` (None: it has none), noted as its source."""
@@ -290,6 +292,8 @@ def read_settings(config: Any) -> PluginSettings:
         repeat=_count(src, "repeat", 1, MAX_REPEAT),
         alerts=_alerts(src.from_project("alerts")),
         video=_choice(src, "video", "off"),
+        profile=src.profile,
+        env_file=env_file if isinstance(env_file := src.project.get("env-file"), Path) else None,
     )
     settings = PluginSettings(
         harness=harness,
@@ -321,6 +325,7 @@ def _read_project(src: _Source) -> None:
     if any(src.given(_spec(kind)) for kind in KINDS):
         project = project.without_pool()
     src.project, src.project_sources = dict(project.values), dict(project.sources)
+    src.profile = project.profile
 
 
 def _secrets(src: _Source) -> dict[str, str] | None:

@@ -5,7 +5,7 @@ A consumer of results, outside the engine (``mobster_core`` knows only the small
 
 - :class:`HtmlReport`: the reporter ``mobster test`` runs with
   (``RunOptions(reporter=HtmlReport())``): each check run's ``report.html`` with its frames'
-  thumbnails and views (made with Pillow: ``pip install 'mobster[report]'``), each suite's
+  thumbnails and views (made with Pillow: the ``report`` extra, ``mobster-replay[report]``), each suite's
   ``index.html``; :class:`FrameLimits` caps the full frames a run keeps;
 - :func:`merge_suites` (``mobster report merge``) joins shards' ``results.json``, ``junit.xml``
   and ``index.html``, raising :class:`MergeError`;

@@ -33,6 +33,7 @@ from typing import Any
 import attrs
 
 from mobster_core import CheckResult, FailureClass, SuiteResult
+from mobster_core.distribution import install_hint
 from mobster_core.exceptions import JournalError, ResultsError, UnsafeFile
 from mobster_core.files import atomic_write, read_private
 from mobster_core.results import FramesMode, HealEntry, read_journal
@@ -45,12 +46,12 @@ from ._run_page import RunReport, render_run
 from ._suite_page import render_suite
 
 __all__ = [
-    "NO_PILLOW",
     "HealFrames",
     "HtmlReport",
     "heal_evidence",
     "keep_frames",
     "newest_report",
+    "no_pillow",
     "write_index",
     "write_report",
 ]
@@ -59,11 +60,14 @@ log = logging.getLogger("mobster.report")
 
 #: The largest full frame read to make its pictures, in bytes.
 MAX_FRAME_BYTES = 64 * 1024 * 1024
-#: Rule 2: what a page without pictures says, when Pillow isn't installed.
-NO_PILLOW = (
-    "No pictures: Pillow isn't installed (pip install 'mobster[report]'). "
-    "The full frames this run kept are in its frames/ folder."
-)
+
+
+def no_pillow() -> str:
+    """Rule 2: what a page without pictures says, when Pillow isn't installed (how to add it to this copy)."""
+    return (
+        f"No pictures: Pillow isn't installed ({install_hint('report')}). "
+        "The full frames this run kept are in its frames/ folder."
+    )
 
 
 @attrs.frozen
@@ -101,7 +105,7 @@ class HtmlReport:
         if root is not None:
             keep_recorded(root, data, kept)
             kept = {**kept, **_recorded_pictures(root, data)}
-        write_report(folder, data, kept, rerun=rerun, note=None if pillow() else NO_PILLOW)
+        write_report(folder, data, kept, rerun=rerun, note=None if pillow() else no_pillow())
 
     def suite_ended(self, suite: SuiteResult) -> None:
         """Rule 4: the suite's ``index.html`` beside its ``results.json``."""
@@ -128,7 +132,7 @@ def _recorded_pictures(root: Path, result: Mapping[str, Any]) -> dict[str, bytes
 
 @functools.cache
 def _say_no_pillow() -> None:
-    log.warning("reports have no pictures: Pillow isn't installed (pip install 'mobster[report]')")
+    log.warning("reports have no pictures: Pillow isn't installed (%s)", install_hint("report"))
 
 
 def keep_frames(

@@ -14,7 +14,7 @@ Rule 2: only a PNG of at most :data:`MAX_PIXELS` pixels is read; transparency is
 Rule 3: a picture made from a frame is remembered by the frame's digest (the last
         :data:`PICTURES_KEPT`): the same screen, met again in this run or a later one of the same
         process (a suite, the test suite), is not shrunk and encoded again.
-Rule 4: Pillow is the report extra's (``mobster[report]``, in every real driver's extra and the
+Rule 4: Pillow is the report extra's (``mobster-replay[report]``, in every real driver's extra and the
         CLI's). Without it :func:`pillow` is False: the report is written without pictures and
         says so, and nothing here raises for it.
 """

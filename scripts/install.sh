@@ -18,6 +18,18 @@ if [ ! -x "$venv/bin/uv" ]; then
     "$base" -m pip --python "$py" install --quiet "uv>=0.8" >/dev/null 2>&1 || true
   fi
 fi
+# The distribution was named mobster before mobster-replay (the package index's mobster is another
+# project): a virtualenv made before the rename forgets our old record first, so one copy is installed.
+# Only ours is removed: a mobster whose files are this project's packages or its editable hook.
+if "$py" -c 'import importlib.metadata as m, sys
+files = [str(f) for f in (m.distribution("mobster").files or [])]
+sys.exit(0 if any(f.startswith("mobster_cli/") or "_editable_impl_mobster.pth" in f for f in files) else 1)' 2>/dev/null; then
+  if [ -x "$venv/bin/uv" ]; then
+    "$venv/bin/uv" pip uninstall --quiet --python "$py" mobster || true
+  else
+    "$py" -m pip uninstall --quiet --yes mobster || true
+  fi
+fi
 if [ -x "$venv/bin/uv" ] && "$venv/bin/uv" pip install --quiet --python "$py" "$@"; then
   exit 0
 fi

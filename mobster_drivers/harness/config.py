@@ -23,7 +23,14 @@ Rule 3: a profile (``[profiles.NAME]`` in ``mobster.toml``, ``[tool.mobster.prof
         the result the same way (the command line, and the plugin's ini keys).
 Rule 4: a relative path (an app script, a caps file, an env file) is relative to the config file's
         folder, so a config works from any sub-folder.
-Rule 5: every bad input is a :class:`ConfigError` whose one line names the file, the line, the key
+Rule 5: ``install`` (a base key, not a setting of a run) is where CI installs Mobster replay from,
+        read by the workflow ``mobster init`` writes (``docs/ci.md``): a URL (``git+https://…@REF``,
+        a wheel's ``https://`` URL), a path in the repository (a wheel, a folder), or a version
+        specifier once it is released (``==0.2.0``). It is one word (no spaces, no control
+        characters: the workflow passes it on whole) and holds no password or token: the config is
+        committed, so an http(s) URL's userinfo (a token may stand as the user) and any URL's
+        password are refused; ``git+ssh://git@host/…`` names the ssh account and is kept.
+Rule 6: every bad input is a :class:`ConfigError` whose one line names the file, the line, the key
         and the fix: an unknown key (with the nearest known one), a wrong type or range, an unknown
         profile (with the known ones), TOML that doesn't parse (its line), a file that isn't a
         regular file or is larger than :data:`MAX_BYTES` (read with ``read_user_file``), a file that
@@ -57,14 +64,14 @@ __all__ = [
 
 #: The config file of its own (the other home is ``[tool.mobster]`` in ``pyproject.toml``).
 CONFIG_FILE = "mobster.toml"
-#: The largest config file read (Rule 5).
+#: The largest config file read (Rule 6).
 MAX_BYTES = 256 * 1024
 _PYPROJECT = "pyproject.toml"
 _TOOL_TABLE = re.compile(r"^\s*\[\s*tool\s*\.\s*[\"']?mobster[\"']?\s*[\].]", re.MULTILINE)
 
 
 class ConfigError(ValueError):
-    """A config that can't be used; the message names the file, the line and the fix (Rule 5)."""
+    """A config that can't be used; the message names the file, the line and the fix (Rule 6)."""
 
 
 @dataclass(frozen=True)
@@ -227,8 +234,10 @@ _BY_NAME = {k.name: k for k in KEYS}
 #: Rule 3: the keys of a device pool; a layer naming a device replaces all of them below it.
 DEVICE_KEYS = ("scripted", "sim", "device", "wda", "appium")
 POOL_KEYS = (*DEVICE_KEYS, "caps", "parallel", "sessions", "session-per-check", "session-wait")
-#: The keys of the file that are not settings: the default profile and the profiles.
-_META = ("profile", "profiles")
+#: The keys of the file that are not settings: the default profile, the profiles, and where CI installs from.
+_META = ("profile", "profiles", "install")
+#: Rule 5: how a version specifier starts (``==0.2.0``, ``~=0.2``, ``>=0.2,<0.3``).
+_SPECIFIER = re.compile(r"(===?|~=|!=|<=?|>=?)\s*[0-9]")
 
 
 @dataclass(frozen=True)
@@ -247,6 +256,8 @@ class ProjectConfig:
     profiles: tuple[str, ...] = ()
     values: Mapping[str, object] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
+    #: Rule 5: where CI installs Mobster replay from, as written (None: the file doesn't say).
+    install: str | None = None
 
     @property
     def shown(self) -> str:
@@ -257,7 +268,7 @@ class ProjectConfig:
         """These values without the pool (Rule 3): what stays under a front end's own device option."""
         values = {k: v for k, v in self.values.items() if k not in POOL_KEYS}
         sources = {k: v for k, v in self.sources.items() if k not in POOL_KEYS}
-        return ProjectConfig(self.file, self.profile, self.profile_from, self.profiles, values, sources)
+        return ProjectConfig(self.file, self.profile, self.profile_from, self.profiles, values, sources, self.install)
 
 
 def _shown(file: Path) -> str:
@@ -306,7 +317,7 @@ def _has_tool_table(pyproject: Path) -> bool:
     return bool(_TOOL_TABLE.search(head.decode("utf-8", errors="replace")))
 
 
-# -- reading (Rules 2-5) ---------------------------------------------------------------------------
+# -- reading (Rules 2-6) ---------------------------------------------------------------------------
 
 
 def load_config(
@@ -345,7 +356,8 @@ def load_config(
         profile = reader.text_of(base_path, "profile", table["profile"])
         profile_from = f"{_shown(path)}'s profile key"
     values, sources = reader.layered(base_path, profile, profile_from, profiles)
-    return ProjectConfig(path, profile, profile_from if profile else None, tuple(profiles), values, sources)
+    install = reader.install_of(base_path, table["install"]) if "install" in table else None
+    return ProjectConfig(path, profile, profile_from if profile else None, tuple(profiles), values, sources, install)
 
 
 def _profile_header(path: Path, profile: str) -> str:
@@ -433,6 +445,31 @@ class _Reader:
             raise self.fail(table, name, 'write the name of a profile in quotes, such as profile = "scripted"')
         return value.strip()
 
+    def install_of(self, table: tuple[str, ...], value: object) -> str:
+        """Rule 5: the ``install`` key, one word that CI can pass to pip."""
+        example = 'install = "git+https://github.com/OWNER/REPO@v0.1.0"'
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(table, "install", f"write where CI installs Mobster replay from, such as {example}")
+        text = value.strip()
+        if any(c.isspace() or not c.isprintable() for c in text):
+            raise self.fail(table, "install", f"write one URL, path or version without spaces, such as {example}")
+        if "://" in text:
+            from urllib.parse import urlsplit
+
+            parts = urlsplit(text)
+            userinfo = parts.netloc.rpartition("@")[0]
+            web = parts.scheme.split("+")[-1] in ("http", "https")
+            if (userinfo and web) or ":" in userinfo:  # git+ssh://git@host/… names the ssh account, no secret
+                raise self.fail(
+                    table,
+                    "install",
+                    "the URL holds a user or token, and this file is committed: write the URL without it "
+                    "(a private repository: give the job a deploy key or a token in its secrets)",
+                )
+        elif text[0] in "=<>!~" and not _SPECIFIER.match(text):
+            raise self.fail(table, "install", 'write a version specifier such as install = "==0.2.0"')
+        return text
+
     def profiles(self, base: tuple[str, ...], value: object) -> list[str]:
         self.values.setdefault(base, {})
         if value is None:
@@ -482,7 +519,7 @@ def _resolved(value: str, folder: Path) -> str:
     return str(path if path.is_absolute() else folder / path)
 
 
-# -- lines (Rule 5) --------------------------------------------------------------------------------
+# -- lines (Rule 6) --------------------------------------------------------------------------------
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _ASSIGN = re.compile(

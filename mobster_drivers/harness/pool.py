@@ -93,6 +93,7 @@ from mobster_core import (
     SuiteResult,
     run_suite,
 )
+from mobster_core.distribution import install_hint
 from mobster_core.exceptions import DeviceBusy
 from mobster_drivers.harness.threads import size_threads
 
@@ -181,7 +182,7 @@ def _couldnt_said(spec: DeviceSpec, exc: Exception) -> BaseException:
         extra = _EXTRAS.get(spec.kind, spec.kind)
         return CouldntOpen(
             FailureClass.USAGE,
-            f"{spec.prefix}{spec.kind} needs the {extra} extra ({exc.name} is missing): pip install 'mobster[{extra}]'",
+            f"{spec.prefix}{spec.kind} needs the {extra} extra ({exc.name} is missing): {install_hint(extra)}",
         )
     if isinstance(exc, DeviceBusy):
         return CouldntOpen(FailureClass.BUSY, f"{spec.option}: {exc}")

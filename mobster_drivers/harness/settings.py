@@ -18,11 +18,17 @@ Rule 1: a front end parses its own options (click's for ``mobster test``, pytest
         (``RunOptions``'s: a check that couldn't run for a class of the machine tried again, each
         check run K times). ``alerts`` is a system-alert policy for
         every check, as a check writes it (``"accept"``, ``{"allow": ["location"]}``;
-        ``docs/alerts.md``); None leaves each check's own.
+        ``docs/alerts.md``); None leaves each check's own. ``profile`` (the config's profile the
+        run used) and ``env_file`` (the env file it read) are for a report's "Run it again" line.
 Rule 2: :meth:`Settings.to_run_options` is the one place settings become
         :class:`mobster_core.RunOptions`; what only a front end has (its reporter, its progress
         lines) it passes in. A timing left out is the core's default (0.15 s, 1.0 s, 3.0 s).
 Rule 3: ``secrets`` never shows in a ``repr`` and takes no part in equality: it holds API keys.
+Rule 4: :meth:`Settings.rerun_options` is the "Run it again" line's options, by device label: the
+        device (spec Rule 7), then ``--profile NAME`` when a profile was used (whatever chose it:
+        the line must run the same in a shell without ``$MOBSTER_PROFILE``) and ``--env-file
+        FILE`` when one was read. Paths in it (an app script, a caps file, the env file) are
+        relative to the project root the line runs in, when they are inside it.
 """
 
 from __future__ import annotations
@@ -88,6 +94,9 @@ class Settings:
     secrets: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
     #: The system-alert policy of every check, as a check file writes it (None: each check's own).
     alerts: str | Mapping[str, Sequence[str]] | None = field(default=None, hash=False)
+    #: Rule 4: the config's profile the run used, and the env file it read (None: none).
+    profile: str | None = None
+    env_file: Path | None = None
 
     def __post_init__(self) -> None:
         if self.frames not in FRAMES:
@@ -103,6 +112,21 @@ class Settings:
     def wants_model(self) -> bool:
         """Whether a model may be made: not under no-heal (strict CI), unless fresh asks Smart to record again."""
         return self.fresh or not self.no_heal
+
+    def rerun_options(self, root: Path, driver: Sequence[str] = ()) -> dict[str, str]:
+        """Rule 4: the options of a "Run it again" line, by device label (``""``: a pool of one, or ``--driver``)."""
+        import shlex
+
+        from .spec import relative_to, rerun_options
+
+        words = []
+        if self.profile:
+            words += ["--profile", self.profile]
+        if self.env_file is not None:
+            words += ["--env-file", relative_to(str(self.env_file), root)]
+        more = " ".join(shlex.quote(w) for w in words)
+        named = rerun_options(self.devices, driver, root=root)
+        return {label: f"{options} {more}".strip() for label, options in named.items()}
 
     def to_run_options(
         self,

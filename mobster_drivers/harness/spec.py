@@ -41,7 +41,8 @@ Rule 6: a URL's password and token-like path segments (a per-session endpoint's 
 Rule 7: :func:`rerun_options` gives the options that name each device of a pool, by its label,
         for a report's "Run it again" line: always in ``mobster test``'s spelling (``--sim``,
         ``--caps``), whichever front end ran the check (the plugin's ``--mobster-sim`` is no
-        option of the command the line runs), with Rule 6's scrubbing.
+        option of the command the line runs), with Rule 6's scrubbing; an app script or caps file
+        inside the project ``root`` is named relative to it (the line runs there).
 """
 
 from __future__ import annotations
@@ -54,7 +55,17 @@ from pathlib import Path
 from typing import NoReturn
 from urllib.parse import quote, unquote, urlsplit
 
-__all__ = ["KINDS", "DeviceOptions", "DeviceSpec", "PoolError", "label_of", "pool_specs", "rerun_options", "sim_port"]
+__all__ = [
+    "KINDS",
+    "DeviceOptions",
+    "DeviceSpec",
+    "PoolError",
+    "label_of",
+    "pool_specs",
+    "relative_to",
+    "rerun_options",
+    "sim_port",
+]
 
 #: The kinds of device a spec names, in the order the options are listed, and what their value is.
 KINDS: dict[str, str] = {"scripted": "APP.yaml", "sim": "NAME", "device": "NAME", "wda": "URL", "appium": "URL"}
@@ -323,7 +334,7 @@ def _labels(kind: str, values: Sequence[str]) -> list[str]:
     return out
 
 
-def rerun_options(options: DeviceOptions, driver: Sequence[str] = ()) -> dict[str, str]:
+def rerun_options(options: DeviceOptions, driver: Sequence[str] = (), *, root: Path | None = None) -> dict[str, str]:
     """The ``mobster test`` options that name each device of the pool, by its label (Rule 7).
 
     A pool of one device has results with no label: it is ``""`` too. ``--driver FACTORY ARG`` is
@@ -335,15 +346,26 @@ def rerun_options(options: DeviceOptions, driver: Sequence[str] = ()) -> dict[st
         specs = pool_specs(options, required=False)
     except PoolError:
         return {}
-    named = {s.label: _rerun_words(s) for s in specs}
+    named = {s.label: _rerun_words(s, root) for s in specs}
     if len(specs) == 1:
-        named[""] = _rerun_words(specs[0])
+        named[""] = _rerun_words(specs[0], root)
     return named
 
 
-def _rerun_words(spec: DeviceSpec) -> str:
+def relative_to(path: str, root: Path | None) -> str:
+    """``path`` as a command run in ``root`` names it: relative inside it (``apps/yourapp.yaml``), else as given."""
+    if root is None:
+        return path
+    try:
+        return Path(path).absolute().relative_to(root.absolute()).as_posix()
+    except ValueError:
+        return path
+
+
+def _rerun_words(spec: DeviceSpec, root: Path | None) -> str:
     """``--sim 'iPhone 17 Pro'``: one device's option, its URL's secrets scrubbed, and its caps file."""
-    words = [f"--{spec.kind}", spec.scrub(spec.value)]
+    value = relative_to(spec.value, root) if spec.kind == "scripted" else spec.scrub(spec.value)
+    words = [f"--{spec.kind}", value]
     if spec.caps is not None:
-        words += ["--caps", spec.caps]
+        words += ["--caps", relative_to(spec.caps, root)]
     return " ".join(shlex.quote(w) for w in words)

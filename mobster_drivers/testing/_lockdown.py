@@ -24,7 +24,7 @@ Rule 2: the services, on the ports ``StartService`` gave (:data:`SERVICE_PORTS`)
         until the client closes it.
 Rule 3: the pair record (usbmuxd's ``ReadPairRecord``) holds ``HostID``, ``SystemBUID`` and PEM
         certificates and keys made once per process (``cryptography``, which pymobiledevice3
-        brings: ``mobster[usb]``), as a paired computer keeps them.
+        brings: ``mobster-replay[usb]``), as a paired computer keeps them.
 """
 
 from __future__ import annotations

@@ -21,12 +21,12 @@ from mobster_drivers.harness.config import load_config
 from mobster_drivers.testing.usbmuxd import FakeIphone, FakeUsbmuxd
 from mobster_drivers.testing.xcrun import FakeSimctl
 
-#: The actions the workflow uses: real ones, at a major version each publishes.
+#: The actions the workflow uses: real ones, at the newest major each publishes (test_workflow.py).
 REAL_ACTIONS = {
-    "actions/checkout@v4",
-    "actions/setup-python@v5",
-    "actions/upload-artifact@v4",
-    "peter-evans/create-pull-request@v7",
+    "actions/checkout@v7",
+    "actions/setup-python@v7",
+    "actions/upload-artifact@v7",
+    "peter-evans/create-pull-request@v8",
 }
 
 

@@ -15,6 +15,7 @@ from mobster_core import exceptions, protocols, testing
 #: The public submodules: everything else under ``mobster_core`` starts with ``_``.
 PUBLIC_MODULES = (
     "checks",
+    "distribution",
     "exceptions",
     "files",
     "heals",

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from mobster_cli.main import cli
+from mobster_core.distribution import install_hint
 from mobster_drivers.devices.scripted import sample_path
 
 
@@ -25,9 +26,8 @@ def test_without_the_sdk_it_says_what_to_install(project: Path, monkeypatch: pyt
     monkeypatch.delitem(sys.modules, "mobster_mcp._server", raising=False)
     result = CliRunner().invoke(cli, ["mcp", "--scripted", str(sample_path("yourapp"))])
     assert result.exit_code == 3, result.output
-    assert (
-        "mobster mcp needs the mcp extra (mcp.server.mcpserver is missing): pip install 'mobster[mcp]'" in result.output
-    )
+    said = f"mobster mcp needs the mcp extra (mcp.server.mcpserver is missing): {install_hint('mcp')}"
+    assert said in result.output
 
 
 def test_a_bad_locale_is_a_usage_line(project: Path) -> None:

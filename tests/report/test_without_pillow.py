@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import tomllib
 from pathlib import Path
 
 import mobster_report
+from mobster_core.distribution import DISTRIBUTION, install_hint
 
 PROJECT = Path(mobster_report.__file__).resolve().parent.parent
 
@@ -47,7 +49,9 @@ def test_the_page_is_written_without_pictures_and_says_so_once(tmp_path: Path) -
     for r in runs:
         run_dir = tmp_path / r["run_dir"]
         page = (run_dir / "report.html").read_text()
-        assert "No pictures: Pillow isn&#x27;t installed (pip install &#x27;mobster[report]&#x27;)" in page
+        hint = html.escape(install_hint("report"))  # how to add the extra to this copy, from where it came
+        assert f"No pictures: Pillow isn&#x27;t installed ({hint})" in page
+        assert "mobster-replay" in hint or "[report]" in hint
         assert not list(run_dir.glob("frames/*.thumb.*"))
         assert (run_dir / "frames" / "final.png").is_file()  # the frames are the core's: still written
     assert done.stderr.count("reports have no pictures: Pillow isn't installed") == 1  # said once a process
@@ -64,8 +68,8 @@ def brings(extra: str, seen: frozenset[str] = frozenset()) -> set[str]:
     """Every requirement an extra brings, through the extras it names."""
     out: set[str] = set()
     for requirement in extras()[extra]:
-        if requirement.startswith("mobster["):
-            for name in requirement.removeprefix("mobster[").removesuffix("]").split(","):
+        if requirement.startswith(f"{DISTRIBUTION}["):
+            for name in requirement.removeprefix(f"{DISTRIBUTION}[").removesuffix("]").split(","):
                 if name not in seen:
                     out |= brings(name, seen | {extra})
         else:
@@ -77,5 +81,6 @@ def test_every_extra_that_runs_checks_brings_pillow() -> None:
     assert extras()["report"] == ["Pillow>=10"]
     for extra in ("cli", "pytest", "simulator", "usb", "appium", "all"):
         assert "Pillow>=10" in brings(extra), extra
-        named = {n for r in extras()[extra] if r.startswith("mobster[") for n in r[len("mobster[") : -1].split(",")}
+        ours = f"{DISTRIBUTION}["
+        named = {n for r in extras()[extra] if r.startswith(ours) for n in r[len(ours) : -1].split(",")}
         assert "report" in named, extra  # named, not only brought through another extra

@@ -10,7 +10,7 @@
     screen = await device.read()
 
 It drives the XCUITest driver's ``mobile:`` commands through Appium-Python-Client
-(``pip install 'mobster[appium]'``, imported when a device is made), reads WebDriverAgent's own
+(the ``appium`` extra, ``mobster-replay[appium]``, imported when a device is made), reads WebDriverAgent's own
 JSON tree with the WDA driver's parser and visibility rules (the verdict's ``read_evidence`` keeps
 WDA's own ``visible``; ``check_target`` asks WDA before an action whether its element is visible),
 sends each action once and maps errors to ``DeviceError`` and ``UnknownOutcome`` (see

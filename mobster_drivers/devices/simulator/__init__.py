@@ -8,7 +8,7 @@
 
 simctl runs through a :class:`SimctlRunner` (the real :class:`XcrunSimctl`, or
 ``mobster_drivers.testing.xcrun.FakeSimctl`` in tests). Needs macOS with Xcode, WebDriverAgent
-running on the simulator, and ``pip install 'mobster[simulator]'`` (see ``docs/drivers.md``).
+running on the simulator, and the ``simulator`` extra (``mobster-replay[simulator]``) (see ``docs/drivers.md``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
     finally:
         phone.close()
 
-pymobiledevice3 (``pip install 'mobster[usb]'``, imported lazily) lists the phones over usbmux,
+pymobiledevice3 (the ``usb`` extra, ``mobster-replay[usb]``, imported lazily) lists the phones over usbmux,
 reads the name and iOS version over lockdown (behind :class:`Lockdown`), and forwards a local
 port to WDA's port 8100 on the phone. WebDriverAgent must be running on the phone; on Linux the
 usbmuxd daemon must be running too. See ``docs/drivers.md``.

@@ -8,7 +8,7 @@
     screen = await device.read()
 
 Requests go through a :class:`WdaTransport`: by default :class:`FacebookWdaTransport`, over
-facebook-wda's connections (``pip install 'mobster[simulator]'``), imported when the device is made;
+facebook-wda's connections (the ``simulator`` extra, ``mobster-replay[simulator]``), imported when the device is made;
 a reply is read within its timeout and to :data:`MAX_REPLY_BYTES`.
 Each action endpoint is called once with an explicit timeout; errors are mapped to
 ``DeviceError`` and ``UnknownOutcome`` (see ``_device``'s rules and ``docs/drivers.md``). The replay

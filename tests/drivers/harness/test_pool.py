@@ -10,6 +10,7 @@ import attrs
 import pytest
 
 import mobster_core as mc
+from mobster_core.distribution import install_hint
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import AppScript, ScriptedPhone, sample_path
 from mobster_drivers.harness._lock import device_lock
@@ -87,7 +88,7 @@ def test_a_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(CouldntOpen) as caught:
         open_device(DeviceSpec("appium", "http://127.0.0.1:9"), FakeClock())
     assert caught.value.failure_class is mc.FailureClass.USAGE
-    assert "pip install 'mobster[appium]'" in caught.value.message
+    assert caught.value.message.endswith(f"(appium is missing): {install_hint('appium')}")
 
 
 def test_a_pool_leaves_out_what_cant_be_opened_and_raises_on_usage() -> None:
