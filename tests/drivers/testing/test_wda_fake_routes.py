@@ -58,7 +58,7 @@ def test_the_table_is_every_familys_and_no_route_is_served_twice() -> None:
     counts = Counter(route for family in FAMILIES for route in family.ROUTES.routes)
     assert [route for route, n in counts.items() if n > 1] == []
     assert dispatch.TABLE.routes == frozenset(counts)
-    assert len(dispatch.TABLE.routes | ANSWERED_FIRST) == 108  # every route the real clients send, as docs/drivers.md counts them
+    assert len(dispatch.TABLE.routes | ANSWERED_FIRST) == 108  # every route the real clients send (docs/drivers.md)
 
 
 def test_a_route_two_families_serve_fails_when_the_table_is_made() -> None:
