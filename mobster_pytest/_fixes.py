@@ -26,6 +26,10 @@ _PYTEST: Mapping[FixCode, str] = {
         "review it with the mobster command: mobster test heal shows it, and accepts or rejects {check}'s "
         "heals (or run it with --mobster-fresh to record it again)"
     ),
+    FixCode.SETTLE_HEAL: (
+        "settle it first with the mobster command: mobster test heal --accept {check} keeps it, "
+        "mobster test heal --reject {check} brings the recorded step back"
+    ),
 }
 
 
