@@ -27,8 +27,8 @@ _PYTEST: Mapping[FixCode, str] = {
         "heals (or run it with --mobster-fresh to record it again)"
     ),
     FixCode.SETTLE_HEAL: (
-        "settle it first with the mobster command: mobster test heal --accept {check} keeps it, "
-        "mobster test heal --reject {check} brings the recorded step back"
+        "settle it first with the mobster command, which accepts or rejects {check}'s heals (mobster test heal "
+        "shows it); a run with --mobster-fresh would retire it unreviewed"
     ),
 }
 
