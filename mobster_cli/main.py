@@ -981,7 +981,10 @@ def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
             if found.report is not None:
                 diff.append(f"report: {found.report}")
         elif e.run_dir is not None:
-            diff.append(f"frames: not shown (the run {visible(e.run_dir)} is gone, or its result.json can't be read)")
+            diff.append(
+                f"frames: not shown (the run {visible(e.run_dir)} isn't here: made on another machine, gone, "
+                "or its result.json can't be read)"
+            )
         rows.append((e.step, e.from_, e.to, e.why, diff))
     return heal_listing(f"{check.name} ({file.name})", rows)
 

@@ -134,6 +134,7 @@ def test_a_heal_made_on_ci_is_in_use_accepted_and_replayed_on_another_clone(
     assert 'step 3: Tap "Continue" → Tap "Next"' in listing.output
     assert "+ Button 'Next'" in listing.output
     assert "not in use" not in listing.output
+    assert "isn't here: made on another machine" in listing.output  # its frames are B's: said, not required
     # In use on C: the rebuild replays the healed path at $0 under --no-heal.
     strict = in_clone(c, monkeypatch, "test", "--scripted", "renamed.yaml", "--no-heal", "--json")
     assert strict.exit_code == 0, strict.output
