@@ -503,7 +503,11 @@ _MAX_STEP = 100_000
 
 def parse_state(raw: bytes) -> HealState:
     """Rule 8: a heal state's bytes, validated whole (strict JSON, every key and type); raises ``ValueError``."""
-    data = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"it is not UTF-8 text (byte {exc.start})") from exc
+    data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     if isinstance(data, dict):
         number = data.get("format")
         if (
