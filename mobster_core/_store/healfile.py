@@ -682,8 +682,8 @@ def not_kept_reason(root: Path, store: PathStore, entry: HealEntry) -> str:
         )
     if store.name == "local":
         return (
-            f"made on another machine with `paths = local` (its run {entry.run_dir} isn't here): its healed path "
-            "stayed in that machine's git-ignored .mobster/cache/heals; set `paths = 'committed'` in the "
+            "made on another machine with `paths = local`: its healed path stayed in that machine's git-ignored "
+            f".mobster/cache/heals (its run {entry.run_dir} isn't here); set `paths = 'committed'` in the "
             f"project's config so heals travel with the paths, and {settle}"
         )
     return (

@@ -278,7 +278,10 @@ def test_a_heal_made_where_paths_are_local_says_so_on_another_machine(
     listing = mobster("test", "heal")
     assert listing.exit_code == 0, listing.output
     said = next(line.strip() for line in listing.output.splitlines() if "not in use" in line)
-    assert said.startswith("not in use: made on another machine with `paths = local` (its run .mobster/runs/")
+    assert said.startswith(
+        "not in use: made on another machine with `paths = local`: its healed path stayed in that machine's "
+        "git-ignored .mobster/cache/heals (its run .mobster/runs/"
+    )
     assert "set `paths = 'committed'` in the project's config so heals travel with the paths" in said
     refused = mobster("test", "heal", "--accept", "signup")
     assert refused.exit_code == 3
