@@ -24,6 +24,10 @@ _CLI: Mapping[FixCode, str] = {
         "review it with mobster test heal, then mobster test heal --accept {check} or --reject {check} "
         "(or run it with --fresh to record it again)"
     ),
+    FixCode.SETTLE_HEAL: (
+        "settle it first: mobster test heal --accept {check} keeps it, mobster test heal --reject {check} "
+        "brings the recorded step back (mobster test heal shows it)"
+    ),
 }
 
 

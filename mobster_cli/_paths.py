@@ -5,8 +5,8 @@ Rule 1: every subcommand takes ``--paths local|committed`` (the store: without i
         ``mobster test``) and works on the project at or above the current folder.
 Rule 2: a check is named as ``mobster test`` names it: a path, or a name in ``.mobster/checks``.
 Rule 3: ``import`` writes nothing from a file that isn't a bundle (exit 3); a bundle whose paths
-        were all added or kept exits 0; one with a refused path exits 3 after writing the rest,
-        each refusal said on its own line.
+        (and heal states) were all added or kept exits 0; one with a refused path or heal state
+        exits 3 after writing the rest, each refusal said on its own line.
 Rule 4: text from files (check names, steps, messages) goes through ``visible`` before it is
         printed (``_render``'s Rule 1).
 """
@@ -279,4 +279,8 @@ def _import(file: Path, store: str) -> int:
         f"{len(report.refused)} refused",
         markup=False,
     )
+    if report.heals_added or report.heals_kept:
+        out.print(
+            f"heal states: {len(report.heals_added)} added, {len(report.heals_kept)} kept (one was here)", markup=False
+        )
     return USAGE_EXIT if report.refused else 0

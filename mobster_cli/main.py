@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -963,17 +963,19 @@ def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
     check = load_check(file)
     rows = []
     for pending in pending_heals(check, root, paths=store):
+        e = pending.entry
         diff: list[str] = []
-        if pending.env is not None:
+        if pending.env is not None and (pending.gone or pending.came):
             diff = [f"screen before → after ({pending.env}):"]
             diff += [f"- {role} {label!r}" for role, label in pending.gone]
             diff += [f"+ {role} {label!r}" for role, label in pending.came]
+        elif pending.env is not None:
+            diff = [f"screen before → after ({pending.env}): the same labels"]
+        if not (pending.gone or pending.came) or e.from_ == e.to:
+            # Never an empty difference: when the screens' labels or the lines say nothing, the actions do.
+            diff += ["actions before → after:", *_actions("-", e.old), *_actions("+", e.new)]
         if not pending.in_use:
-            diff.append(
-                "not in use: no healed path is kept with it (the file was edited, or a run stopped while "
-                "writing it); reject it, or run the check again so it heals again"
-            )
-        e = pending.entry
+            diff.append(f"not in use: {pending.why}")
         found = heal_evidence(root, file, e)
         if found is not None:
             diff.append(f"frame before: {found.before or 'not kept'}")
@@ -982,9 +984,31 @@ def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
             if found.report is not None:
                 diff.append(f"report: {found.report}")
         elif e.run_dir is not None:
-            diff.append(f"frames: not shown (the run {visible(e.run_dir)} is gone, or its result.json can't be read)")
+            diff.append(
+                f"frames: not shown (the run {visible(e.run_dir)} isn't here: made on another machine, gone, "
+                "or its result.json can't be read)"
+            )
         rows.append((e.step, e.from_, e.to, e.why, diff))
     return heal_listing(f"{check.name} ({file.name})", rows)
+
+
+def _actions(sign: str, actions: Sequence[Mapping[str, Any]]) -> list[str]:
+    """A heal's actions for ``mobster test heal``: ``- TAP Button 'Next' /0/3 (2 of 2)``; ``nothing`` for none."""
+    if not actions:
+        return [f"{sign} nothing"]
+    lines = []
+    for a in actions:
+        parts = [str(a.get("op", "?"))]
+        if a.get("role") is not None or a.get("label") is not None:
+            parts.append(f"{a.get('role') or '?'} {a.get('label')!r}")
+        if a.get("id"):
+            parts.append(str(a["id"]))
+        if "count" in a:
+            parts.append(f"({int(a.get('nth', 0)) + 1} of {a['count']})")
+        if "text" in a:
+            parts.append(f"text {a['text']!r}")
+        lines.append(f"{sign} {' '.join(parts)}")
+    return lines
 
 
 def main() -> None:

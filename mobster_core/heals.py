@@ -6,6 +6,10 @@ only. Accepting makes the healed steps the recorded path and removes the heal fi
 drops them, marks the recorded steps keep-failing (they fail, class ``drift``, when they change
 again) and removes the heal file. Both take the project's lock. ``mobster test heal`` is these three functions.
 
+The heal states are kept in the project's path store beside the paths (``paths``): with
+``"committed"`` they are in ``.mobster/paths/heals/``, tracked in git with the heal file, so a
+heal made on one clone is in use, accepted or rejected on any other.
+
 Every function takes the check (``load_check``) and the project folder (by default the one
 holding the check file).
 """
@@ -23,11 +27,12 @@ from ._store.checks import Check, project_of
 from ._store.healfile import (
     HealEntry,
     HealFileError,
-    adopted,
     check_key,
     heal_file_for,
-    load_heal_state,
+    heal_states,
+    not_kept_reason,
     read_heal_file,
+    waiting,
 )
 from .protocols import PathStore
 
@@ -52,9 +57,10 @@ class PendingHeal:
     ``entry`` is the heal file's entry; ``env`` the app version the screens are from
     (``1.0 (1)``), None when no recording of them is left; ``gone`` the ``(role, label)`` pairs of
     the recorded step's screen the healed one lacks, ``came`` those it has that the recorded one
-    didn't. ``in_use`` is False for an entry no healed path holds (the file was edited, or a run
-    stopped between writing it and keeping its path): it replays nothing, and ``accept_heals``
-    refuses it.
+    didn't. ``in_use`` is False for an entry no healed path holds: it replays nothing, and
+    ``accept_heals`` refuses it; ``why`` then says why and what to do (the file was edited, a run
+    stopped between writing it and keeping its path, or it was made on another machine whose
+    paths are local), None while it is in use.
     """
 
     entry: HealEntry
@@ -62,6 +68,7 @@ class PendingHeal:
     gone: tuple[Pair, ...] = ()
     came: tuple[Pair, ...] = ()
     in_use: bool = True
+    why: str | None = None
 
 
 def pending_heals(
@@ -69,18 +76,21 @@ def pending_heals(
 ) -> tuple[PendingHeal, ...]:
     """The heals of ``check`` waiting for review, in step order. Raises ``HealFileError``.
 
-    ``paths`` is the project's path store (``"local"``, ``"committed"`` or a ``PathStore``).
+    ``paths`` is the project's path store (``"local"``, ``"committed"`` or a ``PathStore``): the
+    heal states are read from it, beside the paths they heal.
     """
     entries = read_heal_file(heal_file_for(check.file))
     if not entries:
         return ()
     root = root or project_of(check.file)
     identity, cache, key = check.identity, ReplayCache(root, paths), check_key(root, check.file)
-    states = [(stored.env, load_heal_state(root, identity, stored.env, key)) for stored in cache.envs(identity)]
-    held = [e for _, state in states if adopted(state, entries) for e in state.adopts]
+    states = heal_states(cache, identity, key, provenance=check.provenance)
+    held = [e for _env, e in waiting(states, entries)]
     pending = []
     for entry in entries:
-        found = PendingHeal(entry, in_use=entry in held)
+        in_use = entry in held
+        why = None if in_use else not_kept_reason(root, cache.backend, entry)
+        found = PendingHeal(entry, in_use=in_use, why=why)
         for env, state in states:
             recorded = cache.lookup(identity, env).steps
             healed = state.healed
@@ -103,5 +113,6 @@ def accept_heals(check: Check, root: Path | None = None, *, paths: str | PathSto
 
 
 def reject_heals(check: Check, root: Path | None = None, *, paths: str | PathStore = "local") -> int:
-    """Bring the recorded steps of ``check`` back, marked keep-failing; return how many heals."""
-    return healfile.reject_heals(root or project_of(check.file), check.file, check.identity, paths)
+    """Bring the recorded steps of ``check`` back, marked keep-failing (in the store ``paths``); how many heals."""
+    cache = ReplayCache(root or project_of(check.file), paths)
+    return healfile.reject_heals(cache, check.file, check.identity, provenance=check.provenance)

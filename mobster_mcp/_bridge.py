@@ -233,7 +233,7 @@ class Bridge:
                 e = pending.entry
                 row = {"check": check.name, "file": file.name, "step": e.step, "from": e.from_, "to": e.to}
                 row.update(why=e.why, in_use=pending.in_use, gone=[list(p) for p in pending.gone],
-                           came=[list(p) for p in pending.came])  # fmt: skip
+                           came=[list(p) for p in pending.came], not_in_use=pending.why)  # fmt: skip
                 rows.append(row)
         return {"heals": rows}
 

@@ -26,6 +26,10 @@ _PYTEST: Mapping[FixCode, str] = {
         "review it with the mobster command: mobster test heal shows it, and accepts or rejects {check}'s "
         "heals (or run it with --mobster-fresh to record it again)"
     ),
+    FixCode.SETTLE_HEAL: (
+        "settle it first with the mobster command, which accepts or rejects {check}'s heals (mobster test heal "
+        "shows it); a run with --mobster-fresh would retire it unreviewed"
+    ),
 }
 
 

@@ -279,6 +279,8 @@ _HINTS = {
     "heal_limit": "Too many recorded steps changed to heal them safely: record the path again.",
     "review_heal": "A heal waits for review, and this build doesn't fit it: review it (<code>mobster test heal</code> "
     "shows it, then accept or reject it), or record the path again.",
+    "settle_heal": "A heal waits for review at this step, and this build doesn't fit it: it is never healed over. "
+    "Settle it first (<code>mobster test heal --accept</code> or <code>--reject</code>).",
     "steps_skipped": "The check asks for all its steps, and the run ended before its last one: look at the steps "
     "that ran, and at the screen where they stopped.",
     "unknown_outcome": "An action may or may not have happened. Look at the app before running again; the "
@@ -295,7 +297,7 @@ def _header(r: Mapping[str, Any], mark: str, word: str, vclass: str, heals: Sequ
     badge = f" <span class=cls>{_t(cls, 80)}</span>" if cls else ""
     lines = f"<p class=msg>{_t(message)}</p>" if message else ""
     fix = _map(r.get("fix")).get("code")
-    hint = _HINTS.get("review_heal" if fix == "review_heal" else cls) if isinstance(cls, str) else None
+    hint = _HINTS.get(fix if fix in ("review_heal", "settle_heal") else cls) if isinstance(cls, str) else None
     if hint:
         lines += f"<p class=hint>{hint}</p>"
     early = finished_early(r)

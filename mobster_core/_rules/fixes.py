@@ -37,6 +37,10 @@ class FixCode(enum.StrEnum):
     #: A heal waits for review in ``heal_file`` (of the check file ``check``): review it (accept or
     #: reject it), or record the check again (the CLI's ``mobster test heal``).
     REVIEW_HEAL = "review_heal"
+    #: A heal waits for review in ``heal_file`` (of the check file ``check``) at the step that
+    #: drifted: settle it first, by accepting or rejecting it (never healed over, never recorded
+    #: over: recording again would retire it unseen).
+    SETTLE_HEAL = "settle_heal"
 
 
 #: Rule 1: the names of each code's arguments.
@@ -45,6 +49,7 @@ ARGS: Mapping[FixCode, frozenset[str]] = {
     FixCode.GIVE_MODEL: frozenset(),
     FixCode.RUN_WITHOUT_NO_HEAL: frozenset(),
     FixCode.REVIEW_HEAL: frozenset({"heal_file", "check"}),
+    FixCode.SETTLE_HEAL: frozenset({"heal_file", "check"}),
 }
 
 #: Rule 3: each code in words no front end owns (``{name}`` is an argument).
@@ -53,6 +58,7 @@ _SENTENCES: Mapping[FixCode, str] = {
     FixCode.GIVE_MODEL: "give the run a model (a model key, or the scripted model)",
     FixCode.RUN_WITHOUT_NO_HEAL: "run it with healing on (or record the check again)",
     FixCode.REVIEW_HEAL: "review the heal waiting in {heal_file} (accept or reject it), or record the check again",
+    FixCode.SETTLE_HEAL: "settle the heal waiting in {heal_file} first: accept it or reject it",
 }
 
 #: Rule 2: the Python spelling, for a harness built on ``mobster_core``.
@@ -66,6 +72,10 @@ _PYTHON: Mapping[FixCode, str] = {
     FixCode.REVIEW_HEAL: (
         "review the heal waiting in {heal_file}: mobster_core.heals.accept_heals or reject_heals "
         "(or RunOptions(fresh=True) to record it again)"
+    ),
+    FixCode.SETTLE_HEAL: (
+        "settle the heal waiting in {heal_file} first: mobster_core.heals.accept_heals keeps it, "
+        "reject_heals brings the recorded step back"
     ),
 }
 

@@ -21,6 +21,7 @@ from mobster_core._rules.frames import FramesMode
 from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
 from mobster_core._rules.typing_rules import Provenance
 from mobster_core._store.checks import Check
+from mobster_core._store.pathstores import PATH_STORE_MEMBERS, missing_members
 from mobster_core.protocols import Clock, Device, PathStore, Reporter
 
 from .agent import ModelCalls
@@ -30,11 +31,14 @@ from .results import CheckResult
 __all__ = ["Run", "RunOptions"]
 
 
-def _check_paths(value: str | PathStore) -> None:
+def _check_paths(value: object) -> None:
+    """``paths`` is a store's name or a whole ``PathStore`` (one written before its documents says what it lacks)."""
     if isinstance(value, str) and value not in ("local", "committed"):
         raise ValueError(f"paths is 'local', 'committed' or a PathStore, not {value!r}")
     if not isinstance(value, str) and not isinstance(value, PathStore):
-        raise TypeError(f"paths is 'local', 'committed' or a PathStore, not {type(value).__name__}")
+        lacks = missing_members(value)
+        said = f" (it has no {', '.join(lacks)})" if lacks and len(lacks) < len(PATH_STORE_MEMBERS) else ""
+        raise TypeError(f"paths is 'local', 'committed' or a PathStore, not {type(value).__name__}{said}")
 
 
 @attrs.frozen

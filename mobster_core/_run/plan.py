@@ -10,7 +10,10 @@ Rule 2: the path for the check's identity and the device's env is replayed when 
 Rule 3: a heal file or heal state that can't be read is ``couldnt_run``, class ``usage``. A healed
         path waiting for review replays instead of the recorded one only while its heal file
         holds its heals (the heal file's rules); the breaker counts only the heals of the path
-        that replays.
+        that replays. The heal state is read from the path store the run uses, beside its paths.
+Rule 6: the plan knows the heals that wait for review in other envs' heal states
+        (``Plan.waiting``): a heal of one of their steps here would replace it in the heal file,
+        so the runner fails that step instead (``steps`` Rule 10).
 Rule 5: a locale asked for (``options.locale``, else the check's ``launch.locale``) is launched
         on a device that can (``LocaleLaunches``); on any other the device's own locale must be it,
         else ``couldnt_run``, class ``environment``, naming both (never a drift). The env holds the
@@ -32,13 +35,17 @@ from mobster_core._rules.steps import Step
 from mobster_core._rules.verdict import FailureClass
 from mobster_core._store.cache import ReplayCache, StoredPath
 from mobster_core._store.healfile import (
+    HealEntry,
     HealFileError,
     HealState,
     adopted,
     check_key,
     heal_file_for,
+    heal_states,
     load_heal_state,
     read_heal_file,
+    state_name,
+    waiting,
 )
 from mobster_core.exceptions import DeviceBusy, DeviceError
 from mobster_core.protocols import LocaleLaunches
@@ -78,7 +85,8 @@ class Plan:
     ``why`` why none is (or what happened to it); ``carried`` the stored path replayed from
     another env, ``carried_from`` that env in words (``1.0 (1)``); ``state`` the check's heal
     state (the keep-failing steps, a healed path); ``adopted`` says the healed path replays;
-    ``pending`` how many steps the heals of the replayed path have healed.
+    ``pending`` how many steps the heals of the replayed path have healed; ``waiting`` the heals
+    that wait for review in other envs' heal states (Rule 6).
     """
 
     path: tuple[Step, ...] | None = None
@@ -89,6 +97,7 @@ class Plan:
     state: HealState = attrs.field(factory=HealState)
     adopted: bool = False
     pending: int = 0
+    waiting: tuple[HealEntry, ...] = ()
 
 
 async def read_device(run: Run) -> DeviceInfo:
@@ -146,7 +155,8 @@ def choose_path(run: Run, prepared: Prepared) -> Plan:
     check, options = run.check, run.options
     if check.launch_only:
         return Plan()
-    lookup = ReplayCache(run.root, run.options.paths).lookup(prepared.identity, prepared.env)
+    cache = ReplayCache(run.root, run.options.paths)
+    lookup = cache.lookup(prepared.identity, prepared.env)
     for dropped in lookup.dropped:
         log.warning("a cached path was dropped", reason=dropped)
     if options.fresh:
@@ -162,16 +172,21 @@ def choose_path(run: Run, prepared: Prepared) -> Plan:
         # say which file and what to do, not just "no recorded path yet".
         plan = Plan(why=lookup.dropped[0] if lookup.dropped else lookup.why)
     env = prepared.env if plan.carried is None else plan.carried.stored.env
+    key, words = check_key(run.root, check.file), run.provenance
     try:
-        state = load_heal_state(run.root, prepared.identity, env, check_key(run.root, check.file))
+        state = load_heal_state(cache.backend, state_name(prepared.identity, env, key), provenance=words)
         entries = read_heal_file(heal_file_for(check.file))
+        held = waiting(heal_states(cache, prepared.identity, key, provenance=words), entries) if entries else []
     except HealFileError as exc:
         raise couldnt(FailureClass.USAGE, str(exc)) from exc
     if plan.carried is None and not options.fresh and adopted(state, entries):
         assert state.healed is not None  # adopted() says so
         pending = sum(len(e.new) for e in state.adopts)
-        return attrs.evolve(plan, path=state.healed, used=True, why=None, state=state, adopted=True, pending=pending)
-    return attrs.evolve(plan, state=state)
+        others = tuple(e for other, e in held if other.digest != env.digest)  # Rule 6: its own heals are the path's
+        return attrs.evolve(
+            plan, path=state.healed, used=True, why=None, state=state, adopted=True, pending=pending, waiting=others
+        )
+    return attrs.evolve(plan, state=state, waiting=tuple(e for _env, e in held))
 
 
 def require_model(run: Run, plan: Plan) -> None:

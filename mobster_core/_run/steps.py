@@ -34,6 +34,13 @@ Rule 6: a step of the path that is the first action of a heal this check's revie
 Rule 7: when the breaker refuses to heal a step of a path whose heals wait for review (the path
         replayed is the healed one), the outcome says so: the drifted step, the heal file and its
         heals, and the fix is to review them (``FixCode.REVIEW_HEAL``), not only to record again.
+Rule 10: a heal waiting for review is never replaced (the heal file's Rule 9). A step that drifts
+        where the replayed healed path holds a heal that waits for review (its actions, as this run
+        numbers them), or at the step of a heal that waits in another env's heal state (a heal here
+        would take its place in the heal file), is not healed: the check fails there, class
+        ``drift``, naming the heal and its heal file, with the fix to settle it
+        (``FixCode.SETTLE_HEAL``: accept or reject it). With or without a model, and whatever else
+        would have stopped the heal (no model, healing off, the breaker), but an app that is gone.
 Rule 8: the steps that ended before the check's last one with no failure say so
         (``Executed.early``): Smart blocked, or done after fewer actions than the check has
         steps; a replayed path with fewer actions than steps. The verdict still decides; a check
@@ -60,7 +67,7 @@ from mobster_core._rules.settle import Sighting
 from mobster_core._rules.steps import Step
 from mobster_core._rules.typing_rules import lost_typing
 from mobster_core._rules.verdict import FailureClass, Outcome, SmartNote, Verdict
-from mobster_core._store.healfile import HealEntry, compact, heal_file_for
+from mobster_core._store.healfile import HealEntry, compact, heal_file_for, moved
 
 from .agent import Agent, Brief, Limits, ModelCalls, Recorded
 from .context import Run
@@ -293,13 +300,15 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
                 breaker=breaker,
             )  # fmt: skip
             failure = _waiting(run, plan, drift, failure)
+            failure = _settle_first(run, plan, drift, failure, heals)
         if drift is None or failure is not None:
             reports += [drift.report] if drift is not None else []
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=failure)
         job = HealJob(steps, drift, breaker, _expect(run), run_dir=run.run_dir)
         healed = await heal_step(_healer(run, prepared, drift, reports), job)
         reports += healed.reports
-        heals += [healed.entry] if healed.entry is not None else []
+        # The heal file's Rule 1: an entry that changed nothing (its lines read the same) is no heal.
+        heals += [healed.entry] if healed.entry is not None and healed.entry.changed else []
         steps, breaker = healed.steps, healed.breaker
         if healed.failure is not None or healed.resume_at is None:
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=healed.failure)
@@ -326,6 +335,39 @@ def _waiting(run: Run, plan: Plan, drift: Drift, failure: Outcome | None) -> Out
     )
     fix = Fix(FixCode.REVIEW_HEAL, {"heal_file": shown, "check": run.check.file.name})
     return attrs.evolve(failure, message=message, fix=fix)
+
+
+def _settle_first(
+    run: Run, plan: Plan, drift: Drift, failure: Outcome | None, heals: Sequence[HealEntry]
+) -> Outcome | None:
+    """Rule 10: a drift on a step whose heal waits for review fails there, naming it; else ``failure`` as it was."""
+    if failure is not None and failure.failure_class is FailureClass.APP_NOT_RUNNING:
+        return failure
+    entry = waiting_at(plan, drift.at, heals)
+    if entry is None:
+        return failure
+    file = heal_file_for(run.check.file)
+    shown = _relative(file, run.root)
+    message = (
+        f"{drift.message}; step {drift.at} is a heal that waits for review in {shown} (step {entry.step}, "
+        f"{entry.from_} -> {entry.to}), and this build doesn't fit it: a heal waiting for review is never "
+        "healed over"
+    )
+    fix = Fix(FixCode.SETTLE_HEAL, {"heal_file": shown, "check": run.check.file.name})
+    return Outcome(Verdict.FAILED, FailureClass.DRIFT, message, step=drift.at, fix=fix)
+
+
+def waiting_at(plan: Plan, at: int, heals: Sequence[HealEntry] = ()) -> HealEntry | None:
+    """Rule 10: the heal waiting for review that step ``at`` (from 1, as this run numbers it) is, or would replace.
+
+    ``heals`` are this run's heals so far: each moved the steps after it by the actions it added
+    or took away, so the replayed path's own waiting heals are looked for where they are now.
+    """
+    if plan.adopted:
+        for entry, start in moved(plan.state.adopts, heals):
+            if start <= at < start + max(1, len(entry.new)):
+                return entry
+    return next((e for e in plan.waiting if e.step == at), None)
 
 
 def _relative(path: Path, root: Path) -> str:

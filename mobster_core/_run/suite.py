@@ -18,7 +18,8 @@ Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run`
         a run the machine stops (a refused or unwritable file or folder, a full disk) is
         ``couldnt_run``, class ``environment``, with the file and the fix, and the suite goes on.
 Rule 7: a suite starts by deleting the temporary files (``.tmp-*``) a killed writer left in
-        ``.mobster/``, the replay cache, the heal states, the checks folder and the folder of each
+        ``.mobster/``, the replay cache, the heal states, the committed paths and their heal
+        states (``.mobster/paths/``, ``paths/heals/``), the checks folder and the folder of each
         check it runs (where heal files are written), when they are older than a minute before
         the suite started.
 Rule 8: a device whose check ended with class ``device`` or ``unknown_outcome`` is asked whether
@@ -132,7 +133,7 @@ async def run_suite(
     root = options.root or (project_of(files[0]) if files else Path.cwd())
     options = attrs.evolve(options, root=root)
     started = utc_now()
-    folders = {root / MOBSTER_DIR / f for f in ("", "cache/replay", "cache/heals", "checks")}
+    folders = {root / MOBSTER_DIR / f for f in ("", "cache/replay", "cache/heals", "paths", "paths/heals", "checks")}
     for folder in sorted(folders | {f.parent for f in files}):  # Rule 7, and each check's own folder
         remove_stale_temps(folder, started_at=started)
     # A results folder in the way (a file, a symlink, another user's) is refused before any check

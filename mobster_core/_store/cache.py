@@ -86,6 +86,7 @@ __all__ = [
     "parse_document",
     "path_store",
     "recorded_paths",
+    "shared_text_problem",
 ]
 
 log = get_logger(__name__)
@@ -545,15 +546,23 @@ def _document(
 
 def _check_shared_text(steps: Sequence[Step], provenance: Provenance) -> None:
     """Rule 10: a shared store never holds text the typing rules would not replay."""
+    problem = shared_text_problem(steps, provenance)
+    if problem is not None:
+        raise PathError(problem)
+
+
+def shared_text_problem(steps: Sequence[Step], provenance: Provenance) -> str | None:
+    """Rule 10: the first step of ``steps`` holding text the typing rules would not replay, in words; else None."""
     for n, step in enumerate(steps, 1):
         if step.op is not Op.TYPE or step.text is None:
             continue
         search = step.target is not None and step.target.role in SEARCH_ROLES
         if step.live or not (search or provenance.allows(step.text)):
-            raise PathError(
+            return (
                 f"step {n}: a committed path never holds text the replay wouldn't type (text that is "
                 "masked, or that the model wrote); the step must be live with text null"
             )
+    return None
 
 
 def _envelope(raw: bytes) -> dict[str, Any]:

@@ -19,6 +19,15 @@ Rule 4 (import): a bundle is read as a user's file (regular, at most :data:`MAX_
         imported one is written, with this store's modes whatever the bundle's were, in the order
         it was recorded (the cache's Rule 11: a path recorded long ago never becomes the newest).
         It all happens under the project's lock.
+Rule 5 (heals travel in a bundle): a bundle also holds the store's heal states (``"heals"``:
+        ``[{"identity", "env", "check_key", "state"}, …]``, sorted by name; a heal state that
+        can't be used is left out, as a path is), so a heal's healed path and a reject's
+        keep-failing steps travel with the paths. The heal file beside the check travels with the
+        checks (git). On import each is foreign input: its identity must be a check's of this
+        project and its ``check_key`` that check file's (else it is refused, with the reason), and
+        its state is validated whole, text included (the heal file's Rule 8), then written with
+        this store's modes. A heal state already here is kept (this machine's heals and decisions
+        win); a bundle without ``"heals"`` (an older Mobster's) imports its paths as before.
 """
 
 from __future__ import annotations
@@ -31,14 +40,26 @@ from typing import Any
 
 import attrs
 
+from mobster_core._log import get_logger
 from mobster_core._rules.identity import Env
 from mobster_core._rules.text import utf8
 from mobster_core._rules.typing_rules import Provenance
-from mobster_core.exceptions import MobsterError, PathError
+from mobster_core.exceptions import HealFileError, MobsterError, PathError
 
 from .cache import DocumentError, Origin, ReplayCache, StoredEnv, StoredPath, parse_document
 from .checks import Check
 from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, project_lock, read_private, read_user_file
+from .healfile import (
+    HealState,
+    check_key,
+    load_heal_state,
+    parse_state,
+    parse_state_name,
+    save_heal_state,
+    state_document,
+    state_name,
+    state_text_problem,
+)
 from .pathstores import PathStore
 
 __all__ = [
@@ -53,7 +74,10 @@ __all__ = [
     "list_paths",
     "note_replayed",
     "read_bundle",
+    "read_bundle_heals",
 ]
+
+log = get_logger(__name__)
 
 #: Rule 3: the bundle's schema.
 BUNDLE_SCHEMA = "mobster.paths/1"
@@ -92,11 +116,17 @@ class PathEntry:
 
 @attrs.frozen
 class ImportReport:
-    """What an import did (Rule 4): paths ``added``, ``kept`` (a newer one was there), ``refused`` (and why)."""
+    """What an import did (Rules 4, 5): paths ``added``, ``kept`` (a newer one was there), ``refused`` (and why).
+
+    ``heals_added`` and ``heals_kept`` are the heal states written and those kept because one was
+    here; a refused heal state is in ``refused`` as ``heal state N (…)``.
+    """
 
     added: tuple[str, ...] = ()
     kept: tuple[str, ...] = ()
     refused: tuple[tuple[str, str], ...] = ()
+    heals_added: tuple[str, ...] = ()
+    heals_kept: tuple[str, ...] = ()
 
 
 def _by_identity(checks: Iterable[Check]) -> dict[str, list[Check]]:
@@ -180,8 +210,31 @@ def export_paths(root: Path, *, paths: str | PathStore = "local", now: datetime)
         "exported_at": now.astimezone(UTC).isoformat(timespec="seconds"),
         "store": cache.backend.name,
         "paths": documents,
+        "heals": _heal_documents(cache),
     }
     return utf8(json.dumps(bundle, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def _heal_documents(cache: ReplayCache) -> list[dict[str, Any]]:
+    """Rule 5: the store's usable heal states, sorted by name (one that can't be used is logged and left out)."""
+    store = cache.backend
+    found: list[dict[str, Any]] = []
+    for identity in cache.identities():
+        for name in store.documents(f"heals/{identity}-"):
+            parts = parse_state_name(name)
+            if parts is None:
+                continue  # a state kept aside (another format), or a name that isn't one
+            _identity, env, key = parts
+            try:
+                state = load_heal_state(store, name, provenance=None)
+            except HealFileError as exc:
+                log.warning("a heal state was left out of the bundle", reason=str(exc))
+                continue
+            if state == HealState():
+                continue
+            document = json.loads(state_document(state, shared=True))
+            found.append({"identity": identity, "env": env, "check_key": key, "state": document})
+    return found
 
 
 def _as_document(identity: str, record: StoredPath) -> dict[str, Any]:
@@ -203,6 +256,15 @@ def _as_document(identity: str, record: StoredPath) -> dict[str, Any]:
 
 def read_bundle(file: Path) -> list[Any]:
     """Rule 4: the bundle's paths as parsed JSON, each still to be validated; :class:`BundleError` otherwise."""
+    data = _read_bundle(file)
+    found = data.get("paths")
+    if not isinstance(found, list):
+        raise BundleError(f"{file}: key 'paths': expected a list of paths, got {type(found).__name__}")
+    return found
+
+
+def _read_bundle(file: Path) -> dict[str, Any]:
+    """Rule 4: the bundle as parsed JSON, its schema checked; :class:`BundleError` otherwise."""
     try:
         raw = read_user_file(file, max_bytes=MAX_BUNDLE_BYTES)
     except UnsafeFile as exc:
@@ -221,10 +283,16 @@ def read_bundle(file: Path) -> list[Any]:
             f"{file}: not a paths bundle (schema {said!r}, expected {BUNDLE_SCHEMA!r}); "
             "give the file `mobster paths export` wrote"
         )
-    found = data.get("paths")
-    if not isinstance(found, list):
-        raise BundleError(f"{file}: key 'paths': expected a list of paths, got {type(found).__name__}")
-    return found
+    return data
+
+
+def read_bundle_heals(file: Path) -> list[Any]:
+    """Rule 5: the bundle's heal states as parsed JSON, each still to be validated (none in an older bundle)."""
+    data = _read_bundle(file)
+    heals = data.get("heals", [])
+    if not isinstance(heals, list):
+        raise BundleError(f"{file}: key 'heals': expected a list of heal states, got {type(heals).__name__}")
+    return heals
 
 
 def _no_constant(name: str) -> Any:
@@ -232,8 +300,9 @@ def _no_constant(name: str) -> Any:
 
 
 def import_paths(root: Path, file: Path, checks: Sequence[Check], *, paths: str | PathStore = "local") -> ImportReport:
-    """Rule 4: write the bundle's valid paths into the store; what was added, kept and refused."""
+    """Rules 4, 5: write the bundle's valid paths and heal states into the store; what was added, kept and refused."""
     documents = read_bundle(file)
+    heals = read_bundle_heals(file)
     owners = _by_identity(checks)
     cache = ReplayCache(root, paths)
     added: list[str] = []
@@ -260,7 +329,53 @@ def import_paths(root: Path, file: Path, checks: Sequence[Check], *, paths: str 
                 refused.append((what, str(exc)))
                 continue
             (added if merged else kept).append(what)
-    return ImportReport(tuple(added), tuple(kept), tuple(refused))
+        heals_added, heals_kept = _import_heals(root, cache.backend, heals, owners, refused)
+    return ImportReport(tuple(added), tuple(kept), tuple(refused), tuple(heals_added), tuple(heals_kept))
+
+
+#: Rule 5: the keys of one heal state in a bundle.
+_HEAL_KEYS = frozenset({"identity", "env", "check_key", "state"})
+
+
+def _import_heals(
+    root: Path, store: PathStore, heals: Sequence[Any], owners: dict[str, list[Check]], refused: list[tuple[str, str]]
+) -> tuple[list[str], list[str]]:
+    """Rule 5: write each valid heal state of the bundle that isn't here; refusals go to ``refused``."""
+    added: list[str] = []
+    kept: list[str] = []
+    for n, item in enumerate(heals, 1):
+        what = f"heal state {n}"
+        if not isinstance(item, dict) or set(item) != _HEAL_KEYS:
+            refused.append((what, f"expected an object with {', '.join(sorted(_HEAL_KEYS))}"))
+            continue
+        try:
+            name = state_name(item["identity"], item["env"], item["check_key"])
+        except (TypeError, ValueError) as exc:
+            refused.append((what, str(exc)))
+            continue
+        mine = [c for c in owners.get(item["identity"], []) if check_key(root, c.file) == item["check_key"]]
+        if not mine:
+            refused.append(
+                (what, "no check file of this project has its steps and its place (changed, moved or removed)")
+            )
+            continue
+        check = mine[0]
+        what = f"heal state {n} ({_shown(check.file, root)}, env {item['env']})"
+        try:
+            state = parse_state(utf8(json.dumps(item["state"], ensure_ascii=False)))
+        except (ValueError, RecursionError, PathError, TypeError, KeyError) as exc:
+            refused.append((what, f"key 'state': {exc}"))
+            continue
+        problem = state_text_problem(state, check.provenance)
+        if problem is not None:
+            refused.append((what, problem))
+            continue
+        if name in store.documents(name):
+            kept.append(what)  # this machine's heals and decisions win: never overwritten
+            continue
+        save_heal_state(store, name, state, provenance=check.provenance)
+        added.append(what)
+    return added, kept
 
 
 def _provenance(checks: Sequence[Check]) -> Provenance:

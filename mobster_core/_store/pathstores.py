@@ -24,29 +24,53 @@ Rule 5 (the index): a folder's names are listed once and kept by identity (``ide
         lookups cost one listing, not one per check. This process's own writes, removals and
         renames update the index in place; any other change to the folder (another process, a
         person) is seen at the next lookup, and the folder is listed again.
+Rule 6 (documents): beside its paths, a store keeps other documents, bytes keyed by a name
+        ``<kind>/<key>`` (each part lowercase letters, digits, ``.``, ``_``, ``-``; see
+        :func:`check_document_name`). Today one kind: ``heals``, each check file's heal state
+        (``heals/<identity>-<env>-<check key>.json``, ``healfile``'s Rules). A store keeps them
+        where it keeps its paths, so a heal travels with the path it heals: the ``local`` store
+        in ``.mobster/cache/heals/`` (private, as Rule 1), the ``committed`` one in
+        ``.mobster/paths/heals/`` (tracked in git beside the paths and read as Rule 2: a regular
+        file, never through a symlink, the folders on the way no symlinks either). A remote store
+        (an object store, a database) keeps a name as its key; what a document holds and whether
+        it can be used are the core's rules, as for paths.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections import OrderedDict
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 from mobster_core._rules.identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH
 
-from .fsutil import MOBSTER_DIR, Problem, UnsafeFile, atomic_write, private_dir, read_private, read_user_file
+from .fsutil import (
+    MOBSTER_DIR,
+    TEMP_PREFIX,
+    Problem,
+    UnsafeFile,
+    atomic_write,
+    private_dir,
+    read_private,
+    read_user_file,
+)
 
 __all__ = [
     "COMMITTED_DIR",
+    "DOCUMENT_KINDS",
     "LOCAL_DIR",
+    "PATH_STORE_MEMBERS",
     "STORE_NAMES",
     "CommittedPaths",
     "FilePaths",
     "LocalPaths",
     "PathStore",
     "StoreName",
+    "check_document_name",
+    "missing_members",
 ]
 
 #: Rule 1's folder, under the project root.
@@ -62,6 +86,19 @@ _FILE_NAME = re.compile(rf"([0-9a-f]{{{IDENTITY_LENGTH}}})-([0-9a-f]{{{ENV_DIGES
 _Stamp = tuple[int, int, int]
 _INDEXES: OrderedDict[str, tuple[_Stamp, dict[str, set[str]]]] = OrderedDict()
 _INDEXES_KEPT = 8  # folders (a process seldom uses more than one store)
+#: Rule 6: the kinds of documents a store keeps beside its paths.
+DOCUMENT_KINDS = ("heals",)
+_DOCUMENT_PART = r"[a-z0-9][a-z0-9._-]{0,199}"
+_DOCUMENT_NAME = re.compile(rf"({'|'.join(DOCUMENT_KINDS)})/({_DOCUMENT_PART})")
+
+
+def check_document_name(name: str) -> tuple[str, str]:
+    """Rule 6: a document's ``(kind, key)``; ``ValueError`` for a name that isn't ``<kind>/<key>`` of a known kind."""
+    m = _DOCUMENT_NAME.fullmatch(name) if isinstance(name, str) else None
+    if m is None or m.group(2) in (".", "..") or m.group(2).startswith(TEMP_PREFIX):
+        kinds = ", ".join(DOCUMENT_KINDS)
+        raise ValueError(f"a store's document is named <kind>/<key> ({kinds}; lowercase, digits, . _ -), not {name!r}")
+    return m.group(1), m.group(2)
 
 
 @runtime_checkable
@@ -104,6 +141,51 @@ class PathStore(Protocol):
         """Where a document is kept, for people (a file, a URL)."""
         ...
 
+    # -- Rule 6: the documents beside the paths (a heal state), bytes keyed by ``<kind>/<key>`` --
+
+    def documents(self, prefix: str) -> list[str]:
+        """The names of the documents that start with ``prefix`` (``heals/`` or longer), sorted."""
+        ...
+
+    def read_document(self, name: str, *, max_bytes: int) -> bytes:
+        """One document; ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when it must not be read."""
+        ...
+
+    def write_document(self, name: str, data: bytes) -> None:
+        """Keep one document, atomically (a reader sees the old one or the new one)."""
+        ...
+
+    def remove_document(self, name: str) -> None:
+        """Forget one document (nothing when it is already gone)."""
+        ...
+
+    def where_document(self, name: str) -> str:
+        """Where a document is kept, for people (a file, a URL)."""
+        ...
+
+
+#: What a store must have (the protocol's members), for a message naming what one lacks.
+PATH_STORE_MEMBERS = (
+    "name",
+    "shared",
+    "names",
+    "read",
+    "write",
+    "remove",
+    "set_aside",
+    "where",
+    "documents",
+    "read_document",
+    "write_document",
+    "remove_document",
+    "where_document",
+)
+
+
+def missing_members(store: object) -> list[str]:
+    """The members of :class:`PathStore` that ``store`` lacks (empty: it is one)."""
+    return [m for m in PATH_STORE_MEMBERS if not hasattr(store, m)]
+
 
 class FilePaths:
     """A folder of path documents, one file per identity and env (Rules 3, 4)."""
@@ -113,8 +195,10 @@ class FilePaths:
     #: Rule 2: whether its files are shared with others (reviewed in git).
     shared: bool = False
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, documents: Path | None = None) -> None:
         self.folder = folder
+        #: Rule 6: the folder that holds one folder per kind of document (``<this>/heals/…``).
+        self.documents_folder = folder if documents is None else documents
 
     def file_for(self, identity: str, env: str) -> Path:
         """The file of one document."""
@@ -204,6 +288,79 @@ class FilePaths:
     def _check_folder(self) -> None:
         """Refuse a folder that is a symlink or not ours (raises ``UnsafeFile``)."""
 
+    # -- Rule 6: documents ---------------------------------------------------------------------
+
+    def document_file(self, name: str) -> Path:
+        """The file of one document (``<documents folder>/<kind>/<key>``); ``ValueError`` for a bad name."""
+        kind, key = check_document_name(name)
+        return self.documents_folder / kind / key
+
+    def where_document(self, name: str) -> str:
+        """Where a document is kept, for people."""
+        return str(self.document_file(name))
+
+    def documents(self, prefix: str) -> list[str]:
+        """Rule 6: the names of the documents that start with ``prefix``, sorted (``.tmp-*`` files are none)."""
+        kind, _, start = prefix.partition("/")
+        if kind not in DOCUMENT_KINDS:
+            raise ValueError(f"a document prefix starts with a kind ({', '.join(DOCUMENT_KINDS)}/), not {prefix!r}")
+        folder = self.documents_folder / kind
+        if not os.path.lexists(folder):
+            return []
+        self._check_documents(folder)
+        found = []
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                name = f"{kind}/{entry.name}"
+                usable = _DOCUMENT_NAME.fullmatch(name) is not None and not entry.name.startswith(TEMP_PREFIX)
+                if usable and entry.name.startswith(start):
+                    found.append(name)
+        return sorted(found)
+
+    def read_document(self, name: str, *, max_bytes: int) -> bytes:
+        """One document's bytes (as the store reads its paths); ``FileNotFoundError`` when it is gone."""
+        file = self.document_file(name)
+        if os.path.lexists(file.parent):
+            self._check_documents(file.parent)
+        return self._read_file(file, max_bytes=max_bytes)
+
+    def write_document(self, name: str, data: bytes) -> None:
+        """Write one document atomically, mode 0600 (in 0700 folders)."""
+        file = self.document_file(name)
+        if os.path.lexists(file.parent):
+            self._check_documents(file.parent)
+        atomic_write(file, data)
+
+    def remove_document(self, name: str) -> None:
+        """Delete one document (nothing when it is already gone)."""
+        file = self.document_file(name)
+        if os.path.lexists(file.parent):
+            self._check_documents(file.parent)
+        file.unlink(missing_ok=True)
+
+    def _read_file(self, file: Path, *, max_bytes: int) -> bytes:
+        raise NotImplementedError
+
+    def _check_documents(self, folder: Path) -> None:
+        """Rule 6: refuse a kind's folder, or one above it up to ``.mobster``, that is a symlink or no folder.
+
+        Outside a ``.mobster`` folder (a harness's own file store) the folders are checked up to
+        the store's documents folder: the ones above are the user's.
+        """
+        here = folder
+        inside = MOBSTER_DIR in self.documents_folder.parts
+        while True:
+            st = here.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                raise UnsafeFile(
+                    here, "it is a symlink (never followed)", problem=Problem.SYMLINK, fix="delete the link"
+                )
+            if not stat.S_ISDIR(st.st_mode):
+                raise UnsafeFile(here, "it is not a folder", problem=Problem.NOT_FOLDER, fix="move it out of the way")
+            if here.name == MOBSTER_DIR or here.parent == here or (not inside and here == self.documents_folder):
+                return
+            here = here.parent
+
 
 class LocalPaths(FilePaths):
     """Rule 1: the private, git-ignored store of this machine."""
@@ -212,11 +369,14 @@ class LocalPaths(FilePaths):
     shared = False
 
     def __init__(self, root: Path) -> None:
-        super().__init__(root / LOCAL_DIR)
+        super().__init__(root / LOCAL_DIR, root / MOBSTER_DIR / "cache")
 
     def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
         """Rule 1: a private file only."""
         return read_private(self.file_for(identity, env), max_bytes=max_bytes)
+
+    def _read_file(self, file: Path, *, max_bytes: int) -> bytes:
+        return read_private(file, max_bytes=max_bytes)
 
     def _check_folder(self) -> None:
         private_dir(self.folder)
@@ -234,6 +394,9 @@ class CommittedPaths(FilePaths):
     def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
         """Rule 2: a regular file, whoever owns it and whatever its mode; never through a symlink."""
         return read_user_file(self.file_for(identity, env), max_bytes=max_bytes, follow=False)
+
+    def _read_file(self, file: Path, *, max_bytes: int) -> bytes:
+        return read_user_file(file, max_bytes=max_bytes, follow=False)
 
     def _check_folder(self) -> None:
         if self.folder.is_symlink():

@@ -77,7 +77,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 #: Every message of a run that couldn't run says what to do: one of these.
 FIXES = (
     "delete", "move it", "check its", "check the path", "give ", "free some space", "set ANTHROPIC", "add a check",
-    "add checks", "reject them", "fix the YAML", "a check is a regular YAML file",
+    "add checks", "reject them", "reject it", "fix the YAML", "a check is a regular YAML file",
 )  # fmt: skip
 
 

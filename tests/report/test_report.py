@@ -102,11 +102,15 @@ def test_a_drift_puts_the_verdict_the_step_and_its_screen_first(report_runs: Run
     plain = page.plain
     assert plain.index("failed") < plain.index("drift") < plain.index("Where it stopped") < plain.index("Steps (4)")
     # The result's message with its fix in words no front end owns: no option of the CLI or pytest.
+    # The healed step waits for review, and this (the original) build doesn't fit it: the drift says so.
     assert (
-        'step 4 (Tap "Next") drifted: "Next" isn\'t on the screen (healing is off); '
-        "run it with healing on (or record the check again)"
+        'step 4 (Tap "Next") drifted: "Next" isn\'t on the screen; step 4 is a heal that waits for review in '
+        '.mobster/checks/signup.heal.yaml (step 4, Tap "Continue" -> Tap "Next"), and this build doesn\'t fit it: '
+        "a heal waiting for review is never healed over; settle the heal waiting in "
+        ".mobster/checks/signup.heal.yaml first: accept it or reject it"
     ) in plain
     assert "--no-heal" not in plain
+    assert "A heal waits for review at this step, and this build doesn't fit it: it is never healed over." in plain
     assert "It is also the final screen." in plain  # nothing was sent after the drift: one picture
     stopped = text[text.index("<section id=stopped>") : text.index("<section id=steps>")]
     assert stopped.count("<img ") == 1

@@ -17,6 +17,7 @@ from mobster_core._store.healfile import (
     compact,
     load_heal_state,
     save_heal_state,
+    state_name,
     write_heal_file,
 )
 from mobster_core.exceptions import HealFileError
@@ -29,6 +30,7 @@ TWO = screen([*SIGNUP_ELEMENTS, {"role": "Button", "label": "Continue", "frame":
 
 
 KEY = "0123456789ab"
+NAME = state_name(ID, SIM, KEY)
 ENTRY = HealEntry(1, "Tap 'A'", "Tap 'B'", "gone", ({"op": "tap", "label": "A"},), ({"op": "tap", "label": "B"},))
 
 
@@ -38,24 +40,24 @@ def state_file(root: Path) -> Path:
 
 def test_the_heal_state_round_trips_in_format_4(tmp_path: Path) -> None:
     steps = (step_on(TWO),)
-    save_heal_state(tmp_path, ID, SIM, KEY, HealState(steps, (ENTRY,), frozenset({2}), (ENTRY,)))
+    save_heal_state(tmp_path, NAME, HealState(steps, (ENTRY,), frozenset({2}), (ENTRY,)))
     data = json.loads(state_file(tmp_path).read_text())
     assert data["format"] == STATE_FORMAT == 4
     assert data["healed"][0]["target"]["count"] == 2
-    assert load_heal_state(tmp_path, ID, SIM, KEY) == HealState(steps, (ENTRY,), frozenset({2}), (ENTRY,))
+    assert load_heal_state(tmp_path, NAME, provenance=None) == HealState(steps, (ENTRY,), frozenset({2}), (ENTRY,))
 
 
 def test_a_heal_state_in_format_3_is_read_as_it_is(tmp_path: Path) -> None:
     steps = (step_on(TWO),)
-    save_heal_state(tmp_path, ID, SIM, KEY, HealState(steps, (ENTRY,), frozenset({2})))
+    save_heal_state(tmp_path, NAME, HealState(steps, (ENTRY,), frozenset({2})))
     file = state_file(tmp_path)
     data = json.loads(file.read_text())
     del data["rejected"]
     file.write_text(json.dumps({**data, "format": 3}))
-    assert load_heal_state(tmp_path, ID, SIM, KEY) == HealState(steps, (ENTRY,), frozenset({2}))
+    assert load_heal_state(tmp_path, NAME, provenance=None) == HealState(steps, (ENTRY,), frozenset({2}))
     file.write_text(json.dumps({**data, "format": 3, "rejected": []}))
     with pytest.raises(HealFileError, match="keys are format, healed, adopts, keep_failing, rejected"):
-        load_heal_state(tmp_path, ID, SIM, KEY)  # format 3 never had rejected heals: a forged file
+        load_heal_state(tmp_path, NAME, provenance=None)  # format 3 never had rejected heals: a forged file
 
 
 def test_a_heal_state_in_an_older_format_is_set_aside_and_read_as_empty(
@@ -68,7 +70,7 @@ def test_a_heal_state_in_an_older_format_is_set_aside_and_read_as_empty(
     del old_step["target"]["count"], old_step["target"]["nth"]
     file.write_text(json.dumps({"format": 1, "original": [old_step], "keep_failing": [1]}))
     file.chmod(0o600)
-    assert load_heal_state(tmp_path, ID, SIM, KEY) == HealState()
+    assert load_heal_state(tmp_path, NAME, provenance=None) == HealState()
     assert not file.exists()
     assert file.with_name(file.name + ".format1").exists()
     [record] = [r for r in caplog.records if r.getMessage() == "heal state of another format set aside"]
@@ -81,7 +83,7 @@ def test_a_heal_state_without_a_format_number_is_an_error_naming_the_file(tmp_pa
     file.write_text(json.dumps({"format": "2", "original": None, "keep_failing": []}))
     file.chmod(0o600)
     with pytest.raises(HealFileError, match=str(file)):
-        load_heal_state(tmp_path, ID, SIM, KEY)
+        load_heal_state(tmp_path, NAME, provenance=None)
 
 
 def test_the_heal_file_shows_count_and_nth_only_for_a_label_seen_more_than_once(tmp_path: Path) -> None:
@@ -107,8 +109,8 @@ def test_a_heal_names_the_run_that_made_it_in_the_heal_file_and_the_state(tmp_pa
     write_heal_file(check, [made])
     assert f"  run_dir: {RUN}\n" in (tmp_path / "signup.heal.yaml").read_text()
     assert read_heal_file(tmp_path / "signup.heal.yaml") == [made]
-    save_heal_state(tmp_path, ID, SIM, KEY, HealState((step_on(TWO),), (made,)))
-    assert load_heal_state(tmp_path, ID, SIM, KEY).adopts == (made,)
+    save_heal_state(tmp_path, NAME, HealState((step_on(TWO),), (made,)))
+    assert load_heal_state(tmp_path, NAME, provenance=None).adopts == (made,)
 
 
 def test_a_heal_file_written_before_heals_named_their_run_is_read_as_it_is(tmp_path: Path) -> None:
