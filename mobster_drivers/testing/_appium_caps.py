@@ -49,8 +49,9 @@ Rule 4 (what the device fills in): a platformVersion that is absent, ``null`` or
         prefix, with platformVersion set where it stood (last when it wasn't there); the new
         session's reply is XCUITest's eight legacy keys, then those, then ``udid`` set to the
         device's (where it stood, else last): the one asked for, or the phone's when none is
-        (``""``, ``"auto"``: a Mac's automatic choice; Linux refuses a session without an
-        explicit UDID, which the fake, one host for simulators and iPhones, doesn't).
+        (``""``, ``"auto"``: a Mac's automatic choice; a Linux host refuses those, Rule 4a). Not
+        modelled: that a Mac given no UDID looks for a simulator even when an iPhone is plugged
+        in (the fake's Mac takes its one phone, whichever it is).
 """
 
 from __future__ import annotations
