@@ -16,7 +16,8 @@ import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 MODE_KEYS = {
-    "mode", "runs", "steps_s", "run_s", "floor_s", "ratio", "run_floor_s", "run_ratio", "model_calls", "cost_usd",
+    "mode", "runs", "steps_s", "run_s", "floor_s", "rule_wait_s", "ratio", "rule_ratio", "run_floor_s", "run_ratio",
+    "model_calls", "cost_usd",
 }  # fmt: skip
 
 
@@ -58,6 +59,9 @@ def test_bench_replay_counts_model_calls_per_mode(tmp_path: Path, capsys: pytest
         assert mode["ratio"] > 0
         assert mode["run_floor_s"] > mode["floor_s"]
         assert mode["run_ratio"] > 0
+        assert mode["rule_wait_s"] >= 0
+        with_rule = mode["steps_s"] / (mode["floor_s"] + mode["rule_wait_s"])
+        assert mode["rule_ratio"] == pytest.approx(with_rule, rel=1e-2)  # of a run's own, unrounded figures
     assert doc["meta"]["one_at_a_time"] is True  # every benchmark runs on the faithful model
     assert doc["meta"]["frames"] is True
     calls = {m["mode"]: m["model_calls"] for m in doc["modes"]}
@@ -68,12 +72,48 @@ def test_bench_replay_counts_model_calls_per_mode(tmp_path: Path, capsys: pytest
     assert calls == {"fresh": steps + 1, "replay": 0, "heal": 1, "heal-first": 1, "heal-last": 1}
     by_mode = {m["mode"]: m for m in doc["modes"]}
     assert by_mode["replay"]["cost_usd"] == 0
+    assert by_mode["fresh"]["rule_wait_s"] == by_mode["replay"]["rule_wait_s"] == 0  # no step drifted
     assert by_mode["fresh"]["cost_usd"] > by_mode["heal"]["cost_usd"] > 0
     assert doc["detail"]["heal"]["sources"].count("healed") == 1
     assert doc["detail"]["replay"]["verdicts"] == ["passed"]
     printed = capsys.readouterr().out
     assert "fresh/replay" in printed
     assert "10.4 s / 3.3 s" in printed
+
+
+def test_bench_replay_holds_every_heal_to_its_floor_with_the_drift_rule(tmp_path: Path) -> None:
+    from mobster_core import RunOptions
+    from mobster_drivers.devices.scripted import PROFILES
+
+    bench = load("bench_replay")
+    six, two = tmp_path / "six.json", tmp_path / "two.json"
+    assert (
+        bench.main(
+            ["--runs", "1", "--fake-clock", "--quiet", "--modes", "heal,heal-first,heal-last", "--json", str(six)]
+        )
+        == 0
+    )
+    two_step = ["--app", "mobster_drivers/devices/scripted/samples/yourapp.yaml", "--rename", "Settings=Preferences"]
+    two_step += ["--check", str(BENCHMARKS / "data" / "settings-offers-pro-2-steps.yaml")]
+    assert bench.main(["--runs", "1", "--fake-clock", "--quiet", "--modes", "heal", *two_step, "--json", str(two)]) == 0
+    modes = {f"{doc}-{m['mode']}": m for doc, path in (("six", six), ("two", two)) for m in read_json(path)["modes"]}
+    for name, mode in modes.items():
+        assert mode["rule_ratio"] <= bench.HELD_TO, name
+    # A step 1 that drifts on the screen the launch left: the rule's second counts from the baseline read's
+    # start, and the screen was seen settled two reads later (the baseline's, one more that agreed).
+    read = PROFILES["usb-iphone"].read
+    for name in ("two-heal", "six-heal-first"):
+        assert modes[name]["rule_wait_s"] == pytest.approx(RunOptions().policy.drift_after - 2 * read, abs=1e-3), name
+    # A middle or last step drifts after a screen transition longer than the rule's second: nothing left.
+    assert modes["six-heal"]["rule_wait_s"] == modes["six-heal-last"]["rule_wait_s"] == 0
+
+
+def test_a_drifts_rule_wait_is_what_remains_of_its_second_once_settled() -> None:
+    bench = load("bench_replay")
+    assert bench.DriftMark(began=2.5, settled=3.0, drift_after=1.0).rule_wait == pytest.approx(0.5)
+    assert bench.DriftMark(began=2.5, settled=4.0, drift_after=1.0).rule_wait == 0  # settled after the second
+    assert bench.DriftMark(began=2.5, settled=float("nan"), drift_after=1.0).rule_wait == 0  # never settled
+    assert bench.DriftMark(began=0.0, settled=0.25, drift_after=2.0).rule_wait == pytest.approx(1.75)
 
 
 def test_bench_replay_runs_on_the_real_clock(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ Rule 1: an error reply is :class:`Failure`: its W3C code, HTTP status and messag
         passed through keeps WDA's code, status and message and gets the proxy's stack, as
         Appium's ``JWProxy`` gives it (WDA's own ``traceback`` is dropped).
 Rule 2: ``mobile:`` commands check the XCUITest driver's required arguments (400 ``invalid
-        argument``) and map to WDA as the driver does: ``source`` → ``GET /source`` (with
+        argument``, naming the required and the optional ones: :data:`OPTIONAL`) and map to WDA as
+        the driver does: ``source`` → ``GET /source`` (with
         ``excluded_attributes``, also for JSON), ``activeAppInfo`` → ``/wda/activeAppInfo``,
         ``deviceInfo`` → ``/wda/device/info`` plus the phone's ``lockdownInfo`` (through
         usbmuxd), ``tap`` → ``/wda/tap``, ``doubleTap`` → ``/wda/doubleTap``, ``touchAndHold``
@@ -13,31 +14,44 @@ Rule 2: ``mobile:`` commands check the XCUITest driver's required arguments (400
         ``swipe`` → ``/wda/swipe``, ``launchApp`` → ``/wda/apps/launch`` with the arguments and
         environment whenever given (WDA itself only activates an app that is running),
         ``activateApp``, ``terminateApp``, ``queryAppState`` → ``/wda/apps/*``, ``deepLink``
-        → ``/url``, ``pressButton`` → ``/wda/pressButton`` (the name as given: WDA lowercases
-        it), ``keys`` → ``/wda/element/0/keyboardInput``, ``hideKeyboard`` →
-        ``/wda/keyboard/dismiss``, ``alert`` → ``/alert/accept|dismiss`` (``buttonLabel`` as
-        ``name``) or ``/wda/alert/buttons``. ``isAppInstalled`` and ``listApps`` ask the phone's
+        → ``/url`` (the url as given: WDA judges it), ``pressButton`` → ``/wda/pressButton`` (the
+        name as given: WDA lowercases it; ``durationSeconds`` as ``duration``), ``keys`` →
+        ``/wda/element/0/keyboardInput``, ``hideKeyboard`` → ``/wda/keyboard/dismiss``, ``alert``
+        → ``/alert/accept|dismiss`` (``buttonLabel`` as ``name``) or ``/wda/alert/buttons`` (another
+        action: 500 "… 'nope' is provided instead."). ``isAppInstalled`` and ``listApps`` ask the phone's
         installation proxy (the app script's apps); ``listApps`` works on an iPhone only.
 Rule 3: on a Linux host without usbmuxd (``usbmuxd`` off) what goes through it fails as XCUITest
-        12.13 fails there: ``isAppInstalled``, ``listApps`` and ``appium:bundleId`` at session
-        start answer 500 ``unknown error`` "The usbmuxd socket path '/var/run/usbmuxd' does not
-        exist or is not accessible", ``deviceInfo`` the tunnel's 500 on iOS 18 and later.
+        12.13 fails there: ``isAppInstalled``, ``listApps``, ``appium:bundleId`` at session start
+        and a session without ``appium:platformVersion`` on an iPhone (``_appium_caps`` Rule 4)
+        answer 500 ``unknown error`` "The usbmuxd socket path '/var/run/usbmuxd' does not exist or
+        is not accessible"; ``deviceInfo`` answers that too, or the tunnel's 500 when the
+        session's platformVersion is 18 or later (XCUITest picks its lockdown route by the
+        session's version, not the phone's). With usbmuxd, ``deviceInfo``'s ``lockdownInfo`` on an
+        iPhone is the phone's whole lockdownd dictionary (``_lockdown.lockdown_values``, what the
+        fake usbmuxd's phones answer too); a simulator's ``deviceInfo`` is WDA's alone.
 Rule 4: another ``mobile:`` name, and a script that isn't ``mobile:`` in the native context, is
         405 ``unknown method`` "Method is not implemented".
 Rule 5: the device controls, the video and the audit, as XCUITest's execute-method map names them:
         ``performAccessibilityAudit`` (``auditTypes``) → ``/wda/performAccessibilityAudit``;
-        ``startXCTestScreenRecording`` (``fps``, ``codec``) → ``/wda/video/start``, and
-        ``stopXCTestScreenRecording`` → ``/wda/video/stop`` with the video's bytes as base64
-        ``payload`` (XCUITest pulls the file from the device); ``setSimulatedLocation``
-        (``latitude``, ``longitude``) → ``/wda/simulatedLocation``; ``setAppearance`` (``style``,
-        which XCUITest carries out with simctl on a simulator), ``enrollBiometric`` (``isEnabled``),
-        ``sendBiometricMatch`` (``type``, ``match``) and ``pushNotification`` (``bundleId``,
-        ``payload``) are kept in :attr:`Phone.controls` on a simulator (the last two also reach the
-        scripted phone, :attr:`Phone.events`) and refused on an iPhone
-        (500 ``unknown error``; a real XCUITest sends ``setAppearance`` to WDA's sessionless
-        ``/wda/device/appearance`` there, which Mobster never asks for). Not checked: the exact
-        words of that refusal, and the keys of ``stopXCTestScreenRecording``'s reply beyond
-        ``payload``.
+        ``startXCTestScreenRecording`` (``fps``, ``codec``) → ``/wda/video/start`` (on an iPhone
+        only with the insecure feature ``xctest_screen_record``: a real device without a RemoteXPC
+        tunnel to delete the video after, as every phone of the fake, else 500 "Potentially
+        insecure feature 'xctest_screen_record' has not been enabled. …"), and
+        ``stopXCTestScreenRecording`` → ``GET /wda/video`` (none: 500 "There is no active screen
+        recording. Did you start one beforehand?"), ``POST /wda/video/stop``, then the recording's
+        info with the video's bytes as base64 ``payload`` (XCUITest pulls the file: from a
+        simulator's folder, from an iPhone with Xcode's ``devicectl``, which a Linux host hasn't:
+        there 500 "Unable to locate XCTest screen recording identified by '<uuid>' for the device
+        <udid>"); ``setSimulatedLocation`` (``latitude``, ``longitude``) → ``/wda/simulatedLocation``;
+        ``setAppearance`` (``style``, ``light`` or ``dark`` in any case, else 500) is simctl's on a
+        simulator (kept in :attr:`Phone.controls`) and WDA's sessionless ``/wda/device/appearance``
+        ``{name}`` on an iPhone; ``getAppearance`` is the simulator's (the last one set) or WDA's
+        ``userInterfaceStyle``; ``enrollBiometric`` (``isEnabled``), ``sendBiometricMatch``
+        (``type``, ``match``) and ``pushNotification`` (``bundleId``, ``payload``) are kept in
+        :attr:`Phone.controls` on a simulator (the last two also reach the scripted phone,
+        :attr:`Phone.events`) and refused on an iPhone with XCUITest's words (500 "Biometric
+        enrollment can only be performed on Simulator", …). Not checked: the keys of
+        ``stopXCTestScreenRecording``'s reply beyond ``payload`` where a pull succeeds (a Mac).
 Rule 6: ``setPermission`` (``bundleId``, ``access``: a map of service to status) as XCUITest 12.13
         with appium-ios-simulator 10.1 does it (read from their installed sources): on an iPhone
         500 "Setting permissions can only be performed on Simulator"; ``access`` not a map: 500
@@ -71,14 +85,18 @@ from mobster_core import DeviceKind, Op
 from mobster_core.protocols import DeviceEvent
 from mobster_drivers.devices.scripted import AppScript
 
+from ._lockdown import lockdown_values
+
 __all__ = [
     "LOCATOR_STRATEGIES",
     "MOBILE",
     "NO_USBMUXD",
+    "OPTIONAL",
     "VIDEO_BYTES",
     "Failure",
     "Phone",
     "Proxy",
+    "insecure",
     "lookup",
     "not_implemented",
     "provider_note",
@@ -165,17 +183,22 @@ class Phone:
     #: Rule 5: a biometric match or a push reaching the scripted phone (its Rule 15), None: nowhere.
     events: Callable[[DeviceEvent], None] | None = attrs.field(default=None, eq=False)
 
+    #: The session's platformVersion (``_appium_caps`` Rule 4): what XCUITest decides its lockdown route by.
+    platform_version: str | None = None
+    #: The host the server runs on (``_appium_caps`` Rule 4a): ``mac`` or ``linux``.
+    host: str = "mac"
+    #: The insecure features the server allows (``--allow-insecure``): ``xctest_screen_record``.
+    features: frozenset[str] = frozenset()
+
+    @property
+    def simulator(self) -> bool:
+        """Whether the phone is a simulator."""
+        return self.script.device.kind is DeviceKind.SIMULATOR
+
     def lockdown(self) -> dict[str, Any]:
-        """The phone's lockdown values, as ``mobile: deviceInfo`` adds them (``lockdownInfo``)."""
+        """The phone's lockdown values, as ``mobile: deviceInfo`` adds them (``lockdownInfo``, ``_lockdown`` Rule 1)."""
         device = self.script.device
-        return {
-            "DeviceName": device.name,
-            "ProductVersion": device.ios,
-            "ProductType": "iPhone17,1",
-            "UniqueDeviceID": self.udid,
-            "DeviceClass": "iPhone",
-            "ActivationState": "Activated",
-        }
+        return lockdown_values(self.udid, device.name, device.ios)
 
 
 @attrs.frozen
@@ -184,10 +207,20 @@ class Proxy:
 
     send: Callable[[str, str, Mapping[str, Any] | None], Any]
     phone: Phone
+    #: A request to WDA outside the session (``proxyCommand(…, false)``), None where there is none.
+    send_bare: Callable[[str, str, Mapping[str, Any] | None], Any] | None = None
 
     def call(self, method: str, route: str, body: Mapping[str, Any] | None = None) -> Any:
         """One proxied WDA request in the session: its value, or Appium's error for its failure."""
         return self.send(method, route, body)
+
+    def call_bare(self, method: str, route: str, body: Mapping[str, Any] | None = None) -> Any:
+        """One proxied WDA request outside the session (WDA's sessionless routes)."""
+        if self.send_bare is None:
+            raise Failure(
+                500, "unknown error", f"Could not proxy {method} {route}: no WebDriverAgent outside a session"
+            )
+        return self.send_bare(method, route, body)
 
     def through_usbmuxd(self) -> None:
         """Rule 3: the phone's own services are out of reach without usbmuxd."""
@@ -350,7 +383,8 @@ def _device_info(wda: Proxy, _params: dict[str, Any]) -> Any:
     if wda.phone.script.device.kind is DeviceKind.SIMULATOR:
         return info
     if not wda.phone.usbmuxd:
-        major = wda.phone.script.device.ios.split(".", 1)[0]
+        # RemoteXPCFacade.eligible: iOS 18 and later by the session's platformVersion, not the phone's
+        major = (wda.phone.platform_version or wda.phone.script.device.ios).split(".", 1)[0]
         if major.isdigit() and int(major) >= 18:
             raise Failure(
                 500,
@@ -364,22 +398,23 @@ def _device_info(wda: Proxy, _params: dict[str, Any]) -> Any:
 
 
 def _deep_link(wda: Proxy, params: dict[str, Any]) -> Any:
-    url = params.get("url")
-    if not isinstance(url, str) or not url:
-        raise Failure(400, "invalid argument", "'url' must be a non-empty string")
-    body: dict[str, Any] = {"url": url}
-    if isinstance(params.get("bundleId"), str):
+    # navigation.ts: passed to WDA as given (WDA answers for a bad url); JSON drops an undefined bundleId
+    body: dict[str, Any] = {"url": params["url"]}
+    if params.get("bundleId") is not None:
         body["bundleId"] = params["bundleId"]
     return wda.call("POST", "/url", body)
 
 
 def _press_button(wda: Proxy, params: dict[str, Any]) -> Any:
-    name = params.get("name")
-    if not isinstance(name, str):
-        raise Failure(400, "invalid argument", "'name' must be a string")
-    body: dict[str, Any] = {"name": name}  # general.ts:230: as given (WDA lowercases it); no duration unless set
-    if params.get("duration") is not None:
-        body["duration"] = params["duration"]
+    # general.ts:219-230: the name as given (WDA lowercases it); durationSeconds as WDA's duration
+    name, seconds = params.get("name"), params.get("durationSeconds")
+    if not name:
+        raise Failure(400, "invalid argument", "Button name is mandatory")
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int | float)):
+        raise Failure(400, "invalid argument", "durationSeconds should be a number")
+    body: dict[str, Any] = {"name": name}
+    if seconds is not None:
+        body["duration"] = seconds
     return wda.call("POST", "/wda/pressButton", body)
 
 
@@ -404,9 +439,21 @@ def _alert(wda: Proxy, params: dict[str, Any]) -> Any:
         return wda.call("GET", "/wda/alert/buttons")
     if action not in ("accept", "dismiss"):
         raise Failure(
-            400, "invalid argument", "The 'action' value should be either 'accept', 'dismiss' or 'getButtons'"
+            500,
+            "unknown error",
+            f"The 'action' value should be either 'accept', 'dismiss' or 'getButtons'. '{_js_text(action)}' is "
+            "provided instead.",
         )
     return wda.call("POST", f"/alert/{action}", {} if label is None else {"name": label})
+
+
+def _js_text(value: Any) -> str:
+    """``${value}`` in JavaScript, for the JSON values a request carries."""
+    if value is None:
+        return "undefined"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _wda_get(route: str) -> MobileHandler:
@@ -425,15 +472,39 @@ def _audit(wda: Proxy, params: dict[str, Any]) -> Any:
 
 
 def _start_video(wda: Proxy, params: dict[str, Any]) -> Any:
-    body: dict[str, Any] = {k: params[k] for k in ("fps", "codec") if k in params}
+    if not wda.phone.simulator and "xctest_screen_record" not in wda.phone.features:
+        # xctest-record-screen.ts: on a real device, unless a RemoteXPC tunnel can delete the video after
+        # (iOS 18+ with a tunnel, which the fake's phones have none of), the feature must be allowed.
+        raise insecure("xctest_screen_record")
+    body: dict[str, Any] = {k: params[k] for k in ("fps", "codec") if isinstance(params.get(k), int)}
     return wda.call("POST", "/wda/video/start", body)
 
 
 def _stop_video(wda: Proxy, _params: dict[str, Any]) -> Any:
-    video = wda.call("POST", "/wda/video/stop")
-    if not isinstance(video, dict):
-        raise Failure(500, "unknown error", "There is no active screen recording, thus nothing to stop")
-    return {**video, "payload": base64.b64encode(VIDEO_BYTES).decode("ascii")}
+    info = wda.call("GET", "/wda/video")
+    if not isinstance(info, dict):
+        raise Failure(500, "unknown error", "There is no active screen recording. Did you start one beforehand?")
+    wda.call("POST", "/wda/video/stop", {})
+    if not wda.phone.simulator and wda.phone.host == "linux":
+        # The video is pulled from the device with Xcode's devicectl, which a Linux host hasn't.
+        where = f"the device {wda.phone.udid}"
+        raise Failure(
+            500,
+            "unknown error",
+            f"Unable to locate XCTest screen recording identified by '{info.get('uuid')}' for {where}",
+        )
+    return {**info, "payload": base64.b64encode(VIDEO_BYTES).decode("ascii")}
+
+
+def insecure(feature: str) -> Failure:
+    """Appium's refusal of an insecure feature the server wasn't started with (``--allow-insecure``)."""
+    return Failure(
+        500,
+        "unknown error",
+        f"Potentially insecure feature '{feature}' has not been enabled. If you want to enable this feature and accept "
+        "the security ramifications, please do so by following the documented instructions at "
+        "http://appium.io/docs/en/latest/guides/security/",
+    )
 
 
 def _location(wda: Proxy, params: dict[str, Any]) -> Any:
@@ -442,16 +513,55 @@ def _location(wda: Proxy, params: dict[str, Any]) -> Any:
     )
 
 
+#: Rule 5: XCUITest's words for a simulator-only command on a real device (``biometric.ts``, ``notifications.ts``).
+_SIMULATOR_ONLY = {
+    "enrollBiometric": "Biometric enrollment can only be performed on Simulator",
+    "sendBiometricMatch": "Sending biometric match can only be performed on Simulator",
+    "pushNotification": "Push notification can only be performed on Simulator",
+}
+
+
 def _on_simulator(name: str) -> MobileHandler:
     def handler(wda: Proxy, params: dict[str, Any]) -> Any:
-        if wda.phone.script.device.kind is not DeviceKind.SIMULATOR:
-            raise Failure(500, "unknown error", f"'{name}' is only supported on Simulator")
+        if not wda.phone.simulator:
+            raise Failure(500, "unknown error", _SIMULATOR_ONLY[name])
         wda.phone.controls.append((name, dict(params)))
         event = _event_of(name, params)
         if event is not None and wda.phone.events is not None:
             wda.phone.events(event)
 
     return handler
+
+
+def _set_appearance(wda: Proxy, params: dict[str, Any]) -> Any:
+    """``appearance.ts``: simctl on a simulator, WDA's sessionless ``/wda/device/appearance`` on an iPhone."""
+    style = params.get("style")
+    if str(style).lower() not in ("light", "dark"):
+        raise Failure(500, "unknown error", "The 'style' value is expected to equal either 'light' or 'dark'")
+    if _before_ios_12(wda.phone):
+        raise Failure(500, "unknown error", "Changing appearance is only supported since iOS 12")
+    if wda.phone.simulator:
+        wda.phone.controls.append(("setAppearance", dict(params)))
+        return None
+    return wda.call_bare("POST", "/wda/device/appearance", {"name": style})
+
+
+def _get_appearance(wda: Proxy, _params: dict[str, Any]) -> Any:
+    """``appearance.ts``: the simulator's (the last one set, here), else WDA's ``userInterfaceStyle``."""
+    if _before_ios_12(wda.phone):
+        return {"style": "unsupported"}
+    if wda.phone.simulator:
+        told = [c for name, c in wda.phone.controls if name == "setAppearance"]
+        if told:
+            return {"style": str(told[-1]["style"]).lower()}
+    info = wda.call("GET", "/wda/device/info")
+    style = info.get("userInterfaceStyle") if isinstance(info, dict) else None
+    return {"style": style or "unknown"}
+
+
+def _before_ios_12(phone: Phone) -> bool:
+    major = (phone.platform_version or phone.script.device.ios).split(".", 1)[0]
+    return major.isdigit() and int(major) < 12
 
 
 #: Rule 6: the services appium-ios-simulator 10.1 sets in the simulator's TCC database (its ``SERVICES``).
@@ -522,6 +632,27 @@ def _event_of(name: str, params: dict[str, Any]) -> DeviceEvent | None:
     return None
 
 
+#: ``mobile:`` name → its optional arguments (XCUITest's ``execute-method-map.ts``): what a refusal names.
+OPTIONAL: dict[str, tuple[str, ...]] = {
+    "source": ("format", "excludedAttributes"),
+    "tap": ("elementId",),
+    "doubleTap": ("elementId", "x", "y"),
+    "touchAndHold": ("x", "y", "elementId"),
+    "dragFromToForDuration": ("elementId",),
+    "swipe": ("velocity", "elementId"),
+    "launchApp": ("arguments", "environment"),
+    "listApps": ("applicationType", "returnAttributes"),
+    "deepLink": ("bundleId",),
+    "pressButton": ("durationSeconds",),
+    "keys": ("elementId",),
+    "hideKeyboard": ("keys",),
+    "alert": ("buttonLabel",),
+    "performAccessibilityAudit": ("auditTypes",),
+    "startXCTestScreenRecording": ("fps", "codec"),
+    "stopXCTestScreenRecording": ("remotePath", "user", "pass", "headers", "fileFieldName", "formFields", "method"),
+    "enrollBiometric": ("isEnabled",),
+    "sendBiometricMatch": ("type", "match"),
+}
 #: ``mobile:`` name → (required arguments, handler), XCUITest's argument names (Rule 2).
 MOBILE: dict[str, tuple[tuple[str, ...], MobileHandler]] = {
     "source": ((), _source),
@@ -549,7 +680,8 @@ MOBILE: dict[str, tuple[tuple[str, ...], MobileHandler]] = {
     "startXCTestScreenRecording": ((), _start_video),
     "stopXCTestScreenRecording": ((), _stop_video),
     "setSimulatedLocation": (("latitude", "longitude"), _location),
-    "setAppearance": (("style",), _on_simulator("setAppearance")),
+    "setAppearance": (("style",), _set_appearance),
+    "getAppearance": ((), _get_appearance),
     "enrollBiometric": ((), _on_simulator("enrollBiometric")),
     "sendBiometricMatch": ((), _on_simulator("sendBiometricMatch")),
     "pushNotification": (("bundleId", "payload"), _on_simulator("pushNotification")),

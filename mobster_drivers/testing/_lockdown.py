@@ -42,7 +42,7 @@ from typing import Any
 
 import attrs
 
-__all__ = ["LOCKDOWN_PORT", "SERVICE_PORTS", "Lockdownd", "PairRecord", "pair_record"]
+__all__ = ["LOCKDOWN_PORT", "SERVICE_PORTS", "Lockdownd", "PairRecord", "lockdown_values", "pair_record"]
 
 #: lockdownd's port on the phone.
 LOCKDOWN_PORT = 62078
@@ -55,6 +55,34 @@ _LENGTH = struct.Struct(">I")
 _MAX_MESSAGE = 1 << 20  # a lockdown request is a few hundred bytes
 _CERTS: dict[str, bytes] = {}
 _CERTS_LOCK = threading.Lock()
+
+
+def lockdown_values(
+    udid: str, name: str, ios: str, *, product_type: str = "iPhone17,1", locked: bool = False
+) -> dict[str, Any]:
+    """A phone's lockdownd values: what ``GetValue`` without a ``Key`` answers (Rule 1).
+
+    The one source of them: the fake usbmuxd's phones and the fake Appium's ``mobile: deviceInfo``
+    (its ``lockdownInfo``, which real XCUITest reads with that ``GetValue``) both say these.
+    """
+    return {
+        "DeviceName": name,
+        "ProductVersion": ios,
+        "ProductType": product_type,
+        "ProductName": "iPhone OS",
+        "BuildVersion": "23E246",
+        "DeviceClass": "iPhone",
+        "UniqueDeviceID": udid,
+        "CPUArchitecture": "arm64e",
+        "HardwareModel": "D47AP",
+        "SerialNumber": "F2LZ0000XXXX",
+        "TimeZone": "UTC",
+        "TimeZoneOffsetFromUTC": 0.0,
+        "ProtocolVersion": "2",
+        "ActivationState": "Activated",
+        "PasswordProtected": locked,
+        "WiFiAddress": "00:00:00:00:00:00",
+    }
 
 
 @attrs.frozen

@@ -26,11 +26,11 @@ the reply, so the phone, its taps, its typing and its faults are the fake WDA's.
         ...
 
 From a shell: ``python -m mobster_drivers.testing.appium --app APP.yaml [--port N] [--devices N]``
-(or ``--tree SOURCE.xml [--bundle ID]``, and ``--costs``) prints the URL on its first line and
-serves until interrupted (or ``--lifetime`` seconds).
+(or ``--tree SOURCE.xml [--bundle ID]``, and ``--costs``, ``--host linux``, ``--no-usbmuxd``, …)
+prints the URL on its first line and serves until interrupted (or ``--lifetime`` seconds).
 
 Rule 1: W3C's envelope, as Appium 3.8 writes it. Every reply is JSON ``{"value": …}`` with a
-        Content-Length; a new session's value is ``{"sessionId", "capabilities"}``; an error is
+        Content-Length; a new session's value is ``{"capabilities", "sessionId"}`` (that order); an error is
         ``{"value": {"error", "message", "stacktrace"}}`` with the W3C status and a filled
         ``stacktrace`` (``_appium_mobile`` Rule 1): 404 ``invalid session id`` ("A session is
         either terminated or not started"), ``unknown command`` ("The requested resource could
@@ -49,20 +49,31 @@ Rule 2: routes (under an optional base path such as ``/wd/hub``): ``GET /status`
         to WDA are proxied as they are (:data:`PROXIED`: the window rect, the active element,
         every ``/element/{id}/…`` route, alerts, orientation, ``/url``), an element's value
         with the body as sent, its ``id`` dropped. Anything else is 404 ``unknown command``.
-Rule 3: a new session merges ``alwaysMatch`` with each ``firstMatch`` entry (a key in both is
-        ``invalid argument``); the first that validates wins. ``platformName`` and
+Rule 3: a new session merges ``alwaysMatch`` with each ``firstMatch`` entry (a name with no
+        vendor prefix that isn't W3C's is refused first, 400 ``invalid argument``; a key in both
+        is ``invalid argument``); the first that validates wins. ``platformName`` and
         ``appium:automationName`` must be there (400 ``invalid argument`` "'automationName' is
         required to be present") and name iOS and XCUITest (else 500 ``unknown error``: no
-        driver matches); an ``appium:bundleId`` that isn't installed is 500 ``unknown error``
-        "App with bundle identifier '…' unknown". As XCUITest, it makes a WDA session and
-        launches the bundle unless ``appium:autoLaunch`` is false. The reply's capabilities
-        are the request's without the ``appium:`` prefix, after XCUITest's eight legacy keys
-        (``platform: "MAC"``, ``webStorageEnabled``, …); nothing is added (no ``deviceName``),
-        except on a hub, which adds its node's ``udid`` and ``platformVersion``. A request that
-        repeats an ``X-Idempotency-Key`` gets the session that key made, while it lives.
+        driver matches); then the driver's own checks (``_appium_caps`` Rules 2, 3: the types of
+        its capabilities, a platformVersion that reads as a version). The phone fills in what the
+        caps leave out, as XCUITest's device discovery does (``_appium_caps`` Rule 4: the
+        platformVersion, from lockdown on an iPhone, from the simulator on a simulator; the
+        ``udid``), and the reply's capabilities are XCUITest's eight legacy keys (``platform:
+        "MAC"``, ``webStorageEnabled``, …), then the request's without the ``appium:`` prefix with
+        the platformVersion, then the ``udid``; no ``deviceName`` is added. A hub merges its
+        node's stereotype (``appium:udid``, ``appium:platformVersion``) into the request first.
+        An ``appium:bundleId`` that isn't installed is then 500 ``unknown error`` "App with
+        bundle identifier '…' unknown". As XCUITest, it makes a WDA session and launches the
+        bundle unless ``appium:autoLaunch`` is false. A request that repeats an
+        ``X-Idempotency-Key`` gets the session that key made, while it lives. Not modelled: which
+        phone a session without an explicit UDID lands on is a host's choice (a Mac picks a
+        simulator, or with ``auto`` the phone on USB; Linux refuses it), and the fake takes its
+        one phone whatever ``appium:udid`` says.
 Rule 3a: one phone, one session: a new session on the phone of a live one ends that one, as
-        XCUITest's session claim does: its commands then get 404 ``invalid session id``, its
-        ``DELETE`` too, and it stays in ``/appium/sessions`` (Appium keeps it in its list).
+        XCUITest's session claim does (once the device is known, before the app is looked up: a
+        session refused for its ``appium:bundleId`` has ended the older one too): its commands
+        then get 404 ``invalid session id``, its ``DELETE`` too, and it stays in
+        ``/appium/sessions`` (Appium keeps it in its list).
 Rule 4: ``mobile:`` commands: ``_appium_mobile`` (XCUITest's argument checks, the WDA route of
         each command, what needs usbmuxd, 405 ``unknown method`` for any other).
 Rule 4a: finding elements as the XCUITest driver does: the strategy must be one of its locator
@@ -76,11 +87,20 @@ Rule 4a: finding elements as the XCUITest driver does: the strategy must be one 
         An empty answer is asked again every 0.5 s until the session's implicit wait (``POST
         /timeouts`` ``implicit`` in ms, or the legacy ``{"type": "implicit", "ms": …}``; 0 by
         default) has passed, in real time.
-Rule 4b: settings: each key of ``POST /appium/settings`` whose value changes is proxied to WDA's
+Rule 4b: settings are the driver's (``DeviceSettings``): a session starts with XCUITest's
+        ``DEFAULT_SETTINGS`` (``nativeWebTap`` … ``pageSourceExcludedAttributes``), and the
+        caps' ``nativeWebTap``, ``nativeWebTapStrict``, ``useJSONSource``,
+        ``elementResponseAttributes``, ``shouldUseCompactResponses``,
+        ``mjpegServerScreenshotQuality``, ``mjpegServerFramerate`` and ``screenshotQuality`` are
+        applied to them as the session starts (``setupSessionSettings``). Each key of ``POST
+        /appium/settings`` whose value differs from the driver's is proxied to WDA's
         ``/appium/settings`` on its own (``{"settings": {key: value}}``), as the driver's
         ``onSettingsUpdate`` does, except the driver's own (``pageSourceExcludedAttributes``,
-        ``nativeWebTap``, ``nativeWebTapStrict``), which are only kept. ``GET`` answers WDA's
-        settings with the driver's over them.
+        ``nativeWebTap``, ``nativeWebTapStrict``) and the deprecated ones (``safariTabBarPosition``,
+        …), which are only kept; a body without ``settings`` is 400 "The following required
+        parameter is missing: ["settings"]…", one whose ``settings`` isn't an object 400
+        "Settings update should be called with valid JSON. Got "…" instead". ``GET`` answers
+        the driver's settings (WDA's own are not asked).
 Rule 5: proxied failures as Appium surfaces them: a WDA error reply keeps its W3C code, status
         and message (the proxy's stack, not WDA's traceback); a WDA that doesn't answer within the
         proxy timeout (``proxy_timeout``: 240 s, ``@appium/base-driver``'s), answers with something
@@ -98,7 +118,13 @@ Rule 6: cloud and host behaviours, as options: ``require`` (vendor options a ses
         (``browserstack``, ``sauce`` or ``lambdatest``: its executor scripts are accepted and
         recorded in :attr:`FakeAppium.annotations`; without it such a script is 405 ``unknown
         method``, as in XCUITest's native context); ``usbmuxd`` False (a Linux host in front of a
-        networked WDA: what XCUITest asks the phone's lockdown fails, ``_appium_mobile`` Rule 3).
+        networked WDA: what XCUITest asks the phone's lockdown fails, ``_appium_mobile`` Rule 3);
+        ``host`` (``mac``, the default, or ``linux``: XCUITest as a host utility in front of a WDA
+        that runs already, which wants ``appium:udid`` and ``appium:webDriverAgentUrl``, serves no
+        simulator and can't pull an iPhone's video, ``_appium_caps`` Rule 4a, ``_appium_mobile``
+        Rule 5; the real-Appium tests run the fake as ``linux``, as the real server runs there);
+        ``xctest_screen_record`` (``--allow-insecure xctest_screen_record``: XCTest's recorder on
+        an iPhone, refused without it); ``session_discovery`` (Rule 2).
         Faults: :meth:`FakeAppium.fail_next_session` (a 5xx on session create, W3C JSON or a
         load balancer's HTML page), :meth:`FakeAppium.end_sessions` (the provider ends every
         session), :meth:`FakeAppium.garbage_next_reply`, :meth:`FakeAppium.stall_next_reply`,
@@ -123,18 +149,26 @@ Rule 9: a hub (``devices=N``): N phones, each its own fake WDA running the app s
         New session request timed out"; a session that ends frees its phone for the next.
         ``/status`` is Grid's (``"Selenium Grid ready."`` and its nodes).
 
-Checked against the sources (appium 3.8.0 and appium-xcuitest-driver 12.13.1 from npm:
-``@appium/base-driver`` routes, ``errors.ts`` codes and statuses, ``validation.ts``'s "is
-required to be present"; ``appium/lib/appium.ts`` (session creation, the driver match and its
-messages); the XCUITest driver's ``execute-method-map.ts`` argument names, ``commands/
-gesture.ts``, ``app-management.ts``, ``element.ts``, ``source.ts`` and ``keyboard.ts`` for the WDA
-route of each command, ``driver.ts:182-226`` for what is not proxied (``POST /element/{id}/value`` is passed on as
-sent, measured), ``session-claim-handler.ts`` for the claim, ``find.ts`` for the strategy
-rewrite and the swallowed lookup failures; Selenium Grid 4's ``LocalNewSessionQueue`` for the
-queue's words) and measured against the real server in front of the fake WDA
-(``tests/drivers/devices/test_appium_real.py`` runs the points above against both). Not
-checked: every cloud's wording and status for a refused credential or a parallel limit; Grid's
-own ``/status`` beyond ``ready`` and ``message``.
+Checked against the sources (appium 3.8.0 and appium-xcuitest-driver 12.13.1 from npm; what a
+session's capabilities become is ``_appium_caps``'): ``@appium/base-driver`` routes, ``errors.ts``
+codes and statuses, ``validation.ts``'s "is required to be present", ``protocol.ts``'
+``checkParams`` for a missing argument; ``appium/lib/appium.ts`` (session creation, the driver
+match and its messages); the XCUITest driver's ``execute-method-map.ts`` argument names (required
+and optional), ``commands/gesture.ts``, ``app-management.ts``, ``element.ts``, ``source.ts``,
+``keyboard.ts``, ``general.ts``, ``navigation.ts``, ``alert.ts``, ``appearance.ts`` and
+``xctest-record-screen.ts`` for the WDA route of each command, ``driver.ts:182-226`` for what is not
+proxied (``POST /element/{id}/value`` is passed on as sent, measured), its ``DEFAULT_SETTINGS`` and
+``setupSessionSettings``, ``session-claim-handler.ts`` for the claim, ``find.ts`` for the
+strategy rewrite and the swallowed lookup failures; Selenium Grid 4's ``LocalNewSessionQueue``
+for the queue's words) and measured against the real server in front of the fake WDA and the fake
+usbmuxd (``tests/drivers/devices/test_appium_real.py`` runs the points above against both, the
+fake as ``host="linux"``, as the real one runs here). A differential run of every command
+Mobster's driver sends (and their common refusals: missing arguments, bad actions, bad scripts,
+bad settings) through both servers, every reply compared whole but for ids, UDIDs, timestamps and
+stack traces, found no other difference (December 2026). Not checked: every cloud's wording and
+status for a refused credential or a parallel limit; Grid's own ``/status`` beyond ``ready`` and
+``message``; what a Mac does (a simulator session, a session without a UDID: read from the
+source, ``_appium_caps`` Rule 4); the argument checks of ``mobile:`` commands Mobster never sends.
 """
 
 from __future__ import annotations
@@ -159,10 +193,12 @@ from mobster_core import DeviceKind, SystemClock
 from mobster_core.protocols import Clock
 from mobster_drivers.devices.scripted import AppScript
 
+from ._appium_caps import HOSTS, Device, SessionCaps, check_host, check_names, session_caps, validate
 from ._appium_mobile import (
     LOCATOR_STRATEGIES,
     MOBILE,
     NO_USBMUXD,
+    OPTIONAL,
     Failure,
     Phone,
     Proxy,
@@ -178,6 +214,25 @@ __all__ = ["LOCATOR_STRATEGIES", "PROXIED", "AppiumRequest", "FakeAppium", "main
 
 #: Settings the XCUITest driver keeps itself and never proxies (Rule 4b).
 _DRIVER_SETTINGS = frozenset({"pageSourceExcludedAttributes", "nativeWebTap", "nativeWebTapStrict"})
+#: Settings XCUITest 12.13 still takes and no longer passes on (``DEPRECATED_NATIVE_WEB_TAP_SETTINGS``).
+_DEPRECATED_SETTINGS = frozenset(
+    {"nativeWebTapTabBarVisibility", "nativeWebTapSmartAppBannerVisibility", "safariTabBarPosition"}
+)
+#: The driver's settings a session starts with (``driver.ts``' ``DEFAULT_SETTINGS``), in their order (Rule 4b).
+_DEFAULT_SETTINGS: Mapping[str, Any] = {
+    "nativeWebTap": False,
+    "nativeWebTapStrict": False,
+    "useJSONSource": False,
+    "webScreenshotMode": "native",
+    "shouldUseCompactResponses": True,
+    "elementResponseAttributes": "type,label",
+    "mjpegServerScreenshotQuality": 25,
+    "mjpegServerFramerate": 10,
+    "screenshotQuality": 1,
+    "mjpegScalingFactor": 100,
+    "reduceMotion": None,
+    "pageSourceExcludedAttributes": "",
+}
 _IMPLICIT_INTERVAL = 0.5  # seconds between lookups while an implicit wait runs (Rule 4a)
 _JSON = "application/json; charset=utf-8"
 _PROXY_TIMEOUT = 240.0  # seconds: @appium/base-driver's DEFAULT_REQUEST_TIMEOUT (Rule 5)
@@ -193,17 +248,6 @@ _UNKNOWN_ROUTE = (
     "supported by the mapped resource."
 )
 _GONE = "A session is either terminated or not started"
-#: What XCUITest 12.13 puts before the capabilities it echoes (Rule 3).
-_LEGACY_CAPS: Mapping[str, Any] = {
-    "webStorageEnabled": False,
-    "locationContextEnabled": False,
-    "browserName": "",
-    "platform": "MAC",
-    "javascriptEnabled": True,
-    "databaseEnabled": False,
-    "takesScreenshot": True,
-    "networkConnectionEnabled": False,
-}
 #: The routes XCUITest passes to WDA as they are (Rule 2), as patterns over the session's route.
 PROXIED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (method, re.compile(pattern))
@@ -291,7 +335,8 @@ class _Phone:
 class _Session:
     id: str
     requested: dict[str, Any]  # the capabilities as the client asked for them
-    capabilities: dict[str, Any]  # as the server echoed them (Rule 3)
+    capabilities: dict[str, Any]  # as the server answered them (Rule 3, ``_appium_caps`` Rule 4)
+    kept: dict[str, Any]  # as the server keeps them: GET /session/{id}, GET /appium/sessions
     phone: _Phone
     wda_session: str
     idle_limit: float | None  # seconds, None: never
@@ -300,7 +345,7 @@ class _Session:
     created: int = attrs.field(factory=lambda: round(time.time() * 1000))  # ms since the epoch, as Appium lists it
     lock: threading.Lock = attrs.field(factory=threading.Lock)
     implicit_ms: float = 0  # the implicit wait of element lookups (Rule 4a)
-    settings: dict[str, Any] = attrs.field(factory=dict)  # what the driver was told (Rule 4b)
+    settings: dict[str, Any] = attrs.field(factory=lambda: dict(_DEFAULT_SETTINGS))  # the driver's (Rule 4b)
 
 
 _SessionCommand = Callable[["FakeAppium", _Session, dict[str, Any]], Any]
@@ -360,15 +405,18 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         session_request_timeout: float = _SESSION_REQUEST_TIMEOUT,
         usbmuxd: bool = True,
         session_discovery: bool = False,
+        xctest_screen_record: bool = False,
+        host: str = "mac",
         proxy_timeout: float = _PROXY_TIMEOUT,
     ) -> None:
         super().__init__(port=port, lifetime=lifetime)
         _check_options(provider, latency, max_sessions, devices, session_request_timeout)
         if (app is None) == (tree is None):
             raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
-        phone = _PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time)
         self._hub = devices is not None
-        self._phones = [_Phone(wda, _udid(wda.script)) for wda in (phone.make() for _ in range(devices or 1))]
+        self._phones = _phones(_PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time), devices, host)
+        self._host = host
+        self._features = frozenset({"xctest_screen_record"} if xctest_screen_record else ())
         self._script = self._phones[0].wda.script
         self._base = "/" + base_path.strip("/") if base_path.strip("/") else ""
         self._latency = latency
@@ -574,7 +622,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             {
                 "id": s.id,
                 "created": s.created,
-                "capabilities": {k: v for k, v in s.capabilities.items() if k not in _LEGACY_CAPS},
+                "capabilities": dict(s.kept),
             }
             for s in listed
         ]
@@ -612,7 +660,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     @_w3c("GET", "/")
     def _session_caps(self, session: _Session, _body: dict[str, Any]) -> Any:
-        return {k: v for k, v in session.capabilities.items() if k not in _LEGACY_CAPS}
+        return dict(session.kept)
 
     @_w3c("POST", "/actions")
     def _actions(self, session: _Session, body: dict[str, Any]) -> Any:
@@ -661,7 +709,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     @_w3c("GET", "/appium/settings")
     def _get_settings(self, session: _Session, _body: dict[str, Any]) -> Any:
-        return {**self._wda_call(session, "GET", "/appium/settings"), **session.settings}
+        return dict(session.settings)
 
     # -- sessions (Rules 3, 3a, 9) -------------------------------------------------------------
 
@@ -670,25 +718,34 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             known = self._sessions.get(self._keys.get(key, "")) if key else None
             failure = None if known else (self._session_failures.pop(0) if self._session_failures else None)
         if known is not None:
-            return {"sessionId": known.id, "capabilities": dict(known.capabilities)}
+            return {"capabilities": dict(known.capabilities), "sessionId": known.id}
         if failure is not None:
             status, html = failure
             if html:
                 raise _HtmlFailure(status)
             raise Failure(status, "session not created", "The cloud could not start a session (injected failure)")
-        caps = _matched(body)
+        asked = _matched(body)
+        caps = validate(asked)  # the driver's constraints (``_appium_caps`` Rules 2, 3)
         self._check_credentials(caps)
+        check_host(caps, self._host)
+        phone = self._phone_for(caps)
+        if self._hub:  # a Grid node's stereotype names its phone (Rule 9)
+            stereotype = {"appium:udid": phone.udid, "appium:platformVersion": phone.wda.script.device.ios}
+            caps = {**caps, **{k: v for k, v in stereotype.items() if caps.get(k) in (None, "")}}
+        device = phone.wda.script.device
+        made = session_caps(caps, Device(device.kind, device.ios, phone.udid, self._usbmuxd))
+        self._claim_phone(phone)  # XCUITest's claim comes before the app is looked up (Rule 3a)
         bundle = caps.get("appium:bundleId")
         if bundle is not None:
             if not self._usbmuxd:  # driver.ts:1443-1451: installation_proxy looks the app up first
                 raise Failure(500, "unknown error", NO_USBMUXD)
             if not isinstance(bundle, str) or bundle not in self._script.apps:
                 raise Failure(500, "unknown error", f"App with bundle identifier '{bundle}' unknown")
-        session = self._start(caps, self._phone_for(caps))
+        session = self._start(asked, caps, phone, made)
         with self._lock:
             if key:
                 self._keys[key] = session.id
-        return {"sessionId": session.id, "capabilities": dict(session.capabilities)}
+        return {"capabilities": dict(session.capabilities), "sessionId": session.id}
 
     def _phone_for(self, caps: Mapping[str, Any]) -> _Phone:
         """The phone a new session goes to: the one phone (Rule 3a), or a free one of the hub (Rule 9)."""
@@ -723,11 +780,15 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             raise Failure(500, "session not created", "Could not start a new session. New session request timed out")
         return free
 
-    def _start(self, caps: dict[str, Any], phone: _Phone) -> _Session:
+    def _claim_phone(self, phone: _Phone) -> None:
+        """Rule 3a: XCUITest's claim ends the older session on this phone."""
         with self._lock:
             held = self._sessions.get(phone.session or "")
-        if held is not None:  # Rule 3a: XCUITest's claim ends the older session on this phone
+        if held is not None:
             self._end(held, claimed=True)
+
+    def _start(self, asked: dict[str, Any], caps: dict[str, Any], phone: _Phone, made: SessionCaps) -> _Session:
+        limits = [t for t in (_new_command_timeout(caps), self._idle_timeout) if t is not None]
         launch = caps.get("appium:bundleId") is not None and caps.get("appium:autoLaunch", True) is not False
         wda_caps: dict[str, Any] = {"shouldWaitForQuiescence": False}
         if launch:
@@ -737,14 +798,11 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         wda_session = reply.get("sessionId") if isinstance(reply, dict) else None
         if not isinstance(wda_session, str):
             raise Failure(500, "unknown error", "Unable to start WebDriverAgent session: WDA created no session")
-        echoed = {**_LEGACY_CAPS, **{k.removeprefix("appium:"): v for k, v in caps.items()}}
-        if self._hub:  # a Grid node adds its stereotype's device
-            echoed.update({"udid": phone.udid, "platformVersion": phone.wda.script.device.ios})
-        limits = [t for t in (_new_command_timeout(caps), self._idle_timeout) if t is not None]
         session = _Session(
             id=secrets.token_hex(16) if self._hub else _uuid4(),
-            requested=caps,
-            capabilities=echoed,
+            requested=asked,
+            capabilities=dict(made.reply),
+            kept=dict(made.session),
             phone=phone,
             wda_session=wda_session,
             idle_limit=min(limits) if limits else None,
@@ -754,6 +812,10 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         with self._lock:
             self._sessions[session.id] = session
             phone.session = session.id
+        told = _caps_settings(caps)
+        if told:
+            with session.lock:
+                self._update_settings(session, {"settings": told})
         return session
 
     def _check_credentials(self, caps: Mapping[str, Any]) -> None:
@@ -796,8 +858,10 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     def _execute(self, session: _Session, body: dict[str, Any]) -> Any:
         script = body.get("script")
         args = body.get("args", [])
-        if not isinstance(script, str) or not isinstance(args, list):
-            raise Failure(400, "invalid argument", "'script' must be a string and 'args' a list")
+        if not isinstance(script, str):
+            raise Failure(500, "unknown error", "script.trim is not a function")  # execute.ts trims it first
+        if not isinstance(args, list):
+            raise Failure(400, "invalid argument", "'args' must be a list")
         if not script.startswith("mobile:"):
             return self._annotate(script)
         name = script.removeprefix("mobile:").strip()
@@ -810,12 +874,23 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         required, handler = spec
         missing = [p for p in required if p not in params]
         if missing:
-            raise Failure(400, "invalid argument", _missing(missing, required, list(params)))
+            raise Failure(400, "invalid argument", _missing(missing, required, list(params), OPTIONAL.get(name, ())))
         wda = session.phone.wda
         privacy = lambda bundle, service, allow: wda.set_permission(bundle, service, allow=allow)  # noqa: E731
         controls = session.phone.controls
-        phone = Phone(wda.script, session.phone.udid, self._usbmuxd, controls, events=wda.send_event, privacy=privacy)
-        return handler(Proxy(lambda m, r, b: self._wda_call(session, m, r, b), phone), params)
+        phone = Phone(
+            wda.script,
+            session.phone.udid,
+            self._usbmuxd,
+            controls,
+            events=wda.send_event,
+            privacy=privacy,
+            platform_version=session.kept.get("platformVersion"),
+            host=self._host,
+            features=self._features,
+        )
+        bare = lambda m, r, b: _wda_request(session.phone, m, r, b, session.proxy_timeout)  # noqa: E731
+        return handler(Proxy(lambda m, r, b: self._wda_call(session, m, r, b), phone, bare), params)
 
     def _annotate(self, script: str) -> Any:
         provider, note = provider_note(script)
@@ -874,13 +949,18 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     @_w3c("POST", "/appium/settings")
     def _update_settings(self, session: _Session, body: dict[str, Any]) -> Any:
-        settings = body.get("settings")
+        if "settings" not in body:
+            raise Failure(400, "invalid argument", _missing(["settings"], ("settings",), list(body)))
+        settings = body["settings"]
         if not isinstance(settings, dict):
-            raise Failure(400, "invalid argument", "The settings object must be a plain JS object: {'settings': {…}}")
+            shown = json.dumps(settings, ensure_ascii=False, separators=(",", ":"))
+            raise Failure(
+                400, "invalid argument", f"Settings update should be called with valid JSON. Got {shown} instead"
+            )
         for key, value in settings.items():
             if key in session.settings and session.settings[key] == value:
                 continue  # unchanged: the driver isn't told
-            if key not in _DRIVER_SETTINGS:
+            if key not in _DRIVER_SETTINGS and key not in _DEPRECATED_SETTINGS:
                 self._wda_call(session, "POST", "/appium/settings", {"settings": {key: value}})
             session.settings[key] = value
         return None
@@ -891,6 +971,37 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         return _wda_request(
             session.phone, method, f"/session/{session.wda_session}{route}", body, session.proxy_timeout
         )
+
+
+def _caps_settings(caps: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings a session's caps set as it starts (``driver.ts``' ``setupSessionSettings``, Rule 4b)."""
+    told: dict[str, Any] = {}
+    for key in ("nativeWebTap", "nativeWebTapStrict", "useJSONSource"):
+        if f"appium:{key}" in caps:
+            told[key] = caps[f"appium:{key}"]
+    wanted: dict[str, type | tuple[type, ...]] = {
+        "elementResponseAttributes": str,
+        "shouldUseCompactResponses": bool,
+        "mjpegServerScreenshotQuality": (int, float),
+        "mjpegServerFramerate": (int, float),
+    }
+    for key, kind in wanted.items():
+        value = caps.get(f"appium:{key}")
+        if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
+            told[key] = value
+    if "appium:screenshotQuality" in caps:
+        told["screenshotQuality"] = caps["appium:screenshotQuality"]
+    return told
+
+
+def _phones(maker: _PhoneMaker, devices: int | None, host: str) -> list[_Phone]:
+    """The phones behind the server (one, or a hub's), each with its own UDID; a Linux host serves no simulator."""
+    if host not in HOSTS:
+        raise ValueError(f"host is one of {', '.join(HOSTS)}, got {host!r}")
+    phones = [_Phone(wda, _udid(wda.script)) for wda in (maker.make() for _ in range(devices or 1))]
+    if host == "linux" and phones[0].wda.script.device.kind is DeviceKind.SIMULATOR:
+        raise ValueError("a Linux host serves no simulator (XCUITest needs macOS for one): give an iPhone's script")
+    return phones
 
 
 def _check_options(
@@ -955,6 +1066,7 @@ def _matched(body: Mapping[str, Any]) -> dict[str, Any]:
     first = requested.get("firstMatch", [{}])
     if not isinstance(always, dict) or not isinstance(first, list) or not all(isinstance(f, dict) for f in first):
         raise Failure(400, "invalid argument", "'alwaysMatch' must be an object and 'firstMatch' a list of objects")
+    check_names(always, first)  # ``_appium_caps`` Rule 1
     problems: list[Failure] = []
     for entry in first or [{}]:
         both = sorted(set(always) & set(entry))
@@ -997,7 +1109,10 @@ def _invalid(caps: Mapping[str, Any]) -> Failure | None:
 
 
 def _new_command_timeout(caps: Mapping[str, Any]) -> float | None:
+    """Seconds a session may idle (None: no limit); the value is a number once ``_appium_caps.validate`` passed."""
     value = caps.get("appium:newCommandTimeout", _DEFAULT_NEW_COMMAND_TIMEOUT)
+    if value is None or value == "":  # Appium: null * 1000 and "" * 1000 are 0, no timeout
+        return None
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         raise Failure(400, "invalid argument", f"'newCommandTimeout' must be a number of seconds, got {value!r}")
     return None if value == 0 else float(value)
@@ -1026,16 +1141,23 @@ def _command(method: str, session: str | None, route: str, body: Any) -> str:
     return f"{method} {route}" if session is None or route != "/" else f"{method} /session/{{id}}"
 
 
-def _missing(missing: Sequence[str], required: Sequence[str], given: Sequence[str]) -> str:
-    """Appium's words for missing parameters (``@appium/base-driver``'s ``checkParams``)."""
-    provided = (
-        f"You have provided: {json.dumps(list(given), separators=(',', ':'))}" if given else "You have provided none"
-    )
+def _missing(
+    missing: Sequence[str], required: Sequence[str], given: Sequence[str], optional: Sequence[str] = ()
+) -> str:
+    """Appium's words for missing parameters (``@appium/base-driver``'s ``checkParams`` and ``errors.ts``)."""
+
+    def listed(names: Sequence[str]) -> str:
+        return json.dumps(list(names), separators=(",", ":"))
+
     noun = "parameter is" if len(missing) == 1 else "parameters are"
-    return (
-        f"The following required {noun} missing: {json.dumps(list(missing), separators=(',', ':'))}\n"
-        f"Known required parameters are: {json.dumps(list(required), separators=(',', ':'))}\n{provided}"
-    )
+    lines = [
+        f"The following required {noun} missing: {listed(missing)}",
+        f"Known required parameters are: {listed(required)}",
+    ]
+    if optional:
+        lines.append(f"Known optional parameters are: {listed(optional)}")
+    lines.append(f"You have provided: {listed(given)}" if given else "You have provided none")
+    return "\n".join(lines)
 
 
 def _object(body: Any, *, bad_body: bool) -> dict[str, Any]:
@@ -1083,12 +1205,7 @@ def _parser() -> argparse.ArgumentParser:
         default=_SESSION_REQUEST_TIMEOUT,
         help="with --devices: how long a new session waits in the queue for a free phone, seconds (default 300)",
     )
-    parser.add_argument(
-        "--no-usbmuxd", action="store_true", help="a Linux host without usbmuxd: lockdown calls fail as on one"
-    )
-    parser.add_argument(
-        "--session-discovery", action="store_true", help="serve GET /appium/sessions (--allow-insecure)"
-    )
+    _host_options(parser)
     parser.add_argument("--provider", choices=_PROVIDERS, default=None, help="accept this cloud's executor scripts")
     parser.add_argument(
         "--require",
@@ -1104,6 +1221,27 @@ def _parser() -> argparse.ArgumentParser:
         "--concurrent", action="store_true", help="the WDA behind answers requests at once (real WDA: one at a time)"
     )
     return parser
+
+
+def _host_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the host the server runs on: its OS, its usbmuxd, its insecure features."""
+    parser.add_argument(
+        "--host",
+        choices=HOSTS,
+        default="mac",
+        help="the host XCUITest runs on: linux wants appium:udid and appium:webDriverAgentUrl (default: mac)",
+    )
+    parser.add_argument(
+        "--no-usbmuxd", action="store_true", help="a Linux host without usbmuxd: lockdown calls fail as on one"
+    )
+    parser.add_argument(
+        "--session-discovery", action="store_true", help="serve GET /appium/sessions (--allow-insecure)"
+    )
+    parser.add_argument(
+        "--xctest-screen-record",
+        action="store_true",
+        help="allow XCTest's screen recorder on an iPhone (--allow-insecure xctest_screen_record)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1136,6 +1274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             session_request_timeout=args.session_request_timeout,
             usbmuxd=not args.no_usbmuxd,
             session_discovery=args.session_discovery,
+            xctest_screen_record=args.xctest_screen_record,
+            host=args.host,
             one_at_a_time=not args.concurrent,
         )
 

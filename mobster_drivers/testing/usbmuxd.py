@@ -53,7 +53,7 @@ import attrs
 
 from mobster_drivers.devices.usb import PhoneFacts
 
-from ._lockdown import LOCKDOWN_PORT, SERVICE_PORTS, Lockdownd, PairRecord, pair_record
+from ._lockdown import LOCKDOWN_PORT, SERVICE_PORTS, Lockdownd, PairRecord, lockdown_values, pair_record
 from ._server import LoopbackServer
 
 __all__ = ["FakeIphone", "FakeLockdown", "FakeUsbmuxd"]
@@ -96,24 +96,7 @@ class FakeIphone:
 
     def lockdown_values(self) -> dict[str, Any]:
         """What the phone's lockdownd says to ``GetValue`` (``_lockdown`` Rule 1)."""
-        return {
-            "DeviceName": self.name,
-            "ProductVersion": self.ios,
-            "ProductType": self.product_type,
-            "ProductName": "iPhone OS",
-            "BuildVersion": "23E246",
-            "DeviceClass": "iPhone",
-            "UniqueDeviceID": self.udid,
-            "CPUArchitecture": "arm64e",
-            "HardwareModel": "D47AP",
-            "SerialNumber": "F2LZ0000XXXX",
-            "TimeZone": "UTC",
-            "TimeZoneOffsetFromUTC": 0.0,
-            "ProtocolVersion": "2",
-            "ActivationState": "Activated",
-            "PasswordProtected": self.locked,
-            "WiFiAddress": "00:00:00:00:00:00",
-        }
+        return lockdown_values(self.udid, self.name, self.ios, product_type=self.product_type, locked=self.locked)
 
 
 class FakeLockdown:

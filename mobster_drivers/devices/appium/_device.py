@@ -79,8 +79,10 @@ Rule 6: a launch is ``mobile: isAppInstalled`` (a ``DeviceError``, nothing sent,
         launch is not sent behind a ``setPermission`` that never answered). An iPhone
         can't have them set: there too the prompts are answered. Appium can't wipe an app's
         data on every device: a launch with a reset relaunches the app as it is (logged).
-Rule 7: the device's iOS version, name and UDID come from the capabilities the session was
-        created with (the server's reply first), else ``mobile: deviceInfo`` (its
+Rule 7: the device's iOS version, name and UDID come from the capabilities the server answered
+        the new session with (real XCUITest fills ``platformVersion`` from the phone's lockdown or
+        the simulator, as MAJOR.MINOR, and ``udid``), else from those the caps asked for, else
+        from ``mobile: deviceInfo`` (its
         ``lockdownInfo``, the phone's own values, before WDA's: WDA's ``uuid`` is the vendor's
         id, not the UDID); its kind from ``mobile: deviceInfo``'s ``isSimulator``, else the
         UDID's shape (a simulator's is a UUID), else an iPhone (the stricter safety rules). A
@@ -535,19 +537,18 @@ class AppiumDevice:
         if self._info is not None and self._session_id is not None:
             return self._info
         self._session()
-        caps = {**self._requested(), **self._session_caps}
         details, settled = self._device_details()
         lockdown = details.get("lockdownInfo")
         lockdown = lockdown if isinstance(lockdown, Mapping) else {}
-        ios = self._ios or _text(_cap(caps, "platformVersion")) or _text(lockdown.get("ProductVersion"))
+        ios = self._ios or self._said("platformVersion") or _text(lockdown.get("ProductVersion"))
         if ios is None or not replies.IOS_VERSION.fullmatch(ios):
             raise DeviceError(
                 f"{self._where()} doesn't say the device's iOS version (platformVersion: {ios!r}); "
                 f"set appium:platformVersion in {self._caps.source}"
             )
-        udid = _udid_of(caps, details) or ""
+        udid = _udid_of(self._said("udid"), details) or ""
         kind = self._kind or _kind_of(details, udid)
-        name = self._name or _text(_cap(caps, "deviceName")) or _text(details.get("name")) or self._where()
+        name = self._name or self._said("deviceName") or _text(details.get("name")) or self._where()
         locale, appearance = locale_and_appearance(details)
         info = DeviceInfo(name=name, ios=ios, kind=kind, udid=udid, locale=locale, appearance=appearance)
         if settled:  # Rule 7: a 5xx that persisted is asked about again next time
@@ -566,11 +567,10 @@ class AppiumDevice:
         pool asks each of its Appium devices, so two that landed on one phone become one.
         """
         self._session()
-        caps = {**self._requested(), **self._session_caps}
-        udid = _text(_cap(caps, "udid"))
+        udid = self._said("udid")
         if udid is None:
             details, _ = self._device_details(begin=False)  # a session lost at once was claimed: say so
-            udid = _udid_of(caps, details)
+            udid = _udid_of(None, details)
         return udid
 
     def session_alive_sync(self) -> bool:
@@ -588,6 +588,14 @@ class AppiumDevice:
 
     def _requested(self) -> dict[str, Any]:
         return session_capabilities(self._caps, bundle=self._bundle)
+
+    def _said(self, name: str) -> str | None:
+        """A capability of the session as the server answered it, else as the caps asked for it (Rule 7).
+
+        The server's answer first: real XCUITest fills ``platformVersion`` (the phone's lockdown, or the
+        simulator's) and ``udid``, and keeps a given version as MAJOR.MINOR ("26" is "26.0").
+        """
+        return _text(_cap(self._session_caps, name)) or _text(_cap(self._requested(), name))
 
     def _device_details(self, *, begin: bool = True) -> tuple[Mapping[str, Any], bool]:
         """``mobile: deviceInfo`` (name, isSimulator, lockdownInfo, …), and whether that is settled.
@@ -942,6 +950,8 @@ class AppiumDevice:
             hint = ""
             if exc.status in (401, 403) or exc.error == "unauthorized":
                 hint = f"; check the user name and access key in {self._caps.source}"
+            elif _NO_USBMUXD.search(exc.message):
+                hint = self._usbmuxd_hint()
             raise DeviceError(self.scrub(f"{self._where()} refused a new session: {exc.detail}{hint}")) from exc
         except AppiumUnreachable as exc:
             raise DeviceError(
@@ -965,6 +975,18 @@ class AppiumDevice:
         caps = value.get("capabilities")
         _log.debug("Appium session %s at %s", session, self.url)
         return session, dict(caps) if isinstance(caps, Mapping) else {}
+
+    def _usbmuxd_hint(self) -> str:
+        """What to change when the server refused the session for want of the phone's lockdown (usbmuxd)."""
+        asked = self._requested()
+        fixes = [] if _text(_cap(asked, "platformVersion")) else ["set appium:platformVersion"]
+        fixes += ["remove appium:bundleId"] if "appium:bundleId" in asked else []
+        if not fixes:
+            return ""
+        return (
+            f"; that server has no usbmuxd to ask the phone's lockdown (a networked WebDriverAgent): "
+            f"{' and '.join(fixes)} in {self._caps.source} (docs/drivers.md#appium-on-linux-and-usbmuxd)"
+        )
 
     def _mobile(
         self, name: str, args: Mapping[str, Any], *, timeout: float, action: str | None = None, begin: bool = False
@@ -1033,6 +1055,10 @@ class AppiumDevice:
         return UnknownOutcome(self.scrub(replies.unknown_outcome(action, where, kind, what, detail)))
 
 
+#: XCUITest's words when its host has no usbmuxd (appium-ios-device's; the path is the server's).
+_NO_USBMUXD = re.compile(r"usbmuxd socket path '[^']*' does not exist or is not accessible")
+
+
 def _refused(exc: AppiumErrorReply) -> bool:
     return exc.error in REFUSED_ERRORS or (exc.status is not None and 400 <= exc.status < 500)
 
@@ -1041,11 +1067,11 @@ def _cap(caps: Mapping[str, Any], name: str) -> Any:
     return caps.get(f"appium:{name}", caps.get(name))
 
 
-def _udid_of(caps: Mapping[str, Any], details: Mapping[str, Any]) -> str | None:
-    """The phone's UDID (Rule 7): the capabilities, the phone's lockdown values, else WDA's id."""
+def _udid_of(said: str | None, details: Mapping[str, Any]) -> str | None:
+    """The phone's UDID (Rule 7): the capabilities' (``said``), the phone's lockdown values, else WDA's id."""
     lockdown = details.get("lockdownInfo")
     lockdown = lockdown if isinstance(lockdown, Mapping) else {}
-    return _text(_cap(caps, "udid")) or _text(lockdown.get("UniqueDeviceID")) or _text(details.get("uuid"))
+    return said or _text(lockdown.get("UniqueDeviceID")) or _text(details.get("uuid"))
 
 
 def _kind_of(details: Mapping[str, Any], udid: str) -> DeviceKind:

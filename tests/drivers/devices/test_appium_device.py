@@ -615,6 +615,23 @@ def test_a_refused_session_create(appium: FakeAppium, make: Any) -> None:
         run(make(appium.url).info())
 
 
+@pytest.mark.parametrize(
+    ("caps", "fix"),
+    [
+        ({}, "set appium:platformVersion in "),
+        ({"appium:platformVersion": "26.4", "appium:bundleId": YOURAPP}, "remove appium:bundleId in "),
+        ({"appium:bundleId": YOURAPP}, "set appium:platformVersion and remove appium:bundleId in "),
+    ],
+)
+def test_a_session_refused_for_want_of_usbmuxd_says_what_to_change(make: Any, caps: dict[str, Any], fix: str) -> None:
+    # A Linux Appium in front of a networked WDA: what XCUITest would ask the phone's lockdown refuses the session.
+    with FakeAppium(script(), lifetime=60, usbmuxd=False) as fake:
+        with pytest.raises(mc.DeviceError, match="usbmuxd socket path") as refused:
+            run(make(fake.url, caps).info())
+        assert fix in str(refused.value)
+        assert "docs/drivers.md#appium-on-linux-and-usbmuxd" in str(refused.value)
+
+
 def test_a_busy_cloud_refuses_a_second_session(make: Any) -> None:
     with FakeAppium(script(), lifetime=60, max_sessions=1) as cloud:  # a plan with one parallel session
         run(make(cloud.url).info())

@@ -8,7 +8,22 @@ give the same answers: that is what holds the fake to the real server (issue 26'
 
 One real server serves the module (it starts in 3-10 s here); each test gets its own fake WDA
 (``appium:webDriverAgentUrl`` is a session's capability). The phone's UDID is the usbmuxd phone's,
-as on a Linux Appium host with a phone on USB.
+as on a Linux Appium host with a phone on USB, and it runs iOS :data:`IOS` (three parts, so that
+what the servers make of it shows).
+
+The compared points (issue 26's list, then issue 37's): the driver end to end (``check_device``, a
+check recorded, replayed and healed by ``mobster test --appium`` with caps that name no iOS
+version, every action once); sessions (a Linux host without usbmuxd, the claim of a second session,
+before the app is looked up too, a pool on one phone, a WDA restart, an idle session, a stalled
+reply, a session that never comes); and Appium's own answers: refused sessions (names without a
+vendor prefix, the drivers' types, a platformVersion that isn't a version, no usbmuxd to ask the
+phone's), the capabilities answered and kept (their order, the platformVersion and udid the phone
+fills in, versions as MAJOR.MINOR, numbers and booleans given as text), unknown methods and
+routes, ``/timeouts``, the W3C routes passed to WDA, idempotency keys, ``launchApp`` on a running
+app, ``mobile: deviceInfo`` (the phone's whole lockdown, and how it fails without usbmuxd by the
+session's version), and Ctrl+C while a session never comes. What a real server on Linux can't show
+(a simulator session: XCUITest serves none there) is held to the driver's source in
+``tests/drivers/testing/test_appium_fake.py``.
 """
 
 from __future__ import annotations
@@ -33,6 +48,7 @@ from mobster_core import Action, LaunchOptions, Op
 from mobster_core.testing import SPRINGBOARD, check_device
 from mobster_drivers.devices.appium import AppiumCaps, AppiumDevice, AppiumTimeouts
 from mobster_drivers.devices.scripted import AppScript, sample_path
+from mobster_drivers.testing._lockdown import lockdown_values
 from mobster_drivers.testing.appium import FakeAppium
 from mobster_drivers.testing.usbmuxd import FakeIphone, FakeUsbmuxd
 from mobster_drivers.testing.wda import FakeWda
@@ -41,6 +57,23 @@ from tests.real_clock import ManualClock, mobster
 from tests.samples import DEVICE_CHECKS, SIGNUP_BY_BUNDLE, XCUITEST_LEGACY_CAPS
 
 YOURAPP = "com.example.yourapp"
+#: XCUITest 12.13's settings of a new session (``driver.ts``' ``DEFAULT_SETTINGS``).
+DEFAULT_SETTINGS = {
+    "nativeWebTap": False,
+    "nativeWebTapStrict": False,
+    "useJSONSource": False,
+    "webScreenshotMode": "native",
+    "shouldUseCompactResponses": True,
+    "elementResponseAttributes": "type,label",
+    "mjpegServerScreenshotQuality": 25,
+    "mjpegServerFramerate": 10,
+    "screenshotQuality": 1,
+    "mjpegScalingFactor": 100,
+    "reduceMotion": None,
+    "pageSourceExcludedAttributes": "",
+}
+#: The iOS version the phone's lockdown says (ProductVersion), both behind the real server and the fake.
+IOS = "26.4.1"
 #: The phone the real server's usbmuxd lists: a real device's 25-character UDID (XCUITest on Linux
 #: wants one).
 UDID = "00008110-001A2B3C4D5E801E"
@@ -59,7 +92,7 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 
 def script(name: str = "yourapp") -> AppScript:
     text = sample_path(name).read_text("utf-8").replace("kind: simulator", "kind: iphone")
-    return AppScript.from_text(text, f"{name}.yaml")
+    return AppScript.from_text(text.replace('ios: "26.4"', f'ios: "{IOS}"'), f"{name}.yaml")
 
 
 def apps_of(app: AppScript) -> dict[str, dict[str, str]]:
@@ -82,7 +115,8 @@ class Plug:
 
     def plug(self) -> None:
         if self.mux is None:
-            phone = FakeIphone(UDID, "Ada's iPhone", ios="26.4", apps=apps_of(script()))
+            app = script()
+            phone = FakeIphone(UDID, app.device.name, ios=IOS, apps=apps_of(app))
             self.mux = FakeUsbmuxd([phone], path=self.path, lifetime=1800).start()
 
     def unplug(self) -> None:
@@ -130,10 +164,9 @@ class Rig:
     before: frozenset[str] = frozenset()  # sessions the server listed before the test (a claimed one stays)
 
     def caps(self, **more: Any) -> dict[str, Any]:
-        """What a Linux Appium host needs in a caps file: the WDA, the phone, its iOS version."""
+        """What a Linux Appium host needs in a caps file: the phone, its iOS version, the WDA."""
         caps: dict[str, Any] = {"appium:udid": self.udid, "appium:platformVersion": "26.4"}
-        if self.kind == "real":
-            caps["appium:webDriverAgentUrl"] = self.wda.url
+        caps["appium:webDriverAgentUrl"] = self.wda.url  # the fake, a Linux host too, wants it as well
         return {**caps, **more}
 
     def device(self, *, caps: dict[str, Any] | None = None, **options: Any) -> AppiumDevice:
@@ -145,9 +178,10 @@ class Rig:
         assert status == 200, body
         return [s["id"] for s in body["value"] if s["id"] not in self.before]
 
-    def create(self, caps: dict[str, Any], key: str | None = None) -> tuple[int, Any]:
-        """``POST /session`` with these capabilities (Mobster's own merged under them)."""
-        body = {"capabilities": {"alwaysMatch": {**CREATE, **self.caps(), **caps}, "firstMatch": [{}]}}
+    def create(self, caps: dict[str, Any], key: str | None = None, *, without: tuple[str, ...] = ()) -> tuple[int, Any]:
+        """``POST /session`` with these capabilities (Mobster's and the rig's merged under them, less ``without``)."""
+        always = {**CREATE, **{k: v for k, v in self.caps().items() if k not in without}, **caps}
+        body = {"capabilities": {"alwaysMatch": always, "firstMatch": [{}]}}
         if key is None:
             return request("POST", f"{self.url}/session", body)
         return _keyed(f"{self.url}/session", body, key)
@@ -178,7 +212,7 @@ def _keyed(url: str, body: Any, key: str) -> tuple[int, Any]:
 
 def _fake_rig(app: AppScript) -> Rig:
     clock = ManualClock()
-    fake = FakeAppium(app, lifetime=600, session_discovery=True, clock=clock).start()
+    fake = FakeAppium(app, lifetime=600, session_discovery=True, clock=clock, host="linux").start()
     state = {"fake": fake}
 
     def idle(_sid: str, seconds: float) -> None:
@@ -187,7 +221,9 @@ def _fake_rig(app: AppScript) -> Rig:
     def usbmuxd(plugged: bool) -> None:
         old = state["fake"]
         old.stop()
-        state["fake"] = FakeAppium(app, lifetime=600, session_discovery=True, clock=clock, usbmuxd=plugged).start()
+        state["fake"] = FakeAppium(
+            app, lifetime=600, session_discovery=True, clock=clock, usbmuxd=plugged, host="linux"
+        ).start()
         made.url, made.wda, made.udid = state["fake"].url, state["fake"].wda, state["fake"].udids[0]
 
     def close() -> None:
@@ -262,7 +298,9 @@ def test_check_device_passes(rig: Rig) -> None:
 def test_a_check_records_replays_at_no_cost_and_heals(rig: Rig, project: Path) -> None:
     (project / ".mobster" / "checks" / "signup.yaml").write_text(SIGNUP_BY_BUNDLE)
     caps = project / "caps.json"
-    caps.write_text(json.dumps(rig.caps()))
+    unsaid = rig.caps()
+    del unsaid["appium:platformVersion"]  # the server asks the phone's lockdown, and says "26.4"
+    caps.write_text(json.dumps(unsaid))
     first = mobster("test", "--appium", rig.url, "--caps", str(caps), "--model", "scripted")
     assert first.exit_code == 0, first.output
     assert "✓ passed  A new user signs up  on Scripted iPhone, iOS 26.4" in first.output
@@ -270,16 +308,17 @@ def test_a_check_records_replays_at_no_cost_and_heals(rig: Rig, project: Path) -
     assert second.exit_code == 0, second.output
     (check,) = json.loads(second.stdout)["checks"]
     assert (check["mode"], check["model_calls"], check["cost_usd"], check["path"]["used"]) == ("replay", 0, 0.0, True)
+    assert check["device"]["ios"] == "26.4"  # the server's answer (lockdown's 26.4.1 as MAJOR.MINOR)
     taps = [r for r in rig.wda.requests if r.route == "/wda/tap"]
     assert len(taps) == 6  # 3 a run, each sent once: "Sign up", the field before typing, "Continue"
     # The rebuild renames "Continue" to "Next": the step heals with the model, for that step only.
     renamed = FakeWda(script("yourapp-renamed"), lifetime=600).start()
     try:
         if rig.kind == "real":
-            caps.write_text(json.dumps({**rig.caps(), "appium:webDriverAgentUrl": renamed.url}))
+            caps.write_text(json.dumps({**unsaid, "appium:webDriverAgentUrl": renamed.url}))
             url = rig.url
         else:
-            fake = FakeAppium(script("yourapp-renamed"), lifetime=600).start()
+            fake = FakeAppium(script("yourapp-renamed"), lifetime=600, host="linux").start()
             url = fake.url
         healed = mobster("test", "--appium", url, "--caps", str(caps), "--model", "scripted")
         assert healed.exit_code == 0, healed.output
@@ -337,6 +376,19 @@ async def _until(device: AppiumDevice, ok: Callable[[mc.Screen], Any]) -> mc.Scr
 
 def test_no_bundle_id_at_session_start_so_a_linux_host_without_usbmuxd_gives_a_session(rig: Rig) -> None:
     rig.usbmuxd(False)  # a Linux Appium in front of a networked WDA: no usbmuxd at all
+    # Caps that name no iOS version: XCUITest asks the phone's lockdown, and can't. The driver says
+    # what to write.
+    unsaid = rig.caps()
+    del unsaid["appium:platformVersion"]
+    status, reply = rig.create({}, without=("appium:platformVersion",))
+    assert (status, error(reply)[0]) == (500, "unknown error")
+    assert re.fullmatch(r"The usbmuxd socket path '.+' does not exist or is not accessible", error(reply)[1])
+    device = rig.device(caps=unsaid)
+    try:
+        with pytest.raises(mc.DeviceError, match=r"refused a new session: .*set appium:platformVersion in "):
+            run(device.info())
+    finally:
+        device.close()
     device = rig.device()
     try:
         run(device.launch(YOURAPP, LaunchOptions()))  # isAppInstalled needs usbmuxd: queryAppState answers
@@ -465,17 +517,162 @@ def test_refused_sessions(rig: Rig) -> None:
     assert "Session capabilities format must comply to the W3C standard" in error(reply)[1]
 
 
-def test_echoed_capabilities(rig: Rig) -> None:
-    _, reply = rig.create({"appium:deviceName": "Ada's phone"})
-    caps = reply["value"]["capabilities"]
-    assert caps == {
-        **XCUITEST_LEGACY_CAPS,
-        **{
-            k.removeprefix("appium:"): v
-            for k, v in {**CREATE, **rig.caps(), "appium:deviceName": "Ada's phone"}.items()
-        },
+def test_refused_capabilities(rig: Rig) -> None:
+    # A name that needs a vendor prefix, first of all (base-driver's parseCaps).
+    status, reply = rig.create({"deviceName": "x", "foo": 1})
+    bare = "The following capabilities did not have one: deviceName,foo"
+    assert (status, error(reply)) == (
+        400,
+        ("invalid argument", f"All non-standard capabilities should have a vendor prefix. {bare}"),
+    )
+    # The drivers' types, every problem in their table's order; a text a number can't be.
+    status, reply = rig.create({"appium:udid": 7, "appium:platformVersion": 17, "appium:noReset": "maybe"})
+    details = (
+        "'platformVersion' must be of type string; 'udid' must be of type string; 'noReset' must be of type boolean"
+    )
+    assert (status, error(reply)) == (
+        500,
+        ("session not created", f"A new session could not be created. Details: {details}"),
+    )
+    status, reply = rig.create({"appium:newCommandTimeout": "x"})
+    assert error(reply) == (
+        "session not created",
+        "A new session could not be created. Details: 'newCommandTimeout' must be of type number",
+    )
+    # A platformVersion that isn't a version (XCUITest's validateDesiredCaps).
+    for version in ("abc", "  "):
+        status, reply = rig.create({"appium:platformVersion": version})
+        assert (status, error(reply)) == (
+            500,
+            ("unknown error", f"'platformVersion' must be a valid version number. '{version}' is given instead."),
+        )
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("26.4", "26.4"),
+        ("26", "26.0"),
+        ("17.2.1.7", "17.2"),
+        (" v26.4.1 beta", "26.4"),
+        ("", "26.4"),  # as if absent: the phone's, from its lockdown (26.4.1)
+        (None, "26.4"),
+        ("unsaid", "26.4"),  # absent: the phone's, set last
+    ],
+)
+def test_the_capabilities_answered_and_kept(rig: Rig, given: str | None, kept: str) -> None:
+    asked: dict[str, Any] = {"appium:deviceName": "Ada's phone", "appium:newCommandTimeout": "90"}
+    if given != "unsaid":
+        asked["appium:platformVersion"] = given
+    status, reply = rig.create(asked, without=("appium:platformVersion",))
+    assert status == 200, reply
+    mine = {k: v for k, v in rig.caps().items() if k != "appium:platformVersion"}
+    session = {k.removeprefix("appium:"): v for k, v in {**CREATE, **mine, **asked}.items()}
+    session["newCommandTimeout"] = 90  # a number given as text is a number (fixCaps)
+    session["platformVersion"] = kept  # where it stood, else last; MAJOR.MINOR
+    # The reply: XCUITest's legacy keys first, then the session's, then the udid it runs on (in place).
+    assert list(reply["value"]) == ["capabilities", "sessionId"]
+    assert list(reply["value"]["capabilities"].items()) == [*XCUITEST_LEGACY_CAPS.items(), *session.items()]
+    sid = reply["value"]["sessionId"]
+    assert list(rig.call(sid, "GET", "")[1]["value"].items()) == list(session.items())
+    (listed,) = [s for s in request_sessions(rig) if s["id"] == sid]
+    assert list(listed["capabilities"].items()) == list(session.items())
+
+
+def test_a_linux_host_wants_an_explicit_udid_and_a_running_wda(rig: Rig) -> None:
+    udid = "Running XCUITest from 'linux' without macOS/Xcode requires an explicit real-device 'appium:udid'."
+    for caps, without in (({}, ("appium:udid",)), ({"appium:udid": "auto"}, ()), ({"appium:udid": ""}, ())):
+        status, reply = rig.create(caps, without=without)
+        assert (status, error(reply)[0]) == (500, "unknown error"), caps
+        assert error(reply)[1] == f"{udid} Simulator discovery and automatic device selection require macOS."
+    status, reply = rig.create({}, without=("appium:webDriverAgentUrl",))
+    assert (status, error(reply)[0]) == (500, "unknown error")
+    assert error(reply)[1].startswith("The selected XCUITest session strategy requires macOS with Xcode. Use ")
+    status, reply = rig.create({"appium:webDriverAgentUrl": "127.0.0.1:8100"})
+    expected = "capability is expected to contain a valid WebDriverAgent server URL. '127.0.0.1:8100' is given instead"
+    assert (status, error(reply)) == (500, ("unknown error", f"'webDriverAgentUrl' {expected}"))
+
+
+def test_settings_are_the_drivers(rig: Rig) -> None:
+    _, reply = rig.create({"appium:useJSONSource": True})
+    sid = reply["value"]["sessionId"]
+    status, reply = rig.call(sid, "GET", "/appium/settings")
+    assert status == 200
+    assert reply["value"] == {**DEFAULT_SETTINGS, "useJSONSource": True}  # the caps' applied at the start
+    told = {
+        "shouldUseCompactResponses": False,
+        "reduceMotion": False,
+        "safariTabBarPosition": "top",
+        "snapshotMaxDepth": 40,
     }
-    assert list(caps)[:8] == list(XCUITEST_LEGACY_CAPS)  # first, in that order
+    before = len([r for r in rig.wda.requests if r.route == "/appium/settings"])
+    assert rig.call(sid, "POST", "/appium/settings", {"settings": told}) == (200, {"value": None})
+    # Each change WDA knows is passed on by itself; a deprecated one is kept, never passed on.
+    sent = [r.body for r in rig.wda.requests if r.route == "/appium/settings"][before:]
+    assert sent == [{"settings": {k: v}} for k, v in told.items() if k != "safariTabBarPosition"]
+    assert list(rig.call(sid, "GET", "/appium/settings")[1]["value"].items()) == list(
+        {**DEFAULT_SETTINGS, "useJSONSource": True, **told}.items()
+    )
+    status, reply = rig.call(sid, "POST", "/appium/settings", {"settings": "nope"})
+    assert (status, error(reply)) == (
+        400,
+        ("invalid argument", 'Settings update should be called with valid JSON. Got "nope" instead'),
+    )
+    status, reply = rig.call(sid, "POST", "/appium/settings", {"nope": 1})
+    assert (status, error(reply)[0]) == (400, "invalid argument")
+    assert error(reply)[1].startswith('The following required parameter is missing: ["settings"]')
+
+
+def test_what_an_iphone_does_with_simulator_and_video_commands(rig: Rig) -> None:
+    _, reply = rig.create({})
+    sid = reply["value"]["sessionId"]
+    for name, args, message in (
+        ("enrollBiometric", {"isEnabled": True}, "Biometric enrollment can only be performed on Simulator"),
+        ("sendBiometricMatch", {"type": "faceId"}, "Sending biometric match can only be performed on Simulator"),
+        (
+            "pushNotification",
+            {"bundleId": YOURAPP, "payload": {}},
+            "Push notification can only be performed on Simulator",
+        ),
+        ("setAppearance", {"style": "purple"}, "The 'style' value is expected to equal either 'light' or 'dark'"),
+        ("stopXCTestScreenRecording", {}, "There is no active screen recording. Did you start one beforehand?"),
+    ):
+        status, reply = rig.mobile(sid, name, args)
+        assert (status, error(reply)) == (500, ("unknown error", message)), name
+    # On an iPhone the appearance goes to WDA's sessionless route.
+    assert rig.mobile(sid, "setAppearance", {"style": "dark"}) == (200, {"value": None})
+    assert [(r.session, r.body) for r in rig.wda.requests if r.route == "/wda/device/appearance"] == [
+        (None, {"name": "dark"})
+    ]
+    status, reply = rig.mobile(sid, "getAppearance")
+    assert (status, set(reply["value"])) == (200, {"style"})
+    # XCTest's recorder on a real device needs the insecure feature (no RemoteXPC tunnel to clean up).
+    status, reply = rig.mobile(sid, "startXCTestScreenRecording")
+    assert (status, error(reply)[0]) == (500, "unknown error")
+    assert error(reply)[1].startswith("Potentially insecure feature 'xctest_screen_record' has not been enabled.")
+
+
+def request_sessions(rig: Rig) -> list[dict[str, Any]]:
+    status, body = request("GET", f"{rig.url}/appium/sessions")
+    assert status == 200, body
+    return list(body["value"])
+
+
+def test_the_driver_takes_the_ios_version_the_server_answers(rig: Rig) -> None:
+    device = rig.device(caps={**rig.caps(), "appium:platformVersion": "26"})
+    try:
+        assert run(device.info()).ios == "26.0"  # the server's answer, not the caps' "26"
+    finally:
+        device.close()
+
+
+def test_a_session_refused_for_its_app_has_claimed_the_phone_first(rig: Rig) -> None:
+    _, reply = rig.create({})
+    older = reply["value"]["sessionId"]
+    status, reply = rig.create({"appium:bundleId": "com.example.nope"})
+    assert (status, error(reply)) == (500, ("unknown error", "App with bundle identifier 'com.example.nope' unknown"))
+    status, reply = rig.mobile(older, "activeAppInfo")
+    assert (status, error(reply)[0]) == (404, "invalid session id")
 
 
 def test_unknown_methods_routes_and_sessions(rig: Rig) -> None:
@@ -493,7 +690,10 @@ def test_unknown_methods_routes_and_sessions(rig: Rig) -> None:
     assert (status, error(reply)) == (404, ("invalid session id", "A session is either terminated or not started"))
     status, reply = rig.mobile(sid, "tap", {"x": 1})
     assert (status, error(reply)[0]) == (400, "invalid argument")
-    assert error(reply)[1].startswith('The following required parameter is missing: ["y"]')
+    assert error(reply)[1] == (
+        'The following required parameter is missing: ["y"]\nKnown required parameters are: ["x","y"]\n'
+        'Known optional parameters are: ["elementId"]\nYou have provided: ["x"]'
+    )
 
 
 def test_timeouts(rig: Rig) -> None:
@@ -565,11 +765,26 @@ def test_device_info_carries_the_phones_lockdown_values(rig: Rig) -> None:
     sid = reply["value"]["sessionId"]
     status, info = rig.mobile(sid, "deviceInfo")
     assert status == 200
-    lockdown = info["value"]["lockdownInfo"]
-    assert (lockdown["ProductVersion"], lockdown["UniqueDeviceID"]) == ("26.4", rig.udid)
+    # GetValue with no key, whole: what the phone's lockdownd holds.
+    assert info["value"]["lockdownInfo"] == lockdown_values(rig.udid, script().device.name, IOS)
     assert rig.mobile(sid, "isAppInstalled", {"bundleId": YOURAPP}) == (200, {"value": True})
     status, apps = rig.mobile(sid, "listApps", {"applicationType": "User"})
     assert apps["value"][YOURAPP]["CFBundleShortVersionString"] == "1.0"
+
+
+def test_device_info_without_usbmuxd_fails_by_the_sessions_version(rig: Rig) -> None:
+    rig.usbmuxd(False)
+    # XCUITest picks its lockdown route by the session's platformVersion (18 and later: a RemoteXPC
+    # tunnel), not by the phone's (26.4.1 here).
+    _, reply = rig.create({"appium:platformVersion": "17.2"})
+    status, reply = rig.mobile(reply["value"]["sessionId"], "deviceInfo")
+    assert (status, error(reply)[0]) == (500, "unknown error")
+    assert re.fullmatch(r"The usbmuxd socket path '.+' does not exist or is not accessible", error(reply)[1])
+    _, reply = rig.create({"appium:platformVersion": "26.4"})
+    status, reply = rig.mobile(reply["value"]["sessionId"], "deviceInfo")
+    guide = "https://appium.github.io/appium-xcuitest-driver/latest/guides/remotexpc-tunnels-real-devices/"
+    tunnel = f"Tunnel registry port not found. Please run the tunnel creation script first See {guide}"
+    assert (status, error(reply)) == (500, ("unknown error", f"Tunnel lockdown failed for '{rig.udid}' ({tunnel})"))
 
 
 # -- stopping a run that waits on the server ---------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 
 from mobster_core.testing import SPRINGBOARD
 from mobster_drivers.devices.scripted import AppScript, sample_path
+from mobster_drivers.testing._appium_mobile import VIDEO_BYTES
 from mobster_drivers.testing.appium import FakeAppium, main
 from mobster_drivers.testing.wda import ReadCosts
 from tests.samples import W3C_ELEMENT as W3C
@@ -65,26 +67,131 @@ def error(reply: Any) -> tuple[str, str]:
 # -- sessions ----------------------------------------------------------------------------------
 
 
-def test_a_session_reply_is_w3c_and_echoes_the_capabilities(fake: FakeAppium) -> None:
+def test_a_session_reply_is_w3c_and_echoes_the_capabilities_with_what_the_phone_fills_in(fake: FakeAppium) -> None:
     status, reply = raw(fake, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, "x:opt": {"k": 1}}}})
     assert status == 200
     value = reply["value"]
     assert set(value) == {"sessionId", "capabilities"}
     caps = value["capabilities"]
-    assert caps["x:opt"] == {"k": 1}
-    # As Appium 3.8 with XCUITest 12.13 (measured): the caps without "appium:", after XCUITest's
-    # legacy keys; nothing the request didn't carry (no deviceName, no platformVersion, no udid).
-    assert caps == {
-        **XCUITEST_LEGACY_CAPS,
-        "platformName": "iOS",
-        "automationName": "XCUITest",
-        "x:opt": {"k": 1},
-    }
+    # As Appium 3.8 with XCUITest 12.13 (measured, test_appium_real.py): the caps without "appium:",
+    # after XCUITest's legacy keys, then the iPhone's iOS version from its lockdown (MAJOR.MINOR) and
+    # the UDID it runs on; no deviceName.
+    assert list(caps.items()) == [
+        *XCUITEST_LEGACY_CAPS.items(),
+        ("platformName", "iOS"),
+        ("automationName", "XCUITest"),
+        ("x:opt", {"k": 1}),
+        ("platformVersion", "26.4"),
+        ("udid", fake.udids[0]),
+    ]
+    # What the session keeps (GET /session/{id}) has the version, not the UDID the reply added.
     assert raw(fake, "GET", f"/session/{value['sessionId']}")[1]["value"] == {
         "platformName": "iOS",
         "automationName": "XCUITest",
         "x:opt": {"k": 1},
+        "platformVersion": "26.4",
     }
+
+
+def _device_script(kind: str, ios: str) -> AppScript:
+    text = sample_path("yourapp").read_text("utf-8").replace("kind: simulator", f"kind: {kind}")
+    return AppScript.from_text(text.replace('ios: "26.4"', f'ios: "{ios}"'), "test.yaml")
+
+
+@pytest.mark.parametrize("kind", ["simulator", "iphone"])
+def test_the_phone_fills_in_the_ios_version_and_the_udid_the_caps_leave_out(kind: str) -> None:
+    # XCUITest's device discovery (device-discovery.ts, driver.ts:1332-1342, 945): a platformVersion
+    # that is absent, null or "" is the device's (lockdown's ProductVersion on an iPhone, the runtime's
+    # on a simulator), as MAJOR.MINOR; the reply's udid is the device's. Only the iPhone half can be
+    # measured on Linux (test_appium_real.py); a simulator's is read from the source.
+    with FakeAppium(_device_script(kind, "26.4.1"), lifetime=60) as fake:
+        for given in ({}, {"appium:platformVersion": None}, {"appium:platformVersion": ""}):
+            status, reply = raw(fake, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, **given}}})
+            assert status == 200, reply
+            caps = reply["value"]["capabilities"]
+            assert (caps["platformVersion"], caps["udid"]) == ("26.4", fake.udids[0]), given
+        # "auto" is the phone the host finds; an explicit UDID is echoed as asked.
+        _, reply = raw(fake, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, "appium:udid": "auto"}}})
+        assert reply["value"]["capabilities"]["udid"] == fake.udids[0]
+        # A version given is the session's, whatever the phone's is (MAJOR.MINOR).
+        _, reply = raw(
+            fake, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, "appium:platformVersion": "17"}}}
+        )
+        assert reply["value"]["capabilities"]["platformVersion"] == "17.0"
+
+
+def test_a_simulators_device_info_has_no_lockdown_and_an_iphones_has_its_whole_lockdown() -> None:
+    with FakeAppium(_device_script("simulator", "26.4"), lifetime=60) as fake:
+        status, info = mobile(fake, session(fake), "deviceInfo")
+        assert status == 200
+        assert "lockdownInfo" not in info["value"]  # device-info.ts: only on a real device
+    with FakeAppium(_device_script("iphone", "26.4.1"), lifetime=60) as fake:
+        status, info = mobile(fake, session(fake), "deviceInfo")
+        lockdown = info["value"]["lockdownInfo"]
+        # The same dictionary the fake usbmuxd's phones give real XCUITest (GetValue with no key).
+        from mobster_drivers.testing.usbmuxd import FakeIphone
+
+        assert lockdown == FakeIphone(fake.udids[0], "Scripted iPhone", ios="26.4.1").lockdown_values()
+
+
+def test_a_linux_host_wants_a_udid_and_a_wda_and_serves_no_simulator() -> None:
+    # wda-host-ops.ts; the same refusals as the real server's (test_appium_real.py), where a Mac takes both.
+    with FakeAppium(script(), lifetime=60, host="linux") as fake:
+        status, reply = raw(fake, "POST", "/session", {"capabilities": {"alwaysMatch": CAPS}})
+        wda = "provide 'appium:webDriverAgentUrl' to run from 'linux'."
+        assert (status, error(reply)[1].startswith("The selected XCUITest session strategy requires macOS")) == (
+            500,
+            True,
+        )
+        assert error(reply)[1].endswith(wda)
+        caps = {**CAPS, "appium:webDriverAgentUrl": fake.wda.url}
+        status, reply = raw(fake, "POST", "/session", {"capabilities": {"alwaysMatch": caps}})
+        assert (status, error(reply)[1].split(".")[0]) == (
+            500,
+            "Running XCUITest from 'linux' without macOS/Xcode requires an explicit real-device 'appium:udid'",
+        )
+        assert session(fake, {**caps, "appium:udid": fake.udids[0]})
+    with FakeAppium(script(), lifetime=60) as mac:  # a Mac picks the phone itself
+        assert session(mac)
+    with pytest.raises(ValueError, match="a Linux host serves no simulator"):
+        FakeAppium(script("simulator"), host="linux")
+    with pytest.raises(ValueError, match="host is one of mac, linux"):
+        FakeAppium(script(), host="windows")
+
+
+@pytest.mark.parametrize(("host", "allowed"), [("mac", False), ("mac", True), ("linux", True)])
+def test_xctests_recorder_on_an_iphone(host: str, allowed: bool) -> None:
+    with FakeAppium(script(), lifetime=60, host=host, xctest_screen_record=allowed) as fake:
+        caps = {**CAPS, "appium:udid": fake.udids[0], "appium:webDriverAgentUrl": fake.wda.url}
+        sid = session(fake, caps)
+        status, reply = mobile(fake, sid, "startXCTestScreenRecording")
+        if not allowed:
+            assert (status, error(reply)[1].split(".")[0]) == (
+                500,
+                "Potentially insecure feature 'xctest_screen_record' has not been enabled",
+            )
+            return
+        assert status == 200
+        uuid = reply["value"]["uuid"]
+        status, reply = mobile(fake, sid, "stopXCTestScreenRecording")
+        if host == "linux":  # the pull needs Xcode's devicectl
+            message = f"Unable to locate XCTest screen recording identified by '{uuid}' for the device {fake.udids[0]}"
+            assert (status, error(reply)) == (500, ("unknown error", message))
+        else:
+            assert (status, reply["value"]["uuid"], base64.b64decode(reply["value"]["payload"])) == (
+                200,
+                uuid,
+                VIDEO_BYTES,
+            )
+
+
+def test_a_simulators_appearance_is_simctls() -> None:
+    with FakeAppium(script("simulator"), lifetime=60) as fake:
+        sid = session(fake)
+        assert mobile(fake, sid, "setAppearance", {"style": "DARK"}) == (200, {"value": None})
+        assert mobile(fake, sid, "getAppearance") == (200, {"value": {"style": "dark"}})
+        assert fake.controls == [("setAppearance", {"style": "DARK"})]
+        assert not [r for r in fake.wda.requests if r.route == "/wda/device/appearance"]
 
 
 def test_first_match_entries_are_tried_in_order(fake: FakeAppium) -> None:
@@ -135,9 +242,33 @@ def test_first_match_entries_are_tried_in_order(fake: FakeAppium) -> None:
         ),
         (
             {"capabilities": {"alwaysMatch": {**CAPS, "appium:newCommandTimeout": "x"}}},
+            500,
+            "session not created",
+            "A new session could not be created. Details: 'newCommandTimeout' must be of type number",
+        ),
+        (
+            {"capabilities": {"alwaysMatch": {**CAPS, "appium:platformVersion": 17.2, "appium:noReset": "TRUE"}}},
+            500,
+            "session not created",
+            "Details: 'platformVersion' must be of type string; 'noReset' must be of type boolean",
+        ),
+        (
+            {"capabilities": {"alwaysMatch": {**CAPS, "appium:orientation": "SIDEWAYS"}}},
+            500,
+            "session not created",
+            """'orientation' must be contained by ["LANDSCAPE","PORTRAIT"]""",
+        ),
+        (
+            {"capabilities": {"alwaysMatch": {**CAPS, "appium:platformVersion": "  "}}},
+            500,
+            "unknown error",
+            "'platformVersion' must be a valid version number. '  ' is given instead.",
+        ),
+        (
+            {"capabilities": {"alwaysMatch": {**CAPS, "deviceName": "x"}, "firstMatch": [{"foo": 1, "proxy": {}}]}},
             400,
             "invalid argument",
-            "newCommandTimeout",
+            "The following capabilities did not have one: deviceName,foo",
         ),
     ],
 )
@@ -170,7 +301,7 @@ def test_unknown_routes_sessions_and_commands(fake: FakeAppium) -> None:
     assert (status, error(reply)[0]) == (400, "invalid argument")
     assert error(reply)[1] == (  # as Appium's checkParams words it (measured)
         'The following required parameter is missing: ["y"]\nKnown required parameters are: ["x","y"]\n'
-        'You have provided: ["x"]'
+        'Known optional parameters are: ["elementId"]\nYou have provided: ["x"]'
     )
     status, reply = raw(fake, "POST", f"/session/{sid}/execute/sync", {"script": "return 1", "args": []})
     assert (status, error(reply)[0]) == (405, "unknown method")
@@ -529,7 +660,13 @@ def test_a_hub_session_asking_for_a_phone_gets_that_one() -> None:
 
 def test_a_linux_host_without_usbmuxd_fails_what_needs_it() -> None:
     with FakeAppium(script(), lifetime=60, usbmuxd=False) as fake:
-        sid = session(fake)
+        # Without a platformVersion XCUITest asks the phone's lockdown for it: no session at all.
+        status, reply = raw(fake, "POST", "/session", {"capabilities": {"alwaysMatch": CAPS}})
+        assert (status, error(reply)) == (
+            500,
+            ("unknown error", "The usbmuxd socket path '/var/run/usbmuxd' does not exist or is not accessible"),
+        )
+        sid = session(fake, {**CAPS, "appium:platformVersion": "26.4"})
         for name, args in (("isAppInstalled", {"bundleId": YOURAPP}), ("listApps", {})):
             status, reply = mobile(fake, sid, name, args)
             assert (status, error(reply)[0]) == (500, "unknown error"), name
@@ -537,8 +674,14 @@ def test_a_linux_host_without_usbmuxd_fails_what_needs_it() -> None:
         status, reply = mobile(fake, sid, "deviceInfo")  # iOS 26: XCUITest's tunnel
         assert status == 500
         assert error(reply)[1].startswith("Tunnel lockdown failed for")
+        # XCUITest picks its lockdown route by the session's version: before iOS 18, usbmuxd's words.
+        old = session(fake, {**CAPS, "appium:platformVersion": "17.2"})
+        assert error(mobile(fake, old, "deviceInfo")[1])[1].startswith("The usbmuxd socket path")
         status, reply = raw(
-            fake, "POST", "/session", {"capabilities": {"alwaysMatch": {**CAPS, "appium:bundleId": YOURAPP}}}
+            fake,
+            "POST",
+            "/session",
+            {"capabilities": {"alwaysMatch": {**CAPS, "appium:bundleId": YOURAPP, "appium:platformVersion": "26.4"}}},
         )
         assert (status, error(reply)[0]) == (500, "unknown error")
 
