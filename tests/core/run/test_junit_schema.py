@@ -24,6 +24,9 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+pytest.importorskip("junitparser", reason="junitparser isn't installed: install the dev group (make test)")
+
 from junitparser import Error, Failure, Skipped
 from junitparser.xunit2 import JUnitXml, TestCase, TestSuite
 
