@@ -10,7 +10,10 @@ Rule 2: ``junit.xml`` has one testcase per check and device: a failure, error or
         run's ``report.html`` as ``[[ATTACHMENT|.mobster/runs/<run_id>/report.html]]`` (the
         form Jenkins' JUnit attachments and GitLab read; the path is relative to the project).
         It stays well-formed whatever a label or a check name holds: characters XML 1.0 forbids
-        are removed (``_rules/text.xml_text``).
+        are removed (``_rules/text.xml_text``); and valid against Jenkins' ``junit-10.xsd``, so a
+        testcase holds only what that schema lets it (no ``<properties>``: the testsuite's hold
+        the suite's facts, ``mobster.flaky`` and ``mobster.retried``, counts, always written;
+        a time is a number of seconds, 0 or more, with three decimals).
 Rule 3: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs
         review, else 0.
 Rule 4: what is derived from a result is defined here once, as a property, and every front end,
@@ -41,6 +44,7 @@ Rule 8: with ``RunOptions.repeat`` K > 1 each check runs K times, each run its o
 from __future__ import annotations
 
 import enum
+import math
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
@@ -258,9 +262,14 @@ class CheckResult:
         return self.outcome.verdict
 
     @property
+    def retried(self) -> bool:
+        """Rule 7: it ran more than once (its earlier attempts couldn't run for a class of the machine)."""
+        return len(self.attempts) > 1
+
+    @property
     def flaky(self) -> bool:
         """Rule 7: it passed on a retry (an earlier attempt couldn't run for a class of the machine)."""
-        return self.verdict is Verdict.PASSED and len(self.attempts) > 1
+        return self.verdict is Verdict.PASSED and self.retried
 
     def as_attempt(self) -> Attempt:
         """This run as one attempt of a retried check (Rule 7)."""
@@ -512,7 +521,7 @@ class SuiteResult:
 def junit_xml(suite: SuiteResult) -> bytes:
     """Rule 2's ``junit.xml``: valid JUnit, one testcase per check and device."""
     counts = {v: sum(1 for c in suite.checks if c.verdict is v) for v in Verdict}
-    root = ET.Element("testsuites", name="mobster", tests=str(len(suite.checks)), time=f"{suite.seconds:.3f}")
+    root = ET.Element("testsuites", name="mobster", tests=str(len(suite.checks)), time=_time(suite.seconds))
     ts = ET.SubElement(
         root,
         "testsuite",
@@ -521,13 +530,21 @@ def junit_xml(suite: SuiteResult) -> bytes:
         failures=str(counts[Verdict.FAILED]),
         errors=str(counts[Verdict.COULDNT_RUN]),
         skipped=str(counts[Verdict.NEEDS_REVIEW]),
-        time=f"{suite.seconds:.3f}",
-        timestamp=suite.started_at.removesuffix("Z"),
+        time=_time(suite.seconds),
+        timestamp=xml_text(suite.started_at.removesuffix("Z")),
     )
+    props = ET.SubElement(ts, "properties")
+    ET.SubElement(props, "property", name="mobster.flaky", value=str(suite.flaky))
+    ET.SubElement(props, "property", name="mobster.retried", value=str(sum(1 for c in suite.checks if c.retried)))
     for c in suite.checks:
         _testcase(ts, c)
     ET.indent(root)
     return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
+
+
+def _time(seconds: float) -> str:
+    """Seconds as ``junit-10.xsd`` writes a time (``1.250``): a value that is no time (NaN, negative) is 0."""
+    return f"{seconds:.3f}" if math.isfinite(seconds) and seconds > 0 else "0.000"  # never "-0.000"
 
 
 def _testcase(suite: ET.Element, c: CheckResult) -> None:
@@ -537,7 +554,7 @@ def _testcase(suite: ET.Element, c: CheckResult) -> None:
         device = c.device_label if c.device is None else f"{c.device_label} ({device})"
     run = "" if c.repeat is None else f" (run {c.repeat[0]} of {c.repeat[1]})"
     case = ET.SubElement(
-        suite, "testcase", classname=x(c.file), name=x(f"{c.name} on {device}{run}"), time=f"{c.seconds:.3f}"
+        suite, "testcase", classname=x(c.file), name=x(f"{c.name} on {device}{run}"), time=_time(c.seconds)
     )
     _attempts(case, c)
     cls = "" if c.outcome.failure_class is None else c.outcome.failure_class.value
@@ -550,7 +567,7 @@ def _testcase(suite: ET.Element, c: CheckResult) -> None:
     elif c.verdict is Verdict.NEEDS_REVIEW:
         ET.SubElement(case, "skipped", message=f"needs review ({cls}): {message}")
     mode = "none (no step ran)" if c.mode is None else c.mode.value
-    lines = [f"mode: {mode}, model calls: {c.model_calls}, cost: {c.cost.text(4)}"]
+    lines = [f"mode: {mode}, model calls: {c.model_calls}, cost: {c.cost.text(4)}", *_attempt_lines(c)]
     if c.carried_from is not None:
         lines.append(f"carried the path from {c.carried_from}")
     lines += [_step_line(s) for s in c.steps]
@@ -562,30 +579,40 @@ def _testcase(suite: ET.Element, c: CheckResult) -> None:
 
 
 def _attempts(case: ET.Element, c: CheckResult) -> None:
-    """Rule 7 in JUnit, as Maven Surefire writes its reruns.
+    """Rule 7 in JUnit, as Maven Surefire writes its reruns: each earlier attempt as an element of its own.
 
-    A ``mobster.flaky`` property, then each earlier attempt as ``<flakyError>`` (the check passed
-    on a retry) or ``<rerunError>`` (it never passed), with its message and class, its run's
-    report in ``system-out``.
-
-    An attempt that couldn't run is a JUnit error (Rule 2), so Surefire's ``flaky``/``rerun``
-    *Error* element is the one that says it (``flakyFailure``/``rerunFailure`` would be a failed
-    assertion, which is never retried).
+    ``<flakyError>`` when the check passed on a retry, ``<rerunError>`` when it never passed (the
+    ``...Failure`` forms for an attempt that failed: an attempt that couldn't run is a JUnit error,
+    Rule 2), with its message and class, a ``stackTrace`` saying which attempt and where, and its
+    run's report in ``system-out``; ``junit-10.xsd`` allows these four inside a testcase. The
+    testcase's own ``system-out`` says the same in words (:func:`_attempt_lines`), for the readers
+    that know only ``system-out``.
     """
-    if not c.attempts:
+    if not c.retried:
         return
     x = xml_text
-    props = ET.SubElement(case, "properties")
-    ET.SubElement(props, "property", name="mobster.flaky", value="true" if c.flaky else "false")
-    ET.SubElement(props, "property", name="mobster.attempts", value=str(len(c.attempts)))
-    tag = "flakyError" if c.flaky else "rerunError"
+    kind = "flaky" if c.flaky else "rerun"
     for n, a in enumerate(c.attempts[:-1], start=1):
         cls = "" if a.failure_class is None else a.failure_class.value
+        tag = kind + ("Failure" if a.verdict is Verdict.FAILED else "Error")
         element = ET.SubElement(case, tag, message=x(a.message), type=cls)
         where = f" on {a.device_label}" if a.device_label else ""
         ET.SubElement(element, "stackTrace").text = x(f"attempt {n} of {len(c.attempts)}{where}: {a.message}")
         if a.run_dir:
             ET.SubElement(element, "system-out").text = x(f"[[ATTACHMENT|{a.run_dir}/report.html]]")
+
+
+def _attempt_lines(c: CheckResult) -> list[str]:
+    """Rule 7 in a testcase's ``system-out``: how many attempts, flaky or never passed, then each earlier one."""
+    if not c.retried:
+        return []
+    said = "flaky: passed on a retry" if c.flaky else "never passed"
+    lines = [f"attempts: {len(c.attempts)} ({said})"]
+    for n, a in enumerate(c.attempts[:-1], start=1):
+        where = f" on {a.device_label}" if a.device_label else ""
+        cls = "" if a.failure_class is None else f" ({a.failure_class.value})"
+        lines.append(f"attempt {n} of {len(c.attempts)}{where}: {a.verdict.value}{cls}: {a.message}")
+    return lines
 
 
 _SAID = {StepSource.REPLAY: "replayed", StepSource.HEALED: "healed", StepSource.SMART: "Smart", StepSource.LIVE: "live"}
