@@ -1,6 +1,6 @@
 """The project config on the command line: ``--profile``, the config under ``mobster test``, ``mobster config``.
 
-Rule 1: what the config says is the harness's (:mod:`mobster_drivers.harness.config`); here its
+Rule 1: what the config says is the harness's (:mod:`mobster_harness.config`); here its
         values fill the options the command line left out: an option given on the command line
         (or by its environment variable) wins, then the profile's key, then the base key, then
         the option's default. An option naming a device (``--scripted``, ``--sim``, ``--device``,
@@ -20,7 +20,7 @@ import click
 from click.core import ParameterSource
 
 if TYPE_CHECKING:
-    from mobster_drivers.harness.config import ProjectConfig
+    from mobster_harness.config import ProjectConfig
 
 __all__ = ["apply_config", "config_command", "profile_option"]
 
@@ -55,7 +55,7 @@ def apply_config(
     The config is looked for from ``start`` (``mobster mcp --project``), else the first check's
     folder, else here.
     """
-    from mobster_drivers.harness.config import KEYS, load_config
+    from mobster_harness.config import KEYS, load_config
 
     project = load_config(start or _start(checks), profile=opts.get("profile"))
     merged = dict(opts)
@@ -98,7 +98,7 @@ def config_command(test: click.Command, fail: Callable[[str], Any]) -> click.Com
     params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print the settings as JSON."))
 
     def callback(**opts: Any) -> None:
-        from mobster_drivers.harness.config import ConfigError
+        from mobster_harness.config import ConfigError
 
         ctx = click.get_current_context()
         try:
@@ -141,8 +141,8 @@ def _rows(
     import os
 
     from mobster_core import PollPolicy
-    from mobster_drivers.harness.config import KEYS
-    from mobster_drivers.harness.models import default_model
+    from mobster_harness.config import KEYS
+    from mobster_harness.models import default_model
 
     policy = PollPolicy()
     waits = {"poll_interval": policy.interval, "drift_after": policy.drift_after, "give_up_after": policy.give_up_after}
@@ -180,7 +180,7 @@ def _plain(value: Any) -> Any:
 
 
 def _print(project: ProjectConfig, rows: list[tuple[str, Any, str]]) -> None:
-    from mobster_drivers.harness.config import toml_value
+    from mobster_harness.config import toml_value
 
     from ._render import visible
 

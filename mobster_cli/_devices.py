@@ -1,7 +1,7 @@
 """The command line's own devices and keys: ``--driver``'s factory, and ``--env-file``.
 
 Rule 1: the devices named by ``--scripted``, ``--wda``, ``--sim``, ``--device`` and ``--appium``
-        are made by the harness (``mobster_drivers.harness``: the one device spec, pool and model
+        are made by the harness (``mobster_harness``: the one device spec, pool and model
         chooser, shared with the pytest plugin); this module makes ``--driver``'s, which only the
         command has.
 Rule 2: ``--driver FACTORY ARG`` makes devices with your own driver, no fork needed. ``FACTORY`` is
@@ -122,8 +122,8 @@ async def _made(factory: Callable[..., Any], driver: tuple[str, str], clock: Clo
 
 def read_env_file(path: Path) -> dict[str, str]:
     """``--env-file``'s ``KEY=value`` lines (the harness's reader); never echoes a value."""
-    from mobster_drivers.harness.envfile import EnvFileError
-    from mobster_drivers.harness.envfile import read_env_file as read
+    from mobster_harness.envfile import EnvFileError
+    from mobster_harness.envfile import read_env_file as read
 
     try:
         return read(path)

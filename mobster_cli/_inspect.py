@@ -165,7 +165,7 @@ def _open(settings: Any, job: _Job, clock: Clock) -> Any:
             "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL "
             "or --driver FACTORY ARG"
         )
-    from mobster_drivers.harness.pool import CouldntOpen, PoolError, open_device, pool_specs
+    from mobster_harness.pool import CouldntOpen, PoolError, open_device, pool_specs
 
     try:
         specs = pool_specs(settings.devices, bundle=job.app)

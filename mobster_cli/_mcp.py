@@ -75,7 +75,7 @@ def mcp(ctx: click.Context, /, **opts: Any) -> None:
 
 def _configured(ctx: click.Context, opts: dict[str, Any]) -> dict[str, Any]:
     """Rule 5: the options, with the project config's values where the command line gave none."""
-    from mobster_drivers.harness.config import ConfigError
+    from mobster_harness.config import ConfigError
 
     from ._config import apply_config
     from .main import _fail
@@ -116,8 +116,8 @@ def _serve(runtime: Any, opts: dict[str, Any]) -> int:
 
 def _settings(opts: dict[str, Any]) -> Any:
     """Rule 1: the harness's settings of the options, with the environment and ``--env-file``."""
-    from mobster_drivers.harness.settings import Settings, Timing
-    from mobster_drivers.harness.spec import DeviceOptions
+    from mobster_harness.settings import Settings, Timing
+    from mobster_harness.spec import DeviceOptions
 
     from .main import _fail, _keys
 

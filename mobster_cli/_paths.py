@@ -46,7 +46,7 @@ def _configured_store(ctx: click.Context, param: click.Parameter, value: str) ->
     """Rule 1: ``--paths`` as given; else the project config's ``paths``; else ``local``."""
     from click.core import ParameterSource
 
-    from mobster_drivers.harness.config import ConfigError, load_config
+    from mobster_harness.config import ConfigError, load_config
 
     if param.name is None or ctx.get_parameter_source(param.name) is not ParameterSource.DEFAULT:
         return value

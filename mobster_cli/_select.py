@@ -24,7 +24,7 @@ import click
 
 if TYPE_CHECKING:
     from mobster_core import AppInfo, Check, DeviceInfo
-    from mobster_drivers.harness.settings import Settings
+    from mobster_harness.settings import Settings
 
     from .main import Runtime
 
@@ -230,7 +230,7 @@ def _device_envs(
     """Rule 2: each app's env on the pool's first device (or why it isn't known), by bundle."""
     from mobster_core import MobsterError, load_check
     from mobster_core.checks import CheckError
-    from mobster_drivers.harness.pool import CouldntOpen, PoolError, open_device, pool_specs
+    from mobster_harness.pool import CouldntOpen, PoolError, open_device, pool_specs
 
     from ._render import visible
 

@@ -35,7 +35,7 @@ from ._select import retries_option, selection_options
 
 if TYPE_CHECKING:
     from mobster_core import CheckResult, Clock, Device, Model, RunOptions, SuiteResult
-    from mobster_drivers.harness.settings import Settings
+    from mobster_harness.settings import Settings
 
 __all__ = ["Runtime", "cli", "main"]
 
@@ -335,7 +335,7 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
 
 def _configured(ctx: click.Context, opts: dict[str, Any], checks: Sequence[str] = ()) -> dict[str, Any]:
     """The options with the project config's values where the command line gave none (``_config``)."""
-    from mobster_drivers.harness.config import ConfigError
+    from mobster_harness.config import ConfigError
 
     try:
         merged, _sources, project = apply_config(ctx, opts, checks)
@@ -534,8 +534,8 @@ def _by_tags(files: list[Path], opts: dict[str, Any]) -> list[Path]:
 
 def _settings(opts: dict[str, Any]) -> Settings:
     """What the options say, as the harness's one settings value (the environment's keys not yet read)."""
-    from mobster_drivers.harness.settings import Settings, Timing
-    from mobster_drivers.harness.spec import DeviceOptions
+    from mobster_harness.settings import Settings, Timing
+    from mobster_harness.spec import DeviceOptions
 
     devices = DeviceOptions(
         sessions=opts.get("sessions"),
@@ -581,7 +581,7 @@ def _keys(env_file: Path | None) -> dict[str, str]:
 def _models(settings: Settings, clock: Clock) -> Callable[[], Model | None]:
     """A model per check run (the harness's chooser); under ``--no-heal`` (strict CI) none is even constructed."""
     from mobster_core import MobsterError
-    from mobster_drivers.harness.models import choose_models
+    from mobster_harness.models import choose_models
 
     models = choose_models(settings, clock)
     try:
@@ -594,7 +594,7 @@ def _models(settings: Settings, clock: Clock) -> Callable[[], Model | None]:
 async def _driver_devices(opts: dict[str, Any], settings: Settings, clock: Clock) -> list[Device]:
     """``--driver FACTORY ARG``'s devices; one that can't be made ends each check ``couldnt_run``."""
     from mobster_core import DeviceError, MobsterError
-    from mobster_drivers.harness.pool import unavailable
+    from mobster_harness.pool import unavailable
 
     from ._devices import load_driver_devices
 
@@ -612,7 +612,7 @@ async def _driver_devices(opts: dict[str, Any], settings: Settings, clock: Clock
 
 
 def _open_pool(settings: Settings, files: Sequence[Path], clock: Clock, *, verify: bool, opening: Any = None) -> Any:
-    """The pool the device options name (``mobster_drivers.harness``); a usage problem exits 3."""
+    """The pool the device options name (``mobster_harness``); a usage problem exits 3."""
     from mobster_core import FailureClass
 
     from ._render import visible
@@ -623,7 +623,7 @@ def _open_pool(settings: Settings, files: Sequence[Path], clock: Clock, *, verif
             "or --driver FACTORY ARG"
         )
     try:
-        from mobster_drivers.harness.pool import CouldntOpen, PoolError, open_pool, pool_specs
+        from mobster_harness.pool import CouldntOpen, PoolError, open_pool, pool_specs
 
         specs = pool_specs(settings.devices, bundle=_one_bundle(files))
         if verify and len(specs) > 1:
@@ -754,7 +754,7 @@ async def _suite(job: _Suite, opts: dict[str, Any], clock: Clock) -> SuiteResult
     if opts.get("driver"):
         devices = await _driver_devices(opts, job.settings, clock)
         return await run_suite(job.files, devices, clock, models=job.models, options=job.options)
-    from mobster_drivers.harness.pool import run_on_pool
+    from mobster_harness.pool import run_on_pool
 
     pool = await _opening(job.settings, job.files, clock, verify=bool(opts.get("verify")))
     return await run_on_pool(job.files, pool, clock, models=job.models, options=job.options)
@@ -766,13 +766,13 @@ async def _opening(settings: Settings, files: Sequence[Path], clock: Clock, *, v
     Opening asks every device (a WDA's status, a simulator's boot, Appium sessions) and can wait
     for their timeouts; the event loop stays free to take the signal, and abandons the opening:
     what opened is released at once (locks, Appium sessions), what opens later as it does
-    (``mobster_drivers.harness.pool``'s Rule 7).
+    (``mobster_harness.pool``'s Rule 7).
     """
     import asyncio
     import contextlib
     from concurrent.futures import Future, InvalidStateError
 
-    from mobster_drivers.harness.pool import Opening
+    from mobster_harness.pool import Opening
 
     opening = Opening()
     opened: Future[Any] = Future()

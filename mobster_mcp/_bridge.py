@@ -24,8 +24,8 @@ from mobster_core import Clock, Device, Element, MobsterError, Op, Screen, find_
 from mobster_core.checks import CheckError, read_user_file
 from mobster_core.heals import HealFileError, accept_heals, heal_file_for, pending_heals, read_heal_file, reject_heals
 from mobster_core.sessions import LiveSession, SessionError
-from mobster_drivers.harness.pool import CouldntOpen, OpenDevice, PoolError, open_device, pool_specs
-from mobster_drivers.harness.settings import Settings
+from mobster_harness.pool import CouldntOpen, OpenDevice, PoolError, open_device, pool_specs
+from mobster_harness.settings import Settings
 
 __all__ = ["OPS", "Bridge", "ToolProblem", "element_row", "screen_doc"]
 
@@ -248,7 +248,7 @@ class Bridge:
         """Rule 5: run one check on the server's device; its result, and the report's path."""
         from dataclasses import replace
 
-        from mobster_drivers.harness.models import choose_models
+        from mobster_harness.models import choose_models
         from mobster_report import HtmlReport
 
         file = self.check_named(name)

@@ -23,7 +23,7 @@ Rule 4: the real clock runs every coroutine on one event loop for the whole proc
         may keep loop-bound state between checks; the simulated clock runs each on its
         ``FakeClock`` (time goes on from run to run). A run stopped by Ctrl+C writes its result
         (class ``stopped``) and ends the pytest session.
-Rule 5: the model is the harness's choice (``mobster_drivers.harness.models``, as ``mobster
+Rule 5: the model is the harness's choice (``mobster_harness.models``, as ``mobster
         test``'s): the one named, else ``claude-sonnet-5-5`` with ``ANTHROPIC_API_KEY`` set, else
         ``gpt-5.5`` with ``OPENAI_API_KEY``, else none. Under ``--mobster-no-heal`` (without
         ``--mobster-fresh``) there is no model and no key is read; on the simulated clock the
@@ -58,8 +58,8 @@ from mobster_core import (
     run_check,
 )
 from mobster_core.testing import FakeClock
-from mobster_drivers.harness.models import choose_models
-from mobster_drivers.harness.pool import CouldntOpen, OpenDevice, open_device
+from mobster_harness.models import choose_models
+from mobster_harness.pool import CouldntOpen, OpenDevice, open_device
 from mobster_report import HtmlReport
 
 from ._settings import ClockKind, PluginSettings

@@ -6,8 +6,8 @@ Rule 1: every option is also an ini key (``--mobster-no-heal`` is ``mobster_no_h
 Rule 2: a path on the command line is relative to the folder pytest was started in; a path in the
         ini is relative to the ini file's folder (the root folder when there is no ini file), so
         ``mobster_scripted = apps/yourapp.yaml`` works from any sub-folder.
-Rule 3: what the options mean is the harness's (``mobster_drivers.harness``, shared with
-        ``mobster test``): they are read into its one :class:`~mobster_drivers.harness.settings.Settings`
+Rule 3: what the options mean is the harness's (``mobster_harness``, shared with
+        ``mobster test``): they are read into its one :class:`~mobster_harness.settings.Settings`
         value, and the device options (``--mobster-scripted``, ``--mobster-sim``,
         ``--mobster-device``, ``--mobster-wda``, ``--mobster-appium``, repeatable, in the order
         given, and ``--mobster-caps``, one for all or one per Appium URL) make the pool with its
@@ -23,7 +23,7 @@ Rule 6: reading settings imports nothing of Mobster but the harness's settings a
         is loaded by every pytest run in a project where mobster is installed): only the standard
         library, so frozen dataclasses here rather than attrs.
 Rule 7: the project config (``mobster.toml`` or ``[tool.mobster]``, read by the harness's
-        :mod:`~mobster_drivers.harness.config` for ``mobster test`` too, looked for from the folder
+        :mod:`~mobster_harness.config` for ``mobster test`` too, looked for from the folder
         pytest was started in) sits below the ini keys: command line > ini > config profile >
         config base > default. Its profile is ``--mobster-profile``, else ``$MOBSTER_PROFILE``,
         else ``mobster_profile`` (ini), else the file's ``profile`` key. A device named by an option
@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mobster_drivers.harness.settings import MAX_REPEAT, MAX_RETRIES, Settings, Timing
-from mobster_drivers.harness.spec import KINDS, DeviceOptions, DeviceSpec, PoolError, pool_specs
+from mobster_harness.settings import MAX_REPEAT, MAX_RETRIES, Settings, Timing
+from mobster_harness.spec import KINDS, DeviceOptions, DeviceSpec, PoolError, pool_specs
 
 __all__ = [
     "ClockKind",
@@ -308,7 +308,7 @@ def read_settings(config: Any) -> PluginSettings:
 
 def _read_project(src: _Source) -> None:
     """Rule 7: the project config's values, when there is a config (only then is it imported)."""
-    from mobster_drivers.harness.config import ConfigError, find_config
+    from mobster_harness.config import ConfigError, find_config
 
     profile = src.value(_spec("profile")) if src.given(_spec("profile")) else None
     chosen = src.sources.get("profile", "--mobster-profile")
@@ -317,7 +317,7 @@ def _read_project(src: _Source) -> None:
     try:
         if profile is None and find_config(src.cli_dir) is None and not os.environ.get("MOBSTER_PROFILE", "").strip():
             return
-        from mobster_drivers.harness.config import load_config
+        from mobster_harness.config import load_config
 
         project = load_config(src.cli_dir, profile=profile, profile_from=chosen)
     except ConfigError as exc:
@@ -333,7 +333,7 @@ def _secrets(src: _Source) -> dict[str, str] | None:
     path = src.from_project("env-file")
     if not isinstance(path, Path):
         return None
-    from mobster_drivers.harness.envfile import EnvFileError, read_env_file
+    from mobster_harness.envfile import EnvFileError, read_env_file
 
     try:
         return {**os.environ, **read_env_file(path, spelled=src.sources["env-file"] + ":")}

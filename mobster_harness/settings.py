@@ -5,15 +5,15 @@ when pytest starts. ``mobster_core`` is imported when :meth:`Settings.to_run_opt
 
 Rule 1: a front end parses its own options (click's for ``mobster test``, pytest's options and ini
         keys for the plugin) and says what they mean in one frozen :class:`Settings`: the device
-        options (:class:`~mobster_drivers.harness.spec.DeviceOptions`: the pool), ``no_heal``,
+        options (:class:`~mobster_harness.spec.DeviceOptions`: the pool), ``no_heal``,
         ``fresh``, ``carry``, the ``model`` named (None: chosen by key,
-        :mod:`~mobster_drivers.harness.models`), ``max_usd``, ``each_device``, ``frames`` (the
+        :mod:`~mobster_harness.models`), ``max_usd``, ``each_device``, ``frames`` (the
         core's ``--frames`` mode), ``timing`` (a step's wait), ``shard``, the ``paths`` store and
         the ``locale``, ``video`` (``off``, ``on``, ``retain-on-failure``: the core's ``--video``
         mode), and ``secrets`` (where keys and ``${NAME}`` values are read: the
         environment with an env file's keys; None: the process's environment, read when needed).
         How an option is spelled in a message stays the front end's (``--sim``, ``--mobster-sim``,
-        ``mobster_sim (ini)``). The project config (:mod:`~mobster_drivers.harness.config`) fills
+        ``mobster_sim (ini)``). The project config (:mod:`~mobster_harness.config`) fills
         the options a front end's user left out, for both. ``retries`` and ``repeat`` are the suite's
         (``RunOptions``'s: a check that couldn't run for a class of the machine tried again, each
         check run K times). ``alerts`` is a system-alert policy for
