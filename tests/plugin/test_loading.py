@@ -33,6 +33,7 @@ def test_loading_the_plugin_imports_nothing_of_mobster_but_the_harness_settings(
     assert out.strip() == str(
         [
             "mobster_harness",
+            "mobster_harness.door",
             "mobster_harness.settings",
             "mobster_harness.spec",
         ]
