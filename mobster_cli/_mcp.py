@@ -20,9 +20,10 @@ from typing import Any
 
 import click
 
-from ._config import profile_option
+from ._config import apply_config, profile_option
 from ._options import timing_options
 from ._paths import paths_option
+from ._shared import boundary, fail, keys, locale_option, project_root, runtime
 
 __all__ = ["mcp"]
 
@@ -31,12 +32,6 @@ def _timing(f: Any) -> Any:
     for option in reversed(timing_options()):
         f = option(f)
     return f
-
-
-def _locale(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from .main import _locale_option
-
-    return _locale_option(ctx, param, value)
 
 
 @click.command(epilog="docs/mcp.md has the config for Claude, Cursor and VS Code, and a worked session.")
@@ -48,7 +43,7 @@ def _locale(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 @click.option("--caps", metavar="FILE", multiple=True, help="The Appium session's capabilities (JSON).")
 @click.option("--model", metavar="NAME", help="The model run_check heals with: claude-…, gpt-…, or scripted.")
 @click.option("--env-file", type=click.Path(path_type=Path), help="Read API keys and ${NAME} values from this file.")
-@click.option("--locale", metavar="LOCALE", callback=_locale, help="Run the app in this locale.")
+@click.option("--locale", metavar="LOCALE", callback=locale_option, help="Run the app in this locale.")
 @paths_option
 @_timing
 @profile_option
@@ -67,40 +62,33 @@ def _locale(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 @click.pass_context
 def mcp(ctx: click.Context, /, **opts: Any) -> None:
     """Serve a phone to an MCP client: an agent's session becomes a check that replays with no model."""
-    from .main import _boundary, _runtime
-
-    runtime = _runtime(ctx)
-    raise SystemExit(_boundary(lambda: _serve(runtime, _configured(ctx, opts))))
+    on = runtime(ctx)
+    raise SystemExit(boundary(lambda: _serve(on, _configured(ctx, opts))))
 
 
 def _configured(ctx: click.Context, opts: dict[str, Any]) -> dict[str, Any]:
     """Rule 5: the options, with the project config's values where the command line gave none."""
     from mobster_harness.config import ConfigError
 
-    from ._config import apply_config
-    from .main import _fail
-
     try:
         return apply_config(ctx, opts, start=(opts["project"] or Path.cwd()).absolute())[0]
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 def _serve(runtime: Any, opts: dict[str, Any]) -> int:
     from mobster_core.distribution import install_hint
 
-    from .main import _fail, _project_root
-
     try:
         import mobster_mcp
     except ImportError as exc:  # Rule 3: mobster_mcp imports the SDK when its server is built
-        _fail(f"mobster mcp needs the mcp extra ({exc.name} is missing): {install_hint('mcp')}")
-    bridge = mobster_mcp.Bridge(_settings(opts), _project_root((opts["project"] or Path.cwd()).absolute()),
+        fail(f"mobster mcp needs the mcp extra ({exc.name} is missing): {install_hint('mcp')}")
+    bridge = mobster_mcp.Bridge(_settings(opts), project_root((opts["project"] or Path.cwd()).absolute()),
                                 runtime.the_clock())  # fmt: skip
     try:
         server = mobster_mcp.build_server(bridge)
     except ImportError as exc:
-        _fail(f"mobster mcp needs the mcp extra ({exc.name} is missing): {install_hint('mcp')}")
+        fail(f"mobster mcp needs the mcp extra ({exc.name} is missing): {install_hint('mcp')}")
     try:
         if opts["http_port"] is None:
             mobster_mcp.serve_stdio(server)
@@ -119,12 +107,10 @@ def _settings(opts: dict[str, Any]) -> Any:
     from mobster_harness.settings import Settings, Timing
     from mobster_harness.spec import DeviceOptions
 
-    from .main import _fail, _keys
-
     devices = DeviceOptions().given_as(lambda name: opts.get(name) or ())
     if len(devices.kinds) != 1 or sum(len(v) for v in (devices.scripted, devices.sim, devices.device, devices.wda,
                                                       devices.appium)) != 1:  # fmt: skip
-        _fail("mobster mcp serves one device: give one of --scripted APP.yaml, --sim NAME, --device NAME, --wda URL "
+        fail("mobster mcp serves one device: give one of --scripted APP.yaml, --sim NAME, --device NAME, --wda URL "
               "or --appium URL")  # fmt: skip
     return Settings(
         devices=devices,
@@ -132,5 +118,5 @@ def _settings(opts: dict[str, Any]) -> Any:
         paths=opts.get("paths_store") or "local",
         locale=opts.get("locale"),
         timing=Timing(opts.get("poll_interval"), opts.get("drift_after"), opts.get("give_up_after")),
-        secrets=_keys(opts.get("env_file")),
+        secrets=keys(opts.get("env_file")),
     )
