@@ -161,8 +161,8 @@ def config_command(test: click.Command) -> click.Command:
 def _rows(merged: Mapping[str, Any], sources: Mapping[str, str]) -> list[tuple[str, Any, str]]:
     """Each key's effective value (JSON-ready) and its source; the model from the keys when none is named."""
     from mobster_core import PollPolicy
+    from mobster_harness import default_model
     from mobster_harness.config import KEYS
-    from mobster_harness.models import default_model
 
     policy = PollPolicy()
     waits = {"poll_interval": policy.interval, "drift_after": policy.drift_after, "give_up_after": policy.give_up_after}

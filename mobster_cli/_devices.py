@@ -45,7 +45,7 @@ class UsageProblem(MobsterError):
 
 async def driver_devices(driver: tuple[str, str], settings: Settings, clock: Clock) -> list[Device]:
     """``--driver FACTORY ARG``'s devices (Rules 2, 3): a usage problem exits 3; a device not made ends each check."""
-    from mobster_harness.pool import unavailable
+    from mobster_harness import unavailable
 
     named = settings.devices
     if named.kinds:

@@ -229,6 +229,8 @@ KEYS: tuple[Key, ...] = (
     Key("repeat", "repeat", "int", "run each check K times and report its pass rate", low=1, high=1000, example="3"),
     Key("alerts", "alerts", "alerts", "how every check answers system alerts (docs/alerts.md)",
         choices=("fail", "accept", "dismiss"), example="accept"),
+    Key("video", "video", "choice", "record the screen into each run folder (retain-on-failure: kept when not passed)",
+        choices=("off", "on", "retain-on-failure")),
 )  # fmt: skip
 _BY_NAME = {k.name: k for k in KEYS}
 #: Rule 3: the keys of a device pool; a layer naming a device replaces all of them below it.

@@ -8,7 +8,8 @@ Rule 2: a path on the command line is relative to the folder pytest was started 
         ``mobster_scripted = apps/yourapp.yaml`` works from any sub-folder.
 Rule 3: what the options mean is the harness's (``mobster_harness``, shared with
         ``mobster test``): they are read into its one :class:`~mobster_harness.settings.Settings`
-        value, and the device options (``--mobster-scripted``, ``--mobster-sim``,
+        value by its one mapper (``Settings.from_values``, by ``mobster test``'s option names),
+        and the device options (``--mobster-scripted``, ``--mobster-sim``,
         ``--mobster-device``, ``--mobster-wda``, ``--mobster-appium``, repeatable, in the order
         given, and ``--mobster-caps``, one for all or one per Appium URL) make the pool with its
         ``pool_specs``: one kind of device per session, each simulator of a pool on its own WDA
@@ -43,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mobster_harness.settings import MAX_REPEAT, MAX_RETRIES, Settings, Timing
-from mobster_harness.spec import KINDS, DeviceOptions, DeviceSpec, PoolError, pool_specs
+from mobster_harness.settings import MAX_REPEAT, MAX_RETRIES, Settings
+from mobster_harness.spec import KINDS, DeviceSpec, PoolError, pool_specs
 
 __all__ = [
     "ClockKind",
@@ -272,32 +273,31 @@ def read_settings(config: Any) -> PluginSettings:
     """The settings of this pytest run (the module rules); :class:`SettingsError` says what's wrong."""
     src = _Source(config)
     _read_project(src)
-    options, devices = _read_pool(src)
+    values = _read_pool(src)
+    given = dict(src.sources)  # how the device options were given, for messages (spec Rule 3)
     step_frames = _step_frames(config, _choice(src, "step-frames", "auto"))
     frames = src.from_project("frames")
-    harness = Settings(
-        devices=options,
+    values.update(
         no_heal=src.flag(_spec("no-heal")),
         fresh=src.flag(_spec("fresh")),
         carry=src.flag(_spec("carry")),
         locale=_locale(src.value(_spec("locale")), src),
-        paths=_choice(src, "paths", "local"),
+        paths_store=_choice(src, "paths", "local"),
         model=src.value(_spec("model")),
         max_usd=_max_usd(src.value(_spec("max-usd")), src),
         each_device=src.flag(_spec("each-device")),
         frames="all" if step_frames else str(frames or "auto"),
-        timing=_timing(src),
-        secrets=_secrets(src),
+        **_timing(src),
         retries=_count(src, "retries", 0, MAX_RETRIES),
         repeat=_count(src, "repeat", 1, MAX_REPEAT),
         alerts=_alerts(src.from_project("alerts")),
         video=_choice(src, "video", "off"),
-        profile=src.profile,
         env_file=env_file if isinstance(env_file := src.project.get("env-file"), Path) else None,
     )
+    harness = Settings.from_values(values, prefix=PREFIX, given=given, secrets=_secrets(src), profile=src.profile)
     settings = PluginSettings(
         harness=harness,
-        devices=devices,
+        devices=_pool(harness),
         clock=ClockKind(_choice(src, "clock", "real")),
         step_frames=step_frames,
         sources=src.sources,
@@ -341,11 +341,10 @@ def _secrets(src: _Source) -> dict[str, str] | None:
         raise SettingsError(str(exc)) from None
 
 
-def _timing(src: _Source) -> Timing:
-    """Rule 7: the waits the config names (the plugin has no option for them)."""
-    values = [src.from_project(name) for name in ("poll-interval", "drift-after", "give-up-after")]
-    floats = [float(v) if isinstance(v, int | float) else None for v in values]
-    return Timing(*floats)
+def _timing(src: _Source) -> dict[str, float | None]:
+    """Rule 7: the waits the config names (the plugin has no option for them), by ``mobster test``'s names."""
+    values = {name: src.from_project(name) for name in ("poll-interval", "drift-after", "give-up-after")}
+    return {name.replace("-", "_"): float(v) if isinstance(v, int | float) else None for name, v in values.items()}
 
 
 def _choice(src: _Source, name: str, default: str) -> str:
@@ -410,20 +409,23 @@ def _alerts(value: object) -> str | Mapping[str, Sequence[str]] | None:
     return {str(k): tuple(str(v) for v in vs) for k, vs in value.items()}
 
 
-def _read_pool(src: _Source) -> tuple[DeviceOptions, tuple[DeviceSpec, ...]]:
-    """Rule 3: the device options as given, and the pool the harness makes of them (none named: none)."""
-    values = {name: src.values(_spec(name), paths=name in _PATH_KINDS) for name in (*KINDS, "caps")}
+def _read_pool(src: _Source) -> dict[str, object]:
+    """Rule 3: the device options as given, by ``mobster test``'s names (the config's below the plugin's)."""
+    values: dict[str, object] = {name: src.values(_spec(name), paths=name in _PATH_KINDS) for name in (*KINDS, "caps")}
     parallel, sessions = src.from_project("parallel"), src.from_project("sessions")
-    options = DeviceOptions(
+    values.update(
         parallel=parallel if isinstance(parallel, int) else None,
         sessions=sessions if isinstance(sessions, int) else None,
         session_per_check=bool(src.from_project("session-per-check")),
         session_wait=wait if isinstance(wait := src.from_project("session-wait"), float) else None,
-        prefix=PREFIX,
-        given=dict(src.sources),
-    ).given_as(values.__getitem__)
+    )
+    return values
+
+
+def _pool(harness: Settings) -> tuple[DeviceSpec, ...]:
+    """Rule 3: the pool the harness makes of the device options (none named: none)."""
     try:
-        return options, pool_specs(options, required=False)
+        return pool_specs(harness.devices, required=False)
     except PoolError as exc:
         raise SettingsError(str(exc)) from None
 
