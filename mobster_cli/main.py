@@ -8,8 +8,12 @@ start (a bad option, no checks, an env file that isn't there) exits 3, with one 
 what to do, so that exit code 2 always means "needs review". A device that can't be opened is no
 such problem: every check ends ``couldnt_run`` and the results are written as for any run.
 
-The clock and the way a coroutine runs come from the :class:`Runtime` in click's ``obj``: the
-system clock and ``asyncio.run`` by default; a test passes a fake clock and its ``run``.
+The clock and the way a coroutine runs come from the :class:`Runtime` in click's ``obj``
+(``_shared``'s Rule 3): the system clock and a loop of its own by default; a test passes a fake
+clock and its ``run``. Everything after the options goes through the harness's door
+(``mobster_harness.Harness``): the pool, the models, the run options with the report.
+The command's rooms stand in one direction: this module on top, the command modules below it,
+``_shared`` under them (``_shared``'s docstring); none of them imports this one.
 """
 
 from __future__ import annotations
