@@ -1,9 +1,11 @@
 """``mobster demo``: a sample project run on the scripted phone, no key, no phone.
 
-The demo runs the library's own suite code (the same as ``mobster test``) on the scripted phone
-with the ``usb-iphone`` latency profile and the scripted model thinking 2.5 s a call, on a
+The demo runs the library's own suite code (the same as ``mobster test``, through the same door:
+``mobster_harness.Harness`` opens its phone, makes its model and its run options) on the scripted
+phone with the ``usb-iphone`` latency profile and the scripted model thinking 2.5 s a call, on a
 simulated clock: the times it prints are what those latencies add up to, measured by the clock
-the SDK waits on, not the time the demo takes.
+the SDK waits on, not the time the demo takes. It reads no key (its settings' environment is
+empty), so a shell's ``ANTHROPIC_API_KEY`` never turns its model-less run into a paid one.
 
 Rule 1: the demo writes only into a folder that is missing, empty, or an earlier demo left as the
         demo left it: the marker file ``.mobster-demo`` lists the digest of every file the demo
@@ -23,13 +25,11 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
-from mobster_core import PriceTable, RunOptions, SuiteResult, run_suite
+from mobster_core import PriceTable, SuiteResult
 from mobster_core.testing import FakeClock
-from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
-from mobster_drivers.models.scripted import ScriptedModel
-from mobster_report import HtmlReport
+from mobster_drivers.devices.scripted import sample_path
+from mobster_harness import Harness, Settings, run_on_pool
 
 from ._render import check_lines, pending_line, summary_line
 
@@ -209,20 +209,17 @@ def _write_project(folder: Path) -> dict[str, Path]:
 
 def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
     clock = FakeClock()
-    phone = ScriptedPhone.from_file(app, clock=clock)
+    # The phone of this run, the scripted model or none, and no key read (the environment is empty).
+    settings = Settings.from_values({"scripted": (str(app),), "model": "scripted" if model else None}, secrets={})
+    harness = Harness(settings, folder, clock)
     # Price the scripted model like a Sonnet-class model, to show what a real first run costs.
     sonnet, _guessed = PriceTable().price_of("claude-sonnet")
     prices = PriceTable().extend({"scripted": sonnet})
     files = sorted((folder / ".mobster" / "checks").glob("*.yaml"))
     files = [f for f in files if not f.name.endswith(".heal.yaml")]
-
-    def make_model() -> Any:
-        return ScriptedModel(clock=clock, delay=MODEL_SECONDS) if model else None
-
-    # "Run it again" on each report: the phone this run used, as `mobster test` names it.
-    again = {"": f"--scripted {shlex.quote(app.relative_to(folder).as_posix())}"}
-    options = RunOptions(prices=prices, root=folder, reporter=HtmlReport(devices=again))
-    return clock.run(run_suite(files, [phone], clock, models=make_model, options=options))
+    models = harness.models(scripted_delay=MODEL_SECONDS)
+    options = harness.run_options(prices=prices)  # "Run it again": the phone, as `mobster test` names it
+    return clock.run(run_on_pool(files, harness.pool(files), clock, models=models, options=options))
 
 
 def _show(title: str, suite: SuiteResult) -> None:

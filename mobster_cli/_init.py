@@ -310,8 +310,8 @@ def config_text(found: Found, *, profiles: str = "profiles", install: str | None
     ``install`` is where CI installs Mobster replay from (None: this copy came from somewhere CI
     can't reach, and a comment says what to write).
     """
-    from mobster_drivers.harness.config import toml_value
-    from mobster_drivers.harness.models import DEFAULT_ANTHROPIC_MODEL
+    from mobster_harness import DEFAULT_ANTHROPIC_MODEL
+    from mobster_harness.config import toml_value
 
     lines = [
         'profile = "scripted"',

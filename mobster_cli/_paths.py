@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from ._shared import boundary, fail, resolve_check
+
 if TYPE_CHECKING:
     from mobster_core import Check
     from mobster_core.paths import PathEntry
@@ -46,7 +48,7 @@ def _configured_store(ctx: click.Context, param: click.Parameter, value: str) ->
     """Rule 1: ``--paths`` as given; else the project config's ``paths``; else ``local``."""
     from click.core import ParameterSource
 
-    from mobster_drivers.harness.config import ConfigError, load_config
+    from mobster_harness.config import ConfigError, load_config
 
     if param.name is None or ctx.get_parameter_source(param.name) is not ParameterSource.DEFAULT:
         return value
@@ -58,14 +60,10 @@ def _configured_store(ctx: click.Context, param: click.Parameter, value: str) ->
 
 
 def _boundary(body: Any) -> None:
-    from .main import _boundary as boundary
-
     raise SystemExit(boundary(body))
 
 
 def _fail(message: str) -> NoReturn:
-    from .main import _fail as fail
-
     fail(message)
 
 
@@ -92,10 +90,8 @@ def _check(name: str) -> Check:
     from mobster_core import load_check
     from mobster_core.exceptions import CheckError
 
-    from .main import _resolve_check
-
     try:
-        return load_check(_resolve_check(name, Path.cwd()))
+        return load_check(resolve_check(name, Path.cwd()))
     except CheckError as exc:
         _fail(str(exc))
 

@@ -10,7 +10,7 @@ Rule 1: the project root is the nearest folder at or above the start that holds 
 Rule 2: :data:`KEYS` is the one table of settings a config may hold, each named as its
         ``mobster test`` option (``poll-interval`` is ``--poll-interval``) and mapped onto the
         option's destination (``field``: the name in click's options, and the
-        :class:`~mobster_drivers.harness.settings.Settings` field it fills). A new option that
+        :class:`~mobster_harness.settings.Settings` field it fills). A new option that
         the config must carry is one row here. Each value is checked as the option checks it
         (the same types, ranges and choices: a test keeps them in step with the CLI).
 Rule 3: a profile (``[profiles.NAME]`` in ``mobster.toml``, ``[tool.mobster.profiles.NAME]`` in
@@ -229,6 +229,8 @@ KEYS: tuple[Key, ...] = (
     Key("repeat", "repeat", "int", "run each check K times and report its pass rate", low=1, high=1000, example="3"),
     Key("alerts", "alerts", "alerts", "how every check answers system alerts (docs/alerts.md)",
         choices=("fail", "accept", "dismiss"), example="accept"),
+    Key("video", "video", "choice", "record the screen into each run folder (retain-on-failure: kept when not passed)",
+        choices=("off", "on", "retain-on-failure")),
 )  # fmt: skip
 _BY_NAME = {k.name: k for k in KEYS}
 #: Rule 3: the keys of a device pool; a layer naming a device replaces all of them below it.
