@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,8 +107,8 @@ def test_a_fifo_a_folder_and_a_device_are_refused_at_once(tmp_path: Path) -> Non
 def test_the_temporary_file_is_never_opened_through_a_planted_link(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A link at the temporary file's very name (here made predictable) makes the write fail; the victim is untouched."""
-    monkeypatch.setattr(fsutil.secrets, "token_hex", lambda _n: "feedfacecafe")
+    """A link at the temporary file's very name (made predictable here) fails the write; the victim is untouched."""
+    monkeypatch.setattr(secrets, "token_hex", lambda _n: "feedfacecafe")
     victim = tmp_path / "victim"
     victim.write_bytes(b"precious")
     target = tmp_path / "bundle.json"
@@ -148,7 +149,7 @@ def test_new_works_where_the_filesystem_has_no_hard_links(tmp_path: Path, monkey
     def no_links(_src: object, _dst: object) -> None:
         raise OSError(errno.EPERM, "Operation not permitted")
 
-    monkeypatch.setattr(fsutil.os, "link", no_links)
+    monkeypatch.setattr(os, "link", no_links)
     target = tmp_path / "pytest.ini"
     write_user_file(target, b"[pytest]\n", new=True)
     assert target.read_bytes() == b"[pytest]\n"
@@ -195,7 +196,7 @@ def test_a_full_disk_names_the_users_file_and_leaves_nothing(tmp_path: Path, mon
     def full(_fd: int) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(fsutil.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)
     target = tmp_path / "bundle.json"
     target.write_bytes(b"old")
     with pytest.raises(OSError, match="No space left") as caught:
