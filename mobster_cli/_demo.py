@@ -305,8 +305,8 @@ def run_demo(folder: Path) -> int:
 
     heal = folder / ".mobster" / "checks" / "signup.heal.yaml"
     print("\n== The heal waits for review beside the check:", heal.relative_to(folder))
-    if heal.exists():
-        print(heal.read_text().rstrip())
+    if heal.exists():  # the heal file the run just wrote, read as every heal file is: never through a link
+        print(read_user_file(heal, max_bytes=_MAX_STATE_FILE, follow=False).decode("utf-8", errors="replace").rstrip())
     mobster = _mobster()
     print()
     for command, what in (

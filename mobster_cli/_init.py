@@ -127,11 +127,22 @@ import pathlib
 import sys
 import tomllib
 
+
+def read(name):
+    data = pathlib.Path(name).read_bytes()
+    if data.startswith(b"\\xef\\xbb\\xbf"):
+        sys.exit(f"{name}: it starts with a byte order mark (BOM); save it as UTF-8 without one")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        sys.exit(f"{name}: it can't be read as TOML ({exc}); fix it (https://toml.io)")
+
+
 own = pathlib.Path("mobster.toml")
 if own.is_file():
-    where, table = own.name, tomllib.loads(own.read_text(encoding="utf-8"))
+    where, table = own.name, read(own.name)
 else:
-    doc = tomllib.loads(pathlib.Path("pyproject.toml").read_text(encoding="utf-8"))
+    doc = read("pyproject.toml")
     where, table = "pyproject.toml [tool.mobster]", doc.get("tool", {}).get("mobster", {})
 source = table.get("install")
 if not isinstance(source, str) or not source.strip() or any(c.isspace() for c in source.strip()):

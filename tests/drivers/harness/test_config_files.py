@@ -107,3 +107,30 @@ def test_mobster_config_says_the_bom_in_one_line(root: Path, monkeypatch: pytest
     result = CliRunner().invoke(cli, ["config"], catch_exceptions=False, obj=Runtime(clock, clock.run))
     assert result.exit_code == 3
     assert result.output.strip() == f"mobster: {root / 'mobster.toml'}: {BOM_FIX}"
+
+
+@pytest.mark.parametrize("name", ["mobster.toml", "pyproject.toml"])
+def test_the_workflows_install_step_says_the_bom_too(tmp_path: Path, name: str) -> None:
+    """The step ``mobster init`` writes reads the config in CI: a mark is one line there too, not a traceback."""
+    import os
+    import subprocess
+    import sys
+
+    from mobster_cli._init import INSTALL_SCRIPT
+
+    body = b'install = "==0.2.0"\n' if name == "mobster.toml" else b'[tool.mobster]\ninstall = "==0.2.0"\n'
+    (tmp_path / name).write_bytes(codecs.BOM_UTF8 + body)
+    (tmp_path / "github-env").write_text("")
+    environ = {"PATH": os.environ.get("PATH", ""), "GITHUB_ENV": str(tmp_path / "github-env"), "MOBSTER_EXTRAS": "cli"}
+    done = subprocess.run(
+        [sys.executable, "-c", INSTALL_SCRIPT], cwd=tmp_path, env=environ, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr == f"{name}: {BOM_FIX}\n"
+    (tmp_path / name).write_bytes(b"install = \n")
+    done = subprocess.run(
+        [sys.executable, "-c", INSTALL_SCRIPT], cwd=tmp_path, env=environ, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{name}: it can't be read as TOML (")
+    assert "Traceback" not in done.stderr
