@@ -509,15 +509,20 @@ def _outputs(suite: SuiteResult, opts: dict[str, Any]) -> None:
 
 
 def _copy_junit(suite: SuiteResult, target: Path) -> None:
-    """``--junit FILE``: a copy of the suite's junit.xml; a folder that isn't there is one line."""
-    from mobster_core.exceptions import os_error_message
+    """``--junit FILE``: a copy of the suite's junit.xml, written as every user's file (``write_user_file``)."""
+    from mobster_core.exceptions import UnsafeFile, os_error_message
+    from mobster_core.files import read_private, write_user_file
 
     try:
-        if target.exists() and not target.is_file():
-            fail(f"--junit {target}: it is not a regular file; give a file name (the results are in {suite.folder})")
-        target.write_bytes((suite.folder / "junit.xml").read_bytes())
+        write_user_file(target, read_private(suite.folder / "junit.xml", max_bytes=_MAX_JUNIT_BYTES))
+    except UnsafeFile as exc:
+        fail(f"--junit {exc.path}: {exc.reason}; {exc.fix} (the results are in {suite.folder})")
     except OSError as exc:
         fail(f"--junit: {os_error_message(exc)} (the results are in {suite.folder})")
+
+
+#: The suite's own junit.xml, read back for ``--junit``: a suite of tens of thousands of checks fits.
+_MAX_JUNIT_BYTES = 256 * 1024 * 1024
 
 
 def _run_options(harness: Harness, out: Any, driver: Sequence[str] = ()) -> RunOptions:
