@@ -11,6 +11,10 @@ Rule 4: the project is the folder at or above ``--project`` (default: the curren
 Rule 5: the project config (``mobster.toml`` or ``[tool.mobster]``, ``--profile`` or
         ``$MOBSTER_PROFILE``) fills what the command line leaves out, as for ``mobster test``:
         the device, the model, the env file, the locale, the paths store and the waits.
+Rule 6: the server runs under the signal rule of every long-lived command (``_signals``):
+        Ctrl+C or SIGTERM ends the calls in flight (an action in flight is journaled as
+        unknown), releases the device (its lock, its session) and exits 130 or 143, within
+        ``GRACE_S`` and the leftovers' moment, whatever the transport is waiting for.
 """
 
 from __future__ import annotations
@@ -101,17 +105,36 @@ def _serve(runtime: Any, opts: dict[str, Any]) -> int:
         server = mobster_mcp.build_server(bridge)
     except ImportError as exc:
         _fail(f"mobster mcp needs the mcp extra ({exc.name} is missing): {install_hint('mcp')}")
-    try:
-        if opts["http_port"] is None:
-            mobster_mcp.serve_stdio(server)
-        else:
-            import anyio
+    if opts["http_port"] is None:
+        serving = mobster_mcp.stdio_serving(server)
+    else:
+        click.echo(f"serving MCP on http://{mobster_mcp.LOOPBACK}:{opts['http_port']}/mcp", err=True)
+        serving = mobster_mcp.http_serving(server, opts["http_port"])
+    return _until_stopped(runtime, serving, bridge)
 
-            click.echo(f"serving MCP on http://{mobster_mcp.LOOPBACK}:{opts['http_port']}/mcp", err=True)
-            anyio.run(mobster_mcp.http_server(server, opts["http_port"]).serve)
+
+def _until_stopped(runtime: Any, serving: Any, bridge: Any) -> int:
+    """Rule 6: serve until the client goes, or a signal ends the calls in flight; the device is released."""
+    from ._signals import GRACE_S, Stop, Stopped, until_stopped
+
+    stop = Stop()
+
+    def say(signum: int) -> None:
+        import signal
+
+        name = signal.Signals(signum).name
+        click.echo(f"stopping ({name}): ending the calls in flight and releasing the device", err=True)
+
+    try:
+        runtime.run_to_end(until_stopped(serving, stop, say=say, grace=GRACE_S))
+    except Stopped:
+        pass
     finally:
         bridge.close()
-    return 0
+    if stop.code is None:
+        return 0
+    click.echo(f"stopped by {stop.name}: the calls in flight were ended and the device released", err=True)
+    return stop.code
 
 
 def _settings(opts: dict[str, Any]) -> Any:
