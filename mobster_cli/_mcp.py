@@ -7,7 +7,8 @@ Rule 2: stdio by default (stdout carries only the protocol); ``--http PORT`` ser
         on 127.0.0.1 only, at ``/mcp``.
 Rule 3: the MCP SDK is the ``mcp`` extra: without it the command says what to install (exit 3).
 Rule 4: the project is the folder at or above ``--project`` (default: the current folder) that
-        holds ``.mobster``, else that folder.
+        holds ``.mobster``, else that folder. A ``--project`` that is no folder (not there, a
+        file) is refused at start, one line: the first call would have made a folder nobody meant.
 Rule 5: the project config (``mobster.toml`` or ``[tool.mobster]``, ``--profile`` or
         ``$MOBSTER_PROFILE``) fills what the command line leaves out, as for ``mobster test``:
         the device, the model, the env file, the locale, the paths store and the waits.
@@ -58,8 +59,8 @@ def _locale(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 @profile_option
 @click.option(
     "--project",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The project folder (the one holding .mobster). Default: the current folder.",
+    type=click.Path(path_type=Path),
+    help="The project folder (the one holding .mobster), which must be there. Default: the current folder.",
 )
 @click.option(
     "--http",
@@ -74,7 +75,22 @@ def mcp(ctx: click.Context, /, **opts: Any) -> None:
     from .main import _boundary, _runtime
 
     runtime = _runtime(ctx)
-    raise SystemExit(_boundary(lambda: _serve(runtime, _configured(ctx, opts))))
+    raise SystemExit(_boundary(lambda: _serve(runtime, _configured(ctx, _project_given(opts)))))
+
+
+def _project_given(opts: dict[str, Any]) -> dict[str, Any]:
+    """Rule 4: ``--project`` names a folder that is there (the first call would make one nobody meant)."""
+    from .main import _fail
+
+    project: Path | None = opts["project"]
+    if project is not None and not project.is_dir():
+        if project.exists():
+            _fail(f"--project {project}: it is a file; give the project's folder (the one holding .mobster)")
+        _fail(
+            f"--project {project}: there is no such folder; give the project's folder (the one holding .mobster), "
+            "or make it first"
+        )
+    return opts
 
 
 def _configured(ctx: click.Context, opts: dict[str, Any]) -> dict[str, Any]:

@@ -280,3 +280,103 @@ def test_bad_expectations_are_errors_and_the_recording_goes_on(project: Path) ->
     recorded = run_fake(clock, bridge_on(project, clock), agent)
     assert recorded["steps"] == SIGNUP_STEPS
     assert [p.name for p in (project / ".mobster" / "checks").iterdir()] == ["signs-up.yaml"]
+
+
+# -- names (issue 37 item 7): a name names one check, or it is refused ---------------------------------
+
+
+def _check_text(name: str) -> str:
+    return f"version: 1\nname: {name}\napp: {{bundle: {APP}}}\nexpect:\n  - text: Sign up\n"
+
+
+def test_a_name_two_checks_answer_to_is_refused_and_the_file_decides(project: Path) -> None:
+    """accept_heal by a name two checks share would decide the wrong file: it is refused, listing both."""
+    clock = FakeClock()
+
+    async def record(client: Client) -> None:
+        await sign_up(client)
+        await call(client, "record_check", name="Signs up", expect=[{"text": "Welcome aboard"}], file="signup.yaml")
+
+    run_fake(clock, bridge_on(project, clock), record)
+    run_fake(clock, bridge_on(project, clock, app="yourapp-renamed", model="scripted"),
+             lambda client: call(client, "run_check", check="signup.yaml"))  # fmt: skip
+    (project / ".mobster" / "checks" / "aaa.yaml").write_text(_check_text("Signs up"))  # sorts first
+
+    async def review(client: Client) -> list[Any]:
+        said: list[Any] = [await error_of(client, tool, {"check": "Signs up"}) for tool in ("accept_heal", "run_check")]
+        said.append(await call(client, "accept_heal", check="signup.yaml"))
+        return said
+
+    accept, run, accepted = run_fake(clock, bridge_on(project, clock), review)
+    refused = (
+        "2 checks answer to 'Signs up' (aaa.yaml, signup.yaml): give the file's name instead, "
+        'such as {"check": "aaa.yaml"} (list_checks lists each check\'s file)'
+    )
+    assert accept == f"Error executing tool accept_heal: {refused}"
+    assert run == f"Error executing tool run_check: {refused}"
+    assert accepted == {"check": "Signs up", "accepted": 1}  # the heal of signup.yaml, decided by its file
+
+
+@pytest.mark.parametrize(
+    ("files", "asked", "answering"),
+    [
+        ({"a.yaml": "b", "b.yaml": "c"}, "b", "a.yaml, b.yaml"),  # a's name is b's stem
+        ({"x.yaml": "One", "x.yml": "Two"}, "x", "x.yaml, x.yml"),  # one stem, two suffixes
+    ],
+)
+def test_a_stem_and_a_name_that_meet_are_refused_too(
+    project: Path, files: dict[str, str], asked: str, answering: str
+) -> None:
+    for file, name in files.items():
+        (project / ".mobster" / "checks" / file).write_text(_check_text(name))
+    clock = FakeClock()
+
+    async def agent(client: Client) -> list[Any]:
+        said: list[Any] = [await error_of(client, "accept_heal", {"check": asked})]
+        said += [await call(client, "accept_heal", check=file) for file in files]  # a file's name is one check
+        said.append(await call(client, "accept_heal", check=f".mobster/checks/{next(iter(files))}"))  # as answered
+        return said
+
+    refused, *accepted = run_fake(clock, bridge_on(project, clock), agent)
+    assert f"2 checks answer to {asked!r} ({answering})" in refused
+    assert [a["check"] for a in accepted] == [*files.values(), next(iter(files.values()))]
+
+
+def test_record_check_refuses_a_name_another_check_answers_to(project: Path) -> None:
+    (project / ".mobster" / "checks" / "first.yaml").write_text(_check_text("Signs up"))
+    (project / ".mobster" / "checks" / "other.yaml").write_text(_check_text("a-new-user"))
+    clock = FakeClock()
+    welcome = [{"text": "Welcome aboard"}]
+
+    async def agent(client: Client) -> list[Any]:
+        await sign_up(client)
+        said: list[Any] = [
+            await error_of(client, "record_check", {"name": "Signs up", "expect": welcome, "file": "again.yaml"}),
+            await error_of(client, "record_check", {"name": "first", "expect": welcome, "file": "new.yaml"}),  # a stem
+            await error_of(client, "record_check", {"name": "A new user", "expect": welcome}),  # a-new-user.yaml
+            await error_of(client, "record_check", {"name": "Fresh", "expect": welcome, "file": "a-new-user.yaml"}),
+        ]
+        said.append(await error_of(client, "record_check", {"name": "first", "expect": welcome}))  # first.yaml
+        said.append(await call(client, "record_check", name="Signs up fresh", expect=welcome))  # still recording
+        return said
+
+    *refused, recorded = run_fake(clock, bridge_on(project, clock), agent)
+    assert "the name 'Signs up' is taken: first.yaml is called so; give the new check another name" in refused[0]
+    assert "the name 'first' is taken: first.yaml answers to it; give the new check another name" in refused[1]
+    assert (
+        "the file a-new-user.yaml would answer to 'a-new-user', as other.yaml does; "
+        "give the new check another file name (file)"
+    ) in refused[2]
+    assert "the file a-new-user.yaml would answer to 'a-new-user'" in refused[3]
+    assert "first.yaml exists already: record under another name or file" in refused[4]
+    assert recorded["file"] == ".mobster/checks/signs-up-fresh.yaml"
+    names = sorted(p.name for p in (project / ".mobster" / "checks").iterdir())
+    assert names == ["first.yaml", "other.yaml", "signs-up-fresh.yaml"]
+
+
+def test_a_bridge_on_a_folder_that_isnt_there_is_refused(tmp_path: Path) -> None:
+    from mobster_mcp import ToolProblem
+
+    with pytest.raises(ToolProblem, match="is not a folder that is there: give the folder holding .mobster"):
+        bridge_on(tmp_path / "missing", FakeClock())
+    assert not (tmp_path / "missing").exists()
