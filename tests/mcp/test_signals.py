@@ -205,3 +205,40 @@ def test_a_signal_stops_the_http_server_while_a_tap_is_in_flight(
     assert f"stopped by {signal.Signals(signum).name}" in err
     assert "Traceback" not in err
     _device_released(project, locks)
+
+
+def test_sigterm_ends_the_appium_session_of_a_call_in_flight(tmp_path: Path) -> None:
+    """Releasing the device is ending its session too: a cloud bills a session until it is deleted."""
+    from mobster_drivers.testing.appium import FakeAppium
+
+    project, locks = tmp_path / "project", tmp_path / "locks"
+    project.mkdir()
+    with FakeAppium(sample_path("yourapp"), lifetime=120) as appium:
+        command = [sys.executable, "-c", "from mobster_cli.main import main; main()", "mcp", "--appium", appium.url,
+                   "--project", str(project), *QUICK_OPTIONS]  # fmt: skip
+        proc = subprocess.Popen(command, cwd=project, env=_env(locks), text=True,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+        try:
+            lines = _Lines(proc.stdout)  # type: ignore[arg-type]
+            hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+            _send(proc, {"id": 1, "method": "initialize", "params": hello})
+            assert "result" in lines.reply(1)
+            _send(proc, {"method": "notifications/initialized"})
+            start = {"name": "start_recording", "arguments": {"app": APP}}
+            _send(proc, {"id": 2, "method": "tools/call", "params": start})
+            started = lines.reply(2)["result"]["structuredContent"]
+            assert appium.sessions, "the server made no session"
+            appium.stall_next_reply(60.0)  # the tap's reply is held by the server
+            tap = {"op": "tap", "target": path_of(started["screen"], "Sign up")}
+            _send(proc, {"id": 3, "method": "tools/call", "params": {"name": "act", "arguments": tap}})
+            _wait_until_the_tap_is_in_flight(project, proc)
+            returncode, took, err = _stopped_within_the_bound(proc, signal.SIGTERM)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert returncode == 143, err
+        assert took < BOUND_S
+        assert appium.sessions == {}, err  # deleted at once, not left to the server's idle timeout
+        assert "DELETE" in [r.method for r in appium.requests if r.session]
+    assert "Traceback" not in err
