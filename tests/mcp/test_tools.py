@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 from jsonschema import Draft202012Validator
 from mcp.client import Client
+from mcp.shared.exceptions import MCPError
 
 from mobster_cli.main import Runtime, cli
 from mobster_core import FailureClass
@@ -501,3 +502,23 @@ def test_every_tool_declares_an_output_schema_and_every_answer_fits_it(project: 
     ]
     heals = next(doc for tool, doc in answers.seen if tool == "list_heals")
     assert [h["from"] for h in heals["heals"]] == ['Tap "Continue"']
+
+
+def test_a_check_resource_that_names_no_check_or_two_says_which_in_one_line(project: Path) -> None:
+    for file in ("a.yaml", "b.yaml"):
+        (project / ".mobster" / "checks" / file).write_text(_check_text("Same"))
+    clock = FakeClock()
+
+    async def agent(client: Client) -> list[str]:
+        said = []
+        for uri in ("mobster://checks/nope", "mobster://checks/Same"):
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(uri)
+            said.append(str(refused.value))
+        said.append((await client.read_resource("mobster://checks/a")).contents[0].text)  # type: ignore[union-attr]
+        return said
+
+    nope, same, text = run_fake(clock, bridge_on(project, clock), agent)
+    assert nope.startswith("no check called 'nope' in ")
+    assert same.startswith("2 checks answer to 'Same' (a.yaml, b.yaml): give the file's name instead")
+    assert text == _check_text("Same")
