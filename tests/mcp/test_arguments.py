@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mobster_mcp._arguments import MOST, SHOWN, one_line, problems, shown, unknown
+from tests.strategies import examples
+
+#: Any JSON a client could send as an argument's value: text (line breaks and all), numbers, lists of them.
+VALUES = st.recursive(st.none() | st.text(max_size=60) | st.integers(), lambda inner: st.lists(inner, max_size=4),
+                      max_leaves=8)  # fmt: skip
 
 ACT = {
     "type": "object",
@@ -75,7 +80,8 @@ def test_more_problems_than_a_line_lists_are_counted() -> None:
     assert said.endswith(f"and {7 - MOST} more arguments that don't fit")
 
 
-@given(st.dictionaries(st.text(), st.recursive(st.none() | st.text() | st.integers(), st.lists), max_size=8))
+@settings(max_examples=examples(100))
+@given(st.dictionaries(st.text(max_size=60), VALUES, max_size=8))
 def test_whatever_is_sent_the_refusal_is_one_bounded_line(arguments: dict[str, Any]) -> None:
     said = unknown("act", ACT, arguments)
     if said is not None:
@@ -88,7 +94,8 @@ def test_whatever_is_sent_the_refusal_is_one_bounded_line(arguments: dict[str, A
     assert line.splitlines() == [line]
 
 
-@given(st.text() | st.lists(st.text()))
+@settings(max_examples=examples(100))
+@given(st.text() | st.lists(st.text(), max_size=8))
 def test_a_value_is_shown_on_one_line_within_its_bound(value: Any) -> None:
     text = shown(value)
     assert text.splitlines() == [text]
