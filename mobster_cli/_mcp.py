@@ -60,6 +60,7 @@ def _locale(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 @click.option(
     "--project",
     type=click.Path(path_type=Path),
+    metavar="DIR",
     help="The project folder (the one holding .mobster), which must be there. Default: the current folder.",
 )
 @click.option(
