@@ -300,7 +300,7 @@ class LiveSession:
         path = tuple(self._recorded_path())
         if not path:
             raise SessionError("no step was recorded since start_recording: act on the app first")
-        target = self._check_file(file or f"{_slug(name)}.yaml")
+        target = self.check_file(name, file)
         check = self._load(target, name, recording, path, expect)
         run = self._run(check)
         first = recording.baseline
@@ -331,6 +331,10 @@ class LiveSession:
                 atomic_write(target, utf8(text))
         except (UnsafeFile, OSError) as exc:
             raise SessionError(f"the check file {target} couldn't be written: {exc}") from exc
+
+    def check_file(self, name: str, file: str | None = None) -> Path:
+        """Rule 7: the file ``record(name, expect, file=file)`` writes; SessionError if ``file`` is no such file."""
+        return self._check_file(file or f"{_slug(name)}.yaml")
 
     def _check_file(self, name: str) -> Path:
         """Rule 7: the check file ``name`` names, in the project's ``.mobster/checks/``; anything else is refused."""
