@@ -23,6 +23,11 @@ Rule 4: a second signal while the command is stopping changes nothing: the endin
         two signals are back.
 Rule 5: the grace is on the loop's own clock (the wall clock of a real run): it bounds how long a
         real process takes to exit, which no fake clock may shorten.
+Rule 6: work that ends by ``SystemExit`` or ``KeyboardInterrupt`` (a one-line ``fail`` while the
+        devices open) ends the command so, raised from here with its own traceback; the work's
+        task keeps it as an ordinary exception that this function retrieves, so no task is left
+        holding an exception nobody read (asyncio would log it when the task is collected, in
+        whatever code runs then).
 """
 
 from __future__ import annotations
@@ -97,7 +102,7 @@ async def until_stopped(
     cancelled, or left after ``grace`` seconds, raises :class:`Stopped`.
     """
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(work)
+    task = asyncio.ensure_future(_held(work))
     signalled: asyncio.Future[None] = loop.create_future()
     handler = _handler(task, signalled, stop, say)
     before = {signum: signal.getsignal(signum) for signum in SIGNALS}
@@ -121,7 +126,26 @@ async def until_stopped(
         signalled.cancel()
     if stop.signum is not None and (not task.done() or task.cancelled()):
         raise Stopped(stop.signum)
-    return task.result()
+    try:
+        return task.result()
+    except _Exit as held:  # Rule 6
+        raise held.exc from None
+
+
+class _Exit(Exception):  # it carries an exit, it is no error of its own
+    """Rule 6: a ``SystemExit`` or ``KeyboardInterrupt`` of the work, carried out of its task."""
+
+    def __init__(self, exc: SystemExit | KeyboardInterrupt) -> None:
+        super().__init__(exc)
+        self.exc = exc
+
+
+async def _held(work: Coroutine[Any, Any, T]) -> T:
+    """Rule 6: the work, its exits held as an ordinary exception of its task."""
+    try:
+        return await work
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise _Exit(exc) from exc
 
 
 def _handler(

@@ -9,6 +9,7 @@ instead of killing the test run. The commands' own tests (``test_interrupt.py``,
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 import time
 from collections.abc import Coroutine, Iterator
@@ -160,6 +161,29 @@ def test_without_a_signal_the_work_runs_to_its_end_and_the_handlers_before_are_b
     assert run(until_stopped(work(), stop)) == 7
     assert (stop.code, stop.name) == (None, "")
     assert [signal.getsignal(s) for s in SIGNALS] == before
+
+
+def test_work_that_exits_ends_the_command_so_and_leaves_no_exception_unread() -> None:
+    """A ``fail`` while the devices open (``SystemExit(3)``) used to leave its task's exception
+    unread: asyncio logged it when the task was collected, inside whatever code ran then."""
+    unread: list[dict[str, Any]] = []
+
+    async def work() -> int:
+        await asyncio.sleep(0)
+        raise SystemExit(3)
+
+    loop = asyncio.new_event_loop()
+    loop.set_exception_handler(lambda _loop, context: unread.append(context))
+    try:
+        with pytest.raises(SystemExit) as exited:
+            loop.run_until_complete(until_stopped(work(), Stop()))
+    finally:
+        loop.close()
+    code = exited.value.code
+    del exited, loop  # the traceback holds the task's frames: collected only once it goes
+    gc.collect()
+    assert code == 3
+    assert unread == []
 
 
 def test_exit_codes_are_128_and_the_signal() -> None:
