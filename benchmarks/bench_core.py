@@ -46,9 +46,9 @@ from pathlib import Path
 from typing import Any
 
 import mobster_core as mc
-from mobster_core._rules.identity import Env
-from mobster_core._rules.settle import DEFAULT_POLICY
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.settle import DEFAULT_POLICY
+from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core._store.cache import ReplayCache

@@ -67,9 +67,9 @@ from ruamel.yaml import YAML
 
 import mobster_core as mc
 from mobster_core._rules.assertions import evaluate
-from mobster_core._rules.settle import DEFAULT_POLICY
-from mobster_core._rules.typing_rules import Provenance
-from mobster_core._rules.verdict import Evidence, decide
+from mobster_core._rules.replay.settle import DEFAULT_POLICY
+from mobster_core._rules.replay.typing_rules import Provenance
+from mobster_core._rules.verdict.verdict import Evidence, decide
 from mobster_core._run.agent import Agent, Brief, ModelCalls
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.ended import Ended

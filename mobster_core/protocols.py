@@ -15,16 +15,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ._rules.controls import AuditIssue, AuditReport, DeviceEvent, DeviceSettings, Recording
-from ._rules.device import SPRINGBOARD, Action, Appearance, AppInfo, DeviceInfo, LaunchOptions
-from ._rules.frames import FramesMode
-from ._rules.model import Decision, Prompt
-from ._rules.screen import DEFAULT_SCREEN_SIZE, Element, Frame, Screen
-from ._rules.verdict import Verdict
+from ._results.frames import FramesMode
+from ._rules.device.controls import AuditIssue, AuditReport, DeviceEvent, DeviceSettings, Recording
+from ._rules.device.device import SPRINGBOARD, Action, Appearance, AppInfo, DeviceInfo, LaunchOptions
+from ._rules.model.model import Decision, Prompt
+from ._rules.verdict.verdict import Verdict
+from ._rules.vocabulary.screen import DEFAULT_SCREEN_SIZE, Element, Frame, Screen
 from ._store.pathstores import PathStore
 
 if TYPE_CHECKING:
-    from ._run.results import CheckResult, SuiteResult
+    from ._results.results import CheckResult, SuiteResult
 
 __all__ = [
     "DEFAULT_SCREEN_SIZE",

@@ -6,7 +6,7 @@ what XML 1.0 forbids; :func:`utf8` encodes whatever the text holds; :func:`norma
 (``de-DE`` -> ``de_DE``) and :func:`language_of` gives its language (``de``).
 """
 
-from ._rules.device import language_of, normal_locale
-from ._rules.text import escape_controls, utf8, valid_text, xml_text
+from ._rules.device.device import language_of, normal_locale
+from ._rules.formats.text import escape_controls, utf8, valid_text, xml_text
 
 __all__ = ["escape_controls", "language_of", "normal_locale", "utf8", "valid_text", "xml_text"]

@@ -9,7 +9,7 @@ keeps only its own schema checks, worded with :meth:`YamlDoc.problem`, :func:`do
 :func:`kind_of`, :func:`quote_fix` and :func:`did_you_mean`. See ``docs/checks.md`` for the rules.
 """
 
-from ._rules.yaml import (
+from ._rules.formats.yaml import (
     MAX_YAML_BYTES,
     MAX_YAML_DEPTH,
     Keys,

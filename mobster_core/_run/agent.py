@@ -37,25 +37,25 @@ from collections.abc import Sequence
 
 import attrs
 
-from mobster_core._rules.controls import DeviceEvent
-from mobster_core._rules.cost import Cost, PriceTable
-from mobster_core._rules.device import Action, DeviceKind
-from mobster_core._rules.keyboard import covered_by_keyboard, covers_reason
-from mobster_core._rules.matcher import pick, position
-from mobster_core._rules.model import Decision, DecisionKind, ModelAction, Prompt, Usage
-from mobster_core._rules.prompt import ACTION_TOOL, SYSTEM_PROMPT, screen_rows
-from mobster_core._rules.safety import check_commit, classify
-from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import DEFAULT_POLICY, ChangeWait, PollPolicy, SettleWait, Sighting, WatchWait
-from mobster_core._rules.steps import Op, Step, describe_action
-from mobster_core._rules.typing_rules import Provenance, record_text
-from mobster_core._rules.verdict import FailureClass, Outcome
+from mobster_core._results.results import StepReport, StepSource
+from mobster_core._rules.device.controls import DeviceEvent
+from mobster_core._rules.device.device import Action, DeviceKind
+from mobster_core._rules.device.keyboard import covered_by_keyboard, covers_reason
+from mobster_core._rules.model.cost import Cost, PriceTable
+from mobster_core._rules.model.model import Decision, DecisionKind, ModelAction, Prompt, Usage
+from mobster_core._rules.model.prompt import ACTION_TOOL, SYSTEM_PROMPT, screen_rows
+from mobster_core._rules.replay.matcher import pick, position
+from mobster_core._rules.replay.safety import check_commit, classify
+from mobster_core._rules.replay.settle import DEFAULT_POLICY, ChangeWait, PollPolicy, SettleWait, Sighting, WatchWait
+from mobster_core._rules.replay.typing_rules import Provenance, record_text
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome
+from mobster_core._rules.vocabulary.screen import Element, Screen
+from mobster_core._rules.vocabulary.steps import Op, Step, describe_action
 from mobster_core.exceptions import ModelError
 from mobster_core.protocols import Model
 
 from .dispatch import Dispatcher
 from .ended import Ended, couldnt
-from .results import StepReport, StepSource
 from .wait import drive
 
 __all__ = ["Actor", "Agent", "Brief", "Limits", "ModelCalls", "Recorded", "make_action"]

@@ -50,12 +50,13 @@ import attrs
 
 from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
-from mobster_core._rules.cost import Cost
-from mobster_core._rules.device import DeviceInfo
-from mobster_core._rules.frames import FINAL_FRAME, FramesMode, is_drift_frame
-from mobster_core._rules.secrets import MissingSecret, Secrets, references
-from mobster_core._rules.text import utf8
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._results.frames import FINAL_FRAME, FramesMode, is_drift_frame
+from mobster_core._results.results import CheckResult, FinishedEarly, StepReport
+from mobster_core._rules.device.device import DeviceInfo
+from mobster_core._rules.device.secrets import MissingSecret, Secrets, references
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.model.cost import Cost
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import Check, project_of
 from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
@@ -71,7 +72,6 @@ from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
 from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
-from .results import CheckResult, FinishedEarly, StepReport
 from .steps import Executed, execute, skipped
 
 __all__ = ["RunOptions", "RunStopped", "run_check"]

@@ -13,20 +13,20 @@ from pathlib import Path
 
 import attrs
 
-from mobster_core._rules.alerts import AlertPolicy
-from mobster_core._rules.controls import VideoMode
-from mobster_core._rules.cost import PriceTable
-from mobster_core._rules.device import normal_locale
-from mobster_core._rules.frames import FramesMode
-from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._results.frames import FramesMode
+from mobster_core._results.results import CheckResult
+from mobster_core._rules.device.alerts import AlertPolicy
+from mobster_core._rules.device.controls import VideoMode
+from mobster_core._rules.device.device import normal_locale
+from mobster_core._rules.model.cost import PriceTable
+from mobster_core._rules.replay.settle import DEFAULT_POLICY, PollPolicy
+from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._store.checks import Check
 from mobster_core._store.pathstores import PATH_STORE_MEMBERS, missing_members
 from mobster_core.protocols import Clock, Device, PathStore, Reporter
 
 from .agent import ModelCalls
 from .dispatch import Dispatcher
-from .results import CheckResult
 
 __all__ = ["Run", "RunOptions"]
 

@@ -25,8 +25,8 @@ from pathlib import Path
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.controls import DeviceEvent, Recording, VideoMode
-from mobster_core._rules.verdict import FailureClass
+from mobster_core._rules.device.controls import DeviceEvent, Recording, VideoMode
+from mobster_core._rules.verdict.verdict import FailureClass
 from mobster_core.exceptions import DeviceError
 from mobster_core.protocols import Device, DeviceControls, DeviceEvents, Recordings
 

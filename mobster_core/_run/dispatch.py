@@ -66,17 +66,17 @@ from typing import Any, NoReturn, TypeVar
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.alerts import OPEN_IN, AlertAnswer, AlertPolicy, AlertRefusal, decide, find_alert
-from mobster_core._rules.controls import DeviceEvent
-from mobster_core._rules.device import Action, DeviceKind, LaunchOptions
-from mobster_core._rules.frames import FINAL_FRAME, drift_frame, step_frame
-from mobster_core._rules.safety import check_commit, classify
-from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.secrets import Secrets
-from mobster_core._rules.settle import BULLET, DEFAULT_POLICY, ChangeWait, PollPolicy, TypingWait
-from mobster_core._rules.steps import Op
-from mobster_core._rules.typing_rules import is_masked
-from mobster_core._rules.verdict import FailureClass
+from mobster_core._results.frames import FINAL_FRAME, drift_frame, step_frame
+from mobster_core._rules.device.alerts import OPEN_IN, AlertAnswer, AlertPolicy, AlertRefusal, decide, find_alert
+from mobster_core._rules.device.controls import DeviceEvent
+from mobster_core._rules.device.device import Action, DeviceKind, LaunchOptions
+from mobster_core._rules.device.secrets import Secrets
+from mobster_core._rules.replay.safety import check_commit, classify
+from mobster_core._rules.replay.settle import BULLET, DEFAULT_POLICY, ChangeWait, PollPolicy, TypingWait
+from mobster_core._rules.replay.typing_rules import is_masked
+from mobster_core._rules.verdict.verdict import FailureClass
+from mobster_core._rules.vocabulary.screen import Element, Screen
+from mobster_core._rules.vocabulary.steps import Op
 from mobster_core._store.journal import DuplicateEffect, Effect, EffectLedger, JournalWriter
 from mobster_core._store.runs import write_frame
 from mobster_core.exceptions import DeviceError, UnknownOutcome, UnsafeFile

@@ -11,8 +11,8 @@ Rule 3: where it is made, an outcome says the step it happened at (``step``, whe
 
 from __future__ import annotations
 
-from mobster_core._rules.fixes import Fix
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._rules.verdict.fixes import Fix
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
 
 __all__ = ["Ended", "couldnt", "failed"]
 

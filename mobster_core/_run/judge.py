@@ -35,9 +35,8 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from mobster_core._rules.assertions import Assertion, AssertionResult, Kind, evaluate
-from mobster_core._rules.controls import AuditReport
-from mobster_core._rules.screen import Screen
-from mobster_core._rules.settle import (
+from mobster_core._rules.device.controls import AuditReport
+from mobster_core._rules.replay.settle import (
     BASELINE_POLICY,
     DEFAULT_READ_POLICY,
     Opening,
@@ -45,7 +44,8 @@ from mobster_core._rules.settle import (
     SettledRead,
     SettledReadWait,
 )
-from mobster_core._rules.verdict import Evidence, FailureClass, Outcome, SmartNote, decide
+from mobster_core._rules.verdict.verdict import Evidence, FailureClass, Outcome, SmartNote, decide
+from mobster_core._rules.vocabulary.screen import Screen
 from mobster_core.exceptions import DeviceError
 from mobster_core.protocols import Audits, Clock
 

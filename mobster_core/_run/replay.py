@@ -35,20 +35,20 @@ from types import MappingProxyType
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.controls import DeviceEvent
-from mobster_core._rules.device import Action, DeviceKind
-from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.matcher import Match
-from mobster_core._rules.safety import check_commit, classify, strictest
-from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import DEFAULT_POLICY, Drifted, Found, PollPolicy, Sighting, StepWait
-from mobster_core._rules.steps import Op, Step, push_text
-from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
-from mobster_core._rules.verdict import FailureClass, Outcome
+from mobster_core._results.results import StepReport, StepSource, recorded_element
+from mobster_core._rules.device.controls import DeviceEvent
+from mobster_core._rules.device.device import Action, DeviceKind
+from mobster_core._rules.replay.matcher import Match
+from mobster_core._rules.replay.safety import check_commit, classify, strictest
+from mobster_core._rules.replay.settle import DEFAULT_POLICY, Drifted, Found, PollPolicy, Sighting, StepWait
+from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.verdict.fixes import Fix, FixCode
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome
+from mobster_core._rules.vocabulary.screen import Element, Screen
+from mobster_core._rules.vocabulary.steps import Op, Step, push_text
 
 from .dispatch import Dispatcher
 from .ended import Ended, couldnt
-from .results import StepReport, StepSource, recorded_element
 from .wait import drive
 
 __all__ = ["Drift", "FromCheck", "LiveStep", "Replayed", "Replayer"]

@@ -56,17 +56,18 @@ from typing import Any
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.alerts import AlertPolicy, permissions_of
+from mobster_core._results.results import FinishedEarly, Mode, StepReport
 from mobster_core._rules.assertions import evaluate
-from mobster_core._rules.breaker import Breaker
-from mobster_core._rules.controls import DeviceEvent, device_misfit
-from mobster_core._rules.device import LaunchOptions
-from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.screen import Screen
-from mobster_core._rules.settle import Sighting
-from mobster_core._rules.steps import Step
-from mobster_core._rules.typing_rules import lost_typing
-from mobster_core._rules.verdict import FailureClass, Outcome, SmartNote, Verdict
+from mobster_core._rules.device.alerts import AlertPolicy, permissions_of
+from mobster_core._rules.device.controls import DeviceEvent, device_misfit
+from mobster_core._rules.device.device import LaunchOptions
+from mobster_core._rules.replay.breaker import Breaker
+from mobster_core._rules.replay.settle import Sighting
+from mobster_core._rules.replay.typing_rules import lost_typing
+from mobster_core._rules.verdict.fixes import Fix, FixCode
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, SmartNote, Verdict
+from mobster_core._rules.vocabulary.screen import Screen
+from mobster_core._rules.vocabulary.steps import Step
 from mobster_core._store.healfile import HealEntry, compact, heal_file_for, moved
 
 from .agent import Agent, Brief, Limits, ModelCalls, Recorded
@@ -77,7 +78,6 @@ from .heal import HealJob, heal_step, refusal
 from .judge import Baseline, take_baseline
 from .plan import Plan, Prepared, no_model
 from .replay import Drift, FromCheck, LiveStep, Replayer
-from .results import FinishedEarly, Mode, StepReport
 
 __all__ = ["Executed", "execute"]
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import Check, Done, Sleep, Wait
+from mobster_core._rules.replay.settle import Check, Done, Sleep, Wait
+from mobster_core._rules.vocabulary.screen import Element, Screen
 from mobster_core.protocols import Clock
 
 __all__ = ["LATE_S", "Checker", "Reader", "drive"]

@@ -76,14 +76,11 @@ from typing import Any, NoReturn
 
 import attrs
 
-from mobster_core._rules.alerts import AlertPolicy, AlertProblem, parse_alerts
 from mobster_core._rules.assertions import Assertion, ExpectError, parse_expect
-from mobster_core._rules.controls import CONTENT_SIZES, MAX_PUSH_BYTES, DeviceEvent, DeviceSettings, push_problem
-from mobster_core._rules.device import Appearance, LaunchOptions, Reset, normal_locale
-from mobster_core._rules.identity import path_identity
-from mobster_core._rules.steps import SENSORS, Op
-from mobster_core._rules.typing_rules import Provenance
-from mobster_core._rules.yaml import (
+from mobster_core._rules.device.alerts import AlertPolicy, AlertProblem, parse_alerts
+from mobster_core._rules.device.controls import CONTENT_SIZES, MAX_PUSH_BYTES, DeviceEvent, DeviceSettings, push_problem
+from mobster_core._rules.device.device import Appearance, LaunchOptions, Reset, normal_locale
+from mobster_core._rules.formats.yaml import (
     MAX_YAML_BYTES,
     Keys,
     YamlDoc,
@@ -93,6 +90,9 @@ from mobster_core._rules.yaml import (
     load_yaml,
     quote_fix,
 )
+from mobster_core._rules.replay.identity import path_identity
+from mobster_core._rules.replay.typing_rules import Provenance
+from mobster_core._rules.vocabulary.steps import SENSORS, Op
 from mobster_core.exceptions import CheckError, Problem
 
 from .fsutil import MOBSTER_DIR, UnsafeFile, find_project_root, read_user_file

@@ -22,7 +22,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mobster_core._rules.screen import Element, Screen
+from mobster_core._rules.vocabulary.screen import Element, Screen
 
 from .safe_regex import REGEX_READ_SECONDS, REGEX_SEARCH_SECONDS, RegexTimeout
 

@@ -44,9 +44,9 @@ from typing import Any, TypeAlias
 import attrs
 import regex
 
-from mobster_core._rules.controls import AUDIT_TYPES
-from mobster_core._rules.screen import MAX_ELEMENTS, Element
-from mobster_core._rules.yaml import KeyedProblem, Keys, did_you_mean, kind_of, quote_fix
+from mobster_core._rules.device.controls import AUDIT_TYPES
+from mobster_core._rules.formats.yaml import KeyedProblem, Keys, did_you_mean, kind_of, quote_fix
+from mobster_core._rules.vocabulary.screen import MAX_ELEMENTS, Element
 from mobster_core.exceptions import MobsterError
 
 from .explanation import cut, quoted, shown_flag

@@ -8,8 +8,8 @@ from typing import TypeVar
 import pytest
 
 from mobster_core import PollPolicy, Screen, Step
-from mobster_core._rules.matcher import MatchRule
-from mobster_core._rules.settle import (
+from mobster_core._rules.replay.matcher import MatchRule
+from mobster_core._rules.replay.settle import (
     DEFAULT_POLICY,
     WATCH_SLOWEST,
     ChangeWait,

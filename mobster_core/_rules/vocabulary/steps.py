@@ -32,9 +32,16 @@ from typing import Any
 import attrs
 import cattrs
 
+from mobster_core._rules.formats.strict import (
+    KeyedError,
+    first_error,
+    shown,
+    strict_converter,
+    strict_frame,
+    strict_list,
+    strict_str,
+)
 from mobster_core.exceptions import PathError
-
-from .strict import KeyedError, first_error, shown, strict_converter, strict_frame, strict_list, strict_str
 
 __all__ = [
     "DEVICE_OPS",

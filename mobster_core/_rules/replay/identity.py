@@ -28,8 +28,16 @@ from typing import Any
 
 import attrs
 
-from .canon import digest
-from .device import Appearance, AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset, normal_locale
+from mobster_core._rules.device.device import (
+    Appearance,
+    AppInfo,
+    DeviceInfo,
+    DeviceKind,
+    LaunchOptions,
+    Reset,
+    normal_locale,
+)
+from mobster_core._rules.formats.canon import digest
 
 __all__ = ["ENV_DIGEST_LENGTH", "IDENTITY_LENGTH", "Env", "path_identity", "why_fresh"]
 

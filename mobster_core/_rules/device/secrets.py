@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 import attrs
 
-from .screen import Element, Screen
+from mobster_core._rules.vocabulary.screen import Element, Screen
 
 __all__ = ["REFERENCE", "WHOLE_WORD_BELOW", "MissingSecret", "Secrets", "only_references", "references"]
 

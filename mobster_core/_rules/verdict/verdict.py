@@ -31,7 +31,8 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from .assertions import Assertion, AssertionResult
+from mobster_core._rules.assertions import Assertion, AssertionResult
+
 from .fixes import Fix, joined
 
 __all__ = ["Evidence", "FailureClass", "Outcome", "SmartNote", "Verdict", "decide", "suite_exit_code"]

@@ -50,9 +50,10 @@ from typing import Any
 
 import attrs
 
-from .canon import digest, pairs_digest, text_digest
+from mobster_core._rules.formats.canon import digest, pairs_digest, text_digest
+from mobster_core._rules.formats.text import valid_text
+
 from .roles import ROLES, canonical_role
-from .text import valid_text
 
 __all__ = [
     "DEFAULT_SCREEN_SIZE",

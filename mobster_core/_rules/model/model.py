@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from .steps import Op, Step
+from mobster_core._rules.vocabulary.steps import Op, Step
 
 __all__ = ["Decision", "DecisionKind", "ModelAction", "Prompt", "Usage"]
 

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 
 import attrs
 
-from .screen import Element, Screen
-from .steps import Step
+from mobster_core._rules.vocabulary.screen import Element, Screen
+from mobster_core._rules.vocabulary.steps import Step
 
 __all__ = ["SIMILAR", "SIMILAR_SETTLED", "Match", "MatchRule", "match_step", "pick", "position", "times"]
 

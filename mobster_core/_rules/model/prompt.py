@@ -19,12 +19,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mobster_core._rules.formats.text import valid_text
+from mobster_core._rules.vocabulary.screen import Screen
+from mobster_core._rules.vocabulary.steps import Op
 from mobster_core.exceptions import ModelError
 
 from .model import Decision, DecisionKind, ModelAction, Usage
-from .screen import Screen
-from .steps import Op
-from .text import valid_text
 
 __all__ = [
     "ACTION_TOOL",

@@ -53,12 +53,12 @@ from typing import Any
 import attrs
 
 from mobster_core._rules.assertions import AssertionResult
-from mobster_core._rules.cost import Cost
-from mobster_core._rules.device import AppInfo, DeviceInfo
-from mobster_core._rules.screen import Element
-from mobster_core._rules.steps import Op, Target
-from mobster_core._rules.text import xml_text
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict, suite_exit_code
+from mobster_core._rules.device.device import AppInfo, DeviceInfo
+from mobster_core._rules.formats.text import xml_text
+from mobster_core._rules.model.cost import Cost
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict, suite_exit_code
+from mobster_core._rules.vocabulary.screen import Element
+from mobster_core._rules.vocabulary.steps import Op, Target
 from mobster_core._store.healfile import HealEntry
 
 __all__ = [

@@ -49,10 +49,10 @@ from collections.abc import Mapping
 
 import attrs
 
-from .device import DeviceKind
-from .roles import canonical_role
-from .steps import Commit
-from .text import valid_text
+from mobster_core._rules.device.device import DeviceKind
+from mobster_core._rules.formats.text import valid_text
+from mobster_core._rules.vocabulary.roles import canonical_role
+from mobster_core._rules.vocabulary.steps import Commit
 
 __all__ = [
     "COMMIT_WORDS",

@@ -40,8 +40,9 @@ from collections.abc import Sequence
 
 import attrs
 
+from mobster_core._rules.vocabulary.steps import SENSORS, Op, Step, describe_action
+
 from .device import Appearance
-from .steps import SENSORS, Op, Step, describe_action
 
 __all__ = [
     "AUDIT_TYPES",

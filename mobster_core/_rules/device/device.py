@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 
 import attrs
 
-from .screen import Element
-from .steps import Op
+from mobster_core._rules.vocabulary.screen import Element
+from mobster_core._rules.vocabulary.steps import Op
 
 __all__ = [
     "SPRINGBOARD",

@@ -39,10 +39,10 @@ from typing import Any
 
 import attrs
 
-from .assertions import AssertionResult, ExpectError, evaluate, near_misses, parse_assertion
-from .assertions.model import FRIENDLY_ROLES
-from .matcher import position
-from .screen import Element, Hidden, Screen
+from mobster_core._rules.assertions import AssertionResult, ExpectError, evaluate, near_misses, parse_assertion
+from mobster_core._rules.assertions.model import FRIENDLY_ROLES
+from mobster_core._rules.replay.matcher import position
+from mobster_core._rules.vocabulary.screen import Element, Hidden, Screen
 
 __all__ = [
     "MAX_CANDIDATES",

@@ -45,9 +45,9 @@ from typing import Any
 
 import attrs
 
-from .screen import Element, Screen
-from .text import escape_controls
-from .yaml import KeyedProblem
+from mobster_core._rules.formats.text import escape_controls
+from mobster_core._rules.formats.yaml import KeyedProblem
+from mobster_core._rules.vocabulary.screen import Element, Screen
 
 __all__ = [
     "MAX_ANSWERS_PER_ALERT",

@@ -63,10 +63,11 @@ from typing import Generic, NoReturn, Protocol, TypeVar
 
 import attrs
 
-from .keyboard import covered_by_keyboard, covers_reason
+from mobster_core._rules.device.keyboard import covered_by_keyboard, covers_reason
+from mobster_core._rules.vocabulary.screen import Element, Screen
+from mobster_core._rules.vocabulary.steps import Step
+
 from .matcher import Match, MatchRule, match_step
-from .screen import Element, Screen
-from .steps import Step
 
 __all__ = [
     "BASELINE_POLICY",

@@ -11,8 +11,8 @@ Rule 3: a covered target is no match on that read: the step waits, and drifts wi
 
 from __future__ import annotations
 
-from .screen import Element, Frame, Screen
-from .text import escape_controls
+from mobster_core._rules.formats.text import escape_controls
+from mobster_core._rules.vocabulary.screen import Element, Frame, Screen
 
 __all__ = ["covered_by_keyboard", "covers_reason", "keyboard_of"]
 

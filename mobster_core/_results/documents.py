@@ -27,13 +27,13 @@ from cattrs.cols import homogenous_tuple_structure_factory, is_sequence
 from cattrs.gen import make_dict_structure_fn, override
 
 from mobster_core._rules.assertions import AssertionResult
-from mobster_core._rules.cost import Cost
-from mobster_core._rules.device import AppInfo, DeviceInfo, DeviceKind
-from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.screen import Element, Frame
-from mobster_core._rules.steps import Op
-from mobster_core._rules.strict import first_error, shown, strict_converter, strict_frame, strict_list
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._rules.device.device import AppInfo, DeviceInfo, DeviceKind
+from mobster_core._rules.formats.strict import first_error, shown, strict_converter, strict_frame, strict_list
+from mobster_core._rules.model.cost import Cost
+from mobster_core._rules.verdict.fixes import Fix, FixCode
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
+from mobster_core._rules.vocabulary.screen import Element, Frame
+from mobster_core._rules.vocabulary.steps import Op
 from mobster_core._store.healfile import HealEntry
 from mobster_core.exceptions import ResultsError
 
