@@ -53,8 +53,9 @@ def test_did_you_mean() -> None:
 
 # -- issue 15: nesting capped before the parser, numbers bounded, valid text ----------------
 
-from mobster_core._rules.formats.yaml import MAX_YAML_DEPTH, _yaml  # noqa: E402
+from mobster_core._rules.formats.yaml import MAX_YAML_DEPTH  # noqa: E402
 from mobster_core._rules.formats.yaml_safe import Refused as _Refused  # noqa: E402
+from mobster_core._rules.formats.yaml_safe import safe_yaml as _yaml  # noqa: E402
 
 
 def deep_forms(depth: int) -> dict[str, str]:
