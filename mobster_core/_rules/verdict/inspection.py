@@ -39,8 +39,14 @@ from typing import Any
 
 import attrs
 
-from mobster_core._rules.assertions import AssertionResult, ExpectError, evaluate, near_misses, parse_assertion
-from mobster_core._rules.assertions.model import FRIENDLY_ROLES
+from mobster_core._rules.assertions import (
+    FRIENDLY_ROLES,
+    AssertionResult,
+    ExpectError,
+    evaluate,
+    near_misses,
+    parse_assertion,
+)
 from mobster_core._rules.replay.matcher import position
 from mobster_core._rules.vocabulary.screen import Element, Hidden, Screen
 
