@@ -69,7 +69,8 @@ import mobster_core as mc
 from mobster_core._rules.assertions import evaluate
 from mobster_core._rules.replay.settle import DEFAULT_POLICY
 from mobster_core._rules.replay.typing_rules import Provenance
-from mobster_core._rules.verdict.verdict import Evidence, decide
+from mobster_core._rules.verdict.verdict import Grounds as Evidence
+from mobster_core._rules.verdict.verdict import decide
 from mobster_core._run.agent import Agent, Brief, ModelCalls
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.ended import Ended

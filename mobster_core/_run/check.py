@@ -117,7 +117,7 @@ async def run_check(
     calls = None if model is None else ModelCalls(model, options.prices)
     secrets, missing = _secrets(check, options)
     with Journal(folder) as journal:
-        dispatch = Dispatcher(device, clock, journal, timing=options.policy, secrets=secrets)
+        dispatch = Dispatcher(device, clock, journal, timing=options.timing, secrets=secrets)
         dispatch.on_sent, dispatch.on_sending = options.on_sent, options.on_sending
         run = Run(check, device, clock, root, options, dispatch, calls, run_dir=_relative(folder, root))
         if run.takes_frames:

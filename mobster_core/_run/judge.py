@@ -44,7 +44,7 @@ from mobster_core._rules.replay.settle import (
     SettledRead,
     SettledReadWait,
 )
-from mobster_core._rules.verdict.verdict import Evidence, FailureClass, Outcome, SmartNote, decide
+from mobster_core._rules.verdict.verdict import FailureClass, Grounds, Outcome, SmartNote, decide
 from mobster_core._rules.vocabulary.screen import Screen
 from mobster_core.exceptions import DeviceError
 from mobster_core.protocols import Audits, Clock
@@ -115,14 +115,14 @@ async def judge(run: Run, baseline: Baseline | None, smart: SmartNote | None, sk
     ``skipped``: the steps left undone, in words.
     """
     expect, dispatch = run.check.expect, run.dispatch
-    opening = Opening(after=dispatch.acted_on, poll=run.options.policy)
+    opening = Opening(after=dispatch.acted_on, poll=run.options.timing)
     read = await settled_read(
         lambda: dispatch.read_to_judge("the verdict"), run.clock, accept=_holds(expect), opening=opening
     )
     screen = await dispatch.read_evidence("the verdict") if dispatch.has_evidence_reads else read.screen
     results = evaluate(expect, screen, await _audit(run, expect))
-    evidence = Evidence(results, screen.app, None if baseline is None else baseline.results, smart, skipped)
-    return Judged(decide(expect, evidence, run.bundle), results, read.stable)
+    grounds = Grounds(results, screen.app, None if baseline is None else baseline.results, smart, skipped)
+    return Judged(decide(expect, grounds, run.bundle), results, read.stable)
 
 
 #: Rule 6: what a device without the ``Audits`` ability says.

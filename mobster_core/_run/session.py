@@ -151,7 +151,7 @@ class LiveSession:
     """One device driven from outside a run (see the module rules); ``await start()`` before anything else.
 
     ``root`` is the project (the folder holding ``.mobster/``). Of ``options``, a session uses what
-    a run would: ``policy`` paces every wait, ``secrets`` gives ``${NAME}`` their values (None: the
+    a run would: ``timing`` paces every wait, ``secrets`` gives ``${NAME}`` their values (None: the
     process environment), ``paths`` is the store recorded paths go to, ``locale`` the app's.
     """
 
@@ -160,7 +160,7 @@ class LiveSession:
         self.clock = clock
         self.root = root
         self.options = attrs.evolve(options or RunOptions(), root=root)
-        self.timing = self.options.policy
+        self.timing = self.options.timing
         self.secrets = Secrets()
         self._info: DeviceInfo | None = None
         self._segment: _Segment | None = None

@@ -282,7 +282,7 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
         run.dispatch,
         prepared.info.kind,
         run.provenance,
-        timing=run.options.policy,
+        timing=run.options.timing,
         check=FromCheck(live=_live_step(run, prepared), events=_events(run)),
     )
     plan = executed.plan
@@ -447,7 +447,7 @@ def brief(run: Run, prepared: Prepared, **changes: Any) -> Brief:
         kind=prepared.info.kind,
         provenance=run.provenance,
         screenshots=options.screenshots,
-        timing=options.policy,
+        timing=options.timing,
         **{**defaults, **changes},
     )
 

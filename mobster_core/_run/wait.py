@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from mobster_core._rules.replay.settle import Check, Done, Sleep, Wait
+from mobster_core._rules.replay.settle import CheckTarget, Done, Sleep, Wait
 from mobster_core._rules.vocabulary.screen import Element, Screen
 from mobster_core.protocols import Clock
 
@@ -46,7 +46,7 @@ async def drive(wait: Wait[S, R], clock: Clock, read: Reader, check: Checker | N
             if clock.now() - move.until > LATE_S:  # Rule 4: decide on the screen as it is now
                 started = clock.now()
                 state = wait.saw(state, started, await read())
-        elif isinstance(move, Check):
+        elif isinstance(move, CheckTarget):
             state = wait.checked(state, True if check is None else await check(move.element))
         else:
             started = clock.now()

@@ -14,7 +14,7 @@ Rule 5: :func:`decide` picks the outcome, first matching rule wins: ``failed``
         class and leads the message; it never decides the verdict); ``couldnt_run`` ``usage``
         (an assertion couldn't be evaluated, and none failed for sure); ``failed``
         ``steps_skipped`` (the check asks for all its steps and the run ended before its last
-        one, the expectations holding: ``Evidence.skipped`` says which); ``needs_review``
+        one, the expectations holding: ``Grounds.skipped`` says which); ``needs_review``
         ``no_assertions``; ``needs_review`` ``held_before_flow`` (every assertion already held on
         the baseline); else ``passed``. Classes that come before these (``usage``, ``model``,
         ``device``, ``drift``, …) end a run before it asks for a verdict, where they happen.
@@ -35,7 +35,7 @@ from mobster_core._rules.assertions import Assertion, AssertionResult
 
 from .fixes import Fix, joined
 
-__all__ = ["Evidence", "FailureClass", "Outcome", "SmartNote", "Verdict", "decide", "suite_exit_code"]
+__all__ = ["FailureClass", "Grounds", "Outcome", "SmartNote", "Verdict", "decide", "suite_exit_code"]
 
 
 class Verdict(enum.StrEnum):
@@ -130,7 +130,7 @@ class SmartNote:
 
 
 @attrs.frozen
-class Evidence:
+class Grounds:
     """What a verdict is decided on (Rule 5).
 
     ``results`` are the assertions evaluated on the settled read, in order; ``app_in_front`` the
@@ -147,16 +147,16 @@ class Evidence:
     skipped: str | None = None
 
 
-def decide(assertions: Sequence[Assertion], evidence: Evidence, app_bundle: str) -> Outcome:
+def decide(assertions: Sequence[Assertion], grounds: Grounds, app_bundle: str) -> Outcome:
     """The outcome of a run whose steps all ran (Rule 5); ``app_bundle`` is the app under test."""
-    results = evidence.results
+    results = grounds.results
     if len(results) != len(assertions):
         raise ValueError(f"{len(results)} results for {len(assertions)} assertions: evaluate every assertion")
-    if evidence.app_in_front != app_bundle:
+    if grounds.app_in_front != app_bundle:
         return Outcome(
             Verdict.FAILED,
             FailureClass.APP_NOT_RUNNING,
-            f"{evidence.app_in_front} is in front, not {app_bundle}: the app crashed or the flow left it",
+            f"{grounds.app_in_front} is in front, not {app_bundle}: the app crashed or the flow left it",
         )
     # An assertion that couldn't be evaluated (its regex hit a time limit) is no failure of the
     # app: a check with one fails only when another assertion failed for sure, else it couldn't run.
@@ -164,23 +164,23 @@ def decide(assertions: Sequence[Assertion], evidence: Evidence, app_bundle: str)
     unevaluated = [r for r in results if r.error is not None]
     unavailable = [r for r in results if r.unavailable is not None]
     if failures:
-        return _failed(failures, unevaluated, evidence.smart)
+        return _failed(failures, unevaluated, grounds.smart)
     if unevaluated or unavailable:
         return _not_judged(unevaluated, unavailable)
-    return _unfailed(assertions, evidence)
+    return _unfailed(assertions, grounds)
 
 
-def _unfailed(assertions: Sequence[Assertion], evidence: Evidence) -> Outcome:
+def _unfailed(assertions: Sequence[Assertion], grounds: Grounds) -> Outcome:
     """Rule 5, once no assertion failed and each was evaluated: steps skipped, nothing decided, or passed."""
-    if evidence.skipped is not None:
-        return Outcome(Verdict.FAILED, FailureClass.STEPS_SKIPPED, evidence.skipped)
+    if grounds.skipped is not None:
+        return Outcome(Verdict.FAILED, FailureClass.STEPS_SKIPPED, grounds.skipped)
     if not assertions:
         return Outcome(
             Verdict.NEEDS_REVIEW,
             FailureClass.NO_ASSERTIONS,
             "the check has no expectations, so nothing decides it; add an expect list",
         )
-    if evidence.baseline and all(r.ok for r in evidence.baseline):
+    if grounds.baseline and all(r.ok for r in grounds.baseline):
         return Outcome(
             Verdict.NEEDS_REVIEW,
             FailureClass.HELD_BEFORE_FLOW,

@@ -24,7 +24,8 @@ from mobster_core._rules.replay.settle import (
     SettledReadWait,
     Sleep,
 )
-from mobster_core._rules.verdict.verdict import Evidence, decide, suite_exit_code
+from mobster_core._rules.verdict.verdict import Grounds as Evidence
+from mobster_core._rules.verdict.verdict import decide, suite_exit_code
 from mobster_core._run.judge import settled_read
 from mobster_core.protocols import SPRINGBOARD
 from mobster_core.results import AssertionResult

@@ -55,18 +55,18 @@ Rule 10: times are compared with a nanosecond of slack, so a wake-up scheduled f
 """
 
 from .after import BULLET, Changed, ChangeState, ChangeWait, SettleState, SettleWait, TypingState, TypingWait
-from .moves import Check, Done, Move, Read, Sighting, Sleep, Wait, Watch
+from .moves import CheckTarget, Done, Move, Read, Sighting, Sleep, Wait, Watch
 from .settled import BASELINE_POLICY, DEFAULT_READ_POLICY, Opening, ReadPolicy, ReadState, SettledRead, SettledReadWait
 from .step import (
     DEFAULT_POLICY,
     Drifted,
     Found,
-    PollDecision,
+    Pace,
+    Pacing,
     PollPolicy,
-    PollVerdict,
+    PollState,
     StepState,
     StepWait,
-    WaitState,
     uncovered,
 )
 from .watch import WATCH_SLOWEST, WatchState, WatchWait
@@ -80,15 +80,16 @@ __all__ = [
     "ChangeState",
     "ChangeWait",
     "Changed",
-    "Check",
+    "CheckTarget",
     "Done",
     "Drifted",
     "Found",
     "Move",
     "Opening",
-    "PollDecision",
+    "Pace",
+    "Pacing",
     "PollPolicy",
-    "PollVerdict",
+    "PollState",
     "Read",
     "ReadPolicy",
     "ReadState",
@@ -103,7 +104,6 @@ __all__ = [
     "TypingState",
     "TypingWait",
     "Wait",
-    "WaitState",
     "Watch",
     "WatchState",
     "WatchWait",

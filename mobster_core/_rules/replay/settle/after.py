@@ -9,7 +9,7 @@ import attrs
 from mobster_core._rules.vocabulary.screen import Element, Screen
 
 from .moves import READ, SLACK, Done, Move, NoChecks, Sighting, Sleep, Watch, read_at, sighted
-from .step import DEFAULT_POLICY, PollPolicy, PollVerdict, WaitState
+from .step import DEFAULT_POLICY, Pace, PollPolicy, PollState
 
 __all__ = ["BULLET", "ChangeState", "ChangeWait", "Changed", "SettleState", "SettleWait", "TypingState", "TypingWait"]
 
@@ -23,7 +23,7 @@ R = TypeVar("R")
 class SettleState:
     """Smart's waits so far: the timing state and the last sighting."""
 
-    timing: WaitState
+    timing: PollState
     sighting: Sighting | None = None
 
 
@@ -47,9 +47,9 @@ class SettleWait(NoChecks):
         if seen is not None and seen.settled:
             return Done(seen)
         decision = self.policy.next(state.timing, now)
-        if decision.verdict is PollVerdict.DRIFTED and seen is not None:
+        if decision.verdict is Pace.DRIFTED and seen is not None:
             return Done(seen)
-        if decision.verdict is PollVerdict.SLEEP:
+        if decision.verdict is Pace.SLEEP:
             return Sleep(decision.until)
         return READ
 

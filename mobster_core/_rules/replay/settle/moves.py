@@ -1,7 +1,7 @@
 """What a wait asks the loop to do, and what every wait shares (``settle``'s Rules 2, 4 and 10).
 
 A wait's ``next(state, now)`` answers with one :data:`Move`: :class:`Read` now, :class:`Sleep`
-until a time, :class:`Check` an element with the device, or :class:`Done` with the wait's
+until a time, :class:`CheckTarget` an element with the device, or :class:`Done` with the wait's
 result. A :class:`Sighting` is the screen in front as the reads so far saw it (Rule 2: settled when
 the last two reads agree); :func:`read_at` reads when a time has come, with Rule 10's slack.
 """
@@ -18,7 +18,7 @@ from mobster_core._rules.vocabulary.screen import Element, Screen
 __all__ = [
     "READ",
     "SLACK",
-    "Check",
+    "CheckTarget",
     "Done",
     "Move",
     "NoChecks",
@@ -51,7 +51,7 @@ class Sleep:
 
 
 @attrs.frozen
-class Check:
+class CheckTarget:
     """Ask the device whether ``element`` (of the latest read) is shown."""
 
     element: Element
@@ -64,7 +64,7 @@ class Done(Generic[R_co]):
     result: R_co
 
 
-Move = Read | Sleep | Check | Done[R]
+Move = Read | Sleep | CheckTarget | Done[R]
 
 READ = Read()
 
@@ -85,7 +85,7 @@ class Wait(Protocol[S, R_co]):
         ...
 
     def checked(self, state: S, shown: bool, /) -> S:
-        """Fold in the device's answer to the last :class:`Check`."""
+        """Fold in the device's answer to the last :class:`CheckTarget`."""
         ...
 
 

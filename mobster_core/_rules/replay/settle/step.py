@@ -17,23 +17,23 @@ from mobster_core._rules.replay.matcher import Match, MatchRule, match_step
 from mobster_core._rules.vocabulary.screen import Screen
 from mobster_core._rules.vocabulary.steps import Step
 
-from .moves import READ, SLACK, Check, Done, Move, Sighting, Sleep
+from .moves import READ, SLACK, CheckTarget, Done, Move, Sighting, Sleep
 
 __all__ = [
     "DEFAULT_POLICY",
     "Drifted",
     "Found",
-    "PollDecision",
+    "Pace",
+    "Pacing",
     "PollPolicy",
-    "PollVerdict",
+    "PollState",
     "StepState",
     "StepWait",
-    "WaitState",
     "uncovered",
 ]
 
 
-class PollVerdict(enum.StrEnum):
+class Pace(enum.StrEnum):
     """What the runner does next in a step's wait."""
 
     READ = "read"
@@ -42,16 +42,16 @@ class PollVerdict(enum.StrEnum):
 
 
 @attrs.frozen
-class PollDecision:
+class Pacing:
     """``READ`` now; ``SLEEP`` until ``until`` (clock seconds); or ``DRIFTED`` with a reason."""
 
-    verdict: PollVerdict
+    verdict: Pace
     until: float = 0.0
     why: str = ""
 
 
 @attrs.frozen
-class WaitState:
+class PollState:
     """What the wait for one step has seen so far. Immutable: ``observe`` returns a new state.
 
     ``since`` is when the first read of the screen in front (the last read's fingerprint) started.
@@ -69,10 +69,10 @@ class WaitState:
         """Where Rule 3's timer runs from: the wait's start, or when the screen in front appeared if earlier."""
         return self.began if self.since is None else min(self.began, self.since)
 
-    def observe(self, *, started: float, fingerprint: str) -> WaitState:
+    def observe(self, *, started: float, fingerprint: str) -> PollState:
         """Fold in one read that started at ``started`` (clock seconds)."""
         same = self.last_fingerprint == fingerprint
-        return WaitState(
+        return PollState(
             began=self.began,
             reads=self.reads + 1,
             last_read_started=started,
@@ -90,28 +90,28 @@ class PollPolicy:
     drift_after: float = attrs.field(default=1.0, validator=attrs.validators.ge(0))
     give_up_after: float = attrs.field(default=3.0, validator=attrs.validators.ge(0))
 
-    def start(self, now: float, seed: Sighting | None = None) -> WaitState:
+    def start(self, now: float, seed: Sighting | None = None) -> PollState:
         """A new wait that begins at ``now``; with ``seed``, on a read taken before it (Rule 3)."""
         if seed is None:
-            return WaitState(began=now)
+            return PollState(began=now)
         fingerprint = seed.screen.fingerprint
-        return WaitState(now, 1, seed.started, fingerprint, settled=seed.settled, since=seed.since)
+        return PollState(now, 1, seed.started, fingerprint, settled=seed.settled, since=seed.since)
 
-    def next(self, state: WaitState, now: float) -> PollDecision:
+    def next(self, state: PollState, now: float) -> Pacing:
         """Decide what to do before the next read (Rules 1, 3, 4, 10)."""
         origin = state.origin
         settled_deadline = origin + self.drift_after if state.settled else math.inf
         give_up_deadline = origin + self.give_up_after if state.reads > 0 else math.inf
         if now + SLACK >= settled_deadline:
-            return PollDecision(PollVerdict.DRIFTED, why=f"the screen settled and {self.drift_after:g} s passed")
+            return Pacing(Pace.DRIFTED, why=f"the screen settled and {self.drift_after:g} s passed")
         if now + SLACK >= give_up_deadline:
-            return PollDecision(PollVerdict.DRIFTED, why=f"the screen kept changing for {self.give_up_after:g} s")
+            return Pacing(Pace.DRIFTED, why=f"the screen kept changing for {self.give_up_after:g} s")
         if state.last_read_started is None:
-            return PollDecision(PollVerdict.READ)
+            return Pacing(Pace.READ)
         next_read = state.last_read_started + self.interval
         if next_read <= now + SLACK:
-            return PollDecision(PollVerdict.READ)
-        return PollDecision(PollVerdict.SLEEP, until=min(next_read, settled_deadline, give_up_deadline))
+            return Pacing(Pace.READ)
+        return Pacing(Pace.SLEEP, until=min(next_read, settled_deadline, give_up_deadline))
 
 
 DEFAULT_POLICY = PollPolicy()
@@ -146,7 +146,7 @@ class Drifted:
 class StepState:
     """A step's wait so far: the timing state, the last read and its match, a check in flight."""
 
-    timing: WaitState
+    timing: PollState
     screen: Screen | None = None
     match: Match | None = None
     checking: bool = False
@@ -169,20 +169,20 @@ class StepWait:
         return StepState(timing, self.seed.screen, match, checking=match.ok and match.element is not None)
 
     def next(self, state: StepState, now: float) -> Move[Found | Drifted]:
-        """Check a matched target, act on a match, or poll (Rules 1, 3, 4)."""
+        """CheckTarget a matched target, act on a match, or poll (Rules 1, 3, 4)."""
         match, screen = state.match, state.screen
         if state.checking and match is not None and match.element is not None:
-            return Check(match.element)
+            return CheckTarget(match.element)
         waited = now - state.timing.began
         if match is not None and screen is not None and match.ok:
             return Done(Found(screen, match, waited, state.timing.settled))
         decision = self.policy.next(state.timing, now)
-        if decision.verdict is PollVerdict.DRIFTED:
+        if decision.verdict is Pace.DRIFTED:
             # A read always comes before a drift (the policy reads first), so both are set.
             assert match is not None
             assert screen is not None
             return Done(Drifted(screen, match, waited, state.timing.settled))
-        if decision.verdict is PollVerdict.SLEEP:
+        if decision.verdict is Pace.SLEEP:
             return Sleep(decision.until)
         return READ
 
