@@ -17,6 +17,7 @@ merge of shards and the newest page are ``mobster_report``'s (``docs/reports.md`
 """
 
 from ._results.frames import FramesMode
+from ._results.junit import junit_xml
 from ._results.results import (
     RETRYABLE,
     SCHEMA,
@@ -28,7 +29,6 @@ from ._results.results import (
     StepReport,
     StepSource,
     SuiteResult,
-    junit_xml,
     retryable,
     with_attempts,
 )

@@ -1,6 +1,6 @@
 """Reading ``results.json`` back: typed values from the ``mobster.test/1`` document.
 
-Rule 1: a document is read with cattrs, strictly per key (``_rules/strict``): a value of the
+Rule 1: a document is read with cattrs, strictly per key (``_rules/formats/strict``): a value of the
         wrong type (``"3"`` for a number, a mapping for a list, an unknown verdict) is refused
         with :class:`~mobster_core.exceptions.ResultsError`, naming its dotted key
         (``checks[2].steps[0].waited_s``) and what was expected.
@@ -10,16 +10,19 @@ Rule 2: keys this version doesn't know are ignored: a reader takes documents tha
 Rule 3: what ``to_dict`` derives (``healed_steps``, ``replayed_with_no_model``, ``flaky``, the
         summary, ``pass_rates``, ``exit_code``) is never read back: the values compute it again (their Rule 4).
 Rule 4: ``message`` holds the core's message joined with its fix's neutral sentence
-        (``_rules/fixes`` Rule 3); reading it back takes off exactly that sentence, computed from
+        (``_rules/verdict/fixes`` Rule 3); reading it back takes off exactly that sentence, computed from
         the ``fix`` read beside it. A message that doesn't end with it (an older file, an edited
         one) is kept whole.
+Rule 5: what is read is a result's fields (:class:`CheckFields`, :class:`SuiteFields`), of the
+        parts of a result (``parts``); ``CheckResult.from_dict`` and ``SuiteResult.from_dict``
+        build themselves from them. So the reader knows the parts and not the results that hold
+        them, and the results import the reader, never the other way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 import attrs
 import cattrs
@@ -37,9 +40,9 @@ from mobster_core._rules.vocabulary.steps import Op
 from mobster_core._store.healfile import HealEntry
 from mobster_core.exceptions import ResultsError
 
-from .results import SCHEMA, Attempt, CheckResult, FinishedEarly, Mode, StepReport, StepSource, SuiteResult
+from .parts import SCHEMA, Attempt, FinishedEarly, Mode, StepReport, StepSource
 
-__all__ = ["read_check", "read_suite"]
+__all__ = ["CheckFields", "SuiteFields", "read_check", "read_suite"]
 
 T = TypeVar("T")
 
@@ -153,6 +156,49 @@ class _Suite:
     checks: tuple[dict[str, Any], ...]  # each read as a check, so an error names its index
 
 
+# -- what the values are made of: a result's fields, read (the values build themselves from them) -----
+
+
+class CheckFields(TypedDict):
+    """A ``CheckResult``'s fields, as one check's entry holds them (``CheckResult(**fields)``)."""
+
+    name: str
+    file: str
+    device: DeviceInfo | None
+    app: AppInfo | None
+    outcome: Outcome
+    mode: Mode | None
+    seconds: float
+    cost: Cost
+    model_calls: int
+    identity: str | None
+    env: str | None
+    path_used: bool
+    path_why: str | None
+    steps: tuple[StepReport, ...]
+    heals: tuple[HealEntry, ...]
+    assertions: tuple[AssertionResult, ...]
+    run_dir: str
+    stable: bool | None
+    carried_from: str | None
+    device_label: str | None
+    final_frame: str | None
+    finished_early: FinishedEarly | None
+    attempts: tuple[Attempt, ...]
+    repeat: tuple[int, int] | None
+    video: str | None
+    video_url: str | None
+
+
+class SuiteFields(TypedDict):
+    """A ``SuiteResult``'s fields, as ``results.json`` holds them (its folder aside)."""
+
+    suite_id: str
+    started_at: str
+    seconds: float
+    checks: tuple[CheckFields, ...]
+
+
 # -- the converter (Rule 1) ------------------------------------------------------------------------
 
 
@@ -228,13 +274,13 @@ def _value(key: str, make: Callable[[], T]) -> T:
 # -- from the shapes to the values -----------------------------------------------------------------
 
 
-def read_check(data: Any, where: str = "") -> CheckResult:
-    """One check's entry (``result.json``) as a :class:`CheckResult` (the module rules)."""
+def read_check(data: Any, where: str = "") -> CheckFields:
+    """One check's entry (``result.json``): the fields of its ``CheckResult`` (the module rules)."""
     doc = _structure(data, _Check, where)
     at = f"{where}." if where else ""
     given = doc.device
     device = None if given is None else _value(f"{at}device.ios", lambda: DeviceInfo(given.name, given.ios, given.kind))
-    return CheckResult(
+    return CheckFields(
         name=doc.name,
         file=doc.file,
         device=device,
@@ -274,13 +320,13 @@ def _repeat(given: _Repeat | None, at: str) -> tuple[int, int] | None:
     return (given.run, given.of)
 
 
-def read_suite(data: Any, folder: Path) -> SuiteResult:
-    """A whole ``results.json`` as a :class:`SuiteResult` in ``folder`` (the module rules)."""
+def read_suite(data: Any) -> SuiteFields:
+    """A whole ``results.json``: the fields of its ``SuiteResult``, each check's as :func:`read_check` reads it."""
     doc = _structure(data, _Suite, "")
     if doc.schema != SCHEMA:
         raise ResultsError(f"schema: expected {SCHEMA!r}, got {shown(doc.schema)}", key="schema")
     checks = tuple(read_check(c, f"checks[{n}]") for n, c in enumerate(doc.checks))
-    return SuiteResult(doc.suite_id, doc.started_at, doc.seconds, checks, folder)
+    return SuiteFields(suite_id=doc.suite_id, started_at=doc.started_at, seconds=doc.seconds, checks=checks)
 
 
 def _outcome(doc: _Check, at: str) -> Outcome:

@@ -3,17 +3,8 @@
 Rule 1: :meth:`CheckResult.to_dict` is a check's entry of ``results.json`` (the ``mobster.test/1``
         contract, also each run's ``result.json``); :meth:`SuiteResult.to_dict` the whole document.
         Keys are never renamed or removed; new keys may be added (documented in ``docs/cli.md``).
-        ``from_dict`` reads them back, typed (``_run/documents``): ``from_dict(r.to_dict()) == r``.
-Rule 2: ``junit.xml`` has one testcase per check and device: a failure, error or skipped element
-        by verdict, whose text names the step where it stopped; ``system-out`` lists every step
-        with who did it (replayed, healed, Smart, live) and the heals, the assertions, and the
-        run's ``report.html`` as ``[[ATTACHMENT|.mobster/runs/<run_id>/report.html]]`` (the
-        form Jenkins' JUnit attachments and GitLab read; the path is relative to the project).
-        It stays well-formed whatever a label or a check name holds: characters XML 1.0 forbids
-        are removed (``_rules/text.xml_text``); and valid against Jenkins' ``junit-10.xsd``, so a
-        testcase holds only what that schema lets it (no ``<properties>``: the testsuite's hold
-        the suite's facts, ``mobster.flaky`` and ``mobster.retried``, counts, always written;
-        a time is a number of seconds, 0 or more, with three decimals).
+        ``from_dict`` reads them back, typed (``documents``): ``from_dict(r.to_dict()) == r``.
+Rule 2 (``junit.xml``) is ``junit``'s; the values a result is made of are ``parts``' (its Rules 5 to 7).
 Rule 3: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 if any needs
         review, else 0.
 Rule 4: what is derived from a result is defined here once, as a property, and every front end,
@@ -43,9 +34,6 @@ Rule 8: with ``RunOptions.repeat`` K > 1 each check runs K times, each run its o
 
 from __future__ import annotations
 
-import enum
-import math
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -54,12 +42,22 @@ import attrs
 
 from mobster_core._rules.assertions import AssertionResult
 from mobster_core._rules.device.device import AppInfo, DeviceInfo
-from mobster_core._rules.formats.text import xml_text
 from mobster_core._rules.model.cost import Cost
-from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict, suite_exit_code
-from mobster_core._rules.vocabulary.screen import Element
-from mobster_core._rules.vocabulary.steps import Op, Target
+from mobster_core._rules.verdict.verdict import Outcome, Verdict, suite_exit_code
 from mobster_core._store.healfile import HealEntry
+
+from .documents import read_check, read_suite
+from .parts import (
+    RETRYABLE,
+    SCHEMA,
+    Attempt,
+    FinishedEarly,
+    Mode,
+    StepReport,
+    StepSource,
+    element_dict,
+    recorded_element,
+)
 
 __all__ = [
     "RETRYABLE",
@@ -72,143 +70,10 @@ __all__ = [
     "StepReport",
     "StepSource",
     "SuiteResult",
-    "junit_xml",
     "recorded_element",
     "retryable",
     "with_attempts",
 ]
-
-#: The schema of ``results.json``.
-SCHEMA = "mobster.test/1"
-
-
-class Mode(enum.StrEnum):
-    """How a check's steps ran: ``launch`` (no steps), ``smart`` (the model) or ``replay``."""
-
-    LAUNCH = "launch"
-    SMART = "smart"
-    REPLAY = "replay"
-
-
-class StepSource(enum.StrEnum):
-    """Who did a step: the replay, the model for a live step, a heal, or Smart recording."""
-
-    REPLAY = "replay"
-    LIVE = "live"
-    HEALED = "healed"
-    SMART = "smart"
-
-
-def recorded_element(target: Target) -> Element:
-    """A recorded step's target as an element (its label, role, tree path and recorded frame)."""
-    return Element(role=target.role, label=target.label, path=target.id, frame=target.frame)
-
-
-def _element_dict(e: Element) -> dict[str, Any]:
-    return {"label": e.label, "role": e.role, "frame": [round(v, 6) for v in e.frame]}
-
-
-@attrs.frozen
-class StepReport:
-    """What happened to one step (``steps`` of ``results.json``). ``index`` counts from 1; ``waited_s`` is seconds.
-
-    ``target`` is the element the action was sent to (its frame as it was then), or for a step
-    that drifted its recorded target; None for a global action. ``frame`` is the file, in the
-    run folder, of the screen the action was sent on or the step drifted on
-    (``frames/step-002-before.png``, see ``_rules/frames``), None when the run took none.
-    """
-
-    index: int
-    op: Op
-    text: str
-    source: StepSource
-    waited_s: float
-    similarity: float | None
-    settled: bool
-    reason: str | None = None
-    target: Element | None = None
-    frame: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The step as ``results.json`` shows it."""
-        return {
-            "index": self.index,
-            "op": self.op.value,
-            "text": self.text,
-            "source": self.source.value,
-            "waited_s": round(self.waited_s, 3),
-            "similarity": None if self.similarity is None else round(self.similarity, 4),
-            "settled": self.settled,
-            "reason": self.reason,
-            "target": None if self.target is None else {**_element_dict(self.target), "id": self.target.path},
-            "frame": self.frame,
-        }
-
-
-#: Rule 7: the classes of a check that couldn't run because of the machine, not the check or the app.
-RETRYABLE = frozenset({FailureClass.DEVICE, FailureClass.BUSY, FailureClass.ENVIRONMENT})
-
-
-@attrs.frozen
-class Attempt:
-    """One attempt of a retried check (Rule 7): how it ended, its run folder and the device it ran on."""
-
-    verdict: Verdict
-    failure_class: FailureClass | None
-    message: str
-    run_dir: str
-    device_label: str | None = None
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """The attempt as ``results.json`` shows it (``checks[].attempts[]``)."""
-        return {
-            "verdict": self.verdict.value,
-            "class": None if self.failure_class is None else self.failure_class.value,
-            "message": self.message,
-            "run_dir": self.run_dir,
-            "device_label": self.device_label,
-            "seconds": round(self.seconds, 3),
-        }
-
-
-@attrs.frozen
-class FinishedEarly:
-    """Rule 6: the steps ended before the check's last one, and the expectations decided.
-
-    ``after_step`` is how many actions ran (Smart's, or the recorded path's), ``of`` how many
-    steps the check has, ``by`` who ran them (``smart`` or ``replay``), ``why`` what Smart said
-    when it stopped (``the model was blocked: …``), None for a replay.
-    """
-
-    after_step: int
-    of: int
-    by: Mode
-    why: str | None = None
-
-    @property
-    def text(self) -> str:
-        """``Smart finished after step 1 of 3``; ``the recorded path covers 1 of 3 steps``."""
-        if self.by is Mode.REPLAY:
-            return f"the recorded path covers {self.after_step} of {self.of} steps"
-        if self.after_step < self.of:
-            return f"Smart finished after step {self.after_step} of {self.of}"
-        # the model stopped, blocked, after as many actions as steps or more
-        return f"Smart stopped before the end, after {self.after_step} actions for {self.of} steps"
-
-    @property
-    def because(self) -> str:
-        """What Smart said, in brackets (`` (the model was blocked: …)``); empty for a replay."""
-        return "" if self.why is None else f" ({self.why})"
-
-    @property
-    def held(self) -> str:
-        """A run that passed so: ``Smart finished after step 1 of 3: the expectations held (the model …)``."""
-        return f"{self.text}: the expectations held{self.because}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """``finished_early`` of ``results.json``."""
-        return {"after_step": self.after_step, "of": self.of, "by": self.by.value, "why": self.why}
 
 
 @attrs.frozen
@@ -310,9 +175,7 @@ class CheckResult:
         knows is read strictly: a value of the wrong type raises
         :class:`~mobster_core.exceptions.ResultsError` naming the key.
         """
-        from .documents import read_check
-
-        return read_check(data)
+        return cls(**read_check(data))
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON shape (Rule 1)."""
@@ -351,7 +214,7 @@ class CheckResult:
                     "text": a.text,
                     "ok": a.ok,
                     "observed": a.observed,
-                    "matches": [_element_dict(e) for e in a.matches],
+                    "matches": [element_dict(e) for e in a.matches],
                     "name": a.name,
                     "error": a.error,
                     "line": a.line,
@@ -491,9 +354,9 @@ class SuiteResult:
         Raises :class:`~mobster_core.exceptions.ResultsError` naming the key of a value that is
         wrong; keys added later are ignored (see :meth:`CheckResult.from_dict`).
         """
-        from .documents import read_suite
-
-        return read_suite(data, folder)
+        suite = read_suite(data)
+        checks = tuple(CheckResult(**check) for check in suite["checks"])
+        return cls(suite["suite_id"], suite["started_at"], suite["seconds"], checks, folder)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``mobster.test/1`` document."""
@@ -516,123 +379,3 @@ class SuiteResult:
             "pass_rates": [p.to_dict() for p in self.pass_rates],
             "checks": [c.to_dict() for c in self.checks],
         }
-
-
-def junit_xml(suite: SuiteResult) -> bytes:
-    """Rule 2's ``junit.xml``: valid JUnit, one testcase per check and device."""
-    counts = {v: sum(1 for c in suite.checks if c.verdict is v) for v in Verdict}
-    root = ET.Element("testsuites", name="mobster", tests=str(len(suite.checks)), time=_time(suite.seconds))
-    ts = ET.SubElement(
-        root,
-        "testsuite",
-        name="mobster test",
-        tests=str(len(suite.checks)),
-        failures=str(counts[Verdict.FAILED]),
-        errors=str(counts[Verdict.COULDNT_RUN]),
-        skipped=str(counts[Verdict.NEEDS_REVIEW]),
-        time=_time(suite.seconds),
-        timestamp=xml_text(suite.started_at.removesuffix("Z")),
-    )
-    props = ET.SubElement(ts, "properties")
-    ET.SubElement(props, "property", name="mobster.flaky", value=str(suite.flaky))
-    ET.SubElement(props, "property", name="mobster.retried", value=str(sum(1 for c in suite.checks if c.retried)))
-    for c in suite.checks:
-        _testcase(ts, c)
-    ET.indent(root)
-    return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
-
-
-def _time(seconds: float) -> str:
-    """Seconds as ``junit-10.xsd`` writes a time (``1.250``): a value that is no time (NaN, negative) is 0."""
-    return f"{seconds:.3f}" if math.isfinite(seconds) and seconds > 0 else "0.000"  # never "-0.000"
-
-
-def _testcase(suite: ET.Element, c: CheckResult) -> None:
-    x = xml_text
-    device = "no device" if c.device is None else f"{c.device.name}, iOS {c.device.ios}"
-    if c.device_label is not None:  # one testcase per check and device: the pool's name tells them apart
-        device = c.device_label if c.device is None else f"{c.device_label} ({device})"
-    run = "" if c.repeat is None else f" (run {c.repeat[0]} of {c.repeat[1]})"
-    case = ET.SubElement(
-        suite, "testcase", classname=x(c.file), name=x(f"{c.name} on {device}{run}"), time=_time(c.seconds)
-    )
-    _attempts(case, c)
-    cls = "" if c.outcome.failure_class is None else c.outcome.failure_class.value
-    message = x(c.outcome.sentence)
-    body = x(f"{message}\n{_where(c)}".rstrip())
-    if c.verdict is Verdict.FAILED:
-        ET.SubElement(case, "failure", message=message, type=cls).text = body
-    elif c.verdict is Verdict.COULDNT_RUN:
-        ET.SubElement(case, "error", message=message, type=cls).text = body
-    elif c.verdict is Verdict.NEEDS_REVIEW:
-        ET.SubElement(case, "skipped", message=f"needs review ({cls}): {message}")
-    mode = "none (no step ran)" if c.mode is None else c.mode.value
-    lines = [f"mode: {mode}, model calls: {c.model_calls}, cost: {c.cost.text(4)}", *_attempt_lines(c)]
-    if c.carried_from is not None:
-        lines.append(f"carried the path from {c.carried_from}")
-    lines += [_step_line(s) for s in c.steps]
-    lines += [f"healed step {h.step}: {h.from_} -> {h.to} ({h.why})" for h in c.heals]
-    lines += [f"{'ok' if a.ok else 'FAILED'}: {a.text}: {a.observed}" for a in c.assertions]
-    if c.run_dir:
-        lines.append(f"[[ATTACHMENT|{c.run_dir}/report.html]]")
-    ET.SubElement(case, "system-out").text = x("\n".join(lines))
-
-
-def _attempts(case: ET.Element, c: CheckResult) -> None:
-    """Rule 7 in JUnit, as Maven Surefire writes its reruns: each earlier attempt as an element of its own.
-
-    ``<flakyError>`` when the check passed on a retry, ``<rerunError>`` when it never passed (the
-    ``...Failure`` forms for an attempt that failed: an attempt that couldn't run is a JUnit error,
-    Rule 2), with its message and class, a ``stackTrace`` saying which attempt and where, and its
-    run's report in ``system-out``; ``junit-10.xsd`` allows these four inside a testcase. The
-    testcase's own ``system-out`` says the same in words (:func:`_attempt_lines`), for the readers
-    that know only ``system-out``.
-    """
-    if not c.retried:
-        return
-    x = xml_text
-    kind = "flaky" if c.flaky else "rerun"
-    for n, a in enumerate(c.attempts[:-1], start=1):
-        cls = "" if a.failure_class is None else a.failure_class.value
-        tag = kind + ("Failure" if a.verdict is Verdict.FAILED else "Error")
-        element = ET.SubElement(case, tag, message=x(a.message), type=cls)
-        where = f" on {a.device_label}" if a.device_label else ""
-        ET.SubElement(element, "stackTrace").text = x(f"attempt {n} of {len(c.attempts)}{where}: {a.message}")
-        if a.run_dir:
-            ET.SubElement(element, "system-out").text = x(f"[[ATTACHMENT|{a.run_dir}/report.html]]")
-
-
-def _attempt_lines(c: CheckResult) -> list[str]:
-    """Rule 7 in a testcase's ``system-out``: how many attempts, flaky or never passed, then each earlier one."""
-    if not c.retried:
-        return []
-    said = "flaky: passed on a retry" if c.flaky else "never passed"
-    lines = [f"attempts: {len(c.attempts)} ({said})"]
-    for n, a in enumerate(c.attempts[:-1], start=1):
-        where = f" on {a.device_label}" if a.device_label else ""
-        cls = "" if a.failure_class is None else f" ({a.failure_class.value})"
-        lines.append(f"attempt {n} of {len(c.attempts)}{where}: {a.verdict.value}{cls}: {a.message}")
-    return lines
-
-
-_SAID = {StepSource.REPLAY: "replayed", StepSource.HEALED: "healed", StepSource.SMART: "Smart", StepSource.LIVE: "live"}
-
-
-def _step_line(s: StepReport) -> str:
-    """``step 2 replayed: Tap "Next" (waited 0.23 s, 100% alike)``; a drifted step says why."""
-    if s.reason is not None:
-        return f"step {s.index} drifted: {s.text}: {s.reason}"
-    alike = "" if s.similarity is None else f", {int(s.similarity * 100 + 1e-9)}% alike"
-    return f"step {s.index} {_SAID[s.source]}: {s.text} (waited {s.waited_s:.2f} s{alike})"
-
-
-def _where(c: CheckResult) -> str:
-    """Rule 2: the step where a run that didn't pass stopped, in words ("" when no step ran)."""
-    drifted = [s for s in c.steps if s.reason is not None]
-    if drifted:
-        s = drifted[-1]
-        return f"stopped at step {s.index} ({s.text}): {s.reason}"
-    if c.steps:
-        s = c.steps[-1]
-        return f"after step {s.index} ({s.text}), the last that ran"
-    return "before the first step"

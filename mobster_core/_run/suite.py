@@ -55,7 +55,8 @@ import attrs
 
 from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
-from mobster_core._results.results import CheckResult, SuiteResult, junit_xml, retryable, with_attempts
+from mobster_core._results.junit import junit_xml
+from mobster_core._results.results import CheckResult, SuiteResult, retryable, with_attempts
 from mobster_core._rules.formats.text import utf8, valid_text
 from mobster_core._rules.model.cost import Cost
 from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
