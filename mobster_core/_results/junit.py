@@ -6,7 +6,7 @@ Rule 2: ``junit.xml`` has one testcase per check and device: a failure, error or
         run's ``report.html`` as ``[[ATTACHMENT|.mobster/runs/<run_id>/report.html]]`` (the
         form Jenkins' JUnit attachments and GitLab read; the path is relative to the project).
         It stays well-formed whatever a label or a check name holds: characters XML 1.0 forbids
-        are removed (``_rules/text.xml_text``); and valid against Jenkins' ``junit-10.xsd``, so a
+        are removed (``_rules/formats/text.xml_text``); and valid against Jenkins' ``junit-10.xsd``, so a
         testcase holds only what that schema lets it (no ``<properties>``: the testsuite's hold
         the suite's facts, ``mobster.flaky`` and ``mobster.retried``, counts, always written;
         a time is a number of seconds, 0 or more, with three decimals).

@@ -67,7 +67,7 @@ class StepReport:
     ``target`` is the element the action was sent to (its frame as it was then), or for a step
     that drifted its recorded target; None for a global action. ``frame`` is the file, in the
     run folder, of the screen the action was sent on or the step drifted on
-    (``frames/step-002-before.png``, see ``_rules/frames``), None when the run took none.
+    (``frames/step-002-before.png``, see ``_results/frames``), None when the run took none.
     """
 
     index: int

@@ -26,7 +26,7 @@ Rule 5: the run's own files can't be written (the journal, ``.mobster/`` refused
 Rule 6: a device with the optional ``CheckReports`` ability is told the check's name before the
         run's first call to it and the verdict once the result is written (not after a stop); an
         error there is logged, never the check's outcome (the verdict is already decided).
-Rule 7: a check that names ``${NAME}`` secrets (``_rules/secrets.py``) gets their values from
+Rule 7: a check that names ``${NAME}`` secrets (``_rules/device/secrets.py``) gets their values from
         ``options.secrets`` (else the process environment) before anything is asked of the
         device; an unset one is ``couldnt_run``, class ``usage``, naming it. Every message the
         run writes has the values scrubbed.

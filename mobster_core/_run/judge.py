@@ -1,6 +1,6 @@
 """The settled reads a check is judged on: the baseline before the first step, and the verdict.
 
-Rule 1: both are the settled read of ``_rules/settle.py`` (Rules 5 and 5a), driven by the one wait
+Rule 1: both are the settled read of ``_rules/replay/settle`` (Rules 5 and 5a), driven by the one wait
         loop: the verdict's with the default timing and ``accept`` (every assertion holds), the
         baseline's with ``BASELINE_POLICY``.
 Rule 2: they settle on the run's fast reads (``Dispatcher.read_to_judge``: the device's ``read``, the
@@ -16,7 +16,7 @@ Rule 3: the baseline is taken only for a check with steps and expectations, and 
         expectation fails on it (Rule 5a: no second read; the baseline then can't make the check
         ``needs_review``). Its last read is where the first step's wait (or Smart's first turn)
         starts.
-Rule 4: the verdict is :func:`~mobster_core._rules.verdict.decide` on the assertions evaluated on the
+Rule 4: the verdict is :func:`~mobster_core._rules.verdict.verdict.decide` on the assertions evaluated on the
         verdict's read, never a model's word; what Smart said only picks the class of a failure.
 Rule 5: after an action no read has seen yet (a replay's last step), the verdict's reads come every
         0.15 s until one shows another screen on which every assertion holds (Rule 5a), then

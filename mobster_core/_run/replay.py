@@ -17,7 +17,7 @@ Rule 6: a read that fails is tried once more (reads are safe to repeat; actions 
 Rule 7: a step whose target matched is acted on only when the device confirms the target is shown
         (``TargetChecks``); a target the device says is hidden counts as no match on that read, so
         the replay keeps waiting and the step drifts if it stays hidden. It is never tapped.
-Rule 9: a device step (``BIOMETRIC_MATCH``, ``BIOMETRIC_FAIL``, ``PUSH``: the check's, ``_rules/controls``
+Rule 9: a device step (``BIOMETRIC_MATCH``, ``BIOMETRIC_FAIL``, ``PUSH``: the check's, ``_rules/device/controls``
         Rule 5) waits for its recorded screen like any step with no target (the app, the screen
         rules), then is sent by the dispatcher with no model. A push sends the check's payload file
         as it is today (:class:`FromCheck`): a file changed since the recording is sent as it is
@@ -163,7 +163,7 @@ class Replayer:
     # -- one step ------------------------------------------------------------------------
 
     async def _wait_for(self, index: int, step: Step, seed: Sighting | None) -> Found | Drifted:
-        """Poll until the matcher says ``ok`` or the step drifts (the step's wait of ``_rules/settle``)."""
+        """Poll until the matcher says ``ok`` or the step drifts (the step's wait of ``_rules/replay/settle``)."""
         what = f"step {index}"
         dispatch = self.dispatch
         return await drive(

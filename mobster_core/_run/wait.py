@@ -1,4 +1,4 @@
-"""The one wait loop: it drives any pure wait of ``_rules/settle.py`` against a clock and a read.
+"""The one wait loop: it drives any pure wait of ``_rules/replay/settle`` against a clock and a read.
 
 Rule 1: the loop decides nothing. It asks the wait what to do, does it (sleep on the clock, read,
         or ask the device whether a target is shown), and gives the wait what it saw.

@@ -21,7 +21,7 @@ Rule 5: the keys and their limits:
                                       path, or both; ``app`` is the one required key.
         ``device``, ``runtime``       1-200 characters (``iPhone 17 Pro``, ``iOS 26.4``). ``device`` may
                                       instead be a mapping: ``name`` (the same string), and the
-                                      simulator's settings (``_rules/controls`` Rule 1):
+                                      simulator's settings (``_rules/device/controls`` Rule 1):
                                       ``location: [lat, lon]`` (degrees, -90..90 and -180..180),
                                       ``appearance: light|dark``, ``content_size`` (one of
                                       ``CONTENT_SIZES``: ``extra-small`` …
@@ -42,7 +42,7 @@ Rule 5: the keys and their limits:
                                       characters. A string holds one step per non-empty line. An
                                       empty list or a blank string is an error; no ``steps`` key is a
                                       launch-only check. An item of the list may instead be a device
-                                      step (``_rules/controls`` Rule 5), a mapping of one key:
+                                      step (``_rules/device/controls`` Rule 5), a mapping of one key:
                                       ``biometric: match|fail`` (or ``{result: match|fail, sensor:
                                       faceId|touchId}``) or ``push: <file>``, a JSON file relative to
                                       the check file's folder, read when the check is loaded (a
@@ -58,7 +58,7 @@ Rule 5: the keys and their limits:
         ``budget.max_seconds``        more than 0, at most 600; default 180 (Smart's time limit).
         ``budget.max_usd``            more than 0, at most 1.00; default 0.25 (Smart's spend cap).
         ``alerts``                    ``fail`` (default), ``accept``, ``dismiss`` or ``{allow: [..],
-                                      deny: [..]}`` of privacy services (``_rules/alerts`` Rule 1).
+                                      deny: [..]}`` of privacy services (``_rules/device/alerts`` Rule 1).
         ============================  ===================================================================
 
 Rule 6: checks live in ``<project>/.mobster/checks/``: every ``*.yaml`` and ``*.yml`` there (not in
@@ -229,11 +229,11 @@ class Check:
     budget: Budget = attrs.field(factory=Budget)
     #: Every step must run: a run that ends before the last one fails, class ``steps_skipped``.
     all_steps: bool = False
-    #: How system alerts are answered (``_rules/alerts``): ``fail`` unless the file says otherwise.
+    #: How system alerts are answered (``_rules/device/alerts``): ``fail`` unless the file says otherwise.
     alerts: AlertPolicy = attrs.field(factory=AlertPolicy)
-    #: The simulator's settings of a ``device:`` mapping (``_rules/controls`` Rule 1); empty: none.
+    #: The simulator's settings of a ``device:`` mapping (``_rules/device/controls`` Rule 1); empty: none.
     settings: DeviceSettings = attrs.field(factory=DeviceSettings)
-    #: The device steps (``_rules/controls`` Rule 5): ``(number of the step, from 1, its event)``.
+    #: The device steps (``_rules/device/controls`` Rule 5): ``(number of the step, from 1, its event)``.
     device_steps: tuple[tuple[int, DeviceEvent], ...] = ()
 
     def device_step(self, number: int) -> DeviceEvent | None:
@@ -265,7 +265,7 @@ class Check:
 
     @property
     def identity(self) -> str:
-        """The identity of this check's recorded path (16 hex digits; ``_rules/identity.py``).
+        """The identity of this check's recorded path (16 hex digits; ``_rules/replay/identity.py``).
 
         It covers the steps, the app and how it launches, never the name or the expectations:
         rewording an assertion keeps the path. A check that names only ``app.path`` has no
@@ -444,7 +444,7 @@ class _Reader(StrictReader):
         )
 
     def alerts(self, value: Any) -> AlertPolicy:
-        """``alerts: fail | accept | dismiss | {allow: [..], deny: [..]}`` (``_rules/alerts`` Rule 1)."""
+        """``alerts: fail | accept | dismiss | {allow: [..], deny: [..]}`` (``_rules/device/alerts`` Rule 1)."""
         try:
             return parse_alerts(value)
         except AlertProblem as exc:
@@ -636,7 +636,7 @@ class _Reader(StrictReader):
         return raw, steps, tuple(events)
 
     def device_step(self, value: Mapping[str, Any], keys: Keys, path: Path) -> DeviceEvent:
-        """A device step (``_rules/controls`` Rule 5): ``biometric: match|fail`` or ``push: file``."""
+        """A device step (``_rules/device/controls`` Rule 5): ``biometric: match|fail`` or ``push: file``."""
         example = "write - biometric: match, - biometric: fail or - push: payload.json, one step an item"
         self.mapping(value, keys, _DEVICE_STEP_KEYS, "- biometric: match")
         if len(value) != 1:
@@ -668,7 +668,7 @@ class _Reader(StrictReader):
         return DeviceEvent(_BIOMETRIC_RESULTS[result], sensor=sensor)
 
     def push(self, value: Any, keys: Keys, path: Path) -> DeviceEvent:
-        """``push: payload.json``: the file beside the check, read now (``_rules/controls`` Rule 5)."""
+        """``push: payload.json``: the file beside the check, read now (``_rules/device/controls`` Rule 5)."""
         written = self.text(value, keys, limit=MAX_APP_PATH_CHARS)
         if "\x00" in written:
             self.fail(keys, "holds a NUL character", "write the path of the payload file")

@@ -12,7 +12,7 @@ Rule 6: ``equals`` on ``value`` is text, a flag, or a finite number of at most 3
         decimal places, below 10^30 in magnitude: what a screen shows, with room to spare.
 Rule 7 (nothing converted, every malformed entry an ``ExpectError``) is ``parse``'s, which builds
         these values from a check's data.
-Rule 8: ``accessibility_audit`` takes ``types`` (a list of :data:`~mobster_core._rules.controls.AUDIT_TYPES`
+Rule 8: ``accessibility_audit`` takes ``types`` (a list of :data:`~mobster_core._rules.device.controls.AUDIT_TYPES`
         names, none or absent: all of them) and ``max`` (the most issues allowed, default 0); it
         holds when the device's audit of the verdict's screen finds at most ``max`` issues of
         those types (``evaluation``, Rule 8).

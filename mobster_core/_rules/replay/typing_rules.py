@@ -16,7 +16,7 @@ Rule 2 (provenance): a replay types text only when that text appears word for wo
 Rule 3 (live): any other text is the model's: the step is live and the model types it each run.
 Rule 4 (secrets): text that is only ``${NAME}`` references named in the check's own words is kept
         as written and replayed, whatever the field: the reference holds no secret (the value is
-        typed as the action leaves for the device, ``_rules/secrets.py``).
+        typed as the action leaves for the device, ``_rules/device/secrets.py``).
 Rule 5 (a heal keeps it): a heal types what the recorded steps it stands in for typed (from the
         drifted step up to the one the replay resumes at, or to the end when the heal ends the
         steps); so does the model's action for a live step. Their typing steps and the heal's

@@ -2,7 +2,7 @@
 
 Rule 1: the verdict comes from assertions on one settled read of the accessibility tree, never
         from a model; what a model says about its own run is never an input.
-Rule 2: the read that decides is a settled read (the timing is ``_rules/settle.py``'s Rule 5;
+Rule 2: the read that decides is a settled read (the timing is ``_rules/replay/settle``'s Rule 5;
         the runner takes it with the device's evidence read when it has one). A settled read
         decides early only when every assertion holds on it (Mobster's "a settled read that
         satisfies every assertion"): a slow screen may still finish loading. The baseline (only
@@ -90,7 +90,7 @@ class Outcome:
     ``step`` is the step (from 1, as the result's ``steps[].index`` counts them) the run ended at,
     when it ended at one: the step that drifted, was refused, or whose action failed; None when
     it ended elsewhere (before the steps, in a model turn, at the verdict). ``fix`` is what to do
-    about it (``_rules/fixes``), which each front end spells with its own options; the message
+    about it (``_rules/verdict/fixes``), which each front end spells with its own options; the message
     never names one.
     """
 
@@ -108,7 +108,7 @@ class Outcome:
 
     @property
     def sentence(self) -> str:
-        """The message with the fix's neutral sentence (``_rules/fixes`` Rule 3): ``results.json``'s ``message``."""
+        """The message with the fix's neutral sentence (``fixes`` Rule 3): ``results.json``'s ``message``."""
         return joined(self.message, None if self.fix is None else self.fix.sentence)
 
     @property

@@ -7,7 +7,7 @@ not) ``shown``'s; a screen written as data is read by ``screen_data``. The numbe
 Rule 6: the similarity of two screens is the Jaccard index of their signatures as sets; two
         empty signatures are 1.0 alike.
 Rule 9: a screen's text is valid Unicode: a lone surrogate from the device (an app that cut a
-        label in the middle of an emoji) reads as U+FFFD (``_text.py``, Rule 1).
+        label in the middle of an emoji) reads as U+FFFD (``formats/text``, Rule 1).
 Rule 10: a role has one spelling (``roles.py``): ``XCUIElementTypeButton`` and ``button`` from a
         driver are ``Button`` on the screen, so no rule (the signature, the matcher, the
         assertions, safety) is fooled by a driver's spelling.

@@ -16,7 +16,7 @@ Rule 3 (a step's wait, :class:`StepWait`): a step whose match never comes has *d
         appeared, when that was earlier: the screen has been in front that long. A match is acted
         on at once; when its target is an element, the device is asked first whether it is shown
         (a hidden target is no match on that read), and a target the keyboard covers is no match
-        either (``_rules/keyboard``).
+        either (``_rules/device/keyboard``).
 Rule 4: waiting longer changes nothing, so no wait sleeps past the moment one of its rules decides.
 Rule 5 (the settled read, :class:`SettledReadWait`; the verdict and the baseline): read, wait
         ``settle_gap`` (0.3 s), read again. When two reads in a row agree (and the caller's

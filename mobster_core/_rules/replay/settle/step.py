@@ -205,7 +205,7 @@ class StepWait:
 
 
 def uncovered(match: Match, screen: Screen) -> Match:
-    """Rule 3: a match whose target the keyboard covers is no match (``_rules/keyboard``)."""
+    """Rule 3: a match whose target the keyboard covers is no match (``_rules/device/keyboard``)."""
     element = match.element
     if not match.ok or element is None or not covered_by_keyboard(screen, element):
         return match
