@@ -8,7 +8,7 @@ others are the same work plus noise).
 1. **Per read, by screen size** (50, 200 and 1,000 elements): the work the replay does on each read
    of a step's screen: the signature (sorted unique role/label pairs), the screen hash, the read
    fingerprint, ``match_step`` (the three rules), and the poll decision (``PollPolicy.next`` plus
-   ``WaitState.observe``). Each is timed on fresh ``Screen`` objects (a screen caches its signature,
+   ``PollState.observe``). Each is timed on fresh ``Screen`` objects (a screen caches its signature,
    hash and fingerprint, so reusing one would time a dictionary lookup). ``per step`` is what a step
    that matches on its first read costs: a new screen, its fingerprint, ``match_step`` (the signature
    included; the hash only for a screen less than 80% alike) and two poll decisions. The growth
