@@ -1,15 +1,21 @@
 """What each tool does, as plain values: the project, its device, the live session, the checks.
 
-Rule 1: one device per server, opened (and locked, when it is a real one) by the harness the first
-        time a tool needs it, and released when the server stops; or a ``Device`` given as it is
-        (your own driver, from Python), which its owner closes.
+Rule 1: one device per server, opened (and locked, when it is a real one) by the harness's door
+        (``Harness.one_device``) the first time a tool needs it, and released when the server
+        stops; or a ``Device`` given as it is (your own driver, from Python), which its owner
+        closes.
 Rule 2: one tool at a time: a tool waits for the one before it (one phone, one journal).
 Rule 3: what a tool can't do is a :class:`ToolProblem` with one line that says what to do instead;
         the server answers it as the tool's error and goes on serving.
 Rule 4: a check is named by its name or its file's name among the project's checks
         (``.mobster/checks/``): nothing else is read, so no argument reaches a file elsewhere.
-Rule 5: ``run_check`` runs as ``mobster test`` does (the settings' run options, the model the
-        settings choose, the HTML report); never while a recording is under way.
+Rule 5: ``run_check`` runs as ``mobster test`` does, through the same door: the settings' run
+        options with the HTML report and its "Run it again" device (``Harness.run_options``: the
+        config's alerts, frames, video and budget included), the models the settings choose, ready
+        (``Harness.models``), and a check that couldn't run for a class of the machine tried again
+        up to ``retries`` times on the server's device (``mobster_core.results.retryable``, the
+        attempts joined by ``with_attempts``, as the plugin's tests are); never while a recording
+        is under way.
 """
 
 from __future__ import annotations
@@ -23,9 +29,9 @@ from typing import Any, TypeVar
 from mobster_core import Clock, Device, Element, MobsterError, Op, Screen, find_checks, load_check, run_check
 from mobster_core.checks import CheckError, read_user_file
 from mobster_core.heals import HealFileError, accept_heals, heal_file_for, pending_heals, read_heal_file, reject_heals
+from mobster_core.results import retryable, with_attempts
 from mobster_core.sessions import LiveSession, SessionError
-from mobster_drivers.harness.pool import CouldntOpen, OpenDevice, PoolError, open_device, pool_specs
-from mobster_drivers.harness.settings import Settings
+from mobster_harness import CouldntOpen, Harness, OpenDevice, PoolError, Settings
 
 __all__ = ["OPS", "Bridge", "ToolProblem", "element_row", "screen_doc"]
 
@@ -82,6 +88,7 @@ class Bridge:
         self.settings = settings
         self.root = root
         self.clock = clock
+        self.harness = Harness(settings, root, clock)
         self._given = device
         self._opened: OpenDevice | None = None
         self._session: LiveSession | None = None
@@ -112,23 +119,23 @@ class Bridge:
     def _spec_labels(self) -> list[tuple[str, str]]:
         if self._given is not None:
             return [("device", "driver")]
-        return [(s.label, s.kind) for s in pool_specs(self.settings.devices)]
+        return [(s.label, s.kind) for s in self.harness.specs()]
 
     def _device(self) -> Device:
         """Rule 1: the device given, else the one the settings name, opened by the harness."""
         if self._given is not None:
             return self._given
         if self._opened is None:
-            specs = pool_specs(self.settings.devices)
-            if len(specs) != 1:
-                raise ToolProblem(f"the server was given {len(specs)} devices; start it with one device option")
-            self._opened = open_device(specs[0], self.clock)
+            count = len(self.harness.specs())
+            if count != 1:
+                raise ToolProblem(f"the server was given {count} devices; start it with one device option")
+            self._opened = self.harness.one_device()
         return self._opened.device
 
     async def session(self) -> LiveSession:
         """The live session on the server's device, opened the first time."""
         if self._session is None:
-            options = self.settings.to_run_options(self.root)
+            options = self.harness.run_options()
             session = LiveSession(self._device(), self.clock, self.root, options)
             try:
                 await session.start()
@@ -248,22 +255,21 @@ class Bridge:
         """Rule 5: run one check on the server's device; its result, and the report's path."""
         from dataclasses import replace
 
-        from mobster_drivers.harness.models import choose_models
-        from mobster_report import HtmlReport
-
         file = self.check_named(name)
         check = load_check(file)
         session = await self.session()
         if session.recording:
             raise ToolProblem("a recording is under way: record_check or stop_recording first")
-        settings = replace(self.settings, no_heal=no_heal or self.settings.no_heal)
-        models = choose_models(settings, self.clock)
+        door = Harness(replace(self.settings, no_heal=no_heal or self.settings.no_heal), self.root, self.clock)
         try:
-            models.prepare()
+            models = door.models()
         except (MobsterError, ValueError) as exc:
             raise ToolProblem(str(exc)) from None
-        options = settings.to_run_options(self.root, reporter=HtmlReport())
-        result = await run_check(check, session.device, self.clock, model=models(), options=options)
+        options = door.run_options()
+        runs = [await run_check(check, session.device, self.clock, model=models(), options=options)]
+        while len(runs) <= options.retries and retryable(runs[-1]):
+            runs.append(await run_check(check, session.device, self.clock, model=models(), options=options))
+        result = with_attempts(runs)
         doc = result.to_dict()
         report = self.root / result.run_dir / "report.html" if result.run_dir else None
         doc["report"] = str(report) if report is not None and report.is_file() else None

@@ -25,9 +25,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mobster_core import SystemClock
 from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.devices.usb import UsbIphone
-from mobster_drivers.harness.settings import Timing
 from mobster_drivers.testing.usbmuxd import FakeIphone, FakeUsbmuxd
 from mobster_drivers.testing.wda import FakeWda
+from mobster_harness.settings import Timing
 from mobster_mcp import LOOPBACK, build_server, http_server
 from tests.mcp.helpers import APP, bridge_on, call, error_of, path_of, sign_up
 from tests.real_clock import QUICK_OPTIONS, QUICK_POLICY, mobster

@@ -31,7 +31,6 @@ Rule 4: an audit issue (:class:`AuditIssue`) is the device's fact: its type, App
 
 from __future__ import annotations
 
-import codecs
 import enum
 import hashlib
 import json
@@ -40,6 +39,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from mobster_core._rules.formats.text import bom_problem
 from mobster_core._rules.vocabulary.steps import SENSORS, Op, Step, describe_action
 
 from .device import Appearance
@@ -227,9 +227,7 @@ def _bytes_problem(data: bytes) -> str | None:
         return f"it is {len(data)} bytes; a push payload is at most {MAX_PUSH_BYTES} (APNs' limit)"
     if _depth(data) > MAX_PUSH_DEPTH:  # parsed the same wherever it is parsed, however deep the stack
         return f"its arrays and objects nest more than {MAX_PUSH_DEPTH} deep"
-    if data.startswith(codecs.BOM_UTF8):
-        return "it starts with a byte order mark (BOM); save it as UTF-8 without one"
-    return None
+    return bom_problem(data)
 
 
 def push_problem(data: bytes) -> str | None:

@@ -17,14 +17,20 @@ Rule 4: for a terminal, control characters (C0, DEL, C1), line and paragraph sep
         bidi controls are shown as escapes (``\x1b``, ``\n``, ``\u202e``), never emitted raw:
         an escape sequence in a label can't recolour, move or hide the output, and a newline in
         a check name can't forge a line of its own.
+Rule 5: a file whose format is UTF-8 without a byte order mark (TOML, JSON a device is sent)
+        and starts with one is said as such, with the fix, before it is parsed
+        (:func:`bom_problem`): a UTF-8 mark ("it starts with a byte order mark (BOM); save it as
+        UTF-8 without one"), or the mark of UTF-16 or UTF-32 (what some editors save as
+        "Unicode"). A parser would say "Invalid statement" at line 1, column 1.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Mapping
 
-__all__ = ["escape_controls", "utf8", "valid_data", "valid_text", "xml_text"]
+__all__ = ["bom_problem", "escape_controls", "utf8", "valid_data", "valid_text", "xml_text"]
 
 #: What Rule 1 puts in place of a lone surrogate.
 REPLACEMENT = "\ufffd"
@@ -109,3 +115,24 @@ def _escape(match: re.Match[str]) -> str:
         return named
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+#: Rule 5: the byte order marks, longest first (UTF-32's little-endian mark starts with UTF-16's).
+_MARKS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF8, "UTF-8"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+_NO_MARK = "save it as UTF-8 without one"
+
+
+def bom_problem(data: bytes) -> str | None:
+    """Rule 5: what a byte order mark at the start of ``data`` is, with the fix (one phrase), or None."""
+    for mark, encoding in _MARKS:
+        if data.startswith(mark):
+            if encoding == "UTF-8":
+                return f"it starts with a byte order mark (BOM); {_NO_MARK}"
+            return f"it is {encoding} text (it starts with its byte order mark); {_NO_MARK}"
+    return None

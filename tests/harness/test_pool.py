@@ -1,4 +1,4 @@
-"""``mobster_drivers.harness.pool``: opening one device with its lock, a pool, a suite on it."""
+"""``mobster_harness.pool``: opening one device with its lock, a pool, a suite on it."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import mobster_core as mc
 from mobster_core.distribution import install_hint
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import AppScript, ScriptedPhone, sample_path
-from mobster_drivers.harness._lock import device_lock
-from mobster_drivers.harness.pool import CouldntOpen, OpenDevice, address_key, open_device, open_pool, run_on_pool
-from mobster_drivers.harness.spec import DeviceOptions, DeviceSpec, PoolError, pool_specs
+from mobster_harness._lock import device_lock
+from mobster_harness.pool import CouldntOpen, OpenDevice, address_key, open_device, open_pool, run_on_pool
+from mobster_harness.spec import DeviceOptions, DeviceSpec, PoolError, pool_specs
 
 pytestmark = pytest.mark.usefixtures("private_locks")  # no caps file or lock of the shell's
 
@@ -269,7 +269,7 @@ def test_a_session_wait_goes_with_appium_and_bounds_the_device() -> None:
 
 
 def test_an_abandoned_opening_releases_what_opened_and_what_opens_later() -> None:
-    from mobster_drivers.harness.pool import Opening
+    from mobster_harness.pool import Opening
 
     released: list[str] = []
 
@@ -290,7 +290,7 @@ def test_an_abandoned_opening_releases_what_opened_and_what_opens_later() -> Non
 
 
 def test_an_abandoned_pool_comes_back_empty_and_released() -> None:
-    from mobster_drivers.harness.pool import Opening
+    from mobster_harness.pool import Opening
 
     opening = Opening()
     opening.abandon()  # stopped before anything opened

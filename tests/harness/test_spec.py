@@ -1,4 +1,4 @@
-"""``mobster_drivers.harness.spec``: the one device spec, the device options as given, and the pool they make."""
+"""``mobster_harness.spec``: the one device spec, the device options as given, and the pool they make."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from mobster_drivers.harness import pool
-from mobster_drivers.harness.spec import (
+from mobster_harness import pool
+from mobster_harness.spec import (
     DeviceOptions,
     DeviceSpec,
     PoolError,
@@ -145,7 +145,7 @@ def test_a_spec_is_a_frozen_value_with_its_label() -> None:
 
 
 def test_the_pool_module_names_the_same_objects() -> None:
-    # ``mobster_drivers.harness.pool`` keeps its names (and ``mobster_drivers.pool``, the first layout's).
+    # ``mobster_harness.pool`` keeps its names (and ``mobster_drivers.pool``, the first layout's).
     assert pool.DeviceSpec is DeviceSpec
     assert pool.pool_specs is pool_specs
     assert pool.PoolError is PoolError
@@ -157,9 +157,9 @@ def test_the_pool_module_names_the_same_objects() -> None:
 def test_the_spec_and_the_settings_import_nothing_but_the_standard_library() -> None:
     # The pytest plugin reads them when pytest starts, in every project where mobster is installed.
     code = (
-        "import sys, mobster_drivers.harness.spec, mobster_drivers.harness.settings; "
+        "import sys, mobster_harness.spec, mobster_harness.settings; "
         "print(sorted(m for m in sys.modules if m.startswith(('mobster_core', 'attrs', 'cattrs', 'structlog', "
-        "'mobster_drivers.devices', 'mobster_drivers.models', 'mobster_drivers.harness.pool'))))"
+        "'mobster_drivers.devices', 'mobster_drivers.models', 'mobster_harness.pool'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import mobster_core as mc
-from mobster_drivers.harness._lock import DeviceLock, device_lock, lock_dir, normalize_identity
+from mobster_harness._lock import DeviceLock, device_lock, lock_dir, normalize_identity
 
 
 def held(lock: DeviceLock) -> bool:
@@ -84,7 +84,7 @@ def test_another_process_holds_it_until_it_ends(tmp_path: Path) -> None:
     code = textwrap.dedent(
         f"""
         import sys
-        from mobster_drivers.harness._lock import device_lock
+        from mobster_harness._lock import device_lock
         lock = device_lock("sim shared", directory={str(tmp_path)!r}).acquire()
         print("held", flush=True)
         sys.stdin.readline()

@@ -3,8 +3,8 @@
 The ``mobster`` command and the pytest plugin both make their devices here::
 
     from mobster_core import SystemClock
-    from mobster_drivers.harness.pool import open_device, run_on_pool
-    from mobster_drivers.harness.spec import DeviceOptions, DeviceSpec, pool_specs
+    from mobster_harness.pool import open_device, run_on_pool
+    from mobster_harness.spec import DeviceOptions, DeviceSpec, pool_specs
 
     clock = SystemClock()
     opened = open_device(DeviceSpec("sim", "iPhone 17 Pro"), clock)  # locked for this process
@@ -17,13 +17,13 @@ The ``mobster`` command and the pytest plugin both make their devices here::
     suite = await run_on_pool(files, specs, clock, options=RunOptions(root=project))
 
 What a spec is, its label, how a pool's specs are made from the options and how a secret is kept
-out of messages are :mod:`mobster_drivers.harness.spec`'s rules (its names are importable from
+out of messages are :mod:`mobster_harness.spec`'s rules (its names are importable from
 here too, as before).
 
 Rule 1: :func:`open_device` is the only function that turns a spec into a device; it imports
         the driver of that kind only, so a run on the scripted phone never imports
         facebook-wda, pymobiledevice3 or Appium's client.
-Rule 2: a real device is locked for as long as its opener holds it (``mobster_drivers.harness._lock``:
+Rule 2: a real device is locked for as long as its opener holds it (``mobster_harness._lock``:
         a simulator by UDID and by its WDA's URL, a WDA by its URL, a USB iPhone by UDID), so two
         runs never drive one phone at once. A scripted phone is made anew for each holder and
         needs no lock. An Appium device is a session the server or the cloud hands out, one
@@ -43,7 +43,7 @@ Rule 4: :func:`open_pool` opens every spec, in parallel threads; a device that c
 Rule 5: :func:`run_on_pool` runs a suite on the pool (``mobster_core.run_suite``: work stealing,
         or every check on every device with ``options.each_device``; a device lost mid-suite is
         taken out, see its rules), its device calls in threads sized to the pool
-        (:mod:`mobster_drivers.harness.threads`), and releases the pool at the end, also when the
+        (:mod:`mobster_harness.threads`), and releases the pool at the end, also when the
         suite is stopped. When no device could be opened, every check is ``couldnt_run`` with the first
         device's class and message. Results carry each device's label (``device_label``), except
         on a pool of one device, whose results name it by what it is, as a run without a pool.
@@ -95,7 +95,7 @@ from mobster_core import (
 )
 from mobster_core.distribution import install_hint
 from mobster_core.exceptions import DeviceBusy
-from mobster_drivers.harness.threads import size_threads
+from mobster_harness.threads import size_threads
 
 from .spec import KINDS, DeviceOptions, DeviceSpec, PoolError, label_of, pool_specs, sim_port
 
@@ -196,13 +196,13 @@ def _couldnt_said(spec: DeviceSpec, exc: Exception) -> BaseException:
 
 def address_key(url: str) -> str:
     """The lock identity of a device at ``url`` (``_lock``'s Rule 5)."""
-    from mobster_drivers.harness._lock import address_key as key
+    from mobster_harness._lock import address_key as key
 
     return key(url)
 
 
 def _lock(identity: str, closers: list[Callable[[], None]]) -> None:
-    from mobster_drivers.harness._lock import device_lock
+    from mobster_harness._lock import device_lock
 
     lock = device_lock(identity).acquire()
     closers.append(lock.release)

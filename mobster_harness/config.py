@@ -10,7 +10,7 @@ Rule 1: the project root is the nearest folder at or above the start that holds 
 Rule 2: :data:`KEYS` is the one table of settings a config may hold, each named as its
         ``mobster test`` option (``poll-interval`` is ``--poll-interval``) and mapped onto the
         option's destination (``field``: the name in click's options, and the
-        :class:`~mobster_drivers.harness.settings.Settings` field it fills). A new option that
+        :class:`~mobster_harness.settings.Settings` field it fills). A new option that
         the config must carry is one row here. Each value is checked as the option checks it
         (the same types, ranges and choices: a test keeps them in step with the CLI).
 Rule 3: a profile (``[profiles.NAME]`` in ``mobster.toml``, ``[tool.mobster.profiles.NAME]`` in
@@ -229,6 +229,8 @@ KEYS: tuple[Key, ...] = (
     Key("repeat", "repeat", "int", "run each check K times and report its pass rate", low=1, high=1000, example="3"),
     Key("alerts", "alerts", "alerts", "how every check answers system alerts (docs/alerts.md)",
         choices=("fail", "accept", "dismiss"), example="accept"),
+    Key("video", "video", "choice", "record the screen into each run folder (retain-on-failure: kept when not passed)",
+        choices=("off", "on", "retain-on-failure")),
 )  # fmt: skip
 _BY_NAME = {k.name: k for k in KEYS}
 #: Rule 3: the keys of a device pool; a layer naming a device replaces all of them below it.
@@ -309,12 +311,42 @@ def _config_in(folder: Path) -> Path | None:
 
 
 def _has_tool_table(pyproject: Path) -> bool:
+    """Rule 1: whether ``pyproject.toml`` holds ``tool.mobster``, decided from its parsed document.
+
+    Any form TOML allows counts (a ``[tool.mobster]`` header, a quoted ``[tool."mobster"]``, an
+    inline ``mobster = {…}`` under ``[tool]``, dotted ``tool.mobster.x`` keys, an array of tables):
+    the load then says what is wrong with it, if anything. A file that doesn't parse (or starts
+    with a byte order mark, or isn't UTF-8) holds it when a line looks like its header, so the
+    load names its fault rather than the config being silently absent. This first look stays in
+    the standard library (the plugin makes it when pytest starts): it opens the file as
+    ``read_user_file`` does (non-blocking, a regular file only, bounded); the load reads it
+    through ``read_user_file``.
+    """
+    import stat
+    import tomllib
+
     try:
-        with pyproject.open("rb") as f:
-            head = f.read(MAX_BYTES + 1)
+        fd = os.open(pyproject, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return False
-    return bool(_TOOL_TABLE.search(head.decode("utf-8", errors="replace")))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, MAX_BYTES + 1)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    body = head.removeprefix(b"\xef\xbb\xbf")  # the load says the mark; the decision reads past it
+    if len(head) <= MAX_BYTES:
+        try:
+            doc = tomllib.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+            pass
+        else:
+            tool = doc.get("tool")
+            return isinstance(tool, dict) and "mobster" in tool
+    return bool(_TOOL_TABLE.search(body.decode("utf-8", errors="replace")))
 
 
 # -- reading (Rules 2-6) ---------------------------------------------------------------------------
@@ -377,6 +409,11 @@ def _read(path: Path) -> str:
         raise ConfigError(
             f"{path}: can't read it ({exc.strerror or type(exc).__name__}); check its permissions"
         ) from None
+    from mobster_core.text import bom_problem
+
+    bom = bom_problem(data)
+    if bom is not None:  # tomllib would say "Invalid statement (at line 1, column 1)"
+        raise ConfigError(f"{path}: {bom}")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

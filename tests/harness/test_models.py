@@ -1,4 +1,4 @@
-"""``mobster_drivers.harness.models``: the one model chooser both front ends use, and its defaults."""
+"""``mobster_harness.models``: the one model chooser both front ends use, and its defaults."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import pytest
 import mobster_drivers.models
 from mobster_core import Model, ModelError
 from mobster_core.testing import FakeClock
-from mobster_drivers.harness.models import (
+from mobster_drivers.models.scripted import ScriptedModel
+from mobster_harness.models import (
     DEFAULT_ANTHROPIC_MODEL,
     DEFAULT_OPENAI_MODEL,
     choose_models,
     default_model,
 )
-from mobster_drivers.harness.settings import Settings
-from mobster_drivers.models.scripted import ScriptedModel
+from mobster_harness.settings import Settings
 
 pytestmark = pytest.mark.usefixtures("clean_env")  # no key of the shell's
 

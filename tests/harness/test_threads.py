@@ -1,4 +1,4 @@
-"""One executor per run, sized to its devices (``mobster_drivers.harness.threads``)."""
+"""One executor per run, sized to its devices (``mobster_harness.threads``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 import os
 import threading
 
-from mobster_drivers.harness.threads import MAX_THREADS, THREADS_PER_DEVICE, size_threads, threads_for
+from mobster_harness.threads import MAX_THREADS, THREADS_PER_DEVICE, size_threads, threads_for
 
 
 def test_a_pool_gets_four_threads_a_device_within_a_bound() -> None:

@@ -5,15 +5,15 @@ when pytest starts. ``mobster_core`` is imported when :meth:`Settings.to_run_opt
 
 Rule 1: a front end parses its own options (click's for ``mobster test``, pytest's options and ini
         keys for the plugin) and says what they mean in one frozen :class:`Settings`: the device
-        options (:class:`~mobster_drivers.harness.spec.DeviceOptions`: the pool), ``no_heal``,
+        options (:class:`~mobster_harness.spec.DeviceOptions`: the pool), ``no_heal``,
         ``fresh``, ``carry``, the ``model`` named (None: chosen by key,
-        :mod:`~mobster_drivers.harness.models`), ``max_usd``, ``each_device``, ``frames`` (the
+        :mod:`~mobster_harness.models`), ``max_usd``, ``each_device``, ``frames`` (the
         core's ``--frames`` mode), ``timing`` (a step's wait), ``shard``, the ``paths`` store and
         the ``locale``, ``video`` (``off``, ``on``, ``retain-on-failure``: the core's ``--video``
         mode), and ``secrets`` (where keys and ``${NAME}`` values are read: the
         environment with an env file's keys; None: the process's environment, read when needed).
         How an option is spelled in a message stays the front end's (``--sim``, ``--mobster-sim``,
-        ``mobster_sim (ini)``). The project config (:mod:`~mobster_drivers.harness.config`) fills
+        ``mobster_sim (ini)``). The project config (:mod:`~mobster_harness.config`) fills
         the options a front end's user left out, for both. ``retries`` and ``repeat`` are the suite's
         (``RunOptions``'s: a check that couldn't run for a class of the machine tried again, each
         check run K times). ``alerts`` is a system-alert policy for
@@ -29,6 +29,13 @@ Rule 4: :meth:`Settings.rerun_options` is the "Run it again" line's options, by 
         the line must run the same in a shell without ``$MOBSTER_PROFILE``) and ``--env-file
         FILE`` when one was read. Paths in it (an app script, a caps file, the env file) are
         relative to the project root the line runs in, when they are inside it.
+Rule 5: :meth:`Settings.from_values` is the one mapper from options and config to settings: it
+        takes the values by the name of their destination (:data:`NAMES`: ``mobster test``'s
+        option destinations, which the config's keys fill, ``mobster_harness.config.KEYS``'
+        ``field``), a name left out or None being its default. A front end's own names (``--json``,
+        ``--tag``, ``--project``) are its own, and not read here. What is no value of an option is
+        said beside them: the front end's ``prefix`` and spellings (spec Rule 3), the ``secrets``,
+        and the config's ``profile`` the run used.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .spec import DeviceOptions
 
@@ -44,7 +51,7 @@ if TYPE_CHECKING:
     from mobster_core import CheckResult, RunOptions
     from mobster_core.protocols import Reporter
 
-__all__ = ["FRAMES", "MAX_REPEAT", "MAX_RETRIES", "VIDEO", "Settings", "Timing"]
+__all__ = ["FRAMES", "MAX_REPEAT", "MAX_RETRIES", "NAMES", "VIDEO", "Settings", "Timing"]
 
 #: The core's ``--frames`` modes (``mobster_core.results.FramesMode``), by value.
 FRAMES = ("auto", "all", "failed", "none")
@@ -53,6 +60,13 @@ VIDEO = ("off", "on", "retain-on-failure")
 #: The most retries and repeats a front end takes (a typo of 1000 must not hold a pool for a day).
 MAX_RETRIES = 10
 MAX_REPEAT = 1000
+#: Rule 5: the names :meth:`Settings.from_values` reads (the device options' first, then the run's).
+NAMES = (
+    *("scripted", "sim", "device", "wda", "appium", "caps", "parallel", "sessions", "session_per_check"),
+    *("session_wait", "no_heal", "fresh", "carry", "model", "max_usd", "each_device", "frames", "poll_interval"),
+    *("drift_after", "give_up_after", "shard", "paths_store", "locale", "retries", "repeat", "video", "alerts"),
+    "env_file",
+)
 
 
 @dataclass(frozen=True)
@@ -108,6 +122,53 @@ class Settings:
         if self.video not in VIDEO:
             raise ValueError(f"video {self.video!r} is not one of {', '.join(VIDEO)}")
 
+    @classmethod
+    def from_values(
+        cls,
+        values: Mapping[str, Any],
+        *,
+        prefix: str = "--",
+        given: Mapping[str, str] | None = None,
+        secrets: Mapping[str, str] | None = None,
+        profile: str | None = None,
+    ) -> Settings:
+        """Rule 5: the settings ``values`` say, by their destination's name (:data:`NAMES`); the rest defaults.
+
+        ``prefix`` and ``given`` are how the front end spells its device options (spec Rule 3),
+        ``secrets`` the environment keys are read from, ``profile`` the config's profile used.
+        """
+        v = {name: value for name, value in values.items() if name in NAMES and value is not None}
+        devices = DeviceOptions(
+            sessions=v.get("sessions"),
+            parallel=v.get("parallel"),
+            session_per_check=bool(v.get("session_per_check")),
+            session_wait=v.get("session_wait"),
+            prefix=prefix,
+            given=dict(given or {}),
+        ).given_as(lambda name: tuple(str(x) for x in v.get(name) or ()))
+        env_file = v.get("env_file")
+        return cls(
+            devices=devices,
+            no_heal=bool(v.get("no_heal")),
+            fresh=bool(v.get("fresh")),
+            carry=bool(v.get("carry")),
+            model=v.get("model"),
+            max_usd=v.get("max_usd"),
+            each_device=bool(v.get("each_device")),
+            frames=v.get("frames") or "auto",
+            timing=Timing(v.get("poll_interval"), v.get("drift_after"), v.get("give_up_after")),
+            shard=v.get("shard"),
+            paths=v.get("paths_store") or "local",
+            locale=v.get("locale"),
+            retries=v.get("retries") or 0,
+            repeat=v.get("repeat") or 1,
+            video=v.get("video") or "off",
+            secrets=secrets,
+            alerts=v.get("alerts"),
+            profile=profile,
+            env_file=None if env_file is None else Path(env_file),
+        )
+
     @property
     def wants_model(self) -> bool:
         """Whether a model may be made: not under no-heal (strict CI), unless fresh asks Smart to record again."""
@@ -144,7 +205,7 @@ class Settings:
         t = self.timing
         timing = {"interval": t.poll_interval, "drift_after": t.drift_after, "give_up_after": t.give_up_after}
         return RunOptions(
-            policy=PollPolicy(**{k: v for k, v in timing.items() if v is not None}),
+            timing=PollPolicy(**{k: v for k, v in timing.items() if v is not None}),
             each_device=self.each_device,
             no_heal=self.no_heal,
             fresh=self.fresh,

@@ -1,4 +1,4 @@
-"""The project config (``mobster_drivers.harness.config``): where it is, its profiles, and every bad input."""
+"""The project config (``mobster_harness.config``): where it is, its profiles, and every bad input."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import click
 import pytest
 
 from mobster_cli import main as cli_main
-from mobster_drivers.harness.config import KEYS, MAX_BYTES, ConfigError, find_config, line_of, load_config
+from mobster_harness.config import KEYS, MAX_BYTES, ConfigError, find_config, line_of, load_config
 
 BASE = """\
 profile = "scripted"
@@ -232,8 +232,8 @@ def test_the_alert_policy_is_a_word_or_a_table_checked_as_a_check_file_checks_it
         "allow": ("location",),
         "deny": ("tracking",),
     }
-    from mobster_drivers.harness.settings import Settings
-    from mobster_drivers.harness.spec import DeviceOptions
+    from mobster_harness.settings import Settings
+    from mobster_harness.spec import DeviceOptions
 
     policy = Settings(devices=DeviceOptions(), alerts={"allow": ("location",)}).to_run_options(root).alerts
     assert policy is not None

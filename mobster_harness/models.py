@@ -6,7 +6,8 @@ Rule 1: the model the settings name (``--model``, ``--mobster-model``), else
         that there is no model to record with). Keys are read from the settings' ``secrets`` (the
         environment with an env file's keys), else from the process's environment.
 Rule 2: under no-heal (without fresh) there is no model: none is constructed and no key is read.
-Rule 3: ``scripted`` is a new scripted model for each check run, on the run's clock. A vendor's
+Rule 3: ``scripted`` is a new scripted model for each check run, on the run's clock (thinking
+        ``scripted_delay`` seconds a call on it: the demo's and the benchmark's 2.5 s). A vendor's
         adapter is made the first time it is asked for and shared by every run after: a bad name
         or a missing key is a ``ModelError`` then (``mobster test`` asks before its first check and
         stops with it; the pytest plugin asks for a test's run, which ends ``couldnt_run``, class
@@ -44,10 +45,13 @@ def default_model(env: Mapping[str, str]) -> str | None:
 class Models:
     """A model for each check run (Rule 3): call it; ``name`` is the model's (None: no model)."""
 
-    def __init__(self, name: str | None, clock: Clock, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, name: str | None, clock: Clock, env: Mapping[str, str] | None = None, *, scripted_delay: float = 0.0
+    ) -> None:
         self.name = name
         self._clock = clock
         self._env = env
+        self._delay = scripted_delay
         self._vendor: Model | None = None
 
     def __call__(self) -> Model | None:
@@ -57,7 +61,7 @@ class Models:
         if self.name == "scripted":
             from mobster_drivers.models.scripted import ScriptedModel
 
-            return ScriptedModel(clock=self._clock)
+            return ScriptedModel(clock=self._clock, delay=self._delay)
         if self._vendor is None:
             from mobster_drivers.models import make_model
 
@@ -70,7 +74,7 @@ class Models:
             self()
 
 
-def choose_models(settings: Settings, clock: Clock, *, by_key: bool = True) -> Models:
+def choose_models(settings: Settings, clock: Clock, *, by_key: bool = True, scripted_delay: float = 0.0) -> Models:
     """The models of the runs ``settings`` describe, on ``clock`` (the module rules); nothing is made yet."""
     if not settings.wants_model:
         return Models(None, clock)
@@ -78,4 +82,4 @@ def choose_models(settings: Settings, clock: Clock, *, by_key: bool = True) -> M
     name = settings.model
     if name is None and by_key:
         name = default_model(os.environ if env is None else env)
-    return Models(name, clock, env)
+    return Models(name, clock, env, scripted_delay=scripted_delay)

@@ -1,4 +1,4 @@
-"""``mobster_drivers.harness.settings``: the one settings value, and the run options it makes."""
+"""``mobster_harness.settings``: the one settings value, and the run options it makes."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import mobster_core as mc
 from mobster_core.checks import AlertMode, AlertPolicy
 from mobster_core.results import FramesMode, VideoMode
-from mobster_drivers.harness.settings import FRAMES, VIDEO, Settings, Timing
-from mobster_drivers.harness.spec import DeviceOptions
+from mobster_harness.settings import FRAMES, VIDEO, Settings, Timing
+from mobster_harness.spec import DeviceOptions
 
 
 def test_every_setting_reaches_the_run_options(tmp_path: Path) -> None:
