@@ -7,7 +7,7 @@ what XML 1.0 forbids; :func:`utf8` encodes whatever the text holds; :func:`norma
 a byte order mark that a UTF-8 format without one (TOML, a push payload) starts with, and the fix.
 """
 
-from ._rules.device import language_of, normal_locale
-from ._rules.text import bom_problem, escape_controls, utf8, valid_text, xml_text
+from ._rules.device.device import language_of, normal_locale
+from ._rules.formats.text import bom_problem, escape_controls, utf8, valid_text, xml_text
 
 __all__ = ["bom_problem", "escape_controls", "language_of", "normal_locale", "utf8", "valid_text", "xml_text"]

@@ -68,10 +68,10 @@ from typing import Any, NoReturn
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.identity import IDENTITY_LENGTH, Env, why_fresh
-from mobster_core._rules.steps import Op, Step, dump_path, load_path
-from mobster_core._rules.text import utf8
-from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.replay.identity import IDENTITY_LENGTH, Env, why_fresh
+from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.vocabulary.steps import Op, Step, dump_path, load_path
 from mobster_core.exceptions import PathError
 
 from .checks import Check, project_of

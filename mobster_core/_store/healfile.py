@@ -76,11 +76,11 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from mobster_core._log import get_logger
-from mobster_core._rules.identity import Env
-from mobster_core._rules.steps import Step, Target, dump_path, load_path
-from mobster_core._rules.text import utf8
-from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
-from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.formats.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.vocabulary.steps import Step, Target, dump_path, load_path
 from mobster_core.exceptions import HealFileError, PathError
 
 from .cache import Origin, ReplayCache, check_name, shared_text_problem

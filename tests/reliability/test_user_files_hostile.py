@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mobster_cli.main import Runtime, cli
-from mobster_core._rules.identity import Env
+from mobster_core._rules.replay.identity import Env
 from mobster_core._store.healfile import HealState, load_heal_state, state_name
 from mobster_core._store.pathstores import CommittedPaths
 from mobster_core.testing import FakeClock

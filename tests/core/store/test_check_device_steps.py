@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mobster_core import Op, load_path
-from mobster_core._rules.controls import DeviceEvent, device_misfit
+from mobster_core._rules.device.controls import DeviceEvent, device_misfit
 from mobster_core.checks import CheckError, load_check
 from mobster_core.exceptions import PathError
 from tests.samples import PUSH_PAYLOAD
