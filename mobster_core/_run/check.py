@@ -163,13 +163,17 @@ async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
 def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, str | None]:
     """Rule 7: the values of the secrets the check names, and the first one that isn't set."""
     launch = check.launch
-    names = references([*check.steps, *launch.args, *launch.env.values(), launch.url])
+    row = check.row_values
+    # A row's names are its values; the references its values hold are secrets of the environment.
+    texts = [*check.steps, *launch.args, *launch.env.values(), launch.url]
+    names = tuple(n for n in references(texts) if n not in row) + references(row.values())
     if not names:
-        return Secrets(), None
+        return Secrets(row=row), None
     try:
-        return Secrets.of(names, os.environ if options.secrets is None else options.secrets), None
+        found = Secrets.of(dict.fromkeys(names), os.environ if options.secrets is None else options.secrets)
     except MissingSecret as exc:
         return Secrets(), exc.name
+    return attrs.evolve(found, row=row), None
 
 
 def _missing(check: Check, name: str) -> Outcome:
@@ -185,6 +189,9 @@ def _missing(check: Check, name: str) -> Outcome:
 async def _tell(run: Run, folder: Path, missing: str | None) -> tuple[_Story, asyncio.CancelledError | None]:
     """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5, 7)."""
     story = _Story()
+    if run.check.rows and run.check.row is None:
+        said = f"{run.check.file}: the check has {len(run.check.rows)} rows: run each row's check (check.instances())"
+        return attrs.evolve(story, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, said)), None
     if missing is not None:
         return attrs.evolve(story, outcome=_missing(run.check, missing)), None
     try:

@@ -17,6 +17,15 @@ Rule 5: the read-modify-write happens under the project's lock: another mobster 
         write the same files.
 Rule 6: a passing replay notes when this machine last replayed the path (``pathbook``'s Rule 2),
         never in the path itself.
+Rule 8 (flows): a check that uses flows keeps each part of its path under the part's own identity
+        (``plan`` Rule 7): the parts Smart recorded are stored (a segment once, by the first
+        check that records it), and the heals of a replayed part go to the heal file beside the
+        part's file (``login.heal.yaml`` beside ``login.yaml`` for a flow's segment), numbered
+        within the part, with the part's healed path in its heal state (keyed by that file).
+        One heal of a segment is then one entry, one review, for every check that uses it.
+Rule 9 (rows): a row's path is stored with each target label that is a row value written as its
+        reference (``_rules/replay/rows``); a row that recorded its own path keeps it as a branch
+        beside the shared one (``steps`` Rule 12), never over it.
 Rule 7: a heal waiting for review is never replaced (the heal file's Rule 9): a heal of this run
         that would take the place of one that waits (of its step, or over the actions of the
         replayed path's own) is not kept, and the check fails, class ``drift``, naming it (another
@@ -26,10 +35,17 @@ Rule 7: a heal waiting for review is never replaced (the heal file's Rule 9): a 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import attrs
+
 from mobster_core._clock import utc_now
 from mobster_core._results.results import Mode
+from mobster_core._rules.device.secrets import references
+from mobster_core._rules.replay.rows import unbind_targets
 from mobster_core._rules.verdict.fixes import Fix, FixCode
 from mobster_core._rules.verdict.verdict import FailureClass
+from mobster_core._rules.vocabulary.steps import Step
 from mobster_core._store.cache import Origin, ReplayCache, check_name
 from mobster_core._store.fsutil import project_lock
 from mobster_core._store.healfile import (
@@ -54,6 +70,7 @@ from mobster_core._store.pathbook import note_replayed
 from .context import Run
 from .ended import couldnt, failed
 from .plan import Prepared
+from .segments import Segments
 from .steps import Executed
 
 __all__ = ["keep"]
@@ -72,6 +89,67 @@ def keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
 
 
 def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
+    if run.check.calls:
+        return _keep_parts(run, prepared, executed)
+    if run.check.row is not None:
+        executed = attrs.evolve(executed, ran=_unbound(run, executed.ran))
+        if executed.branch is not None and executed.mode is Mode.SMART:
+            origin = Origin("recorded", None, check_name(run.root, run.check.file), run.provenance)
+            ReplayCache(run.root, run.options.paths).store_path(
+                executed.branch, prepared.env, executed.ran, recorded_at=utc_now(), origin=origin
+            )
+            return None
+        if executed.branch is not None:
+            return None  # a row's branch replayed: rows never heal (``steps`` Rule 12)
+    return _keep_one(run, prepared, executed)
+
+
+def _unbound(run: Run, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """Rule 9: the row's values in the path's targets written as their references."""
+    names = references(run.check.steps)
+    return unbind_targets(steps, run.check.row_values, names)
+
+
+def _keep_parts(run: Run, prepared: Prepared, executed: Executed) -> str | None:
+    """Rule 8: each part of the path kept under its own identity, its heals beside its own file."""
+    root, env, plan = run.root, prepared.env, executed.plan
+    cache = ReplayCache(root, run.options.paths)
+    store, words = cache.backend, run.provenance
+    ran = _unbound(run, executed.ran)
+    replayed = plan.replayed_parts if executed.plan.used else 0
+    segments = Segments.of(plan) if replayed else Segments()
+    heals = [h for h in executed.heals if h.changed]
+    sizes, placed = segments.after(heals)
+    sizes = sizes[:replayed] + list(executed.sizes)
+    offset = 0
+    for i, found in enumerate(plan.parts):
+        if i >= len(sizes):
+            break
+        part, size = found.part, sizes[i]
+        steps = ran[offset : offset + size]
+        offset += size
+        if i >= replayed:  # Smart recorded it; a segment another run keeps here stays as it is (Rule 8)
+            if found.path is not None and not run.options.fresh:
+                continue
+            origin = Origin("recorded", None, check_name(root, part.file), words)
+            cache.store_path(part.identity, env, steps, recorded_at=utc_now(), origin=origin)
+            continue
+        mine_new = [e for p, e in placed if p == i]
+        if not mine_new:
+            continue
+        key = check_key(root, part.file)
+        entries = read_heal_file(heal_file_for(part.file))
+        states = heal_states(cache, part.identity, key, provenance=words)
+        mine = list(found.state.adopts) if found.adopted else []
+        _never_replace(run, replaced(states, entries, env, mine, mine_new), part.file)
+        others = [e for other, e in waiting(states, entries) if other.digest != env.digest]
+        write_heal_file(part.file, merge_entries(merge_entries(others, mine), mine_new))
+        state = HealState(steps, tuple(merge_entries(mine, mine_new)), found.state.keep_failing, found.state.rejected)
+        save_heal_state(store, state_name(part.identity, env, key), state, provenance=words)
+    return None
+
+
+def _keep_one(run: Run, prepared: Prepared, executed: Executed) -> str | None:
     root, identity, env, file = run.root, prepared.identity, prepared.env, run.check.file
     cache = ReplayCache(root, run.options.paths)
     store, words = cache.backend, run.provenance
@@ -107,12 +185,12 @@ def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
     return None
 
 
-def _never_replace(run: Run, found: tuple[HealEntry, HealEntry] | None) -> None:
+def _never_replace(run: Run, found: tuple[HealEntry, HealEntry] | None, file: Path | None = None) -> None:
     """Rule 7: fail the check, keeping nothing, when one of its heals would replace a heal that waits."""
     if found is None:
         return
     heal, entry = found
-    shown = check_name(run.root, heal_file_for(run.check.file))
+    shown = check_name(run.root, heal_file_for(file or run.check.file))
     raise failed(
         FailureClass.DRIFT,
         f"the heal of step {heal.step} ({heal.from_} -> {heal.to}) was not kept: it would take the place of the "

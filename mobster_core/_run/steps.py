@@ -41,6 +41,21 @@ Rule 10: a heal waiting for review is never replaced (the heal file's Rule 9). A
         ``drift``, naming the heal and its heal file, with the fix to settle it
         (``FixCode.SETTLE_HEAL``: accept or reject it). With or without a model, and whatever else
         would have stopped the heal (no model, healing off, the breaker), but an app that is gone.
+Rule 11 (flows): a check that uses flows records part by part (``plan`` Rule 7): Smart does each
+        part's steps only (an agent told to do those, then say done, as for device steps), so
+        each part's actions are known and each is kept under its own identity. When the parts
+        from the first replayed, Smart records the rest from the screen the replay ended on, with
+        the replayed steps as its history (numbered after them), so a segment another check
+        recorded costs nothing here. A heal inside a segment is the segment's: the breaker
+        counts it against the segment's recorded steps and the whole path's (either refuses),
+        and its lookahead crosses into the next part as it crosses steps.
+Rule 12 (rows): a row that drifts on the path its rows share first looks for a path another row
+        recorded where the screens differed (``plan.branches``): one whose steps before the drift
+        are the same and whose drifted step matches this screen replays from there, at no cost.
+        When none does and a heal would be allowed, the row doesn't heal the shared path (it would
+        change every row's): the app is launched again and Smart records the row's own path
+        (journaled ``relaunch``; never after an action that commits something), kept as a new
+        branch beside the shared one. No row taps on a screen its path wasn't recorded on.
 Rule 8: the steps that ended before the check's last one with no failure say so
         (``Executed.early``): Smart blocked, or done after fewer actions than the check has
         steps; a replayed path with fewer actions than steps. The verdict still decides; a check
@@ -62,6 +77,8 @@ from mobster_core._rules.device.alerts import AlertPolicy, permissions_of
 from mobster_core._rules.device.controls import DeviceEvent, device_misfit
 from mobster_core._rules.device.device import LaunchOptions
 from mobster_core._rules.replay.breaker import Breaker
+from mobster_core._rules.replay.identity import branch_identity
+from mobster_core._rules.replay.matcher import match_step
 from mobster_core._rules.replay.settle import Sighting
 from mobster_core._rules.replay.typing_rules import lost_typing
 from mobster_core._rules.verdict.fixes import Fix, FixCode
@@ -76,8 +93,9 @@ from .controls import device_event
 from .ended import Ended, couldnt, failed
 from .heal import HealJob, heal_step, refusal
 from .judge import Baseline, take_baseline
-from .plan import Plan, Prepared, no_model
+from .plan import MAX_BRANCHES, Plan, Prepared, no_model
 from .replay import Drift, FromCheck, LiveStep, Replayer
+from .segments import Segments
 
 __all__ = ["Executed", "execute"]
 
@@ -108,6 +126,12 @@ class Executed:
     failure: Outcome | None = None
     #: Rule 8: the steps ended before the check's last one (the verdict then decides), else None.
     early: FinishedEarly | None = None
+    #: Rule 11: how many actions of ``ran`` each part Smart recorded has, from the first it recorded.
+    sizes: tuple[int, ...] = ()
+    #: Rule 12: the row branch this run replayed or recorded (its identity), None for the shared path.
+    branch: str | None = None
+    #: Rule 12: the row's screens differ from every path its rows keep: record its own.
+    diverged: Drift | None = attrs.field(default=None, eq=False, repr=False)
 
 
 async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
@@ -122,6 +146,10 @@ async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
     replayed = await _replay(run, prepared, Executed(Mode.REPLAY, plan, baseline), plan.path)
     if plan.carried is not None and replayed.failure is not None:
         return await _fall_back(run, prepared, replayed)
+    if replayed.diverged is not None:
+        return await _own_row_path(run, prepared, replayed)
+    if plan.parts and replayed.failure is None and plan.replayed_parts < len(plan.parts):
+        return await _smart_rest(run, prepared, replayed)
     of = len(run.check.steps)
     if replayed.failure is None and len(replayed.ran) < of:
         return attrs.evolve(replayed, early=FinishedEarly(len(replayed.ran), of, Mode.REPLAY))
@@ -142,7 +170,10 @@ def _launch(run: Run, prepared: Prepared) -> LaunchOptions:
 async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: str = "smart") -> Executed:
     """Smart performs the steps and records the path (Rule 2)."""
     assert run.calls is not None  # plan.require_model saw to it
-    if run.check.device_steps:
+    sizes: tuple[int, ...] = ()
+    if run.check.calls:
+        recorded, sizes = await _smart_in_parts(run, prepared, executed, key_prefix, 1)
+    elif run.check.device_steps:
         recorded = await _smart_with_device_steps(run, prepared, executed, key_prefix)
     else:
         agent = Agent(run.calls, run.dispatch, brief(run, prepared, key_prefix=key_prefix))
@@ -155,7 +186,65 @@ async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: s
         smart=_note(recorded),
         failure=recorded.failure,
         early=_early(run, recorded),
+        sizes=sizes,
     )
+
+
+async def _smart_rest(run: Run, prepared: Prepared, replayed: Executed) -> Executed:
+    """Rule 11: the parts from the first replayed; Smart records the rest, the replayed steps done."""
+    if run.calls is None:
+        plan = replayed.plan
+        none, fix = no_model(run.options, "record the rest")
+        failure = Outcome(Verdict.COULDNT_RUN, FailureClass.MODEL, f"{plan.why}, and {none}", fix=fix)
+        return attrs.evolve(replayed, failure=failure)
+    first = replayed.plan.parts[replayed.plan.replayed_parts].part.first
+    recorded, sizes = await _smart_in_parts(run, prepared, replayed, "smart", first)
+    return attrs.evolve(
+        replayed,
+        mode=Mode.SMART,
+        ran=replayed.ran + recorded.path,
+        reports=replayed.reports + recorded.reports,
+        smart=_note(recorded),
+        failure=recorded.failure,
+        sizes=sizes,
+    )
+
+
+async def _smart_in_parts(
+    run: Run, prepared: Prepared, executed: Executed, key_prefix: str, first: int
+) -> tuple[Recorded, tuple[int, ...]]:
+    """Rule 11: one agent records the check's parts from step ``first`` on, part by part (device steps between).
+
+    Returns what it recorded and how many of its actions each part holds.
+    """
+    assert run.calls is not None
+    done = tuple(f"{r.text}: done" for r in executed.reports if r.reason is None)
+    changes: dict[str, Any] = {"key_prefix": key_prefix}
+    if first > 1:
+        changes.update(first_index=len(executed.ran) + 1, history=done)
+    agent = Agent(run.calls, run.dispatch, brief(run, prepared, **changes))
+    began, steps = run.dispatch.clock.now(), run.check.steps
+    seed = _seed(executed.baseline) if first == 1 else None
+    ends = {p.last for p in run.check.parts}
+    sizes: list[int] = []
+    counted = 0
+    for part in _parts(run, first):
+        if part.last >= part.first:
+            agent.narrow(steps[part.first - 1 : part.last], _part_request(run, part))
+            recorded = await agent.run(seed, began=began)
+            if recorded.failure is not None or recorded.blocked is not None:
+                return recorded, tuple(sizes)
+            seed = None
+        if part.event is not None:
+            try:
+                await agent.device_step(await agent.settled_screen(seed), part.event)
+            except Ended as ended:
+                return agent.recorded(failure=ended.outcome), tuple(sizes)
+            seed = None
+        if part.end in ends:
+            sizes.append(len(agent.path) - counted)
+            counted = len(agent.path)
+    return agent.recorded(), tuple(sizes)
 
 
 @attrs.frozen
@@ -166,13 +255,24 @@ class _Part:
     last: int
     event: DeviceEvent | None
 
+    @property
+    def end(self) -> int:
+        """The last step it covers, its device step's included."""
+        return self.last + (1 if self.event is not None else 0)
 
-def _parts(run: Run) -> list[_Part]:
-    """Rule 9: the check's steps cut at each device step."""
-    parts, first = [], 1
-    for number, event in run.check.device_steps:
-        parts.append(_Part(first, number - 1, device_event(run, event)))
-        first = number + 1
+
+def _parts(run: Run, start: int = 1) -> list[_Part]:
+    """Rules 9 and 11: the check's steps from ``start`` on, cut at each device step and where each part of its path ends."""
+    parts, first = [], start
+    events = dict(run.check.device_steps)
+    ends = {p.last for p in run.check.parts} if run.check.calls else set()
+    for number in range(start, len(run.check.steps) + 1):
+        if number in events:
+            parts.append(_Part(first, number - 1, device_event(run, events[number])))
+            first = number + 1
+        elif number in ends:
+            parts.append(_Part(first, number, None))
+            first = number + 1
     if first <= len(run.check.steps):
         parts.append(_Part(first, len(run.check.steps), None))
     return parts
@@ -183,7 +283,7 @@ def _part_request(run: Run, part: _Part) -> str:
     span = f"step {part.first}" if part.first == part.last else f"steps {part.first} to {part.last}"
     notes = ["The steps before are done."] if part.first > 1 else []
     if part.event is None:
-        notes.append("The check ends there.")
+        notes.append("The check ends there." if part.last == len(run.check.steps) else "Other steps come next.")
     else:
         notes.append(f"Step {part.last + 1}, {part.event.show()}, comes next: the SDK does it itself.")
     return f"{run.check.request_text()}\n\nDo only {span} now, then say done. {' '.join(notes)}"
@@ -289,30 +389,58 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
     steps, start, seed = path, 0, _seed(executed.baseline)
     breaker = Breaker(recorded=len(path), pending=plan.pending)
     reports, heals = list(executed.reports), list(executed.heals)
+    segments = Segments.of(plan)
+    within: Breaker | None = None
     while True:
         replayed = await replayer.run(steps, start=start, seed=seed)
         reports += replayed.reports
         drift = replayed.drift
         failure = replayed.failure
+        if drift is not None and run.check.row is not None:
+            branch = _branch_for(plan, steps, drift, executed.branch)
+            if branch is not None:  # Rule 12: another row's path fits this screen
+                executed = attrs.evolve(executed, branch=branch[0])
+                steps, start, seed = branch[1], drift.at - 1, None
+                continue
         if drift is not None:
+            within = segments.breaker(drift.at, heals)
             failure = refusal(
                 drift, keep_failing=plan.state.keep_failing, no_heal=run.options.no_heal, model=run.calls is not None,
-                breaker=breaker,
+                breaker=attrs.evolve(breaker, within=within),
             )  # fmt: skip
             failure = _waiting(run, plan, drift, failure)
             failure = _settle_first(run, plan, drift, failure, heals)
+            if failure is None and run.check.row is not None:  # Rule 12: the row records its own path
+                reports += [drift.report]
+                return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), diverged=drift)
         if drift is None or failure is not None:
             reports += [drift.report] if drift is not None else []
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=failure)
-        job = HealJob(steps, drift, breaker, _expect(run), run_dir=run.run_dir)
+        job = HealJob(steps, drift, attrs.evolve(breaker, within=within), _expect(run), run_dir=run.run_dir)
         healed = await heal_step(_healer(run, prepared, drift, reports), job)
         reports += healed.reports
         # The heal file's Rule 1: an entry that changed nothing (its lines read the same) is no heal.
         heals += [healed.entry] if healed.entry is not None and healed.entry.changed else []
-        steps, breaker = healed.steps, healed.breaker
+        steps, breaker = healed.steps, attrs.evolve(healed.breaker, within=None)
         if healed.failure is not None or healed.resume_at is None:
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=healed.failure)
         start, seed = healed.resume_at, healed.seen
+
+
+def _branch_for(
+    plan: Plan, steps: tuple[Step, ...], drift: Drift, current: str | None
+) -> tuple[str, tuple[Step, ...]] | None:
+    """Rule 12: a row branch whose steps before the drift are these and whose drifted step matches this screen."""
+    at = drift.at
+    before = [compact(s) for s in steps[: at - 1]]
+    for identity, branch in plan.branches:
+        if identity == current or len(branch) < at:
+            continue
+        if [compact(s) for s in branch[: at - 1]] != before:
+            continue
+        if match_step(branch[at - 1], drift.screen, settled=drift.report.settled).ok:
+            return identity, branch
+    return None
 
 
 def _events(run: Run) -> dict[str, DeviceEvent]:
@@ -450,6 +578,36 @@ def brief(run: Run, prepared: Prepared, **changes: Any) -> Brief:
         timing=options.timing,
         **{**defaults, **changes},
     )
+
+
+async def _own_row_path(run: Run, prepared: Prepared, replayed: Executed) -> Executed:
+    """Rule 12: the row's screens differ from every path its rows keep: launch again, and Smart records its own."""
+    drift = replayed.diverged
+    assert drift is not None and run.check.row is not None
+    plan = replayed.plan
+    said = f"row [{run.check.row.label}] drifted from the path its rows share: {drift.message}"
+    committed = run.dispatch.first_commit()
+    if committed is not None or run.calls is None:
+        why = f"{said}; it isn't recorded afresh in this run: {committed} was sent and commits something"
+        failure = Outcome(Verdict.FAILED, FailureClass.DRIFT, why, step=drift.at, fix=Fix(FixCode.RECORD_AGAIN))
+        return attrs.evolve(replayed, failure=failure, diverged=None)
+    taken = {identity for identity, _ in plan.branches}
+    free = next(
+        (b for n in range(1, MAX_BRANCHES + 1) if (b := branch_identity(prepared.identity, n)) not in taken), None
+    )
+    if free is None:
+        why = f"{said}, and its rows keep {MAX_BRANCHES} paths beside the shared one already: record the check again"
+        failure = Outcome(Verdict.FAILED, FailureClass.DRIFT, why, step=drift.at, fix=Fix(FixCode.RECORD_AGAIN))
+        return attrs.evolve(replayed, failure=failure, diverged=None)
+    plan = attrs.evolve(plan, used=False, why=f"{said}; recorded the row's own path")
+    log.info("a row's screens differ from its rows' path; recording its own", reason=drift.message)
+    restart = attrs.evolve(replayed, plan=plan, heals=(), failure=None, diverged=None, branch=free)
+    try:
+        await run.dispatch.launch(run.bundle, _launch(run, prepared), key="relaunch")
+        restart = attrs.evolve(restart, baseline=await take_baseline(run))
+    except Ended as ended:
+        return attrs.evolve(restart, failure=ended.outcome)
+    return await _smart(run, prepared, restart, key_prefix="fresh")
 
 
 async def _fall_back(run: Run, prepared: Prepared, carried: Executed) -> Executed:
