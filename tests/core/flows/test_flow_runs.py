@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import mobster_core as mc
-from mobster_core import RunOptions, load_check, run_check
+from mobster_core import RunOptions, heals, load_check, run_check
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone
 from mobster_drivers.models.scripted import ScriptedModel
@@ -40,3 +40,58 @@ def test_the_second_check_replays_the_login_another_check_recorded_at_no_cost(tm
     assert [s.source.value for s in second.steps][:3] == ["replay"] * 3
     again, _ = run(files["orders"], shop(), model=False)
     assert (again.verdict, again.mode, again.model_calls) == (mc.Verdict.PASSED, "replay", 0)
+
+
+def test_a_renamed_button_in_the_login_heals_once_into_the_flow_s_heal_file_for_every_check(tmp_path: Path) -> None:
+    files = shop_project(
+        tmp_path,
+        {"settings": own_check("Save settings", "Settings", "Settings saved"),
+         "orders": own_check("Refresh orders", "Orders", "Orders refreshed")},
+    )  # fmt: skip
+    for file in files.values():
+        assert run(file, shop())[0].verdict is mc.Verdict.PASSED
+    healed, _ = run(files["settings"], shop("Log in"))
+    assert (healed.verdict, healed.model_calls) == (mc.Verdict.PASSED, 1), healed.outcome.message
+    flow_heals = tmp_path / ".mobster" / "flows" / "login.heal.yaml"
+    assert flow_heals.is_file()
+    assert not (tmp_path / ".mobster" / "checks" / "settings.heal.yaml").exists()
+    text = flow_heals.read_text()
+    assert "step: 3" in text and 'to: Tap "Log in"' in text
+    # The other check replays the healed segment: no model, no second heal, no second entry.
+    other, _ = run(files["orders"], shop("Log in"), model=False, no_heal=True)
+    assert (other.verdict, other.model_calls, other.heals) == (mc.Verdict.PASSED, 0, ())
+    assert flow_heals.read_text() == text
+
+
+def heal_the_login(tmp_path: Path) -> dict[str, Path]:
+    files = shop_project(
+        tmp_path,
+        {"settings": own_check("Save settings", "Settings", "Settings saved"),
+         "orders": own_check("Refresh orders", "Orders", "Orders refreshed")},
+    )  # fmt: skip
+    for file in files.values():
+        assert run(file, shop())[0].verdict is mc.Verdict.PASSED
+    assert run(files["settings"], shop("Log in"))[0].heals
+    return files
+
+
+def test_accepting_the_flow_s_heal_makes_it_every_check_s_recorded_segment(tmp_path: Path) -> None:
+    files = heal_the_login(tmp_path)
+    flow = tmp_path / ".mobster" / "flows" / "login.yaml"
+    assert heals.accept_flow_heals(flow, tmp_path) == 1
+    assert not (tmp_path / ".mobster" / "flows" / "login.heal.yaml").exists()
+    for file in files.values():
+        again, _ = run(file, shop("Log in"), model=False, no_heal=True)
+        assert (again.verdict, again.mode, again.model_calls) == (mc.Verdict.PASSED, "replay", 0)
+
+
+def test_rejecting_the_flow_s_heal_makes_every_check_that_uses_it_keep_failing(tmp_path: Path) -> None:
+    files = heal_the_login(tmp_path)
+    flow = tmp_path / ".mobster" / "flows" / "login.yaml"
+    assert heals.reject_flow_heals(flow, tmp_path) == 1
+    for file in files.values():
+        again, _ = run(file, shop("Log in"))
+        assert (again.verdict, again.outcome.failure_class, again.model_calls) == (
+            mc.Verdict.FAILED, mc.FailureClass.DRIFT, 0,
+        ), again.outcome.message  # fmt: skip
+        assert again.outcome.step == 3
