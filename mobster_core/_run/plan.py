@@ -188,9 +188,7 @@ def choose_path(run: Run, prepared: Prepared) -> Plan:
     check, options = run.check, run.options
     if check.launch_only:
         return Plan()
-    if check.calls:
-        return _choose_parts(run, prepared)
-    plan = _choose_one(run, prepared)
+    plan = _choose_parts(run, prepared) if check.calls else _choose_one(run, prepared)
     if check.row is None or options.fresh:
         return plan
     return attrs.evolve(plan, branches=_branches(run, prepared))

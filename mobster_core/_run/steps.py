@@ -432,11 +432,12 @@ def _branch_for(
 ) -> tuple[str, tuple[Step, ...]] | None:
     """Rule 12: a row branch whose steps before the drift are these and whose drifted step matches this screen."""
     at = drift.at
-    before = [compact(s) for s in steps[: at - 1]]
+    # What each step did, not where its target was: rows tap their own value's element.
+    before = [(s.op, s.describe()) for s in steps[: at - 1]]
     for identity, branch in plan.branches:
         if identity == current or len(branch) < at:
             continue
-        if [compact(s) for s in branch[: at - 1]] != before:
+        if [(s.op, s.describe()) for s in branch[: at - 1]] != before:
             continue
         if match_step(branch[at - 1], drift.screen, settled=drift.report.settled).ok:
             return identity, branch

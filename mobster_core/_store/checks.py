@@ -67,6 +67,7 @@ Rule 6: checks live in ``<project>/.mobster/checks/``: every ``*.yaml`` and ``*.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -80,6 +81,7 @@ from mobster_core._rules.assertions import Assertion, ExpectError, parse_expect
 from mobster_core._rules.device.alerts import AlertPolicy, AlertProblem, parse_alerts
 from mobster_core._rules.device.controls import CONTENT_SIZES, MAX_PUSH_BYTES, DeviceEvent, DeviceSettings, push_problem
 from mobster_core._rules.device.device import Appearance, LaunchOptions, Reset, normal_locale
+from mobster_core._rules.device.secrets import only_references
 from mobster_core._rules.formats.yaml import (
     MAX_YAML_BYTES,
     Keys,
@@ -418,11 +420,22 @@ class Check:
         if self.steps:
             lines.append("Steps:")
             lines.extend(
-                f"{i}. {step}" + (" (a device step: the SDK does it itself, not you)" if self.device_step(i) else "")
+                f"{i}. {step}"
+                + (" (a device step: the SDK does it itself, not you)" if self.device_step(i) else "")
+                + ("" if (crumb := self.crumb(i)) is None else f" (flow {crumb.flow}, its step {crumb.step})")
                 for i, step in enumerate(self.steps, 1)
             )
         else:
             lines.append("Steps: none (the check only launches the app).")
+        if self.row is not None:
+            lines.append(
+                f"This run is the row {self.row.label!r}: type a ${{name}} as written (the SDK types its value); "
+                "where a step names one on the screen, it is:"
+            )
+            lines.extend(
+                f"- ${{{k}}} = {v}" if only_references(v) else f"- ${{{k}}} = {json.dumps(v, ensure_ascii=False)}"
+                for k, v in self.row.values.items()
+            )
         if self.expect:
             lines.append("Afterwards the screen must show (checked by the SDK, not by you):")
             lines.extend(f"- {a.show()}" + (f"  ({a.name})" if a.name else "") for a in self.expect)

@@ -107,7 +107,7 @@ class Secrets:
         return cls(values)
 
     def __bool__(self) -> bool:
-        return bool(self.values)
+        return bool(self.values) or bool(self.row)
 
     def resolve(self, text: str) -> str:
         """Rule 2: ``text`` with each reference replaced by its value (unknown names stay as written).

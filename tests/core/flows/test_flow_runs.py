@@ -14,11 +14,16 @@ from tests.core.flows.apps import SECRETS, own_check, shop, shop_project
 
 
 def run(file: Path, app: str, *, model: bool = True, **options: Any) -> tuple[mc.CheckResult, ScriptedPhone]:
+    return run_instance(load_check(file), app, model=model, **options)
+
+
+def run_instance(
+    check: mc.Check, app: str, *, model: bool = True, **options: Any
+) -> tuple[mc.CheckResult, ScriptedPhone]:
     clock = FakeClock()
     phone = ScriptedPhone.from_text(app, clock=clock)
     scripted = ScriptedModel(clock=clock) if model else None
-    root = file.parent.parent.parent
-    check = load_check(file)
+    root = check.file.parent.parent.parent
     result = clock.run(
         run_check(check, phone, clock, model=scripted, options=RunOptions(root=root, secrets=SECRETS, **options))
     )
