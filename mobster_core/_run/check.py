@@ -72,6 +72,7 @@ from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
 from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
+from .segments import part_sizes, with_crumbs
 from .steps import Executed, execute, skipped
 
 __all__ = ["RunOptions", "RunStopped", "run_check"]
@@ -273,6 +274,8 @@ def _result(run: Run, story: _Story, *, seconds: float, folder: Path, frames: fr
         r if r.frame is None or r.frame in frames else attrs.evolve(r, frame=None)
         for r in (() if executed is None else executed.reports)
     )
+    if check.calls and executed is not None:  # the breadcrumbs of a flow's steps (``segments`` Rule 4)
+        steps = with_crumbs(check, steps, part_sizes(executed.plan, executed.heals, executed.sizes))
     return CheckResult(
         name=check.name,
         file=_relative(check.file, run.root),

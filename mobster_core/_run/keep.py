@@ -89,14 +89,13 @@ def keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
 
 
 def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
-    if run.check.row is not None and executed.branch is not None:
-        executed = attrs.evolve(executed, ran=_unbound(run, executed.ran))
+    branch = executed.branch
+    if run.check.row is not None and branch is not None:
         if executed.mode is Mode.SMART:
             origin = Origin("recorded", None, check_name(run.root, run.check.file), run.provenance)
             ReplayCache(run.root, run.options.paths).store_path(
-                executed.branch, prepared.env, executed.ran, recorded_at=utc_now(), origin=origin
+                branch, prepared.env, _unbound(run, executed.ran), recorded_at=utc_now(), origin=origin
             )
-            return None
         return None  # a row's branch replayed: rows never heal (``steps`` Rule 12)
     if run.check.calls:
         return _keep_parts(run, prepared, executed)

@@ -7,6 +7,9 @@ Rule 1: a path that replays in parts (``plan`` Rule 7) starts with each part's r
         are the next parts' losses.
 Rule 2: a heal's entry is numbered within its part (``step`` from 1 in the part's own path), so a
         flow's heal file and heal state read the same whichever check healed it.
+Rule 4: each step report of a flow's action names the flow (``flow``, its chain) and, when the
+        part's actions are one a step (as Smart and most paths record them), the flow's step
+        (``flow_step``); else the flow alone. A check's own actions name none.
 Rule 3: the breaker of a heal in a part counts the part's recorded actions and the heals it
         already holds (pending from earlier runs, and this run's): ``breaker`` Rule 4.
 """
@@ -17,12 +20,14 @@ from collections.abc import Sequence
 
 import attrs
 
+from mobster_core._results.results import StepReport
 from mobster_core._rules.replay.breaker import Breaker
+from mobster_core._store.checks import Check
 from mobster_core._store.healfile import HealEntry
 
 from .plan import Plan
 
-__all__ = ["Segments"]
+__all__ = ["Segments", "part_sizes", "with_crumbs"]
 
 
 @attrs.frozen
@@ -82,3 +87,34 @@ class Segments:
                 return Breaker(recorded=self.sizes[i], pending=self.pending[i], healed=healed, part=self.names[i])
             start += size
         return None
+
+
+def part_sizes(plan: Plan, heals: Sequence[HealEntry], recorded: Sequence[int]) -> list[int]:
+    """Rule 1: how many actions of the path as it ran each part holds: the replayed parts', then Smart's."""
+    replayed = plan.replayed_parts if plan.used else 0
+    base = Segments.of(plan) if replayed else Segments()
+    after, _ = base.after([h for h in heals if h.changed])
+    return after[:replayed] + list(recorded)
+
+
+def with_crumbs(check: Check, reports: Sequence[StepReport], sizes: Sequence[int]) -> tuple[StepReport, ...]:
+    """Rule 4: the reports, each of a flow's action naming the flow and its step."""
+    parts = check.parts
+    out = []
+    for report in reports:
+        start = 0
+        found = None
+        for part, size in zip(parts, sizes, strict=False):
+            if start < report.index <= start + size:
+                found = (part, size, report.index - start)
+                break
+            start += size
+        if found is None or found[0].flow is None:
+            out.append(report)
+            continue
+        part, size, k = found
+        crumb = check.crumb(part.first + k - 1) if size == part.count else None
+        first = check.crumb(part.first)
+        flow = crumb.flow if crumb is not None else (part.flow if first is None else first.flows[0])
+        out.append(attrs.evolve(report, flow=flow, flow_step=None if crumb is None else crumb.step))
+    return tuple(out)

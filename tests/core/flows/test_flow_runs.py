@@ -100,3 +100,20 @@ def test_rejecting_the_flow_s_heal_makes_every_check_that_uses_it_keep_failing(t
             mc.Verdict.FAILED, mc.FailureClass.DRIFT, 0,
         ), again.outcome.message  # fmt: skip
         assert again.outcome.step == 3
+
+
+def test_a_flow_s_steps_carry_their_breadcrumbs_into_the_results_json_and_junit(tmp_path: Path) -> None:
+    from mobster_core._results.documents import read_check
+    from mobster_core._results.junit import _step_line
+
+    files = shop_project(tmp_path, {"settings": own_check("Save settings", "Settings", "Settings saved")})
+    result, _ = run(files["settings"], shop())
+    data = result.to_dict()
+    crumbs = [(s.get("flow"), s.get("flow_step")) for s in data["steps"]]
+    assert crumbs == [("login", 1), ("login", 2), ("login", 3), (None, None), (None, None)]
+    assert "flow" not in data["steps"][3]  # a check's own step reads as before
+    assert [s.crumb for s in read_check(data)["steps"]][2] == 'login \u203a step 3 (Tap "Sign in")'
+    assert _step_line(result.steps[2]).startswith("step 3 (login \u203a step 3) Smart: Tap")
+    # An older results.json (no flow keys) reads as it did.
+    old = {**data, "steps": [{k: v for k, v in s.items() if k not in ("flow", "flow_step")} for s in data["steps"]]}
+    assert [s.flow for s in read_check(old)["steps"]] == [None] * 5
