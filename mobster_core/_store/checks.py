@@ -466,6 +466,9 @@ def find_checks(root: Path) -> list[Path]:
 
 def load_check(path: Path) -> Check:
     """Read and validate the check file at ``path``; raises :class:`CheckError` (Rule 4)."""
+    if path.parent.name == "flows" and path.parent.parent.name == MOBSTER_DIR:
+        detail = "is a flow, and a flow is never a check: run a check that uses it (- use: " + path.stem + ")"
+        raise CheckError(f"{path}: {detail}", file=str(path), detail=detail)
     try:
         # Nothing under .mobster/ is read through a symlink; a check given by path elsewhere may be one.
         raw = read_user_file(path, max_bytes=MAX_YAML_BYTES, follow=MOBSTER_DIR not in path.parts)
