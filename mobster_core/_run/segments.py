@@ -27,7 +27,7 @@ from mobster_core._store.healfile import HealEntry
 
 from .plan import Plan
 
-__all__ = ["Segments", "part_sizes", "with_crumbs"]
+__all__ = ["Segments", "checkpoint", "part_sizes", "with_crumbs"]
 
 
 @attrs.frozen
@@ -118,3 +118,23 @@ def with_crumbs(check: Check, reports: Sequence[StepReport], sizes: Sequence[int
         flow = crumb.flow if crumb is not None else (part.flow if first is None else first.flows[0])
         out.append(attrs.evolve(report, flow=flow, flow_step=None if crumb is None else crumb.step))
     return tuple(out)
+
+
+def checkpoint(
+    segments: Segments, check: Check, heals: Sequence[HealEntry], start: int, judged: set[int]
+) -> tuple[int, int] | None:
+    """``steps`` Rule 13: where (0-based action, exclusive) the next flow with expectations ends, and which call.
+
+    None when no flow left to replay from ``start`` on has expectations (or the path is one part).
+    """
+    if not segments.names:
+        return None
+    sizes, _ = segments.after(heals)
+    calls = {c.first: n for n, c in enumerate(check.calls) if any(e for _c, e in c.expect)}
+    end = 0
+    for part, size in zip(check.parts, sizes, strict=False):
+        end += size
+        n = calls.get(part.first) if part.flow is not None else None
+        if n is not None and n not in judged and end >= start:
+            return end, n
+    return None

@@ -56,6 +56,11 @@ Rule 12 (rows): a row that drifts on the path its rows share first looks for a p
         change every row's): the app is launched again and Smart records the row's own path
         (journaled ``relaunch``; never after an action that commits something), kept as a new
         branch beside the shared one. No row taps on a screen its path wasn't recorded on.
+Rule 13 (a flow's expect): what a flow expects is judged where the flow ends, on a settled read
+        (the verdict's rules), in a recording and in a replay alike; when it fails the check fails
+        there, class ``assertion``, naming the flow and the step it ended on, and nothing after it
+        runs. The expectations of a flow the flow uses are judged with it, where the outer one
+        ends. A heal that resumes past a flow's end (its lookahead) judges it no more.
 Rule 8: the steps that ended before the check's last one with no failure say so
         (``Executed.early``): Smart blocked, or done after fewer actions than the check has
         steps; a replayed path with fewer actions than steps. The verdict still decides; a check
@@ -85,6 +90,7 @@ from mobster_core._rules.verdict.fixes import Fix, FixCode
 from mobster_core._rules.verdict.verdict import FailureClass, Outcome, SmartNote, Verdict
 from mobster_core._rules.vocabulary.screen import Screen
 from mobster_core._rules.vocabulary.steps import Step
+from mobster_core._store.checks import Call
 from mobster_core._store.healfile import HealEntry, compact, heal_file_for, moved
 
 from .agent import Agent, Brief, Limits, ModelCalls, Recorded
@@ -92,10 +98,10 @@ from .context import Run
 from .controls import device_event
 from .ended import Ended, couldnt, failed
 from .heal import HealJob, heal_step, refusal
-from .judge import Baseline, take_baseline
+from .judge import Baseline, holds, settled_read, take_baseline
 from .plan import MAX_BRANCHES, Plan, Prepared, no_model
 from .replay import Drift, FromCheck, LiveStep, Replayer
-from .segments import Segments
+from .segments import Segments, checkpoint
 
 __all__ = ["Executed", "execute"]
 
@@ -244,7 +250,28 @@ async def _smart_in_parts(
         if part.end in ends:
             sizes.append(len(agent.path) - counted)
             counted = len(agent.path)
+            call = next((c for c in run.check.calls if c.last == part.end), None)
+            failure = None if call is None else await flow_holds(run, call)
+            if failure is not None:  # Rule 13
+                return agent.recorded(failure=failure), tuple(sizes)
     return agent.recorded(), tuple(sizes)
+
+
+async def flow_holds(run: Run, call: Call) -> Outcome | None:
+    """Rule 13: a flow's expectations on a settled read where it ends; the failure naming the flow, or None."""
+    for chain, expect in call.expect:
+        if not expect:
+            continue
+        dispatch = run.dispatch
+        read = await settled_read(
+            lambda: dispatch.read_to_judge(f"the flow {chain}'s expectations"), run.clock, accept=holds(expect)
+        )
+        missed = [r for r in evaluate(expect, read.screen) if not r.ok]
+        if missed:
+            said = "; ".join(f"{r.text}: {r.observed}" for r in missed)
+            message = f"the flow {chain} ended (step {call.last}), and what it expects doesn't hold: {said}"
+            return Outcome(Verdict.FAILED, FailureClass.ASSERTION, message, step=call.last)
+    return None
 
 
 @attrs.frozen
@@ -391,11 +418,20 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
     reports, heals = list(executed.reports), list(executed.heals)
     segments = Segments.of(plan)
     within: Breaker | None = None
+    judged: set[int] = set()  # the flows whose expectations were judged (Rule 13)
     while True:
-        replayed = await replayer.run(steps, start=start, seed=seed)
+        check_at = checkpoint(segments, run.check, heals, start, judged)
+        stop = None if check_at is None else check_at[0]
+        replayed = await replayer.run(steps, start=start, seed=seed, stop=stop)
         reports += replayed.reports
         drift = replayed.drift
         failure = replayed.failure
+        if check_at is not None and drift is None and failure is None:
+            judged.add(check_at[1])
+            failure = await flow_holds(run, run.check.calls[check_at[1]])
+            if failure is None:
+                start, seed = check_at[0], None
+                continue
         if drift is not None and run.check.row is not None:
             branch = _branch_for(plan, steps, drift, executed.branch)
             if branch is not None:  # Rule 12: another row's path fits this screen

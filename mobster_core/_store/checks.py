@@ -223,6 +223,8 @@ class Call:
     count: int
     key: str
     files: tuple[Path, ...] = ()
+    #: What must hold when it ends: ``(the flow's chain, its expectations)`` of it and the flows it uses.
+    expect: tuple[tuple[str, tuple[Assertion, ...]], ...] = attrs.field(default=(), eq=False)
 
     @property
     def last(self) -> int:
@@ -773,7 +775,7 @@ class _Reader(StepsReader):
             if isinstance(item, Mapping) and "use" in item:
                 use = self.use(item, (*keys, i))
                 got: Expanded = self.book.expand(use, self.fail, (), row)
-                calls.append(Call(use.flow, got.files[0], len(texts) + 1, len(got.steps), "", got.files))
+                calls.append(Call(use.flow, got.files[0], len(texts) + 1, len(got.steps), "", got.files, got.expect))
                 texts += got.steps
                 crumbs += got.crumbs
                 expect += got.expect

@@ -117,3 +117,25 @@ def test_a_flow_s_steps_carry_their_breadcrumbs_into_the_results_json_and_junit(
     # An older results.json (no flow keys) reads as it did.
     old = {**data, "steps": [{k: v for k, v in s.items() if k not in ("flow", "flow_step")} for s in data["steps"]]}
     assert [s.flow for s in read_check(old)["steps"]] == [None] * 5
+
+
+def test_what_a_flow_expects_is_judged_where_it_ends_naming_the_flow(tmp_path: Path) -> None:
+    from tests.core.flows.apps import LOGIN
+
+    expecting = LOGIN + "expect:\n  - text: Welcome back\n"
+    files = shop_project(tmp_path, {"orders": own_check("Refresh orders", "Orders", "Orders refreshed")},
+                         {"login": expecting})  # fmt: skip
+    recorded, _ = run(files["orders"], shop())
+    assert recorded.verdict is mc.Verdict.PASSED, recorded.outcome.message
+    assert run(files["orders"], shop(), model=False)[0].verdict is mc.Verdict.PASSED
+    # The flow now expects what its end doesn't show: the replay fails there, before the check's own steps.
+    (tmp_path / ".mobster" / "flows" / "login.yaml").write_text(LOGIN + "expect:\n  - text: Welcome home\n")
+    failed, phone = run(files["orders"], shop(), model=False)
+    assert (failed.verdict, failed.outcome.failure_class, failed.outcome.step) == (
+        mc.Verdict.FAILED, mc.FailureClass.ASSERTION, 3,
+    )  # fmt: skip
+    assert failed.outcome.message.startswith("the flow login ended (step 3), and what it expects doesn't hold: ")
+    assert phone.screen_name("com.example.shop") == "start"  # nothing after the flow ran
+    # Recording, too: Smart stops where the flow ends.
+    fresh, _ = run(files["orders"], shop(), fresh=True)
+    assert (fresh.verdict, fresh.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.ASSERTION)
