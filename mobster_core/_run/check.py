@@ -275,7 +275,8 @@ def _result(run: Run, story: _Story, *, seconds: float, folder: Path, frames: fr
         for r in (() if executed is None else executed.reports)
     )
     if check.calls and executed is not None:  # the breadcrumbs of a flow's steps (``segments`` Rule 4)
-        steps = with_crumbs(check, steps, part_sizes(executed.plan, executed.heals, executed.sizes))
+        sizes = executed.layout or part_sizes(executed.plan, executed.heals, executed.sizes)
+        steps = with_crumbs(check, steps, sizes)
     return CheckResult(
         name=check.name,
         file=_relative(check.file, run.root),

@@ -89,19 +89,36 @@ def keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
 
 
 def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
-    branch = executed.branch
-    if run.check.row is not None and branch is not None:
-        if executed.mode is Mode.SMART:
-            origin = Origin("recorded", None, check_name(run.root, run.check.file), run.provenance)
-            ReplayCache(run.root, run.options.paths).store_path(
-                branch, prepared.env, _unbound(run, executed.ran), recorded_at=utc_now(), origin=origin
-            )
-        return None  # a row's branch replayed: rows never heal (``steps`` Rule 12)
+    if run.check.row is not None and executed.layout is not None:
+        return _keep_row(run, prepared, executed)
     if run.check.calls:
         return _keep_parts(run, prepared, executed)
     if run.check.row is not None:
         executed = attrs.evolve(executed, ran=_unbound(run, executed.ran))
     return _keep_one(run, prepared, executed)
+
+
+def _keep_row(run: Run, prepared: Prepared, executed: Executed) -> str | None:
+    """Rule 9: a row that replayed or recorded a branch keeps the branch it recorded, and any part that had no path."""
+    assert executed.layout is not None
+    cache = ReplayCache(run.root, run.options.paths)
+    ran, parts = _unbound(run, executed.ran), run.check.parts
+    new = {p: identity for p, identity, fresh in executed.branches if fresh}
+    found = executed.plan.parts
+    offset = 0
+    for index, size in enumerate(executed.layout):
+        steps = ran[offset : offset + size]
+        offset += size
+        if index >= len(parts):
+            break
+        part = parts[index]
+        identity = new.get(index)
+        had = found[index].path is not None if index < len(found) else bool(executed.plan.path)
+        if identity is None and (had or index < min(new, default=len(parts))):
+            continue  # the shared path, or a branch replayed: rows never heal (``steps`` Rule 12)
+        origin = Origin("recorded", None, check_name(run.root, run.check.file), run.provenance)
+        cache.store_path(identity or part.identity, prepared.env, steps, recorded_at=utc_now(), origin=origin)
+    return None
 
 
 def _unbound(run: Run, steps: tuple[Step, ...]) -> tuple[Step, ...]:

@@ -39,7 +39,7 @@ import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.device.device import AppInfo, DeviceInfo, DeviceKind, LaunchOptions
-from mobster_core._rules.replay.identity import Env, branch_identity
+from mobster_core._rules.replay.identity import MAX_BRANCHES, Env, branch_identity
 from mobster_core._rules.replay.rows import bind_targets
 from mobster_core._rules.verdict.fixes import Fix, FixCode
 from mobster_core._rules.verdict.verdict import FailureClass
@@ -112,8 +112,9 @@ class Plan:
     waiting: tuple[HealEntry, ...] = ()
     #: Rule 7: each part of a check that uses flows, as it was found (empty: the path is one part).
     parts: tuple[PartPlan, ...] = ()
-    #: Rule 8: the row branches of this env: ``(branch identity, its path)``, in branch order.
-    branches: tuple[tuple[str, tuple[Step, ...]], ...] = ()
+    #: Rule 8: each part's row branches in this env (``rowpaths``): per part of the path, in order,
+    #: ``(branch identity, its path)``, bound to the row's values.
+    branches: tuple[tuple[tuple[str, tuple[Step, ...]], ...], ...] = ()
 
     @property
     def replayed_parts(self) -> int:
@@ -194,20 +195,19 @@ def choose_path(run: Run, prepared: Prepared) -> Plan:
     return attrs.evolve(plan, branches=_branches(run, prepared))
 
 
-#: Rule 8: the most paths a check's rows keep beside the one they share, per env.
-MAX_BRANCHES = 4
-
-
-def _branches(run: Run, prepared: Prepared) -> tuple[tuple[str, tuple[Step, ...]], ...]:
-    """Rule 8: the branch paths of this check's rows in this env, each bound to the row's values."""
+def _branches(run: Run, prepared: Prepared) -> tuple[tuple[tuple[str, tuple[Step, ...]], ...], ...]:
+    """Rule 8: each part's branches in this env, each bound to the row's values."""
     cache = ReplayCache(run.root, run.options.paths)
-    found = []
-    for n in range(1, MAX_BRANCHES + 1):
-        identity = branch_identity(prepared.identity, n)
-        lookup = cache.lookup(identity, prepared.env)
-        if lookup.steps is not None:
-            found.append((identity, bind_targets(lookup.steps, run.check.row_values)))
-    return tuple(found)
+    out = []
+    for part in run.check.parts:
+        found = []
+        for n in range(1, MAX_BRANCHES + 1):
+            identity = branch_identity(part.identity, n)
+            lookup = cache.lookup(identity, prepared.env)
+            if lookup.steps is not None:
+                found.append((identity, bind_targets(lookup.steps, run.check.row_values)))
+        out.append(tuple(found))
+    return tuple(out)
 
 
 def _choose_parts(run: Run, prepared: Prepared) -> Plan:

@@ -82,15 +82,14 @@ from mobster_core._rules.device.alerts import AlertPolicy, permissions_of
 from mobster_core._rules.device.controls import DeviceEvent, device_misfit
 from mobster_core._rules.device.device import LaunchOptions
 from mobster_core._rules.replay.breaker import Breaker
-from mobster_core._rules.replay.identity import branch_identity
-from mobster_core._rules.replay.matcher import match_step
+from mobster_core._rules.replay.identity import MAX_BRANCHES
 from mobster_core._rules.replay.settle import Sighting
 from mobster_core._rules.replay.typing_rules import lost_typing
 from mobster_core._rules.verdict.fixes import Fix, FixCode
 from mobster_core._rules.verdict.verdict import FailureClass, Outcome, SmartNote, Verdict
 from mobster_core._rules.vocabulary.screen import Screen
 from mobster_core._rules.vocabulary.steps import Step
-from mobster_core._store.checks import Call
+from mobster_core._store.checks import Call, Part
 from mobster_core._store.healfile import HealEntry, compact, heal_file_for, moved
 
 from .agent import Agent, Brief, Limits, ModelCalls, Recorded
@@ -99,8 +98,9 @@ from .controls import device_event
 from .ended import Ended, couldnt, failed
 from .heal import HealJob, heal_step, refusal
 from .judge import Baseline, holds, settled_read, take_baseline
-from .plan import MAX_BRANCHES, Plan, Prepared, no_model
+from .plan import Plan, Prepared, no_model
 from .replay import Drift, FromCheck, LiveStep, Replayer
+from .rowpaths import Layout, branch_for, free_branch
 from .segments import Segments, checkpoint
 
 __all__ = ["Executed", "execute"]
@@ -134,8 +134,10 @@ class Executed:
     early: FinishedEarly | None = None
     #: Rule 11: how many actions of ``ran`` each part Smart recorded has, from the first it recorded.
     sizes: tuple[int, ...] = ()
-    #: Rule 12: the row branch this run replayed or recorded (its identity), None for the shared path.
-    branch: str | None = None
+    #: Rule 12: the row branches this run replayed (``new`` False) or recorded: ``(part, identity, new)``.
+    branches: tuple[tuple[int, str, bool], ...] = ()
+    #: Rule 12: how many actions of ``ran`` each part holds, once a row's branch is in it (else None).
+    layout: tuple[int, ...] | None = None
     #: Rule 12: the row's screens differ from every path its rows keep: record its own.
     diverged: Drift | None = attrs.field(default=None, eq=False, repr=False)
 
@@ -234,7 +236,7 @@ async def _smart_in_parts(
     ends = {p.last for p in run.check.parts}
     sizes: list[int] = []
     counted = 0
-    for part in _parts(run, first):
+    for part in _parts(run, first, cut=True):
         if part.last >= part.first:
             agent.narrow(steps[part.first - 1 : part.last], _part_request(run, part))
             recorded = await agent.run(seed, began=began)
@@ -288,11 +290,11 @@ class _Part:
         return self.last + (1 if self.event is not None else 0)
 
 
-def _parts(run: Run, start: int = 1) -> list[_Part]:
-    """Rules 9 and 11: the check's steps from ``start`` on, cut at each device step and where each part of its path ends."""
+def _parts(run: Run, start: int = 1, *, cut: bool = False) -> list[_Part]:
+    """Rules 9 and 11: the check's steps from ``start`` on, cut at each device step (and, with ``cut``, where each part of its path ends)."""
     parts, first = [], start
     events = dict(run.check.device_steps)
-    ends = {p.last for p in run.check.parts} if run.check.calls else set()
+    ends = {p.last for p in run.check.parts} if cut else set()
     for number in range(start, len(run.check.steps) + 1):
         if number in events:
             parts.append(_Part(first, number - 1, device_event(run, events[number])))
@@ -433,10 +435,15 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
                 start, seed = check_at[0], None
                 continue
         if drift is not None and run.check.row is not None:
-            branch = _branch_for(plan, steps, drift, executed.branch)
-            if branch is not None:  # Rule 12: another row's path fits this screen
-                executed = attrs.evolve(executed, branch=branch[0])
-                steps, start, seed = branch[1], drift.at - 1, None
+            layout = Layout(executed.layout) if executed.layout is not None else _layout(plan, steps)
+            used = [identity for _p, identity, _n in executed.branches]
+            fits = branch_for(steps, layout, plan.branches, drift.at, drift.screen, settled=drift.report.settled,
+                              used=used)  # fmt: skip
+            if fits is not None:  # Rule 12: another row's branch fits this screen
+                executed = attrs.evolve(
+                    executed, branches=(*executed.branches, (fits.part, fits.identity, False)), layout=fits.layout.sizes
+                )
+                steps, start, seed = fits.steps, drift.at - 1, None
                 continue
         if drift is not None:
             within = segments.breaker(drift.at, heals)
@@ -446,9 +453,12 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
             )  # fmt: skip
             failure = _waiting(run, plan, drift, failure)
             failure = _settle_first(run, plan, drift, failure, heals)
-            if failure is None and run.check.row is not None:  # Rule 12: the row records its own path
+            if failure is None and run.check.row is not None:  # Rule 12: the row records its own branch
                 reports += [drift.report]
-                return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), diverged=drift)
+                sizes = executed.layout or _layout(plan, steps).sizes
+                return attrs.evolve(
+                    executed, ran=steps, reports=tuple(reports), heals=tuple(heals), diverged=drift, layout=sizes
+                )
         if drift is None or failure is not None:
             reports += [drift.report] if drift is not None else []
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=failure)
@@ -463,21 +473,11 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
         start, seed = healed.resume_at, healed.seen
 
 
-def _branch_for(
-    plan: Plan, steps: tuple[Step, ...], drift: Drift, current: str | None
-) -> tuple[str, tuple[Step, ...]] | None:
-    """Rule 12: a row branch whose steps before the drift are these and whose drifted step matches this screen."""
-    at = drift.at
-    # What each step did, not where its target was: rows tap their own value's element.
-    before = [(s.op, s.describe()) for s in steps[: at - 1]]
-    for identity, branch in plan.branches:
-        if identity == current or len(branch) < at:
-            continue
-        if [(s.op, s.describe()) for s in branch[: at - 1]] != before:
-            continue
-        if match_step(branch[at - 1], drift.screen, settled=drift.report.settled).ok:
-            return identity, branch
-    return None
+def _layout(plan: Plan, steps: tuple[Step, ...]) -> Layout:
+    """Rule 12: the parts' sizes of the path as the plan composed it (one part for a check without flows)."""
+    if not plan.parts:
+        return Layout((len(steps),))
+    return Layout(tuple(0 if p.path is None else len(p.path) for p in plan.parts[: plan.replayed_parts]))
 
 
 def _events(run: Run) -> dict[str, DeviceEvent]:
@@ -618,33 +618,69 @@ def brief(run: Run, prepared: Prepared, **changes: Any) -> Brief:
 
 
 async def _own_row_path(run: Run, prepared: Prepared, replayed: Executed) -> Executed:
-    """Rule 12: the row's screens differ from every path its rows keep: launch again, and Smart records its own."""
-    drift = replayed.diverged
-    assert drift is not None and run.check.row is not None
-    plan = replayed.plan
-    said = f"row [{run.check.row.label}] drifted from the path its rows share: {drift.message}"
-    committed = run.dispatch.first_commit()
-    if committed is not None or run.calls is None:
-        why = f"{said}; it isn't recorded afresh in this run: {committed} was sent and commits something"
+    """Rule 12: no branch of the drifted part fits: the row records its own branch of it (``rowpaths`` Rule 2)."""
+    drift, row = replayed.diverged, run.check.row
+    assert drift is not None and row is not None and replayed.layout is not None
+    layout = Layout(replayed.layout)
+    index, start = layout.locate(drift.at)
+    part = run.check.parts[index]
+    said = f"row [{row.label}] drifted from the path its rows share: {drift.message}"
+    taken = [identity for identity, _ in (replayed.plan.branches[index] if index < len(replayed.plan.branches) else ())]
+    free = free_branch(part.identity, taken)
+    exact = layout.sizes[index] == part.count  # one action a step: the drifted step is a step of the check
+    committed = None if exact else run.dispatch.first_commit()
+    why = None
+    if run.calls is None:
+        why = f"{said}, and {no_model(run.options, 'record its own path')[0]}"
+    elif free is None:
+        why = f"{said}, and its rows keep {MAX_BRANCHES} paths of it beside the shared one: record the check again"
+    elif committed is not None:
+        why = f"{said}; its own path isn't recorded in this run: {committed} was sent and commits something"
+    if why is not None:
         failure = Outcome(Verdict.FAILED, FailureClass.DRIFT, why, step=drift.at, fix=Fix(FixCode.RECORD_AGAIN))
         return attrs.evolve(replayed, failure=failure, diverged=None)
-    taken = {identity for identity, _ in plan.branches}
-    free = next(
-        (b for n in range(1, MAX_BRANCHES + 1) if (b := branch_identity(prepared.identity, n)) not in taken), None
-    )
-    if free is None:
-        why = f"{said}, and its rows keep {MAX_BRANCHES} paths beside the shared one already: record the check again"
-        failure = Outcome(Verdict.FAILED, FailureClass.DRIFT, why, step=drift.at, fix=Fix(FixCode.RECORD_AGAIN))
-        return attrs.evolve(replayed, failure=failure, diverged=None)
-    plan = attrs.evolve(plan, used=False, why=f"{said}; recorded the row's own path")
+    assert free is not None
+    plan = attrs.evolve(replayed.plan, why=f"{said}; recorded the row's own path of {_part_words(part)}")
     log.info("a row's screens differ from its rows' path; recording its own", reason=drift.message)
-    restart = attrs.evolve(replayed, plan=plan, heals=(), failure=None, diverged=None, branch=free)
-    try:
-        await run.dispatch.launch(run.bundle, _launch(run, prepared), key="relaunch")
-        restart = attrs.evolve(restart, baseline=await take_baseline(run))
-    except Ended as ended:
-        return attrs.evolve(restart, failure=ended.outcome)
-    return await _smart(run, prepared, restart, key_prefix="fresh")
+    if exact:  # Smart goes on from the drifted step, on this screen, the steps before it done
+        kept = replayed.ran[: drift.at - 1]
+        base = attrs.evolve(replayed, plan=plan, ran=kept, diverged=None)
+        first, before = part.first + (drift.at - start) - 1, kept[start:]
+    else:  # from a new launch: the parts before it again, then Smart from its first step
+        base = attrs.evolve(replayed, plan=plan, diverged=None, ran=(), reports=replayed.reports)
+        try:
+            await run.dispatch.launch(run.bundle, _launch(run, prepared), key="relaunch")
+            base = attrs.evolve(base, baseline=await take_baseline(run))
+        except Ended as ended:
+            return attrs.evolve(base, failure=ended.outcome)
+        if start:
+            again = await _replay_steps(run, prepared, attrs.evolve(base, layout=None), replayed.ran[:start])
+            if again.failure is not None or again.diverged is not None:
+                return attrs.evolve(again, failure=again.failure or _diverged_again(said), diverged=None)
+            base = attrs.evolve(again, plan=plan)
+        first, before = part.first, ()
+    recorded, sizes = await _smart_in_parts(run, prepared, base, "smart", first)
+    own = len(before) + (sizes[0] if sizes else len(recorded.path))
+    new_layout = (*layout.sizes[:index], own, *sizes[1:])
+    return attrs.evolve(
+        base,
+        mode=Mode.SMART,
+        ran=base.ran + recorded.path,
+        reports=base.reports + recorded.reports,
+        smart=_note(recorded),
+        failure=recorded.failure,
+        branches=(*replayed.branches, (index, free, True)),
+        layout=new_layout,
+        sizes=(),
+    )
+
+
+def _diverged_again(said: str) -> Outcome:
+    return Outcome(Verdict.FAILED, FailureClass.DRIFT, f"{said}; the steps before it didn't replay again")
+
+
+def _part_words(part: Part) -> str:
+    return f"the flow {part.flow}" if part.flow else f"steps {part.first} to {part.last}"
 
 
 async def _fall_back(run: Run, prepared: Prepared, carried: Executed) -> Executed:

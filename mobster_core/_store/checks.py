@@ -759,6 +759,8 @@ class _Reader(StepsReader):
                         f"step {i + 1} is {len(step)} characters long; the limit is {MAX_STEP_CHARS}",
                         "split it into shorter steps",
                     )
+            if len(steps) > MAX_STEPS:
+                self.fail(keys, f"has {len(steps)} steps; the limit is {MAX_STEPS}", "split the check in two")
             return _Laid(value, steps, crumbs=(None,) * len(steps))
         if not isinstance(value, list):
             self.fail(keys, f"expected a step or a list of steps, got {kind_of(value)}", "write steps: [Tap Sign up]")

@@ -42,7 +42,7 @@ import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.formats.text import utf8
-from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.identity import MAX_BRANCHES, Env, branch_identity
 from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core.exceptions import HealFileError, MobsterError, PathError
 
@@ -107,6 +107,10 @@ class PathEntry:
     stored: StoredEnv
     steps: tuple[str, ...]
     last_replayed: datetime | None
+    #: What part of its checks' paths it is: ``the flow login`` (a segment every check that uses the
+    #: flow replays), ``steps 4 to 5`` (a check's own steps beside its flows), ``a row's own path``;
+    #: None for a check's whole path.
+    part: str | None = None
 
     @property
     def env(self) -> str:
@@ -132,8 +136,23 @@ class ImportReport:
 def _by_identity(checks: Iterable[Check]) -> dict[str, list[Check]]:
     found: dict[str, list[Check]] = {}
     for check in checks:
-        found.setdefault(check.identity, []).append(check)
+        for identity in [check.identity, *_part_names(check)]:
+            if check not in found.setdefault(identity, []):
+                found[identity].append(check)
     return found
+
+
+def _part_names(check: Check) -> dict[str, str]:
+    """The identities of a check's parts (segments, its own steps beside them) and rows' paths, in words."""
+    names: dict[str, str] = {}
+    if check.calls:
+        for part in check.parts:
+            names[part.identity] = f"the flow {part.flow}" if part.flow else f"steps {part.first} to {part.last}"
+    if check.rows:
+        for part in check.parts:
+            for n in range(1, MAX_BRANCHES + 1):
+                names[branch_identity(part.identity, n)] = "a row's own path"
+    return names
 
 
 def _shown(file: Path, root: Path) -> str:
@@ -147,6 +166,7 @@ def list_paths(root: Path, checks: Sequence[Check], *, paths: str | PathStore = 
     """Every usable path of the store, with the ``checks`` that replay it (Rules 1, 2), by check then env."""
     cache = ReplayCache(root, paths)
     owners = _by_identity(checks)
+    parts = {i: name for c in checks for i, name in _part_names(c).items()}
     replayed = _replayed(root)
     entries = [
         PathEntry(
@@ -156,6 +176,7 @@ def list_paths(root: Path, checks: Sequence[Check], *, paths: str | PathStore = 
             stored=record.stored,
             steps=tuple(step.describe() for step in record.steps),
             last_replayed=replayed.get(f"{identity}-{record.stored.env.digest}"),
+            part=parts.get(identity),
         )
         for identity in cache.identities()
         for record in cache.paths(identity)

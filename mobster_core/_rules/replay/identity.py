@@ -49,6 +49,7 @@ from mobster_core._rules.formats.canon import digest
 __all__ = [
     "ENV_DIGEST_LENGTH",
     "IDENTITY_LENGTH",
+    "MAX_BRANCHES",
     "Env",
     "branch_identity",
     "composite_identity",
@@ -110,6 +111,10 @@ def segment_identity(flow: str, steps: Sequence[str], *, bundle: str) -> str:
 def part_identity(own: str, part: int) -> str:
     """Rule 6: the identity of the ``part``-th run (from 1) of a check's own steps between its flows."""
     return digest({"format": _FORMAT, "own": own, "part": part}, IDENTITY_LENGTH)
+
+
+#: Rule 6: the most paths a check's rows keep beside the one they share, per env.
+MAX_BRANCHES = 4
 
 
 def branch_identity(identity: str, branch: int) -> str:
