@@ -180,7 +180,9 @@ def _flow_lines(flows: Sequence[dict[str, Any]]) -> list[str]:
             lines.append(f"{head}  can't be read: {visible(flow['error'])}")
             continue
         names = ", ".join(visible(i["name"]) + (" (secret)" if i["secret"] else "") for i in flow["inputs"])
-        lines.append(f"{head}  {flow['steps']} step{'s' if flow['steps'] != 1 else ''}" + (f"; inputs: {names}" if names else ""))
+        lines.append(
+            f"{head}  {flow['steps']} step{'s' if flow['steps'] != 1 else ''}" + (f"; inputs: {names}" if names else "")
+        )
     return lines
 
 

@@ -768,14 +768,12 @@ def _flow_heal_lines(root: Path) -> list[str]:
 
     from ._render import visible
 
-    lines = []
-    for flow in find_flows(root):
-        for e in read_heal_file(heal_file_for(flow)):
-            lines.append(
-                f"{visible(flow.name)} (flow, for every check that uses it): step {e.step}: "
-                f"{visible(e.from_)} -> {visible(e.to)} ({visible(e.why)})"
-            )
-    return lines
+    return [
+        f"{visible(flow.name)} (flow, for every check that uses it): step {e.step}: "
+        f"{visible(e.from_)} -> {visible(e.to)} ({visible(e.why)})"
+        for flow in find_flows(root)
+        for e in read_heal_file(heal_file_for(flow))
+    ]
 
 
 def _heal_lines(root: Path, file: Path, store: str) -> list[str]:

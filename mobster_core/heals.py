@@ -26,10 +26,10 @@ from pathlib import Path
 import attrs
 
 from ._clock import utc_now
+from ._rules.replay.typing_rules import Provenance
 from ._store import healfile
 from ._store.cache import ReplayCache
 from ._store.checks import Check, project_of
-from ._rules.replay.typing_rules import Provenance
 from ._store.healfile import (
     HealEntry,
     HealFileError,
@@ -128,7 +128,7 @@ def reject_heals(check: Check, root: Path | None = None, *, paths: str | PathSto
     return healfile.reject_heals(cache, check.file, check.identity, provenance=check.provenance)
 
 
-def flow_segments(flow_file: Path, root: Path, paths: str | PathStore = "local") -> tuple[list[str], Provenance]:
+def _flow_segments(flow_file: Path, root: Path, paths: str | PathStore = "local") -> tuple[list[str], Provenance]:
     """The segment identities of a flow that have heal states in the store, and the words of the checks that use it.
 
     A segment is keyed by the names its inputs are bound to, so a flow has one for each set of
@@ -154,7 +154,7 @@ def flow_segments(flow_file: Path, root: Path, paths: str | PathStore = "local")
 def accept_flow_heals(flow_file: Path, root: Path | None = None, *, paths: str | PathStore = "local") -> int:
     """Keep the healed steps of the flow's segments (every check that uses it replays them); return how many heals."""
     root = root or project_of(flow_file)
-    identities, words = flow_segments(flow_file, root, paths)
+    identities, words = _flow_segments(flow_file, root, paths)
     cache = ReplayCache(root, paths)
     return healfile.accept_heals(cache, flow_file, identities, recorded_at=utc_now(), provenance=words)
 
@@ -162,5 +162,5 @@ def accept_flow_heals(flow_file: Path, root: Path | None = None, *, paths: str |
 def reject_flow_heals(flow_file: Path, root: Path | None = None, *, paths: str | PathStore = "local") -> int:
     """Bring the flow's recorded steps back, marked keep-failing, for every check that uses it; how many heals."""
     root = root or project_of(flow_file)
-    identities, words = flow_segments(flow_file, root, paths)
+    identities, words = _flow_segments(flow_file, root, paths)
     return healfile.reject_heals(ReplayCache(root, paths), flow_file, identities, provenance=words)

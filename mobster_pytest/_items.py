@@ -164,12 +164,7 @@ class CheckItem(pytest.Item):
         strip_properties(self.user_properties)
         rootdir = self.config.rootpath
         try:
-            check = load_check(self.path)
-            if self.row is not None:
-                if self.row >= len(check.rows):
-                    raise CheckError(f"{self.path}: its rows changed since pytest collected them; run again",
-                                     file=str(self.path))  # fmt: skip
-                check = check.instances()[self.row]
+            check = load_check(self.path).instance(self.row)
         except CheckError as exc:
             raise usage_error(exc, self.path, rootdir) from None
         _result, error = run_for(self, check, root=project_of(self.path), slot=self.slot, repeat=self.run)

@@ -177,6 +177,14 @@ def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, str | None]:
     return attrs.evolve(found, row=row), None
 
 
+def _refused(check: Check, missing: str | None) -> Outcome | None:
+    """A check that can't start: one with rows run as itself (run each row's), or an unset secret (Rule 7)."""
+    if check.rows and check.row is None:
+        said = f"{check.file}: the check has {len(check.rows)} rows: run each row's check (check.instances())"
+        return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, said)
+    return None if missing is None else _missing(check, missing)
+
+
 def _missing(check: Check, name: str) -> Outcome:
     """Rule 7: the usage problem of an unset secret."""
     return Outcome(
@@ -190,11 +198,9 @@ def _missing(check: Check, name: str) -> Outcome:
 async def _tell(run: Run, folder: Path, missing: str | None) -> tuple[_Story, asyncio.CancelledError | None]:
     """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5, 7)."""
     story = _Story()
-    if run.check.rows and run.check.row is None:
-        said = f"{run.check.file}: the check has {len(run.check.rows)} rows: run each row's check (check.instances())"
-        return attrs.evolve(story, outcome=Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, said)), None
-    if missing is not None:
-        return attrs.evolve(story, outcome=_missing(run.check, missing)), None
+    refused = _refused(run.check, missing)
+    if refused is not None:
+        return attrs.evolve(story, outcome=refused), None
     try:
         if isinstance(run.device, CheckReports):
             await _best_effort(run.device.check_started(run.check.name), "check_started")

@@ -510,7 +510,9 @@ class Dispatcher:
             # so the text it should show is scrubbed too (a value typed as itself reads as its reference).
             secure = element.role == "SecureTextField"
             # A row's value reads back as itself (it is the check's data, never scrubbed).
-            typed = self.secrets.resolve(action.text) if secure else self.secrets.scrub(self.secrets.resolve(action.text))
+            typed = (
+                self.secrets.resolve(action.text) if secure else self.secrets.scrub(self.secrets.resolve(action.text))
+            )
             await self.confirm_typing(what, element, typed, step=step)
         if self.on_sent is not None:
             self.on_sent(what)  # progress for people: ``what`` never holds masked text

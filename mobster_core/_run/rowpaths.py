@@ -23,8 +23,9 @@ import attrs
 
 from mobster_core._rules.replay.identity import MAX_BRANCHES, branch_identity
 from mobster_core._rules.replay.matcher import match_step
-from mobster_core._rules.vocabulary.screen import Screen
 from mobster_core._rules.vocabulary.steps import Step
+
+from .replay import Drift
 
 __all__ = ["Layout", "Switch", "branch_for", "free_branch"]
 
@@ -71,13 +72,11 @@ def branch_for(
     steps: tuple[Step, ...],
     layout: Layout,
     branches: Sequence[Sequence[tuple[str, tuple[Step, ...]]]],
-    at: int,
-    screen: Screen,
-    *,
-    settled: bool,
+    drift: Drift,
     used: Sequence[str] = (),
 ) -> Switch | None:
-    """Rule 1: the branch of the part holding action ``at`` that fits ``screen``, with the path it makes."""
+    """Rule 1: the branch of the part holding the drifted action that fits its screen, with the path it makes."""
+    at, screen, settled = drift.at, drift.screen, drift.report.settled
     part, start = layout.locate(at)
     if part >= len(branches):
         return None

@@ -69,6 +69,7 @@ Rule 8: the steps that ended before the check's last one with no failure say so
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,12 @@ async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
     replayed = await _replay(run, prepared, Executed(Mode.REPLAY, plan, baseline), plan.path)
     if plan.carried is not None and replayed.failure is not None:
         return await _fall_back(run, prepared, replayed)
+    return await _after_replay(run, prepared, replayed)
+
+
+async def _after_replay(run: Run, prepared: Prepared, replayed: Executed) -> Executed:
+    """Rules 8, 11 and 12: a row's own path, the parts Smart records after the replayed ones, or a short path."""
+    plan = replayed.plan
     if replayed.diverged is not None:
         return await _own_row_path(run, prepared, replayed)
     if plan.parts and replayed.failure is None and plan.replayed_parts < len(plan.parts):
@@ -261,13 +268,12 @@ async def _smart_in_parts(
 
 async def flow_holds(run: Run, call: Call) -> Outcome | None:
     """Rule 13: a flow's expectations on a settled read where it ends; the failure naming the flow, or None."""
+    dispatch = run.dispatch
     for chain, expect in call.expect:
         if not expect:
             continue
-        dispatch = run.dispatch
-        read = await settled_read(
-            lambda: dispatch.read_to_judge(f"the flow {chain}'s expectations"), run.clock, accept=holds(expect)
-        )
+        what = f"the flow {chain}'s expectations"
+        read = await settled_read(functools.partial(dispatch.read_to_judge, what), run.clock, accept=holds(expect))
         missed = [r for r in evaluate(expect, read.screen) if not r.ok]
         if missed:
             said = "; ".join(f"{r.text}: {r.observed}" for r in missed)
@@ -291,7 +297,10 @@ class _Part:
 
 
 def _parts(run: Run, start: int = 1, *, cut: bool = False) -> list[_Part]:
-    """Rules 9 and 11: the check's steps from ``start`` on, cut at each device step (and, with ``cut``, where each part of its path ends)."""
+    """Rules 9 and 11: the check's steps from ``start`` on, cut at each device step.
+
+    With ``cut``, also where each part of its path ends.
+    """
     parts, first = [], start
     events = dict(run.check.device_steps)
     ends = {p.last for p in run.check.parts} if cut else set()
@@ -434,17 +443,10 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
             if failure is None:
                 start, seed = check_at[0], None
                 continue
-        if drift is not None and run.check.row is not None:
-            layout = Layout(executed.layout) if executed.layout is not None else _layout(plan, steps)
-            used = [identity for _p, identity, _n in executed.branches]
-            fits = branch_for(steps, layout, plan.branches, drift.at, drift.screen, settled=drift.report.settled,
-                              used=used)  # fmt: skip
-            if fits is not None:  # Rule 12: another row's branch fits this screen
-                executed = attrs.evolve(
-                    executed, branches=(*executed.branches, (fits.part, fits.identity, False)), layout=fits.layout.sizes
-                )
-                steps, start, seed = fits.steps, drift.at - 1, None
-                continue
+        switched = _switch(run, executed, steps, drift)
+        if switched is not None:  # Rule 12: another row's branch fits this screen
+            executed, steps, start, seed = switched[0], switched[1], switched[2], None
+            continue
         if drift is not None:
             within = segments.breaker(drift.at, heals)
             failure = refusal(
@@ -471,6 +473,22 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
         if healed.failure is not None or healed.resume_at is None:
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=healed.failure)
         start, seed = healed.resume_at, healed.seen
+
+
+def _switch(
+    run: Run, executed: Executed, steps: tuple[Step, ...], drift: Drift | None
+) -> tuple[Executed, tuple[Step, ...], int] | None:
+    """Rule 12: a row's drift that another row's branch fits: the run, the path with it, and where it goes on."""
+    if drift is None or run.check.row is None:
+        return None
+    plan = executed.plan
+    layout = Layout(executed.layout) if executed.layout is not None else _layout(plan, steps)
+    used = [identity for _p, identity, _n in executed.branches]
+    fits = branch_for(steps, layout, plan.branches, drift, used)
+    if fits is None:
+        return None
+    branches = (*executed.branches, (fits.part, fits.identity, False))
+    return attrs.evolve(executed, branches=branches, layout=fits.layout.sizes), fits.steps, drift.at - 1
 
 
 def _layout(plan: Plan, steps: tuple[Step, ...]) -> Layout:
@@ -620,7 +638,9 @@ def brief(run: Run, prepared: Prepared, **changes: Any) -> Brief:
 async def _own_row_path(run: Run, prepared: Prepared, replayed: Executed) -> Executed:
     """Rule 12: no branch of the drifted part fits: the row records its own branch of it (``rowpaths`` Rule 2)."""
     drift, row = replayed.diverged, run.check.row
-    assert drift is not None and row is not None and replayed.layout is not None
+    assert drift is not None
+    assert row is not None
+    assert replayed.layout is not None
     layout = Layout(replayed.layout)
     index, start = layout.locate(drift.at)
     part = run.check.parts[index]

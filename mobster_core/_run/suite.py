@@ -304,7 +304,7 @@ async def _run_all(
         run_options = attrs.evolve(quiet, device_label=label)
         while (job := await work.take(slot)) is not None:
             try:
-                result = await _one(job.file, device, clock, models(), run_options, job.row)
+                result = await _one(job, device, clock, models(), run_options)
             except RunStopped as exc:
                 await _record(work, job.key, job.final(exc.result), options)
                 return
@@ -432,16 +432,10 @@ def _not_run(work: _Work, slots: Sequence[tuple[str | None, Device]], options: R
             options.on_result(result)
 
 
-async def _one(
-    file: Path, device: Device, clock: Clock, model: Model | None, options: RunOptions, row: int | None = None
-) -> CheckResult:
+async def _one(job: _Job, device: Device, clock: Clock, model: Model | None, options: RunOptions) -> CheckResult:
+    file, row = job.file, job.row
     try:
-        check = load_check(file)
-        if row is not None:  # Rule 14: the row's own instance (the file may have changed: say so)
-            rows = check.instances()
-            if not check.rows or row >= len(rows):
-                raise CheckError(f"{file}: its rows changed while the suite ran; run it again", file=str(file))
-            check = rows[row]
+        check = load_check(file).instance(row)  # Rule 14: the row's own (the file may have changed: said)
     except (CheckError, MobsterError, OSError) as exc:
         return _not_run_result(file, options.root or file.parent, FailureClass.USAGE, str(exc), options.device_label)
     try:

@@ -155,6 +155,7 @@ _BIOMETRICS_KEYS = ("enrolled",)
 _DEVICE_STEP_KEYS = ("biometric", "push")
 _BIOMETRIC_KEYS = ("result", "sensor")
 _BIOMETRIC_RESULTS = {"match": Op.BIOMETRIC_MATCH, "fail": Op.BIOMETRIC_FAIL}
+_ROWS_EXAMPLE = "write rows: [{plan: free}, {plan: pro}] or rows: plans.csv"
 #: What a step of ``steps_raw`` is: a step's text, or a device step's mapping as the file said it.
 RawStep = str | Mapping[str, Any]
 _RESETS = ("auto", *(r.value for r in Reset))
@@ -298,6 +299,15 @@ class Check:
     def instances(self) -> tuple[Check, ...]:
         """The checks a run runs: one a row (``Buy a plan [pro]``), else this one."""
         return self.row_checks or (self,)
+
+    def instance(self, row: int | None) -> Check:
+        """The check of row ``row`` (from 0; None: this one); :class:`CheckError` when it has no such row."""
+        if row is None:
+            return self
+        if not 0 <= row < len(self.row_checks):
+            detail = f"has no row {row + 1} now (its rows changed since they were listed); run it again"
+            raise CheckError(f"{self.file}: {detail}", file=str(self.file), detail=detail)
+        return self.row_checks[row]
 
     @property
     def row_values(self) -> dict[str, str]:
@@ -563,9 +573,10 @@ class _Reader(StepsReader):
         rows = self.rows(top["rows"], path) if "rows" in top and row is None else ()
         device, settings = self.device(top["device"]) if "device" in top else (None, DeviceSettings())
         app = self.app(top["app"])
-        calls = tuple(attrs.evolve(c, key=segment_identity(c.flow, steps[c.first - 1 : c.last], bundle=app.bundle or ""))
+        bundle = app.bundle or ""
+        calls = tuple(attrs.evolve(c, key=segment_identity(c.flow, steps[c.first - 1 : c.last], bundle=bundle))
                       for c in laid.calls)  # fmt: skip
-        expect_raw = top["expect"] if "expect" in top else None
+        expect_raw = top.get("expect", None)
         return Check(
             file=path,
             app=app,
@@ -749,85 +760,100 @@ class _Reader(StepsReader):
         keys: Keys = ("steps",)
         fix = "write at least one step, or remove steps for a launch-only check"
         if isinstance(value, str):
-            steps = tuple(line.strip() for line in value.splitlines() if line.strip())
-            if not steps:
-                self.fail(keys, "is blank", fix)
-            for i, step in enumerate(steps):
-                if len(step) > MAX_STEP_CHARS:
-                    self.fail(
-                        keys,
-                        f"step {i + 1} is {len(step)} characters long; the limit is {MAX_STEP_CHARS}",
-                        "split it into shorter steps",
-                    )
-            if len(steps) > MAX_STEPS:
-                self.fail(keys, f"has {len(steps)} steps; the limit is {MAX_STEPS}", "split the check in two")
-            return _Laid(value, steps, crumbs=(None,) * len(steps))
+            return self.step_lines(value)
         if not isinstance(value, list):
             self.fail(keys, f"expected a step or a list of steps, got {kind_of(value)}", "write steps: [Tap Sign up]")
         if not value:
             self.fail(keys, "is an empty list", fix)
         if len(value) > MAX_STEPS:
             self.fail(keys, f"has {len(value)} steps; the limit is {MAX_STEPS}", "split the check in two")
-        texts: list[str] = []
-        crumbs: list[Crumb | None] = []
-        events: list[tuple[int, DeviceEvent]] = []
-        calls: list[Call] = []
-        expect: list[tuple[str, tuple[Assertion, ...]]] = []
+        laid = _Laid(tuple(_plain(item) if isinstance(item, Mapping) else item for item in value))
         for i, item in enumerate(value):
-            if isinstance(item, Mapping) and "use" in item:
-                use = self.use(item, (*keys, i))
-                got: Expanded = self.book.expand(use, self.fail, (), row)
-                calls.append(Call(use.flow, got.files[0], len(texts) + 1, len(got.steps), "", got.files, got.expect))
-                texts += got.steps
-                crumbs += got.crumbs
-                expect += got.expect
-                if len(texts) > MAX_EXPANDED:
-                    self.fail((*keys, i), f"the check's steps with its flows are more than {MAX_EXPANDED}",
-                              "use fewer or shorter flows")  # fmt: skip
-            elif isinstance(item, Mapping):
-                event = self.device_step(item, (*keys, i), path)
-                events.append((len(texts) + 1, event))
-                texts.append(event.show())
-                crumbs.append(None)
-            else:
-                texts.append(self.text(item, (*keys, i), limit=MAX_STEP_CHARS))
-                crumbs.append(None)
-        raw = tuple(_plain(item) if isinstance(item, Mapping) else item for item in value)
-        return _Laid(raw, tuple(texts), tuple(events), tuple(crumbs), tuple(calls), tuple(expect))
+            laid = self.step_item(laid, item, (*keys, i), path, row)
+        return laid
+
+    def step_lines(self, value: str) -> _Laid:
+        """``steps`` as a string: one step a non-empty line, stripped."""
+        keys: Keys = ("steps",)
+        steps = tuple(line.strip() for line in value.splitlines() if line.strip())
+        if not steps:
+            self.fail(keys, "is blank", "write at least one step, or remove steps for a launch-only check")
+        for i, step in enumerate(steps):
+            if len(step) > MAX_STEP_CHARS:
+                self.fail(
+                    keys,
+                    f"step {i + 1} is {len(step)} characters long; the limit is {MAX_STEP_CHARS}",
+                    "split it into shorter steps",
+                )
+        if len(steps) > MAX_STEPS:
+            self.fail(keys, f"has {len(steps)} steps; the limit is {MAX_STEPS}", "split the check in two")
+        return _Laid(value, steps, crumbs=(None,) * len(steps))
+
+    def step_item(self, laid: _Laid, item: Any, keys: Keys, path: Path, row: Mapping[str, str]) -> _Laid:
+        """One item of ``steps``: a use step (its flow expanded), a device step, or a step's text."""
+        number = len(laid.steps) + 1
+        if isinstance(item, Mapping) and "use" in item:
+            use = self.use(item, keys)
+            got: Expanded = self.book.expand(use, self.fail, (), row)
+            call = Call(use.flow, got.files[0], number, len(got.steps), "", got.files, got.expect)
+            if len(laid.steps) + len(got.steps) > MAX_EXPANDED:
+                self.fail(keys, f"the check's steps with its flows are more than {MAX_EXPANDED}",
+                          "use fewer or shorter flows")  # fmt: skip
+            return attrs.evolve(
+                laid, steps=laid.steps + got.steps, crumbs=laid.crumbs + got.crumbs, calls=(*laid.calls, call),
+                expect=laid.expect + got.expect,
+            )  # fmt: skip
+        if isinstance(item, Mapping):
+            event = self.device_step(item, keys, path)
+            return attrs.evolve(
+                laid, steps=(*laid.steps, event.show()), crumbs=(*laid.crumbs, None),
+                device_steps=(*laid.device_steps, (number, event)),
+            )  # fmt: skip
+        text = self.text(item, keys, limit=MAX_STEP_CHARS)
+        return attrs.evolve(laid, steps=(*laid.steps, text), crumbs=(*laid.crumbs, None))
 
     def rows(self, value: Any, path: Path) -> tuple[Row, ...]:
         """``rows``: a list of mappings of names to text, or a CSV file beside the check (``rows``' Rules)."""
         keys: Keys = ("rows",)
-        example = "write rows: [{plan: free}, {plan: pro}] or rows: plans.csv"
-        found: list[tuple[Keys | int, dict[str, str]]] = []
         shown = ""
         if isinstance(value, str):
             written = self.text(value, keys, limit=MAX_APP_PATH_CHARS)
             if "\x00" in written:
                 self.fail(keys, "holds a NUL character", "write the name of the CSV file")
             file = Path(written) if Path(written).is_absolute() else path.parent / written
-            shown = written if written.isprintable() else repr(written)
-            found = [(line, values) for line, values in read_csv_rows(file, str(file))]
+            shown = str(file)
+            found: list[tuple[Keys | int, dict[str, str]]] = list(read_csv_rows(file, shown))
         elif isinstance(value, list):
-            if not value:
-                self.fail(keys, "is an empty list", example)
-            if len(value) > MAX_ROWS:
-                self.fail(keys, f"has {len(value)} rows; the limit is {MAX_ROWS}", "split the check in two")
-            for i, item in enumerate(value):
-                at: Keys = (*keys, i)
-                if not isinstance(item, Mapping) or not item:
-                    self.fail(at, f"expected a mapping of names to text, got {kind_of(item)}", example)
-                if len(item) > MAX_COLUMNS:
-                    self.fail(at, f"has {len(item)} names; the limit is {MAX_COLUMNS}", "remove some")
-                values: dict[str, str] = {}
-                for key, text in item.items():
-                    if not isinstance(key, str) or not NAME.fullmatch(key):
-                        self.fail((*at, str(key)), f"{kind_of(key)} is not a ${{name}} name (a letter or '_', "
-                                  "then letters, digits or '_')", "write a name such as plan")  # fmt: skip
-                    values[key] = self.string(text, (*at, key), limit=MAX_VALUE_CHARS, empty=True)
-                found.append((at, values))
+            found = self.inline_rows(value)
         else:
-            self.fail(keys, f"expected a list of rows or a CSV file's name, got {kind_of(value)}", example)
+            self.fail(keys, f"expected a list of rows or a CSV file's name, got {kind_of(value)}", _ROWS_EXAMPLE)
+        return self.labelled(found, shown)
+
+    def inline_rows(self, value: list[Any]) -> list[tuple[Keys | int, dict[str, str]]]:
+        """``rows:`` written in the check: each a mapping of ``${name}`` names to text."""
+        keys: Keys = ("rows",)
+        if not value:
+            self.fail(keys, "is an empty list", _ROWS_EXAMPLE)
+        if len(value) > MAX_ROWS:
+            self.fail(keys, f"has {len(value)} rows; the limit is {MAX_ROWS}", "split the check in two")
+        found: list[tuple[Keys | int, dict[str, str]]] = []
+        for i, item in enumerate(value):
+            at: Keys = (*keys, i)
+            if not isinstance(item, Mapping) or not item:
+                self.fail(at, f"expected a mapping of names to text, got {kind_of(item)}", _ROWS_EXAMPLE)
+            if len(item) > MAX_COLUMNS:
+                self.fail(at, f"has {len(item)} names; the limit is {MAX_COLUMNS}", "remove some")
+            values: dict[str, str] = {}
+            for key, text in item.items():
+                if not isinstance(key, str) or not NAME.fullmatch(key):
+                    self.fail((*at, str(key)), f"{kind_of(key)} is not a ${{name}} name (a letter or '_', "
+                              "then letters, digits or '_')", "write a name such as plan")  # fmt: skip
+                values[key] = self.string(text, (*at, key), limit=MAX_VALUE_CHARS, empty=True)
+            found.append((at, values))
+        return found
+
+    def labelled(self, found: list[tuple[Keys | int, dict[str, str]]], shown: str) -> tuple[Row, ...]:
+        """The rows, each with its label (``rows``' Rule 3): every row the first's names, labels unique."""
         columns = tuple(found[0][1])
         rows: list[Row] = []
         labels: dict[str, int] = {}
@@ -931,7 +957,10 @@ class _Reader(StepsReader):
 
 @attrs.frozen
 class _Laid:
-    """The steps as read: what the file said, the steps (flows expanded), device steps, crumbs, calls, flows' expectations."""
+    """The steps as read: what the file said, the steps (flows expanded), device steps, crumbs, calls.
+
+    ``expect`` are the flows' expectations, each with its flow's chain.
+    """
 
     raw: str | tuple[RawStep, ...] | None = None
     steps: tuple[str, ...] = ()

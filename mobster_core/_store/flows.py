@@ -131,7 +131,7 @@ class Flow:
 
 @attrs.frozen
 class Crumb:
-    """Where an expanded step comes from: the chain of flows (outermost first) and its step in the innermost (from 1)."""
+    """Where an expanded step comes from: the chain of flows (outermost first), its step in the innermost (from 1)."""
 
     flows: tuple[str, ...]
     step: int
@@ -222,9 +222,10 @@ class StepsReader(StrictReader):
             self.require(raw, where, {"flow": "write use: {flow: login, with: {…}}"})
             name = self.text(raw["flow"], (*where, "flow"), limit=64)
             if "with" in raw:
+                named = tuple(str(k) for k in raw["with"]) if isinstance(raw["with"], Mapping) else ()
                 given = self.mapping(
-                    raw["with"], (*where, "with"), tuple(str(k) for k in raw["with"]) if isinstance(raw["with"], Mapping) else (),
-                    "with: {user: ${PAID_USER}}", what="a mapping of the flow's inputs to text",
+                    raw["with"], (*where, "with"), named, "with: {user: ${PAID_USER}}",
+                    what="a mapping of the flow's inputs to text",
                 )  # fmt: skip
                 for key, bound in given.items():
                     if not isinstance(key, str) or not NAME.fullmatch(key):
@@ -256,7 +257,7 @@ class StepsReader(StrictReader):
                 if device is None:
                     self.fail(
                         (*keys, i),
-                        f"a flow's step is text or a use step, got a mapping of {', '.join(map(str, item)) or 'nothing'}",
+                        f"a flow's step is text or a use step, got a mapping of {', '.join(map(str, item))}",
                         "device steps (biometric, push) belong in the check that uses the flow",
                     )
                 out.append(device(item, (*keys, i)))
@@ -319,8 +320,8 @@ class _FlowReader(StepsReader):
         for key, item in value.items():
             name = str(key)
             if not isinstance(key, str) or not NAME.fullmatch(key):
-                self.fail((*keys, name), f"{kind_of(key)} is not an input's name: a ${{name}} name (letters, digits, '_')",
-                          "write a name such as user")  # fmt: skip
+                problem = f"{kind_of(key)} is not an input's name: a ${{name}} name (letters, digits, '_')"
+                self.fail((*keys, name), problem, "write a name such as user")
             kind, default = item, None
             if isinstance(item, Mapping):
                 raw = self.mapping(item, (*keys, key), _INPUT_KEYS, "user: {type: text, default: ada@example.com}")

@@ -98,6 +98,7 @@ def read_csv_rows(file: Path, shown: str) -> list[tuple[int, dict[str, str]]]:
 
 
 def _parse(text: str) -> list[tuple[int, dict[str, str]]]:
+    """Rule 2: the header, then each row with the line it starts on."""
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
     rows: list[tuple[int, dict[str, str]]] = []
@@ -110,16 +111,9 @@ def _parse(text: str) -> list[tuple[int, dict[str, str]]]:
             if header is None:
                 header = _header(record, start)
                 continue
-            if len(record) != len(header):
-                raise RowsError(start, f"has {len(record)} columns; the header has {len(header)}",
-                                'give every row a value for every column (an empty one is "")')  # fmt: skip
             if len(rows) == MAX_ROWS:
                 raise RowsError(start, f"is more than {MAX_ROWS} rows", "split the check in two")
-            for name, value in zip(header, record, strict=True):
-                if len(value) > MAX_VALUE_CHARS:
-                    raise RowsError(start, f"{name}'s value is {len(value)} characters long; the limit is "
-                                    f"{MAX_VALUE_CHARS}", "shorten it")  # fmt: skip
-            rows.append((start, dict(zip(header, record, strict=True))))
+            rows.append((start, _record(record, header, start)))
     except csv.Error as exc:
         raise RowsError(line, f"is not CSV ({exc})", "quote a value that holds a comma or a quote") from exc
     if header is None:
@@ -127,6 +121,18 @@ def _parse(text: str) -> list[tuple[int, dict[str, str]]]:
     if not rows:
         raise RowsError(None, "the file has a header and no rows", "write one line a row under the header")
     return rows
+
+
+def _record(record: list[str], header: list[str], line: int) -> dict[str, str]:
+    """Rule 2: one row: every column, no more, each value within its limit."""
+    if len(record) != len(header):
+        raise RowsError(line, f"has {len(record)} columns; the header has {len(header)}",
+                        'give every row a value for every column (an empty one is "")')  # fmt: skip
+    for name, value in zip(header, record, strict=True):
+        if len(value) > MAX_VALUE_CHARS:
+            raise RowsError(line, f"{name}'s value is {len(value)} characters long; the limit is {MAX_VALUE_CHARS}",
+                            "shorten it")  # fmt: skip
+    return dict(zip(header, record, strict=True))
 
 
 def _header(record: list[str], line: int) -> list[str]:

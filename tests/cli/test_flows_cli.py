@@ -45,7 +45,8 @@ def test_list_shows_each_row_as_a_check_and_the_flows_apart(shop_dir: Path) -> N
     listed = mobster("test", "--list")
     assert listed.exit_code == 0, listed.output
     lines = listed.stdout.splitlines()
-    assert any("Buy a plan [free]" in line for line in lines) and any("Buy a plan [pro]" in line for line in lines)
+    assert any("Buy a plan [free]" in line for line in lines)
+    assert any("Buy a plan [pro]" in line for line in lines)
     assert "4 checks selected; none run" in listed.stdout
     assert "1 flow (run only inside the checks that use them):" in lines
     assert "  .mobster/flows/login.yaml  login  3 steps; inputs: user, password (secret)" in lines

@@ -527,7 +527,7 @@ def test_a_check_resource_that_names_no_check_or_two_says_which_in_one_line(proj
 def test_list_checks_shows_the_flows_apart_and_which_flows_and_rows_a_check_has(project: Path) -> None:
     flows = project / ".mobster" / "flows"
     flows.mkdir(parents=True, exist_ok=True)
-    (flows / "start.yaml").write_text("inputs: {who: text, pin: secret}\nsteps:\n  - Tap \"Sign up\"\n")
+    (flows / "start.yaml").write_text('inputs: {who: text, pin: secret}\nsteps:\n  - Tap "Sign up"\n')
     (project / ".mobster" / "checks" / "rows.yaml").write_text(
         "name: Rows\napp: {bundle: com.example.yourapp}\nrows: [{who: ada}, {who: bob}]\n"
         'steps:\n  - use: {flow: start, with: {who: "${who}", pin: "${PIN}"}}\n'

@@ -38,7 +38,7 @@ def test_each_row_is_an_item_named_by_its_label_and_flows_are_not_collected(proj
 @pytest.mark.parametrize("row", ["Sign up", "Settings"])
 def test_a_row_s_item_runs_that_row_and_passes_on_its_own_expectation(project: Project, row: str) -> None:
     project.check("open", ROWS.replace("  - use: start\n", ""))
-    picked = f"open and {row.split()[0]}"
+    picked = f"open and {row.split(maxsplit=1)[0]}"
     result = project.run("--mobster-scripted", "apps/yourapp.yaml", "--mobster-model", "scripted", "-k", picked, "-v")
     result.assert_outcomes(passed=1, deselected=3)
     result.stdout.fnmatch_lines([f"*open.yaml::open[[]{row}[]] PASSED*"])

@@ -38,9 +38,10 @@ def unbind_targets(steps: Sequence[Step], values: Mapping[str, str], referenced:
     out = []
     for step in steps:
         target = step.target
+        kept = step
         if target is not None and target.label in by_value:
-            step = attrs.evolve(step, target=attrs.evolve(target, label=by_value[target.label]))
-        out.append(step)
+            kept = attrs.evolve(step, target=attrs.evolve(target, label=by_value[target.label]))
+        out.append(kept)
     return tuple(out)
 
 
@@ -54,6 +55,7 @@ def bind_targets(steps: Sequence[Step], values: Mapping[str, str]) -> tuple[Step
         if target is not None:
             m = REFERENCE.fullmatch(target.label)
             if m is not None and values.get(m.group(1)):
-                step = attrs.evolve(step, target=attrs.evolve(target, label=values[m.group(1)]))
+                out.append(attrs.evolve(step, target=attrs.evolve(target, label=values[m.group(1)])))
+                continue
         out.append(step)
     return tuple(out)

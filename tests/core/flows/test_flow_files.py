@@ -42,7 +42,8 @@ def test_a_cycle_of_flows_is_named_as_the_chain_it_makes(tmp_path: Path) -> None
 
 def test_a_flow_using_itself_is_a_cycle_of_one(tmp_path: Path) -> None:
     message = refused(tmp_path, "use: a", {"a": "steps:\n  - Tap A\n  - use: a\n"})
-    assert f"{tmp_path}/.mobster/flows/a.yaml:3:" in message and "a \u203a a" in message
+    assert f"{tmp_path}/.mobster/flows/a.yaml:3:" in message
+    assert "a \u203a a" in message
 
 
 def test_flows_deeper_than_five_are_refused(tmp_path: Path) -> None:
@@ -66,7 +67,8 @@ def test_an_undeclared_input_is_named_with_the_nearest_one(tmp_path: Path) -> No
 
 def test_a_secret_input_is_never_bound_to_text_written_in_the_file(tmp_path: Path) -> None:
     message = refused(tmp_path, "use: {flow: login, with: {user: ada, password: hunter22}}")
-    assert "password is a secret input of login" in message and "c.yaml:4" in message
+    assert "password is a secret input of login" in message
+    assert "c.yaml:4" in message
 
 
 @pytest.mark.parametrize("key", ["app", "launch", "rows", "budget", "tags"])
@@ -86,7 +88,8 @@ def test_a_flow_file_is_never_collected_nor_run_as_a_check(tmp_path: Path) -> No
 
 def test_a_device_step_in_a_flow_belongs_in_the_check(tmp_path: Path) -> None:
     message = refused(tmp_path, "use: f", {"f": "steps:\n  - biometric: match\n"})
-    assert "f.yaml:2: steps[0]: " in message and "belong in the check" in message
+    assert "f.yaml:2: steps[0]: " in message
+    assert "belong in the check" in message
 
 
 def test_a_flow_named_otherwise_than_its_file_is_refused(tmp_path: Path) -> None:
@@ -125,7 +128,9 @@ def rows_refused(tmp_path: Path, rows: str, csv: bytes | None = None) -> str:
         (b'plan\n"free\n', 2, "is not CSV"),
     ],
 )
-def test_a_bad_csv_of_rows_is_one_line_naming_the_file_and_line(tmp_path: Path, csv: bytes, line: int, said: str) -> None:
+def test_a_bad_csv_of_rows_is_one_line_naming_the_file_and_line(
+    tmp_path: Path, csv: bytes, line: int, said: str
+) -> None:
     message = rows_refused(tmp_path, "plans.csv", csv)
     assert message.startswith(f"{tmp_path}/.mobster/checks/plans.csv:{line}: "), message
     assert said in message

@@ -61,7 +61,8 @@ def test_a_renamed_button_in_the_login_heals_once_into_the_flow_s_heal_file_for_
     assert flow_heals.is_file()
     assert not (tmp_path / ".mobster" / "checks" / "settings.heal.yaml").exists()
     text = flow_heals.read_text()
-    assert "step: 3" in text and 'to: Tap "Log in"' in text
+    assert "step: 3" in text
+    assert 'to: Tap "Log in"' in text
     # The other check replays the healed segment: no model, no second heal, no second entry.
     other, _ = run(files["orders"], shop("Log in"), model=False, no_heal=True)
     assert (other.verdict, other.model_calls, other.heals) == (mc.Verdict.PASSED, 0, ())

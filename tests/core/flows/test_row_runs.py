@@ -37,7 +37,8 @@ def test_each_row_types_and_is_judged_with_its_own_value_and_the_path_keeps_the_
     [path] = (tmp_path / ".mobster" / "cache" / "replay").glob("*.json")
     stored = json.loads(path.read_text())
     assert [s["text"] for s in stored["steps"]] == ["${user}"]
-    assert "ada@example.com" not in path.read_text() and "bob@example.com" not in path.read_text()
+    assert "ada@example.com" not in path.read_text()
+    assert "bob@example.com" not in path.read_text()
 
 
 def test_a_row_is_judged_with_its_own_expectation_not_the_first_row_s(tmp_path: Path) -> None:
@@ -83,7 +84,8 @@ def test_rows_whose_screens_differ_keep_their_own_path_and_never_tap_on_a_screen
     assert len(paths) == 2
     for (result, phone), row in zip(first, rows, strict=True):
         tapped = [a.element.label for a in phone.actions if a.op is Op.TAP and a.element is not None]
-        assert row.row is not None and row.row.values["plan"] in tapped, result.outcome.message
+        assert row.row is not None
+        assert row.row.values["plan"] in tapped, result.outcome.message
         assert tapped[-1] == "Confirm"
         # 0 wrong taps: a row taps only its own plan (again, after a relaunch, when it records its own
         # path), and Confirm once, on its own page: the shared path's Confirm drifted before any tap.
