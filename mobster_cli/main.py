@@ -44,9 +44,11 @@ from ._shared import (
     fail,
     keys,
     locale_option,
+    note,
     project_root,
     resolve_check,
     runtime,
+    usage_error,
 )
 
 if TYPE_CHECKING:
@@ -61,7 +63,17 @@ _HEAL_ARGS = "mobster.heal-args"
 
 
 class _Guarded(click.Group):
-    """The top group: every command under it runs behind :func:`~._shared.boundary`, whether or not it asks."""
+    """The top group: every command under it runs behind :func:`~._shared.boundary`, whether or not it asks.
+
+    The group's own options are parsed behind it too (``mobster --bogus``), so every usage error
+    is one line and exit 3, under click's ``main`` (``CliRunner``) as under :func:`main`.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            raise usage_error(exc) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         outcome: list[Any] = []
@@ -398,10 +410,14 @@ def _by_tags(files: list[Path], opts: dict[str, Any]) -> list[Path]:
     from ._select import by_tags
 
     tags, exclude = tuple(opts.get("tags") or ()), tuple(opts.get("exclude_tags") or ())
-    kept = by_tags(files, tags, exclude, lambda line: click.echo(f"mobster: {line}", err=True))
-    if not kept:
+    notes: list[str] = []
+    kept = by_tags(files, tags, exclude, notes.append)
+    if not kept:  # one line: the failure, with what the notes would have said
         asked = " ".join([*(f"--tag {t}" for t in tags), *(f"--exclude-tag {t}" for t in exclude)])
-        fail(f"{asked} keeps none of the {len(files)} checks: run mobster test --list to see their tags")
+        why = f" ({'; '.join(notes)})" if notes else ""
+        fail(f"{asked} keeps none of the {len(files)} checks{why}: run mobster test --list to see their tags")
+    for line in notes:
+        note(line)
     return kept
 
 
@@ -439,8 +455,8 @@ def _open_pool(harness: Harness, files: Sequence[Path], *, verify: bool, opening
         if why.failure_class is FailureClass.STOPPED:
             continue  # the run was stopped while the pool opened: it says so itself
         progress.print(f"{visible(spec.label)} is left out of the pool: {visible(why.message)}", markup=False)
-    for note in pool.notes():
-        progress.print(visible(note), markup=False)
+    for said in pool.notes():
+        progress.print(visible(said), markup=False)
     if len(pool.opened) > 1:
         names = ", ".join(visible(o.spec.label) for o in pool.opened)
         progress.print(f"on {len(pool.opened)} devices: {names}", style="dim", markup=False)
@@ -809,7 +825,7 @@ def main() -> None:
     abandoned (a tap whose reply never comes would otherwise hold the exit until its timeout).
     """
     try:
-        cli(standalone_mode=False)
+        cli(prog_name="mobster", standalone_mode=False)  # its name in every line, however it was started
     except SystemExit as exc:
         if isinstance(exc.code, int) and exc.code in (130, 143):
             sys.stdout.flush()
