@@ -33,7 +33,7 @@ from ._config import config_command, configured, profile_option
 from ._init import init
 from ._inspect import inspect_command
 from ._mcp import mcp
-from ._options import timing_options
+from ._options import FiniteNumber, timing_options
 from ._paths import paths, paths_option
 from ._select import retries_option, selection_options
 from ._shared import (
@@ -98,15 +98,6 @@ def cli() -> None:
     """
 
 
-def _positive_usd(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
-    """``--max-usd`` is a finite number above zero (NaN, infinities and negatives are refused)."""
-    import math
-
-    if value is not None and not (math.isfinite(value) and value > 0):
-        fail(f"--max-usd {value}: give a number of dollars above 0, such as 0.25")
-    return value
-
-
 def _device_options(f: Any) -> Any:
     for option in reversed(
         [
@@ -144,7 +135,7 @@ def _device_options(f: Any) -> Any:
             ),
             click.option(
                 "--session-wait",
-                type=click.FloatRange(0, 3600, min_open=True),
+                type=FiniteNumber(0, 3600, low_open=True, example="600"),
                 metavar="SECONDS",
                 help="With --appium: how long a new session may take (a Grid's queue, a cloud finding a phone). "
                 "Default: 300.",
@@ -163,7 +154,12 @@ def _device_options(f: Any) -> Any:
             click.option(
                 "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
             ),
-            click.option("--max-usd", type=float, callback=_positive_usd, help="Cap each check's model spend (USD)."),
+            click.option(
+                "--max-usd",
+                type=FiniteNumber(0, low_open=True, what="a number of dollars", example="0.25"),
+                metavar="X",
+                help="Cap each check's model spend (USD).",
+            ),
             click.option(
                 "--locale",
                 metavar="LOCALE",
