@@ -12,7 +12,7 @@ import asyncio
 import re
 import subprocess
 import sys
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -21,25 +21,14 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mobster_cli._options import FiniteNumber
-from mobster_cli.main import Runtime, cli, heal
+from mobster_cli.main import Runtime, cli
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import sample_path
 from mobster_harness.config import KEYS
+from tests.commands import commands
 from tests.samples import ROOT, SIGNUP_BY_BUNDLE
 
 CLI_DOC = ROOT / "docs" / "cli.md"
-
-
-def commands(group: click.Group = cli, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], click.Command]]:
-    """Every command under ``group`` by its words (``("paths", "show")``), and ``mobster test heal``."""
-    for name, command in sorted(group.commands.items()):
-        words = (*path, name)
-        if isinstance(command, click.Group):
-            yield from commands(command, words)
-        else:
-            yield words, command
-        if words == ("test",):
-            yield ("test", "heal"), heal
 
 
 def number_options() -> list[tuple[tuple[str, ...], click.Option]]:
