@@ -500,14 +500,32 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
     except asyncio.CancelledError:  # stopped before the suite began: opening the devices (a driver's factory)
         if not received:
             raise
-        import signal
-
-        name = signal.Signals(received[0]).name
-        console(err=True).print(f"stopped by {name} while the devices were being opened: no check ran", markup=False)
-        return 128 + int(received[0])
+        return _stopped_opening(out, job, root, received, opts)
     _print_summary(out, suite, root)
     _outputs(suite, opts)
     return int(suite.exit_code)
+
+
+def _stopped_opening(out: Any, job: _Suite, root: Path, received: list[int], opts: dict[str, Any]) -> int:
+    """A signal while the devices were being opened: every check ``stopped``, and the outputs of any stop."""
+    import signal
+
+    from mobster_core.results import stopped_suite
+
+    from ._render import visible
+
+    name = signal.Signals(received[0]).name
+    why = f"stopped by {name} while the devices were being opened: the check didn't start, and nothing was sent"
+    suite = stopped_suite(job.files, why, options=job.options)
+    for result in suite.checks:
+        _print_check(out, result)
+    _print_summary(out, suite, root)
+    console(err=True).print(
+        f"stopped by {name} while the devices were being opened: no check ran; results are in {visible(suite.folder)}",
+        markup=False,
+    )
+    _outputs(suite, opts)
+    return 128 + int(received[0])
 
 
 def _outputs(suite: SuiteResult, opts: dict[str, Any]) -> None:
