@@ -61,7 +61,7 @@ def test_the_walk_finds_every_number_option_there_is() -> None:
     assert ("inspect", "--every") in found
     assert ("test", "--max-usd") in found
     assert ("mcp", "--poll-interval") in found
-    assert len(found) >= 17  # test, verify, config: 5 each; inspect: --every, --session-wait; mcp: 3 waits
+    assert len(found) >= 20  # test, verify, config: 5 each; inspect: --every, --session-wait; mcp: 3 waits
 
 
 def test_every_number_option_is_a_finite_number() -> None:
