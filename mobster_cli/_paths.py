@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from ._shared import boundary, fail, resolve_check
+from ._shared import boundary, fail, note, resolve_check
 
 if TYPE_CHECKING:
     from mobster_core import Check
@@ -271,8 +271,6 @@ def paths_import(file: Path, paths_store: str) -> None:
 def _import(file: Path, store: str) -> int:
     from mobster_core.paths import BundleError, import_paths
 
-    from ._render import visible
-
     root, checks = _project()
     try:
         report = import_paths(root, file, checks, paths=store)
@@ -280,7 +278,7 @@ def _import(file: Path, store: str) -> int:
         _fail(str(exc))
     out = _console()
     for what, why in report.refused:
-        click.echo(f"mobster: refused {visible(what)}: {visible(why)}", err=True)
+        note(f"refused {what}: {why}")
     out.print(
         f"imported into the {store} store: {len(report.added)} added, {len(report.kept)} kept (newer here), "
         f"{len(report.refused)} refused",

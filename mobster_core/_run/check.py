@@ -28,8 +28,8 @@ Rule 6: a device with the optional ``CheckReports`` ability is told the check's 
         error there is logged, never the check's outcome (the verdict is already decided).
 Rule 7: a check that names ``${NAME}`` secrets (``_rules/device/secrets.py``) gets their values from
         ``options.secrets`` (else the process environment) before anything is asked of the
-        device; an unset one is ``couldnt_run``, class ``usage``, naming it. Every message the
-        run writes has the values scrubbed.
+        device; an unset or empty one is ``couldnt_run``, class ``usage``, naming it. Every
+        message the run writes has the values scrubbed.
 Rule 8: a check's ``device:`` settings are applied after ``prepare`` and before the steps launch the
         app (``_run/controls`` Rule 1); with ``options.video`` on, the screen is recorded from
         before the run's first call to the device until the verdict (Rule 2 there), and the
@@ -161,8 +161,8 @@ async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
         log.warning("the device wasn't told about the check", call=what, error=f"{type(exc).__name__}: {exc}")
 
 
-def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, str | None]:
-    """Rule 7: the values of the secrets the check names, and the first one that isn't set."""
+def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret | None]:
+    """Rule 7: the values of the secrets the check names, and the first one that isn't set or is empty."""
     launch = check.launch
     row = check.row_values
     # A row's names are its values; the references its values hold are secrets of the environment.
@@ -173,29 +173,42 @@ def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, str | None]:
     try:
         found = Secrets.of(dict.fromkeys(names), os.environ if options.secrets is None else options.secrets)
     except MissingSecret as exc:
-        return Secrets(), exc.name
+        return Secrets(), exc
     return attrs.evolve(found, row=row), None
 
 
-def _refused(check: Check, missing: str | None) -> Outcome | None:
+def _refused(check: Check, missing: MissingSecret | None) -> Outcome | None:
     """A check that can't start: one with rows run as itself (run each row's), or an unset secret (Rule 7)."""
     if check.rows and check.row is None:
         said = f"{check.file}: the check has {len(check.rows)} rows: run each row's check (check.instances())"
         return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, said)
+    row = check.row_values
+    empty = next((n for n in references(check.steps) if n in row and not row[n]), None)
+    if empty is not None and check.row is not None:  # as an empty secret: a step can't type nothing
+        said = (
+            f"{check.file}: row [{check.row.label}] gives ${{{empty}}} no value, and a step names it: a check can't "
+            "type nothing; give the row a value, or leave the step out"
+        )
+        return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, said)
     return None if missing is None else _missing(check, missing)
 
 
-def _missing(check: Check, name: str) -> Outcome:
-    """Rule 7: the usage problem of an unset secret."""
+def _missing(check: Check, missing: MissingSecret) -> Outcome:
+    """Rule 7: the usage problem of a secret that isn't set, or is empty."""
+    name = missing.name
+    fix = (
+        "a check can't type nothing: set it to the text to type, or leave the step out of the check"
+        if missing.empty
+        else "set it in the environment (or in an env file) and run again"
+    )
     return Outcome(
         Verdict.COULDNT_RUN,
         FailureClass.USAGE,
-        f"{check.file}: the check names ${{{name}}}, and the variable {name} isn't set: set it in the "
-        "environment (or in an env file) and run again",
+        f"{check.file}: the check names ${{{name}}}, and the variable {name} {missing.how}: {fix}",
     )
 
 
-async def _tell(run: Run, folder: Path, missing: str | None) -> tuple[_Story, asyncio.CancelledError | None]:
+async def _tell(run: Run, folder: Path, missing: MissingSecret | None) -> tuple[_Story, asyncio.CancelledError | None]:
     """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5, 7)."""
     story = _Story()
     refused = _refused(run.check, missing)

@@ -93,3 +93,14 @@ def test_rows_whose_screens_differ_keep_their_own_path_and_never_tap_on_a_screen
         assert tapped.count("Confirm") == 1
     again = [run_instance(row, shop(), model=False)[0] for row in rows]
     assert [(r.verdict, r.model_calls) for r in again] == [(mc.Verdict.PASSED, 0)] * 5
+
+
+def test_a_row_that_gives_a_typed_name_no_value_is_refused_before_anything_is_sent(tmp_path: Path) -> None:
+    text = TYPED.replace("{user: ada@example.com}", "{name: ada, user: ada@example.com}")
+    text = text.replace("{user: bob@example.com}", '{name: nobody, user: ""}')
+    file = shop_project(tmp_path, {"typed": text})["typed"]
+    _ada, empty = load_check(file).instances()
+    result, phone = run_instance(empty, shop())
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.COULDNT_RUN, mc.FailureClass.USAGE)
+    assert "row [nobody] gives ${user} no value, and a step names it" in result.outcome.message
+    assert phone.actions == []
