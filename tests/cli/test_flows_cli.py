@@ -98,3 +98,16 @@ def test_paths_list_shows_the_segment_and_the_checks_that_use_it(shop_dir: Path)
     assert "used by .mobster/checks/orders.yaml, .mobster/checks/plans.yaml, .mobster/checks/settings.yaml" in segment
     doc = json.loads(mobster("paths", "list", "--json").stdout)
     assert {e["part"] for e in doc} >= {"the flow login", "steps 4 to 5", "a row's own path"}
+
+
+def test_the_terminal_names_a_heal_and_a_stop_inside_a_flow_by_its_breadcrumb(shop_dir: Path) -> None:
+    assert mobster("test", "--scripted", "shop.yaml", "--model", "scripted").exit_code == 0
+    healed = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted", "orders")
+    assert healed.exit_code == 0, healed.output
+    assert 'healed step 3 (login › step 3): Tap "Sign in" → Tap "Log in"' in healed.stdout
+    strict = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "settings")
+    assert strict.exit_code == 0, strict.output  # the healed segment replays for every check
+    (shop_dir / ".mobster" / "flows" / "login.heal.yaml").unlink()  # the heal file gone: the heal isn't in use
+    failed = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "settings")
+    assert failed.exit_code == 1
+    assert '    at login › step 3 (Tap "Sign in")' in failed.stdout
