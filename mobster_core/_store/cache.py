@@ -42,6 +42,15 @@ Rule 11: a path recorded on another machine (``mobster paths import``) takes its
         was recorded (``seq`` counts within one store only): the identity's paths are numbered
         again in ``recorded_at`` order, and the four newest kept. ``seq`` stays the order within a
         store; ``recorded_at`` orders paths that come from two.
+Rule 12 (conditional writes): every write expects the version of the document it replaces
+        (the store's Rule 7). A run's recording expects what its lookup saw (:attr:`Lookup.tag`:
+        a path of this env there, or none): when another machine stored that env's path since,
+        the write loses, nothing is written and the winner's path stays (two writers racing on
+        one document: one wins, the other keeps the winner's; never a lost update). An import and
+        a review's accept expect the version they read just before.
+Rule 13 (provenance): a path says who recorded it (``recorded_by``: the machine, the CI build, the
+        device and the model, each or null; when is ``recorded_at``); ``mobster paths show``
+        shows it. It is informational: nothing is decided by it.
 Rule 10: a store that is ``shared`` (committed, reviewed in git) gets each path written
         deterministically (sorted keys, two-space indentation, a final newline: a re-record is a
         readable diff) and never holds text the typing rules would not replay: a ``TYPE`` step
@@ -69,16 +78,21 @@ from mobster_core.exceptions import PathError
 
 from .checks import Check, project_of
 from .fsutil import Problem, UnsafeFile, ensure_gitignore
-from .pathstores import STORE_NAMES, CommittedPaths, FilePaths, LocalPaths, PathStore
+from .pathstores import STORE_NAMES, CommittedPaths, FilePaths, LocalPaths, PathStore, Versioned
 
 __all__ = [
     "FORMAT",
     "KEEP_ENVS",
+    "LATEST",
     "MAX_CACHE_BYTES",
     "DocumentError",
+    "Kept",
+    "Latest",
     "Lookup",
     "Origin",
+    "RecordedBy",
     "RecordedPath",
+    "Recording",
     "ReplayCache",
     "StoredEnv",
     "StoredPath",
@@ -87,6 +101,8 @@ __all__ = [
     "path_store",
     "recorded_paths",
     "shared_text_problem",
+    "stored_version",
+    "write_won",
 ]
 
 log = get_logger(__name__)
@@ -100,11 +116,40 @@ KEEP_ENVS = 4
 FORMAT = 2
 _FORMAT = FORMAT
 _KEYS = ("format", "identity", "env", "recorded_at", "seq", "steps")
-_OPTIONAL_KEYS = ("origin",)
+_OPTIONAL_KEYS = ("origin", "recorded_by", "signature")
+_BY_KEYS = ("machine", "build", "device", "model")
 _ORIGIN_KEYS = ("how", "from", "check")
 _HOWS = ("recorded", "carried", "healed")
 _IDENTITY = re.compile(rf"[0-9a-f]{{{IDENTITY_LENGTH}}}")
 _UNSAFE = frozenset({Problem.SYMLINK, Problem.NOT_REGULAR, Problem.OWNER, Problem.MODE})
+
+
+class Latest:
+    """The version of a document there now, as :meth:`ReplayCache.keep_path` reads it before writing."""
+
+
+#: Rule 12: a write that replaces the version read just before (an import, a review's accept).
+LATEST = Latest()
+
+
+def stored_version(store: PathStore, got: object) -> Versioned:
+    """A store's read as the protocol says it (a :class:`Versioned`); ``TypeError`` naming the store otherwise."""
+    if not isinstance(got, Versioned):
+        raise TypeError(
+            f"the {store.name} store's read gave {type(got).__name__}, not a Versioned(data, tag): a PathStore's "
+            "reads give the document's version tag and its writes are conditional (docs/paths.md)"
+        )
+    return got
+
+
+def write_won(store: PathStore, won: object) -> bool:
+    """A store's conditional write as the protocol says it (a bool); ``TypeError`` naming the store otherwise."""
+    if not isinstance(won, bool):
+        raise TypeError(
+            f"the {store.name} store's write gave {type(won).__name__}, not whether it won: a PathStore's writes "
+            "are conditional (expect=None creates only, a tag replaces only that version; docs/paths.md)"
+        )
+    return won
 
 
 def path_store(root: Path, paths: str | PathStore = "local") -> PathStore:
@@ -119,8 +164,32 @@ def path_store(root: Path, paths: str | PathStore = "local") -> PathStore:
 
 
 @attrs.frozen
+class RecordedBy:
+    """Rule 13: who recorded a path: the machine, the CI build, the device and the model (each may be unknown)."""
+
+    machine: str | None = None
+    build: str | None = None
+    device: str | None = None
+    model: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        """The ``recorded_by`` key of a path document."""
+        return {"machine": self.machine, "build": self.build, "device": self.device, "model": self.model}
+
+    def describe(self) -> str:
+        """In words, for ``mobster paths show`` (``on ci-7, build 1234, iPhone 17 (sim), model claude-...``)."""
+        parts = [
+            f"on {self.machine}" if self.machine else None,
+            f"build {self.build}" if self.build else None,
+            f"device {self.device}" if self.device else None,
+            f"model {self.model}" if self.model else None,
+        ]
+        return ", ".join(p for p in parts if p) or "by an unknown machine"
+
+
+@attrs.frozen
 class Origin:
-    """Rule 9: how a path came to be, and which check file stored it.
+    """Rule 9: how a path came to be, and which check file stored it; Rule 13: who recorded it (``by``).
 
     ``provenance`` (the check's own words, never stored) is what a shared store's text is checked
     against (Rule 10).
@@ -130,6 +199,7 @@ class Origin:
     came_from: str | None = None
     check: str | None = None
     provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
+    by: RecordedBy | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``origin`` key of a path document."""
@@ -146,6 +216,25 @@ class StoredEnv:
     path: Path
     step_count: int
     origin: Origin | None = None
+    #: The store's version tag of the document as it was read (the store's Rule 7).
+    tag: str | None = attrs.field(default=None, eq=False, repr=False)
+
+
+@attrs.frozen
+class Recording:
+    """A path to store: its steps, when they were recorded (timezone-aware) and how they came (Rules 2, 9, 13)."""
+
+    steps: tuple[Step, ...]
+    recorded_at: datetime
+    origin: Origin | None = None
+
+
+@attrs.frozen
+class Kept:
+    """What storing a path did (Rule 12): where it is kept, and whether this write won (False: another's stays)."""
+
+    file: Path
+    won: bool
 
 
 @attrs.frozen
@@ -163,13 +252,15 @@ class Lookup:
     ``steps`` is None on a miss, and ``why`` then says why (``why_fresh`` against the newest
     readable stored env of the identity, or why this env's own file was set aside).
     ``dropped`` has one message per file dropped. ``carry`` is, on a miss, the newest readable
-    path of another env (Rule 7).
+    path of another env (Rule 7). ``tag`` is the version of this env's document the lookup read
+    (None: none it could use is there): what a recording of this env expects (Rule 12).
     """
 
     steps: tuple[Step, ...] | None
     why: str | None
     dropped: tuple[str, ...] = ()
     carry: StoredPath | None = None
+    tag: str | None = attrs.field(default=None, eq=False)
 
     @property
     def hit(self) -> bool:
@@ -236,7 +327,7 @@ class ReplayCache:
             record = self._load(identity, env.digest, dropped, set_aside)
             if record is not None:
                 log.debug("replay cache hit", file=str(record.stored.path), steps=len(record.steps))
-                return Lookup(record.steps, None, ())
+                return Lookup(record.steps, None, (), tag=record.stored.tag)
         others = [r for d in digests if (r := self._load(identity, d, dropped)) is not None]
         newest = max(others, key=_newest_key) if others else None
         why = why_fresh(env, None if newest is None else newest.stored.env)
@@ -250,28 +341,42 @@ class ReplayCache:
     def store_path(
         self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime, origin: Origin | None = None
     ) -> Path:
-        """Store ``steps`` as ``identity``'s path for ``env``; keep the four newest envs (Rules 2, 3, 9, 10).
+        """Store ``steps`` as ``identity``'s path for ``env`` over the version there now (Rules 2, 3, 9, 10, 12).
 
-        ``recorded_at`` (timezone-aware) is informational: order comes from ``seq``. Raises
-        :class:`PathError` when the path is larger than :data:`MAX_CACHE_BYTES` or holds text a
-        shared store may not (checked against ``origin.provenance``), and :class:`UnsafeFile` when
-        a folder is refused.
+        :meth:`keep_path` expecting the version read just before; where it is kept.
+        """
+        return self.keep_path(identity, env, Recording(tuple(steps), recorded_at, origin)).file
+
+    def keep_path(self, identity: str, env: Env, recording: Recording, *, expect: str | Latest | None = LATEST) -> Kept:
+        """Store ``steps`` as ``identity``'s path for ``env``; keep the four newest envs (Rules 2, 3, 9, 10, 12).
+
+        ``expect`` is the version of this env's document the write replaces (None: none, create
+        only; :data:`LATEST`: the one read now). ``recorded_at`` (timezone-aware) is informational:
+        order comes from ``seq``. Raises :class:`PathError` when the path is larger than
+        :data:`MAX_CACHE_BYTES` or holds text a shared store may not (checked against
+        ``origin.provenance``), and :class:`UnsafeFile` when a folder is refused. A write that
+        loses (another writer's version is there) writes and removes nothing.
         """
         _check_identity(identity)
+        steps, recorded_at, origin = recording.steps, recording.recorded_at, recording.origin
         if self.backend.shared:
             _check_shared_text(steps, Provenance() if origin is None else origin.provenance)
         ensure_gitignore(self.root)
         records = self._records(identity)
         seq = 1 + max((r.stored.seq for r in records), default=0)
         data = _document(identity, env, steps, (recorded_at, seq, origin), shared=self.backend.shared)
-        self.backend.write(identity, env.digest, data)
+        if isinstance(expect, Latest):
+            expect = next((r.stored.tag for r in records if r.stored.env.digest == env.digest), None)
         target = Path(self.backend.where(identity, env.digest))
+        if not write_won(self.backend, self.backend.write(identity, env.digest, data, expect=expect)):
+            log.debug("replay path not stored: another writer's version is there", file=str(target))
+            return Kept(target, won=False)
         log.debug("replay path stored", file=str(target), seq=seq, steps=len(steps))
         kept = sorted((r for r in records if r.stored.env.digest != env.digest), key=_newest_key, reverse=True)
         for old in kept[KEEP_ENVS - 1 :]:
             self.backend.remove(identity, old.stored.env.digest)
             log.debug("older replay env deleted", file=str(old.stored.path), seq=old.stored.seq)
-        return target
+        return Kept(target, won=True)
 
     def store(self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime) -> Path:
         """:meth:`store_path` with no origin (a path recorded by Smart)."""
@@ -296,15 +401,18 @@ class ReplayCache:
         if new not in kept:
             return False
         ensure_gitignore(self.root)
+        here = next((r.stored.tag for r in records if r.stored.env.digest == doc.env.digest), None)
         for seq, record in enumerate(kept, 1):
             if record is new or record.stored.seq != seq:
                 meta = (record.stored.recorded_at, seq, origin if record is new else record.stored.origin)
                 shared = self.backend.shared
-                self.backend.write(
-                    doc.identity,
-                    record.stored.env.digest,
-                    _document(doc.identity, record.stored.env, record.steps, meta, shared=shared),
+                data = _document(doc.identity, record.stored.env, record.steps, meta, shared=shared)
+                expect = here if record is new else record.stored.tag
+                won = write_won(
+                    self.backend, self.backend.write(doc.identity, record.stored.env.digest, data, expect=expect)
                 )
+                if record is new and not won:
+                    return False  # Rule 12: another writer stored this env meanwhile: theirs stays
         for record in dropped:
             self.backend.remove(doc.identity, record.stored.env.digest)
         return True
@@ -351,8 +459,8 @@ class ReplayCache:
         where = self.backend.where(identity, env_digest)
         suffix = _CORRUPT
         try:
-            raw = self.backend.read(identity, env_digest, max_bytes=MAX_CACHE_BYTES)
-            return _record(parse_document(raw, identity, env_digest), Path(where))
+            got = stored_version(self.backend, self.backend.read(identity, env_digest, max_bytes=MAX_CACHE_BYTES))
+            return _record(parse_document(got.data, identity, env_digest), Path(where), got.tag)
         except FileNotFoundError:
             return None  # removed since the folder was listed: nothing to say
         except UnsafeFile as exc:
@@ -488,7 +596,11 @@ def parse_document(raw: bytes, identity: str | None = None, env_digest: str | No
         steps = load_path(data["steps"])
     except PathError as exc:
         _drop(f"key 'steps': {exc}")
-    return Document(data["identity"], env, recorded_at, seq, steps, _origin(data.get("origin")))
+    origin = _origin(data.get("origin"))
+    by = _recorded_by(data.get("recorded_by"))
+    if by is not None and origin is not None:
+        origin = attrs.evolve(origin, by=by)
+    return Document(data["identity"], env, recorded_at, seq, steps, origin)
 
 
 #: Rule 2: a ``seq`` past this is no count of recordings (a forged file): the file is corrupt.
@@ -515,8 +627,21 @@ def _origin(value: Any) -> Origin | None:
     return Origin(how, came, check)
 
 
-def _record(doc: Document, where: Path) -> _Record:
-    stored = StoredEnv(doc.env, doc.seq, doc.recorded_at, where, len(doc.steps), doc.origin)
+def _recorded_by(value: Any) -> RecordedBy | None:
+    """Rule 13: ``recorded_by``, strictly: an object of four strings or nulls (a short line each)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or sorted(value) != sorted(_BY_KEYS):
+        _drop(f"key 'recorded_by': expected an object with {', '.join(_BY_KEYS)}, got {_short(value)}")
+    for key in _BY_KEYS:
+        text = value[key]
+        if text is not None and (not isinstance(text, str) or len(text) > 200 or not text.isprintable()):
+            _drop(f"key 'recorded_by.{key}': expected a line of at most 200 characters or null, got {_short(text)}")
+    return RecordedBy(value["machine"], value["build"], value["device"], value["model"])
+
+
+def _record(doc: Document, where: Path, tag: str | None = None) -> _Record:
+    stored = StoredEnv(doc.env, doc.seq, doc.recorded_at, where, len(doc.steps), doc.origin, tag)
     return _Record(stored, doc.steps)
 
 
@@ -535,6 +660,8 @@ def _document(
     }
     if origin is not None:
         payload["origin"] = origin.to_dict()
+        if origin.by is not None:
+            payload["recorded_by"] = origin.by.to_dict()
     data = utf8(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False, sort_keys=shared) + "\n")
     if len(data) > MAX_CACHE_BYTES:
         raise PathError(

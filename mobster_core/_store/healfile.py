@@ -57,6 +57,11 @@ Rule 9: a heal waiting for review (an entry an adopted heal state holds, of any 
         one (``_run/keep`` Rule 7).
 Rule 10: the check key is a hash of the check file's path relative to the project, with POSIX
         separators (:func:`check_key`): the same on every clone, so a committed heal state is found.
+Rule 11: a heal state is written over the version that was read (the store's conditional write,
+        ``pathstores`` Rule 7): a run's keep expects the state its plan read (``HealState.tag``),
+        a review the one it reads under the lock. When another machine wrote the state since,
+        nothing is written and the keep says so (:class:`HealFileError`: run again); a heal state
+        of another format is copied aside whatever copy was there before.
 """
 
 from __future__ import annotations
@@ -84,7 +89,7 @@ from mobster_core.exceptions import HealFileError, PathError
 
 from .cache import Origin, ReplayCache, check_name, shared_text_problem
 from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, project_lock, read_user_file
-from .pathstores import PathStore
+from .pathstores import PathStore, put_document
 
 __all__ = [
     "HealEntry",
@@ -369,6 +374,8 @@ class HealState:
     adopts: tuple[HealEntry, ...] = ()
     keep_failing: frozenset[int] = frozenset()
     rejected: tuple[HealEntry, ...] = ()
+    #: Rule 11: the store's version tag of the state as it was read (None: none was there).
+    tag: str | None = attrs.field(default=None, eq=False, repr=False)
 
 
 def _canon(entry: HealEntry) -> bytes:
@@ -434,7 +441,8 @@ def load_heal_state(place: Path | ReplayCache | PathStore, name: str, *, provena
     store = _store_of(place)
     where = store.where_document(name)
     try:
-        raw = store.read_document(name, max_bytes=_MAX_STATE_BYTES)
+        got = store.read_document(name, max_bytes=_MAX_STATE_BYTES)
+        raw, tag = got.data, got.tag
     except FileNotFoundError:
         return HealState()
     except UnsafeFile as exc:
@@ -451,7 +459,7 @@ def load_heal_state(place: Path | ReplayCache | PathStore, name: str, *, provena
     problem = None if provenance is None or not store.shared else state_text_problem(state, provenance)
     if problem is not None:
         raise HealFileError(f"{where}: {problem}; delete it (the next run replays the recorded path)")
-    return state
+    return attrs.evolve(state, tag=tag)
 
 
 class _OtherFormat(ValueError):
@@ -466,7 +474,7 @@ def _set_aside(store: PathStore, name: str, raw: bytes, number: int) -> None:
     aside = f"{name}.format{number}"
     age = "an older" if number < STATE_FORMAT else "a newer"
     try:
-        store.write_document(aside, raw)
+        put_document(store, aside, raw, max_bytes=_MAX_STATE_BYTES)
         store.remove_document(name)
     except (OSError, UnsafeFile) as exc:
         why = exc.strerror if isinstance(exc, OSError) else exc.reason
@@ -518,7 +526,8 @@ def parse_state(raw: bytes) -> HealState:
         ):
             raise _OtherFormat(number)  # format 3 is this one without rejected heals: read as it is
     keys = {"format", "healed", "adopts", "keep_failing"}
-    if not isinstance(data, dict) or set(data) - {"rejected"} != keys or (data["format"] == 3 and "rejected" in data):
+    extra = {"rejected", "signature"}  # signature: a signed store's (``signing``), checked there
+    if not isinstance(data, dict) or set(data) - extra != keys or (data["format"] == 3 and "rejected" in data):
         raise ValueError("keys are format, healed, adopts, keep_failing, rejected")
     if isinstance(data["format"], bool):
         raise ValueError(f"format is {STATE_FORMAT}")
@@ -573,13 +582,19 @@ def state_text_problem(state: HealState, provenance: Provenance) -> str | None:
 
 
 def save_heal_state(
-    place: Path | ReplayCache | PathStore, name: str, state: HealState, *, provenance: Provenance | None = None
+    place: Path | ReplayCache | PathStore,
+    name: str,
+    state: HealState,
+    *,
+    provenance: Provenance | None = None,
+    expect: str | None = None,
 ) -> None:
     """Write the heal state ``name`` (:func:`state_name`) into the path store, atomically; an empty one removes it.
 
     Rules 3, 8: a shared store (committed) gets it deterministically (sorted keys, two-space
     indentation, a final newline), and never with text the typing rules would not replay, checked
-    against ``provenance`` (:class:`PathError`, nothing written).
+    against ``provenance`` (:class:`PathError`, nothing written). Rule 11: it replaces only the
+    version ``expect`` (None: none is there); :class:`HealFileError` when another writer's is.
     """
     store = _store_of(place)
     if state.healed is None and not state.keep_failing and not state.rejected:
@@ -589,7 +604,11 @@ def save_heal_state(
         problem = state_text_problem(state, provenance or Provenance())
         if problem is not None:
             raise PathError(f"{store.where_document(name)}: {problem}; it is not written")
-    store.write_document(name, state_document(state, shared=store.shared))
+    if store.write_document(name, state_document(state, shared=store.shared), expect=expect) is not True:
+        raise HealFileError(
+            f"{store.where_document(name)}: another run changed this heal state since this one read it; nothing "
+            "was written over it: run the check again"
+        )
 
 
 def state_document(state: HealState, *, shared: bool) -> bytes:
@@ -771,7 +790,7 @@ def accept_heals(
         write_heal_file(check_file, [])
         for env, state in states:
             left = HealState(None, (), state.keep_failing, state.rejected)
-            save_heal_state(store, state_name(identity, env, key), left, provenance=words)
+            save_heal_state(store, state_name(identity, env, key), left, provenance=words, expect=state.tag)
     return len(entries)
 
 
@@ -794,6 +813,6 @@ def reject_heals(
             keep = state.keep_failing | {e.step for e in entries}
             rejected = merge_entries(list(state.rejected), entries)
             left = HealState(None, (), frozenset(keep), tuple(rejected))
-            save_heal_state(store, state_name(identity, env, key), left, provenance=words)
+            save_heal_state(store, state_name(identity, env, key), left, provenance=words, expect=state.tag)
         write_heal_file(check_file, [])
     return len(entries)

@@ -373,7 +373,11 @@ def _import_heals(
         if name in store.documents(name):
             kept.append(what)  # this machine's heals and decisions win: never overwritten
             continue
-        save_heal_state(store, name, state, provenance=check.provenance)
+        try:
+            save_heal_state(store, name, state, provenance=check.provenance, expect=None)
+        except HealFileError:
+            kept.append(what)  # another run wrote it meanwhile (the store's Rule 7): theirs wins
+            continue
         added.append(what)
     return added, kept
 
