@@ -136,6 +136,9 @@ class Problem(enum.StrEnum):
     OWNER = "owner"
     MODE = "mode"
     TOO_LARGE = "too_large"
+    #: A signed store's document without a signature, or with one the team key didn't make.
+    UNSIGNED = "unsigned"
+    FORGED = "forged"
 
 
 class UnsafeFile(MobsterError):

@@ -30,6 +30,8 @@ Rule 5: a file that can't be used is dropped, never followed and never a crash: 
         - A file of our own in another format (an older Mobster's, whose steps replay under an
           older matcher rule, or a newer one's) is never replayed: it is renamed aside to
           ``<name>.format<N>`` the same way, and a lookup of its own env says why it records afresh.
+        - A path a signed store refuses (``signing`` Rule 2: unsigned, forged) is renamed aside to
+          ``<name>.unsigned`` or ``<name>.forged`` the same way: never replayed, recorded again.
 Rule 6: readers skip ``.tmp-*`` files and every name that isn't ``<identity>-<env>.json``.
 Rule 7: a miss names the newest readable path of another env recorded in the same locale
         (:attr:`Lookup.carry`): a run that carries paths to a new build replays it. A path is never
@@ -122,6 +124,7 @@ _ORIGIN_KEYS = ("how", "from", "check")
 _HOWS = ("recorded", "carried", "healed")
 _IDENTITY = re.compile(rf"[0-9a-f]{{{IDENTITY_LENGTH}}}")
 _UNSAFE = frozenset({Problem.SYMLINK, Problem.NOT_REGULAR, Problem.OWNER, Problem.MODE})
+_REFUSED = frozenset({Problem.UNSIGNED, Problem.FORGED})
 
 
 class Latest:
@@ -470,6 +473,8 @@ class ReplayCache:
                 dropped.append(message)
                 return None
             reason = exc.reason
+            if exc.problem in _REFUSED:  # a signed store's (``signing`` Rule 2): kept aside, never replayed
+                suffix = f".{exc.problem.value}"
         except OSError as exc:
             message = f"{where} was dropped and left in place: it can't be read ({exc.strerror}); delete it"
             log.warning("replay cache file unreadable", file=where, reason=exc.strerror)

@@ -62,6 +62,9 @@ Rule 11: a heal state is written over the version that was read (the store's con
         a review the one it reads under the lock. When another machine wrote the state since,
         nothing is written and the keep says so (:class:`HealFileError`: run again); a heal state
         of another format is copied aside whatever copy was there before.
+Rule 12: a heal state a signed store refuses (``signing`` Rule 2: unsigned, forged) is no heal
+        state: it is moved aside (``<name>.unsigned`` / ``.forged``), logged, and the recorded
+        path replays as if there were none.
 """
 
 from __future__ import annotations
@@ -85,11 +88,11 @@ from mobster_core._rules.steps import Step, Target, dump_path, load_path
 from mobster_core._rules.text import utf8
 from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
 from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
-from mobster_core.exceptions import HealFileError, PathError
+from mobster_core.exceptions import HealFileError, PathError, Problem
 
-from .cache import Origin, ReplayCache, check_name, shared_text_problem
+from .cache import LATEST, Latest, Origin, ReplayCache, check_name, shared_text_problem
 from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, project_lock, read_user_file
-from .pathstores import PathStore, put_document
+from .pathstores import PathStore, current_tag, put_document
 
 __all__ = [
     "HealEntry",
@@ -446,6 +449,9 @@ def load_heal_state(place: Path | ReplayCache | PathStore, name: str, *, provena
     except FileNotFoundError:
         return HealState()
     except UnsafeFile as exc:
+        if exc.problem in (Problem.UNSIGNED, Problem.FORGED):
+            _refused(store, name, exc)  # Rule 12: a signed store's refusal: kept aside, the recorded path replays
+            return HealState()
         raise HealFileError(f"{exc}") from exc
     except OSError as exc:
         raise HealFileError(f"{where}: can't read it ({exc.strerror}); check its permissions, or delete it") from exc
@@ -460,6 +466,20 @@ def load_heal_state(place: Path | ReplayCache | PathStore, name: str, *, provena
     if problem is not None:
         raise HealFileError(f"{where}: {problem}; delete it (the next run replays the recorded path)")
     return attrs.evolve(state, tag=tag)
+
+
+def _refused(store: PathStore, name: str, exc: UnsafeFile) -> None:
+    """Rule 12: move a heal state a signed store refused aside (``<name>.<problem>``) and say so."""
+    where = store.where_document(name)
+    own: PathStore = getattr(store, "inner", store)  # the signed store's own store keeps it as it is
+    try:
+        raw = own.read_document(name, max_bytes=_MAX_STATE_BYTES).data
+        put_document(own, f"{name}.{exc.problem}", raw, max_bytes=_MAX_STATE_BYTES)
+        own.remove_document(name)
+    except (OSError, UnsafeFile, ValueError) as why:
+        log.warning("heal state refused", file=where, reason=f"{exc.reason}; it couldn't be moved aside ({why})")
+        return
+    log.warning("heal state refused and set aside", file=where, reason=exc.reason)
 
 
 class _OtherFormat(ValueError):
@@ -587,14 +607,15 @@ def save_heal_state(
     state: HealState,
     *,
     provenance: Provenance | None = None,
-    expect: str | None = None,
+    expect: str | Latest | None = LATEST,
 ) -> None:
     """Write the heal state ``name`` (:func:`state_name`) into the path store, atomically; an empty one removes it.
 
     Rules 3, 8: a shared store (committed) gets it deterministically (sorted keys, two-space
     indentation, a final newline), and never with text the typing rules would not replay, checked
     against ``provenance`` (:class:`PathError`, nothing written). Rule 11: it replaces only the
-    version ``expect`` (None: none is there); :class:`HealFileError` when another writer's is.
+    version ``expect`` (None: none is there; :data:`~.cache.LATEST`: the one there now);
+    :class:`HealFileError` when another writer's is.
     """
     store = _store_of(place)
     if state.healed is None and not state.keep_failing and not state.rejected:
@@ -604,6 +625,8 @@ def save_heal_state(
         problem = state_text_problem(state, provenance or Provenance())
         if problem is not None:
             raise PathError(f"{store.where_document(name)}: {problem}; it is not written")
+    if isinstance(expect, Latest):
+        expect = current_tag(store, name, max_bytes=_MAX_STATE_BYTES)
     if store.write_document(name, state_document(state, shared=store.shared), expect=expect) is not True:
         raise HealFileError(
             f"{store.where_document(name)}: another run changed this heal state since this one read it; nothing "

@@ -79,11 +79,13 @@ from .fsutil import (
 )
 
 __all__ = [
+    "BUNDLE_DIR",
     "COMMITTED_DIR",
     "DOCUMENT_KINDS",
     "LOCAL_DIR",
     "PATH_STORE_MEMBERS",
     "STORE_NAMES",
+    "BundlePaths",
     "CommittedPaths",
     "FilePaths",
     "LocalPaths",
@@ -101,6 +103,8 @@ __all__ = [
 LOCAL_DIR = Path(MOBSTER_DIR) / "cache" / "replay"
 #: Rule 2's folder, under the project root.
 COMMITTED_DIR = Path(MOBSTER_DIR) / "paths"
+#: Where a read-only run keeps what it recorded or healed (``readonly``), under the project root.
+BUNDLE_DIR = Path(MOBSTER_DIR) / "cache" / "read-only"
 #: The stores a project setting can name.
 StoreName = Literal["local", "committed"]
 STORE_NAMES: tuple[StoreName, ...] = ("local", "committed")
@@ -468,6 +472,19 @@ class LocalPaths(FilePaths):
 
     def _check_folder(self) -> None:
         private_dir(self.folder)
+
+
+class BundlePaths(LocalPaths):
+    """A private folder of this machine holding what a read-only run wrote (``readonly``'s overlay).
+
+    Laid out as the local store (``<folder>/replay/``, ``<folder>/heals/``, 0700 and 0600, read as
+    Rule 1); ``mobster paths export`` of it is the bundle a pull request's job uploads.
+    """
+
+    name = "bundle"
+
+    def __init__(self, folder: Path) -> None:
+        FilePaths.__init__(self, folder / "replay", folder)
 
 
 class CommittedPaths(FilePaths):
