@@ -154,6 +154,10 @@ def _rows(
         where = sources[key.name]
         if value is None and key.field in waits:
             value = waits[key.field]  # the core's default wait
+        if key.name == "paths" and isinstance(value, str):
+            from mobster_drivers.stores import shown
+
+            value = shown(value)  # a URL's password is never printed
         if key.name == "model" and value is None and where == "default" and not merged.get("no_heal"):
             env = dict(os.environ)
             if merged.get("env_file"):

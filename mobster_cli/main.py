@@ -30,7 +30,7 @@ from ._init import init
 from ._inspect import inspect_command
 from ._mcp import mcp
 from ._options import timing_options
-from ._paths import paths, paths_option
+from ._paths import open_paths, paths, paths_option, read_only_bundle, store_options
 from ._select import retries_option, selection_options
 
 if TYPE_CHECKING:
@@ -320,7 +320,7 @@ class _TestCommand(click.Command):
 @click.option("--each-device", is_flag=True, help="Run every check on every device (one result per check and device).")
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
 @selection_options
-@paths_option
+@store_options
 @click.pass_context
 def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
     """Run checks (every check in .mobster/checks by default).
@@ -555,6 +555,10 @@ def _settings(opts: dict[str, Any]) -> Settings:
         timing=Timing(opts.get("poll_interval"), opts.get("drift_after"), opts.get("give_up_after")),
         shard=opts.get("shard"),
         paths=opts.get("paths_store") or "local",
+        paths_write=opts.get("paths_write") is not False,
+        paths_key=_reference(opts.get("paths_key")),
+        paths_lease=opts.get("paths_lease"),
+        paths_wait=opts.get("paths_wait"),
         locale=opts.get("locale"),
         alerts=opts.get("alerts"),
         retries=opts.get("retries") or 0,
@@ -563,6 +567,13 @@ def _settings(opts: dict[str, Any]) -> Settings:
         profile=opts.get("profile_used"),
         env_file=opts.get("env_file"),
     )
+
+
+def _reference(name: str | None) -> str | None:
+    """``--paths-key``: ``${NAME}`` as written, or a bare ``NAME`` (easier in a shell) as ``${NAME}``."""
+    if name is None or name.startswith("${"):
+        return name
+    return f"${{{name}}}"
 
 
 def _keys(env_file: Path | None) -> dict[str, str]:
@@ -704,6 +715,7 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
         return 128 + int(received[0])
     _print_summary(out, suite, root)
     _outputs(suite, opts)
+    read_only_bundle(job.options.paths, suite.folder, root, _console(err=True))
     return int(suite.exit_code)
 
 
@@ -739,13 +751,16 @@ def _run_options(settings: Settings, root: Path, out: Any, driver: Sequence[str]
     def sending(what: str | None) -> None:
         _IN_FLIGHT[:] = [] if what is None else [what]
 
-    return settings.to_run_options(
-        root,
-        reporter=HtmlReport(devices=settings.rerun_options(root, driver)),  # "Run it again" names them
-        on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
-        on_sending=sending,
-        on_result=lambda result: _print_check(out, result),
-    )
+    try:
+        return settings.to_run_options(
+            root,
+            reporter=HtmlReport(devices=settings.rerun_options(root, driver)),  # "Run it again" names them
+            on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
+            on_sending=sending,
+            on_result=lambda result: _print_check(out, result),
+        )
+    except ValueError as exc:  # the path store's setting: an unset ${NAME}, a team key too short
+        _fail(str(exc))
 
 
 async def _suite(job: _Suite, opts: dict[str, Any], clock: Clock) -> SuiteResult:
@@ -896,7 +911,7 @@ def _pending_heals(files: Sequence[Path]) -> int:
 # -- mobster test heal -------------------------------------------------------------------------
 
 
-def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None, store: str = "local") -> int:
+def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None, store: Any = "local") -> int:
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError
 
@@ -904,6 +919,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
 
     if accept and reject:
         _fail("choose --accept or --reject, not both")
+    store = open_paths(store, writes=bool(accept or reject))
     out = _console()
     if accept or reject:
         _decide(out, accept=accept, reject=reject, store=store)
@@ -928,7 +944,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
     return USAGE_EXIT if unreadable else 0
 
 
-def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> None:
+def _decide(out: Any, *, accept: str | None, reject: str | None, store: Any) -> None:
     from mobster_core import load_check
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError, accept_heals, reject_heals
@@ -951,7 +967,7 @@ def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> 
         )
 
 
-def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
+def _heal_lines(root: Path, file: Path, store: Any) -> list[str]:
     from mobster_core import load_check
     from mobster_core.heals import heal_file_for, pending_heals, read_heal_file
     from mobster_report import heal_evidence

@@ -31,6 +31,7 @@ from ._store.pathbook import (
     forget_paths,
     import_paths,
     list_paths,
+    prune_paths,
     read_bundle,
 )
 from ._store.pathstores import (
@@ -77,6 +78,7 @@ __all__ = [
     "import_paths",
     "list_paths",
     "path_store",
+    "prune_paths",
     "read_bundle",
 ]
 

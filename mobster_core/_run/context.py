@@ -107,7 +107,7 @@ class RunOptions:
     on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)
     retries: int = attrs.field(default=0, validator=[attrs.validators.instance_of(int), attrs.validators.ge(0)])
     repeat: int = attrs.field(default=1, validator=[attrs.validators.instance_of(int), attrs.validators.ge(1)])
-    recorder: RecordedBy = attrs.field(factory=RecordedBy)
+    recorder: RecordedBy = attrs.field(factory=RecordedBy, eq=False)  # who records: informational
     lease: LeasePolicy | None = None
 
     def __attrs_post_init__(self) -> None:

@@ -76,7 +76,7 @@ from mobster_core._rules.identity import IDENTITY_LENGTH, Env, why_fresh
 from mobster_core._rules.steps import Op, Step, dump_path, load_path
 from mobster_core._rules.text import utf8
 from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
-from mobster_core.exceptions import PathError
+from mobster_core.exceptions import PathError, StoreUnavailable
 
 from .checks import Check, project_of
 from .fsutil import Problem, UnsafeFile, ensure_gitignore
@@ -221,6 +221,13 @@ class StoredEnv:
     origin: Origin | None = None
     #: The store's version tag of the document as it was read (the store's Rule 7).
     tag: str | None = attrs.field(default=None, eq=False, repr=False)
+    #: Where it is kept in the store's own words (a file, an ``s3://`` or ``postgresql://`` URL).
+    where: str = attrs.field(default="", eq=False)
+
+    @property
+    def shown(self) -> str:
+        """Where it is kept, for people: :attr:`where`, else the file."""
+        return self.where or str(self.path)
 
 
 @attrs.frozen
@@ -318,6 +325,8 @@ class ReplayCache:
         except UnsafeFile as exc:
             log.warning("replay cache folder refused", file=str(exc.path), reason=exc.reason)
             return Lookup(None, why_fresh(env, None), (str(exc),))
+        except StoreUnavailable:
+            raise  # a remote store that can't be reached: the run can neither replay nor keep a recording
         except OSError as exc:
             where = self.backend.where(identity, "")
             log.warning("replay cache folder unreadable", file=where, reason=exc.strerror)
@@ -463,7 +472,7 @@ class ReplayCache:
         suffix = _CORRUPT
         try:
             got = stored_version(self.backend, self.backend.read(identity, env_digest, max_bytes=MAX_CACHE_BYTES))
-            return _record(parse_document(got.data, identity, env_digest), Path(where), got.tag)
+            return _record(parse_document(got.data, identity, env_digest), Path(where), got.tag, where)
         except FileNotFoundError:
             return None  # removed since the folder was listed: nothing to say
         except UnsafeFile as exc:
@@ -511,6 +520,8 @@ class RecordedPath:
     steps: tuple[Step, ...]
     file: Path
     origin: Origin | None = None
+    #: Where it is kept in the store's own words (``file`` as a file store says it, or a URL).
+    where: str = attrs.field(default="", eq=False)
 
 
 def recorded_paths(
@@ -523,7 +534,7 @@ def recorded_paths(
     """
     cache = ReplayCache(root or project_of(check.file), paths)
     return tuple(
-        RecordedPath(s.env.describe(), s.env.digest, s.recorded_at, steps, s.path, s.origin)
+        RecordedPath(s.env.describe(), s.env.digest, s.recorded_at, steps, s.path, s.origin, s.shown)
         for s, steps in ((r.stored, r.steps) for r in cache.paths(check.identity))
     )
 
@@ -645,8 +656,8 @@ def _recorded_by(value: Any) -> RecordedBy | None:
     return RecordedBy(value["machine"], value["build"], value["device"], value["model"])
 
 
-def _record(doc: Document, where: Path, tag: str | None = None) -> _Record:
-    stored = StoredEnv(doc.env, doc.seq, doc.recorded_at, where, len(doc.steps), doc.origin, tag)
+def _record(doc: Document, where: Path, tag: str | None = None, words: str = "") -> _Record:
+    stored = StoredEnv(doc.env, doc.seq, doc.recorded_at, where, len(doc.steps), doc.origin, tag, words)
     return _Record(stored, doc.steps)
 
 

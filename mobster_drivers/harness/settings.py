@@ -24,6 +24,11 @@ Rule 2: :meth:`Settings.to_run_options` is the one place settings become
         :class:`mobster_core.RunOptions`; what only a front end has (its reporter, its progress
         lines) it passes in. A timing left out is the core's default (0.15 s, 1.0 s, 3.0 s).
 Rule 3: ``secrets`` never shows in a ``repr`` and takes no part in equality: it holds API keys.
+Rule 5 (the path store): ``paths`` is a store's name or URL (``mobster_drivers.stores``), opened
+        here with ``${NAME}`` from ``secrets``; ``paths_write`` False wraps it read-only (a pull
+        request's job), ``paths_key`` (``${NAME}``) signs it; a remote store takes the recording
+        lease (``paths_lease``, ``paths_wait`` seconds; None: the defaults). Each path recorded
+        names this machine (its host name) and the CI build (:func:`build_id`).
 Rule 4: :meth:`Settings.rerun_options` is the "Run it again" line's options, by device label: the
         device (spec Rule 7), then ``--profile NAME`` when a profile was used (whatever chose it:
         the line must run the same in a shell without ``$MOBSTER_PROFILE``) and ``--env-file
@@ -82,8 +87,13 @@ class Settings:
     frames: str = "auto"
     timing: Timing = field(default_factory=Timing)
     shard: str | None = None
-    #: Where recorded paths live (``local`` or ``committed``) and the locale a run asks for.
+    #: Where recorded paths live (``local``, ``committed``, a store's URL: Rule 5) and the locale a run asks for.
     paths: str = "local"
+    #: Rule 5: write to the store (False: read-only), the team key's ``${NAME}``, the lease's seconds.
+    paths_write: bool = True
+    paths_key: str | None = None
+    paths_lease: float | None = None
+    paths_wait: float | None = None
     locale: str | None = None
     #: Tries of a check that couldn't run for a class of the machine, after its first; runs of each check.
     retries: int = 0
@@ -138,9 +148,15 @@ class Settings:
         on_result: Callable[[CheckResult], None] | None = None,
     ) -> RunOptions:
         """Rule 2: the run options of a check of the project at ``root``, with the front end's reporter and lines."""
+        import os
+        import platform
+
         from mobster_core import PollPolicy, RunOptions
         from mobster_core.checks import parse_alert_policy
+        from mobster_core.paths import RecordedBy
+        from mobster_drivers.stores import lease_policy, open_store
 
+        env = os.environ if self.secrets is None else self.secrets
         t = self.timing
         timing = {"interval": t.poll_interval, "drift_after": t.drift_after, "give_up_after": t.give_up_after}
         return RunOptions(
@@ -156,7 +172,9 @@ class Settings:
             on_sent=on_sent,
             on_sending=on_sending,
             on_result=on_result,
-            paths=self.paths,
+            paths=open_store(self.paths, root, env=env, write=self.paths_write, key=self.paths_key),
+            lease=lease_policy(self.paths, lease_s=self.paths_lease, wait_s=self.paths_wait),
+            recorder=RecordedBy(machine=platform.node()[:200] or None, build=build_id(env)),
             locale=self.locale,
             secrets=self.secrets,
             retries=self.retries,
@@ -164,6 +182,28 @@ class Settings:
             alerts=None if self.alerts is None else parse_alert_policy(_as_written(self.alerts), "alerts"),
             video=self.video,
         )
+
+
+#: Rule 5: the variables CI services name their build with, first set first (MOBSTER_BUILD over all).
+_BUILD_VARIABLES = (
+    "MOBSTER_BUILD",
+    "GITHUB_RUN_ID",
+    "CI_PIPELINE_ID",
+    "BUILDKITE_BUILD_NUMBER",
+    "CIRCLE_BUILD_NUM",
+    "BUILD_BUILDID",
+    "BUILD_NUMBER",
+)
+
+
+def build_id(env: Mapping[str, str]) -> str | None:
+    """Rule 5: the CI build this run is part of (``GITHUB_RUN_ID``, GitLab's pipeline, ...), or None."""
+    for name in _BUILD_VARIABLES:
+        value = env.get(name, "").strip()
+        if value:
+            attempt = env.get("GITHUB_RUN_ATTEMPT", "").strip() if name == "GITHUB_RUN_ID" else ""
+            return (f"{value}.{attempt}" if attempt and attempt != "1" else value)[:200]
+    return None
 
 
 def _as_written(alerts: str | Mapping[str, Sequence[str]]) -> object:
