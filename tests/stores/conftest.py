@@ -10,6 +10,7 @@ store of its own on the shared server (a store name, a prefix), empty.
 from __future__ import annotations
 
 import os
+import subprocess
 import uuid
 from collections.abc import Iterator
 
@@ -27,8 +28,14 @@ def postgres_server() -> Iterator[PostgresServer]:
     why = postgres_unavailable()
     if why is not None:
         pytest.skip(why)
-    with PostgresServer() as server:
+    try:
+        server = PostgresServer().start()
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        pytest.skip(f"PostgreSQL couldn't start here: {exc}")
+    try:
         yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -39,9 +46,15 @@ def s3_server() -> Iterator[S3Server]:
     saved = {k: os.environ.get(k) for k in S3Server.ENVIRONMENT}
     os.environ.update(S3Server.ENVIRONMENT)
     try:
-        with S3Server() as server:
+        try:
+            server = S3Server().start()
             server.bucket(BUCKET)
+        except OSError as exc:
+            pytest.skip(f"the S3 API server couldn't start here: {exc}")
+        try:
             yield server
+        finally:
+            server.stop()
     finally:
         for k, v in saved.items():
             if v is None:

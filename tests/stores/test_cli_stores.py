@@ -33,8 +33,7 @@ def mobster(*args: str) -> Result:
 @pytest.fixture
 def pg(postgres_server: PostgresServer, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> str:
     """A store of this test's own in the session's PostgreSQL, named by ``${MOBSTER_TEST_PG}``."""
-    name = request.node.name.replace("_", "-")[-40:].lower()
-    monkeypatch.setenv("MOBSTER_TEST_PG", f"{postgres_server.url}#{name}")
+    monkeypatch.setenv("MOBSTER_TEST_PG", f"{postgres_server.url}#{store_name(request)}")
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     return "${MOBSTER_TEST_PG}"
@@ -50,7 +49,8 @@ def rows(server: PostgresServer, store: str) -> list[tuple[str, int, bytes]]:
 
 
 def store_name(request: pytest.FixtureRequest) -> str:
-    return request.node.name.replace("_", "-")[-40:].lower()
+    name: str = request.node.name
+    return name.replace("_", "-")[-40:].lower()
 
 
 def checkout(source: Path, target: Path) -> Path:
