@@ -6,7 +6,9 @@ Rule 2: the wait is the lease's pure :class:`~mobster_core._store.lease.LeaseWai
         wait loop (``wait.py``) on the run's clock; each read looks the path up by the cache's
         rules (a corrupt, forged or unsigned path is set aside and is no path) and reads the lease.
 Rule 3: a path another machine stored meanwhile is replayed: the plan is chosen again, and its
-        line says the run waited for it.
+        line says the run waited for it. A lease just taken is given back when the path is there
+        now (its recorder stored it and released the lease between this run's read of the path
+        and its read of the lease): the run replays it instead of recording it a second time.
 Rule 4: a lease this run takes is held while the run goes on: a task on the run's clock renews it
         every third of its ``lease_s``, and it is released when the run ends, however it ended
         (the lease's Rule 5). A take another machine won waits again, counting from the first
@@ -79,6 +81,9 @@ async def claim(run: Run, prepared: Prepared, plan: Plan) -> tuple[Plan, Lease |
             lease = take(store, claimant, expect=decision.expect, now=utc_now())
             if lease is None:
                 continue  # Rule 4: another machine took it first: wait for its recording
+            if cache.lookup(identity, env).hit:  # Rule 3: stored and released between this run's two reads
+                release(store, lease, now=utc_now())
+                continue
             if decision.expired is not None:
                 line = f"the recording lease of {decision.expired} expired; this run records"
                 plan = attrs.evolve(plan, why="; ".join(w for w in (plan.why, line) if w))

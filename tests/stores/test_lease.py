@@ -248,3 +248,25 @@ def test_a_run_stopped_while_waiting_for_a_lease_is_stopped_at_once(tmp_path: Pa
     clock.run(stop_after_five_seconds())
     assert clock.now() - began == pytest.approx(5.0)
     assert store.names() == []  # nothing recorded, nothing written
+
+
+def test_a_path_stored_between_the_two_reads_of_a_wait_is_replayed_not_recorded_again(tmp_path: Path) -> None:
+    recorded = MemoryPaths()
+    check = machine(tmp_path, 0)
+    clock = FakeClock()
+    assert clock.run(fleet(clock, [check], recorded, POLICY))[0][0].mode == "smart"
+    [(key, value)] = recorded.paths.items()
+
+    class StoredMeanwhile(MemoryPaths):
+        """Another machine stores the path (and frees its lease) just after this run read the paths."""
+
+        def read_document(self, name: str, *, max_bytes: int) -> mc.paths.Versioned:
+            if name.startswith("leases/") and not self.paths:
+                self.paths[key] = value
+            return super().read_document(name, max_bytes=max_bytes)
+
+    store = StoredMeanwhile()
+    [(result, calls)] = clock.run(fleet(clock, [check], store, POLICY))
+    assert (result.verdict, result.mode, calls) == (mc.Verdict.PASSED, "replay", 0)
+    [lease] = store.documents("leases/")
+    assert look(store, lease, path=True).held is False  # the lease it took was given back
