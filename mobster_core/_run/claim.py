@@ -43,6 +43,7 @@ from mobster_core._store.lease import (
     renew,
     take,
 )
+from mobster_core.exceptions import MobsterError
 
 from .context import Run
 from .plan import Plan, Prepared, choose_path
@@ -112,7 +113,7 @@ async def holding(run: Run, lease: Lease | None) -> AsyncIterator[None]:
             await run.clock.sleep(current.lease_s / 3)
             try:
                 held[0] = renew(store, current, now=utc_now())
-            except OSError as exc:
+            except (OSError, MobsterError) as exc:
                 log.warning("the recording lease couldn't be renewed", lease=current.name, error=str(exc))
                 continue  # tried again at the next third: the lease may live on meanwhile
             if held[0] is None:
@@ -127,5 +128,5 @@ async def holding(run: Run, lease: Lease | None) -> AsyncIterator[None]:
         if current is not None:
             try:
                 release(store, current, now=utc_now())
-            except OSError as exc:
+            except (OSError, MobsterError) as exc:
                 log.warning("the recording lease couldn't be released; it expires", lease=current.name, error=str(exc))

@@ -22,10 +22,13 @@ Rule 4: a lease's ``lease_s`` is held to :data:`MIN_LEASE_S` .. :data:`MAX_LEASE
 Rule 5: the holder releases its lease when its run ends, however it ended (passed, failed,
         stopped): it writes the lease ``free`` over its own version; a lease another machine took
         over meanwhile (this one's expired) is left to it.
+Rule 6: a lease document over 4 KiB, or that is no lease of this format, is not held: it is taken
+        over by its version; one that can't be read at all (over 1 MiB, refused) is removed first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -37,6 +40,7 @@ import attrs
 
 from mobster_core._rules.settle import Done, Read, Sleep
 from mobster_core._rules.text import utf8
+from mobster_core.exceptions import StoreUnavailable, UnsafeFile
 
 from .pathstores import PathStore
 
@@ -66,6 +70,8 @@ LEASE_FORMAT = 1
 MIN_LEASE_S = 1.0
 MAX_LEASE_S = 3600.0
 _MAX_LEASE_BYTES = 4096
+#: Rule 6: a lease document is read up to this size (its tag, to take it over); a larger one is removed.
+_MAX_READ_BYTES = 1024 * 1024
 _HOLDER = re.compile(r"[\x21-\x7e]{1,200}")
 
 
@@ -237,21 +243,31 @@ def _parse(raw: bytes) -> tuple[bool, float, str | None]:
 
 
 def look(store: PathStore, name: str, *, path: bool) -> LeaseSight:
-    """Rule 3: what the store says of the lease ``name`` now (``path``: whether a usable path is there)."""
+    """Rule 3: what the store says of the lease ``name`` now (``path``: whether a usable path is there).
+
+    Rule 6: a document there that can't be read at all (over :data:`_MAX_READ_BYTES`, refused) is
+    no lease: it is removed, so a lease can be created in its place.
+    """
     try:
-        got = store.read_document(name, max_bytes=_MAX_LEASE_BYTES)
+        got = store.read_document(name, max_bytes=_MAX_READ_BYTES)
     except FileNotFoundError:
         return LeaseSight(path)
-    except OSError:
-        return LeaseSight(path)  # an unreadable lease file (too large, refused) is taken over as no lease
-    held, lease_s, holder = _parse(got.data)
+    except (OSError, UnsafeFile) as exc:
+        if isinstance(exc, StoreUnavailable):
+            raise
+        with contextlib.suppress(OSError, UnsafeFile):
+            store.remove_document(name)
+        return LeaseSight(path)
+    held, lease_s, holder = _parse(got.data) if len(got.data) <= _MAX_LEASE_BYTES else (False, 0.0, None)
     return LeaseSight(path, got.tag, held, lease_s, holder)
 
 
 def _versioned_tag(store: PathStore, name: str) -> str | None:
     try:
         return store.read_document(name, max_bytes=_MAX_LEASE_BYTES).tag
-    except OSError:
+    except FileNotFoundError:
+        return None
+    except UnsafeFile:
         return None
 
 

@@ -270,3 +270,16 @@ def test_a_path_stored_between_the_two_reads_of_a_wait_is_replayed_not_recorded_
     assert (result.verdict, result.mode, calls) == (mc.Verdict.PASSED, "replay", 0)
     [lease] = store.documents("leases/")
     assert look(store, lease, path=True).held is False  # the lease it took was given back
+
+
+@pytest.mark.parametrize("size", [5000, 2 * 1024 * 1024])
+def test_a_lease_document_too_large_to_be_one_blocks_nobody(size: int) -> None:
+    store = MemoryPaths()
+    name = lease_name("0123456789abcdef", "abcdef012345")
+    store.write_document(
+        name, b'{"format": 1, "state": "held", "holder": "x", "lease_s": 60, "pad": "' + b"x" * size + b'"}'
+    )
+    sight = look(store, name, path=False)
+    assert sight.held is False
+    assert take(store, Claimant(name, "a/1/x", 30.0), expect=sight.tag, now=NOW) is not None
+    assert look(store, name, path=False).holder == "a/1/x"
