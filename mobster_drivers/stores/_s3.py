@@ -40,8 +40,12 @@ class S3Paths:
     name = "s3"
     shared = True
 
-    def __init__(self, bucket: str, prefix: str, *, endpoint: str | None = None, region: str | None = None) -> None:
+    def __init__(
+        self, bucket: str, prefix: str, *, endpoint: str | None = None, region: str | None = None, page_size: int = 1000
+    ) -> None:
         self.bucket = bucket
+        #: Keys a listing asks for a page (S3's most, 1,000; an engine may give fewer: pages are followed).
+        self.page_size = page_size
         self.prefix = prefix.strip("/")
         self.endpoint = endpoint
         self.region = region
@@ -131,7 +135,9 @@ class S3Paths:
         keys: list[str] = []
         token: dict[str, str] = {}
         while True:
-            page = self._call(f"listing {start}", "list_objects_v2", Prefix=self._key(start), **token)
+            page = self._call(
+                f"listing {start}", "list_objects_v2", Prefix=self._key(start), MaxKeys=self.page_size, **token
+            )
             keys.extend(str(item["Key"]) for item in page.get("Contents", ()))
             if not page.get("IsTruncated"):
                 return keys

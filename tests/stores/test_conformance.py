@@ -56,3 +56,14 @@ def test_a_store_that_breaks_a_rule_fails_the_suite_naming_it() -> None:
 
     with pytest.raises(AssertionError, match="a second create loses"):
         check_path_store(LastWriterWins())
+
+
+def test_the_s3_store_lists_past_one_page_of_objects(s3_store: S3Paths) -> None:
+    # A listing comes a page at a time (S3's pages are at most 1,000 keys; some engines' smaller):
+    # the store follows the continuation token to the end.
+    paged = S3Paths(s3_store.bucket, s3_store.prefix, endpoint=s3_store.endpoint, page_size=2)
+    for n in range(5):
+        assert paged.write(f"{n:016x}", "abcdef012345", b"{}", expect=None)
+        assert paged.write_document(f"heals/{n:016x}-abcdef012345-000000000000.json", b"{}", expect=None)
+    assert paged.names() == [(f"{n:016x}", "abcdef012345") for n in range(5)]
+    assert len(paged.documents("heals/")) == 5
