@@ -119,7 +119,14 @@ def expand(setting: str, env: Mapping[str, str]) -> str:
 
 def _open_remote(setting: str, env: Mapping[str, str]) -> PathStore:
     value = expand(setting, env)
-    check_setting(value)
+    try:
+        check_setting(value)
+    except ValueError:
+        # Rule 2: the value came from the environment and may be a secret in any form: never shown.
+        raise ValueError(
+            f"the path store {setting} (from the environment) is no store: its value must be an s3://BUCKET/PREFIX "
+            "or postgresql://… URL (a libpq keyword string such as host=… password=… isn't taken)"
+        ) from None
     parts = urlsplit(value)
     if parts.scheme.lower() == "s3":
         from ._s3 import S3Paths

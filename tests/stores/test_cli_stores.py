@@ -226,3 +226,15 @@ def test_an_unset_name_in_the_store_setting_is_one_line_naming_it(
     result = mobster("test", "--scripted", "app.yaml", "--paths", "${NO_SUCH_STORE}")
     assert result.exit_code == 3, result.output
     assert "names ${NO_SUCH_STORE}, and NO_SUCH_STORE isn't set: set it" in result.output
+
+
+def test_a_store_from_the_environment_that_is_no_url_is_refused_without_showing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TEAM_STORE", "host=db.internal user=ci password=hunter2-secret dbname=mobster")
+    result = mobster("test", "--scripted", "app.yaml", "--paths", "${TEAM_STORE}")
+    assert result.exit_code == 3, result.output
+    assert "hunter2-secret" not in result.output
+    assert "the path store ${TEAM_STORE} (from the environment) is no store" in result.output
