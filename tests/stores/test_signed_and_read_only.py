@@ -57,6 +57,8 @@ def test_a_signed_store_signs_what_it_records_and_replays_it(tmp_path: Path) -> 
     assert json.loads(raw)["signature"].startswith("hmac-sha256:")
     again, _ = run(file, SignedPaths(inner, KEY), model=False)
     assert (again.verdict, again.mode, again.model_calls) == (mc.Verdict.PASSED, "replay", 0)
+    unkeyed, _ = run(file, inner, model=False)  # a reader without the key reads a signed path as any other
+    assert (unkeyed.verdict, unkeyed.mode) == (mc.Verdict.PASSED, "replay")
 
 
 def forge(store: MemoryPaths, change: str) -> None:
@@ -154,3 +156,28 @@ def test_a_read_only_run_that_records_keeps_it_in_the_bundle_and_the_store_stays
     assert "it couldn't be moved aside" in (result.path_why or "")  # the team's store is left as it is
     exported = json.loads(export_paths(tmp_path, paths=bundle, now=datetime.now(UTC)))
     assert len(exported["paths"]) == 1
+
+
+RENAMED = sample_path("yourapp-renamed").read_text()
+
+
+def test_a_forged_heal_state_is_set_aside_and_never_replayed(tmp_path: Path) -> None:
+    inner = MemoryPaths()
+    file = check_file(tmp_path)
+    assert run(file, SignedPaths(inner, KEY))[0].verdict is mc.Verdict.PASSED
+    clock = FakeClock()
+    phone = ScriptedPhone.from_text(RENAMED, clock=clock)
+    options = RunOptions(root=tmp_path, paths=SignedPaths(inner, KEY))
+    healed = clock.run(run_check(load_check(file), phone, clock, model=ScriptedModel(clock=clock), options=options))
+    assert (healed.verdict, len(healed.heals)) == (mc.Verdict.PASSED, 1)
+    [name] = inner.documents("heals/")
+    raw, tag = inner.docs[name]
+    assert inner.write_document(name, raw.replace(b'"Next"', b'"Delete account"'), expect=tag)
+    clock = FakeClock()
+    phone = ScriptedPhone.from_text(RENAMED, clock=clock)
+    strict = RunOptions(root=tmp_path, paths=SignedPaths(inner, KEY), no_heal=True)
+    result = clock.run(run_check(load_check(file), phone, clock, options=strict))
+    # The forged healed path is no heal state: the recorded path replays, and the renamed step drifts.
+    assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
+    assert inner.documents("heals/") == [f"{name}.forged"]
+    assert "Delete account" not in json.dumps([r.to_dict() for r in result.steps])
