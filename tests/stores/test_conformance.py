@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+import mobster_core as mc
+from mobster_core._rules.identity import Env
+from mobster_core._store.cache import ReplayCache
 from mobster_core.paths import BundlePaths, CommittedPaths, LocalPaths, ReadOnlyPaths
 from mobster_core.protocols import PathStore
 from mobster_core.testing import MemoryPaths, check_path_store
@@ -67,3 +70,19 @@ def test_the_s3_store_lists_past_one_page_of_objects(s3_store: S3Paths) -> None:
         assert paged.write_document(f"heals/{n:016x}-abcdef012345-000000000000.json", b"{}", expect=None)
     assert paged.names() == [(f"{n:016x}", "abcdef012345") for n in range(5)]
     assert len(paged.documents("heals/")) == 5
+
+
+def test_a_store_written_for_the_old_protocol_is_refused_naming_what_it_lacks(tmp_path: Path) -> None:
+    class Unversioned(MemoryPaths):
+        """A store whose reads give bytes and whose writes say nothing: the protocol before issue 42."""
+
+        def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:  # type: ignore[override]
+            return super().read(identity, env, max_bytes=max_bytes).data
+
+    store = Unversioned()
+    env = Env("1.0", "1", 26, mc.DeviceKind.SIMULATOR)
+    assert store.write("b4f5b1de9d5b86e2", env.digest, b"{}")
+    with pytest.raises(TypeError, match=r"the memory store's read gave bytes, not a Versioned\(data, tag\)"):
+        ReplayCache(tmp_path, store).lookup("b4f5b1de9d5b86e2", env)  # type: ignore[arg-type]  # what it is about
+    with pytest.raises(AssertionError, match="read gives a Versioned, not bytes"):
+        check_path_store(Unversioned())
