@@ -19,6 +19,11 @@ Rule 3: ``import`` writes nothing from a file that isn't a bundle (exit 3); a bu
         exits 3 after writing the rest, each refusal said on its own line.
 Rule 4: text from files (check names, steps, messages) goes through ``visible`` before it is
         printed (``_render``'s Rule 1).
+Rule 5: ``export FILE`` writes the bundle as every user's file is written (``write_user_file``):
+        over a regular file or none, never through a symlink (at FILE or at a temporary name:
+        the temporary file is created exclusively beside it) and never onto a FIFO or a device,
+        renamed into place whole. ``import FILE`` reads it as every user's file is read
+        (``read_user_file``: a regular file, a symlink to one followed, bounded).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+
+from ._shared import boundary, fail, resolve_check
 
 if TYPE_CHECKING:
     from mobster_core import Check
@@ -43,7 +50,7 @@ def _configured_store(ctx: click.Context, param: click.Parameter, value: str) ->
     """Rule 1: ``--paths`` as given; else the project config's ``paths``; else ``local``."""
     from click.core import ParameterSource
 
-    from mobster_drivers.harness.config import ConfigError, load_config
+    from mobster_harness.config import ConfigError, load_config
 
     if param.name is None or ctx.get_parameter_source(param.name) is not ParameterSource.DEFAULT:
         return value
@@ -119,14 +126,10 @@ def store_options(f: Any) -> Any:
 
 
 def _boundary(body: Any) -> None:
-    from .main import _boundary as boundary
-
     raise SystemExit(boundary(body))
 
 
 def _fail(message: str) -> NoReturn:
-    from .main import _fail as fail
-
     fail(message)
 
 
@@ -153,10 +156,8 @@ def _check(name: str) -> Check:
     from mobster_core import load_check
     from mobster_core.exceptions import CheckError
 
-    from .main import _resolve_check
-
     try:
-        return load_check(_resolve_check(name, Path.cwd()))
+        return load_check(resolve_check(name, Path.cwd()))
     except CheckError as exc:
         _fail(str(exc))
 
@@ -172,8 +173,8 @@ def _open(root: Path, store: str, *, writes: bool = False) -> Any:
     """Rules 1, 5: the store ``store`` names, opened as a run opens it; one line when it can't be."""
     import os
 
-    from mobster_drivers.harness.config import ConfigError, load_config
     from mobster_drivers.stores import open_store, shown
+    from mobster_harness.config import ConfigError, load_config
 
     try:
         values = load_config(root).values
@@ -339,18 +340,20 @@ def paths_export(file: Path, paths_store: str) -> None:
 
 
 def _export(file: Path, store: str) -> int:
-    from mobster_core.paths import export_paths, read_bundle
+    """Rule 5: the bundle written as every file a user names is (``write_user_file``)."""
+    from mobster_core.exceptions import UnsafeFile
+    from mobster_core.files import write_user_file
+    from mobster_core.paths import export_paths
 
     from ._render import visible
 
     root, _checks = _project()
     data = export_paths(root, paths=_open(root, store), now=datetime.now(UTC))
-    if file.exists() and not file.is_file():
-        _fail(f"{file}: it is not a regular file; give a file name for the bundle")
-    tmp = file.with_name(f".{file.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(file)
-    count = len(read_bundle(file))
+    try:
+        write_user_file(file, data)
+    except UnsafeFile as exc:
+        _fail(f"{file}: {exc.reason}; {exc.fix}")
+    count = len(json.loads(data)["paths"])
     _console().print(f"exported {count} path{'s' if count != 1 else ''} to {visible(file)}", markup=False)
     return 0
 

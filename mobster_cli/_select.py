@@ -24,9 +24,9 @@ import click
 
 if TYPE_CHECKING:
     from mobster_core import AppInfo, Check, DeviceInfo
-    from mobster_drivers.harness.settings import Settings
+    from mobster_harness import Harness
 
-    from .main import Runtime
+    from ._shared import Runtime
 
 __all__ = ["LIST_SCHEMA", "by_tags", "list_checks", "retries_option", "selection_options"]
 
@@ -117,7 +117,7 @@ def by_tags(
 def list_checks(
     root: Path,
     files: Sequence[Path],
-    settings: Settings,
+    harness: Harness,
     runtime: Runtime,
     *,
     as_json: bool,
@@ -127,7 +127,8 @@ def list_checks(
     from mobster_core.checks import CheckError
 
     note = _stderr()
-    envs = _device_envs(files, settings, runtime, note) if settings.devices.kinds else None
+    settings = harness.settings
+    envs = _device_envs(files, harness, runtime, note) if settings.devices.kinds else None
     rows = []
     for file in files:
         try:
@@ -223,14 +224,14 @@ def _stderr() -> Callable[[str], None]:
 
 def _device_envs(
     files: Sequence[Path],
-    settings: Settings,
+    harness: Harness,
     runtime: Runtime,
     note: Callable[[str], None],
 ) -> dict[str, tuple[str, str] | str]:
     """Rule 2: each app's env on the pool's first device (or why it isn't known), by bundle."""
     from mobster_core import MobsterError, load_check
     from mobster_core.checks import CheckError
-    from mobster_drivers.harness.pool import CouldntOpen, PoolError, open_device, pool_specs
+    from mobster_harness import CouldntOpen, PoolError
 
     from ._render import visible
 
@@ -243,13 +244,12 @@ def _device_envs(
         if bundle:
             bundles.add(bundle)
     try:
-        spec = pool_specs(settings.devices)[0]
-        opened = open_device(spec, runtime.the_clock())
+        opened = harness.one_device()  # the pool's first device
     except (CouldntOpen, PoolError, MobsterError) as exc:
         note(f"the device can't be opened, so its env isn't known: {visible(exc)}")
         return dict.fromkeys(bundles, str(exc))
     try:
-        return dict(runtime.run_to_end(_envs(opened.device, sorted(bundles), settings.locale)))
+        return dict(runtime.run_to_end(_envs(opened.device, sorted(bundles), harness.settings.locale)))
     finally:
         opened.release()
 

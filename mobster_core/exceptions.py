@@ -136,16 +136,19 @@ class Problem(enum.StrEnum):
     OWNER = "owner"
     MODE = "mode"
     TOO_LARGE = "too_large"
+    CHANGED = "changed"
     #: A signed store's document without a signature, or with one the team key didn't make.
     UNSIGNED = "unsigned"
     FORGED = "forged"
 
 
 class UnsafeFile(MobsterError):
-    """A file or folder under ``.mobster/`` that is refused: never followed, never trusted.
+    """A file or folder that is refused: never followed, never trusted (under ``.mobster/``, or a user's file).
 
     ``path`` is the file, ``reason`` what is wrong, ``problem`` the same as a stable value, and
-    ``fix`` what the user does about it.
+    ``fix`` what the user does about it. ``tag`` is the store's version tag of a document that was
+    read and then refused (a signed store's ``unsigned`` or ``forged``), None otherwise: what a
+    write that replaces it expects (a shared store's document is left in place and replaced).
     """
 
     def __init__(
@@ -155,12 +158,14 @@ class UnsafeFile(MobsterError):
         *,
         problem: Problem | None = None,
         fix: str = "delete it; the next run records a new path",
+        tag: str | None = None,
     ) -> None:
         super().__init__(f"refusing {path}: {reason}; {fix}")
         self.path = path
         self.reason = reason
         self.problem = problem
         self.fix = fix
+        self.tag = tag
 
 
 class HealFileError(MobsterError):

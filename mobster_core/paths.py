@@ -17,8 +17,8 @@ record an identity and env while the others wait and replay; :class:`RecordedBy`
 (``RunOptions(recorder=…)``) names the machine and build in each path recorded.
 """
 
-from ._rules.device import AppInfo, DeviceInfo
-from ._rules.identity import Env
+from ._rules.device.device import AppInfo, DeviceInfo
+from ._rules.replay.identity import Env
 from ._store.cache import Origin, RecordedBy, StoredEnv, path_store
 from ._store.lease import LeasePolicy
 from ._store.pathbook import (

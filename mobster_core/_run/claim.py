@@ -4,7 +4,8 @@ Rule 1: a run takes a lease only when ``options.lease`` is set and it must recor
         replay, not launch-only, not ``fresh`` (a person asked this run to record again).
 Rule 2: the wait is the lease's pure :class:`~mobster_core._store.lease.LeaseWait`, driven by the one
         wait loop (``wait.py``) on the run's clock; each read looks the path up by the cache's
-        rules (a corrupt, forged or unsigned path is set aside and is no path) and reads the lease.
+        rules (a corrupt, forged or unsigned path is no path: set aside in a private store, left as
+        it is in a shared one, the cache's Rule 12) and reads the lease.
 Rule 3: a path another machine stored meanwhile is replayed: the plan is chosen again, and its
         line says the run waited for it. A lease just taken is given back when the path is there
         now (its recorder stored it and released the lease between this run's read of the path

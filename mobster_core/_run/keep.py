@@ -17,7 +17,7 @@ Rule 5: the read-modify-write happens under the project's lock: another mobster 
         write the same files.
 Rule 6: a passing replay notes when this machine last replayed the path (``pathbook``'s Rule 2),
         never in the path itself.
-Rule 8: every write expects the version the plan read (the cache's Rule 12, the heal file's
+Rule 8: every write expects the version the plan read (the cache's Rule 13, the heal file's
         Rule 11): a recording whose env another machine stored since is not kept (theirs stays,
         and a line says so); a heal state another run wrote since is not written over.
 Rule 7: a heal waiting for review is never replaced (the heal file's Rule 9): a heal of this run
@@ -32,8 +32,9 @@ from __future__ import annotations
 import attrs
 
 from mobster_core._clock import utc_now
-from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.verdict import FailureClass
+from mobster_core._results.results import Mode
+from mobster_core._rules.verdict.fixes import Fix, FixCode
+from mobster_core._rules.verdict.verdict import FailureClass
 from mobster_core._store.cache import Origin, RecordedBy, Recording, ReplayCache, check_name
 from mobster_core._store.fsutil import project_lock
 from mobster_core._store.healfile import (
@@ -58,7 +59,6 @@ from mobster_core._store.pathbook import note_replayed
 from .context import Run
 from .ended import couldnt, failed
 from .plan import Prepared
-from .results import Mode
 from .steps import Executed
 
 __all__ = ["keep"]
@@ -120,7 +120,7 @@ def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
 
 
 def _recorded_by(run: Run, prepared: Prepared) -> RecordedBy:
-    """The cache's Rule 13: the machine and build the front end named, this device and this run's model."""
+    """The cache's Rule 14: the machine and build the front end named, this device and this run's model."""
     info, calls = prepared.info, run.calls
     return attrs.evolve(
         run.options.recorder,

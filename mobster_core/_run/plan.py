@@ -28,11 +28,11 @@ from __future__ import annotations
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.device import AppInfo, DeviceInfo, DeviceKind, LaunchOptions
-from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.identity import Env
-from mobster_core._rules.steps import Step
-from mobster_core._rules.verdict import FailureClass
+from mobster_core._rules.device.device import AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.verdict.fixes import Fix, FixCode
+from mobster_core._rules.verdict.verdict import FailureClass
+from mobster_core._rules.vocabulary.steps import Step
 from mobster_core._store.cache import ReplayCache, StoredPath
 from mobster_core._store.healfile import (
     HealEntry,
@@ -87,8 +87,8 @@ class Plan:
     state (the keep-failing steps, a healed path); ``adopted`` says the healed path replays;
     ``pending`` how many steps the heals of the replayed path have healed; ``waiting`` the heals
     that wait for review in other envs' heal states (Rule 6); ``tag`` the version of this env's
-    path the lookup read (None: none it could use), what a recording of it replaces (the cache's
-    Rule 12).
+    path the lookup read (one it replays, or one it can't use left in a shared store; None: none),
+    what a recording of it replaces (the cache's Rule 13).
     """
 
     path: tuple[Step, ...] | None = None

@@ -1,6 +1,6 @@
 """The one wait loop: it drives any pure wait against a clock and a read.
 
-The waits are ``_rules/settle.py``'s (they read the screen) and ``_store/lease.py``'s recording
+The waits are ``_rules/replay/settle``'s (they read the screen) and ``_store/lease.py``'s recording
 lease (it reads the path store): the loop is the same, only what a read returns differs.
 
 Rule 1: the loop decides nothing. It asks the wait what to do, does it (sleep on the clock, read,
@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeVar
 
-from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import Check, Done, Move, Sleep
+from mobster_core._rules.replay.settle import CheckTarget, Done, Move, Sleep
+from mobster_core._rules.vocabulary.screen import Element, Screen
 from mobster_core.protocols import Clock
 
 __all__ = ["LATE_S", "Checker", "Drivable", "Reader", "drive"]
@@ -34,7 +34,7 @@ R_co = TypeVar("R_co", covariant=True)
 
 
 class Drivable(Protocol[S_, O_contra, R_co]):
-    """**Protocol:** a pure wait the loop drives, reading ``O`` (``_rules/settle``'s ``Wait`` reads a Screen)."""
+    """**Protocol:** a pure wait the loop drives, reading ``O`` (``_rules/replay/settle``'s ``Wait`` reads a Screen)."""
 
     def start(self, now: float, /) -> S_:
         """The state of a wait that begins at ``now``."""
@@ -76,7 +76,7 @@ async def drive(
             if clock.now() - move.until > LATE_S:  # Rule 4: decide on the screen as it is now
                 started = clock.now()
                 state = wait.saw(state, started, await read())
-        elif isinstance(move, Check):
+        elif isinstance(move, CheckTarget):
             state = wait.checked(state, True if check is None else await check(move.element))
         else:
             started = clock.now()

@@ -26,12 +26,14 @@ Rule 5: a file that can't be used is dropped, never followed and never a crash: 
           name (a rename replaces a symlink itself, never its target).
         - A corrupt file of our own (not UTF-8, not JSON, too large, a wrong envelope, a step that
           fails validation) is renamed aside to ``<name>.corrupt``, kept for inspection and out of
-          the way of the next recording (one ``.corrupt`` per name, the latest wins).
+          the way of the next recording (one ``.corrupt`` per name, the latest wins); in a shared
+          store it is left as it is (Rule 12).
         - A file of our own in another format (an older Mobster's, whose steps replay under an
           older matcher rule, or a newer one's) is never replayed: it is renamed aside to
           ``<name>.format<N>`` the same way, and a lookup of its own env says why it records afresh.
         - A path a signed store refuses (``signing`` Rule 2: unsigned, forged) is renamed aside to
-          ``<name>.unsigned`` or ``<name>.forged`` the same way: never replayed, recorded again.
+          ``<name>.unsigned`` or ``<name>.forged`` the same way: never replayed, recorded again;
+          in a shared store it is left as it is (Rule 12) and the recording replaces it.
 Rule 6: readers skip ``.tmp-*`` files and every name that isn't ``<identity>-<env>.json``.
 Rule 7: a miss names the newest readable path of another env recorded in the same locale
         (:attr:`Lookup.carry`): a run that carries paths to a new build replays it. A path is never
@@ -44,13 +46,24 @@ Rule 11: a path recorded on another machine (``mobster paths import``) takes its
         was recorded (``seq`` counts within one store only): the identity's paths are numbered
         again in ``recorded_at`` order, and the four newest kept. ``seq`` stays the order within a
         store; ``recorded_at`` orders paths that come from two.
-Rule 12 (conditional writes): every write expects the version of the document it replaces
+Rule 12: a document of a ``shared`` store (committed, reviewed in git; a remote store others
+        read) is never renamed, removed or rewritten by a lookup, a listing or an export: one that
+        can't be used (corrupt, in another format, or refused by a signed store: unsigned,
+        forged) is dropped and said, naming it and the fix, and left byte for byte, so a replay
+        (``--no-heal`` above all) changes no committed file and a reader never writes a team's
+        store (an object store has no rename: a reader's copy-and-delete could remove the path
+        another machine stored in between). Nothing of it is replayed. Only a run that records
+        replaces it, writing its new path under the same name over the version the lookup saw
+        (:attr:`Lookup.tag`, Rule 13: a change the pull request shows), as ``mobster paths
+        forget`` and an import may.
+Rule 13 (conditional writes): every write expects the version of the document it replaces
         (the store's Rule 7). A run's recording expects what its lookup saw (:attr:`Lookup.tag`:
-        a path of this env there, or none): when another machine stored that env's path since,
-        the write loses, nothing is written and the winner's path stays (two writers racing on
-        one document: one wins, the other keeps the winner's; never a lost update). An import and
-        a review's accept expect the version they read just before.
-Rule 13 (provenance): a path says who recorded it (``recorded_by``: the machine, the CI build, the
+        a path of this env there, usable or left in place by Rule 12, or none): when another
+        machine stored that env's path since, the write loses, nothing is written and the
+        winner's path stays (two writers racing on one document: one wins, the other keeps the
+        winner's; never a lost update). An import and a review's accept expect the version they
+        read just before.
+Rule 14 (provenance): a path says who recorded it (``recorded_by``: the machine, the CI build, the
         device and the model, each or null; when is ``recorded_at``); ``mobster paths show``
         shows it. It is informational: nothing is decided by it.
 Rule 10: a store that is ``shared`` (committed, reviewed in git) gets each path written
@@ -72,10 +85,10 @@ from typing import Any, NoReturn
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.identity import IDENTITY_LENGTH, Env, why_fresh
-from mobster_core._rules.steps import Op, Step, dump_path, load_path
-from mobster_core._rules.text import utf8
-from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.replay.identity import IDENTITY_LENGTH, Env, why_fresh
+from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.vocabulary.steps import Op, Step, dump_path, load_path
 from mobster_core.exceptions import PathError, StoreUnavailable
 
 from .checks import Check, project_of
@@ -131,7 +144,7 @@ class Latest:
     """The version of a document there now, as :meth:`ReplayCache.keep_path` reads it before writing."""
 
 
-#: Rule 12: a write that replaces the version read just before (an import, a review's accept).
+#: Rule 13: a write that replaces the version read just before (an import, a review's accept).
 LATEST = Latest()
 
 
@@ -168,7 +181,7 @@ def path_store(root: Path, paths: str | PathStore = "local") -> PathStore:
 
 @attrs.frozen
 class RecordedBy:
-    """Rule 13: who recorded a path: the machine, the CI build, the device and the model (each may be unknown)."""
+    """Rule 14: who recorded a path: the machine, the CI build, the device and the model (each may be unknown)."""
 
     machine: str | None = None
     build: str | None = None
@@ -192,7 +205,7 @@ class RecordedBy:
 
 @attrs.frozen
 class Origin:
-    """Rule 9: how a path came to be, and which check file stored it; Rule 13: who recorded it (``by``).
+    """Rule 9: how a path came to be, and which check file stored it; Rule 14: who recorded it (``by``).
 
     ``provenance`` (the check's own words, never stored) is what a shared store's text is checked
     against (Rule 10).
@@ -241,7 +254,7 @@ class Recording:
 
 @attrs.frozen
 class Kept:
-    """What storing a path did (Rule 12): where it is kept, and whether this write won (False: another's stays)."""
+    """What storing a path did (Rule 13): where it is kept, and whether this write won (False: another's stays)."""
 
     file: Path
     won: bool
@@ -262,8 +275,9 @@ class Lookup:
     ``steps`` is None on a miss, and ``why`` then says why (``why_fresh`` against the newest
     readable stored env of the identity, or why this env's own file was set aside).
     ``dropped`` has one message per file dropped. ``carry`` is, on a miss, the newest readable
-    path of another env (Rule 7). ``tag`` is the version of this env's document the lookup read
-    (None: none it could use is there): what a recording of this env expects (Rule 12).
+    path of another env (Rule 7). ``tag`` is the version of this env's document the lookup read,
+    one it replays or one it left in place (Rule 12; None: none is there): what a recording of this
+    env expects (Rule 13).
     """
 
     steps: tuple[Step, ...] | None
@@ -333,22 +347,22 @@ class ReplayCache:
             folder = str(self.folder) if isinstance(self.backend, FilePaths) else where
             return Lookup(None, why_fresh(env, None), (f"the replay cache {folder} can't be read: {exc}",))
         dropped: list[str] = []
-        set_aside: list[str] = []
+        unusable = _Unusable()
         if env.digest in digests:
             digests.remove(env.digest)
-            record = self._load(identity, env.digest, dropped, set_aside)
+            record = self._load(identity, env.digest, dropped, unusable)
             if record is not None:
                 log.debug("replay cache hit", file=str(record.stored.path), steps=len(record.steps))
                 return Lookup(record.steps, None, (), tag=record.stored.tag)
         others = [r for d in digests if (r := self._load(identity, d, dropped)) is not None]
         newest = max(others, key=_newest_key) if others else None
         why = why_fresh(env, None if newest is None else newest.stored.env)
-        if set_aside:
-            why = f"the path recorded here was set aside: {set_aside[0]}"
+        if unusable.why is not None:
+            why = unusable.why
         # Rule 7: a path is carried to a new build only in its own language: its labels are that language's.
         same_language = [r for r in others if r.stored.env.locale == env.locale]
         carry = max(same_language, key=_newest_key) if same_language else None
-        return Lookup(None, why, tuple(dropped), carry)
+        return Lookup(None, why, tuple(dropped), carry, tag=unusable.tag)  # Rule 13: a version left in place
 
     def store_path(
         self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime, origin: Origin | None = None
@@ -378,7 +392,7 @@ class ReplayCache:
         seq = 1 + max((r.stored.seq for r in records), default=0)
         data = _document(identity, env, steps, (recorded_at, seq, origin), shared=self.backend.shared)
         if isinstance(expect, Latest):
-            expect = next((r.stored.tag for r in records if r.stored.env.digest == env.digest), None)
+            expect = self._version_there(identity, env.digest, records)
         target = Path(self.backend.where(identity, env.digest))
         if not write_won(self.backend, self.backend.write(identity, env.digest, data, expect=expect)):
             log.debug("replay path not stored: another writer's version is there", file=str(target))
@@ -413,7 +427,7 @@ class ReplayCache:
         if new not in kept:
             return False
         ensure_gitignore(self.root)
-        here = next((r.stored.tag for r in records if r.stored.env.digest == doc.env.digest), None)
+        here = self._version_there(doc.identity, doc.env.digest, records)
         for seq, record in enumerate(kept, 1):
             if record is new or record.stored.seq != seq:
                 meta = (record.stored.recorded_at, seq, origin if record is new else record.stored.origin)
@@ -424,7 +438,7 @@ class ReplayCache:
                     self.backend, self.backend.write(doc.identity, record.stored.env.digest, data, expect=expect)
                 )
                 if record is new and not won:
-                    return False  # Rule 12: another writer stored this env meanwhile: theirs stays
+                    return False  # Rule 13: another writer stored this env meanwhile: theirs stays
         for record in dropped:
             self.backend.remove(doc.identity, record.stored.env.digest)
         return True
@@ -456,52 +470,105 @@ class ReplayCache:
         """``identity``'s env digests (Rule 6); empty when the store has none."""
         return [env for _identity, env in self.backend.names(identity)]
 
+    def _version_there(self, identity: str, env_digest: str, records: list[_Record]) -> str | None:
+        """Rule 13: the version of ``env_digest``'s document now: a usable one's, else one left in place (Rule 12)."""
+        tag = next((r.stored.tag for r in records if r.stored.env.digest == env_digest), None)
+        if tag is not None or not self.backend.shared:
+            return tag  # a private store sets what it can't use aside: none is left in the way
+        try:
+            got = stored_version(self.backend, self.backend.read(identity, env_digest, max_bytes=MAX_CACHE_BYTES))
+        except UnsafeFile as exc:
+            return exc.tag  # refused by a signed store (its version), or no document of ours (none)
+        except StoreUnavailable:
+            raise
+        except OSError:
+            return None  # gone, or unreadable: a create (a file store renames over what is no document of ours)
+        return got.tag
+
     def _records(self, identity: str) -> list[_Record]:
         dropped: list[str] = []
         loaded = (self._load(identity, d, dropped) for d in self._digests(identity))
         return [r for r in loaded if r is not None]
 
     def _load(
-        self, identity: str, env_digest: str, dropped: list[str], formats: list[str] | None = None
+        self, identity: str, env_digest: str, dropped: list[str], unusable: _Unusable | None = None
     ) -> _Record | None:
         """Read one document; on any flaw drop it (Rule 5), add the message, return None.
 
-        A document set aside for its format also adds the reason to ``formats``.
+        ``unusable`` (the lookup's own env) learns why the lookup records afresh, for a document
+        set aside for its format or any document of a shared store left as it is (Rule 12), and
+        the version of the document still there (Rule 13: what the recording replaces).
         """
         where = self.backend.where(identity, env_digest)
-        suffix = _CORRUPT
         try:
             got = stored_version(self.backend, self.backend.read(identity, env_digest, max_bytes=MAX_CACHE_BYTES))
-            return _record(parse_document(got.data, identity, env_digest), Path(where), got.tag, where)
         except FileNotFoundError:
             return None  # removed since the folder was listed: nothing to say
         except UnsafeFile as exc:
             if exc.problem in _UNSAFE:
-                message = f"{where} was dropped and left in place: {exc.reason}; delete it"
                 log.warning("replay cache file refused", file=where, reason=exc.reason)
-                dropped.append(message)
+                dropped.append(f"{where} was dropped and left in place: {exc.reason}; delete it")
                 return None
-            reason = exc.reason
-            if exc.problem in _REFUSED:  # a signed store's (``signing`` Rule 2): kept aside, never replayed
-                suffix = f".{exc.problem.value}"
-        except OSError as exc:
-            message = f"{where} was dropped and left in place: it can't be read ({exc.strerror}); delete it"
-            log.warning("replay cache file unreadable", file=where, reason=exc.strerror)
-            dropped.append(message)
+            # A signed store's refusal (``signing`` Rule 2) is never replayed; it carries the version read.
+            suffix = f".{exc.problem.value}" if exc.problem in _REFUSED else _CORRUPT
+            self._drop(identity, env_digest, (exc.reason, suffix, exc.tag), dropped, unusable)
             return None
+        except OSError as exc:
+            log.warning("replay cache file unreadable", file=where, reason=exc.strerror)
+            dropped.append(f"{where} was dropped and left in place: it can't be read ({exc.strerror}); delete it")
+            return None
+        try:
+            return _record(parse_document(got.data, identity, env_digest), Path(where), got.tag, where)
         except DocumentError as exc:
-            reason, suffix = exc.message, exc.suffix
-            if suffix != _CORRUPT and formats is not None:
-                formats.append(reason)
+            self._drop(identity, env_digest, (exc.message, exc.suffix, got.tag), dropped, unusable)
+            return None
+
+    def _drop(
+        self,
+        identity: str,
+        env_digest: str,
+        why: tuple[str, str, str | None],
+        dropped: list[str],
+        unusable: _Unusable | None,
+    ) -> None:
+        """Rules 5, 12: a document that can't be used (its reason, the suffix it is set aside with, its version)."""
+        reason, suffix, tag = why
+        where = self.backend.where(identity, env_digest)
+        if self.backend.shared:
+            _left_in_place(where, reason, dropped, unusable, tag)
+            return
+        if suffix != _CORRUPT and unusable is not None:
+            unusable.why = f"the path recorded here was set aside: {reason}"
         try:
             aside = self.backend.set_aside(identity, env_digest, suffix)
         except OSError as exc:
             message = f"{where} was dropped: {reason}; it couldn't be moved aside ({exc.strerror}); delete it"
+            if unusable is not None:
+                unusable.tag = tag  # still there: a recording replaces the version read
         else:
             message = f"{where} was dropped: {reason}; kept as {aside}, the next run records a new path"
         log.warning("replay cache file dropped", file=where, reason=reason)
         dropped.append(message)
-        return None
+
+
+@attrs.define
+class _Unusable:
+    """What a lookup learns of its own env's document that can't be used (Rules 5, 12, 13)."""
+
+    #: Why the lookup records afresh, when the document says more than ``why_fresh`` would.
+    why: str | None = None
+    #: The version of the document left where it is (None: none is there now).
+    tag: str | None = None
+
+
+def _left_in_place(where: str, reason: str, dropped: list[str], unusable: _Unusable | None, tag: str | None) -> None:
+    """Rule 12: a shared store's document that can't be used is said and left exactly as it is."""
+    fix = "fix it or delete it; a run that records writes a new path in its place"
+    dropped.append(f"{where} can't be used and is left as it is: {reason}; {fix}")
+    if unusable is not None:
+        unusable.why = f"the path recorded here can't be used (it is left as it is): {reason}"
+        unusable.tag = tag
+    log.warning("shared path can't be used", file=where, reason=reason)
 
 
 @attrs.frozen
@@ -644,7 +711,7 @@ def _origin(value: Any) -> Origin | None:
 
 
 def _recorded_by(value: Any) -> RecordedBy | None:
-    """Rule 13: ``recorded_by``, strictly: an object of four strings or nulls (a short line each)."""
+    """Rule 14: ``recorded_by``, strictly: an object of four strings or nulls (a short line each)."""
     if value is None:
         return None
     if not isinstance(value, dict) or sorted(value) != sorted(_BY_KEYS):

@@ -33,7 +33,8 @@ Rule 4: accepting (under the project lock) stores each adopted healed path as th
         rejected it fails there (class ``drift``) instead of replaying it.
 Rule 5: the heal state is in format 4 (a healed path, the entries it holds, the keep-failing steps
         and the rejected entries); format 3 (no rejected entries) is read as it is. A state in
-        another format is kept aside as ``<name>.format<N>`` with a warning and read as empty.
+        another format is kept aside as ``<name>.format<N>`` with a warning and read as empty;
+        in a shared store (committed) it is left as it is, with the warning.
 Rule 6: the heal file is for people: an action shows ``count`` and ``nth`` only when its label was
         on the screen more than once. Nothing replays from it: the healed steps are the cached
         path, and rejecting brings back the heal state's steps.
@@ -63,8 +64,11 @@ Rule 11: a heal state is written over the version that was read (the store's con
         nothing is written and the keep says so (:class:`HealFileError`: run again); a heal state
         of another format is copied aside whatever copy was there before.
 Rule 12: a heal state a signed store refuses (``signing`` Rule 2: unsigned, forged) is no heal
-        state: it is moved aside (``<name>.unsigned`` / ``.forged``), logged, and the recorded
-        path replays as if there were none.
+        state: it is logged and the recorded path replays as if there were none. A shared store's
+        (a team's remote store, committed) is left byte for byte, as the replay cache's Rule 12
+        leaves a path: a heal this run keeps replaces that version (Rule 11); a private store's
+        is moved aside (``<name>.unsigned`` / ``.forged``). A heal state of another format left
+        in a shared store (Rule 5) is replaced the same way.
 """
 
 from __future__ import annotations
@@ -83,11 +87,11 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from mobster_core._log import get_logger
-from mobster_core._rules.identity import Env
-from mobster_core._rules.steps import Step, Target, dump_path, load_path
-from mobster_core._rules.text import utf8
-from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
-from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.formats.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.vocabulary.steps import Step, Target, dump_path, load_path
 from mobster_core.exceptions import HealFileError, PathError, Problem
 
 from .cache import LATEST, Latest, Origin, ReplayCache, check_name, shared_text_problem
@@ -450,16 +454,17 @@ def load_heal_state(place: Path | ReplayCache | PathStore, name: str, *, provena
         return HealState()
     except UnsafeFile as exc:
         if exc.problem in (Problem.UNSIGNED, Problem.FORGED):
-            _refused(store, name, exc)  # Rule 12: a signed store's refusal: kept aside, the recorded path replays
-            return HealState()
+            # Rule 12: a signed store's refusal is no heal state (the recorded path replays); one
+            # left in a shared store is the version a heal of this run replaces.
+            return HealState(tag=_refused(store, name, exc))
         raise HealFileError(f"{exc}") from exc
     except OSError as exc:
         raise HealFileError(f"{where}: can't read it ({exc.strerror}); check its permissions, or delete it") from exc
     try:
         state = parse_state(raw)
     except _OtherFormat as exc:
-        _set_aside(store, name, raw, exc.format)
-        return HealState()
+        left = _set_aside(store, name, raw, exc.format)
+        return HealState(tag=tag if left else None)  # Rule 5: one left in place is what a new heal replaces
     except (ValueError, RecursionError, PathError, TypeError, KeyError) as exc:
         raise HealFileError(f"{where}: {exc}; delete it (the next run replays the recorded path)") from exc
     problem = None if provenance is None or not store.shared else state_text_problem(state, provenance)
@@ -468,9 +473,19 @@ def load_heal_state(place: Path | ReplayCache | PathStore, name: str, *, provena
     return attrs.evolve(state, tag=tag)
 
 
-def _refused(store: PathStore, name: str, exc: UnsafeFile) -> None:
-    """Rule 12: move a heal state a signed store refused aside (``<name>.<problem>``) and say so."""
+def _refused(store: PathStore, name: str, exc: UnsafeFile) -> str | None:
+    """Rule 12: say a heal state a signed store refused; move a private store's aside (``<name>.<problem>``).
+
+    The version left where it was (a shared store's, or one that couldn't be moved), None when none is.
+    """
     where = store.where_document(name)
+    if store.shared:
+        log.warning(
+            "heal state refused",
+            file=where,
+            reason=f"{exc.reason}; it is left as it is: a run that heals writes a new one in its place",
+        )
+        return exc.tag
     own: PathStore = getattr(store, "inner", store)  # the signed store's own store keeps it as it is
     try:
         raw = own.read_document(name, max_bytes=_MAX_STATE_BYTES).data
@@ -478,8 +493,9 @@ def _refused(store: PathStore, name: str, exc: UnsafeFile) -> None:
         own.remove_document(name)
     except (OSError, UnsafeFile, ValueError) as why:
         log.warning("heal state refused", file=where, reason=f"{exc.reason}; it couldn't be moved aside ({why})")
-        return
+        return exc.tag
     log.warning("heal state refused and set aside", file=where, reason=exc.reason)
+    return None
 
 
 class _OtherFormat(ValueError):
@@ -488,11 +504,24 @@ class _OtherFormat(ValueError):
         self.format = number
 
 
-def _set_aside(store: PathStore, name: str, raw: bytes, number: int) -> None:
-    """Rule 5: keep a heal state of another format under ``<name>.format<N>``, out of the way, and say so."""
+def _set_aside(store: PathStore, name: str, raw: bytes, number: int) -> bool:
+    """Rule 5: keep a heal state of another format under ``<name>.format<N>``, out of the way, and say so.
+
+    A shared store's (committed, reviewed in git; a team's remote store) is left as it is, and
+    said: a reader never changes a shared document (the replay cache's Rule 12). True when it is
+    still where it was.
+    """
     file = store.where_document(name)
     aside = f"{name}.format{number}"
     age = "an older" if number < STATE_FORMAT else "a newer"
+    if store.shared:
+        log.warning(
+            "heal state of another format ignored",
+            file=file,
+            reason=f"it is in format {number} of {age} Mobster (this one reads {STATE_FORMAT}); it is left as it "
+            "is: delete it, or let a run that heals write a new one",
+        )
+        return True
     try:
         put_document(store, aside, raw, max_bytes=_MAX_STATE_BYTES)
         store.remove_document(name)
@@ -503,13 +532,14 @@ def _set_aside(store: PathStore, name: str, raw: bytes, number: int) -> None:
             file=file,
             reason=f"it is in format {number} of {age} Mobster; it couldn't be moved aside ({why}); delete it",
         )
-        return
+        return True
     log.warning(
         "heal state of another format set aside",
         file=file,
         reason=f"it is in format {number} of {age} Mobster (this one reads {STATE_FORMAT}); "
         f"kept as {aside.rsplit('/', 1)[-1]}",
     )
+    return False
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

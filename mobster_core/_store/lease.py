@@ -38,8 +38,8 @@ from typing import Any, NoReturn
 
 import attrs
 
-from mobster_core._rules.settle import Done, Read, Sleep
-from mobster_core._rules.text import utf8
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.replay.settle import Done, Read, Sleep
 from mobster_core.exceptions import StoreUnavailable, UnsafeFile
 
 from .pathstores import PathStore

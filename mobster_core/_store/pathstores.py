@@ -65,7 +65,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 import attrs
 
-from mobster_core._rules.identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH
+from mobster_core._rules.replay.identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH
 
 from .fsutil import (
     MOBSTER_DIR,
@@ -235,11 +235,16 @@ def missing_members(store: object) -> list[str]:
 
 
 def current_tag(store: PathStore, name: str, *, max_bytes: int) -> str | None:
-    """The tag of the document ``name`` now (None: none is there, or one that is no document of ours)."""
+    """The tag of the document ``name`` now (None: none is there, or one that is no document of ours).
+
+    A document a signed store refused is there: its version is the refusal's (``UnsafeFile.tag``).
+    """
     try:
         return store.read_document(name, max_bytes=max_bytes).tag
-    except (FileNotFoundError, UnsafeFile):
+    except FileNotFoundError:
         return None
+    except UnsafeFile as exc:
+        return exc.tag
 
 
 def put_document(store: PathStore, name: str, data: bytes, *, max_bytes: int, tries: int = 3) -> None:

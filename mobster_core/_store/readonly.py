@@ -7,7 +7,8 @@ Rule 2: every write (a recorded path, a heal state, a lease) goes to the overlay
         team's store; it is conditional on the union's version (the store's Rule 7): a create
         loses when either has the document, a replace when the version read moved on.
 Rule 3: removing and setting aside act on the overlay only. A document of the team's store that
-        can't be used is left in place (``OSError``: the store is read-only): the run records
+        can't be used is left in place (a shared store's reader never moves it, the cache's Rule
+        12; a private one's set-aside is ``OSError``: the store is read-only): the run records
         afresh into the overlay, and the team's store stays byte for byte as it was.
 Rule 4: what the run recorded or healed is the overlay's: ``mobster paths export`` of it is the
         bundle a job uploads as its artifact, and ``mobster paths import`` brings it into the
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import errno
 
-from mobster_core.exceptions import MobsterError
+from mobster_core.exceptions import MobsterError, UnsafeFile
 
 from .pathstores import PathStore, Versioned
 
@@ -57,7 +58,9 @@ class ReadOnlyPaths:
             return self.overlay.write(identity, env, data, expect=expect)
         try:
             theirs: str | None = self.inner.read(identity, env, max_bytes=_TAG_BYTES).tag
-        except (OSError, MobsterError):  # gone, unreadable, or refused (unsigned, too large): no version of theirs
+        except UnsafeFile as exc:  # refused: a signed store's (unsigned, forged) has the version read
+            theirs = exc.tag
+        except (OSError, MobsterError):  # gone, unreadable, too large: no version of theirs
             theirs = None
         if theirs != expect:
             return False
@@ -97,7 +100,9 @@ class ReadOnlyPaths:
             return self.overlay.write_document(name, data, expect=expect)
         try:
             theirs: str | None = self.inner.read_document(name, max_bytes=_TAG_BYTES).tag
-        except (OSError, MobsterError):  # gone, unreadable, or refused: no version of theirs
+        except UnsafeFile as exc:  # refused: a signed store's (unsigned, forged) has the version read
+            theirs = exc.tag
+        except (OSError, MobsterError):  # gone, unreadable, too large: no version of theirs
             theirs = None
         if theirs != expect:
             return False

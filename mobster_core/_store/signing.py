@@ -13,9 +13,11 @@ Rule 1 (what is signed): a path or a heal state is written with one more top-lev
 Rule 2 (what is refused): a path or heal state read from a signed store that has no signature,
         isn't a JSON object, or whose signature isn't Rule 1's HMAC with this key is refused
         with one line (:class:`~mobster_core.exceptions.UnsafeFile`, problem ``unsigned`` or
-        ``forged``). The cache sets a refused path aside (``<name>.unsigned`` / ``.forged``) and
-        the run records again: nothing of it is sent to the device. A refused heal state is set
-        aside the same way and the recorded path replays.
+        ``forged``; it carries the version read). Nothing of it is sent to the device: the run
+        records again. A shared store's refused path or heal state (a team's remote store) is
+        left byte for byte and said, and the run's recording replaces that version (the cache's
+        Rule 12); a private store's is set aside (``<name>.unsigned`` / ``.forged``). A refused
+        heal state is no heal state: the recorded path replays.
 Rule 3: the MAC is compared in constant time (``hmac.compare_digest``); the key is never written,
         logged or shown (its ``repr`` is ``<team key>``).
 Rule 4 (leases are not signed): a recording lease (``lease``) decides which machine records, never
@@ -33,7 +35,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mobster_core._rules.text import utf8
+from mobster_core._rules.formats.text import utf8
 from mobster_core.exceptions import Problem, UnsafeFile
 
 from .pathstores import PathStore, Versioned
@@ -88,8 +90,12 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def verify(key: TeamKey, name: str, data: bytes, where: str) -> None:
-    """Rule 2: raise :class:`UnsafeFile` (``unsigned`` or ``forged``) unless ``data`` carries this key's signature."""
+def verify(key: TeamKey, name: str, data: bytes, where: str, tag: str | None = None) -> None:
+    """Rule 2: raise :class:`UnsafeFile` (``unsigned`` or ``forged``) unless ``data`` carries this key's signature.
+
+    ``tag`` is the version read (the refusal carries it: a shared store's refused document is
+    left in place, and the recording that replaces it expects that version).
+    """
     try:
         document = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates)
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -100,6 +106,7 @@ def verify(key: TeamKey, name: str, data: bytes, where: str) -> None:
             "it is not signed with the team key (a signed store refuses unsigned documents)",
             problem=Problem.UNSIGNED,
             fix="the next run records it again and signs it",
+            tag=tag,
         )
     if not hmac.compare_digest(document[SIGNATURE_KEY], key.mac(canonical(name, document))):
         raise UnsafeFile(
@@ -107,6 +114,7 @@ def verify(key: TeamKey, name: str, data: bytes, where: str) -> None:
             "its signature doesn't match the team key (forged, changed since signed, or signed with another key)",
             problem=Problem.FORGED,
             fix="the next run records it again and signs it",
+            tag=tag,
         )
 
 
@@ -131,7 +139,7 @@ class SignedPaths:
         """Rule 2: one path, verified."""
         got = self.inner.read(identity, env, max_bytes=max_bytes)
         if isinstance(got, Versioned):
-            verify(self.key, self._path_name(identity, env), got.data, self.inner.where(identity, env))
+            verify(self.key, self._path_name(identity, env), got.data, self.inner.where(identity, env), got.tag)
         return got
 
     def write(self, identity: str, env: str, data: bytes, *, expect: str | None = None) -> bool:
@@ -158,7 +166,7 @@ class SignedPaths:
         """Rule 2 (Rule 4: a lease as it is)."""
         got = self.inner.read_document(name, max_bytes=max_bytes)
         if isinstance(got, Versioned) and not name.startswith(_UNSIGNED_KINDS):
-            verify(self.key, name, got.data, self.inner.where_document(name))
+            verify(self.key, name, got.data, self.inner.where_document(name), got.tag)
         return got
 
     def write_document(self, name: str, data: bytes, *, expect: str | None = None) -> bool:

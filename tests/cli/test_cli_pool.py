@@ -298,7 +298,7 @@ def test_the_wait_timing_options_reach_the_run(project: Path, monkeypatch: pytes
         pool.release()
         raise SystemExit(0)
 
-    monkeypatch.setattr("mobster_drivers.harness.pool.run_on_pool", run_on_pool)
+    monkeypatch.setattr("mobster_harness.pool.run_on_pool", run_on_pool)
     args = ["--scripted", "app.yaml", "--poll-interval", "0.5", "--drift-after", "2.5", "--give-up-after", "6"]
     CliRunner().invoke(cli, ["test", *args, "--each-device"], catch_exceptions=False)
     (options,) = seen

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.identity import Env
+from mobster_core._rules.replay.identity import Env
 from mobster_core._store.cache import ReplayCache
 from mobster_core.paths import BundlePaths, CommittedPaths, LocalPaths, ReadOnlyPaths
 from mobster_core.protocols import PathStore

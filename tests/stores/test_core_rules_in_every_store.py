@@ -1,7 +1,8 @@
 """The core's rules hold in every store: the in-memory one, S3 (moto) and PostgreSQL.
 
-The same replay cache over each: an identity keeps its four newest envs, a corrupt document is set
-aside (never replayed, never a crash) and the next recording is stored, a shared store never takes
+The same replay cache over each: an identity keeps its four newest envs, a corrupt document is
+never replayed and never a crash, left as it is (a shared store's reader never moves it; a private
+store sets it aside) and the next recording replaces it, a shared store never takes
 text the typing rules wouldn't replay, a recording whose env another machine stored meanwhile
 keeps theirs; and a heal made on one machine travels in the store to another, which replays it,
 and a reject's mark too.
@@ -17,8 +18,8 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import heals
-from mobster_core._rules.identity import Env
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._store.cache import KEEP_ENVS, Origin, Recording, ReplayCache
 from mobster_core._store.healfile import heal_file_for
 from mobster_core.exceptions import PathError
@@ -56,7 +57,30 @@ def test_an_identity_keeps_its_four_newest_envs(store: PathStore, tmp_path: Path
     assert len(store.names(ID)) == KEEP_ENVS
 
 
-def test_a_corrupt_document_is_set_aside_and_the_next_recording_stored(store: PathStore, tmp_path: Path) -> None:
+def test_a_corrupt_document_is_left_as_it_is_and_the_next_recording_replaces_it(
+    store: PathStore, tmp_path: Path
+) -> None:
+    # Every store here is shared (a team's): a reader never moves its document (the cache's Rule 12).
+    cache = ReplayCache(tmp_path, store)
+    [env] = envs(1)
+    corrupt = b'{"format": 2, "identity": "b4f5b1de9d5b86e2", "steps": ['
+    assert store.write(ID, env.digest, corrupt, expect=None)
+    there = store.read(ID, env.digest, max_bytes=1 << 20)
+    found = cache.lookup(ID, env)
+    assert not found.hit
+    assert found.tag == there.tag  # the version left in place: what the recording replaces
+    [said] = found.dropped
+    assert "it is not valid JSON" in said
+    assert "can't be used and is left as it is" in said
+    assert store.names(ID) == [(ID, env.digest)]
+    assert store.read(ID, env.digest, max_bytes=1 << 20).data == corrupt
+    kept = cache.keep_path(ID, env, Recording(STEPS, NOW), expect=found.tag)
+    assert kept.won
+    assert cache.lookup(ID, env).steps == STEPS
+
+
+def test_a_private_store_sets_a_corrupt_document_aside_and_the_next_recording_is_stored(tmp_path: Path) -> None:
+    store = MemoryPaths(shared=False)
     cache = ReplayCache(tmp_path, store)
     [env] = envs(1)
     assert store.write(ID, env.digest, b'{"format": 2, "identity": "b4f5b1de9d5b86e2", "steps": [', expect=None)

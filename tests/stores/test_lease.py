@@ -16,7 +16,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import RunOptions, load_check, run_check
-from mobster_core._rules.settle import Done, Read, Sleep
+from mobster_core._rules.replay.settle import Done, Read, Sleep
 from mobster_core._store.lease import (
     Claimant,
     GiveUp,

@@ -2,7 +2,8 @@
 
 Through ``run_check`` on the in-memory store (the engines' own tests hold the same for S3 and
 PostgreSQL, ``test_remote_runs``): with a team key, a forged or unsigned path is refused with one
-line, set aside, recorded again and signed, and nothing of it is sent to the phone; a pull
+line, left as it is in a team's store (set aside in a private one), recorded again over it and
+signed, and nothing of it is sent to the phone; a pull
 request's run with ``paths-write = false`` replays the team's paths, writes nothing to the store
 (byte for byte), and keeps what it recorded in the bundle folder.
 """
@@ -17,6 +18,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import RunOptions, load_check, run_check
+from mobster_core._store.healfile import check_key, state_name
 from mobster_core.paths import BUNDLE_DIR, BundlePaths, ReadOnlyPaths, SignedPaths, TeamKey, export_paths
 from mobster_core.protocols import PathStore
 from mobster_core.testing import FakeClock, MemoryPaths
@@ -76,9 +78,12 @@ def forge(store: MemoryPaths, change: str) -> None:
     assert store.write(identity, env, json.dumps(doc).encode(), expect=tag)
 
 
+@pytest.mark.parametrize("shared", [True, False], ids=["a team's store", "a private store"])
 @pytest.mark.parametrize("change", ["unsigned", "forged", "another key"])
-def test_a_path_without_the_team_s_signature_is_refused_and_recorded_again(tmp_path: Path, change: str) -> None:
-    inner = MemoryPaths()
+def test_a_path_without_the_team_s_signature_is_refused_and_recorded_again(
+    tmp_path: Path, change: str, shared: bool
+) -> None:
+    inner = MemoryPaths(shared=shared)
     file = check_file(tmp_path)
     assert run(file, SignedPaths(inner, KEY))[0].verdict is mc.Verdict.PASSED
     forge(inner, change)
@@ -86,12 +91,18 @@ def test_a_path_without_the_team_s_signature_is_refused_and_recorded_again(tmp_p
     assert (result.verdict, result.mode) == (mc.Verdict.PASSED, "smart"), result.outcome.message
     why = result.path_why or ""
     problem = "unsigned" if change == "unsigned" else "forged"
-    assert f".{problem}, the next run records a new path" in why, why
+    reason = "it is not signed with the team key" if problem == "unsigned" else "its signature doesn't match"
+    assert reason in why, why
+    if shared:  # a shared store's reader never moves its document (the cache's Rule 12): the recording replaces it
+        assert "can't be used and is left as it is" in why, why
+    else:
+        assert f".{problem}, the next run records a new path" in why, why
     assert why.count("\n") == 0
     assert "Delete account" not in json.dumps([r.to_dict() for r in result.steps])  # nothing of it was sent
     _, _, raw = only_path(inner)
     assert json.loads(raw)["signature"].startswith("hmac-sha256:")  # recorded again, and signed
-    assert any(n.startswith("aside/") and n.endswith(f".{problem}") for n in inner.docs)  # kept for inspection
+    aside = [n for n in inner.docs if n.startswith("aside/") and n.endswith(f".{problem}")]
+    assert len(aside) == (0 if shared else 1)  # a private store keeps it aside for inspection
     replay, _ = run(file, SignedPaths(inner, KEY), model=False)
     assert (replay.mode, replay.model_calls) == ("replay", 0)
 
@@ -153,7 +164,7 @@ def test_a_read_only_run_that_records_keeps_it_in_the_bundle_and_the_store_stays
     assert (result.verdict, result.mode) == (mc.Verdict.PASSED, "smart"), result.outcome.message
     assert snapshot(team) == before  # byte for byte, versions too
     assert len(bundle.names()) == 1
-    assert "it couldn't be moved aside" in (result.path_why or "")  # the team's store is left as it is
+    assert "can't be used and is left as it is" in (result.path_why or "")  # the team's store is left as it is
     exported = json.loads(export_paths(tmp_path, paths=bundle, now=datetime.now(UTC)))
     assert len(exported["paths"]) == 1
 
@@ -161,8 +172,9 @@ def test_a_read_only_run_that_records_keeps_it_in_the_bundle_and_the_store_stays
 RENAMED = sample_path("yourapp-renamed").read_text()
 
 
-def test_a_forged_heal_state_is_set_aside_and_never_replayed(tmp_path: Path) -> None:
-    inner = MemoryPaths()
+@pytest.mark.parametrize("shared", [True, False], ids=["a team's store", "a private store"])
+def test_a_forged_heal_state_is_refused_and_never_replayed(tmp_path: Path, shared: bool) -> None:
+    inner = MemoryPaths(shared=shared)
     file = check_file(tmp_path)
     assert run(file, SignedPaths(inner, KEY))[0].verdict is mc.Verdict.PASSED
     clock = FakeClock()
@@ -172,12 +184,33 @@ def test_a_forged_heal_state_is_set_aside_and_never_replayed(tmp_path: Path) -> 
     assert (healed.verdict, len(healed.heals)) == (mc.Verdict.PASSED, 1)
     [name] = inner.documents("heals/")
     raw, tag = inner.docs[name]
-    assert inner.write_document(name, raw.replace(b'"Next"', b'"Delete account"'), expect=tag)
+    forged = raw.replace(b'"Next"', b'"Delete account"')
+    assert inner.write_document(name, forged, expect=tag)
     clock = FakeClock()
     phone = ScriptedPhone.from_text(RENAMED, clock=clock)
     strict = RunOptions(root=tmp_path, paths=SignedPaths(inner, KEY), no_heal=True)
     result = clock.run(run_check(load_check(file), phone, clock, options=strict))
     # The forged healed path is no heal state: the recorded path replays, and the renamed step drifts.
     assert (result.verdict, result.outcome.failure_class) == (mc.Verdict.FAILED, mc.FailureClass.DRIFT)
-    assert inner.documents("heals/") == [f"{name}.forged"]
+    if shared:  # a shared store's document is left byte for byte (the heal file's Rule 12)
+        assert inner.documents("heals/") == [name]
+        assert inner.docs[name][0] == forged
+    else:
+        assert inner.documents("heals/") == [f"{name}.forged"]
     assert "Delete account" not in json.dumps([r.to_dict() for r in result.steps])
+
+
+def test_a_run_that_heals_replaces_a_forged_heal_state_left_in_a_team_s_store(tmp_path: Path) -> None:
+    inner = MemoryPaths()
+    file = check_file(tmp_path)
+    assert run(file, SignedPaths(inner, KEY))[0].verdict is mc.Verdict.PASSED
+    [(identity, env)] = inner.names()
+    name = state_name(identity, env, check_key(tmp_path, file))
+    assert inner.write_document(name, b'{"format": 4, "healed": "Delete account"}', expect=None)  # no signature
+    clock = FakeClock()
+    phone = ScriptedPhone.from_text(RENAMED, clock=clock)
+    options = RunOptions(root=tmp_path, paths=SignedPaths(inner, KEY))
+    healed = clock.run(run_check(load_check(file), phone, clock, model=ScriptedModel(clock=clock), options=options))
+    assert (healed.verdict, len(healed.heals)) == (mc.Verdict.PASSED, 1), healed.outcome.message
+    assert inner.documents("heals/") == [name]  # written over the refused version, under its name
+    assert json.loads(inner.docs[name][0])["signature"].startswith("hmac-sha256:")
