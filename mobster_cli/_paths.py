@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from ._shared import boundary, fail, resolve_check
+from ._shared import boundary, fail, note, resolve_check
 
 if TYPE_CHECKING:
     from mobster_core import Check
     from mobster_core.paths import PathEntry
 
-__all__ = ["open_paths", "paths", "paths_option", "read_only_bundle", "store_options"]
+__all__ = ["open_paths", "paths", "paths_option", "read_only_bundle"]
 
 USAGE_EXIT = 3
 
@@ -85,44 +85,6 @@ def paths_option(f: Any) -> Any:
         's3://BUCKET/PREFIX or postgresql://… (a team\'s store: docs/paths.md), or "${NAME}" (one from the '
         "environment).",
     )(f)
-
-
-def store_options(f: Any) -> Any:
-    """``mobster test``'s store options: ``--paths`` and the team store's write, key, lease and wait (docs/paths.md)."""
-    for option in reversed(
-        [
-            click.option(
-                "--paths-write/--no-paths-write",
-                "paths_write",
-                default=None,
-                help="Write recorded and healed paths to the store (--no-paths-write: a pull request's job replays the "
-                "store's paths and keeps what it records in a bundle). Default: the config's paths-write, else write.",
-            ),
-            click.option(
-                "--paths-key",
-                "paths_key",
-                metavar="${NAME}",
-                help="The environment variable that holds the team key: documents are signed, and unsigned or forged "
-                "ones refused and recorded again.",
-            ),
-            click.option(
-                "--paths-lease",
-                "paths_lease",
-                type=click.FloatRange(1.0, 3600.0),
-                metavar="SECONDS",
-                help="How long a recording lease lives without renewal (a remote store; default 60).",
-            ),
-            click.option(
-                "--paths-wait",
-                "paths_wait",
-                type=click.FloatRange(0, 86400.0, min_open=True),
-                metavar="SECONDS",
-                help="How long a run waits for another machine's recording before it records itself (default 900).",
-            ),
-        ]
-    ):
-        f = option(f)
-    return paths_option(f)
 
 
 def _boundary(body: Any) -> None:
@@ -378,7 +340,7 @@ def _import(file: Path, store: str) -> int:
         _fail(str(exc))
     out = _console()
     for what, why in report.refused:
-        click.echo(f"mobster: refused {visible(what)}: {visible(why)}", err=True)
+        note(f"refused {what}: {why}")
     out.print(
         f"imported into the {visible(_shown(store))} store: {len(report.added)} added, "
         f"{len(report.kept)} kept (newer here), {len(report.refused)} refused",

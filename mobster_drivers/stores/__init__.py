@@ -5,7 +5,8 @@ Rule 1 (the setting): ``paths`` is ``local``, ``committed``, ``s3://BUCKET[/PREF
         projects in one database). ``${NAME}`` anywhere in it is the environment's ``NAME`` (a
         whole connection string from a CI secret); an unset one is a one-line error naming it.
 Rule 2 (never printed): a store is shown by its setting with the URL's password masked
-        (``postgresql://ci:***@db/mobster``) and ``${NAME}`` as written, never its value.
+        (``postgresql://ci:***@db/mobster``; a query's ``password=``, ``sslpassword=`` or token
+        too) and ``${NAME}`` as written, never its value.
 Rule 3: a literal password in the config's ``paths`` is refused (the config is committed): write
         ``${NAME}`` and set it in the environment (:func:`check_setting`, ``committed=True``).
 Rule 4: ``paths-write = false`` (a pull request's job): the store is read, never written; what
@@ -47,6 +48,8 @@ _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _WHOLE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9]")
 _S3_KEYS = frozenset({"endpoint", "region"})
+#: Rule 2: a query key whose value is a secret (libpq's ``password``, ``sslpassword``; a token).
+_SECRET_QUERY = re.compile(r"((?:^|&)[^=&]*(?:pass|secret|token)[^=&]*=)([^&]*)", re.IGNORECASE)
 _FORMS = 'local, committed, s3://BUCKET/PREFIX, postgresql://HOST/DB, or "${NAME}" for one from the environment'
 
 
@@ -73,7 +76,14 @@ def check_setting(setting: object, *, committed: bool = False) -> str:
             "and set NAME in the environment"
         )
     if scheme == "s3":
-        _check_s3(value)
+        _check_s3(value)  # its query takes endpoint and region only
+    literal = [m.group(2) for m in _SECRET_QUERY.finditer(parts.query) if not _REFERENCE.fullmatch(m.group(2))]
+    if committed and any(literal):
+        raise ValueError(
+            f"{shown(value)}: the config is committed, so it holds no password: write the query's secret as "
+            '${NAME} (?sslpassword=${PG_SSL_PASSWORD}) or the whole string as "${NAME}", and set NAME in the '
+            "environment"
+        )
     return value
 
 
@@ -92,14 +102,17 @@ def _check_s3(value: str) -> None:
 
 
 def shown(setting: str) -> str:
-    """Rule 2: the setting with its URL's password masked; ``${NAME}`` as written."""
+    """Rule 2: the setting with its URL's password masked (a query's ``password=``, too); ``${NAME}`` as written."""
     try:
         parts = urlsplit(setting)
         password = parts.password
     except ValueError:
         return re.sub(r"//[^/@]*@", "//***@", setting)
+    query = _SECRET_QUERY.sub(lambda m: m.group(1) + ("***" if not _REFERENCE.fullmatch(m.group(2)) else m.group(2)),
+                              parts.query)  # fmt: skip
+    parts = parts._replace(query=query)
     if not password or _REFERENCE.fullmatch(password):
-        return setting
+        return parts.geturl() if query != urlsplit(setting).query else setting
     userinfo, _, host = parts.netloc.rpartition("@")
     user = userinfo.partition(":")[0]
     return parts._replace(netloc=f"{user}:***@{host}").geturl()

@@ -190,12 +190,16 @@ def test_a_store_s_password_is_never_printed(tmp_path: Path, monkeypatch: pytest
     [*checks] = json.loads(run.stdout)["checks"]
     assert {c["class"] for c in checks} == {"environment"}
     assert all("postgresql://ci:***@127.0.0.1:1/mobster" in c["message"] for c in checks), checks[0]["message"]
+    in_query = mobster("config", "--paths", "postgresql://127.0.0.1:1/mobster?user=ci&password=hunter2-secret")
+    assert "hunter2-secret" not in in_query.output  # libpq takes a password in the query too
+    assert "password=***" in in_query.output
 
 
 @pytest.mark.parametrize(
     ("line", "said"),
     [
         ('paths = "postgresql://ci:pw@db/mobster"', "the config is committed, so it holds no password"),
+        ('paths = "postgresql://db/mobster?sslpassword=pw"', "the config is committed, so it holds no password"),
         ('paths = "ftp://files/paths"', "is no path store: write one of local, committed, s3://BUCKET/PREFIX"),
         ('paths = "s3://Bad_Bucket/x"', "is no bucket name"),
         ('paths = "s3://bucket/x?token=abc"', "unknown key 'token'"),
