@@ -34,7 +34,7 @@ from ._init import init
 from ._inspect import inspect_command
 from ._mcp import mcp
 from ._options import FiniteNumber, timing_options
-from ._paths import paths, paths_option
+from ._paths import open_paths, paths, paths_option, read_only_bundle
 from ._select import retries_option, selection_options
 from ._shared import (
     USAGE_EXIT,
@@ -98,6 +98,47 @@ def cli() -> None:
     replay that path with zero model calls while the screen still matches. The verdict always
     comes from assertions on the accessibility tree.
     """
+
+
+def _store_options(f: Any) -> Any:
+    """``mobster test``'s store options: ``--paths`` and the team store's write, key, lease and wait (docs/paths.md).
+
+    Here, not in ``_paths``: its lease and wait are ``FiniteNumber``s (``_options``, a sibling room).
+    """
+    for option in reversed(
+        [
+            click.option(
+                "--paths-write/--no-paths-write",
+                "paths_write",
+                default=None,
+                help="Write recorded and healed paths to the store (--no-paths-write: a pull request's job replays the "
+                "store's paths and keeps what it records in a bundle). Default: the config's paths-write, else write.",
+            ),
+            click.option(
+                "--paths-key",
+                "paths_key",
+                metavar="${NAME}",
+                help="The environment variable that holds the team key: documents are signed, and unsigned or forged "
+                "ones refused and recorded again.",
+            ),
+            click.option(
+                "--paths-lease",
+                "paths_lease",
+                type=FiniteNumber(1.0, 3600.0, example="60"),
+                metavar="SECONDS",
+                help="How long a recording lease lives without renewal (a remote store; default 60).",
+            ),
+            click.option(
+                "--paths-wait",
+                "paths_wait",
+                type=FiniteNumber(0, 86400.0, low_open=True, example="900"),
+                metavar="SECONDS",
+                help="How long a run waits for another machine's recording before it records itself (default 900).",
+            ),
+        ]
+    ):
+        f = option(f)
+    return paths_option(f)
 
 
 def _device_options(f: Any) -> Any:
@@ -236,7 +277,7 @@ class _TestCommand(click.Command):
 @click.option("--each-device", is_flag=True, help="Run every check on every device (one result per check and device).")
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
 @selection_options
-@paths_option
+@_store_options
 @click.pass_context
 def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
     """Run checks (every check in .mobster/checks by default).
@@ -504,6 +545,7 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
         return _stopped_opening(out, job, root, stop, opts)
     _print_summary(out, suite, root)
     _outputs(suite, opts)
+    read_only_bundle(job.options.paths, suite.folder, root, console(err=True))
     return int(suite.exit_code)
 
 
@@ -563,12 +605,15 @@ def _run_options(harness: Harness, out: Any, driver: Sequence[str] = ()) -> RunO
     def sending(what: str | None) -> None:
         _IN_FLIGHT[:] = [] if what is None else [what]
 
-    return harness.run_options(
-        on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
-        on_sending=sending,
-        on_result=lambda result: _print_check(out, result),
-        driver=driver,
-    )
+    try:
+        return harness.run_options(
+            on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
+            on_sending=sending,
+            on_result=lambda result: _print_check(out, result),
+            driver=driver,
+        )
+    except ValueError as exc:  # the path store's setting: an unset ${NAME}, a team key too short
+        fail(str(exc))
 
 
 async def _suite(job: _Suite, opts: dict[str, Any], clock: Clock) -> SuiteResult:
@@ -704,7 +749,7 @@ def _pending_heals(files: Sequence[Path]) -> int:
 # -- mobster test heal -------------------------------------------------------------------------
 
 
-def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None, store: str = "local") -> int:
+def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None, store: Any = "local") -> int:
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError
 
@@ -712,6 +757,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
 
     if accept and reject:
         fail("choose --accept or --reject, not both")
+    store = open_paths(store, writes=bool(accept or reject))
     out = console()
     if accept or reject:
         _decide(out, accept=accept, reject=reject, store=store)
@@ -736,7 +782,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
     return USAGE_EXIT if unreadable else 0
 
 
-def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> None:
+def _decide(out: Any, *, accept: str | None, reject: str | None, store: Any) -> None:
     from mobster_core import load_check
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError, accept_heals, reject_heals
@@ -759,7 +805,7 @@ def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> 
         )
 
 
-def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
+def _heal_lines(root: Path, file: Path, store: Any) -> list[str]:
     from mobster_core import load_check
     from mobster_core.heals import heal_file_for, pending_heals, read_heal_file
     from mobster_report import heal_evidence

@@ -65,6 +65,7 @@ from mobster_core.exceptions import PathError, os_error_message
 from mobster_core.protocols import CheckReports, Clock, Device, Model, Reporter
 
 from .agent import ModelCalls
+from .claim import claim, holding
 from .context import Run, RunOptions
 from .controls import apply_settings, start_video, stop_video
 from .dispatch import Dispatcher
@@ -200,21 +201,10 @@ async def _tell(run: Run, folder: Path, missing: MissingSecret | None) -> tuple[
         prepared = await prepare(run, info)
         story = attrs.evolve(story, prepared=prepared)
         await apply_settings(run)
-        plan = choose_path(run, prepared)
+        plan, lease = await claim(run, prepared, choose_path(run, prepared))
         story = attrs.evolve(story, plan=plan)
-        require_model(run, plan)
-        executed = await execute(run, prepared, plan)
-        story = attrs.evolve(story, executed=executed, outcome=executed.failure or story.outcome)
-        if executed.failure is None:
-            judged = await judge(run, executed.baseline, executed.smart, skipped(run, executed.early))
-            story = attrs.evolve(story, judged=judged, outcome=judged.outcome)
-            if judged.outcome.verdict is Verdict.PASSED:
-                note = keep(run, prepared, executed)
-                if note is not None:
-                    why = "; ".join(w for w in (executed.plan.why, note) if w)
-                    story = attrs.evolve(
-                        story, executed=attrs.evolve(executed, plan=attrs.evolve(executed.plan, why=why))
-                    )
+        async with holding(run, lease):
+            story = await _record_or_replay(run, prepared, story)
     except Ended as ended:
         return attrs.evolve(story, outcome=ended.outcome), None
     except asyncio.CancelledError as exc:
@@ -225,6 +215,23 @@ async def _tell(run: Run, folder: Path, missing: MissingSecret | None) -> tuple[
     except Exception as exc:  # noqa: BLE001 - Rule 5: whatever else went wrong is ours; say so, keep the trace
         return attrs.evolve(story, outcome=_internal(exc, folder, run.dispatch.secrets)), None
     return story, None
+
+
+async def _record_or_replay(run: Run, prepared: Prepared, story: _Story) -> _Story:
+    """Rule 1's steps, verdict and keep, on the plan chosen (a recording holds its lease meanwhile)."""
+    plan = story.plan
+    require_model(run, plan)
+    executed = await execute(run, prepared, plan)
+    story = attrs.evolve(story, executed=executed, outcome=executed.failure or story.outcome)
+    if executed.failure is None:
+        judged = await judge(run, executed.baseline, executed.smart, skipped(run, executed.early))
+        story = attrs.evolve(story, judged=judged, outcome=judged.outcome)
+        if judged.outcome.verdict is Verdict.PASSED:
+            note = keep(run, prepared, executed)
+            if note is not None:
+                why = "; ".join(w for w in (executed.plan.why, note) if w)
+                story = attrs.evolve(story, executed=attrs.evolve(executed, plan=attrs.evolve(executed.plan, why=why)))
+    return story
 
 
 def _internal(exc: Exception, folder: Path, secrets: Secrets) -> Outcome:
