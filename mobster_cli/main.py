@@ -658,7 +658,8 @@ def _print_summary(out: Any, suite: SuiteResult, root: Path) -> None:
     for rate in pass_rate_lines(suite):
         out.print(rate, markup=False)
     out.print(summary_line(suite), markup=False)
-    pending = _pending_heals([Path(root / c.file) for c in suite.checks])
+    # A check file once, however many results it has (--repeat, --each-device, rows): its heal file is one.
+    pending = _pending_heals(list(dict.fromkeys(Path(root / c.file) for c in suite.checks)))
     line = pending_line(pending)
     if line:
         out.print(line, markup=False)
@@ -673,6 +674,7 @@ def _shown_path(path: Path) -> str:
 
 
 def _pending_heals(files: Sequence[Path]) -> int:
+    """The heals waiting for review in the heal files of ``files`` (each file given once)."""
     from mobster_core.heals import HealFileError, heal_file_for, read_heal_file
 
     total = 0

@@ -211,3 +211,12 @@ def test_an_appium_phone_that_dies_at_the_baseline_hands_its_check_to_the_other_
         assert "couldn't read the screen for the baseline" in check["attempts"][0]["message"]
         assert check["device_label"] == alive
         assert death.hit is not None
+
+
+def test_a_repeated_check_counts_its_waiting_heal_once(project: Path) -> None:
+    # "3 healed steps wait" was said when one did: each of the 3 runs' results counted the same heal file.
+    record_signup(project)
+    result = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted", "--repeat", "3", "signup")
+    assert result.exit_code == 0, result.output
+    assert "pass rate: Check signup 3/3 (100%)" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "1 healed step waits for review: mobster test heal"
