@@ -81,6 +81,8 @@ _NOT_STATE = (
     ".mobster/runs/",
     ".mobster/test-results/",
     ".mobster/cache/replayed.json",
+    ".mobster/cache/.lock",  # the project's lock: no state, whichever run made it
+    ".mobster/.lock",  # where an older Mobster kept it
     ".pytest_cache/",
     "__pycache__/",
 )

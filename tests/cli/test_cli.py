@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -169,6 +170,29 @@ def test_accept_keeps_the_healed_path(project: Path) -> None:
     assert not (project / ".mobster" / "checks" / "signup.heal.yaml").exists()
     strict = mobster("test", "--scripted", "renamed.yaml", "--no-heal")
     assert strict.exit_code == 0, strict.output
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git isn't installed")
+def test_git_add_all_commits_the_checks_and_heals_and_never_the_lock(project: Path) -> None:
+    # .mobster/.lock was committed by `git add -A`: no .gitignore the project was given ignored it.
+    mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--paths", "committed")
+    healed = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted", "--paths", "committed")
+    assert healed.exit_code == 0, healed.output  # the heal is written under the project's lock
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "init", "-q", str(project)], check=True, env=env)
+    added = subprocess.run(
+        ["git", "add", "-A", "--dry-run"], cwd=project, check=True, env=env, capture_output=True, text=True
+    ).stdout
+    files = {line.removeprefix("add ").strip("'") for line in added.splitlines()}
+    mobster_files = {f for f in files if f.startswith(".mobster/")}
+    assert ".mobster/checks/signup.yaml" in mobster_files
+    assert ".mobster/checks/signup.heal.yaml" in mobster_files
+    assert any(f.startswith(".mobster/paths/") for f in mobster_files)
+    assert [f for f in mobster_files if f.rsplit("/", 1)[-1] == ".lock" or f.startswith(LEFT_BY_RUNS)] == []
+    assert (project / ".mobster" / "cache" / ".lock").is_file()  # in the cache, which every .gitignore ignores
+
+
+LEFT_BY_RUNS = (".mobster/cache/", ".mobster/runs/", ".mobster/test-results/")
 
 
 def test_junit_is_valid_and_lists_heals(project: Path) -> None:

@@ -255,7 +255,7 @@ def test_dot_mobster_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_the_lock_a_folder(project: Path) -> None:
-    lock = project / ".mobster" / ".lock"
+    lock = project / ".mobster" / "cache" / ".lock"
     lock.unlink(missing_ok=True)
     lock.mkdir()
     result = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")
