@@ -2,7 +2,7 @@
 
 Rule 1: a path belongs to the checks of the project whose identity it has (several checks may
         share one); a path no check of the project has is listed as such (its check was changed
-        or removed) and can be forgotten.
+        or removed) and can be forgotten by its identity.
 Rule 2: when a path was last replayed is this machine's fact, kept in a private, git-ignored file
         (``.mobster/cache/replayed.json``), never in the path itself: a replay doesn't touch a
         committed path, so it never shows as a change in git.
@@ -164,11 +164,16 @@ def list_paths(root: Path, checks: Sequence[Check], *, paths: str | PathStore = 
 
 
 def forget_paths(
-    root: Path, check: Check, *, env: str | None = None, paths: str | PathStore = "local"
+    root: Path, check: Check | str, *, env: str | None = None, paths: str | PathStore = "local"
 ) -> tuple[StoredEnv, ...]:
-    """Remove ``check``'s recorded paths (of the env digest ``env`` only, when given), under the project's lock."""
+    """Remove ``check``'s recorded paths (of the env digest ``env`` only, when given), under the project's lock.
+
+    ``check`` is a check, or an identity (16 hex digits): Rule 1's path of a check that was
+    changed or removed has no check to name it by. ``ValueError`` for a string that isn't one.
+    """
+    identity = check if isinstance(check, str) else check.identity
     with project_lock(root):
-        return tuple(ReplayCache(root, paths).forget(check.identity, env))
+        return tuple(ReplayCache(root, paths).forget(identity, env))
 
 
 def note_replayed(root: Path, identity: str, env: Env, when: datetime) -> None:

@@ -247,3 +247,30 @@ def test_a_path_with_a_5000_digit_seq_is_set_aside_not_an_internal_error(
     assert check["class"] == "model"  # it records afresh, saying why: never "internal"
     assert "a number too long" in check["message"]
     assert (file.parent / f"{file.name}.corrupt").exists()
+
+
+def test_a_path_whose_check_was_changed_or_removed_is_forgotten_by_its_identity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `paths forget` wanted a check: the path of a check that was deleted could not be forgotten.
+    project = make_project(tmp_path / "p")
+    monkeypatch.chdir(project)
+    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted").exit_code == 0
+    (project / ".mobster" / "checks" / "pro.yaml").unlink()
+    (orphan,) = [e for e in json.loads(mobster("paths", "list", "--json").stdout) if not e["checks"]]
+    identity = orphan["identity"]
+    listed = mobster("paths", "list")
+    assert f"no check has it now (identity {identity}: mobster paths forget {identity} forgets it)" in listed.output
+    forgot = mobster("paths", "forget", identity)
+    assert forgot.exit_code == 0, forgot.output
+    assert f"forgot identity {identity} (no check has it now)  1.0 (1) on iOS 26" in forgot.output
+    left = json.loads(mobster("paths", "list", "--json").stdout)
+    assert [e["checks"] for e in left] == [[".mobster/checks/signup.yaml"]]  # the other check's path stays
+    again = mobster("paths", "forget", identity)
+    assert "no recorded path in the local store to forget" in again.output
+    # A live check's identity names it; a name that is neither a check nor an identity is one line, exit 3.
+    signup = left[0]["identity"]
+    assert "forgot A new user signs up  1.0 (1)" in mobster("paths", "forget", signup).output
+    wrong = mobster("paths", "forget", "nosuchcheck")
+    assert wrong.exit_code == 3
+    assert "no check 'nosuchcheck': give a path, a name in .mobster/checks/, or a path's identity" in wrong.output
