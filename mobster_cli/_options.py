@@ -6,6 +6,8 @@ from typing import Any
 
 import click
 
+from ._shared import ConfiguredOption
+
 __all__ = ["timing_options"]
 
 
@@ -14,6 +16,7 @@ def timing_options() -> list[Any]:
     return [
         click.option(
             "--poll-interval",
+            cls=ConfiguredOption,
             type=click.FloatRange(0.01, 10.0),
             metavar="SECONDS",
             help="Seconds between the starts of two reads while a step waits (default 0.15; see docs/scale.md "
@@ -21,6 +24,7 @@ def timing_options() -> list[Any]:
         ),
         click.option(
             "--drift-after",
+            cls=ConfiguredOption,
             type=click.FloatRange(0.0, 600.0),
             metavar="SECONDS",
             help="A step drifts once its screen has settled this long without a match (default 1.0; "
@@ -28,6 +32,7 @@ def timing_options() -> list[Any]:
         ),
         click.option(
             "--give-up-after",
+            cls=ConfiguredOption,
             type=click.FloatRange(0.0, 600.0),
             metavar="SECONDS",
             help="A step drifts once its screen has kept changing this long (default 3.0; about 6 x a read's "

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from ._shared import boundary, fail, resolve_check
+from ._shared import ConfiguredOption, boundary, fail, resolve_check
 
 if TYPE_CHECKING:
     from mobster_core import Check
@@ -39,6 +39,7 @@ def paths_option(f: Any) -> Any:
     return click.option(
         "--paths",
         "paths_store",
+        cls=ConfiguredOption,
         type=click.Choice(["local", "committed"]),
         default="local",
         show_default=True,

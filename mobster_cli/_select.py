@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ._shared import ConfiguredOption
+
 if TYPE_CHECKING:
     from mobster_core import AppInfo, Check, DeviceInfo
     from mobster_harness import Harness
@@ -40,6 +42,7 @@ def retries_option(f: Any) -> Any:
     """``--retries N``: also ``mobster verify``'s."""
     return click.option(
         "--retries",
+        cls=ConfiguredOption,
         type=click.IntRange(0, 10),
         metavar="N",
         help="Run a check that couldn't run because of the machine (class device, busy or environment) up to N "
@@ -75,6 +78,7 @@ def selection_options(f: Any) -> Any:
         retries_option,
         click.option(
             "--repeat",
+            cls=ConfiguredOption,
             type=click.IntRange(1, 1000),
             metavar="K",
             help="Run each check K times and report its pass rate; the exit code is the worst run's.",

@@ -18,6 +18,12 @@ Rule 3: the clock and the way a coroutine runs come from the :class:`Runtime` in
 Rule 4: importing this module imports click and attrs only (``mobster --help`` well under 0.3 s):
         the core, the harness, the report and rich are imported inside the functions that use
         them.
+Rule 5: an option a key of the project config can set is a :class:`ConfiguredOption`: its
+        ``--help`` line says the value in effect here when the config (at or above the current
+        folder, its profile from ``$MOBSTER_PROFILE`` or its ``profile`` key) sets it, with where
+        it came from (``[default here: committed, from mobster.toml]``), and drops the built-in
+        ``[default: …]`` it overrides; with no config, or one that can't be read, the help is the
+        built-in one (the command itself then says what is wrong with the config).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "USAGE_EXIT",
+    "ConfiguredOption",
     "Runtime",
     "boundary",
     "console",
@@ -49,6 +56,46 @@ __all__ = [
 
 #: Rule 1: a command that can't start.
 USAGE_EXIT = 3
+#: Rule 5: where a help's project config is kept, once per command line.
+_HELP_CONFIG = "mobster.help-config"
+
+
+class ConfiguredOption(click.Option):
+    """An option a project config key can set: its help says the default in effect here (Rule 5)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        record = super().get_help_record(ctx)
+        here = None if record is None or self.name is None else _configured_here(ctx, self.name)
+        if record is None or here is None:
+            return record
+        names, text = record
+        built_in = text.rfind("[default: ")
+        if built_in != -1 and text.endswith("]"):
+            text = text[:built_in].rstrip()
+        return names, f"{text}  [default here: {here}]".strip()
+
+
+def _configured_here(ctx: click.Context, field: str) -> str | None:
+    """Rule 5: ``field``'s value in the project config here and where it came from; None when it sets none."""
+    from mobster_harness.config import KEYS, ConfigError, load_config, toml_value
+
+    from ._render import visible
+
+    key = next((k for k in KEYS if k.field == field), None)
+    if key is None:
+        return None
+    root = ctx.find_root()
+    if _HELP_CONFIG not in root.meta:
+        try:
+            root.meta[_HELP_CONFIG] = load_config(Path.cwd())
+        except ConfigError:
+            root.meta[_HELP_CONFIG] = None
+    project = root.meta[_HELP_CONFIG]
+    if project is None or key.name not in project.values:
+        return None
+    value = project.values[key.name]
+    shown = toml_value(list(value) if isinstance(value, tuple) else value)
+    return visible(f"{shown}, from {project.sources[key.name]}")
 
 
 @attrs.frozen

@@ -38,6 +38,7 @@ from ._paths import paths, paths_option
 from ._select import retries_option, selection_options
 from ._shared import (
     USAGE_EXIT,
+    ConfiguredOption,
     Runtime,
     boundary,
     console,
@@ -99,32 +100,44 @@ def _device_options(f: Any) -> Any:
     for option in reversed(
         [
             click.option(
-                "--scripted", metavar="APP.yaml", multiple=True, help="Run on the scripted phone with this app script."
+                "--scripted",
+                cls=ConfiguredOption,
+                metavar="APP.yaml",
+                multiple=True,
+                help="Run on the scripted phone with this app script.",
             ),
             click.option(
                 "--wda",
+                cls=ConfiguredOption,
                 metavar="URL",
                 multiple=True,
                 help="Drive a WebDriverAgent already listening at URL (repeat: a pool).",
             ),
             click.option(
                 "--sim",
+                cls=ConfiguredOption,
                 metavar="NAME[@PORT]",
                 multiple=True,
                 help="Run on the iOS simulator NAME or UDID, its WDA on PORT (repeat: a pool; WDA ports 8100, 8101, … "
                 "by default).",
             ),
             click.option(
-                "--device", metavar="NAME", multiple=True, help="Run on the USB iPhone NAME or UDID (repeat: a pool)."
+                "--device",
+                cls=ConfiguredOption,
+                metavar="NAME",
+                multiple=True,
+                help="Run on the USB iPhone NAME or UDID (repeat: a pool).",
             ),
             click.option(
                 "--appium",
+                cls=ConfiguredOption,
                 metavar="URL",
                 multiple=True,
                 help="Run on phones behind the Appium server, Selenium Grid or device cloud at URL (repeat: a pool).",
             ),
             click.option(
                 "--caps",
+                cls=ConfiguredOption,
                 metavar="FILE",
                 multiple=True,
                 help="The Appium session's capabilities (JSON, ${ENV} expanded); one for all --appium, or one each. "
@@ -132,6 +145,7 @@ def _device_options(f: Any) -> Any:
             ),
             click.option(
                 "--session-wait",
+                cls=ConfiguredOption,
                 type=click.FloatRange(0, 3600, min_open=True),
                 metavar="SECONDS",
                 help="With --appium: how long a new session may take (a Grid's queue, a cloud finding a phone). "
@@ -144,16 +158,43 @@ def _device_options(f: Any) -> Any:
                 help="Run on your own driver: FACTORY is package.module:function or an entry point of "
                 "mobster.drivers, called as FACTORY(ARG, clock=clock).",
             ),
-            click.option("--model", metavar="NAME", help="claude-…, gpt-…, or scripted. Default: from your keys."),
-            click.option("--env-file", type=click.Path(path_type=Path), help="Read API keys from this file."),
-            click.option("--no-heal", is_flag=True, help="Strict CI: fail a check whose screen changed; no model."),
-            click.option("--fresh", is_flag=True, help="Run every step with Smart and record again."),
             click.option(
-                "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
+                "--model",
+                cls=ConfiguredOption,
+                metavar="NAME",
+                help="claude-…, gpt-…, or scripted. Default: from your keys.",
             ),
-            click.option("--max-usd", type=float, callback=_positive_usd, help="Cap each check's model spend (USD)."),
+            click.option(
+                "--env-file",
+                cls=ConfiguredOption,
+                type=click.Path(path_type=Path),
+                help="Read API keys from this file.",
+            ),
+            click.option(
+                "--no-heal",
+                cls=ConfiguredOption,
+                is_flag=True,
+                help="Strict CI: fail a check whose screen changed; no model.",
+            ),
+            click.option(
+                "--fresh", cls=ConfiguredOption, is_flag=True, help="Run every step with Smart and record again."
+            ),
+            click.option(
+                "--carry",
+                cls=ConfiguredOption,
+                is_flag=True,
+                help="On a new build, replay the newest earlier build's path before recording.",
+            ),
+            click.option(
+                "--max-usd",
+                cls=ConfiguredOption,
+                type=float,
+                callback=_positive_usd,
+                help="Cap each check's model spend (USD).",
+            ),
             click.option(
                 "--locale",
+                cls=ConfiguredOption,
                 metavar="LOCALE",
                 callback=locale_option,
                 help="Run the app in this locale (de_DE): a simulator launches it so; elsewhere the device's must be.",
@@ -161,12 +202,14 @@ def _device_options(f: Any) -> Any:
             *timing_options(),
             click.option(
                 "--alerts",
+                cls=ConfiguredOption,
                 type=click.Choice(["fail", "accept", "dismiss"]),
                 help="Answer every check's system alerts so, over the check's own alerts: (docs/alerts.md). "
                 "Default: each check's, else fail.",
             ),
             click.option(
                 "--frames",
+                cls=ConfiguredOption,
                 type=click.Choice(["auto", "all", "failed", "none"]),
                 default="auto",
                 show_default=True,
@@ -175,6 +218,7 @@ def _device_options(f: Any) -> Any:
             ),
             click.option(
                 "--video",
+                cls=ConfiguredOption,
                 type=click.Choice(["off", "on", "retain-on-failure"]),
                 default="off",
                 show_default=True,
@@ -211,19 +255,30 @@ class _TestCommand(click.Command):
 @_device_options
 @click.option(
     "--parallel",
+    cls=ConfiguredOption,
     type=click.IntRange(1, 64),
     metavar="N",
     help="Devices at once: N scripted phones or N Appium sessions; the first N of a named pool. Default: the pool.",
 )
 @click.option(
-    "--sessions", type=click.IntRange(1, 64), metavar="N", help="Appium sessions per --appium URL (a Grid or a cloud)."
+    "--sessions",
+    cls=ConfiguredOption,
+    type=click.IntRange(1, 64),
+    metavar="N",
+    help="Appium sessions per --appium URL (a Grid or a cloud).",
 )
 @click.option(
     "--session-per-check",
+    cls=ConfiguredOption,
     is_flag=True,
     help="End each Appium session after its check (one dashboard entry per check) instead of one per device.",
 )
-@click.option("--each-device", is_flag=True, help="Run every check on every device (one result per check and device).")
+@click.option(
+    "--each-device",
+    cls=ConfiguredOption,
+    is_flag=True,
+    help="Run every check on every device (one result per check and device).",
+)
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
 @selection_options
 @paths_option
