@@ -347,8 +347,7 @@ def project_lock(root: Path) -> Iterator[None]:
     An exclusive ``flock`` on ``.mobster/cache/.lock`` (Rule 6), held only for the few milliseconds
     a write takes, so two ``mobster test`` processes in one project never lose each other's heal or path.
     """
-    folder = private_dir(root / LOCK_FILE.parent)
-    lock = root / LOCK_FILE
+    lock = private_dir(root / LOCK_FILE.parent) / LOCK_FILE.name
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC, _FILE_MODE)
     except OSError as exc:
