@@ -296,9 +296,10 @@ def _import(file: Path, store: str) -> int:
     out = _console()
     for what, why in report.refused:
         click.echo(f"mobster: refused {visible(what)}: {visible(why)}", err=True)
+    older = f", {len(report.older)} left out (older than the newest paths kept here)" if report.older else ""
     out.print(
-        f"imported into the {store} store: {len(report.added)} added, {len(report.kept)} kept (newer here), "
-        f"{len(report.refused)} refused",
+        f"imported into the {store} store: {len(report.added)} added, {len(report.same)} already here, "
+        f"{len(report.newer_here)} kept (newer here){older}, {len(report.refused)} refused",
         markup=False,
     )
     if report.heals_added or report.heals_kept:
