@@ -7,7 +7,8 @@ Rule 1 (references): a check names a secret as ``${NAME}`` (a letter or ``_``, t
         the heal file, and what the model is shown.
 Rule 2 (resolution): a reference is replaced by its value only where an action or a launch leaves
         for the device (:meth:`Secrets.resolve`), and nowhere else. A reference whose variable
-        isn't set is a usage problem naming it, found before anything is sent.
+        isn't set is a usage problem naming it, found before anything is sent; when several
+        aren't, it names every one of them (:func:`unset_words`), so one run says all to set.
 Rule 3 (scrubbing): whatever comes back (a read of the screen, a device's error) has every value
         replaced by its reference (:meth:`Secrets.scrub`), in the forms a server echoes it: as
         typed, JSON-escaped and URL-encoded. A value shorter than :data:`WHOLE_WORD_BELOW`
@@ -32,7 +33,15 @@ import attrs
 
 from .screen import Element, Screen
 
-__all__ = ["REFERENCE", "WHOLE_WORD_BELOW", "MissingSecret", "Secrets", "only_references", "references"]
+__all__ = [
+    "REFERENCE",
+    "WHOLE_WORD_BELOW",
+    "MissingSecret",
+    "Secrets",
+    "only_references",
+    "references",
+    "unset_words",
+]
 
 #: Rule 1: ``${NAME}``.
 REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -41,11 +50,28 @@ WHOLE_WORD_BELOW = 4
 
 
 class MissingSecret(ValueError):
-    """A check names ``${NAME}`` and the variable isn't set (Rule 2); ``name`` is which."""
+    """A check names ``${NAME}`` and the variable isn't set (Rule 2): ``names`` every one unset, ``name`` the first."""
 
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.name = name
+    def __init__(self, *names: str) -> None:
+        super().__init__(", ".join(names))
+        self.names = names
+        self.name = names[0]
+
+
+def unset_words(names: Iterable[str]) -> tuple[str, str]:
+    """Rule 2: ``names`` said in a message: (``${A} and ${B}``, ``the variables A and B aren't set``).
+
+    One name reads as it always did: ``${A}``, ``the variable A isn't set``.
+    """
+    given = list(names)
+
+    def joined(words: list[str]) -> str:
+        return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+    references_ = joined(["${" + n + "}" for n in given])
+    if len(given) == 1:
+        return references_, f"the variable {given[0]} isn't set"
+    return references_, f"the variables {joined(given)} aren't set"
 
 
 def references(texts: Iterable[str | None]) -> tuple[str, ...]:
@@ -95,13 +121,12 @@ class Secrets:
 
     @classmethod
     def of(cls, names: Iterable[str], environ: Mapping[str, str]) -> Secrets:
-        """The values of ``names`` from ``environ``; :class:`MissingSecret` names the first unset one."""
-        values = {}
-        for name in names:
-            if name not in environ:
-                raise MissingSecret(name)
-            values[name] = environ[name]
-        return cls(values)
+        """The values of ``names`` from ``environ``; :class:`MissingSecret` names every unset one (Rule 2)."""
+        given = list(dict.fromkeys(names))
+        missing = [name for name in given if name not in environ]
+        if missing:
+            raise MissingSecret(*missing)
+        return cls({name: environ[name] for name in given})
 
     def __bool__(self) -> bool:
         return bool(self.values)

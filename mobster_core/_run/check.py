@@ -28,8 +28,8 @@ Rule 6: a device with the optional ``CheckReports`` ability is told the check's 
         error there is logged, never the check's outcome (the verdict is already decided).
 Rule 7: a check that names ``${NAME}`` secrets (``_rules/secrets.py``) gets their values from
         ``options.secrets`` (else the process environment) before anything is asked of the
-        device; an unset one is ``couldnt_run``, class ``usage``, naming it. Every message the
-        run writes has the values scrubbed.
+        device; an unset one is ``couldnt_run``, class ``usage``, naming it (every one of them,
+        when several are unset). Every message the run writes has the values scrubbed.
 Rule 8: a check's ``device:`` settings are applied after ``prepare`` and before the steps launch the
         app (``_run/controls`` Rule 1); with ``options.video`` on, the screen is recorded from
         before the run's first call to the device until the verdict (Rule 2 there), and the
@@ -53,7 +53,7 @@ from mobster_core._log import get_logger
 from mobster_core._rules.cost import Cost
 from mobster_core._rules.device import DeviceInfo
 from mobster_core._rules.frames import FINAL_FRAME, FramesMode, is_drift_frame
-from mobster_core._rules.secrets import MissingSecret, Secrets, references
+from mobster_core._rules.secrets import MissingSecret, Secrets, references, unset_words
 from mobster_core._rules.text import utf8
 from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import Check, project_of
@@ -160,8 +160,8 @@ async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
         log.warning("the device wasn't told about the check", call=what, error=f"{type(exc).__name__}: {exc}")
 
 
-def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, str | None]:
-    """Rule 7: the values of the secrets the check names, and the first one that isn't set."""
+def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, tuple[str, ...] | None]:
+    """Rule 7: the values of the secrets the check names, and every one that isn't set."""
     launch = check.launch
     names = references([*check.steps, *launch.args, *launch.env.values(), launch.url])
     if not names:
@@ -169,20 +169,24 @@ def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, str | None]:
     try:
         return Secrets.of(names, os.environ if options.secrets is None else options.secrets), None
     except MissingSecret as exc:
-        return Secrets(), exc.name
+        return Secrets(), exc.names
 
 
-def _missing(check: Check, name: str) -> Outcome:
-    """Rule 7: the usage problem of an unset secret."""
+def _missing(check: Check, names: tuple[str, ...]) -> Outcome:
+    """Rule 7: the usage problem of the unset secrets, each named."""
+    said, unset = unset_words(names)
+    them = "it" if len(names) == 1 else "them"
     return Outcome(
         Verdict.COULDNT_RUN,
         FailureClass.USAGE,
-        f"{check.file}: the check names ${{{name}}}, and the variable {name} isn't set: set it in the "
+        f"{check.file}: the check names {said}, and {unset}: set {them} in the "
         "environment (or in an env file) and run again",
     )
 
 
-async def _tell(run: Run, folder: Path, missing: str | None) -> tuple[_Story, asyncio.CancelledError | None]:
+async def _tell(
+    run: Run, folder: Path, missing: tuple[str, ...] | None
+) -> tuple[_Story, asyncio.CancelledError | None]:
     """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5, 7)."""
     story = _Story()
     if missing is not None:

@@ -46,7 +46,7 @@ from mobster_core._clock import utc_now
 from mobster_core._rules.assertions import AssertionResult, evaluate
 from mobster_core._rules.device import Action, DeviceInfo, DeviceKind
 from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.secrets import MissingSecret, Secrets, only_references, references
+from mobster_core._rules.secrets import MissingSecret, Secrets, only_references, references, unset_words
 from mobster_core._rules.settle import BASELINE_POLICY, SettledRead
 from mobster_core._rules.steps import Op, Step, describe_action
 from mobster_core._rules.text import utf8
@@ -252,9 +252,10 @@ class LiveSession:
                 environ = os.environ if self.options.secrets is None else self.options.secrets
                 self.secrets = Secrets.of([*self.secrets.values, *names], environ)
             except MissingSecret as exc:
+                named, unset = unset_words(exc.names)
+                them = "it" if len(exc.names) == 1 else "them"
                 raise SessionError(
-                    f"{said} names ${{{exc.name}}}, and the variable {exc.name} isn't set: set it in the "
-                    "server's environment and start it again"
+                    f"{said} names {named}, and {unset}: set {them} in the server's environment and start it again"
                 ) from None
             self._live().dispatch.secrets = self.secrets
         masked = element is not None and is_masked(element.role, element.label, element.identifier)

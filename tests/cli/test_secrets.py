@@ -80,6 +80,17 @@ def test_a_secret_replays_with_no_model_and_is_never_stored_or_shown(
     assert "${SIGNUP_EMAIL}" in stored
 
 
+def test_a_check_missing_two_secrets_names_both(project: Path) -> None:
+    result = mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--json")
+    assert result.exit_code == 3, result.output
+    (check,) = json.loads(result.stdout)["checks"]
+    assert check["class"] == "usage"
+    assert (
+        "the check names ${SIGNUP_EMAIL} and ${SIGNUP_PASSWORD}, and the variables SIGNUP_EMAIL and "
+        "SIGNUP_PASSWORD aren't set: set them in the environment (or in an env file) and run again"
+    ) in check["message"]
+
+
 def test_the_env_file_gives_the_value(project: Path) -> None:
     (project / "secrets.env").write_text(f"SIGNUP_PASSWORD={PASSWORD}\nexport SIGNUP_EMAIL='{EMAIL}'\n")
     first = mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--env-file", "secrets.env")

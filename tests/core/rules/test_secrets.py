@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._rules.secrets import MissingSecret, Secrets, only_references, references
+from mobster_core._rules.secrets import MissingSecret, Secrets, only_references, references, unset_words
 from mobster_core._rules.typing_rules import Provenance, record_text
 
 
@@ -29,7 +29,17 @@ def test_only_references() -> None:
 def test_a_missing_variable_is_named() -> None:
     with pytest.raises(MissingSecret) as caught:
         Secrets.of(["A", "B"], {"A": "1"})
-    assert caught.value.name == "B"
+    assert (caught.value.name, caught.value.names) == ("B", ("B",))
+
+
+def test_every_missing_variable_is_named_once_in_the_order_the_check_names_them() -> None:
+    # A check missing two secrets named only the first: the user learnt of the second on the next run.
+    with pytest.raises(MissingSecret) as caught:
+        Secrets.of(["A", "B", "C", "B", "D"], {"C": "3"})
+    assert caught.value.names == ("A", "B", "D")
+    assert unset_words(caught.value.names) == ("${A}, ${B} and ${D}", "the variables A, B and D aren't set")
+    assert unset_words(["A", "B"]) == ("${A} and ${B}", "the variables A and B aren't set")
+    assert unset_words(["A"]) == ("${A}", "the variable A isn't set")
 
 
 def test_resolve_and_scrub_are_inverse_in_every_echoed_form() -> None:
