@@ -300,14 +300,31 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
 @click.option(
     "--reject", metavar="CHECK", help="Bring CHECK's recorded steps back; they fail (class drift) if they change."
 )
+@click.option(
+    "--unreject",
+    metavar="CHECK",
+    help="Undo the reject of CHECK's heals: the steps it kept failing heal again on their next drift, in a run "
+    "with a model (every rejected step, or --step N).",
+)
+@click.option("--step", type=click.IntRange(1, 1000), metavar="N", help="With --unreject: only step N.")
 @paths_option
-def heal(checks: tuple[str, ...], accept: str | None, reject: str | None, paths_store: str) -> None:
+def heal(  # noqa: PLR0913 - the checks listed, the three decisions, the step and the store
+    *,
+    checks: tuple[str, ...],
+    accept: str | None,
+    reject: str | None,
+    unreject: str | None,
+    step: int | None,
+    paths_store: str,
+) -> None:
     """List the heals waiting for review, with the screen before and after; or decide one.
 
-    With no option it lists the heals of CHECKS (every check by default). A heal is in the heal
-    file beside its check (signup.heal.yaml); replays run the healed steps until you decide.
+    With no option it lists the heals of CHECKS (every check by default), and the steps a reject
+    keeps failing. A heal is in the heal file beside its check (signup.heal.yaml); replays run the
+    healed steps until you decide.
     """
-    raise SystemExit(boundary(lambda: _heal_command(checks, accept=accept, reject=reject, store=paths_store)))
+    decision = _Decision(accept, reject, unreject, step)
+    raise SystemExit(boundary(lambda: _heal_command(checks, decision, store=paths_store)))
 
 
 @cli.command(epilog="Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run.")
@@ -744,23 +761,46 @@ def _pending_heals(files: Sequence[Path]) -> int:
 # -- mobster test heal -------------------------------------------------------------------------
 
 
-def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None, store: str = "local") -> int:
+@attrs.frozen
+class _Decision:
+    """``mobster test heal``'s decision: the check of ``--accept``, ``--reject`` or ``--unreject`` (one), ``--step``."""
+
+    accept: str | None = None
+    reject: str | None = None
+    unreject: str | None = None
+    step: int | None = None
+
+
+def _heal_command(checks: Sequence[str], decision: _Decision, *, store: str = "local") -> int:
+    chosen = [o for o, v in (("--accept", decision.accept), ("--reject", decision.reject),
+                             ("--unreject", decision.unreject)) if v]  # fmt: skip
+    if len(chosen) > 1:
+        fail(f"choose one of {', '.join(chosen)}, not {'both' if len(chosen) == 2 else 'all three'}")
+    if decision.step is not None and not decision.unreject:
+        fail("--step N goes with --unreject CHECK: the one rejected step to let heal again")
+    out = console()
+    if decision.unreject:
+        return _unreject(out, decision.unreject, decision.step, store=store)
+    if decision.accept or decision.reject:
+        _decide(out, accept=decision.accept, reject=decision.reject, store=store)
+        return 0
+    return _heal_listing(out, checks, store)
+
+
+def _heal_listing(out: Any, checks: Sequence[str], store: str) -> int:
+    """The heals waiting for review of ``checks`` (every check by default), then the steps a reject keeps failing."""
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError
 
     from ._render import visible
 
-    if accept and reject:
-        fail("choose --accept or --reject, not both")
-    out = console()
-    if accept or reject:
-        _decide(out, accept=accept, reject=reject, store=store)
-        return 0
     root, files = _root_and_files(list(checks))
     listed = unreadable = 0
+    kept_failing: list[str] = []
     for file in files:
         try:
             lines = _heal_lines(root, file, store)
+            kept_failing += _rejected_lines(root, file, store)
         except (CheckError, HealFileError) as exc:
             # Listed, and the command ends as a usage problem: "no heals wait" would hide it.
             out.print(f"{visible(file.name)}: {visible(exc)}", markup=False)
@@ -773,7 +813,60 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
         out.print("accept: mobster test heal --accept CHECK    reject: mobster test heal --reject CHECK")
     elif not unreadable:
         out.print("no heals wait for review")
+    for line in kept_failing:
+        out.print(line, markup=False)
     return USAGE_EXIT if unreadable else 0
+
+
+def _rejected_lines(root: Path, file: Path, store: str) -> list[str]:
+    """The steps a reject keeps failing, with how to undo it (none when the check has no path here)."""
+    from mobster_core import load_check
+    from mobster_core.heals import rejected_steps
+
+    from ._render import visible
+
+    check = load_check(file)
+    steps = rejected_steps(check, root, paths=store)
+    if not steps:
+        return []
+    said = ", ".join(str(n) for n in steps)
+    one = len(steps) == 1
+    line = (
+        f"{visible(check.name)} ({visible(file.name)}): step{'' if one else 's'} {said} keep{'s' if one else ''} "
+        f"failing (a heal was rejected): mobster test heal --unreject {visible(file.name)} lets "
+        f"{'it' if one else 'them'} heal again"
+    )
+    return [line]
+
+
+def _unreject(out: Any, name: str, step: int | None, *, store: str) -> int:
+    """``--unreject CHECK [--step N]``: undo the reject; a step that wasn't rejected is a usage problem."""
+    from mobster_core import load_check
+    from mobster_core.exceptions import CheckError
+    from mobster_core.heals import HealFileError, rejected_steps, unreject_heals
+
+    from ._render import visible
+
+    file = resolve_check(name, Path.cwd())
+    try:
+        check = load_check(file)
+        marked = rejected_steps(check, paths=store)
+        if step is not None and step not in marked:
+            rejected = f"its rejected steps: {', '.join(map(str, marked))}" if marked else "it has none"
+            fail(f"step {step} of {file.name} isn't a rejected step ({rejected}); see mobster test heal")
+        undone = unreject_heals(check, paths=store, step=step)
+    except (CheckError, HealFileError) as exc:
+        fail(str(exc))
+    if not undone:
+        out.print(f"{visible(file.name)} has no rejected step: nothing to undo", markup=False)
+        return 0
+    said = ", ".join(str(n) for n in undone)
+    out.print(
+        f"undid the reject of {visible(file.name)}'s step{'s' if len(undone) != 1 else ''} {said}: "
+        f"{'it heals' if len(undone) == 1 else 'they heal'} again on the next drift, in a run with a model",
+        markup=False,
+    )
+    return 0
 
 
 def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> None:

@@ -162,6 +162,41 @@ def test_a_heal_is_listed_accepted_and_rejected(project: Path) -> None:
     assert json.loads(again.stdout)["checks"][0]["class"] == "drift"
 
 
+def test_a_rejected_step_says_how_to_undo_the_reject_and_heals_again_once_it_is_undone(project: Path) -> None:
+    # The report said "let the step heal (run with a model)", which a reject refuses; only --fresh undid a reject.
+    mobster("test", "--scripted", "app.yaml", "--model", "scripted")
+    mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")
+    assert mobster("test", "heal", "--reject", "signup.yaml").exit_code == 0
+    failed = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted", "--json")
+    assert failed.exit_code == 1
+    (check,) = json.loads(failed.stdout)["checks"]
+    assert (check["class"], check["step"], check["fix"]["code"]) == ("drift", 3, "undo_reject")
+    assert "(you chose to keep this step failing)" in check["message"]
+    shown = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")
+    assert "undo the reject with mobster test heal --unreject signup.yaml, then run it with a model" in shown.output
+    page = (project / check["run_dir"] / "report.html").read_text()
+    assert "mobster test heal --unreject" in page
+    assert "let the step heal (run with a model)" not in page
+    listing = mobster("test", "heal")
+    assert "no heals wait for review" in listing.output
+    assert (
+        "A new user signs up (signup.yaml): step 3 keeps failing (a heal was rejected): "
+        "mobster test heal --unreject signup.yaml lets it heal again"
+    ) in listing.output
+    wrong = mobster("test", "heal", "--unreject", "signup.yaml", "--step", "2")
+    assert wrong.exit_code == 3
+    assert "step 2 of signup.yaml isn't a rejected step (its rejected steps: 3)" in wrong.output
+    assert mobster("test", "heal", "--step", "3").exit_code == 3  # --step goes with --unreject
+    undone = mobster("test", "heal", "--unreject", "signup.yaml", "--step", "3")
+    assert undone.exit_code == 0, undone.output
+    assert "undid the reject of signup.yaml's step 3: it heals again on the next drift" in undone.output
+    assert "nothing to undo" in mobster("test", "heal", "--unreject", "signup").output
+    healed = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")
+    assert healed.exit_code == 0, healed.output
+    assert '    healed step 3: Tap "Continue" → Tap "Next"' in healed.output
+    assert (project / ".mobster" / "checks" / "signup.heal.yaml").exists()
+
+
 def test_accept_keeps_the_healed_path(project: Path) -> None:
     mobster("test", "--scripted", "app.yaml", "--model", "scripted")
     mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")

@@ -463,3 +463,8 @@ def test_two_checks_share_steps_one_heal_accepted_the_other_rejected_keeps_faili
     assert (second["verdict"], second["class"]) == ("failed", "drift")  # it rejected it: it keeps failing
     assert 'step 3 (Tap "Next") is a heal this check\'s review rejected (signup2.heal.yaml)' in second["message"]
     assert strict.exit_code == 1
+    # What to do is to undo the reject (never "heal it with a model": the reject refuses that); undone, it replays.
+    assert (second["step"], second["fix"]["code"]) == (3, "undo_reject")
+    assert mobster("test", "heal", "--unreject", "signup2.yaml").exit_code == 0
+    again = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "--json")
+    assert again.exit_code == 0, again.output
