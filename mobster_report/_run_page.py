@@ -422,9 +422,10 @@ def _path_line(path: Mapping[str, Any]) -> str:
 
 
 def _source_counts(steps: Sequence[Mapping[str, Any]]) -> str:
+    """``3 replayed, 1 drifted``: how the steps ran; a step that drifted sent nothing, so it is no replayed one."""
     counts: dict[str, int] = {}
     for s in steps:
-        source = _str(s, "source")
+        source = "drifted" if s.get("reason") is not None else _str(s, "source")
         counts[source] = counts.get(source, 0) + 1
     parts = [f"{n} {_t(_COUNTED.get(k, k), 40)}" for k, n in counts.items()]
     return ", ".join(parts)
