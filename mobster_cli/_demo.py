@@ -31,6 +31,7 @@ import re
 import shlex
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from mobster_core import PriceTable, SuiteResult
@@ -196,7 +197,7 @@ def _made(folder: Path, suites: list[SuiteResult]) -> list[str]:
     return made
 
 
-def _remove_made(folder: Path, made: list[str]) -> None:
+def _remove_made(folder: Path, made: Sequence[str]) -> None:
     """Rule 3: the run and result folders an earlier demo made go; every other one stays."""
     for name in made:
         path = folder / name
@@ -239,7 +240,7 @@ def _private_file(path: Path, text: str) -> None:
         f.write(text)
 
 
-def _write_project(folder: Path, made: list[str]) -> dict[str, Path]:
+def _write_project(folder: Path, made: Sequence[str] = ()) -> dict[str, Path]:
     checks = folder / ".mobster" / "checks"
     for made_here in (folder / ".mobster", checks, folder / "apps"):
         _private_folder(made_here)
