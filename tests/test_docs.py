@@ -109,3 +109,19 @@ def test_the_check_key_table_has_a_row_for_every_key_a_check_file_may_hold() -> 
     keys = {k for k in checks._TOP_KEYS if k not in nested} | {f"{t}.{k}" for t, ks in nested.items() for k in ks}
     assert keys - rows == set()
     assert rows - keys == set()
+
+
+def test_checks_md_says_what_a_check_never_asserts_and_the_assertions_table_is_every_kind() -> None:
+    # The position that the verdict is the tree's, never pixels, was stated nowhere a user would look.
+    from mobster_core._rules.assertions import Kind
+
+    page = (ROOT / "docs" / "checks.md").read_text()
+    section = " ".join(page.split("## What a check never asserts", 1)[1].split("\n## ", 1)[0].split())
+    for said in ("**Pixels.**", "evidence to look at, never a verdict", "**Tree assertions**",
+                 "**The accessibility audit** (`accessibility_audit`)", "**The frames in the report**",
+                 "Maestro's `assertScreenshot`", "`thresholdPercentage`"):  # fmt: skip
+        assert said in section, said
+    kinds = set(
+        re.findall(r"^\| `([a-z_]+)` \| `", page.split("## Assertions", 1)[1].split("\n### ", 1)[0], re.MULTILINE)
+    )
+    assert kinds == {k.value for k in Kind}  # no kind compares a picture: the table is every kind there is
