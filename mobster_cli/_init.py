@@ -36,6 +36,13 @@ Rule 7: every ``${NAME}`` the project's checks name is an ``env:`` line of both 
         profile, whose model is a real one (``claude-…``, with ``ANTHROPIC_API_KEY`` from the
         secrets): the default profile's model is ``scripted``, which heals nothing a real app
         changes.
+Rule 8: ``--agents`` also writes the skill bundle the package ships (``mobster_cli/skills/mobster/``,
+        an Agent Skills folder: ``SKILL.md`` with its ``name`` and ``description``) where coding
+        agents look for a project's skills (:data:`SKILL_HOMES`): ``.claude/skills/mobster/``
+        (Claude Code) and ``.agents/skills/mobster/`` (Codex, and the other clients of the open
+        standard that read the agent-neutral folder). A file that is there is left (Rule 1), and
+        one that isn't this version's says so, with how to update it. ``AGENTS.md`` is never
+        written: when it is there and names no skill of ours, a note says what line to add.
 """
 
 from __future__ import annotations
@@ -47,9 +54,13 @@ from pathlib import Path
 
 import click
 
-__all__ = ["Found", "find_devices", "init", "init_project"]
+__all__ = ["SKILL_HOMES", "Found", "find_devices", "init", "init_project", "skill_files"]
 
 SCHEMA_NAME = "check.schema.json"
+#: Rule 8: the skill's name (its folder in the package and in the project).
+SKILL = "mobster"
+#: Rule 8: where coding agents look for a project's skills: Claude Code's, and the agent-neutral one.
+SKILL_HOMES = (".claude/skills", ".agents/skills")
 
 _STARTER_HEAD = """\
 # yaml-language-server: $schema=../{schema}
@@ -358,8 +369,48 @@ def _unique(slug: str, names: set[str]) -> str:
     return name
 
 
-def init_project(folder: Path, found: Found, *, install: str | None = None) -> _Report:
-    """Rules 1 and 2: write what is missing in ``folder``; what was written and what was left."""
+def skill_files() -> dict[str, str]:
+    """Rule 8: the skill bundle the package ships, each file's path in the bundle (``SKILL.md``) and its text."""
+    from importlib.resources import files
+    from importlib.resources.abc import Traversable
+
+    found: dict[str, str] = {}
+
+    def walk(node: Traversable, prefix: str) -> None:
+        for child in sorted(node.iterdir(), key=lambda c: c.name):
+            if child.is_dir():
+                walk(child, f"{prefix}{child.name}/")
+            elif not child.name.startswith(".") and child.name != "__pycache__":
+                found[prefix + child.name] = child.read_text(encoding="utf-8")
+
+    walk(files("mobster_cli").joinpath("skills", SKILL), "")
+    return found
+
+
+def _agents(folder: Path, report: _Report) -> None:
+    """Rule 8: the skill bundle where coding agents look; a file there is left, one of another version said."""
+    bundle = skill_files()
+    for home in SKILL_HOMES:
+        for name, text in bundle.items():
+            path = folder / home / SKILL / name
+            other = path.is_file() and not path.is_symlink() and path.read_text("utf-8", errors="replace") != text
+            if other:
+                report.left.append(
+                    f"{_rel(path, folder)} (it is there, and isn't this version's: delete it and run "
+                    "mobster init --agents to write this one)"
+                )
+                continue
+            _new(path, text, folder, report)  # Rule 1: one that is there (this version's, a link) is left
+    agents = folder / "AGENTS.md"
+    if agents.is_file() and f"skills/{SKILL}" not in agents.read_text(encoding="utf-8", errors="replace"):
+        report.notes.append(
+            f"AGENTS.md names no Mobster skill: for agents that read only it, add a line such as "
+            f'"Mobster replay checks: read {SKILL_HOMES[1]}/{SKILL}/SKILL.md"'
+        )
+
+
+def init_project(folder: Path, found: Found, *, install: str | None = None, agents: bool = False) -> _Report:
+    """Rules 1, 2 and 8: write what is missing in ``folder``; what was written and what was left."""
     from mobster_core.files import atomic_write, private_dir
     from mobster_drivers.devices.scripted import sample_path
 
@@ -386,6 +437,8 @@ def init_project(folder: Path, found: Found, *, install: str | None = None) -> _
         _missing_env(workflow, secrets, folder, report)
     else:
         _new(workflow, workflow_text(secrets), folder, report)
+    if agents:
+        _agents(folder, report)
     return report
 
 
@@ -545,7 +598,13 @@ def lines(report: _Report, found: Found, folder: Path) -> Sequence[str]:
 
 @click.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
-def init(directory: Path | None) -> None:
+@click.option(
+    "--agents",
+    is_flag=True,
+    help="Also write the skill that tells coding agents how to write, run and debug checks "
+    "(.claude/skills/mobster/SKILL.md and .agents/skills/mobster/SKILL.md; docs/agents.md).",
+)
+def init(directory: Path | None, agents: bool) -> None:
     """Start a project here (or in DIRECTORY): a starter check, the config, pytest, .gitignore and CI.
 
     The config has a profile for each simulator and USB iPhone found, and the scripted phone's as
@@ -559,6 +618,6 @@ def init(directory: Path | None) -> None:
     from mobster_core.distribution import ci_source
 
     found = find_devices()
-    report = init_project(folder, found, install=ci_source())
+    report = init_project(folder, found, install=ci_source(), agents=agents)
     for line in lines(report, found, folder):
         click.echo(visible(line))
