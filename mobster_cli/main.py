@@ -308,23 +308,15 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
 )
 @click.option("--step", type=click.IntRange(1, 1000), metavar="N", help="With --unreject: only step N.")
 @paths_option
-def heal(  # noqa: PLR0913 - the checks listed, the three decisions, the step and the store
-    *,
-    checks: tuple[str, ...],
-    accept: str | None,
-    reject: str | None,
-    unreject: str | None,
-    step: int | None,
-    paths_store: str,
-) -> None:
+def heal(checks: tuple[str, ...], paths_store: str, **decision: Any) -> None:
     """List the heals waiting for review, with the screen before and after; or decide one.
 
     With no option it lists the heals of CHECKS (every check by default), and the steps a reject
     keeps failing. A heal is in the heal file beside its check (signup.heal.yaml); replays run the
     healed steps until you decide.
     """
-    decision = _Decision(accept, reject, unreject, step)
-    raise SystemExit(boundary(lambda: _heal_command(checks, decision, store=paths_store)))
+    decided = _Decision(**decision)  # --accept, --reject, --unreject and --step
+    raise SystemExit(boundary(lambda: _heal_command(checks, decided, store=paths_store)))
 
 
 @cli.command(epilog="Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run.")

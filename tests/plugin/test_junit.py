@@ -64,7 +64,7 @@ def test_a_retried_flaky_and_an_unknown_outcome_run_write_valid_junit_with_every
     out = by_name["test_device_fault"].system_out or ""
     assert "mobster.check: A new user signs up\nmobster.verdict: passed\n" in out
     assert "mobster.flaky: True\nmobster.attempts: 2\n" in out
-    assert {p.name: p.value for p in suite.properties()}["mobster.check_runs"] == "4"
+    assert {p.name: p.value for p in suite.properties()}["mobster.check_runs"] == "4"  # type: ignore[no-untyped-call]
 
 
 def test_under_xdist_and_repeats_the_controller_writes_each_workers_facts_validly(project: Project) -> None:
