@@ -26,7 +26,6 @@ Rule 3: running the demo again removes only the run and result folders it made i
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil
@@ -35,11 +34,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mobster_core import PriceTable, SuiteResult
+from mobster_core.exceptions import UnsafeFile
+from mobster_core.files import atomic_write, read_user_file
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import sample_path
 from mobster_harness import Harness, Settings, run_on_pool
 
 from ._render import check_lines, pending_line, summary_line
+from ._shared import USAGE_EXIT, note
 
 __all__ = ["run_demo"]
 
@@ -83,6 +85,8 @@ mobster_clock = simulated
 
 
 MARKER = ".mobster-demo"
+#: Rule 1: the largest file of a demo's state read (a recorded path is at most 8 MiB); a larger one isn't the demo's.
+_MAX_STATE_FILE = 16 * 1024 * 1024
 _MARKER_HEAD = "Made by `mobster demo`: running it again here starts the demo afresh while nothing below changed.\n"
 #: Rule 1: what a demo's state leaves out: its runs' and results' folders, and caches of other tools.
 _NOT_STATE = (
@@ -113,15 +117,32 @@ def _state(folder: Path) -> dict[str, str]:
             if path.is_symlink():
                 state[name] = "symlink"
             continue
-        state[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+        try:
+            data = read_user_file(path, max_bytes=_MAX_STATE_FILE, follow=False)
+        except (UnsafeFile, OSError) as exc:  # swapped for a FIFO, grown past any demo file: not the demo's
+            state[name] = f"unreadable: {exc.reason if isinstance(exc, UnsafeFile) else exc.strerror}"
+            continue
+        state[name] = hashlib.sha256(data).hexdigest()
     return state
 
 
+class _UnreadableMarker(Exception):
+    """Rule 1: the marker can't be read (swapped for a FIFO or a link, grown past any marker): not the demo's."""
+
+
 def _marker(folder: Path) -> tuple[dict[str, str] | None, list[str]]:
-    """The marker's digests of the demo's files (Rule 1; None: an older Mobster's marker) and its folders (Rule 3)."""
+    """The marker's digests of the demo's files (Rule 1; None: an older Mobster's marker) and its folders (Rule 3).
+
+    Raises :class:`_UnreadableMarker` saying why it can't be read.
+    """
     import json
 
-    lines = (folder / MARKER).read_text(encoding="utf-8", errors="replace").split("\n", 1)
+    try:
+        marker = read_user_file(folder / MARKER, max_bytes=_MAX_STATE_FILE, follow=False)
+    except (UnsafeFile, OSError) as exc:
+        why = exc.reason if isinstance(exc, UnsafeFile) else exc.strerror
+        raise _UnreadableMarker(f"{MARKER} can't be read ({why})") from None
+    lines = marker.decode("utf-8", errors="replace").split("\n", 1)
     try:
         doc = json.loads(lines[1]) if len(lines) > 1 and lines[1].strip() else None
     except (ValueError, RecursionError):
@@ -132,9 +153,8 @@ def _marker(folder: Path) -> tuple[dict[str, str] | None, list[str]]:
     return (doc if isinstance(doc, dict) else None), []  # an earlier one: the digests alone, or no JSON
 
 
-def _changed(folder: Path) -> str | None:
-    """Rule 1: what in an earlier demo differs from what the demo left (None: nothing)."""
-    left, _made = _marker(folder)
+def _changed(folder: Path, left: dict[str, str] | None) -> str | None:
+    """Rule 1: what in an earlier demo differs from what its marker says it left (``left``; None: nothing)."""
     now = _state(folder)
     if not isinstance(left, dict):  # an older Mobster's marker: its checks and app scripts must be the demo's
         left = {k: v for k, v in now.items() if not k.startswith((".mobster/checks/", "apps/"))}
@@ -163,13 +183,17 @@ def _claim(folder: Path) -> list[str]:
                 f"{folder} is not empty and holds no earlier demo ({MARKER}): the demo would replace its "
                 "recorded paths and heals; give a new folder, such as mobster-demo"
             )
-        changed = _changed(folder)
+        try:
+            left, made = _marker(folder)
+        except _UnreadableMarker as exc:
+            changed: str | None = str(exc)
+        else:
+            changed = _changed(folder, left)
         if changed is not None:
             raise NotADemoFolder(
                 f"{folder} holds an earlier demo that changed since ({changed}): running the demo again would "
                 "overwrite it; give a new folder for the demo, or delete this one to start afresh"
             )
-        made = _marker(folder)[1]
     _private_folder(folder)
     _private_file(folder / MARKER, _MARKER_HEAD)
     return made
@@ -233,11 +257,8 @@ def _private_folder(folder: Path) -> None:
 
 
 def _private_file(path: Path, text: str) -> None:
-    """Rule 2: a file the demo writes is 0600 whatever the umask (created so, then narrowed)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        os.fchmod(f.fileno(), 0o600)
-        f.write(text)
+    """Rule 2: a file the demo writes is 0600 whatever the umask, written whole, never through a link."""
+    atomic_write(path, text.encode("utf-8"))
 
 
 def _write_project(folder: Path, made: Sequence[str] = ()) -> dict[str, Path]:
@@ -324,8 +345,8 @@ def run_demo(folder: Path) -> int:
     try:
         made = _claim(folder)
     except NotADemoFolder as exc:
-        print(f"mobster: {exc}", file=sys.stderr)
-        return 3
+        note(exc)
+        return USAGE_EXIT
     apps = _write_project(folder, made)
     print(f"Mobster replay demo in {folder}")
     print("The scripted phone has a USB iPhone's latencies; the scripted model thinks 2.5 s a call.")
@@ -342,8 +363,8 @@ def run_demo(folder: Path) -> int:
 
     heal = folder / ".mobster" / "checks" / "signup.heal.yaml"
     print("\n== The heal waits for review beside the check:", heal.relative_to(folder))
-    if heal.exists():
-        print(heal.read_text().rstrip())
+    if heal.exists():  # the heal file the run just wrote, read as every heal file is: never through a link
+        print(read_user_file(heal, max_bytes=_MAX_STATE_FILE, follow=False).decode("utf-8", errors="replace").rstrip())
     mobster = _mobster()
     print()
     for command, what in (

@@ -20,8 +20,8 @@ Rule 3: ``--select TEXT`` adds the step and the expect entries a check would wri
 Rule 4: ``--json`` prints one ``mobster.inspect/1`` document (``docs/inspect.md``); under
         ``--watch``, one document a line, each time the screen changes.
 Rule 5: ``--watch`` reads again every ``--every`` seconds on the command's clock and prints the
-        screen again when its read fingerprint changed. Ctrl+C ends it: exit 130, the device
-        released.
+        screen again when its read fingerprint changed. Ctrl+C or SIGTERM ends it (the signal
+        rule, ``_signals``): exit 130 or 143, the device released.
 Rule 6: text from the device goes through ``visible`` (``_render``'s Rule 1) and is cut to
         ``MAX_SHOWN`` characters on the terminal, saying how long it was; JSON keeps it whole,
         made safe to print (``json_text``).
@@ -38,6 +38,7 @@ import attrs
 import click
 
 from ._config import configured
+from ._options import FiniteNumber
 from ._shared import Runtime, boundary, console, fail, keys, project_root, runtime
 
 if TYPE_CHECKING:
@@ -83,7 +84,10 @@ class _Reads:
 def inspect_command(device_options: Callable[[Any], Any]) -> click.Command:
     """The ``inspect`` command, with ``device_options`` (``mobster test``'s decorator) less its run options."""
 
-    @click.command(name="inspect", epilog="Exit codes: 0 read, 3 couldn't read (a bad option, no device), 130 stopped.")
+    @click.command(
+        name="inspect",
+        epilog="Exit codes: 0 read, 3 couldn't read (a bad option, no device), 130 or 143 stopped (Ctrl+C, SIGTERM).",
+    )
     @click.option("--app", metavar="BUNDLE", help="The app to look at: say so when another is in front.")
     @click.option("--launch", is_flag=True, help="Launch --app first (no reset); default: read what is in front.")
     @click.option("--select", metavar="TEXT", help="The step and expect entries a check would write for TEXT.")
@@ -91,7 +95,7 @@ def inspect_command(device_options: Callable[[Any], Any]) -> click.Command:
     @click.option("--watch", is_flag=True, help="Print the screen again each time it changes, until Ctrl+C.")
     @click.option(
         "--every",
-        type=click.FloatRange(0.1, 60.0),
+        type=FiniteNumber(0.1, 60.0),
         default=1.0,
         show_default=True,
         metavar="SECONDS",
@@ -152,11 +156,17 @@ def _on_driver(on: Runtime, driver: tuple[str, str], settings: Settings, job: _J
     return _looked(on, body())
 
 
-def _looked(on: Runtime, coro: Any) -> int:
-    """Run the inspection; Ctrl+C ends it with exit 130 (Rule 5)."""
+def _looked(runtime: Runtime, coro: Any) -> int:
+    """Run the inspection under the signal rule (``_signals``): Ctrl+C or SIGTERM ends it, 130 or 143 (Rule 5)."""
+    from ._signals import Stop, Stopped, until_stopped
+
+    stop = Stop()
     try:
-        return int(on.run_to_end(coro))
-    except KeyboardInterrupt:
+        return int(runtime.run_to_end(until_stopped(coro, stop)))
+    except Stopped:
+        click.echo(f"stopped by {stop.name}", err=True)
+        return stop.code or _INTERRUPTED
+    except KeyboardInterrupt:  # before the loop runs (the signal rule holds while it does)
         click.echo("stopped", err=True)
         return _INTERRUPTED
 

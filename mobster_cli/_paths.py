@@ -11,6 +11,11 @@ Rule 3: ``import`` writes nothing from a file that isn't a bundle (exit 3); a bu
         exits 3 after writing the rest, each refusal said on its own line.
 Rule 4: text from files (check names, steps, messages) goes through ``visible`` before it is
         printed (``_render``'s Rule 1).
+Rule 5: ``export FILE`` writes the bundle as every user's file is written (``write_user_file``):
+        over a regular file or none, never through a symlink (at FILE or at a temporary name:
+        the temporary file is created exclusively beside it) and never onto a FIFO or a device,
+        renamed into place whole. ``import FILE`` reads it as every user's file is read
+        (``read_user_file``: a regular file, a symlink to one followed, bounded).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from ._shared import ConfiguredOption, boundary, fail, resolve_check
+from ._shared import ConfiguredOption, boundary, fail, note, resolve_check
 
 if TYPE_CHECKING:
     from mobster_core import Check
@@ -259,18 +264,20 @@ def paths_export(file: Path, paths_store: str) -> None:
 
 
 def _export(file: Path, store: str) -> int:
-    from mobster_core.paths import export_paths, read_bundle
+    """Rule 5: the bundle written as every file a user names is (``write_user_file``)."""
+    from mobster_core.exceptions import UnsafeFile
+    from mobster_core.files import write_user_file
+    from mobster_core.paths import export_paths
 
     from ._render import visible
 
     root, _checks = _project()
     data = export_paths(root, paths=store, now=datetime.now(UTC))
-    if file.exists() and not file.is_file():
-        _fail(f"{file}: it is not a regular file; give a file name for the bundle")
-    tmp = file.with_name(f".{file.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(file)
-    count = len(read_bundle(file))
+    try:
+        write_user_file(file, data)
+    except UnsafeFile as exc:
+        _fail(f"{file}: {exc.reason}; {exc.fix}")
+    count = len(json.loads(data)["paths"])
     _console().print(f"exported {count} path{'s' if count != 1 else ''} to {visible(file)}", markup=False)
     return 0
 
@@ -286,8 +293,6 @@ def paths_import(file: Path, paths_store: str) -> None:
 def _import(file: Path, store: str) -> int:
     from mobster_core.paths import BundleError, import_paths
 
-    from ._render import visible
-
     root, checks = _project()
     try:
         report = import_paths(root, file, checks, paths=store)
@@ -295,7 +300,7 @@ def _import(file: Path, store: str) -> int:
         _fail(str(exc))
     out = _console()
     for what, why in report.refused:
-        click.echo(f"mobster: refused {visible(what)}: {visible(why)}", err=True)
+        note(f"refused {what}: {why}")
     older = f", {len(report.older)} left out (older than the newest paths kept here)" if report.older else ""
     out.print(
         f"imported into the {store} store: {len(report.added)} added, {len(report.same)} already here, "

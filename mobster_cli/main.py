@@ -33,7 +33,7 @@ from ._config import config_command, configured, profile_option
 from ._init import init
 from ._inspect import inspect_command
 from ._mcp import mcp
-from ._options import timing_options
+from ._options import FiniteNumber, timing_options
 from ._paths import paths, paths_option
 from ._select import retries_option, selection_options
 from ._shared import (
@@ -45,14 +45,18 @@ from ._shared import (
     fail,
     keys,
     locale_option,
+    note,
     project_root,
     resolve_check,
     runtime,
+    usage_error,
 )
 
 if TYPE_CHECKING:
     from mobster_core import CheckResult, Clock, Model, RunOptions, SuiteResult
     from mobster_harness import Harness, Opening, Pool
+
+    from ._signals import Stop
 
 __all__ = ["Runtime", "cli", "main"]
 
@@ -62,7 +66,17 @@ _HEAL_ARGS = "mobster.heal-args"
 
 
 class _Guarded(click.Group):
-    """The top group: every command under it runs behind :func:`~._shared.boundary`, whether or not it asks."""
+    """The top group: every command under it runs behind :func:`~._shared.boundary`, whether or not it asks.
+
+    The group's own options are parsed behind it too (``mobster --bogus``), so every usage error
+    is one line and exit 3, under click's ``main`` (``CliRunner``) as under :func:`main`.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            raise usage_error(exc) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         outcome: list[Any] = []
@@ -85,15 +99,6 @@ def cli() -> None:
     replay that path with zero model calls while the screen still matches. The verdict always
     comes from assertions on the accessibility tree.
     """
-
-
-def _positive_usd(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
-    """``--max-usd`` is a finite number above zero (NaN, infinities and negatives are refused)."""
-    import math
-
-    if value is not None and not (math.isfinite(value) and value > 0):
-        fail(f"--max-usd {value}: give a number of dollars above 0, such as 0.25")
-    return value
 
 
 def _device_options(f: Any) -> Any:
@@ -146,7 +151,7 @@ def _device_options(f: Any) -> Any:
             click.option(
                 "--session-wait",
                 cls=ConfiguredOption,
-                type=click.FloatRange(0, 3600, min_open=True),
+                type=FiniteNumber(0, 3600, low_open=True, example="600"),
                 metavar="SECONDS",
                 help="With --appium: how long a new session may take (a Grid's queue, a cloud finding a phone). "
                 "Default: 300.",
@@ -188,8 +193,8 @@ def _device_options(f: Any) -> Any:
             click.option(
                 "--max-usd",
                 cls=ConfiguredOption,
-                type=float,
-                callback=_positive_usd,
+                type=FiniteNumber(0, low_open=True, what="a number of dollars", example="0.25"),
+                metavar="X",
                 help="Cap each check's model spend (USD).",
             ),
             click.option(
@@ -462,10 +467,14 @@ def _by_tags(files: list[Path], opts: dict[str, Any]) -> list[Path]:
     from ._select import by_tags
 
     tags, exclude = tuple(opts.get("tags") or ()), tuple(opts.get("exclude_tags") or ())
-    kept = by_tags(files, tags, exclude, lambda line: click.echo(f"mobster: {line}", err=True))
-    if not kept:
+    notes: list[str] = []
+    kept = by_tags(files, tags, exclude, notes.append)
+    if not kept:  # one line: the failure, with what the notes would have said
         asked = " ".join([*(f"--tag {t}" for t in tags), *(f"--exclude-tag {t}" for t in exclude)])
-        fail(f"{asked} keeps none of the {len(files)} checks: run mobster test --list to see their tags")
+        why = f" ({'; '.join(notes)})" if notes else ""
+        fail(f"{asked} keeps none of the {len(files)} checks{why}: run mobster test --list to see their tags")
+    for line in notes:
+        note(line)
     return kept
 
 
@@ -503,8 +512,8 @@ def _open_pool(harness: Harness, files: Sequence[Path], *, verify: bool, opening
         if why.failure_class is FailureClass.STOPPED:
             continue  # the run was stopped while the pool opened: it says so itself
         progress.print(f"{visible(spec.label)} is left out of the pool: {visible(why.message)}", markup=False)
-    for note in pool.notes():
-        progress.print(visible(note), markup=False)
+    for said in pool.notes():
+        progress.print(visible(said), markup=False)
     if len(pool.opened) > 1:
         names = ", ".join(visible(o.spec.label) for o in pool.opened)
         progress.print(f"on {len(pool.opened)} devices: {names}", style="dim", markup=False)
@@ -522,11 +531,12 @@ class _Suite:
 
 
 def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int:
-    import asyncio
     import dataclasses
 
     from mobster_core import SuiteStopped
     from mobster_harness import Harness, Settings
+
+    from ._signals import Stop, Stopped
 
     settings = Settings.from_values(opts, profile=opts.get("profile_used"))
     root, files = _selected(checks, settings.shard)
@@ -542,24 +552,38 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
     out = console(err=bool(opts.get("as_json")))
     job = _Suite(files, harness, models, _run_options(harness, out, opts.get("driver") or ()))
     console(err=True).print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
-    received: list[int] = []
+    stop = Stop()
     try:
-        suite = runtime.run_to_end(_until_stopped(_suite(job, opts, clock), received))
+        suite = runtime.run_to_end(_until_stopped(_suite(job, opts, clock), stop))
     except SuiteStopped as exc:
-        code = _stopped(out, exc.suite, root, received)
+        code = _stopped(out, exc.suite, root, stop)
         _outputs(exc.suite, opts)
         return code
-    except asyncio.CancelledError:  # stopped before the suite began: opening the devices (a driver's factory)
-        if not received:
-            raise
-        import signal
-
-        name = signal.Signals(received[0]).name
-        console(err=True).print(f"stopped by {name} while the devices were being opened: no check ran", markup=False)
-        return 128 + int(received[0])
+    except Stopped:  # stopped before the suite began: opening the devices (a driver's factory)
+        return _stopped_opening(out, job, root, stop, opts)
     _print_summary(out, suite, root)
     _outputs(suite, opts)
     return int(suite.exit_code)
+
+
+def _stopped_opening(out: Any, job: _Suite, root: Path, stop: Stop, opts: dict[str, Any]) -> int:
+    """A signal while the devices were being opened: every check ``stopped``, and the outputs of any stop."""
+    from mobster_core.results import stopped_suite
+
+    from ._render import visible
+
+    why = f"stopped by {stop.name} while the devices were being opened: the check didn't start, and nothing was sent"
+    suite = stopped_suite(job.files, why, options=job.options)
+    for result in suite.checks:
+        _print_check(out, result)
+    _print_summary(out, suite, root)
+    console(err=True).print(
+        f"stopped by {stop.name} while the devices were being opened: no check ran; results are in "
+        f"{visible(suite.folder)}",
+        markup=False,
+    )
+    _outputs(suite, opts)
+    return stop.code or 130
 
 
 def _outputs(suite: SuiteResult, opts: dict[str, Any]) -> None:
@@ -573,15 +597,20 @@ def _outputs(suite: SuiteResult, opts: dict[str, Any]) -> None:
 
 
 def _copy_junit(suite: SuiteResult, target: Path) -> None:
-    """``--junit FILE``: a copy of the suite's junit.xml; a folder that isn't there is one line."""
-    from mobster_core.exceptions import os_error_message
+    """``--junit FILE``: a copy of the suite's junit.xml, written as every user's file (``write_user_file``)."""
+    from mobster_core.exceptions import UnsafeFile, os_error_message
+    from mobster_core.files import read_private, write_user_file
 
     try:
-        if target.exists() and not target.is_file():
-            fail(f"--junit {target}: it is not a regular file; give a file name (the results are in {suite.folder})")
-        target.write_bytes((suite.folder / "junit.xml").read_bytes())
+        write_user_file(target, read_private(suite.folder / "junit.xml", max_bytes=_MAX_JUNIT_BYTES))
+    except UnsafeFile as exc:
+        fail(f"--junit {exc.path}: {exc.reason}; {exc.fix} (the results are in {suite.folder})")
     except OSError as exc:
         fail(f"--junit: {os_error_message(exc)} (the results are in {suite.folder})")
+
+
+#: The suite's own junit.xml, read back for ``--junit``: a suite of tens of thousands of checks fits.
+_MAX_JUNIT_BYTES = 256 * 1024 * 1024
 
 
 def _run_options(harness: Harness, out: Any, driver: Sequence[str] = ()) -> RunOptions:
@@ -650,45 +679,31 @@ async def _opening(harness: Harness, files: Sequence[Path], *, verify: bool) -> 
         raise
 
 
-async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], received: list[int]) -> SuiteResult:
-    """Run ``suite``; Ctrl+C and SIGTERM cancel it.
+async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], stop: Stop) -> SuiteResult:
+    """Run ``suite`` under the signal rule (``_signals``): Ctrl+C and SIGTERM cancel it.
 
     Each check in flight then writes a ``stopped`` result, its in-flight action is journaled as
     unknown, and nothing is cached (``SuiteStopped``).
     """
-    import asyncio
-    import signal
+    from ._signals import until_stopped
 
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    assert task is not None
+    def say(signum: int) -> None:
+        import signal
 
-    def stop(signum: int) -> None:
-        if not received:
-            from ._render import visible
+        from ._render import visible
 
-            waiting = f"the device's reply to {visible(_IN_FLIGHT[-1])}" if _IN_FLIGHT else "the device's reads"
-            print(
-                f"stopping ({signal.Signals(signum).name}): no longer waiting for {waiting}; "
-                "an action in flight is recorded as unknown",
-                file=sys.stderr,
-                flush=True,
-            )
-        received.append(signum)
-        task.cancel()
+        waiting = f"the device's reply to {visible(_IN_FLIGHT[-1])}" if _IN_FLIGHT else "the device's reads"
+        print(
+            f"stopping ({signal.Signals(signum).name}): no longer waiting for {waiting}; "
+            "an action in flight is recorded as unknown",
+            file=sys.stderr,
+            flush=True,
+        )
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop, signum)
-    try:
-        return await suite
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
+    return await until_stopped(suite, stop, say=say)
 
 
-def _stopped(out: Any, suite: SuiteResult, root: Path, received: list[int]) -> int:
-    import signal
-
+def _stopped(out: Any, suite: SuiteResult, root: Path, stop: Stop) -> int:
     from mobster_core import FailureClass
 
     from ._render import visible
@@ -697,11 +712,8 @@ def _stopped(out: Any, suite: SuiteResult, root: Path, received: list[int]) -> i
         if result.outcome.failure_class is FailureClass.STOPPED:
             _print_check(out, result)
     _print_summary(out, suite, root)
-    signum = received[0] if received else signal.SIGINT
-    console(err=True).print(
-        f"stopped by {signal.Signals(signum).name}; results are in {visible(suite.folder)}", markup=False
-    )
-    return 128 + int(signum)
+    console(err=True).print(f"stopped by {stop.name or 'SIGINT'}; results are in {visible(suite.folder)}", markup=False)
+    return stop.code or 130
 
 
 def _print_check(out: Any, result: CheckResult) -> None:
@@ -951,7 +963,7 @@ def main() -> None:
     abandoned (a tap whose reply never comes would otherwise hold the exit until its timeout).
     """
     try:
-        cli(standalone_mode=False)
+        cli(prog_name="mobster", standalone_mode=False)  # its name in every line, however it was started
     except SystemExit as exc:
         if isinstance(exc.code, int) and exc.code in (130, 143):
             sys.stdout.flush()

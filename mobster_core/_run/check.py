@@ -26,10 +26,10 @@ Rule 5: the run's own files can't be written (the journal, ``.mobster/`` refused
 Rule 6: a device with the optional ``CheckReports`` ability is told the check's name before the
         run's first call to it and the verdict once the result is written (not after a stop); an
         error there is logged, never the check's outcome (the verdict is already decided).
-Rule 7: a check that names ``${NAME}`` secrets (``_rules/secrets.py``) gets their values from
+Rule 7: a check that names ``${NAME}`` secrets (``_rules/device/secrets.py``) gets their values from
         ``options.secrets`` (else the process environment) before anything is asked of the
-        device; an unset one is ``couldnt_run``, class ``usage``, naming it (every one of them,
-        when several are unset). Every message the run writes has the values scrubbed.
+        device; an unset or empty one is ``couldnt_run``, class ``usage``, naming it (every one of
+        them, when several are unset or empty). Every message the run writes has the values scrubbed.
 Rule 8: a check's ``device:`` settings are applied after ``prepare`` and before the steps launch the
         app (``_run/controls`` Rule 1); with ``options.video`` on, the screen is recorded from
         before the run's first call to the device until the verdict (Rule 2 there), and the
@@ -50,12 +50,13 @@ import attrs
 
 from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
-from mobster_core._rules.cost import Cost
-from mobster_core._rules.device import DeviceInfo
-from mobster_core._rules.frames import FINAL_FRAME, FramesMode, is_drift_frame
-from mobster_core._rules.secrets import MissingSecret, Secrets, references, unset_words
-from mobster_core._rules.text import utf8
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._results.frames import FINAL_FRAME, FramesMode, is_drift_frame
+from mobster_core._results.results import CheckResult, FinishedEarly, StepReport
+from mobster_core._rules.device.device import DeviceInfo
+from mobster_core._rules.device.secrets import MissingSecret, Secrets, references
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.model.cost import Cost
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import Check, project_of
 from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
@@ -71,7 +72,6 @@ from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
 from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
-from .results import CheckResult, FinishedEarly, StepReport
 from .steps import Executed, execute, skipped
 
 __all__ = ["RunOptions", "RunStopped", "run_check"]
@@ -117,7 +117,7 @@ async def run_check(
     calls = None if model is None else ModelCalls(model, options.prices)
     secrets, missing = _secrets(check, options)
     with Journal(folder) as journal:
-        dispatch = Dispatcher(device, clock, journal, timing=options.policy, secrets=secrets)
+        dispatch = Dispatcher(device, clock, journal, timing=options.timing, secrets=secrets)
         dispatch.on_sent, dispatch.on_sending = options.on_sent, options.on_sending
         run = Run(check, device, clock, root, options, dispatch, calls, run_dir=_relative(folder, root))
         if run.takes_frames:
@@ -160,8 +160,8 @@ async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
         log.warning("the device wasn't told about the check", call=what, error=f"{type(exc).__name__}: {exc}")
 
 
-def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, tuple[str, ...] | None]:
-    """Rule 7: the values of the secrets the check names, and every one that isn't set."""
+def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret | None]:
+    """Rule 7: the values of the secrets the check names, and every one that isn't set or is empty."""
     launch = check.launch
     names = references([*check.steps, *launch.args, *launch.env.values(), launch.url])
     if not names:
@@ -169,24 +169,35 @@ def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, tuple[str, ...
     try:
         return Secrets.of(names, os.environ if options.secrets is None else options.secrets), None
     except MissingSecret as exc:
-        return Secrets(), exc.names
+        return Secrets(), exc
 
 
-def _missing(check: Check, names: tuple[str, ...]) -> Outcome:
-    """Rule 7: the usage problem of the unset secrets, each named."""
-    said, unset = unset_words(names)
-    them = "it" if len(names) == 1 else "them"
+def _missing(check: Check, missing: MissingSecret) -> Outcome:
+    """Rule 7: the usage problem of the secrets that aren't set, or are empty, each named in one line."""
+    said, how = missing.words()
+    unset, empties = missing.unset, missing.empties
+
+    def them(names: tuple[str, ...]) -> str:  # named when the line says both kinds, else "it" or "them"
+        if unset and empties:
+            return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        return "it" if len(names) == 1 else "them"
+
+    fixes = []
+    if unset:
+        fixes.append(f"set {them(unset)} in the environment (or in an env file) and run again")
+    if empties:
+        steps = "the step" if len(empties) == 1 else "their steps"
+        fixes.append(
+            f"a check can't type nothing: set {them(empties)} to the text to type, or leave {steps} out of the check"
+        )
     return Outcome(
         Verdict.COULDNT_RUN,
         FailureClass.USAGE,
-        f"{check.file}: the check names {said}, and {unset}: set {them} in the "
-        "environment (or in an env file) and run again",
+        f"{check.file}: the check names {said}, and {how}: {'; '.join(fixes)}",
     )
 
 
-async def _tell(
-    run: Run, folder: Path, missing: tuple[str, ...] | None
-) -> tuple[_Story, asyncio.CancelledError | None]:
+async def _tell(run: Run, folder: Path, missing: MissingSecret | None) -> tuple[_Story, asyncio.CancelledError | None]:
     """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5, 7)."""
     story = _Story()
     if missing is not None:
