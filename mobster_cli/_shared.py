@@ -113,13 +113,18 @@ def _configured_here(ctx: click.Context, field: str) -> str | None:
 
 
 def _scrubbed(text: str, values: Mapping[str, Any]) -> str:
-    """Rule 6: ``text`` with the secrets of each URL the config names as ``***``, as ``mobster config`` says them."""
+    """Rule 6: ``text`` with the secrets of each URL the config names (its devices', its store's) as ``***``."""
     from mobster_harness import DeviceSpec
 
     for kind in ("wda", "appium"):
         urls = values.get(kind) or ()
         for url in [urls] if isinstance(urls, str) else urls:
             text = DeviceSpec(kind, str(url)).scrub(text)
+    store = values.get("paths")
+    if isinstance(store, str) and "://" in store:  # a team's store: its URL's password masked, as a run names it
+        from mobster_drivers.stores import shown
+
+        text = text.replace(store, shown(store))
     return text
 
 

@@ -111,6 +111,7 @@ def _store_options(f: Any) -> Any:
             click.option(
                 "--paths-write/--no-paths-write",
                 "paths_write",
+                cls=ConfiguredOption,
                 default=None,
                 help="Write recorded and healed paths to the store (--no-paths-write: a pull request's job replays the "
                 "store's paths and keeps what it records in a bundle). Default: the config's paths-write, else write.",
@@ -118,6 +119,7 @@ def _store_options(f: Any) -> Any:
             click.option(
                 "--paths-key",
                 "paths_key",
+                cls=ConfiguredOption,
                 metavar="${NAME}",
                 help="The environment variable that holds the team key: documents are signed, and unsigned or forged "
                 "ones refused and recorded again.",
@@ -125,6 +127,7 @@ def _store_options(f: Any) -> Any:
             click.option(
                 "--paths-lease",
                 "paths_lease",
+                cls=ConfiguredOption,
                 type=FiniteNumber(1.0, 3600.0, example="60"),
                 metavar="SECONDS",
                 help="How long a recording lease lives without renewal (a remote store; default 60).",
@@ -132,6 +135,7 @@ def _store_options(f: Any) -> Any:
             click.option(
                 "--paths-wait",
                 "paths_wait",
+                cls=ConfiguredOption,
                 type=FiniteNumber(0, 86400.0, low_open=True, example="900"),
                 metavar="SECONDS",
                 help="How long a run waits for another machine's recording before it records itself (default 900).",

@@ -226,6 +226,34 @@ def test_help_shows_the_configs_default_and_never_the_one_it_overrides(project: 
     assert "[default here: 4, from mobster.toml [profiles.ci]]" in profiled
 
 
+def test_help_says_a_team_stores_defaults_and_never_a_password(project: Path) -> None:
+    # The store's options say their defaults here (they met the help rule when the stores landed):
+    # the URL as written, its password a ${NAME} whose value never shows; a config that holds a
+    # password in clear is refused, and its help is the built-in one, without the password.
+    (project / "mobster.toml").write_text(
+        'paths = "postgresql://mob:${PG_PASSWORD}@127.0.0.1:5432/paths"\npaths-key = "${TEAM_KEY}"\n'
+        "paths-write = false\npaths-lease = 30\npaths-wait = 120\n"
+    )
+    planted = {"PG_PASSWORD": "Pl4nted-db-pass", "TEAM_KEY": "Pl4nted-team-key"}
+    for command in (("test",), ("paths", "list"), ("test", "heal"), ("verify",), ("mcp",)):
+        result = mobster(*command, "--help", env=planted)
+        assert result.exit_code == 0, result.output
+        assert "Pl4nted" not in result.output, command
+        shown = "".join(result.output.split())  # the URL wraps where the terminal wraps it
+        assert '[defaulthere:"postgresql://mob:${PG_PASSWORD}@127.0.0.1:5432/paths",frommobster.toml]' in shown
+    test = " ".join(mobster("test", "--help", env=planted).output.split())
+    assert "--paths-key ${NAME} The environment variable" in test
+    assert '[default here: "${TEAM_KEY}", from mobster.toml]' in test
+    assert "[default here: false, from mobster.toml]" in test
+    assert "[default here: 30.0, from mobster.toml]" in test
+    assert "[default here: 120.0, from mobster.toml]" in test
+    (project / "mobster.toml").write_text('paths = "postgresql://mob:Pl4nted-db-pass@127.0.0.1:5432/paths"\n')
+    clear = mobster("test", "--help")
+    assert clear.exit_code == 0, clear.output
+    assert "Pl4nted" not in clear.output
+    assert "[default: local]" in " ".join(clear.output.split())
+
+
 def test_help_without_a_config_or_with_a_broken_one_is_the_built_in_help(project: Path) -> None:
     (project / "mobster.toml").unlink()
     bare = " ".join(mobster("test", "--help").output.split())
