@@ -98,7 +98,9 @@ class Plan:
     another env, ``carried_from`` that env in words (``1.0 (1)``); ``state`` the check's heal
     state (the keep-failing steps, a healed path); ``adopted`` says the healed path replays;
     ``pending`` how many steps the heals of the replayed path have healed; ``waiting`` the heals
-    that wait for review in other envs' heal states (Rule 6).
+    that wait for review in other envs' heal states (Rule 6); ``tag`` the version of this env's
+    path the lookup read (one it replays, or one it can't use left in a shared store; None: none),
+    what a recording of it replaces (the cache's Rule 13).
     """
 
     path: tuple[Step, ...] | None = None
@@ -110,6 +112,7 @@ class Plan:
     adopted: bool = False
     pending: int = 0
     waiting: tuple[HealEntry, ...] = ()
+    tag: str | None = None
     #: Rule 7: each part of a check that uses flows, as it was found (empty: the path is one part).
     parts: tuple[PartPlan, ...] = ()
     #: Rule 8: each part's row branches in this env (``rowpaths``): per part of the path, in order,
@@ -132,6 +135,8 @@ class PartPlan:
     adopted: bool = False
     pending: int = 0
     why: str | None = None
+    #: The version of the part's path the lookup read (the cache's Rule 13), what its recording replaces.
+    tag: str | None = None
 
 
 async def read_device(run: Run) -> DeviceInfo:
@@ -231,9 +236,9 @@ def _choose_parts(run: Run, prepared: Prepared) -> Plan:
         if path is not None and adopted(state, entries):
             assert state.healed is not None  # adopted() says so
             pending = sum(len(e.new) for e in state.adopts)
-            parts.append(PartPlan(part, state.healed, state, adopted=True, pending=pending))
+            parts.append(PartPlan(part, state.healed, state, adopted=True, pending=pending, tag=lookup.tag))
         else:
-            parts.append(PartPlan(part, path, state, why=None if path is not None else why))
+            parts.append(PartPlan(part, path, state, why=None if path is not None else why, tag=lookup.tag))
     plan = Plan(parts=tuple(parts))
     replayed = plan.replayed_parts
     if replayed == 0:
@@ -283,6 +288,7 @@ def _choose_one(run: Run, prepared: Prepared) -> Plan:
         # A path set aside (corrupt, 0644, another user's, a symlink) is why this run records:
         # say which file and what to do, not just "no recorded path yet".
         plan = Plan(why=lookup.dropped[0] if lookup.dropped else lookup.why)
+    plan = attrs.evolve(plan, tag=lookup.tag)
     env = prepared.env if plan.carried is None else plan.carried.stored.env
     key, words = check_key(run.root, check.file), run.provenance
     try:

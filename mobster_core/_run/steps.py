@@ -61,6 +61,10 @@ Rule 13 (a flow's expect): what a flow expects is judged where the flow ends, on
         there, class ``assertion``, naming the flow and the step it ended on, and nothing after it
         runs. The expectations of a flow the flow uses are judged with it, where the outer one
         ends. A heal that resumes past a flow's end (its lookahead) judges it no more.
+Rule 14: a step that fails because this check's review rejected its heal (a keep-failing step
+        that drifted, or Rule 6's step) says how to undo that: the fix is ``FixCode.UNDO_REJECT``
+        (undo the reject, then a run with a model heals it; or record again), never to heal it
+        with a model, which a reject refuses.
 Rule 8: the steps that ended before the check's last one with no failure say so
         (``Executed.early``): Smart blocked, or done after fewer actions than the check has
         steps; a replayed path with fewer actions than steps. The verdict still decides; a check
@@ -400,10 +404,10 @@ async def _replay(run: Run, prepared: Prepared, executed: Executed, path: tuple[
     heal = heal_file_for(run.check.file).name
     message = (
         f"step {index} ({entry.to}) is a heal this check's review rejected ({heal}), and the recorded path "
-        "holds it (another check with the same steps accepted it): it keeps failing. Record the check "
-        "again if the change is right"
+        "holds it (another check with the same steps accepted it): it keeps failing"
     )
-    return attrs.evolve(done, ran=path, failure=Outcome(Verdict.FAILED, FailureClass.DRIFT, message))
+    failure = Outcome(Verdict.FAILED, FailureClass.DRIFT, message, step=index, fix=_undo_reject(run))
+    return attrs.evolve(done, ran=path, failure=failure)
 
 
 def rejected_at(path: Sequence[Step], rejected: Sequence[HealEntry]) -> tuple[int, HealEntry] | None:
@@ -453,6 +457,7 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
                 drift, keep_failing=plan.state.keep_failing, no_heal=run.options.no_heal, model=run.calls is not None,
                 breaker=attrs.evolve(breaker, within=within),
             )  # fmt: skip
+            failure = _rejected(run, plan, drift, failure)
             failure = _waiting(run, plan, drift, failure)
             failure = _settle_first(run, plan, drift, failure, heals)
             if failure is None and run.check.row is not None:  # Rule 12: the row records its own branch
@@ -501,6 +506,21 @@ def _layout(plan: Plan, steps: tuple[Step, ...]) -> Layout:
 def _events(run: Run) -> dict[str, DeviceEvent]:
     """Rule 9: the check's pushes by file, as a replay sends them (today's content, to the app under test)."""
     return {file: device_event(run, event) for file, event in run.check.payloads.items()}
+
+
+def _undo_reject(run: Run) -> Fix:
+    """Rule 14: undo the reject kept beside the check's heal file."""
+    shown = _relative(heal_file_for(run.check.file), run.root)
+    return Fix(FixCode.UNDO_REJECT, {"heal_file": shown, "check": run.check.file.name})
+
+
+def _rejected(run: Run, plan: Plan, drift: Drift, failure: Outcome | None) -> Outcome | None:
+    """Rule 14: a keep-failing step that drifted fails with the fix to undo its reject; else ``failure`` as it was."""
+    if failure is None or failure.fix is not None or failure.failure_class is not FailureClass.DRIFT:
+        return failure
+    if drift.at not in plan.state.keep_failing:
+        return failure
+    return attrs.evolve(failure, fix=_undo_reject(run))
 
 
 def _waiting(run: Run, plan: Plan, drift: Drift, failure: Outcome | None) -> Outcome | None:
