@@ -33,6 +33,7 @@ from mobster_drivers.devices.scripted import sample_path
 from mobster_harness import Harness, Settings, run_on_pool
 
 from ._render import check_lines, pending_line, summary_line
+from ._shared import USAGE_EXIT, note
 
 __all__ = ["run_demo"]
 
@@ -284,8 +285,8 @@ def run_demo(folder: Path) -> int:
     try:
         _claim(folder)
     except NotADemoFolder as exc:
-        print(f"mobster: {exc}", file=sys.stderr)
-        return 3
+        note(exc)
+        return USAGE_EXIT
     apps = _write_project(folder)
     print(f"Mobster replay demo in {folder}")
     print("The scripted phone has a USB iPhone's latencies; the scripted model thinks 2.5 s a call.")

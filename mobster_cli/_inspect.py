@@ -38,6 +38,7 @@ import attrs
 import click
 
 from ._config import configured
+from ._options import FiniteNumber
 from ._shared import Runtime, boundary, console, fail, keys, project_root, runtime
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def inspect_command(device_options: Callable[[Any], Any]) -> click.Command:
     @click.option("--watch", is_flag=True, help="Print the screen again each time it changes, until Ctrl+C.")
     @click.option(
         "--every",
-        type=click.FloatRange(0.1, 60.0),
+        type=FiniteNumber(0.1, 60.0),
         default=1.0,
         show_default=True,
         metavar="SECONDS",

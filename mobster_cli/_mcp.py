@@ -14,7 +14,8 @@ Rule 5: the project config (``mobster.toml`` or ``[tool.mobster]``, ``--profile`
         the device, the model, the env file, the locale, the paths store and the waits; and, though
         the command has no option for them, the keys of a run (:data:`RUN_KEYS`: ``no-heal``,
         ``fresh``, ``carry``, ``max-usd``, ``frames``, ``video``, ``alerts``, ``retries``, an Appium
-        session's ``session-wait``), so ``run_check`` runs a check as ``mobster test`` would. The
+        session's ``session-wait``, and a team store's ``paths-write``, ``paths-key``,
+        ``paths-lease`` and ``paths-wait``), so ``run_check`` runs a check as ``mobster test`` would. The
         keys of a pool and a suite (``parallel``, ``sessions``, ``each-device``, ``repeat``) don't
         apply: the server serves one device, a check at a time; nor does ``session-per-check``: the
         agent's live session and the checks it runs share the one Appium session.
@@ -46,6 +47,7 @@ __all__ = ["RUN_KEYS", "mcp"]
 #: Rule 5: the config's keys a run through ``run_check`` takes, though ``mobster mcp`` has no option for them.
 RUN_KEYS = (
     "no-heal", "fresh", "carry", "max-usd", "frames", "video", "alerts", "retries", "session-wait",
+    "paths-write", "paths-key", "paths-lease", "paths-wait",
 )  # fmt: skip
 
 

@@ -1,4 +1,4 @@
-"""What every command of ``mobster`` stands on: its runtime, its one error boundary and its few helpers.
+r"""What every command of ``mobster`` stands on: its runtime, its one error boundary and its few helpers.
 
 The CLI's rooms stand in one direction (a layers contract in ``pyproject.toml``): ``main`` (the
 group and ``test``, ``verify``, ``demo``, ``report``) on top, the command modules below it
@@ -10,14 +10,23 @@ Rule 1: a command that can't start (a bad option, no checks, an env file that is
         with one ``mobster: …`` line on stderr and exit :data:`USAGE_EXIT` (3), so that exit 2
         always means "needs review" (:func:`fail`).
 Rule 2: :func:`boundary` is the one error boundary: a ``MobsterError`` is its message, an
-        ``OSError`` its file and fix (``os_error_message``), anything else ``internal`` with its
-        traceback in a private file of the temp folder, never on the terminal (exit 3 each).
+        ``OSError`` its file and fix (``os_error_message``), a usage error of click's (a bad
+        option, a value its type refuses) its message and where the help is, anything else
+        ``internal`` with its traceback in a private file of the temp folder, never on the
+        terminal (exit 3 each).
 Rule 3: the clock and the way a coroutine runs come from the :class:`Runtime` in click's ``obj``:
         the system clock and a loop of its own by default; a test passes a fake clock and its
         ``run``.
 Rule 4: importing this module imports click and attrs only (``mobster --help`` well under 0.3 s):
         the core, the harness, the report and rich are imported inside the functions that use
         them.
+Rule 5: every line the boundary prints is one line (:func:`said`): ``mobster: `` and the message,
+        with every control character of the message shown as an escape (a newline as ``\n``,
+        ESC as ``\x1b``, a bidi override as ``\u202e``: ``_render.visible``, the escaping labels
+        and titles get). Mobster's own words hold no control character, so what is escaped is
+        only what came from outside (a profile's name, a tag, an app's id, a file's name, an
+        OS's or a server's words): it can't print a line of its own (``mobster: all checks
+        passed``), and it is escaped once, here, whoever built the message.
 """
 
 from __future__ import annotations
@@ -42,9 +51,12 @@ __all__ = [
     "internal_message",
     "keys",
     "locale_option",
+    "note",
     "project_root",
     "resolve_check",
     "runtime",
+    "said",
+    "usage_error",
 ]
 
 #: Rule 1: a command that can't start.
@@ -98,12 +110,46 @@ def runtime(ctx: click.Context) -> Runtime:
     return obj if obj is not None else Runtime()
 
 
-def fail(message: str) -> NoReturn:
-    """Rule 1: one ``mobster: …`` line (made safe to print), exit 3."""
+def said(message: object) -> str:
+    """Rule 5: the one line the boundary prints for ``message``: ``mobster: `` and its text, every control escaped."""
     from ._render import visible
 
-    click.echo(f"mobster: {visible(message, keep_newlines=True)}", err=True)
+    return f"mobster: {visible(message)}"
+
+
+def note(message: object) -> None:
+    """A ``mobster: …`` line on stderr that ends nothing (``no check has the tag 'nightly'``), as Rule 5 makes it."""
+    click.echo(said(message), err=True)
+
+
+def fail(message: object) -> NoReturn:
+    """Rule 1: one ``mobster: …`` line (Rule 5), exit 3."""
+    note(message)
     raise SystemExit(USAGE_EXIT)
+
+
+class UsageLine(click.ClickException):
+    """A usage error of click's (Rule 2) as the boundary says it: one ``mobster: …`` line (Rule 5), exit 3.
+
+    Click's own form is its usage, a hint and ``Error: …`` with the message as it stands, and exit
+    2, which here means "needs review"; this is its message, with where the help is.
+    """
+
+    exit_code = USAGE_EXIT
+
+    def show(self, file: Any = None) -> None:
+        click.echo(said(self.message), file=file, err=file is None)
+
+
+def usage_error(exc: click.ClickException) -> UsageLine:
+    """Rule 2: click's usage error ``exc`` as :class:`UsageLine`: its message, then the command whose help says more."""
+    if isinstance(exc, UsageLine):
+        return exc
+    message = exc.format_message()
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(ctx, click.Context) and ctx.command.get_help_option(ctx) is not None:
+        message = f"{message.rstrip('.')} ({ctx.command_path} --help lists the options)"
+    return UsageLine(message)
 
 
 def internal_message(exc: BaseException) -> str:
@@ -134,7 +180,9 @@ def boundary(body: Callable[[], int]) -> int:
 
     try:
         return body()
-    except (SystemExit, KeyboardInterrupt, click.exceptions.ClickException, click.exceptions.Exit):
+    except click.exceptions.ClickException as exc:
+        raise usage_error(exc) from None
+    except (SystemExit, KeyboardInterrupt, click.exceptions.Exit, click.exceptions.Abort):
         raise
     except MobsterError as exc:
         fail(str(exc))

@@ -33,8 +33,8 @@ from ._config import config_command, configured, profile_option
 from ._init import init
 from ._inspect import inspect_command
 from ._mcp import mcp
-from ._options import timing_options
-from ._paths import paths, paths_option
+from ._options import FiniteNumber, timing_options
+from ._paths import open_paths, paths, paths_option, read_only_bundle
 from ._select import retries_option, selection_options
 from ._shared import (
     USAGE_EXIT,
@@ -44,9 +44,11 @@ from ._shared import (
     fail,
     keys,
     locale_option,
+    note,
     project_root,
     resolve_check,
     runtime,
+    usage_error,
 )
 
 if TYPE_CHECKING:
@@ -63,7 +65,17 @@ _HEAL_ARGS = "mobster.heal-args"
 
 
 class _Guarded(click.Group):
-    """The top group: every command under it runs behind :func:`~._shared.boundary`, whether or not it asks."""
+    """The top group: every command under it runs behind :func:`~._shared.boundary`, whether or not it asks.
+
+    The group's own options are parsed behind it too (``mobster --bogus``), so every usage error
+    is one line and exit 3, under click's ``main`` (``CliRunner``) as under :func:`main`.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            raise usage_error(exc) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         outcome: list[Any] = []
@@ -88,13 +100,45 @@ def cli() -> None:
     """
 
 
-def _positive_usd(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
-    """``--max-usd`` is a finite number above zero (NaN, infinities and negatives are refused)."""
-    import math
+def _store_options(f: Any) -> Any:
+    """``mobster test``'s store options: ``--paths`` and the team store's write, key, lease and wait (docs/paths.md).
 
-    if value is not None and not (math.isfinite(value) and value > 0):
-        fail(f"--max-usd {value}: give a number of dollars above 0, such as 0.25")
-    return value
+    Here, not in ``_paths``: its lease and wait are ``FiniteNumber``s (``_options``, a sibling room).
+    """
+    for option in reversed(
+        [
+            click.option(
+                "--paths-write/--no-paths-write",
+                "paths_write",
+                default=None,
+                help="Write recorded and healed paths to the store (--no-paths-write: a pull request's job replays the "
+                "store's paths and keeps what it records in a bundle). Default: the config's paths-write, else write.",
+            ),
+            click.option(
+                "--paths-key",
+                "paths_key",
+                metavar="${NAME}",
+                help="The environment variable that holds the team key: documents are signed, and unsigned or forged "
+                "ones refused and recorded again.",
+            ),
+            click.option(
+                "--paths-lease",
+                "paths_lease",
+                type=FiniteNumber(1.0, 3600.0, example="60"),
+                metavar="SECONDS",
+                help="How long a recording lease lives without renewal (a remote store; default 60).",
+            ),
+            click.option(
+                "--paths-wait",
+                "paths_wait",
+                type=FiniteNumber(0, 86400.0, low_open=True, example="900"),
+                metavar="SECONDS",
+                help="How long a run waits for another machine's recording before it records itself (default 900).",
+            ),
+        ]
+    ):
+        f = option(f)
+    return paths_option(f)
 
 
 def _device_options(f: Any) -> Any:
@@ -134,7 +178,7 @@ def _device_options(f: Any) -> Any:
             ),
             click.option(
                 "--session-wait",
-                type=click.FloatRange(0, 3600, min_open=True),
+                type=FiniteNumber(0, 3600, low_open=True, example="600"),
                 metavar="SECONDS",
                 help="With --appium: how long a new session may take (a Grid's queue, a cloud finding a phone). "
                 "Default: 300.",
@@ -153,7 +197,12 @@ def _device_options(f: Any) -> Any:
             click.option(
                 "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
             ),
-            click.option("--max-usd", type=float, callback=_positive_usd, help="Cap each check's model spend (USD)."),
+            click.option(
+                "--max-usd",
+                type=FiniteNumber(0, low_open=True, what="a number of dollars", example="0.25"),
+                metavar="X",
+                help="Cap each check's model spend (USD).",
+            ),
             click.option(
                 "--locale",
                 metavar="LOCALE",
@@ -228,7 +277,7 @@ class _TestCommand(click.Command):
 @click.option("--each-device", is_flag=True, help="Run every check on every device (one result per check and device).")
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
 @selection_options
-@paths_option
+@_store_options
 @click.pass_context
 def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
     """Run checks (every check in .mobster/checks by default).
@@ -400,10 +449,14 @@ def _by_tags(files: list[Path], opts: dict[str, Any]) -> list[Path]:
     from ._select import by_tags
 
     tags, exclude = tuple(opts.get("tags") or ()), tuple(opts.get("exclude_tags") or ())
-    kept = by_tags(files, tags, exclude, lambda line: click.echo(f"mobster: {line}", err=True))
-    if not kept:
+    notes: list[str] = []
+    kept = by_tags(files, tags, exclude, notes.append)
+    if not kept:  # one line: the failure, with what the notes would have said
         asked = " ".join([*(f"--tag {t}" for t in tags), *(f"--exclude-tag {t}" for t in exclude)])
-        fail(f"{asked} keeps none of the {len(files)} checks: run mobster test --list to see their tags")
+        why = f" ({'; '.join(notes)})" if notes else ""
+        fail(f"{asked} keeps none of the {len(files)} checks{why}: run mobster test --list to see their tags")
+    for line in notes:
+        note(line)
     return kept
 
 
@@ -441,8 +494,8 @@ def _open_pool(harness: Harness, files: Sequence[Path], *, verify: bool, opening
         if why.failure_class is FailureClass.STOPPED:
             continue  # the run was stopped while the pool opened: it says so itself
         progress.print(f"{visible(spec.label)} is left out of the pool: {visible(why.message)}", markup=False)
-    for note in pool.notes():
-        progress.print(visible(note), markup=False)
+    for said in pool.notes():
+        progress.print(visible(said), markup=False)
     if len(pool.opened) > 1:
         names = ", ".join(visible(o.spec.label) for o in pool.opened)
         progress.print(f"on {len(pool.opened)} devices: {names}", style="dim", markup=False)
@@ -489,12 +542,31 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
         _outputs(exc.suite, opts)
         return code
     except Stopped:  # stopped before the suite began: opening the devices (a driver's factory)
-        message = f"stopped by {stop.name} while the devices were being opened: no check ran"
-        console(err=True).print(message, markup=False)
-        return stop.code or 130
+        return _stopped_opening(out, job, root, stop, opts)
     _print_summary(out, suite, root)
     _outputs(suite, opts)
+    read_only_bundle(job.options.paths, suite.folder, root, console(err=True))
     return int(suite.exit_code)
+
+
+def _stopped_opening(out: Any, job: _Suite, root: Path, stop: Stop, opts: dict[str, Any]) -> int:
+    """A signal while the devices were being opened: every check ``stopped``, and the outputs of any stop."""
+    from mobster_core.results import stopped_suite
+
+    from ._render import visible
+
+    why = f"stopped by {stop.name} while the devices were being opened: the check didn't start, and nothing was sent"
+    suite = stopped_suite(job.files, why, options=job.options)
+    for result in suite.checks:
+        _print_check(out, result)
+    _print_summary(out, suite, root)
+    console(err=True).print(
+        f"stopped by {stop.name} while the devices were being opened: no check ran; results are in "
+        f"{visible(suite.folder)}",
+        markup=False,
+    )
+    _outputs(suite, opts)
+    return stop.code or 130
 
 
 def _outputs(suite: SuiteResult, opts: dict[str, Any]) -> None:
@@ -533,12 +605,15 @@ def _run_options(harness: Harness, out: Any, driver: Sequence[str] = ()) -> RunO
     def sending(what: str | None) -> None:
         _IN_FLIGHT[:] = [] if what is None else [what]
 
-    return harness.run_options(
-        on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
-        on_sending=sending,
-        on_result=lambda result: _print_check(out, result),
-        driver=driver,
-    )
+    try:
+        return harness.run_options(
+            on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
+            on_sending=sending,
+            on_result=lambda result: _print_check(out, result),
+            driver=driver,
+        )
+    except ValueError as exc:  # the path store's setting: an unset ${NAME}, a team key too short
+        fail(str(exc))
 
 
 async def _suite(job: _Suite, opts: dict[str, Any], clock: Clock) -> SuiteResult:
@@ -674,7 +749,7 @@ def _pending_heals(files: Sequence[Path]) -> int:
 # -- mobster test heal -------------------------------------------------------------------------
 
 
-def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None, store: str = "local") -> int:
+def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None, store: Any = "local") -> int:
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError
 
@@ -682,6 +757,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
 
     if accept and reject:
         fail("choose --accept or --reject, not both")
+    store = open_paths(store, writes=bool(accept or reject))
     out = console()
     if accept or reject:
         _decide(out, accept=accept, reject=reject, store=store)
@@ -706,7 +782,7 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
     return USAGE_EXIT if unreadable else 0
 
 
-def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> None:
+def _decide(out: Any, *, accept: str | None, reject: str | None, store: Any) -> None:
     from mobster_core import load_check
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError, accept_heals, reject_heals
@@ -729,7 +805,7 @@ def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> 
         )
 
 
-def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
+def _heal_lines(root: Path, file: Path, store: Any) -> list[str]:
     from mobster_core import load_check
     from mobster_core.heals import heal_file_for, pending_heals, read_heal_file
     from mobster_report import heal_evidence
@@ -796,7 +872,7 @@ def main() -> None:
     abandoned (a tap whose reply never comes would otherwise hold the exit until its timeout).
     """
     try:
-        cli(standalone_mode=False)
+        cli(prog_name="mobster", standalone_mode=False)  # its name in every line, however it was started
     except SystemExit as exc:
         if isinstance(exc.code, int) and exc.code in (130, 143):
             sys.stdout.flush()

@@ -253,7 +253,7 @@ class LiveSession:
                 self.secrets = Secrets.of([*self.secrets.values, *names], environ)
             except MissingSecret as exc:
                 raise SessionError(
-                    f"{said} names ${{{exc.name}}}, and the variable {exc.name} isn't set: set it in the "
+                    f"{said} names ${{{exc.name}}}, and the variable {exc.name} {exc.how}: set it in the "
                     "server's environment and start it again"
                 ) from None
             self._live().dispatch.secrets = self.secrets

@@ -28,6 +28,9 @@ Rule 5 (heals travel in a bundle): a bundle also holds the store's heal states (
         its state is validated whole, text included (the heal file's Rule 8), then written with
         this store's modes. A heal state already here is kept (this machine's heals and decisions
         win); a bundle without ``"heals"`` (an older Mobster's) imports its paths as before.
+Rule 6 (prune): :func:`prune_paths` forgets the paths whose identity no check of the project has
+        (a check whose steps changed records under a new identity: its old paths are no check's),
+        with their heal states and recording leases; the identities checks have are never touched.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ __all__ = [
     "import_paths",
     "list_paths",
     "note_replayed",
+    "prune_paths",
     "read_bundle",
     "read_bundle_heals",
 ]
@@ -169,6 +173,30 @@ def forget_paths(
     """Remove ``check``'s recorded paths (of the env digest ``env`` only, when given), under the project's lock."""
     with project_lock(root):
         return tuple(ReplayCache(root, paths).forget(check.identity, env))
+
+
+def prune_paths(
+    root: Path, checks: Sequence[Check], *, paths: str | PathStore = "local", dry_run: bool = False
+) -> tuple[tuple[StoredEnv, str], ...]:
+    """Rule 6: forget every path whose identity no check of ``checks`` has, with its heal states and leases.
+
+    Returns each path forgotten (or, with ``dry_run``, that would be) with its identity. A path
+    another run stores meanwhile under an identity a check has is never touched: only identities
+    no check has are pruned, under the project's lock.
+    """
+    owned = {c.identity for c in checks}
+    with project_lock(root):
+        cache = ReplayCache(root, paths)
+        gone = [(s, i) for i in cache.identities() if i not in owned for s in cache.envs(i)]
+        if dry_run:
+            return tuple(gone)
+        store = cache.backend
+        for identity in sorted({i for _s, i in gone}):
+            cache.forget(identity)
+            for kind in ("heals", "leases"):
+                for name in store.documents(f"{kind}/{identity}-"):
+                    store.remove_document(name)
+    return tuple(gone)
 
 
 def note_replayed(root: Path, identity: str, env: Env, when: datetime) -> None:
@@ -373,7 +401,11 @@ def _import_heals(
         if name in store.documents(name):
             kept.append(what)  # this machine's heals and decisions win: never overwritten
             continue
-        save_heal_state(store, name, state, provenance=check.provenance)
+        try:
+            save_heal_state(store, name, state, provenance=check.provenance, expect=None)
+        except HealFileError:
+            kept.append(what)  # another run wrote it meanwhile (the store's Rule 7): theirs wins
+            continue
         added.append(what)
     return added, kept
 

@@ -7,7 +7,9 @@ Rule 1 (references): a check names a secret as ``${NAME}`` (a letter or ``_``, t
         the heal file, and what the model is shown.
 Rule 2 (resolution): a reference is replaced by its value only where an action or a launch leaves
         for the device (:meth:`Secrets.resolve`), and nowhere else. A reference whose variable
-        isn't set is a usage problem naming it, found before anything is sent.
+        isn't set, or is set to nothing (``""``: what a CI system gives for a secret it doesn't
+        have), is a usage problem naming it, found before anything is sent: a check can't type
+        nothing, and a step that types nothing is a step the check shouldn't have.
 Rule 3 (scrubbing): whatever comes back (a read of the screen, a device's error) has every value
         replaced by its reference (:meth:`Secrets.scrub`), in the forms a server echoes it: as
         typed, JSON-escaped and URL-encoded. A value shorter than :data:`WHOLE_WORD_BELOW`
@@ -41,11 +43,17 @@ WHOLE_WORD_BELOW = 4
 
 
 class MissingSecret(ValueError):
-    """A check names ``${NAME}`` and the variable isn't set (Rule 2); ``name`` is which."""
+    """A check names ``${NAME}`` and the variable isn't set, or is empty (Rule 2); ``name`` is which."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, empty: bool = False) -> None:
         super().__init__(name)
         self.name = name
+        self.empty = empty
+
+    @property
+    def how(self) -> str:
+        """How the variable is wrong, in words: ``isn't set`` or ``is set but empty``."""
+        return "is set but empty" if self.empty else "isn't set"
 
 
 def references(texts: Iterable[str | None]) -> tuple[str, ...]:
@@ -95,11 +103,13 @@ class Secrets:
 
     @classmethod
     def of(cls, names: Iterable[str], environ: Mapping[str, str]) -> Secrets:
-        """The values of ``names`` from ``environ``; :class:`MissingSecret` names the first unset one."""
+        """The values of ``names`` from ``environ``; :class:`MissingSecret` names the first unset or empty one."""
         values = {}
         for name in names:
             if name not in environ:
                 raise MissingSecret(name)
+            if not environ[name]:
+                raise MissingSecret(name, empty=True)
             values[name] = environ[name]
         return cls(values)
 
