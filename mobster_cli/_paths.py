@@ -14,6 +14,8 @@ Rule 7: a read-only run (``paths-write = false``) that recorded or healed writes
 Rule 6: ``prune`` forgets every path no check of the project has (its steps changed, or it was
         removed), with the heal states and leases of those identities; ``--dry-run`` only lists.
 Rule 2: a check is named as ``mobster test`` names it: a path, or a name in ``.mobster/checks``.
+        ``forget`` also takes a path's identity (16 hex digits, as ``list`` shows it): the paths
+        of a check that was changed or removed have no check left to name them by.
 Rule 3: ``import`` writes nothing from a file that isn't a bundle (exit 3); a bundle whose paths
         (and heal states) were all added or kept exits 0; one with a refused path or heal state
         exits 3 after writing the rest, each refusal said on its own line.
@@ -29,13 +31,14 @@ Rule 5: ``export FILE`` writes the bundle as every user's file is written (``wri
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from ._shared import boundary, fail, note, resolve_check
+from ._shared import ConfiguredOption, boundary, fail, note, resolve_check
 
 if TYPE_CHECKING:
     from mobster_core import Check
@@ -77,6 +80,7 @@ def paths_option(f: Any) -> Any:
     return click.option(
         "--paths",
         "paths_store",
+        cls=ConfiguredOption,
         metavar="STORE",
         default="local",
         show_default=True,
@@ -202,7 +206,8 @@ def _list(names: tuple[str, ...], store: str, *, as_json: bool) -> int:
 
 
 def _entry_line(e: PathEntry, visible: Any) -> str:
-    who = ", ".join(visible(c) for c in e.checks) or f"no check has it now (identity {e.identity})"
+    orphan = f"no check has it now (identity {e.identity}: mobster paths forget {e.identity} forgets it)"
+    who = ", ".join(visible(c) for c in e.checks) or orphan
     how = "recorded" if e.stored.origin is None else e.stored.origin.how
     if e.stored.origin is not None and e.stored.origin.came_from:
         how += f" from {visible(e.stored.origin.came_from)}"
@@ -268,8 +273,15 @@ def _show(name: str, store: str) -> int:
 @click.option("--env", "env_digest", metavar="DIGEST", help="Only the path of this env (its 12 hex digits).")
 @paths_option
 def paths_forget(check: str, env_digest: str | None, paths_store: str) -> None:
-    """Forget CHECK's recorded paths (of one env with --env): its next run records afresh."""
+    """Forget CHECK's recorded paths (of one env with --env): its next run records afresh.
+
+    CHECK may also be a path's identity (16 hex digits, as mobster paths list shows it): the
+    paths of a check that was changed or removed.
+    """
     _boundary(lambda: _forget(check, env_digest, paths_store))
+
+
+_IDENTITY = re.compile(r"[0-9a-f]{16}")
 
 
 def _forget(name: str, env: str | None, store: str) -> int:
@@ -277,20 +289,34 @@ def _forget(name: str, env: str | None, store: str) -> int:
 
     from ._render import visible
 
-    root, _checks = _project()
-    check = _check(name)
-    gone = forget_paths(root, check, env=env, paths=_open(root, store, writes=True))
+    root, checks = _project()
+    if not _names_a_check(name, root) and not _IDENTITY.fullmatch(name):
+        _fail(
+            f"no check {name!r}: give a path, a name in .mobster/checks/, or a path's identity (16 hex digits, "
+            "as mobster paths list shows it)"
+        )
+    target: Check | str = _check(name) if _names_a_check(name, root) else name
+    if isinstance(target, str):  # Rule 2: an identity, of a check changed or removed (or of one that is here)
+        owners = [c.name for c in checks if c.identity == target]
+        said = ", ".join(visible(n) for n in owners) or f"identity {target} (no check has it now)"
+    else:
+        said = visible(target.name)
+    gone = forget_paths(root, target, env=env, paths=_open(root, store, writes=True))
     out = _console()
     if not gone:
         which = f" for env {visible(env)}" if env else ""
         named = visible(_shown(store))
-        out.print(f"{visible(check.name)}: no recorded path{which} in the {named} store to forget", markup=False)
+        out.print(f"{said}: no recorded path{which} in the {named} store to forget", markup=False)
         return 0
     for stored in gone:
-        out.print(
-            f"forgot {visible(check.name)}  {visible(stored.env.describe())}  [{stored.env.digest}]", markup=False
-        )
+        out.print(f"forgot {said}  {visible(stored.env.describe())}  [{stored.env.digest}]", markup=False)
     return 0
+
+
+def _names_a_check(name: str, root: Path) -> bool:
+    """Rule 2: ``name`` is a check file's path, or a name in ``.mobster/checks`` (a check wins over an identity)."""
+    checks = root / ".mobster" / "checks"
+    return any(p.exists() for p in (Path(name), checks / name, checks / f"{name}.yaml"))
 
 
 @paths.command(name="export")
@@ -341,9 +367,10 @@ def _import(file: Path, store: str) -> int:
     out = _console()
     for what, why in report.refused:
         note(f"refused {what}: {why}")
+    older = f", {len(report.older)} left out (older than the newest paths kept here)" if report.older else ""
     out.print(
-        f"imported into the {visible(_shown(store))} store: {len(report.added)} added, "
-        f"{len(report.kept)} kept (newer here), {len(report.refused)} refused",
+        f"imported into the {visible(_shown(store))} store: {len(report.added)} added, {len(report.same)} already here, "
+        f"{len(report.newer_here)} kept (newer here){older}, {len(report.refused)} refused",
         markup=False,
     )
     if report.heals_added or report.heals_kept:

@@ -69,6 +69,11 @@ Rule 12: a heal state a signed store refuses (``signing`` Rule 2: unsigned, forg
         leaves a path: a heal this run keeps replaces that version (Rule 11); a private store's
         is moved aside (``<name>.unsigned`` / ``.forged``). A heal state of another format left
         in a shared store (Rule 5) is replaced the same way.
+Rule 13: a reject is undone (:func:`unreject_heals`, under the project lock) by taking its steps'
+        keep-failing marks and rejected entries out of every env's heal state, all of them or one
+        step's; nothing else of the state changes. The recorded step is then healed again on its
+        next drift by a run with a model (the heal file is written afresh then), as if it had
+        never been rejected.
 """
 
 from __future__ import annotations
@@ -116,12 +121,14 @@ __all__ = [
     "parse_state_name",
     "read_heal_file",
     "reject_heals",
+    "rejected_steps",
     "replaced",
     "retire",
     "save_heal_state",
     "state_document",
     "state_name",
     "state_text_problem",
+    "unreject_heals",
     "waiting",
     "write_heal_file",
 ]
@@ -869,3 +876,48 @@ def reject_heals(
             save_heal_state(store, state_name(identity, env, key), left, provenance=words, expect=state.tag)
         write_heal_file(check_file, [])
     return len(entries)
+
+
+def rejected_steps(
+    cache: ReplayCache, check_file: Path, identity: str, *, provenance: Provenance | None = None
+) -> tuple[int, ...]:
+    """Rule 13: the steps this check's review rejected (kept failing in some env's heal state), in order."""
+    key = check_key(cache.root, check_file)
+    found: set[int] = set()
+    for _env, state in heal_states(cache, identity, key, provenance=provenance):
+        found |= state.keep_failing | {e.step for e in state.rejected}
+    return tuple(sorted(found))
+
+
+def unreject_heals(
+    project: Path | ReplayCache,
+    check_file: Path,
+    identity: str,
+    *,
+    step: int | None = None,
+    provenance: Provenance | None = None,
+) -> tuple[int, ...]:
+    """Rule 13, undo a reject: the rejected steps (``step`` only, when given) may heal again. Returns them.
+
+    Under the project lock, every env's heal state loses those steps' keep-failing marks and their
+    rejected entries; nothing else changes (a heal waiting for review, the healed path it adopts).
+    """
+    cache = _cache_of(project, "local")
+    root, store = cache.root, cache.backend
+    words = provenance or Provenance()
+    with project_lock(root):
+        key = check_key(root, check_file)
+        undone: set[int] = set()
+        for env, state in heal_states(cache, identity, key, provenance=words):
+            marked = state.keep_failing | {e.step for e in state.rejected}
+            chosen = marked if step is None else marked & {step}
+            if not chosen:
+                continue
+            left = attrs.evolve(
+                state,
+                keep_failing=frozenset(state.keep_failing - chosen),
+                rejected=tuple(e for e in state.rejected if e.step not in chosen),
+            )
+            save_heal_state(store, state_name(identity, env, key), left, provenance=words, expect=state.tag)
+            undone |= chosen
+    return tuple(sorted(undone))

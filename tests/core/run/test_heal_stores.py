@@ -18,6 +18,7 @@ from mobster_core import RunOptions, heals
 from mobster_core._store.healfile import heal_file_for
 from mobster_core.protocols import PathStore
 from mobster_core.testing import MemoryPaths
+from mobster_core.results import FixCode
 from mobster_drivers.devices.scripted import sample_path
 from tests.core.run.test_run import project, run
 from tests.samples import SIGNUP
@@ -55,6 +56,17 @@ def test_a_harness_s_own_store_carries_the_heal_beside_its_paths(tmp_path: Path)
         mc.FailureClass.DRIFT,
         0,
     )
+    # What to do is to undo the reject (a model alone never heals a rejected step); undone in the store, it heals.
+    assert again.outcome.fix is not None
+    assert (again.outcome.fix.code, again.outcome.step) == (FixCode.UNDO_REJECT, 3)
+    assert again.outcome.fix.args == {"heal_file": ".mobster/checks/signup.heal.yaml", "check": "signup.yaml"}
+    assert heals.rejected_steps(mc.load_check(check), paths=store) == (3,)
+    assert heals.unreject_heals(mc.load_check(check), paths=store, step=2) == ()  # not a rejected step
+    assert heals.unreject_heals(mc.load_check(check), paths=store, step=3) == (3,)
+    assert heals.rejected_steps(mc.load_check(check), paths=store) == ()
+    assert store.documents("heals/") == []  # the state held only the reject: nothing is left of it
+    undone, _, _ = run(check, RENAMED, paths=store)
+    assert (undone.verdict, [h.to for h in undone.heals]) == (mc.Verdict.PASSED, ['Tap "Next"'])
 
 
 class PathsOnly:
