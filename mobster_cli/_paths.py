@@ -369,8 +369,9 @@ def _import(file: Path, store: str) -> int:
         note(f"refused {what}: {why}")
     older = f", {len(report.older)} left out (older than the newest paths kept here)" if report.older else ""
     out.print(
-        f"imported into the {visible(_shown(store))} store: {len(report.added)} added, {len(report.same)} already here, "
-        f"{len(report.newer_here)} kept (newer here){older}, {len(report.refused)} refused",
+        f"imported into the {visible(_shown(store))} store: {len(report.added)} added, "
+        f"{len(report.same)} already here, {len(report.newer_here)} kept (newer here){older}, "
+        f"{len(report.refused)} refused",
         markup=False,
     )
     if report.heals_added or report.heals_kept:

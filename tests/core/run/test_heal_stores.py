@@ -17,8 +17,8 @@ import mobster_core as mc
 from mobster_core import RunOptions, heals
 from mobster_core._store.healfile import heal_file_for
 from mobster_core.protocols import PathStore
-from mobster_core.testing import MemoryPaths
 from mobster_core.results import FixCode
+from mobster_core.testing import MemoryPaths
 from mobster_drivers.devices.scripted import sample_path
 from tests.core.run.test_run import project, run
 from tests.samples import SIGNUP
