@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 from collections.abc import Iterator
@@ -119,6 +120,17 @@ def test_the_readmes_after_line_runs_in_a_starter_project(tmp_path: Path, monkey
     assert result.exit_code == 0, result.output
     assert "replayed .mobster/checks/signup.yaml's recorded path at $0 (steps 1 to 2 of 3):" in result.output
     assert '"Continue" is on the screen once' in result.output
+
+
+def test_the_python_examples_of_the_page_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # docs/inspect.md's ```python blocks, in order, in one namespace, in an empty folder.
+    monkeypatch.chdir(tmp_path)
+    page = (ROOT / "docs" / "inspect.md").read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```$", page, re.DOTALL | re.MULTILINE)
+    assert len(blocks) == 2
+    namespace: dict[str, object] = {"__name__": "inspect_md"}
+    for number, code in enumerate(blocks, 1):
+        exec(compile(code, f"docs/inspect.md, block {number}", "exec"), namespace)
 
 
 # -- --after CHECK [--step N] ----------------------------------------------------------------------
