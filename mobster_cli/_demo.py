@@ -20,13 +20,14 @@ Rule 2: every folder the demo makes is 0700 and every file 0600, whatever the um
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import sys
 from pathlib import Path
 
 from mobster_core import PriceTable, SuiteResult
+from mobster_core.exceptions import UnsafeFile
+from mobster_core.files import atomic_write, read_user_file
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import sample_path
 from mobster_harness import Harness, Settings, run_on_pool
@@ -75,6 +76,8 @@ mobster_clock = simulated
 
 
 MARKER = ".mobster-demo"
+#: Rule 1: the largest file of a demo's state read (a recorded path is at most 8 MiB); a larger one isn't the demo's.
+_MAX_STATE_FILE = 16 * 1024 * 1024
 _MARKER_HEAD = "Made by `mobster demo`: running it again here starts the demo afresh while nothing below changed.\n"
 #: Rule 1: what a demo's state leaves out: its runs' and results' folders, and caches of other tools.
 _NOT_STATE = (
@@ -103,7 +106,12 @@ def _state(folder: Path) -> dict[str, str]:
             if path.is_symlink():
                 state[name] = "symlink"
             continue
-        state[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+        try:
+            data = read_user_file(path, max_bytes=_MAX_STATE_FILE, follow=False)
+        except (UnsafeFile, OSError) as exc:  # swapped for a FIFO, grown past any demo file: not the demo's
+            state[name] = f"unreadable: {exc.reason if isinstance(exc, UnsafeFile) else exc.strerror}"
+            continue
+        state[name] = hashlib.sha256(data).hexdigest()
     return state
 
 
@@ -111,7 +119,11 @@ def _changed(folder: Path) -> str | None:
     """Rule 1: what in an earlier demo differs from what the demo left (None: nothing)."""
     import json
 
-    lines = (folder / MARKER).read_text(encoding="utf-8", errors="replace").split("\n", 1)
+    try:
+        marker = read_user_file(folder / MARKER, max_bytes=_MAX_STATE_FILE, follow=False)
+    except (UnsafeFile, OSError) as exc:
+        return f"{MARKER} can't be read ({exc.reason if isinstance(exc, UnsafeFile) else exc.strerror})"
+    lines = marker.decode("utf-8", errors="replace").split("\n", 1)
     try:
         left = json.loads(lines[1]) if len(lines) > 1 and lines[1].strip() else None
     except (ValueError, RecursionError):
@@ -185,11 +197,8 @@ def _private_folder(folder: Path) -> None:
 
 
 def _private_file(path: Path, text: str) -> None:
-    """Rule 2: a file the demo writes is 0600 whatever the umask (created so, then narrowed)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        os.fchmod(f.fileno(), 0o600)
-        f.write(text)
+    """Rule 2: a file the demo writes is 0600 whatever the umask, written whole, never through a link."""
+    atomic_write(path, text.encode("utf-8"))
 
 
 def _write_project(folder: Path) -> dict[str, Path]:
@@ -293,8 +302,8 @@ def run_demo(folder: Path) -> int:
 
     heal = folder / ".mobster" / "checks" / "signup.heal.yaml"
     print("\n== The heal waits for review beside the check:", heal.relative_to(folder))
-    if heal.exists():
-        print(heal.read_text().rstrip())
+    if heal.exists():  # the heal file the run just wrote, read as every heal file is: never through a link
+        print(read_user_file(heal, max_bytes=_MAX_STATE_FILE, follow=False).decode("utf-8", errors="replace").rstrip())
     mobster = _mobster()
     print()
     for command, what in (

@@ -21,8 +21,9 @@ Rule 3: ``--select TEXT`` adds the step and the expect entries a check would wri
 Rule 4: ``--json`` prints one ``mobster.inspect/1`` document (``docs/inspect.md``); under
         ``--watch``, one document a line, each time the screen changes.
 Rule 5: ``--watch`` reads again every ``--every`` seconds on the command's clock and prints the
-        screen again when its read fingerprint changed. Ctrl+C ends it: exit 130, the device
-        released; ``quit`` ends it with the code the inspection had.
+        screen again when its read fingerprint changed. Ctrl+C or SIGTERM ends it (the signal
+        rule, ``_signals``): exit 130 or 143, the device released; ``quit`` ends it with the code
+        the inspection had.
 Rule 6: text from the device goes through ``visible`` (``_render``'s Rule 1) and is cut to
         ``MAX_SHOWN`` characters on the terminal, saying how long it was; JSON keeps it whole,
         made safe to print (``json_text``).
@@ -123,7 +124,7 @@ def inspect_command(device_options: Callable[[Any], Any]) -> click.Command:
     @click.command(
         name="inspect",
         epilog="Exit codes: 0 read, 1 --after's replay drifted (the check would fail there), 3 couldn't read "
-        "(a bad option, no device, no recorded path), 130 stopped.",
+        "(a bad option, no device, no recorded path), 130 or 143 stopped (Ctrl+C, SIGTERM).",
     )
     @click.option("--app", metavar="BUNDLE", help="The app to look at: say so when another is in front.")
     @click.option("--launch", is_flag=True, help="Launch --app first (no reset); default: read what is in front.")
@@ -263,15 +264,24 @@ def _on_driver(on: Runtime, driver: tuple[str, str], settings: Settings, job: _J
     return _looked(on, body())
 
 
-def _looked(on: Runtime, coro: Any) -> int:
-    """Run the inspection; Ctrl+C ends it with exit 130 (Rule 5); a stop is one line, exit 3 (Rule 9)."""
+def _looked(runtime: Runtime, coro: Any) -> int:
+    """Run the inspection under the signal rule (``_signals``): Ctrl+C or SIGTERM ends it, 130 or 143 (Rule 5).
+
+    A problem found on the way (Rule 9) is one line, exit 3.
+    """
+    from ._signals import Stop, Stopped, until_stopped
+
+    stop = Stop()
     try:
-        return int(on.run_to_end(coro))
-    except KeyboardInterrupt:
+        return int(runtime.run_to_end(until_stopped(coro, stop)))
+    except Stopped:
+        click.echo(f"stopped by {stop.name}", err=True)
+        return stop.code or _INTERRUPTED
+    except KeyboardInterrupt:  # before the loop runs (the signal rule holds while it does)
         click.echo("stopped", err=True)
         return _INTERRUPTED
-    except _Stop as stop:
-        fail(str(stop))
+    except _Stop as problem:
+        fail(str(problem))
 
 
 def _open(harness: Harness, job: _Job) -> OpenDevice:

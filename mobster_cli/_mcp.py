@@ -7,7 +7,8 @@ Rule 2: stdio by default (stdout carries only the protocol); ``--http PORT`` ser
         on 127.0.0.1 only, at ``/mcp``.
 Rule 3: the MCP SDK is the ``mcp`` extra: without it the command says what to install (exit 3).
 Rule 4: the project is the folder at or above ``--project`` (default: the current folder) that
-        holds ``.mobster``, else that folder.
+        holds ``.mobster``, else that folder. A ``--project`` that is no folder (not there, a
+        file) is refused at start, one line: the first call would have made a folder nobody meant.
 Rule 5: the project config (``mobster.toml`` or ``[tool.mobster]``, ``--profile`` or
         ``$MOBSTER_PROFILE``) fills what the command line leaves out, as for ``mobster test``:
         the device, the model, the env file, the locale, the paths store and the waits; and, though
@@ -19,6 +20,10 @@ Rule 5: the project config (``mobster.toml`` or ``[tool.mobster]``, ``--profile`
         agent's live session and the checks it runs share the one Appium session.
 Rule 6: the settings are the harness's (``Settings.from_values``), and the bridge gets the rest
         through its door (``mobster_harness.Harness``): the device, the models, the run options.
+Rule 7: the server runs under the signal rule of every long-lived command (``_signals``):
+        Ctrl+C or SIGTERM ends the calls in flight (an action in flight is journaled as
+        unknown), releases the device (its lock, its session) and exits 130 or 143, within
+        ``GRACE_S`` and the leftovers' moment, whatever the transport is waiting for.
 """
 
 from __future__ import annotations
@@ -65,8 +70,9 @@ def _timing(f: Any) -> Any:
 @profile_option
 @click.option(
     "--project",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The project folder (the one holding .mobster). Default: the current folder.",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="The project folder (the one holding .mobster), which must be there. Default: the current folder.",
 )
 @click.option(
     "--http",
@@ -79,8 +85,22 @@ def _timing(f: Any) -> Any:
 def mcp(ctx: click.Context, /, **opts: Any) -> None:
     """Serve a phone to an MCP client: an agent's session becomes a check that replays with no model."""
     on = runtime(ctx)
+    _project_given(opts)
     start = (opts["project"] or Path.cwd()).absolute()
     raise SystemExit(boundary(lambda: _serve(on, configured(ctx, opts, start=start, also=RUN_KEYS))))
+
+
+def _project_given(opts: dict[str, Any]) -> dict[str, Any]:
+    """Rule 4: ``--project`` names a folder that is there (the first call would make one nobody meant)."""
+    project: Path | None = opts["project"]
+    if project is not None and not project.is_dir():
+        if project.exists():
+            fail(f"--project {project}: it is a file; give the project's folder (the one holding .mobster)")
+        fail(
+            f"--project {project}: there is no such folder; give the project's folder (the one holding .mobster), "
+            "or make it first"
+        )
+    return opts
 
 
 def _serve(on: Runtime, opts: dict[str, Any]) -> int:
@@ -96,17 +116,36 @@ def _serve(on: Runtime, opts: dict[str, Any]) -> int:
         server = mobster_mcp.build_server(bridge)
     except ImportError as exc:
         fail(f"mobster mcp needs the mcp extra ({exc.name} is missing): {install_hint('mcp')}")
-    try:
-        if opts["http_port"] is None:
-            mobster_mcp.serve_stdio(server)
-        else:
-            import anyio
+    if opts["http_port"] is None:
+        serving = mobster_mcp.stdio_serving(server)
+    else:
+        click.echo(f"serving MCP on http://{mobster_mcp.LOOPBACK}:{opts['http_port']}/mcp", err=True)
+        serving = mobster_mcp.http_serving(server, opts["http_port"])
+    return _until_stopped(on, serving, bridge)
 
-            click.echo(f"serving MCP on http://{mobster_mcp.LOOPBACK}:{opts['http_port']}/mcp", err=True)
-            anyio.run(mobster_mcp.http_server(server, opts["http_port"]).serve)
+
+def _until_stopped(runtime: Runtime, serving: Any, bridge: Any) -> int:
+    """Rule 7: serve until the client goes, or a signal ends the calls in flight; the device is released."""
+    from ._signals import GRACE_S, Stop, Stopped, until_stopped
+
+    stop = Stop()
+
+    def say(signum: int) -> None:
+        import signal
+
+        name = signal.Signals(signum).name
+        click.echo(f"stopping ({name}): ending the calls in flight and releasing the device", err=True)
+
+    try:
+        runtime.run_to_end(until_stopped(serving, stop, say=say, grace=GRACE_S))
+    except Stopped:
+        pass
     finally:
         bridge.close()
-    return 0
+    if stop.code is None:
+        return 0
+    click.echo(f"stopped by {stop.name}: the calls in flight were ended and the device released", err=True)
+    return stop.code
 
 
 def _settings(opts: dict[str, Any]) -> Settings:

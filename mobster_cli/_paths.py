@@ -9,6 +9,11 @@ Rule 3: ``import`` writes nothing from a file that isn't a bundle (exit 3); a bu
         exits 3 after writing the rest, each refusal said on its own line.
 Rule 4: text from files (check names, steps, messages) goes through ``visible`` before it is
         printed (``_render``'s Rule 1).
+Rule 5: ``export FILE`` writes the bundle as every user's file is written (``write_user_file``):
+        over a regular file or none, never through a symlink (at FILE or at a temporary name:
+        the temporary file is created exclusively beside it) and never onto a FIFO or a device,
+        renamed into place whole. ``import FILE`` reads it as every user's file is read
+        (``read_user_file``: a regular file, a symlink to one followed, bounded).
 """
 
 from __future__ import annotations
@@ -233,18 +238,20 @@ def paths_export(file: Path, paths_store: str) -> None:
 
 
 def _export(file: Path, store: str) -> int:
-    from mobster_core.paths import export_paths, read_bundle
+    """Rule 5: the bundle written as every file a user names is (``write_user_file``)."""
+    from mobster_core.exceptions import UnsafeFile
+    from mobster_core.files import write_user_file
+    from mobster_core.paths import export_paths
 
     from ._render import visible
 
     root, _checks = _project()
     data = export_paths(root, paths=store, now=datetime.now(UTC))
-    if file.exists() and not file.is_file():
-        _fail(f"{file}: it is not a regular file; give a file name for the bundle")
-    tmp = file.with_name(f".{file.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(file)
-    count = len(read_bundle(file))
+    try:
+        write_user_file(file, data)
+    except UnsafeFile as exc:
+        _fail(f"{file}: {exc.reason}; {exc.fix}")
+    count = len(json.loads(data)["paths"])
     _console().print(f"exported {count} path{'s' if count != 1 else ''} to {visible(file)}", markup=False)
     return 0
 

@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from mobster_core import CheckResult, Clock, Model, RunOptions, SuiteResult
     from mobster_harness import Harness, Opening, Pool
 
+    from ._signals import Stop
+
 __all__ = ["Runtime", "cli", "main"]
 
 #: The last action sent, for the line a stop prints (what the run was waiting for).
@@ -458,11 +460,12 @@ class _Suite:
 
 
 def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int:
-    import asyncio
     import dataclasses
 
     from mobster_core import SuiteStopped
     from mobster_harness import Harness, Settings
+
+    from ._signals import Stop, Stopped
 
     settings = Settings.from_values(opts, profile=opts.get("profile_used"))
     root, files = _selected(checks, settings.shard)
@@ -478,21 +481,17 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
     out = console(err=bool(opts.get("as_json")))
     job = _Suite(files, harness, models, _run_options(harness, out, opts.get("driver") or ()))
     console(err=True).print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
-    received: list[int] = []
+    stop = Stop()
     try:
-        suite = runtime.run_to_end(_until_stopped(_suite(job, opts, clock), received))
+        suite = runtime.run_to_end(_until_stopped(_suite(job, opts, clock), stop))
     except SuiteStopped as exc:
-        code = _stopped(out, exc.suite, root, received)
+        code = _stopped(out, exc.suite, root, stop)
         _outputs(exc.suite, opts)
         return code
-    except asyncio.CancelledError:  # stopped before the suite began: opening the devices (a driver's factory)
-        if not received:
-            raise
-        import signal
-
-        name = signal.Signals(received[0]).name
-        console(err=True).print(f"stopped by {name} while the devices were being opened: no check ran", markup=False)
-        return 128 + int(received[0])
+    except Stopped:  # stopped before the suite began: opening the devices (a driver's factory)
+        message = f"stopped by {stop.name} while the devices were being opened: no check ran"
+        console(err=True).print(message, markup=False)
+        return stop.code or 130
     _print_summary(out, suite, root)
     _outputs(suite, opts)
     return int(suite.exit_code)
@@ -509,15 +508,20 @@ def _outputs(suite: SuiteResult, opts: dict[str, Any]) -> None:
 
 
 def _copy_junit(suite: SuiteResult, target: Path) -> None:
-    """``--junit FILE``: a copy of the suite's junit.xml; a folder that isn't there is one line."""
-    from mobster_core.exceptions import os_error_message
+    """``--junit FILE``: a copy of the suite's junit.xml, written as every user's file (``write_user_file``)."""
+    from mobster_core.exceptions import UnsafeFile, os_error_message
+    from mobster_core.files import read_private, write_user_file
 
     try:
-        if target.exists() and not target.is_file():
-            fail(f"--junit {target}: it is not a regular file; give a file name (the results are in {suite.folder})")
-        target.write_bytes((suite.folder / "junit.xml").read_bytes())
+        write_user_file(target, read_private(suite.folder / "junit.xml", max_bytes=_MAX_JUNIT_BYTES))
+    except UnsafeFile as exc:
+        fail(f"--junit {exc.path}: {exc.reason}; {exc.fix} (the results are in {suite.folder})")
     except OSError as exc:
         fail(f"--junit: {os_error_message(exc)} (the results are in {suite.folder})")
+
+
+#: The suite's own junit.xml, read back for ``--junit``: a suite of tens of thousands of checks fits.
+_MAX_JUNIT_BYTES = 256 * 1024 * 1024
 
 
 def _run_options(harness: Harness, out: Any, driver: Sequence[str] = ()) -> RunOptions:
@@ -586,45 +590,31 @@ async def _opening(harness: Harness, files: Sequence[Path], *, verify: bool) -> 
         raise
 
 
-async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], received: list[int]) -> SuiteResult:
-    """Run ``suite``; Ctrl+C and SIGTERM cancel it.
+async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], stop: Stop) -> SuiteResult:
+    """Run ``suite`` under the signal rule (``_signals``): Ctrl+C and SIGTERM cancel it.
 
     Each check in flight then writes a ``stopped`` result, its in-flight action is journaled as
     unknown, and nothing is cached (``SuiteStopped``).
     """
-    import asyncio
-    import signal
+    from ._signals import until_stopped
 
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    assert task is not None
+    def say(signum: int) -> None:
+        import signal
 
-    def stop(signum: int) -> None:
-        if not received:
-            from ._render import visible
+        from ._render import visible
 
-            waiting = f"the device's reply to {visible(_IN_FLIGHT[-1])}" if _IN_FLIGHT else "the device's reads"
-            print(
-                f"stopping ({signal.Signals(signum).name}): no longer waiting for {waiting}; "
-                "an action in flight is recorded as unknown",
-                file=sys.stderr,
-                flush=True,
-            )
-        received.append(signum)
-        task.cancel()
+        waiting = f"the device's reply to {visible(_IN_FLIGHT[-1])}" if _IN_FLIGHT else "the device's reads"
+        print(
+            f"stopping ({signal.Signals(signum).name}): no longer waiting for {waiting}; "
+            "an action in flight is recorded as unknown",
+            file=sys.stderr,
+            flush=True,
+        )
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop, signum)
-    try:
-        return await suite
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
+    return await until_stopped(suite, stop, say=say)
 
 
-def _stopped(out: Any, suite: SuiteResult, root: Path, received: list[int]) -> int:
-    import signal
-
+def _stopped(out: Any, suite: SuiteResult, root: Path, stop: Stop) -> int:
     from mobster_core import FailureClass
 
     from ._render import visible
@@ -633,11 +623,8 @@ def _stopped(out: Any, suite: SuiteResult, root: Path, received: list[int]) -> i
         if result.outcome.failure_class is FailureClass.STOPPED:
             _print_check(out, result)
     _print_summary(out, suite, root)
-    signum = received[0] if received else signal.SIGINT
-    console(err=True).print(
-        f"stopped by {signal.Signals(signum).name}; results are in {visible(suite.folder)}", markup=False
-    )
-    return 128 + int(signum)
+    console(err=True).print(f"stopped by {stop.name or 'SIGINT'}; results are in {visible(suite.folder)}", markup=False)
+    return stop.code or 130
 
 
 def _print_check(out: Any, result: CheckResult) -> None:

@@ -16,16 +16,9 @@ result (:func:`with_attempts`, each :class:`Attempt`) and a repeated one's :clas
 merge of shards and the newest page are ``mobster_report``'s (``docs/reports.md``).
 """
 
-from ._rules.assertions import AssertionResult
-from ._rules.controls import VideoMode
-from ._rules.cost import Cost
-from ._rules.fixes import ARGS as FIX_ARGS
-from ._rules.fixes import Fix, FixCode, fill, joined
-from ._rules.fixes import spell as spell_fix
-from ._rules.frames import FramesMode
-from ._rules.matcher import SIMILAR, SIMILAR_SETTLED
-from ._rules.verdict import suite_exit_code
-from ._run.results import (
+from ._results.frames import FramesMode
+from ._results.junit import junit_xml
+from ._results.results import (
     RETRYABLE,
     SCHEMA,
     Attempt,
@@ -36,10 +29,17 @@ from ._run.results import (
     StepReport,
     StepSource,
     SuiteResult,
-    junit_xml,
     retryable,
     with_attempts,
 )
+from ._rules.assertions import AssertionResult
+from ._rules.device.controls import VideoMode
+from ._rules.model.cost import Cost
+from ._rules.replay.matcher import SIMILAR, SIMILAR_SETTLED
+from ._rules.verdict.fixes import ARGS as FIX_ARGS
+from ._rules.verdict.fixes import Fix, FixCode, fill, joined
+from ._rules.verdict.fixes import spell as spell_fix
+from ._rules.verdict.verdict import suite_exit_code
 from ._store.healfile import HealEntry
 from ._store.journal import read_journal
 

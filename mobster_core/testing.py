@@ -20,10 +20,10 @@ import selectors
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from ._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
-from ._rules.screen import Screen
-from ._rules.steps import Op
-from ._rules.verdict import Verdict
+from ._rules.device.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from ._rules.verdict.verdict import Verdict
+from ._rules.vocabulary.screen import Screen
+from ._rules.vocabulary.steps import Op
 from ._store.journal import JournalWriter
 from .exceptions import DeviceError, JournalError, MobsterError
 from .protocols import CheckReports, Device, EvidenceReads, Screenshots, TargetChecks

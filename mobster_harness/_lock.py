@@ -7,7 +7,8 @@ Rule 2: the locks live in a per-user folder: ``$MOBSTER_LOCK_DIR``, else
         ``$XDG_RUNTIME_DIR/mobster-locks``, else ``<temp dir>/mobster-<uid>/locks``. It is made
         0700 and must be a real folder the user owns that no one else can write to.
 Rule 3: acquiring never waits: when another holder has the lock, :class:`DeviceBusy` says so at
-        once, with the holder's pid (kept in a ``.owner`` file beside the lock while it is held).
+        once, with the holder's pid (kept in a ``.owner`` file beside the lock while it is held,
+        written whole and read as a regular file, never through a symlink).
 Rule 4: the lock is an OS file lock (``flock``): it is released when the holder releases it or its
         process ends, whatever way it ends. Two holders in one process exclude each other too.
 Rule 5: a device reached at a URL is known by its canonical address (:func:`address_key`), so one
@@ -31,11 +32,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from mobster_core.exceptions import DeviceBusy, DeviceError
+from mobster_core.exceptions import DeviceBusy, DeviceError, UnsafeFile
+from mobster_core.files import atomic_write, read_user_file
 
 __all__ = ["DeviceLock", "address_key", "device_lock", "lock_dir", "normalize_identity"]
 
 _LOOPBACK = "loopback"
+#: Rule 3: the ``.owner`` file holds one small JSON object; anything larger is not ours.
+_MAX_OWNER_BYTES = 4096
 
 
 def _host_key(host: str) -> str:
@@ -156,8 +160,8 @@ class DeviceLock:
             raise DeviceError(f"can't lock {self._identity} ({self._path}): {exc.strerror or exc}") from exc
         self._lock = lock
         record = {"pid": os.getpid(), "identity": self._identity, "since": time.time()}
-        with contextlib.suppress(OSError):
-            self._owner.write_text(json.dumps(record), encoding="utf-8")
+        with contextlib.suppress(OSError, UnsafeFile):  # whole or not at all, never through a planted link
+            atomic_write(self._owner, json.dumps(record).encode("utf-8"))
         return self
 
     def release(self) -> None:
@@ -171,8 +175,8 @@ class DeviceLock:
 
     def _holder(self) -> str:
         try:
-            data = json.loads(self._owner.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
+            data = json.loads(read_user_file(self._owner, max_bytes=_MAX_OWNER_BYTES, follow=False))
+        except (OSError, UnsafeFile, ValueError, RecursionError):
             return "unknown"
         pid = data.get("pid") if isinstance(data, dict) else None
         return str(pid) if isinstance(pid, int) else "unknown"

@@ -311,12 +311,42 @@ def _config_in(folder: Path) -> Path | None:
 
 
 def _has_tool_table(pyproject: Path) -> bool:
+    """Rule 1: whether ``pyproject.toml`` holds ``tool.mobster``, decided from its parsed document.
+
+    Any form TOML allows counts (a ``[tool.mobster]`` header, a quoted ``[tool."mobster"]``, an
+    inline ``mobster = {…}`` under ``[tool]``, dotted ``tool.mobster.x`` keys, an array of tables):
+    the load then says what is wrong with it, if anything. A file that doesn't parse (or starts
+    with a byte order mark, or isn't UTF-8) holds it when a line looks like its header, so the
+    load names its fault rather than the config being silently absent. This first look stays in
+    the standard library (the plugin makes it when pytest starts): it opens the file as
+    ``read_user_file`` does (non-blocking, a regular file only, bounded); the load reads it
+    through ``read_user_file``.
+    """
+    import stat
+    import tomllib
+
     try:
-        with pyproject.open("rb") as f:
-            head = f.read(MAX_BYTES + 1)
+        fd = os.open(pyproject, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return False
-    return bool(_TOOL_TABLE.search(head.decode("utf-8", errors="replace")))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, MAX_BYTES + 1)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    body = head.removeprefix(b"\xef\xbb\xbf")  # the load says the mark; the decision reads past it
+    if len(head) <= MAX_BYTES:
+        try:
+            doc = tomllib.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+            pass
+        else:
+            tool = doc.get("tool")
+            return isinstance(tool, dict) and "mobster" in tool
+    return bool(_TOOL_TABLE.search(body.decode("utf-8", errors="replace")))
 
 
 # -- reading (Rules 2-6) ---------------------------------------------------------------------------
@@ -379,6 +409,11 @@ def _read(path: Path) -> str:
         raise ConfigError(
             f"{path}: can't read it ({exc.strerror or type(exc).__name__}); check its permissions"
         ) from None
+    from mobster_core.text import bom_problem
+
+    bom = bom_problem(data)
+    if bom is not None:  # tomllib would say "Invalid statement (at line 1, column 1)"
+        raise ConfigError(f"{path}: {bom}")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

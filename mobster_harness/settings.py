@@ -205,7 +205,7 @@ class Settings:
         t = self.timing
         timing = {"interval": t.poll_interval, "drift_after": t.drift_after, "give_up_after": t.give_up_after}
         return RunOptions(
-            policy=PollPolicy(**{k: v for k, v in timing.items() if v is not None}),
+            timing=PollPolicy(**{k: v for k, v in timing.items() if v is not None}),
             each_device=self.each_device,
             no_heal=self.no_heal,
             fresh=self.fresh,

@@ -7,8 +7,14 @@ Rule 1: one device per server, opened (and locked, when it is a real one) by the
 Rule 2: one tool at a time: a tool waits for the one before it (one phone, one journal).
 Rule 3: what a tool can't do is a :class:`ToolProblem` with one line that says what to do instead;
         the server answers it as the tool's error and goes on serving.
-Rule 4: a check is named by its name or its file's name among the project's checks
-        (``.mobster/checks/``): nothing else is read, so no argument reaches a file elsewhere.
+Rule 4: a check is named by its file's name (``signup.yaml``, or ``.mobster/checks/signup.yaml``
+        as ``record_check`` answers it), its file's stem (``signup``) or its ``name:``, among the
+        project's checks (``.mobster/checks/``): nothing else is read, so no argument reaches a
+        file elsewhere. A file's name is one check; a stem or a name more than one check answers
+        to (two checks called "Signs up"; "signup" the stem of one and the name of another;
+        ``x.yaml`` and ``x.yml``) is refused, listing their files, so a decision never lands on a
+        file nobody meant. ``record_check`` keeps it so: a new check's name, and its file's
+        stem, must be no other check's.
 Rule 5: ``run_check`` runs as ``mobster test`` does, through the same door: the settings' run
         options with the HTML report and its "Run it again" device (``Harness.run_options``: the
         config's alerts, frames, video and budget included), the models the settings choose, ready
@@ -85,6 +91,8 @@ class Bridge:
     """The server's state and the tools' work (see the module rules)."""
 
     def __init__(self, settings: Settings, root: Path, clock: Clock, *, device: Device | None = None) -> None:
+        if not root.is_dir():  # Rule 4: the project is a folder that is there; none is made for it
+            raise ToolProblem(f"the project {root} is not a folder that is there: give the folder holding .mobster")
         self.settings = settings
         self.root = root
         self.clock = clock
@@ -183,6 +191,7 @@ class Bridge:
     async def record_check(self, name: str, expect: Sequence[Any], file: str | None) -> dict[str, Any]:
         """Judge the current screen; on a pass, write the check file and its recorded path."""
         session = await self.session()
+        self._unique(name, session.check_file(name, file))
         recorded = await session.record(name, expect, file=file)
         return {
             "verdict": recorded.outcome.verdict.value,
@@ -199,21 +208,43 @@ class Bridge:
 
     # -- checks and heals (Rules 4, 5) -----------------------------------------------------------
 
-    def check_named(self, name: str) -> Path:
-        """Rule 4: the project's check file called ``name`` (its name, its file's name or stem)."""
+    def checks_answering(self, name: str) -> list[Path]:
+        """Rule 4: the check files ``name`` names: the file of that name, else each whose stem or name it is."""
         files = find_checks(self.root)
-        for file in files:
-            if name in (file.name, file.stem):
-                return file
-        for file in files:
-            try:
-                if load_check(file).name == name:
-                    return file
-            except CheckError:
-                continue
+        exact = [f for f in files if name in (f.name, _shown(f, self.root))]
+        if exact:
+            return exact
+        return [f for f in files if name in (f.stem, _name_of(f))]
+
+    def check_named(self, name: str) -> Path:
+        """Rule 4: the one check file ``name`` names (its file's name, its stem, its name); else a ToolProblem."""
+        found = self.checks_answering(name)
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise ToolProblem(
+                f"no check called {name[:80]!r} in {self.root / '.mobster' / 'checks'}: list_checks lists them"
+            )
+        listed = ", ".join(f.name for f in found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         raise ToolProblem(
-            f"no check called {name[:80]!r} in {self.root / '.mobster' / 'checks'}: list_checks lists them"
+            f"{len(found)} checks answer to {name[:80]!r} ({listed}): give the file's name instead, such as "
+            f'{{"check": "{found[0].name}"}} (list_checks lists each check\'s file)'
         )
+
+    def _unique(self, name: str, target: Path) -> None:
+        """Rule 4: a new check's name, and its file's stem, name no other check."""
+        for file in self.checks_answering(name):
+            if file != target:
+                how = "is called so" if _name_of(file) == name else "answers to it"
+                raise ToolProblem(
+                    f"the name {name[:80]!r} is taken: {file.name} {how}; give the new check another name"
+                )
+        for file in self.checks_answering(target.stem):
+            if file != target:
+                raise ToolProblem(
+                    f"the file {target.name} would answer to {target.stem!r}, as {file.name} does; "
+                    "give the new check another file name (file)"
+                )
 
     def list_checks(self) -> dict[str, Any]:
         """The project's checks: name, file, steps and expectations, or why one can't be read."""
@@ -299,6 +330,14 @@ def _entries(file: Path) -> list[Any]:
         return list(read_heal_file(heal_file_for(file)))
     except HealFileError:
         return [None]
+
+
+def _name_of(file: Path) -> str | None:
+    """The ``name:`` of a check file, None when it can't be read (list_checks says why)."""
+    try:
+        return load_check(file).name
+    except CheckError:
+        return None
 
 
 def _shown(path: Path, root: Path) -> str:

@@ -26,7 +26,7 @@ Rule 5: the run's own files can't be written (the journal, ``.mobster/`` refused
 Rule 6: a device with the optional ``CheckReports`` ability is told the check's name before the
         run's first call to it and the verdict once the result is written (not after a stop); an
         error there is logged, never the check's outcome (the verdict is already decided).
-Rule 7: a check that names ``${NAME}`` secrets (``_rules/secrets.py``) gets their values from
+Rule 7: a check that names ``${NAME}`` secrets (``_rules/device/secrets.py``) gets their values from
         ``options.secrets`` (else the process environment) before anything is asked of the
         device; an unset one is ``couldnt_run``, class ``usage``, naming it. Every message the
         run writes has the values scrubbed.
@@ -50,12 +50,13 @@ import attrs
 
 from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
-from mobster_core._rules.cost import Cost
-from mobster_core._rules.device import DeviceInfo
-from mobster_core._rules.frames import FINAL_FRAME, FramesMode, is_drift_frame
-from mobster_core._rules.secrets import MissingSecret, Secrets, references
-from mobster_core._rules.text import utf8
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._results.frames import FINAL_FRAME, FramesMode, is_drift_frame
+from mobster_core._results.results import CheckResult, FinishedEarly, StepReport
+from mobster_core._rules.device.device import DeviceInfo
+from mobster_core._rules.device.secrets import MissingSecret, Secrets, references
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.model.cost import Cost
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import Check, project_of
 from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
@@ -71,7 +72,6 @@ from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
 from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
-from .results import CheckResult, FinishedEarly, StepReport
 from .steps import Executed, execute, skipped
 
 __all__ = ["RunOptions", "RunStopped", "run_check"]
@@ -117,7 +117,7 @@ async def run_check(
     calls = None if model is None else ModelCalls(model, options.prices)
     secrets, missing = secrets_of(check, options)
     with Journal(folder) as journal:
-        dispatch = Dispatcher(device, clock, journal, timing=options.policy, secrets=secrets)
+        dispatch = Dispatcher(device, clock, journal, timing=options.timing, secrets=secrets)
         dispatch.on_sent, dispatch.on_sending = options.on_sent, options.on_sending
         run = Run(check, device, clock, root, options, dispatch, calls, run_dir=_relative(folder, root))
         if run.takes_frames:

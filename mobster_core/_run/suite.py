@@ -55,9 +55,11 @@ import attrs
 
 from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
-from mobster_core._rules.cost import Cost
-from mobster_core._rules.text import utf8, valid_text
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._results.junit import junit_xml
+from mobster_core._results.results import CheckResult, SuiteResult, retryable, with_attempts
+from mobster_core._rules.formats.text import utf8, valid_text
+from mobster_core._rules.model.cost import Cost
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import CheckError, load_check, project_of
 from mobster_core._store.fsutil import (
     MOBSTER_DIR,
@@ -71,7 +73,6 @@ from mobster_core.exceptions import JournalError, MobsterError, UnsafeFile, os_e
 from mobster_core.protocols import Clock, Device, Model
 
 from .check import RunOptions, RunStopped, run_check
-from .results import CheckResult, SuiteResult, junit_xml, retryable, with_attempts
 
 __all__ = ["Devices", "ModelFactory", "SuiteStopped", "parse_shard", "run_suite", "shard"]
 

@@ -161,7 +161,7 @@ def run_through_mcp(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[RunOpti
     clock = FakeClock()
     verdicts: list[str] = []
 
-    def serve(server: Any) -> None:  # the stdio transport, replaced by the SDK's own client in process
+    def serving(server: Any) -> Any:  # the stdio transport, replaced by the SDK's own client in process
         async def agent() -> None:
             async with Client(server) as client:
                 ran = await client.call_tool("run_check", {"check": "signup"})
@@ -169,9 +169,9 @@ def run_through_mcp(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[RunOpti
                 assert isinstance(ran.structured_content, dict)
                 verdicts.append(ran.structured_content["verdict"])
 
-        clock.run(agent())
+        return agent()
 
-    monkeypatch.setattr(mobster_mcp, "serve_stdio", serve)
+    monkeypatch.setattr(mobster_mcp, "stdio_serving", serving)
     runtime = Runtime(clock, clock.run)
     result = CliRunner().invoke(cli, ["mcp", "--project", str(root)], catch_exceptions=False, obj=runtime)
     assert result.exit_code == 0, result.output

@@ -17,9 +17,9 @@ from click.testing import CliRunner
 import mobster_core as mc
 from mobster_cli._render import check_lines, heal_listing, json_text, visible
 from mobster_cli.main import Runtime, cli
-from mobster_core._rules.canon import digest
-from mobster_core._rules.identity import Env
-from mobster_core._rules.text import REPLACEMENT, valid_data
+from mobster_core._rules.formats.canon import digest
+from mobster_core._rules.formats.text import REPLACEMENT, valid_data
+from mobster_core._rules.replay.identity import Env
 from mobster_core._store.cache import ReplayCache
 from mobster_core._store.healfile import write_heal_file
 from mobster_core._store.journal import Effect, Journal

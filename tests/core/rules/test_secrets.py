@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._rules.secrets import MissingSecret, Secrets, only_references, references
-from mobster_core._rules.typing_rules import Provenance, record_text
+from mobster_core._rules.device.secrets import MissingSecret, Secrets, only_references, references
+from mobster_core._rules.replay.typing_rules import Provenance, record_text
 
 
 def test_references_are_found_once_in_order() -> None:

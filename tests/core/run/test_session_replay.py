@@ -14,7 +14,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import FailureClass, Op, RunOptions, Verdict, load_check, run_check
-from mobster_core._rules.identity import Env
+from mobster_core._rules.replay.identity import Env
 from mobster_core._store.cache import ReplayCache
 from mobster_core.sessions import LiveSession, NoRecordedPath, NotInPath, Reached, SessionEnded, SessionError
 from mobster_core.testing import FakeClock
