@@ -345,9 +345,9 @@ async def _session(device: Device, job: _Job, acts: _Acts) -> int:
     code = 0 if reached is None or reached.outcome is None else _STOPPED_EXIT.get(reached.outcome.verdict.value, 3)
     info = await device.info()
     reads = await _look(device)
-    _print(reads, info, job, reached)
+    _print(reads, info, job, reached, intro=True)
     if job.watch:
-        await _watch(_Watching(device, job, acts, info), reads)
+        await _watch(_Watching(device, job, acts, info, reached), reads)
     return code
 
 
@@ -436,6 +436,8 @@ class _Watching:
     job: _Job
     acts: _Acts
     info: DeviceInfo
+    #: How the watch began (``--after``'s replay): every JSON document says it (Rule 4).
+    reached: Reached | None = None
 
 
 async def _watch(w: _Watching, shown: _Reads) -> None:
@@ -450,7 +452,7 @@ async def _watch(w: _Watching, shown: _Reads) -> None:
                 reads = await _look(w.device)
                 if reads.screen.fingerprint != shown.screen.fingerprint:
                     shown = reads
-                    _print(reads, w.info, w.job)
+                    _print(reads, w.info, w.job, w.reached)
                 continue
             command = parse(line)
             if command.kind is Kind.QUIT:
@@ -480,7 +482,7 @@ async def _command(w: _Watching, shown: _Reads, command: Command) -> _Reads:
             _say(w.job, problem, "yellow")
             return shown
     reads = await _look(w.device)
-    _print(reads, w.info, w.job)
+    _print(reads, w.info, w.job, w.reached)
     return reads
 
 
@@ -512,7 +514,8 @@ def _say(job: _Job, text: str, style: str | None = None) -> None:
     console(err=job.as_json).print(visible(text), style=style, markup=False)
 
 
-def _print(reads: _Reads, info: DeviceInfo, job: _Job, reached: Reached | None = None) -> None:
+def _print(reads: _Reads, info: DeviceInfo, job: _Job, reached: Reached | None = None, *, intro: bool = False) -> None:
+    """One look at the screen, as text or JSON; ``intro``: the first, after how the screen was reached."""
     from mobster_core.screens import suggest
 
     from ._render import json_text
@@ -524,7 +527,7 @@ def _print(reads: _Reads, info: DeviceInfo, job: _Job, reached: Reached | None =
         click.echo(json_text(json.dumps(doc, indent=None if job.watch else 2, ensure_ascii=False)))
         return
     out = console()
-    for line, style in _reach_lines(job, reached):
+    for line, style in _reach_lines(job, reached) if intro else ():
         out.print(line, style=style, markup=False)
     lines = screen_lines(reads.screen, info, evidence=reads.evidence, differences=reads.differences, rows=job.watch)
     for line, style in lines:

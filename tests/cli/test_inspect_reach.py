@@ -485,6 +485,18 @@ def lost_second_tap(arg: str, *, clock: Clock) -> LostSecondTap:
     return LostSecondTap(AppScript.from_text(Path(arg).read_text(), arg), clock=clock)
 
 
+def test_every_document_of_a_watch_says_how_it_began_and_the_text_says_it_once(project: Path) -> None:
+    recorded("--scripted", "app.yaml")
+    as_json = watch("--after", "paywall", "--json", commands='tap "Not now"\nquit\n')
+    assert as_json.exit_code == 0, as_json.output
+    docs = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert len(docs) == 2
+    assert docs[0]["after"] == docs[1]["after"]
+    assert docs[1]["after"]["replayed"][-1]["text"] == 'Tap "Upgrade to Pro"'
+    text = watch("--after", "paywall", commands='tap "Not now"\nquit\n')
+    assert text.output.count("replayed .mobster/checks/paywall.yaml's recorded path") == 1
+
+
 def test_an_unknown_outcome_ends_the_taps(project: Path) -> None:
     args = ("inspect", "--driver", "tests.cli.test_inspect_reach:lost_second_tap", "app.yaml", "--app", APP, "--launch")
     result = mobster(*args, "--watch", stdin="tap Settings\ntap Back\ntap Settings\nquit\n")
