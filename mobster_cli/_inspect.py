@@ -563,7 +563,8 @@ def _replayed_line(job: _Job, reached: Reached) -> str:
     """Rule 9's first line: how much of the path ran (never a step that didn't as one that did)."""
     file = _cut(job.shown_file)
     if reached.steps == 0:
-        return f"launched {file}'s app as its run does (it has no steps)"
+        did = "launched" if reached.outcome is None else "tried to launch"
+        return f"{did} {file}'s app as its run does (it has no steps)"
     healed = "; the healed path, whose heal waits for review" if reached.healed else ""
     if reached.outcome is None:
         upto = reached.steps if reached.until is None else reached.until

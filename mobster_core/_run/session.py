@@ -363,8 +363,10 @@ class LiveSession:
             outcome, reports = ended.outcome, ()
         finally:
             segment.dispatch.watch_alerts(None, info.kind)
-        if outcome is not None and outcome.failure_class is FailureClass.UNKNOWN_OUTCOME:
-            segment.ended = outcome  # Rule 4: nothing more is sent
+        if outcome is not None:
+            outcome = attrs.evolve(outcome, message=secrets.scrub(outcome.message))  # as a run's result is
+            if outcome.failure_class is FailureClass.UNKNOWN_OUTCOME:
+                segment.ended = outcome  # Rule 4: nothing more is sent
         return Reached(check, steps, until, reports, outcome, healed=plan.adopted)
 
     # -- recording (Rules 3, 6, 7) ------------------------------------------------------------

@@ -296,6 +296,23 @@ def test_the_healed_path_waiting_for_review_is_the_one_replayed(project: Path) -
     assert '"Welcome aboard" is on the screen once' in result.output
 
 
+def test_a_secret_of_the_check_never_reaches_the_output_nor_a_file(project: Path) -> None:
+    # A check that only launches, its link naming a secret the phone's app doesn't open: the launch fails.
+    (project / ".mobster" / "checks" / "linked.yaml").write_text(
+        "version: 1\nname: Opens in\napp: {bundle: com.example.yourapp}\n"
+        'launch: {url: "yourapp://in?t=${TOKEN}"}\nexpect:\n  - text: Welcome\n'
+    )
+    (project / ".env").write_text("TOKEN=s3cr3t-tok\n")
+    result = mobster("inspect", "--scripted", "app.yaml", "--env-file", ".env", "--after", "linked", "--json")
+    assert result.exit_code == 3, result.output
+    assert "opens no link 'yourapp://in?t=${TOKEN}'" in result.stderr
+    assert "s3cr3t-tok" not in result.output
+    for file in (project / ".mobster").rglob("*"):
+        assert not file.is_file() or b"s3cr3t-tok" not in file.read_bytes(), file
+    text = mobster("inspect", "--scripted", "app.yaml", "--env-file", ".env", "--after", "linked")
+    assert "tried to launch .mobster/checks/linked.yaml's app as its run does (it has no steps)" in text.stdout
+
+
 # -- --link URL ------------------------------------------------------------------------------------
 
 
