@@ -593,6 +593,26 @@ def test_a_drift_through_the_fake_wda(project: Path, wda: FakeWda) -> None:
     assert '"Next"' in result.stdout
 
 
+def test_through_a_simulator_on_the_fake_simctl(project: Path, wda: FakeWda, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The simulator's driver hosts the WDA device: --after launches through simctl as the check's run does.
+    import mobster_drivers.devices.simulator._simctl as simctl_module
+    from mobster_drivers.testing.xcrun import FakeSimctl
+
+    fake = FakeSimctl(project / "sim", wda=wda)
+    monkeypatch.setattr(simctl_module, "XcrunSimctl", lambda: fake)
+    monkeypatch.setenv("MOBSTER_WDA_PORT", str(wda.port))
+    first = real("test", "--sim", "iPhone 17 Pro", "--model", "scripted")
+    assert first.exit_code == 0, first.output
+    before = len(fake.calls)
+    after = real("inspect", "--sim", "iPhone 17 Pro", "--after", "paywall", "--select", "Subscribe")
+    assert after.exit_code == 0, after.output
+    assert '"Subscribe" is on the screen once' in after.output
+    assert [c.command for c in fake.calls[before:] if c.command in ("install", "launch")] == ["install", "launch"]
+    linked = real("inspect", "--sim", "iPhone 17 Pro", "--link", "yourapp://signup", "--select", "Continue")
+    assert linked.exit_code == 0, linked.output
+    assert '"Continue" is on the screen once' in linked.output
+
+
 def appium_phone() -> AppScript:
     return AppScript.from_text(sample_path("yourapp").read_text(), "yourapp.yaml")
 
