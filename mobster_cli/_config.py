@@ -11,6 +11,10 @@ Rule 1: what the config says is the harness's (:mod:`mobster_harness.config`); h
 Rule 2: ``mobster config`` takes ``mobster test``'s options and prints the settings they and the
         config make, each with where it came from (``default``, the file and profile,
         ``command line``, ``environment``); ``--json`` prints them as one JSON object.
+Rule 3: what ``mobster config`` prints holds no secret: every value it shows goes through the
+        scrubber of each WebDriverAgent and Appium URL the settings name (the harness's
+        ``DeviceSpec.scrub``, the one every other output uses), so a URL's password and its
+        token-like path segments show as ``***``, in the text and in ``--json``.
 """
 
 from __future__ import annotations
@@ -130,7 +134,7 @@ def config_command(test: click.Command) -> click.Command:
             merged, sources, project = apply_config(ctx, opts)
         except ConfigError as exc:
             fail(str(exc))
-        rows = _rows(merged, sources)
+        rows = _scrubbed(_rows(merged, sources), merged)
         if opts.get("as_json"):
             import json
 
@@ -174,6 +178,10 @@ def _rows(merged: Mapping[str, Any], sources: Mapping[str, str]) -> list[tuple[s
         where = sources[key.name]
         if value is None and key.field in waits:
             value = waits[key.field]  # the core's default wait
+        if key.name == "paths" and isinstance(value, str):
+            from mobster_drivers.stores import shown
+
+            value = shown(value)  # a URL's password is never printed
         if key.name == "model" and value is None and where == "default" and not merged.get("no_heal"):
             env_file = merged.get("env_file")
             value = default_model(keys(Path(env_file) if env_file else None))
@@ -182,6 +190,26 @@ def _rows(merged: Mapping[str, Any], sources: Mapping[str, str]) -> list[tuple[s
                 where = f"environment ({name})"
         rows.append((key.name, _plain(value), where))
     return rows
+
+
+def _scrubbed(rows: list[tuple[str, Any, str]], merged: Mapping[str, Any]) -> list[tuple[str, Any, str]]:
+    """Rule 3: every value of ``rows`` with the secrets of each URL the settings name shown as ``***``."""
+    from mobster_harness import DeviceSpec
+
+    specs = [DeviceSpec(kind, str(url)) for kind in ("wda", "appium") for url in merged.get(kind) or ()]
+
+    def scrub(value: Any) -> Any:
+        if isinstance(value, str):
+            for spec in specs:
+                value = spec.scrub(value)
+            return value
+        if isinstance(value, list):
+            return [scrub(v) for v in value]
+        if isinstance(value, dict):
+            return {scrub(k): scrub(v) for k, v in value.items()}
+        return value
+
+    return [(name, scrub(value), scrub(where)) for name, value, where in rows]
 
 
 def _plain(value: Any) -> Any:

@@ -60,6 +60,7 @@ import attrs
 import click
 
 from ._config import configured
+from ._options import FiniteNumber
 from ._paths import paths_option
 from ._shared import Runtime, boundary, console, fail, keys, project_root, resolve_check, runtime
 
@@ -145,7 +146,7 @@ def inspect_command(device_options: Callable[[Any], Any]) -> click.Command:
     )
     @click.option(
         "--every",
-        type=click.FloatRange(0.1, 60.0),
+        type=FiniteNumber(0.1, 60.0),
         default=1.0,
         show_default=True,
         metavar="SECONDS",

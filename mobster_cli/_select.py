@@ -9,7 +9,9 @@ Rule 2: ``--list`` runs nothing: it prints each selected check (file, name, tags
         path is recorded for it in the chosen store (``--paths``); with a device option, whether
         one is recorded for that device's env (its ``info()`` and the app's ``app_info()``, the
         pool's first device; the public ``mobster_core.paths.env_key``), else how many are
-        recorded for any env. ``--list --json`` prints the same as ``mobster.list/1``.
+        recorded for any env. A launch-only check (no steps) records no path: it is listed as such,
+        never as one Smart must record (``launch_only`` in the JSON). ``--list --json`` prints the
+        same as ``mobster.list/1``.
 Rule 3: text from files (names, tags, envs) goes through ``visible`` before it is printed.
 """
 
@@ -21,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+
+from ._shared import ConfiguredOption
 
 if TYPE_CHECKING:
     from mobster_core import AppInfo, Check, DeviceInfo
@@ -38,6 +42,7 @@ def retries_option(f: Any) -> Any:
     """``--retries N``: also ``mobster verify``'s."""
     return click.option(
         "--retries",
+        cls=ConfiguredOption,
         type=click.IntRange(0, 10),
         metavar="N",
         help="Run a check that couldn't run because of the machine (class device, busy or environment) up to N "
@@ -73,6 +78,7 @@ def selection_options(f: Any) -> Any:
         retries_option,
         click.option(
             "--repeat",
+            cls=ConfiguredOption,
             type=click.IntRange(1, 1000),
             metavar="K",
             help="Run each check K times and report its pass rate; the exit code is the worst run's.",
@@ -100,13 +106,11 @@ def by_tags(
     """Rule 1: the files kept by ``--tag`` (all) and ``--exclude-tag`` (any); ``note`` hears of unknown tags."""
     if not tags and not exclude:
         return list(files)
-    from ._render import visible
-
     found = {file: _tags_of(file) for file in files}
     known = {t for given in found.values() if given for t in given}
     for tag in dict.fromkeys([*tags, *exclude]):
         if tag not in known:
-            note(f"no check has the tag {visible(tag)!r}")
+            note(f"no check has the tag {tag!r}")
     return [
         file
         for file, given in found.items()
@@ -126,9 +130,8 @@ def list_checks(
     from mobster_core import load_check
     from mobster_core.checks import CheckError
 
-    note = _stderr()
     settings = harness.settings
-    envs = _device_envs(files, harness, runtime, note) if settings.devices.kinds else None
+    envs = _device_envs(files, harness, runtime) if settings.devices.kinds else None
     rows = []
     for file in files:
         try:
@@ -164,6 +167,7 @@ def _row_unread(root: Path, file: Path, error: str) -> dict[str, Any]:
         "env": None,
         "recorded": None,
         "error": error,
+        "launch_only": None,
     }
 
 
@@ -179,8 +183,9 @@ def _row(root: Path, check: Check, store: str, envs: dict[str, tuple[str, str] |
         "env": None,
         "recorded": None,
         "error": None,
+        "launch_only": check.launch_only,
     }
-    if envs is not None:
+    if envs is not None and not check.launch_only:  # Rule 2: a launch-only check has no path to look for
         env = envs.get(check.app.bundle or "")
         if isinstance(env, tuple):
             row["env"] = env[0]
@@ -200,6 +205,8 @@ def _lines(rows: Sequence[dict[str, Any]], *, device: bool) -> list[str]:
         n = row["paths"]
         if row["name"] is None:
             lines.append(f"{head}  can't be read: {visible(row['error'])}")
+        elif row["launch_only"]:
+            lines.append(f"{head}  launch only: no path to record (it runs with no model, at $0)")
         elif row["recorded"] is True:
             lines.append(f"{head}  path recorded for {visible(row['env'])}")
         elif row["recorded"] is False:
@@ -215,25 +222,17 @@ def _lines(rows: Sequence[dict[str, Any]], *, device: bool) -> list[str]:
     return lines
 
 
-def _stderr() -> Callable[[str], None]:
-    def note(line: str) -> None:
-        click.echo(f"mobster: {line}", err=True)
-
-    return note
-
-
 def _device_envs(
     files: Sequence[Path],
     harness: Harness,
     runtime: Runtime,
-    note: Callable[[str], None],
 ) -> dict[str, tuple[str, str] | str]:
     """Rule 2: each app's env on the pool's first device (or why it isn't known), by bundle."""
     from mobster_core import MobsterError, load_check
     from mobster_core.checks import CheckError
     from mobster_harness import CouldntOpen, PoolError
 
-    from ._render import visible
+    from ._shared import note
 
     bundles: set[str] = set()
     for file in files:
@@ -246,7 +245,7 @@ def _device_envs(
     try:
         opened = harness.one_device()  # the pool's first device
     except (CouldntOpen, PoolError, MobsterError) as exc:
-        note(f"the device can't be opened, so its env isn't known: {visible(exc)}")
+        note(f"the device can't be opened, so its env isn't known: {exc}")
         return dict.fromkeys(bundles, str(exc))
     try:
         return dict(runtime.run_to_end(_envs(opened.device, sorted(bundles), harness.settings.locale)))

@@ -1,4 +1,4 @@
-"""What every command of ``mobster`` stands on: its runtime, its one error boundary and its few helpers.
+r"""What every command of ``mobster`` stands on: its runtime, its one error boundary and its few helpers.
 
 The CLI's rooms stand in one direction (a layers contract in ``pyproject.toml``): ``main`` (the
 group and ``test``, ``verify``, ``demo``, ``report``) on top, the command modules below it
@@ -10,20 +10,37 @@ Rule 1: a command that can't start (a bad option, no checks, an env file that is
         with one ``mobster: …`` line on stderr and exit :data:`USAGE_EXIT` (3), so that exit 2
         always means "needs review" (:func:`fail`).
 Rule 2: :func:`boundary` is the one error boundary: a ``MobsterError`` is its message, an
-        ``OSError`` its file and fix (``os_error_message``), anything else ``internal`` with its
-        traceback in a private file of the temp folder, never on the terminal (exit 3 each).
+        ``OSError`` its file and fix (``os_error_message``), a usage error of click's (a bad
+        option, a value its type refuses) its message and where the help is, anything else
+        ``internal`` with its traceback in a private file of the temp folder, never on the
+        terminal (exit 3 each).
 Rule 3: the clock and the way a coroutine runs come from the :class:`Runtime` in click's ``obj``:
         the system clock and a loop of its own by default; a test passes a fake clock and its
         ``run``.
 Rule 4: importing this module imports click and attrs only (``mobster --help`` well under 0.3 s):
         the core, the harness, the report and rich are imported inside the functions that use
         them.
+Rule 5: every line the boundary prints is one line (:func:`said`): ``mobster: `` and the message,
+        with every control character of the message shown as an escape (a newline as ``\n``,
+        ESC as ``\x1b``, a bidi override as ``\u202e``: ``_render.visible``, the escaping labels
+        and titles get). Mobster's own words hold no control character, so what is escaped is
+        only what came from outside (a profile's name, a tag, an app's id, a file's name, an
+        OS's or a server's words): it can't print a line of its own (``mobster: all checks
+        passed``), and it is escaped once, here, whoever built the message.
+Rule 6: an option a key of the project config can set is a :class:`ConfiguredOption`: its
+        ``--help`` line says the value in effect here when the config (at or above the current
+        folder, its profile from ``$MOBSTER_PROFILE`` or its ``profile`` key) sets it, with where
+        it came from (``[default here: committed, from mobster.toml]``), and drops the built-in
+        ``[default: …]`` it overrides; with no config, or one that can't be read, the help is the
+        built-in one (the command itself then says what is wrong with the config). A URL's
+        password, token, query and fragment are shown as ``***`` there, as ``mobster config``
+        shows them (the harness's ``DeviceSpec.scrub``).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -35,6 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "USAGE_EXIT",
+    "ConfiguredOption",
     "Runtime",
     "boundary",
     "console",
@@ -42,13 +60,67 @@ __all__ = [
     "internal_message",
     "keys",
     "locale_option",
+    "note",
     "project_root",
     "resolve_check",
     "runtime",
+    "said",
+    "usage_error",
 ]
 
 #: Rule 1: a command that can't start.
 USAGE_EXIT = 3
+#: Rule 6: where a help's project config is kept, once per command line.
+_HELP_CONFIG = "mobster.help-config"
+
+
+class ConfiguredOption(click.Option):
+    """An option a project config key can set: its help says the default in effect here (Rule 6)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        record = super().get_help_record(ctx)
+        here = None if record is None or self.name is None else _configured_here(ctx, self.name)
+        if record is None or here is None:
+            return record
+        names, text = record
+        built_in = text.rfind("[default: ")
+        if built_in != -1 and text.endswith("]"):
+            text = text[:built_in].rstrip()
+        return names, f"{text}  [default here: {here}]".strip()
+
+
+def _configured_here(ctx: click.Context, field: str) -> str | None:
+    """Rule 6: ``field``'s value in the project config here and where it came from; None when it sets none."""
+    from mobster_harness.config import KEYS, ConfigError, load_config, toml_value
+
+    from ._render import visible
+
+    key = next((k for k in KEYS if k.field == field), None)
+    if key is None:
+        return None
+    root = ctx.find_root()
+    if _HELP_CONFIG not in root.meta:
+        try:
+            root.meta[_HELP_CONFIG] = load_config(Path.cwd())
+        except ConfigError:
+            root.meta[_HELP_CONFIG] = None
+    project = root.meta[_HELP_CONFIG]
+    if project is None or key.name not in project.values:
+        return None
+    value = project.values[key.name]
+    shown = f"{toml_value(list(value) if isinstance(value, tuple) else value)}, from {project.sources[key.name]}"
+    return visible(_scrubbed(shown, project.values))
+
+
+def _scrubbed(text: str, values: Mapping[str, Any]) -> str:
+    """Rule 6: ``text`` with the secrets of each URL the config names as ``***``, as ``mobster config`` says them."""
+    from mobster_harness import DeviceSpec
+
+    for kind in ("wda", "appium"):
+        urls = values.get(kind) or ()
+        for url in [urls] if isinstance(urls, str) else urls:
+            text = DeviceSpec(kind, str(url)).scrub(text)
+    return text
 
 
 @attrs.frozen
@@ -98,12 +170,46 @@ def runtime(ctx: click.Context) -> Runtime:
     return obj if obj is not None else Runtime()
 
 
-def fail(message: str) -> NoReturn:
-    """Rule 1: one ``mobster: …`` line (made safe to print), exit 3."""
+def said(message: object) -> str:
+    """Rule 5: the one line the boundary prints for ``message``: ``mobster: `` and its text, every control escaped."""
     from ._render import visible
 
-    click.echo(f"mobster: {visible(message, keep_newlines=True)}", err=True)
+    return f"mobster: {visible(message)}"
+
+
+def note(message: object) -> None:
+    """A ``mobster: …`` line on stderr that ends nothing (``no check has the tag 'nightly'``), as Rule 5 makes it."""
+    click.echo(said(message), err=True)
+
+
+def fail(message: object) -> NoReturn:
+    """Rule 1: one ``mobster: …`` line (Rule 5), exit 3."""
+    note(message)
     raise SystemExit(USAGE_EXIT)
+
+
+class UsageLine(click.ClickException):
+    """A usage error of click's (Rule 2) as the boundary says it: one ``mobster: …`` line (Rule 5), exit 3.
+
+    Click's own form is its usage, a hint and ``Error: …`` with the message as it stands, and exit
+    2, which here means "needs review"; this is its message, with where the help is.
+    """
+
+    exit_code = USAGE_EXIT
+
+    def show(self, file: Any = None) -> None:
+        click.echo(said(self.message), file=file, err=file is None)
+
+
+def usage_error(exc: click.ClickException) -> UsageLine:
+    """Rule 2: click's usage error ``exc`` as :class:`UsageLine`: its message, then the command whose help says more."""
+    if isinstance(exc, UsageLine):
+        return exc
+    message = exc.format_message()
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(ctx, click.Context) and ctx.command.get_help_option(ctx) is not None:
+        message = f"{message.rstrip('.')} ({ctx.command_path} --help lists the options)"
+    return UsageLine(message)
 
 
 def internal_message(exc: BaseException) -> str:
@@ -134,7 +240,9 @@ def boundary(body: Callable[[], int]) -> int:
 
     try:
         return body()
-    except (SystemExit, KeyboardInterrupt, click.exceptions.ClickException, click.exceptions.Exit):
+    except click.exceptions.ClickException as exc:
+        raise usage_error(exc) from None
+    except (SystemExit, KeyboardInterrupt, click.exceptions.Exit, click.exceptions.Abort):
         raise
     except MobsterError as exc:
         fail(str(exc))

@@ -35,9 +35,11 @@ Rule 5: a simulator's WDA listens on its own port: ``NAME@PORT`` names it; in a 
         simulators on one port are a :class:`PoolError`. One simulator alone keeps
         ``$MOBSTER_WDA_PORT`` or 8100 (read when it opens). Only a pool of several simulators
         imports the simulator driver here (for the base port).
-Rule 6: a URL's password and token-like path segments (a per-session endpoint's token, 20 or more
-        URL characters) never reach a message: :attr:`DeviceSpec.option` and :meth:`DeviceSpec.scrub`
-        show them as ``***``; labels are a URL's host and port only.
+Rule 6: a URL's password, its token-like path segments (a per-session endpoint's token, 20 or more
+        URL characters), its query and its fragment (where a token travels as ``?access_token=…``;
+        the drivers refuse both, and the refusal names the URL) never reach a message:
+        :attr:`DeviceSpec.option` and :meth:`DeviceSpec.scrub` show each as ``***``; labels are a
+        URL's host and port only.
 Rule 7: :func:`rerun_options` gives the options that name each device of a pool, by its label,
         for a report's "Run it again" line: always in ``mobster test``'s spelling (``--sim``,
         ``--caps``), whichever front end ran the check (the plugin's ``--mobster-sim`` is no
@@ -114,6 +116,7 @@ class DeviceSpec:
         except ValueError:
             secrets = set()
         secrets.update(s for s in parts.path.split("/") if _TOKEN_SEGMENT.fullmatch(s))
+        secrets.update((parts.query, parts.fragment))  # as given: the text shows them so
         for secret in sorted((s for s in secrets if s), key=len, reverse=True):
             text = text.replace(secret, "***").replace(quote(secret, safe=""), "***")
         return text

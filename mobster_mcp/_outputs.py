@@ -11,9 +11,11 @@ Rule 2: ``run_check``'s answer is a check's result as ``results.json`` writes it
         version adds, as every reader of ``results.json`` must be.
 Rule 3: a key an answer has only sometimes (an element's ``value``, a check file that can't be
         read and says why) is optional; one it always has, even as null, is required.
+Rule 4: the annotations are the types themselves, not their names (no ``from __future__ import
+        annotations``): pydantic would otherwise look the names up in ``sys.modules`` when a
+        server is built, and a server built after this module left ``sys.modules`` (an
+        in-process pytest run restores it as it found it) published no output schema at all.
 """
-
-from __future__ import annotations
 
 from typing import Any, Literal, NotRequired
 

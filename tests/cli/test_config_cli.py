@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -94,6 +95,33 @@ def test_mobster_config_json_and_the_model_chosen_by_a_key(project: Path) -> Non
     assert "sk-test" not in result.output
 
 
+PASSWORD = "Pa55-w0rd-of-the-grid"
+TOKEN = "c2Vzc2lvbi10b2tlbi0xMjM0NTY3ODkw"  # a per-session endpoint's token: 20 or more URL characters
+GRID = f"https://ada:{PASSWORD}@grid.example.com/wd/hub/{TOKEN}"
+
+
+@pytest.mark.parametrize("given", ["mobster.toml", "--appium", "--wda"])
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_mobster_config_masks_a_urls_password_and_token(project: Path, given: str, as_json: bool) -> None:
+    # Issue 37: `mobster config` printed them in clear, where every other output masks them.
+    if given == "mobster.toml":
+        (project / "mobster.toml").write_text(f'[profiles.grid]\nappium = ["{GRID}"]\n')
+        args = ["config", "--profile", "grid"]
+    else:
+        args = ["config", given, GRID.replace("https://", "http://")]
+    result = mobster(*args, *(["--json"] if as_json else []))
+    assert result.exit_code == 0, result.output
+    assert PASSWORD not in result.output
+    assert TOKEN not in result.output
+    kind = "wda" if given == "--wda" else "appium"
+    if as_json:
+        (url,) = json.loads(result.stdout)["settings"][kind]["value"]
+    else:
+        (line,) = [line for line in result.output.splitlines() if line.startswith(kind)]
+        url = json.loads(line.split()[1])[0]
+    assert url.endswith("ada:***@grid.example.com/wd/hub/***")
+
+
 def test_a_bad_config_stops_every_command_with_one_line(project: Path) -> None:
     (project / "mobster.toml").write_text('frames = "all"\nparalel = 2\n')
     for args in (["test"], ["config"], ["verify", "--check", ".mobster/checks/signup.yaml"]):
@@ -146,3 +174,64 @@ def test_a_location_prompt_fails_by_default_and_passes_under_alerts_from_the_opt
                                           'model = "scripted"\nalerts = {allow = ["location"]}\n')  # fmt: skip
     configured = mobster("test", "--profile", "location", "--fresh")
     assert configured.exit_code == 0, configured.output
+
+
+# -- --help says the defaults in effect here (_shared Rule 6) -------------------------------------
+
+
+def _commands(command: click.Command, path: str = "mobster") -> list[tuple[str, click.Command]]:
+    """Every command under ``command`` (``mobster test heal`` is a command of its own)."""
+    from mobster_cli.main import heal
+
+    found = [(path, command)]
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            found += _commands(sub, f"{path} {name}")
+    if path == "mobster":
+        found.append(("mobster test heal", heal))
+    return found
+
+
+def test_every_option_a_config_key_sets_says_its_default_here() -> None:
+    from mobster_cli._shared import ConfiguredOption
+    from mobster_harness.config import KEYS
+
+    fields = {k.field for k in KEYS}
+    plain = [
+        f"{where} {p.opts[0]}"
+        for where, command in _commands(cli)
+        for p in command.params
+        if isinstance(p, click.Option) and p.name in fields and not isinstance(p, ConfiguredOption)
+    ]
+    assert plain == []
+    taken = {p.name for _w, c in _commands(cli) for p in c.params if isinstance(p, ConfiguredOption)}
+    assert taken == fields  # every key has an option somewhere, and every one of them says it
+
+
+def test_help_shows_the_configs_default_and_never_the_one_it_overrides(project: Path) -> None:
+    # `--help` said [default: local] in a project whose config said paths = "committed".
+    (project / "mobster.toml").write_text(
+        'paths = "committed"\nframes = "all"\nretries = 2\n\n[profiles.ci]\nretries = 4\n'
+    )
+    for command in (("test",), ("verify",), ("config",), ("mcp",), ("paths", "list"), ("test", "heal")):
+        shown = " ".join(mobster(*command, "--help").output.split())
+        assert '[default here: "committed", from mobster.toml]' in shown, command
+        assert "[default: local]" not in shown, command
+    test = " ".join(mobster("test", "--help").output.split())
+    assert '[default here: "all", from mobster.toml]' in test
+    assert "[default: auto]" not in test
+    assert "[default: off]" in test  # --video: the config doesn't set it, the built-in default holds
+    assert "[default here: 2, from mobster.toml]" in test
+    profiled = " ".join(mobster("test", "--help", env={"MOBSTER_PROFILE": "ci"}).output.split())
+    assert "[default here: 4, from mobster.toml [profiles.ci]]" in profiled
+
+
+def test_help_without_a_config_or_with_a_broken_one_is_the_built_in_help(project: Path) -> None:
+    (project / "mobster.toml").unlink()
+    bare = " ".join(mobster("test", "--help").output.split())
+    assert "[default: local]" in bare
+    assert "default here" not in bare
+    (project / "mobster.toml").write_text('paths = "somewhere"\n')
+    broken = mobster("test", "--help")
+    assert broken.exit_code == 0, broken.output
+    assert "[default: local]" in " ".join(broken.output.split())

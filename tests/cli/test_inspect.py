@@ -103,7 +103,7 @@ def test_usage_problems_are_one_line_exit_3(project: Path, args: list[str], said
 
 def test_a_run_option_is_not_an_inspect_option(project: Path) -> None:
     result = mobster("inspect", "--scripted", "app.yaml", "--model", "scripted")
-    assert result.exit_code == 2
+    assert result.exit_code == 3
     assert "No such option '--model'" in result.output
 
 

@@ -197,13 +197,20 @@ def test_a_signal_while_the_devices_are_being_opened_stops_at_once(tmp_path: Pat
         time.sleep(0.3)  # the reply is held by the fake
         started = time.monotonic()
         proc.send_signal(signum)
-        _out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=20)
         took = time.monotonic() - started
     assert proc.returncode == code, err
     assert took < 2, f"{took:.2f} s: {err}"
     assert f"stopped by {signal.Signals(signum).name} while the devices were being opened: no check ran" in err
     assert "Traceback" not in err
     assert not (tmp_path / ".mobster" / "runs").exists() or not any((tmp_path / ".mobster" / "runs").iterdir())
+    # Issue 37: a stopped run writes --json and --junit, as the same hang on --appium does.
+    (check,) = json.loads(out)["checks"]
+    assert (check["verdict"], check["class"]) == ("couldnt_run", "stopped")
+    assert "while the devices were being opened" in check["message"]
+    assert 'message="stopped' in (tmp_path / "copy.xml").read_text()
+    (suite,) = (tmp_path / ".mobster" / "test-results").glob("*/results.json")
+    assert json.loads(suite.read_text())["checks"] == json.loads(out)["checks"]
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

@@ -209,7 +209,7 @@ def test_every_key_is_checked_as_its_mobster_test_option_checks_it() -> None:
         assert f"--{key.name}" in option.opts, key
         kind = option.type
         if isinstance(kind, click.FloatRange | click.IntRange):
-            assert (kind.min, kind.max) == (key.low, key.high), key
+            assert (kind.min, kind.max, kind.min_open) == (key.low, key.high, key.low_open), key
         if isinstance(kind, click.Choice):
             assert tuple(kind.choices) == key.choices, key
         assert option.multiple == (key.kind == "list"), key

@@ -184,3 +184,21 @@ def test_rerun_options_are_spelled_as_mobster_test_takes_them_whatever_the_front
     assert rerun_options(DeviceOptions(), ("pkg.mod:make", "my arg")) == {"": "--driver pkg.mod:make 'my arg'"}
     # Options that make no pool give no line rather than a wrong one.
     assert rerun_options(DeviceOptions(scripted=("a.yaml",), sim=("iPhone 17",))) == {}
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://ada:s3cret@grid.local:4444/wd/hub", "http://ada:***@grid.local:4444/wd/hub"),
+        ("http://:s3cret@grid.local/wd/hub", "http://:***@grid.local/wd/hub"),
+        ("http://ada:p%40ss%2Fw@grid.local/", "http://ada:***@grid.local/"),
+        ("https://hub.example/wd/hub/cGxhbnRlZC10b2tlbi0xMjM0NTY3ODkw", "https://hub.example/wd/hub/***"),
+        # A token in the query or the fragment (refused by the driver, whose refusal names the URL):
+        ("http://hub.example/wd/hub?access_token=cGxhbnRlZC10b2tlbi0x", "http://hub.example/wd/hub?***"),
+        ("http://hub.example/wd/hub#cGxhbnRlZC10b2tlbi0x", "http://hub.example/wd/hub#***"),
+    ],
+)
+def test_a_urls_secrets_are_scrubbed_wherever_they_stand(url: str, shown: str) -> None:
+    spec = DeviceSpec("appium", url)
+    assert spec.scrub(f"can't reach {url}: refused") == f"can't reach {shown}: refused"
+    assert spec.option == f"--appium {shown}"
