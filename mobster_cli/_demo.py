@@ -85,6 +85,20 @@ expect:
   - visible: {label: Restore Purchases, role: button}
 """
 
+#: The sign-up check as one plain file, the flow's steps written in: ``mobster init``'s starter (a new
+#: project has no flows, and the sample app it writes is the stock one).
+SIGNUP_PLAIN = """\
+version: 1
+name: A new user signs up
+app: {bundle: com.example.yourapp, path: YourApp.app}
+steps:
+  - Tap "Sign up"
+  - Type "ada@example.com" into "Email"
+  - Tap "Continue"
+expect:
+  - text: Welcome aboard
+"""
+
 #: The demo's app: the sample app, its account screen leading on to Settings (the paywall check's way there).
 _WELCOME_ABOARD = "        - {role: StaticText, label: Welcome aboard}\n"
 _AND_SETTINGS = _WELCOME_ABOARD + "        - {role: Button, label: Settings, tap: settings}\n"

@@ -117,7 +117,7 @@ async def run_check(
     began = clock.now()
     folder = new_run_folder(root, utc_now())
     calls = None if model is None else ModelCalls(model, options.prices)
-    secrets, missing = _secrets(check, options)
+    secrets, missing = secrets_of(check, options)
     with Journal(folder) as journal:
         dispatch = Dispatcher(device, clock, journal, timing=options.timing, secrets=secrets)
         dispatch.on_sent, dispatch.on_sending = options.on_sent, options.on_sending
@@ -162,7 +162,7 @@ async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
         log.warning("the device wasn't told about the check", call=what, error=f"{type(exc).__name__}: {exc}")
 
 
-def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret | None]:
+def secrets_of(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret | None]:
     """Rule 7: the values of the secrets the check names, and every one that isn't set or is empty."""
     launch = check.launch
     row = check.row_values
@@ -191,10 +191,10 @@ def _refused(check: Check, missing: MissingSecret | None) -> Outcome | None:
             "type nothing; give the row a value, or leave the step out"
         )
         return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, said)
-    return None if missing is None else _missing(check, missing)
+    return None if missing is None else missing_secret(check, missing)
 
 
-def _missing(check: Check, missing: MissingSecret) -> Outcome:
+def missing_secret(check: Check, missing: MissingSecret) -> Outcome:
     """Rule 7: the usage problem of the secrets that aren't set, or are empty, each named in one line."""
     said, how = missing.words()
     unset, empties = missing.unset, missing.empties

@@ -399,7 +399,8 @@ class FlowBook:
                  "use the inner flows from the check itself")  # fmt: skip
         flow = self.get(name)
         if flow is None:
-            hint = did_you_mean(name, self.names())
+            names = self.names()  # none yet: say so, never "(allowed: )"
+            hint = did_you_mean(name, names) if names else " (the project has no flows in .mobster/flows/)"
             fail(
                 use.keys,
                 f"unknown flow {name!r}{hint}",

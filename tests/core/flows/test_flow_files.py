@@ -33,6 +33,12 @@ def test_an_unknown_flow_is_refused_at_its_use_line_naming_the_nearest(tmp_path:
     assert "did you mean 'login'" in message
 
 
+def test_an_unknown_flow_in_a_project_with_no_flows_says_there_are_none(tmp_path: Path) -> None:
+    message = refused(tmp_path, "use: login", {})
+    assert "unknown flow 'login' (the project has no flows in .mobster/flows/); write a flow file" in message
+    assert "allowed: )" not in message
+
+
 def test_a_cycle_of_flows_is_named_as_the_chain_it_makes(tmp_path: Path) -> None:
     flows = {"a": "steps:\n  - Tap A\n  - use: b\n", "b": "steps:\n  - use: a\n"}
     message = refused(tmp_path, "use: a", flows)
