@@ -4,16 +4,20 @@ libpq quotes a piece of a connection string it can't read (a password's bad perc
 among them): the store's line masks every secret of the string, as written and decoded, and a
 run's results, JUnit and logs never hold it. A role that may use the table but not ``CREATE`` in
 its schema (PostgreSQL 15's default for ``public``) uses the table another role made. An S3
-endpoint never holds credentials. A setting Python can't read as a URL is one line, masked.
+endpoint never holds credentials. A setting Python can't read as a URL is one line, masked. An
+S3 object whose body comes short of its length is the store's failure, never a corrupt path.
 """
 
 from __future__ import annotations
 
+import io
 import uuid
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
+from botocore.response import StreamingBody
 from click.testing import CliRunner, Result
 
 from mobster_cli.main import Runtime, cli
@@ -21,6 +25,7 @@ from mobster_core.exceptions import StoreUnavailable
 from mobster_core.testing import FakeClock, check_path_store
 from mobster_drivers.stores import check_setting, open_store, shown
 from mobster_drivers.stores._postgres import PostgresPaths, secrets_of
+from mobster_drivers.stores._s3 import S3Paths
 from mobster_drivers.testing.stores import PostgresServer
 from tests.cli.test_paths import make_project
 
@@ -149,3 +154,31 @@ def test_a_role_without_a_right_on_the_table_is_one_line_naming_the_rights(postg
     line = str(raised.value)
     assert line.startswith("postgresql://ro@db/mobster: writing heals/x.json failed (permission denied")
     assert "SELECT, INSERT, UPDATE, DELETE on mobster_documents and USAGE on its sequence" in line
+
+
+class _ShortBodies:
+    """boto3's S3 client as it is, but every object's body comes short of its length (a broken connection).
+
+    The body is botocore's own ``StreamingBody`` over the first half of the bytes, with the
+    object's real ``ContentLength``: what botocore hands back when the connection breaks.
+    """
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def get_object(self, **kwargs: Any) -> dict[str, Any]:
+        got: dict[str, Any] = self._client.get_object(**kwargs)
+        data = got["Body"].read()
+        got["Body"] = StreamingBody(io.BytesIO(data[: len(data) // 2]), len(data))
+        return got
+
+
+def test_an_s3_object_that_comes_short_is_the_store_s_failure_never_a_corrupt_path(s3_store: S3Paths) -> None:
+    document = b'{"format": 2, "steps": []}\n'
+    assert s3_store.write_document("heals/a.json", document, expect=None)
+    s3_store._client = _ShortBodies(s3_store.client)  # the store's client, as boto3 made it, its bodies cut
+    with pytest.raises(StoreUnavailable, match=r"reading .*heals/a.json failed \(the object came 13 of its 27 bytes"):
+        s3_store.read_document("heals/a.json", max_bytes=1024)
