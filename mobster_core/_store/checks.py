@@ -534,9 +534,9 @@ def _load(raw: bytes | str, source: str, path: Path) -> Check:
 class _Reader(StepsReader):
     """Walks the untrusted data once and builds the check; every failure is a CheckError (Rules 2-4)."""
 
-    def __init__(self, doc: Any, book: FlowBook) -> None:
+    def __init__(self, doc: Any, book: FlowBook | None = None) -> None:
         super().__init__(doc)
-        self.book = book
+        self.book = book if book is not None else FlowBook(None)  # None: a file read alone, no project's flows
 
     def unknown_key(self, keys: Keys, name: str, allowed: Sequence[str]) -> NoReturn:
         """Rule 2: a top-level key of the tool (MCP) shape says what a check file writes instead."""
