@@ -272,7 +272,7 @@ def screen_lines(
     width, height = screen.size
     shown = len(screen.shown)
     lines: list[tuple[str, str | None]] = [
-        (f"{_cut(screen.app)} on {_cut(info.name)}, iOS {_cut(info.ios)}: {width} x {height} pt", "bold"),
+        (f"{_cut(screen.app)} on {_cut(info.name)}, {_cut(info.os_text)}: {width} x {height} pt", "bold"),
         (f"{len(screen.elements)} elements, {shown} shown; screen {screen.hash}; {read}", "dim"),
     ]
     for element, why in zip(screen.elements, screen.hidden, strict=True):

@@ -20,7 +20,7 @@ import selectors
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from ._rules.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from ._rules.device import HOME_SCREENS, SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
 from ._rules.screen import Screen
 from ._rules.steps import Op
 from ._rules.verdict import Verdict
@@ -281,8 +281,9 @@ async def _check_info(device: Device) -> None:
     info = await device.info()
     _expect(isinstance(info, DeviceInfo), "info() returns a DeviceInfo")
     _expect(bool(info.name), "the device has a name")
-    _expect(info.kind in (DeviceKind.SIMULATOR, DeviceKind.IPHONE), "kind is simulator or iphone")
-    _expect(info.ios_major >= 1, "the iOS version has a major number")
+    kinds = ", ".join(k.value for k in DeviceKind)
+    _expect(isinstance(info.kind, DeviceKind), f"kind is one of {kinds}, not {info.kind!r}")
+    _expect(info.ios_major >= 1, "the OS version (iOS's, or Android's API level) has a major number")
 
 
 async def _check_launch_and_read(device: Device, app: str) -> None:
@@ -305,8 +306,8 @@ async def _check_app_info(device: Device, app: str) -> None:
     info = await device.app_info(app)
     kind = (await device.info()).kind
     _expect(isinstance(info, AppInfo) and info.bundle == app, "app_info() returns the app's AppInfo")
-    if kind is DeviceKind.SIMULATOR:
-        _expect(bool(info.version) and bool(info.build), "a simulator reads the app's version and build")
+    if kind in (DeviceKind.SIMULATOR, DeviceKind.EMULATOR, DeviceKind.DEVICE):
+        _expect(bool(info.version) and bool(info.build), f"{kind.named} reads the app's version and build")
 
 
 async def _check_unknown_app(device: Device) -> None:
@@ -325,8 +326,10 @@ async def _check_unknown_app(device: Device) -> None:
 async def _check_home_and_back(device: Device, app: str) -> None:
     await device.launch(app, LaunchOptions())
     await device.act(Action(Op.HOME))
-    home = await _read_until(device, lambda s: s.app == SPRINGBOARD)
-    _expect(home.app == SPRINGBOARD, f"after HOME, {home.app} is in front, not {SPRINGBOARD}")
+    home = await _read_until(device, lambda s: s.app in HOME_SCREENS)
+    _expect(
+        home.app in HOME_SCREENS, f"after HOME, {home.app} is in front, not a home screen ({SPRINGBOARD}, a launcher)"
+    )
     await device.act(Action(Op.LAUNCH_APP, text=app))
     back = await _read_until(device, lambda s: s.app == app)
     _expect(back.app == app, f"after LAUNCH_APP, {back.app} is in front, not {app}")

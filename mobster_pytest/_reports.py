@@ -68,7 +68,7 @@ def add_properties(properties: MutableSequence[tuple[str, object]], record: RunR
     from ._outcomes import shown_path
 
     r = record.result
-    device = "" if r.device is None else f"{r.device.name}, iOS {r.device.ios} ({r.device.kind.value})"
+    device = "" if r.device is None else f"{r.device.name}, {r.device.os_text} ({r.device.kind.value})"
     cls = r.outcome.failure_class
     properties.extend(
         [

@@ -36,9 +36,14 @@ Rule 6: a Button whose whole label is a price is a purchase: an amount (either d
         "/月": :data:`PERIOD_WORDS`).
 Rule 7: when a label commits several things, the order of ``COMMIT_WORDS`` decides: purchase,
         then delete, send, post (so a simulator, which refuses only purchases, never misses one).
-Rule 8: on a simulator every ``purchase`` is refused; on an iPhone every ``send``, ``post``,
-        ``delete`` and ``purchase`` is refused. A refused action is never sent.
+Rule 8: on a simulator or an Android emulator every ``purchase`` is refused; on an iPhone or a real
+        Android device every ``send``, ``post``, ``delete`` and ``purchase`` is refused. A refused
+        action is never sent.
 Rule 9: the work is linear in the label's length: a label of a megabyte is classified, not skipped.
+Rule 10 (a press lands on what holds it): a tap or a long press on an element inside a ``Button`` or
+        a ``Cell`` presses that control as well (a button's own text; an Android row's title, whose
+        tap the row takes): it commits the strictest of what the element and every such control
+        above it commit (:func:`classify_press`). Typing and swipes are judged on their element.
 """
 
 from __future__ import annotations
@@ -51,7 +56,8 @@ import attrs
 
 from .device import DeviceKind
 from .roles import canonical_role
-from .steps import Commit
+from .screen import Element, Screen
+from .steps import Commit, Op
 from .text import valid_text
 
 __all__ = [
@@ -66,6 +72,7 @@ __all__ = [
     "SafetyDecision",
     "check_commit",
     "classify",
+    "classify_press",
     "commit_of_label",
     "fold",
     "readings",
@@ -199,6 +206,8 @@ READ_ONLY_ROLES = frozenset(
 REFUSED: dict[DeviceKind, frozenset[Commit]] = {
     DeviceKind.SIMULATOR: frozenset({Commit.PURCHASE}),
     DeviceKind.IPHONE: frozenset({Commit.SEND, Commit.POST, Commit.DELETE, Commit.PURCHASE}),
+    DeviceKind.EMULATOR: frozenset({Commit.PURCHASE}),
+    DeviceKind.DEVICE: frozenset({Commit.SEND, Commit.POST, Commit.DELETE, Commit.PURCHASE}),
 }
 
 # -- Rule 3: folding ------------------------------------------------------------------------
@@ -382,6 +391,24 @@ def classify(label: str, role: str) -> Commit | None:
     return commit_of_label(label)
 
 
+#: Rule 10: the controls a press on an element inside them presses too.
+_PRESSED_WITH = frozenset({"Button", "Cell"})
+
+
+def classify_press(screen: Screen, element: Element, op: Op) -> Commit | None:
+    """Rule 10: what ``op`` on ``element`` (of ``screen``) commits, with the controls a press lands on."""
+    found = classify(element.label, element.role)
+    if op not in (Op.TAP, Op.LONG_PRESS):
+        return found
+    path = element.path
+    while "/" in path[1:]:
+        path = path.rsplit("/", 1)[0]
+        above = screen.element_at(path)
+        if above is not None and above.role in _PRESSED_WITH:
+            found = strictest(found, classify(above.label, above.role))
+    return found
+
+
 def strictest(*commits: Commit | None) -> Commit | None:
     """The commit that is refused on the most devices (Rule 7's order); None when there is none."""
     given = {c for c in commits if c is not None}
@@ -401,8 +428,8 @@ def check_commit(commit: Commit | None, kind: DeviceKind) -> SafetyDecision:
     """Apply Rule 8 to an action that commits ``commit`` on a device of ``kind``."""
     if commit is None or commit not in REFUSED[kind]:
         return SafetyDecision(allowed=True, commit=commit)
-    if kind is DeviceKind.SIMULATOR:
-        rule = f"a {commit} is refused on a simulator"
+    if not kind.is_real:
+        rule = f"a {commit} is refused on {kind.named}"
     else:
-        rule = f"a {commit} is refused on an iPhone (send, post, delete and purchase are)"
+        rule = f"a {commit} is refused on {kind.named} (send, post, delete and purchase are)"
     return SafetyDecision(allowed=False, commit=commit, rule=rule)

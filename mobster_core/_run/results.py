@@ -50,7 +50,7 @@ import attrs
 
 from mobster_core._rules.assertions import AssertionResult
 from mobster_core._rules.cost import Cost
-from mobster_core._rules.device import AppInfo, DeviceInfo
+from mobster_core._rules.device import AppInfo, DeviceInfo, Platform
 from mobster_core._rules.screen import Element
 from mobster_core._rules.steps import Op, Target
 from mobster_core._rules.text import xml_text
@@ -311,9 +311,7 @@ class CheckResult:
         return {
             "name": self.name,
             "file": self.file,
-            "device": None
-            if self.device is None
-            else {"name": self.device.name, "kind": self.device.kind.value, "ios": self.device.ios},
+            "device": None if self.device is None else _device_dict(self.device),
             "device_label": self.device_label,
             "app": None
             if self.app is None
@@ -532,7 +530,7 @@ def junit_xml(suite: SuiteResult) -> bytes:
 
 def _testcase(suite: ET.Element, c: CheckResult) -> None:
     x = xml_text
-    device = "no device" if c.device is None else f"{c.device.name}, iOS {c.device.ios}"
+    device = "no device" if c.device is None else f"{c.device.name}, {c.device.os_text}"
     if c.device_label is not None:  # one testcase per check and device: the pool's name tells them apart
         device = c.device_label if c.device is None else f"{c.device_label} ({device})"
     run = "" if c.repeat is None else f" (run {c.repeat[0]} of {c.repeat[1]})"
@@ -609,3 +607,16 @@ def _where(c: CheckResult) -> str:
         s = c.steps[-1]
         return f"after step {s.index} ({s.text}), the last that ran"
     return "before the first step"
+
+
+def _device_dict(device: DeviceInfo) -> dict[str, Any]:
+    """A result's device: its name, kind and OS (``ios``: iOS's version, or Android's API level).
+
+    An Android device adds ``platform: android`` and its ``release`` (when read); an iOS device's
+    entry reads as it did before Android.
+    """
+    out: dict[str, Any] = {"name": device.name, "kind": device.kind.value, "ios": device.ios}
+    if device.platform is Platform.ANDROID:
+        out["platform"] = device.platform.value
+        out["release"] = device.release
+    return out

@@ -15,7 +15,8 @@ Rule 1: files are written atomically, mode 0600, in 0700 folders (``_fsutil``), 
         makes sure ``.mobster/.gitignore`` exists.
 Rule 2: ``seq`` is one more than the highest ``seq`` among the identity's readable files: "newest"
         is decided by ``seq``, never by a clock or a file time.
-Rule 3: an identity keeps its four newest envs (by ``seq``); storing a fifth deletes the oldest.
+Rule 3: an identity keeps its four newest envs of each platform (by ``seq``); storing a fifth deletes
+        the oldest of its platform, so recording on Android never deletes an iOS path.
 Rule 4: a cache file is at most :data:`MAX_CACHE_BYTES` (8 MiB); a larger one is dropped.
 Rule 5: a file that can't be used is dropped, never followed and never a crash: the lookup
         misses, logs the file and the reason, and reports it in :attr:`Lookup.dropped`.
@@ -31,9 +32,10 @@ Rule 5: a file that can't be used is dropped, never followed and never a crash: 
           older matcher rule, or a newer one's) is never replayed: it is renamed aside to
           ``<name>.format<N>`` the same way, and a lookup of its own env says why it records afresh.
 Rule 6: readers skip ``.tmp-*`` files and every name that isn't ``<identity>-<env>.json``.
-Rule 7: a miss names the newest readable path of another env recorded in the same locale
-        (:attr:`Lookup.carry`): a run that carries paths to a new build replays it. A path is never
-        carried into another language: its labels are that language's.
+Rule 7: a miss names the newest readable path of another env recorded on the same platform in the
+        same locale (:attr:`Lookup.carry`): a run that carries paths to a new build replays it. A
+        path is never carried into another language (its labels are that language's) nor to the
+        other platform (its roles and tree paths are that platform's).
 Rule 8: :func:`recorded_paths` lists a check's readable paths, newest first, for people and tools.
 Rule 9: ``origin`` says how a path came to be: ``recorded`` by Smart, ``carried`` from another
         build's env (``from`` names it), or ``healed`` (heals accepted into it), and which check
@@ -238,12 +240,15 @@ class ReplayCache:
                 log.debug("replay cache hit", file=str(record.stored.path), steps=len(record.steps))
                 return Lookup(record.steps, None, ())
         others = [r for d in digests if (r := self._load(identity, d, dropped)) is not None]
-        newest = max(others, key=_newest_key) if others else None
+        # Rule 5: compared with the newest path of this platform, else the newest of any.
+        mine = [r for r in others if r.stored.env.platform is env.platform]
+        newest = max(mine or others, key=_newest_key) if others else None
         why = why_fresh(env, None if newest is None else newest.stored.env)
         if set_aside:
             why = f"the path recorded here was set aside: {set_aside[0]}"
-        # Rule 7: a path is carried to a new build only in its own language: its labels are that language's.
-        same_language = [r for r in others if r.stored.env.locale == env.locale]
+        # Rule 7: a path is carried to a new build only on its own platform and in its own language:
+        # its labels are that language's, its roles and paths that platform's.
+        same_language = [r for r in mine if r.stored.env.locale == env.locale]
         carry = max(same_language, key=_newest_key) if same_language else None
         return Lookup(None, why, tuple(dropped), carry)
 
@@ -267,7 +272,9 @@ class ReplayCache:
         self.backend.write(identity, env.digest, data)
         target = Path(self.backend.where(identity, env.digest))
         log.debug("replay path stored", file=str(target), seq=seq, steps=len(steps))
-        kept = sorted((r for r in records if r.stored.env.digest != env.digest), key=_newest_key, reverse=True)
+        # Rule 3: the newest of this platform are kept; the other platform's paths are not this one's to drop.
+        mine = (r for r in records if r.stored.env.digest != env.digest and r.stored.env.platform is env.platform)
+        kept = sorted(mine, key=_newest_key, reverse=True)
         for old in kept[KEEP_ENVS - 1 :]:
             self.backend.remove(identity, old.stored.env.digest)
             log.debug("older replay env deleted", file=str(old.stored.path), seq=old.stored.seq)
@@ -281,7 +288,7 @@ class ReplayCache:
         """Rule 11: add a path recorded elsewhere, in the order it was recorded; False when it is kept out.
 
         It is kept out when this store has the same env recorded at the same time or later, or
-        when it is older than the :data:`KEEP_ENVS` newest paths of its identity here.
+        when it is older than the :data:`KEEP_ENVS` newest paths of its identity and platform here.
         """
         _check_identity(doc.identity)
         records = self._records(doc.identity)
@@ -291,10 +298,16 @@ class ReplayCache:
             _check_shared_text(doc.steps, Provenance() if origin is None else origin.provenance)
         others = [r for r in records if r.stored.env.digest != doc.env.digest]
         new = _record(doc, Path(self.backend.where(doc.identity, doc.env.digest)))
-        order = sorted([*others, new], key=lambda r: (r.stored.recorded_at, r.stored.seq))
-        kept, dropped = order[-KEEP_ENVS:], order[:-KEEP_ENVS]
-        if new not in kept:
+        platform = doc.env.platform  # Rule 3: each platform keeps its own newest
+        order = sorted(
+            [*(r for r in others if r.stored.env.platform is platform), new],
+            key=lambda r: (r.stored.recorded_at, r.stored.seq),
+        )
+        mine, dropped = order[-KEEP_ENVS:], order[:-KEEP_ENVS]
+        if new not in mine:
             return False
+        rest = [r for r in others if r.stored.env.platform is not platform]
+        kept = sorted([*rest, *mine], key=lambda r: (r.stored.recorded_at, r.stored.seq))
         ensure_gitignore(self.root)
         for seq, record in enumerate(kept, 1):
             if record is new or record.stored.seq != seq:
