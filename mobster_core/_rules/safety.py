@@ -94,6 +94,8 @@ COMMIT_WORDS_BY_LANGUAGE: Mapping[str, Mapping[Commit, tuple[str, ...]]] = {
             "delete", "unsend", "remove", "erase", "discard", "trash", "wipe", "reset", "clear all", "clear history",
             "clear data", "empty trash", "empty bin", "deactivate", "unsubscribe", "close account",
             "close my account",
+            # Android's: App info, Settings, Files and Photos
+            "uninstall", "clear storage", "clear cache", "move to bin", "move to trash",
         ),
         Commit.SEND: (
             "send", "resend", "reply", "reply all", "share", "forward", "invite", "submit", "call", "dial",
@@ -110,7 +112,8 @@ COMMIT_WORDS_BY_LANGUAGE: Mapping[str, Mapping[Commit, tuple[str, ...]]] = {
         ),
         Commit.DELETE: (
             "eliminar", "elimina", "elimine", "borrar", "borra", "borre", "quitar", "quita", "quite",
-            "suprimir", "descartar", "vaciar", "restablecer", "desactivar", "cerrar cuenta",
+            "suprimir", "descartar", "vaciar", "restablecer", "desactivar", "cerrar cuenta", "desinstalar",
+            "mover a la papelera",
         ),
         Commit.SEND: (
             "enviar", "envia", "envie", "reenviar", "responder", "responder a todos", "compartir", "comparte",
@@ -127,7 +130,8 @@ COMMIT_WORDS_BY_LANGUAGE: Mapping[str, Mapping[Commit, tuple[str, ...]]] = {
         ),
         Commit.DELETE: (
             "loschen", "losche", "loeschen", "entfernen", "entferne", "verwerfen", "zurucksetzen",
-            "papierkorb leeren", "deaktivieren", "konto schliessen",
+            "papierkorb leeren", "deaktivieren", "konto schliessen", "deinstallieren", "cache leeren",
+            "in den papierkorb",
         ),
         Commit.SEND: (
             "senden", "sende", "absenden", "versenden", "verschicken", "schicken", "abschicken", "antworten",
@@ -140,7 +144,10 @@ COMMIT_WORDS_BY_LANGUAGE: Mapping[str, Mapping[Commit, tuple[str, ...]]] = {
             "购买", "購買", "买入", "下单", "提交订单", "支付", "付款", "结账", "結帳", "结算", "订阅", "訂閱",
             "续订", "开通会员", "免费试用", "租借", "兑换", "充值", "转账", "轉帳", "打赏", "捐款",
         ),
-        Commit.DELETE: ("删除", "刪除", "抹掉", "清除", "移除", "清空", "还原", "重置", "注销", "丢弃"),
+        Commit.DELETE: (
+            "删除", "刪除", "抹掉", "清除", "移除", "清空", "还原", "重置", "注销", "丢弃", "卸载", "解除安裝",
+            "移至回收站",
+        ),
         Commit.SEND: ("发送", "發送", "回复", "回覆", "转发", "轉寄", "分享", "邀请", "拨打", "提交"),
         Commit.POST: ("发布", "發佈", "发表", "發表", "评论", "評論", "上传", "上傳", "发帖"),
     },
@@ -149,7 +156,9 @@ COMMIT_WORDS_BY_LANGUAGE: Mapping[str, Mapping[Commit, tuple[str, ...]]] = {
             "購入", "買う", "注文", "支払", "決済", "購読", "無料トライアル", "トライアルを開始", "レンタル",
             "引き換え", "チャージ", "送金", "寄付", "レジに進む",
         ),
-        Commit.DELETE: ("削除", "消去", "取り除く", "除去", "破棄", "リセット", "ゴミ箱に移動", "退会"),
+        Commit.DELETE: (
+            "削除", "消去", "取り除く", "除去", "破棄", "リセット", "ゴミ箱に移動", "退会", "アンインストール",
+        ),
         Commit.SEND: ("送信", "送る", "転送", "返信", "共有", "シェア", "招待", "発信", "電話をかける", "提出"),
         Commit.POST: ("投稿", "公開", "ツイート", "コメント", "アップロード"),
     },
