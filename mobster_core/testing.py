@@ -20,7 +20,16 @@ import selectors
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from ._rules.device import HOME_SCREENS, SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from ._rules.device import (
+    HOME_SCREENS,
+    SPRINGBOARD,
+    Action,
+    AppInfo,
+    DeviceInfo,
+    DeviceKind,
+    LaunchOptions,
+    Platform,
+)
 from ._rules.screen import Screen
 from ._rules.steps import Op
 from ._rules.verdict import Verdict
@@ -163,8 +172,9 @@ async def check_device(
     ``make_device`` builds a fresh device for each check. ``app`` is an installed app whose first
     screen is still (nothing on it moves). Optional: ``tap``, a ``(role, label)`` on that first
     screen whose tap leads to another screen; ``field``, a ``(role, label)`` text field reachable
-    on the first screen or after ``tap``; ``link``, a deep link the app opens. Raises
-    ``AssertionError`` naming the check and what was wrong.
+    on the first screen or after ``tap``; ``link``, a deep link the app opens. An Android device
+    given ``tap`` is checked to go back with ``BACK`` too. Raises ``AssertionError`` naming the
+    check and what was wrong.
     """
     checks: list[tuple[str, Callable[[Device], Awaitable[None]]]] = [
         ("info", _check_info),
@@ -187,6 +197,9 @@ async def check_device(
         png = await device.screenshot()
         _expect(isinstance(png, bytes) and png.startswith(b"\x89PNG\r\n\x1a\n"), "a screenshot is PNG bytes")
         ran.append("screenshot")
+    if tap is not None and (await device.info()).kind.platform is Platform.ANDROID:
+        await _conform(make_device, "back", lambda d: _check_back(d, app, tap))
+        ran.append("back")
     abilities: list[tuple[str, type, Callable[[Device, str], Awaitable[None]]]] = [
         ("evidence read", EvidenceReads, _check_evidence),
         ("target check", TargetChecks, _check_target),
@@ -358,6 +371,18 @@ async def _check_type(device: Device, app: str, tap: tuple[str, str] | None, fie
     after = await _read_until(device, lambda s: any(text in e.value for e in s.find(*field)))
     values = [e.value for e in after.find(*field)]
     _expect(any(text in v for v in values), f"after typing, the field holds {values}, not {text!r}")
+
+
+async def _check_back(device: Device, app: str, tap: tuple[str, str]) -> None:
+    """Android's system back, after a tap, goes back to the screen before it."""
+    await device.launch(app, LaunchOptions())
+    before = await device.read()
+    await device.act(Action(Op.TAP, element=before.find(*tap)[0]))
+    await _read_until(device, lambda s: s.hash != before.hash)
+    await device.act(Action(Op.BACK))
+    back = await _read_until(device, lambda s: s.hash == before.hash)
+    _expect(back.app == app, f"after BACK, {back.app} is in front, not {app}")
+    _expect(back.hash == before.hash, f"BACK after tapping {tap[1]!r} doesn't go back to the screen before it")
 
 
 async def _check_link(device: Device, app: str, link: str) -> None:

@@ -33,7 +33,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-__all__ = ["BY_CLASS", "BY_SUFFIX", "LISTS", "ROUND_TRIP", "TEXT_INPUTS", "class_of", "role_of", "simple_name"]
+import attrs
+
+__all__ = ["BY_CLASS", "BY_SUFFIX", "LISTS", "ROUND_TRIP", "TEXT_INPUTS", "Facts", "class_of", "role_of", "simple_name"]
 
 #: Rule 1: the widget classes of the platform and of AndroidX / Material, by simple name.
 BY_CLASS: Mapping[str, str] = MappingProxyType(
@@ -166,39 +168,42 @@ def _by_class(cls: str) -> str:
     return "Other"
 
 
-def role_of(  # noqa: PLR0913 - what a node says of itself, as the dump writes it
-    cls: str,
-    *,
-    clickable: bool = False,
-    checkable: bool = False,
-    scrollable: bool = False,
-    password: bool = False,
-    has_text: bool = False,
-    has_description: bool = False,
-    parent: str | None = None,
-) -> str:
+@attrs.frozen
+class Facts:
+    """What a node says of itself that its role depends on: its class and flags, as the dump writes them."""
+
+    cls: str
+    clickable: bool = False
+    checkable: bool = False
+    scrollable: bool = False
+    password: bool = False
+    has_text: bool = False
+    has_description: bool = False
+
+
+def role_of(facts: Facts, parent: str | None = None) -> str:
     """The role of a node (Rules 1 to 4); ``parent`` is its parent's role (a list makes a row a ``Cell``)."""
-    role = _by_class(cls)
-    if role == "TextField" and password:
+    role = _by_class(facts.cls)
+    if role == "TextField" and facts.password:
         return "SecureTextField"
-    if role in _TEXTS and clickable:
+    if role in _TEXTS and facts.clickable:
         return "Button"  # Rule 3
     if role not in _PLAIN:
         return role
-    if checkable:  # Rule 2: a state to show (a Compose toggle, a Quick Settings tile) before a press
+    if facts.checkable:  # Rule 2: a state to show (a Compose toggle, a Quick Settings tile) before a press
         return "Toggle"
-    if clickable:
+    if facts.clickable:
         return "Cell" if parent in LISTS else "Button"
-    return _what_a_view_shows(cls, scrollable=scrollable, has_text=has_text, has_description=has_description)
+    return _what_a_view_shows(facts)
 
 
-def _what_a_view_shows(cls: str, *, scrollable: bool, has_text: bool, has_description: bool) -> str:
+def _what_a_view_shows(facts: Facts) -> str:
     """Rule 2, for a view nobody presses: it scrolls, or (a plain view) it is a text or an icon."""
-    if scrollable:
+    if facts.scrollable:
         return "ScrollView"
-    if simple_name(cls) != "View":
+    if simple_name(facts.cls) != "View":
         return "Other"
-    return "StaticText" if has_text else "Image" if has_description else "Other"
+    return "StaticText" if facts.has_text else "Image" if facts.has_description else "Other"
 
 
 def class_of(role: str) -> str:

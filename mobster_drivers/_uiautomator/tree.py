@@ -85,7 +85,7 @@ import attrs
 
 from mobster_core import Element, Screen
 
-from .roles import TEXT_INPUTS, role_of
+from .roles import TEXT_INPUTS, Facts, role_of
 
 __all__ = [
     "KEYBOARD_PATH_ROLE",
@@ -252,7 +252,7 @@ def _showing_hint(node: Node) -> bool:
 
 
 def _role(node: Node, parent: str | None) -> str:
-    return role_of(
+    facts = Facts(
         node.cls,
         clickable=node.flag("clickable"),
         checkable=node.flag("checkable"),
@@ -260,8 +260,8 @@ def _role(node: Node, parent: str | None) -> str:
         password=node.flag("password"),
         has_text=bool(node.get("text")),
         has_description=bool(node.get("content-desc")),
-        parent=parent,
     )
+    return role_of(facts, parent)
 
 
 def _texts(node: Node, role: str) -> tuple[str, str, str]:

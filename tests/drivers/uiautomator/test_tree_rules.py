@@ -8,7 +8,7 @@ from mobster_core import Element
 from mobster_core._rules.alerts import find_alert
 from mobster_core._rules.keyboard import covered_by_keyboard
 from mobster_drivers._uiautomator import roles, tree
-from mobster_drivers._uiautomator.roles import ROUND_TRIP, class_of, role_of
+from mobster_drivers._uiautomator.roles import ROUND_TRIP, Facts, class_of, role_of
 from mobster_drivers._uiautomator.tree import BULLET, read_source
 
 PKG = "com.example.yourapp"
@@ -316,7 +316,7 @@ def test_long_texts_are_cut() -> None:
 @pytest.mark.parametrize("role", sorted(ROUND_TRIP))
 def test_every_round_trip_role_reads_back_as_itself(role: str) -> None:
     cls = class_of(role)
-    back = role_of(cls, password=role == "SecureTextField")
+    back = role_of(Facts(cls, password=role == "SecureTextField"))
     assert back == role
 
 
@@ -334,13 +334,14 @@ def test_every_round_trip_role_reads_back_as_itself(role: str) -> None:
         ("android.view.View", {"checkable": True, "clickable": True}, "Toggle"),
         ("android.view.View", {"scrollable": True}, "ScrollView"),
         ("android.view.View", {}, "Other"),
-        ("android.widget.LinearLayout", {"clickable": True, "parent": "CollectionView"}, "Cell"),
+        ("android.widget.LinearLayout", {"clickable": True, "in_list": True}, "Cell"),
         ("android.widget.LinearLayout", {"has_text": True}, "Other"),
         ("com.android.launcher3.Workspace", {"scrollable": True}, "ScrollView"),
     ],
 )
 def test_a_node_is_read_by_its_class_then_by_what_it_does(cls: str, facts: dict[str, object], role: str) -> None:
-    assert role_of(cls, **facts) == role  # type: ignore[arg-type]
+    in_list = bool(facts.pop("in_list", False))
+    assert role_of(Facts(cls, **facts), "CollectionView" if in_list else None) == role  # type: ignore[arg-type]
 
 
 def test_the_class_table_names_only_roles_of_the_core() -> None:
