@@ -70,7 +70,7 @@ from .uiautomator2 import FakeUiAutomator2
 
 __all__ = ["AdbRequest", "FakeAdb"]
 
-_EXE = """#!{python}
+_EXE = """#!{python} -IS
 # The fake adb of Mobster's tests (mobster_drivers.testing.adb): hands its arguments to the fake.
 import base64, json, os, socket, sys
 try:

@@ -934,6 +934,18 @@ class ScriptedPhone:
         self._sim.advance(self._clock.now())
         return not self._sim.alerts and self._sim.keyboard_shown()
 
+    def focused(self) -> Element | None:
+        """Rule 11: the text field with the input focus, while its screen is in front (with or without a keyboard)."""
+        sim = self._sim
+        now = self._clock.now()
+        sim.advance(now)
+        focus = sim.focus
+        if focus is None or focus[0] != sim.front or sim.alerts or sim.front == sim.home:
+            return None
+        if focus[1][0] != sim.running[sim.front].screen:
+            return None
+        return next((n.element for n in sim.nodes(now) if n.scripted is not None and n.key == focus[1][1]), None)
+
     def dismiss_keyboard(self) -> None:
         """Rule 11: the keyboard goes away (the focus with it), as its return key does."""
         self._sim.focus = None

@@ -123,6 +123,7 @@ class _Writer:
     width: int
     height: int
     dialog: str | None  # Rule 4: "permission", "chooser" or None
+    listed: bool = False  # the chooser's list is written
     lines: list[str] = attrs.field(factory=list)
     nodes: list[RenderedNode] = attrs.field(factory=list)
 
@@ -236,8 +237,26 @@ def _children(writer: _Writer, screen: Screen, parent: str, depth: int, focused:
         if e.role == "Alert":  # Rule 4: the dialog's window is the root; its texts and buttons below it
             _children(writer, screen, e.path, depth, focused)
             continue
+        if writer.dialog == "chooser" and e.role == "Button" and not writer.listed:
+            _resolver_list(writer, kept, depth)  # Rule 4: the chooser's list of apps, before its buttons
+            writer.listed = True
+            kept += 1
         cls, attributes = writer.attributes(e, kept, focused)
         kept += 1
         writer.open(cls, attributes, depth, e)
         _children(writer, screen, e.path, depth + 1, focused)
         writer.close(cls, depth)
+
+
+def _resolver_list(writer: _Writer, index: int, depth: int) -> None:
+    """Rule 4: ResolverActivity's ``android:id/resolver_list`` (its rows, the apps, aren't modelled)."""
+    top, bottom = round(writer.height * 0.45), round(writer.height * 0.5)
+    attributes = [
+        ("index", str(index)), ("package", writer.package), ("class", "android.widget.ListView"), ("text", ""),
+        ("resource-id", "android:id/resolver_list"), ("checkable", "false"), ("checked", "false"),
+        ("clickable", "false"), ("enabled", "true"), ("focusable", "true"), ("focused", "false"),
+        ("long-clickable", "false"), ("password", "false"), ("scrollable", "false"), ("selected", "false"),
+        ("bounds", f"[0,{top}][{writer.width},{bottom}]"), ("displayed", "true"), ("a11y-important", "true"),
+    ]  # fmt: skip
+    writer.open("android.widget.ListView", attributes, depth, None)
+    writer.close("android.widget.ListView", depth)

@@ -137,11 +137,12 @@ class AndroidState:
         return render(shown, density=self.density, focused=self.focused_path(shown))
 
     def focused_path(self, screen: Screen) -> str | None:
-        """The path of the text field with the focus while the keyboard shows (the phone's Rule 11)."""
-        if not self.phone.keyboard_shown():
+        """The path of the text field with the input focus (the phone's Rule 11), on ``screen``."""
+        field = self.phone.focused()
+        if field is None:
             return None
-        fields = [e for e in screen.elements if e.role in ("TextField", "SecureTextField", "SearchField")]
-        return fields[0].path if len(fields) == 1 else None
+        same = screen.element_at(field.path)
+        return field.path if same is not None and same.pair == field.pair else None
 
     # -- Rules 2, 3 ---------------------------------------------------------------------------
 
