@@ -274,7 +274,11 @@ def test_a_forward_listens_at_once_and_closes_connections_while_no_server_runs(f
     port = int(fake.adb_run("forward", "tcp:0", "tcp:6790").stdout)
     with socket.create_connection(("127.0.0.1", port), timeout=5) as early:
         early.sendall(b"GET /status HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert early.recv(100) == b""  # accepted, then closed: nothing listens on the device yet
+        try:
+            got = early.recv(100)
+        except ConnectionResetError:  # closed with the request unread: a reset, as from adb
+            got = b""
+        assert got == b""  # accepted, then closed: nothing listens on the device yet
     assert fake.adb_run("forward", "--list").stdout == f"emulator-5554 tcp:{port} tcp:6790\n"
     busy = fake.adb_run("forward", f"tcp:{port}", "tcp:6790")
     assert busy.returncode == 0  # the same local port again: re-pointed, as adb does
