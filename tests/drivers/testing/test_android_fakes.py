@@ -214,8 +214,8 @@ def test_delete_session_stops_the_server_and_am_instrument_returns(fake: Fake) -
         fake.http(port, "GET", "/status")  # the forward stays, nothing answers behind it
 
 
-def test_the_server_answers_two_connections_at_once(tmp_path: Any) -> None:
-    text = sample_path("yourapp-android").read_text().replace("latency: zero", "latency: {read: 0.5}")
+def test_the_server_answers_two_connections_at_once() -> None:
+    text = sample_path("yourapp-android").read_text().replace("latency: zero", "latency: {read: 1.5}")
     script = AppScript.from_text(text, "slow.yaml")
     with FakeUiAutomator2(script, lifetime=60) as server, FakeAdb([server], lifetime=60) as adb:
         fake = Fake(server, adb)
@@ -225,10 +225,9 @@ def test_the_server_answers_two_connections_at_once(tmp_path: Any) -> None:
             slow = threading.Thread(target=fake.http, args=(port, "GET", f"/session/{sid}/source"))
             slow.start()
             assert server.wait_for(lambda r: r.route == "/source", 5)
-            began = time.monotonic()
             assert fake.http(port, "GET", "/status")[0] == 200
-            assert time.monotonic() - began < 0.4  # Netty's workers: not held behind the 0.5 s source
-            slow.join(5)
+            assert slow.is_alive()  # Netty's workers: /status was not held behind the 1.5 s source
+            slow.join(10)
         finally:
             assert fake.instrument is not None
             fake.instrument.terminate()
