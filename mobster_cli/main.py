@@ -218,6 +218,15 @@ def _device_options(f: Any) -> Any:
                 help="Run on phones behind the Appium server, Selenium Grid or device cloud at URL (repeat: a pool).",
             ),
             click.option(
+                "--android",
+                metavar="[SERIAL]",
+                multiple=True,
+                is_flag=False,
+                flag_value="",
+                help="Run on the Android device or emulator SERIAL, through adb and the UiAutomator2 server "
+                "(no SERIAL: the only one adb lists; repeat: a pool; docs/android.md).",
+            ),
+            click.option(
                 "--caps",
                 metavar="FILE",
                 multiple=True,
@@ -619,8 +628,8 @@ def _open_pool(settings: Settings, files: Sequence[Path], clock: Clock, *, verif
 
     if not settings.devices.kinds:
         _fail(
-            "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL "
-            "or --driver FACTORY ARG"
+            "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL, "
+            "--android [SERIAL] or --driver FACTORY ARG"
         )
     try:
         from mobster_drivers.harness.pool import CouldntOpen, PoolError, open_pool, pool_specs

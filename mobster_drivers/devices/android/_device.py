@@ -38,8 +38,9 @@ Rule 6 (errors, mapped here): nothing sent (adb or the server unreachable, no se
         reply never came, or that timed out, is an ``UnknownOutcome``; an action the server
         answered with an error reply is a ``DeviceError`` (it says it didn't do it). A read that
         fails is a ``DeviceError``. The original is the ``__cause__``.
-Rule 7 (a launch): ``am force-stop`` (``reset: data``: ``pm clear``; ``reset: reinstall`` needs the
-        APK, which this driver doesn't install: refused), then the permissions the check's policy
+Rule 7 (a launch): ``am force-stop`` (``reset: data`` and ``reset: reinstall``: ``pm clear``, which
+        wipes the app's data, cache and runtime permissions: the driver installs no APK, so a
+        reinstall keeps the installed build), then the permissions the check's policy
         names (``pm grant``/``pm revoke`` of each service's permissions, ``_uiautomator/
         permissions``; one the app doesn't request is skipped), the app's language from API 33
         (``cmd locale set-app-locales``), then the launch: ``am start -W -a android.intent.action.
@@ -101,7 +102,6 @@ _LAUNCHER_FLAGS = "0x10200000"
 _KEY = {"enter": 66, "home": 3, "back": 4, "escape": 111}
 _INPUT_METHOD = 2  # AccessibilityWindowInfo.TYPE_INPUT_METHOD
 _TAP_MS, _LONG_PRESS_MS, _SWIPE_MS = 50, 1000, 300
-_NO_REINSTALL = "reset: reinstall needs the app's APK, which the Android driver doesn't install; use reset: data"
 _MAIN = ["-a", "android.intent.action.MAIN", "-c", "android.intent.category.LAUNCHER", "-f", "0x10200000"]
 _INSTALL_HINT = (
     "the UiAutomator2 server isn't installed on {serial}: install Appium's UiAutomator2 driver and run one "
@@ -204,6 +204,10 @@ class AndroidDevice:
         """Android launches an app in a language of its own from API 33 (Rule 7; ``protocols.LocaleLaunches``)."""
         info = self._info
         return info is not None and info.ios_major >= 33
+
+    def open_sync(self) -> None:
+        """Rule 2, now (a pool opens its devices before the checks): ``DeviceError`` when it can't."""
+        self._open()
 
     def close(self) -> None:
         """End the session (the server stops itself), stop ``am instrument``, remove the forward."""
@@ -384,10 +388,9 @@ class AndroidDevice:
         adb, _http, _session = self._open()
         if options.args:
             raise DeviceError("launch.args are iOS process arguments; on Android give launch.env (string extras)")
-        if options.reset is Reset.REINSTALL:
-            raise DeviceError(_NO_REINSTALL)
         # One process: is it installed (its version), stop it (or clear its data), its launcher activity.
-        stop = ["pm", "clear", bundle] if options.reset is Reset.DATA else ["am", "force-stop", bundle]
+        # reset: data and reinstall are pm clear (data, cache, runtime permissions): no APK is installed here.
+        stop = ["am", "force-stop", bundle] if options.reset is Reset.NONE else ["pm", "clear", bundle]
         asked = [["dumpsys", "package", bundle], stop]
         if options.url is None:
             asked.append(["cmd", "package", "resolve-activity", "--brief", bundle])
