@@ -8,7 +8,7 @@ others are the same work plus noise).
 1. **Per read, by screen size** (50, 200 and 1,000 elements): the work the replay does on each read
    of a step's screen: the signature (sorted unique role/label pairs), the screen hash, the read
    fingerprint, ``match_step`` (the three rules), and the poll decision (``PollPolicy.next`` plus
-   ``WaitState.observe``). Each is timed on fresh ``Screen`` objects (a screen caches its signature,
+   ``PollState.observe``). Each is timed on fresh ``Screen`` objects (a screen caches its signature,
    hash and fingerprint, so reusing one would time a dictionary lookup). ``per step`` is what a step
    that matches on its first read costs: a new screen, its fingerprint, ``match_step`` (the signature
    included; the hash only for a screen less than 80% alike) and two poll decisions. The growth
@@ -46,9 +46,9 @@ from pathlib import Path
 from typing import Any
 
 import mobster_core as mc
-from mobster_core._rules.identity import Env
-from mobster_core._rules.settle import DEFAULT_POLICY
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.settle import DEFAULT_POLICY
+from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core._store.cache import ReplayCache

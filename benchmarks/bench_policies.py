@@ -67,9 +67,9 @@ from ruamel.yaml import YAML
 
 import mobster_core as mc
 from mobster_core._rules.assertions import evaluate
-from mobster_core._rules.settle import DEFAULT_POLICY
-from mobster_core._rules.typing_rules import Provenance
-from mobster_core._rules.verdict import Evidence, decide
+from mobster_core._rules.replay.settle import DEFAULT_POLICY
+from mobster_core._rules.replay.typing_rules import Provenance
+from mobster_core._rules.verdict.verdict import Grounds, decide
 from mobster_core._run.agent import Agent, Brief, ModelCalls
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.ended import Ended
@@ -911,7 +911,7 @@ async def run_other_async(
     read = await settled_read(
         lambda: dispatch.read_evidence("the verdict"), clock, accept=lambda s: all(r.ok for r in evaluate(expect, s))
     )
-    outcome = decide(expect, Evidence(evaluate(expect, read.screen), read.screen.app), BUNDLE)
+    outcome = decide(expect, Grounds(evaluate(expect, read.screen), read.screen.app), BUNDLE)
     tally.verdict = outcome.verdict.value
     tally.why = outcome.failure_class.value if outcome.failure_class else ""
 

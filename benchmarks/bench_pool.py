@@ -4,7 +4,7 @@ Each device is a fake Appium server (``FakeAppium``) in front of its own fake WD
 phone, with a USB iPhone's latencies (the ``usb-iphone`` profile: a tap returns after 0.478 s, the
 next screen shows 1.247 s later, a launch takes 2.6 s, a read 0.234 s), driven by the real
 Appium-Python-Client on the **real clock**. The suite is 12 sign-up checks (three steps each and
-an assertion), run through ``mobster_drivers.harness.pool.run_on_pool`` as ``mobster test --appium URL
+an assertion), run through ``mobster_harness.pool.run_on_pool`` as ``mobster test --appium URL
 --appium URL …`` runs them:
 
 1. ``record``: the pool records every check with the scripted model (Smart; not the figure);
@@ -46,10 +46,10 @@ from typing import Any
 
 import mobster_core as mc
 from mobster_drivers.devices.scripted import AppScript, sample_path
-from mobster_drivers.harness.pool import run_on_pool
-from mobster_drivers.harness.spec import DeviceOptions, pool_specs
 from mobster_drivers.models.scripted import ScriptedModel
 from mobster_drivers.testing.appium import FakeAppium
+from mobster_harness.pool import run_on_pool
+from mobster_harness.spec import DeviceOptions, pool_specs
 
 CHECK = """\
 version: 1

@@ -79,8 +79,8 @@ from unittest import mock
 import attrs
 
 import mobster_core as mc
-from mobster_core._rules.frames import FramesMode
-from mobster_core._rules.settle import DEFAULT_READ_POLICY, Done, Drifted, Move, SettledRead, StepState, StepWait
+from mobster_core._results.frames import FramesMode
+from mobster_core._rules.replay.settle import DEFAULT_READ_POLICY, Done, Drifted, Move, SettledRead, StepState, StepWait
 from mobster_core.results import StepSource
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import PROFILES, AppScript, Latency, ScriptedElement, ScriptedPhone

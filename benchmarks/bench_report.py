@@ -48,8 +48,8 @@ from typing import Any
 
 import mobster_core as mc
 from mobster_core import load_check
-from mobster_core._rules.identity import Env
-from mobster_core._rules.matcher import position
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.matcher import position
 from mobster_core._store.cache import ReplayCache
 from mobster_core.results import read_journal
 from mobster_core.testing import FakeClock

@@ -48,8 +48,8 @@ from typing import Any, TypeVar
 import attrs
 
 import mobster_core as mc
-from mobster_core._rules.settle import SettledRead
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.replay.settle import SettledRead
+from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.judge import settled_read
 from mobster_core._run.replay import Replayed, Replayer

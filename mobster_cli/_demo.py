@@ -1,9 +1,11 @@
 """``mobster demo``: a sample project run on the scripted phone, no key, no phone.
 
-The demo runs the library's own suite code (the same as ``mobster test``) on the scripted phone
-with the ``usb-iphone`` latency profile and the scripted model thinking 2.5 s a call, on a
+The demo runs the library's own suite code (the same as ``mobster test``, through the same door:
+``mobster_harness.Harness`` opens its phone, makes its model and its run options) on the scripted
+phone with the ``usb-iphone`` latency profile and the scripted model thinking 2.5 s a call, on a
 simulated clock: the times it prints are what those latencies add up to, measured by the clock
-the SDK waits on, not the time the demo takes.
+the SDK waits on, not the time the demo takes. It reads no key (its settings' environment is
+empty), so a shell's ``ANTHROPIC_API_KEY`` never turns its model-less run into a paid one.
 
 Rule 1: the demo writes only into a folder that is missing, empty, or an earlier demo left as the
         demo left it: the marker file ``.mobster-demo`` lists the digest of every file the demo
@@ -18,20 +20,20 @@ Rule 2: every folder the demo makes is 0700 and every file 0600, whatever the um
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
-from mobster_core import PriceTable, RunOptions, SuiteResult, run_suite
+from mobster_core import PriceTable, SuiteResult
+from mobster_core.exceptions import UnsafeFile
+from mobster_core.files import atomic_write, read_user_file
 from mobster_core.testing import FakeClock
-from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
-from mobster_drivers.models.scripted import ScriptedModel
-from mobster_report import HtmlReport
+from mobster_drivers.devices.scripted import sample_path
+from mobster_harness import Harness, Settings, run_on_pool
 
 from ._render import check_lines, pending_line, summary_line
+from ._shared import USAGE_EXIT, note
 
 __all__ = ["run_demo"]
 
@@ -75,6 +77,8 @@ mobster_clock = simulated
 
 
 MARKER = ".mobster-demo"
+#: Rule 1: the largest file of a demo's state read (a recorded path is at most 8 MiB); a larger one isn't the demo's.
+_MAX_STATE_FILE = 16 * 1024 * 1024
 _MARKER_HEAD = "Made by `mobster demo`: running it again here starts the demo afresh while nothing below changed.\n"
 #: Rule 1: what a demo's state leaves out: its runs' and results' folders, and caches of other tools.
 _NOT_STATE = (
@@ -103,7 +107,12 @@ def _state(folder: Path) -> dict[str, str]:
             if path.is_symlink():
                 state[name] = "symlink"
             continue
-        state[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+        try:
+            data = read_user_file(path, max_bytes=_MAX_STATE_FILE, follow=False)
+        except (UnsafeFile, OSError) as exc:  # swapped for a FIFO, grown past any demo file: not the demo's
+            state[name] = f"unreadable: {exc.reason if isinstance(exc, UnsafeFile) else exc.strerror}"
+            continue
+        state[name] = hashlib.sha256(data).hexdigest()
     return state
 
 
@@ -111,7 +120,11 @@ def _changed(folder: Path) -> str | None:
     """Rule 1: what in an earlier demo differs from what the demo left (None: nothing)."""
     import json
 
-    lines = (folder / MARKER).read_text(encoding="utf-8", errors="replace").split("\n", 1)
+    try:
+        marker = read_user_file(folder / MARKER, max_bytes=_MAX_STATE_FILE, follow=False)
+    except (UnsafeFile, OSError) as exc:
+        return f"{MARKER} can't be read ({exc.reason if isinstance(exc, UnsafeFile) else exc.strerror})"
+    lines = marker.decode("utf-8", errors="replace").split("\n", 1)
     try:
         left = json.loads(lines[1]) if len(lines) > 1 and lines[1].strip() else None
     except (ValueError, RecursionError):
@@ -191,11 +204,8 @@ def _private_folder(folder: Path) -> None:
 
 
 def _private_file(path: Path, text: str) -> None:
-    """Rule 2: a file the demo writes is 0600 whatever the umask (created so, then narrowed)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        os.fchmod(f.fileno(), 0o600)
-        f.write(text)
+    """Rule 2: a file the demo writes is 0600 whatever the umask, written whole, never through a link."""
+    atomic_write(path, text.encode("utf-8"))
 
 
 def _write_project(folder: Path) -> dict[str, Path]:
@@ -221,20 +231,17 @@ def _write_project(folder: Path) -> dict[str, Path]:
 
 def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
     clock = FakeClock()
-    phone = ScriptedPhone.from_file(app, clock=clock)
+    # The phone of this run, the scripted model or none, and no key read (the environment is empty).
+    settings = Settings.from_values({"scripted": (str(app),), "model": "scripted" if model else None}, secrets={})
+    harness = Harness(settings, folder, clock)
     # Price the scripted model like a Sonnet-class model, to show what a real first run costs.
     sonnet, _guessed = PriceTable().price_of("claude-sonnet")
     prices = PriceTable().extend({"scripted": sonnet})
     files = sorted((folder / ".mobster" / "checks").glob("*.yaml"))
     files = [f for f in files if not f.name.endswith(".heal.yaml")]
-
-    def make_model() -> Any:
-        return ScriptedModel(clock=clock, delay=MODEL_SECONDS) if model else None
-
-    # "Run it again" on each report: the phone this run used, as `mobster test` names it.
-    again = {"": f"--scripted {shlex.quote(app.relative_to(folder).as_posix())}"}
-    options = RunOptions(prices=prices, root=folder, reporter=HtmlReport(devices=again))
-    return clock.run(run_suite(files, [phone], clock, models=make_model, options=options))
+    models = harness.models(scripted_delay=MODEL_SECONDS)
+    options = harness.run_options(prices=prices)  # "Run it again": the phone, as `mobster test` names it
+    return clock.run(run_on_pool(files, harness.pool(files), clock, models=models, options=options))
 
 
 def _android(folder: Path, apps: dict[str, Path]) -> list[SuiteResult]:
@@ -318,8 +325,8 @@ def run_demo(folder: Path) -> int:
     try:
         _claim(folder)
     except NotADemoFolder as exc:
-        print(f"mobster: {exc}", file=sys.stderr)
-        return 3
+        note(exc)
+        return USAGE_EXIT
     apps = _write_project(folder)
     print(f"Mobster replay demo in {folder}")
     print("The scripted phone has a USB iPhone's latencies; the scripted model thinks 2.5 s a call.")
@@ -337,8 +344,8 @@ def run_demo(folder: Path) -> int:
 
     heal = folder / ".mobster" / "checks" / "signup.heal.yaml"
     print("\n== The heal waits for review beside the check:", heal.relative_to(folder))
-    if heal.exists():
-        print(heal.read_text().rstrip())
+    if heal.exists():  # the heal file the run just wrote, read as every heal file is: never through a link
+        print(read_user_file(heal, max_bytes=_MAX_STATE_FILE, follow=False).decode("utf-8", errors="replace").rstrip())
     mobster = _mobster()
     print()
     for command, what in (

@@ -1,7 +1,7 @@
-"""The command line's own devices and keys: ``--driver``'s factory, and ``--env-file``.
+"""The command line's own devices: ``--driver``'s factory (``--env-file`` is the harness's ``envfile``).
 
 Rule 1: the devices named by ``--scripted``, ``--wda``, ``--sim``, ``--device`` and ``--appium``
-        are made by the harness (``mobster_drivers.harness``: the one device spec, pool and model
+        are made by the harness (``mobster_harness``: the one device spec, pool and model
         chooser, shared with the pytest plugin); this module makes ``--driver``'s, which only the
         command has.
 Rule 2: ``--driver FACTORY ARG`` makes devices with your own driver, no fork needed. ``FACTORY`` is
@@ -24,11 +24,16 @@ import inspect
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mobster_core import Clock, Device, DeviceError, MobsterError
 
-__all__ = ["UsageProblem", "load_driver", "load_driver_devices", "read_env_file"]
+from ._shared import fail
+
+if TYPE_CHECKING:
+    from mobster_harness.settings import Settings
+
+__all__ = ["UsageProblem", "driver_devices", "load_driver", "load_driver_devices"]
 
 #: The entry point group a distribution registers its drivers in (Rule 2).
 DRIVER_GROUP = "mobster.drivers"
@@ -36,6 +41,23 @@ DRIVER_GROUP = "mobster.drivers"
 
 class UsageProblem(MobsterError):
     """The command was asked for something it can't do; the message says what to do instead."""
+
+
+async def driver_devices(driver: tuple[str, str], settings: Settings, clock: Clock) -> list[Device]:
+    """``--driver FACTORY ARG``'s devices (Rules 2, 3): a usage problem exits 3; a device not made ends each check."""
+    from mobster_harness import unavailable
+
+    named = settings.devices
+    if named.kinds:
+        fail(f"choose one device option, not --driver and {' and '.join(f'--{k}' for k in named.kinds)}")
+    if named.sessions or named.caps or named.session_wait is not None:
+        fail("--sessions, --caps and --session-wait go with --appium URL, not --driver")
+    try:
+        return await load_driver_devices(driver, parallel=named.parallel or 1, clock=clock)
+    except DeviceError as exc:
+        return [unavailable(exc)]
+    except (MobsterError, ValueError) as exc:
+        fail(str(exc))
 
 
 async def load_driver_devices(driver: tuple[str, str], *, parallel: int, clock: Clock) -> list[Device]:
@@ -118,14 +140,3 @@ async def _made(factory: Callable[..., Any], driver: tuple[str, str], clock: Clo
     if not isinstance(device, Device):
         raise UsageProblem(f"--driver {spec}: the factory returned {type(device).__name__}, not a Device")
     return device
-
-
-def read_env_file(path: Path) -> dict[str, str]:
-    """``--env-file``'s ``KEY=value`` lines (the harness's reader); never echoes a value."""
-    from mobster_drivers.harness.envfile import EnvFileError
-    from mobster_drivers.harness.envfile import read_env_file as read
-
-    try:
-        return read(path)
-    except EnvFileError as exc:
-        raise UsageProblem(str(exc)) from exc

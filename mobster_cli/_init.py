@@ -3,7 +3,7 @@
 Rule 1: init never overwrites a file. A file that is there is left (and said so), except for
         text added at the end of two files that say nothing of Mobster yet: ``[tool.mobster]``
         (and ``[tool.pytest.ini_options]``) appended to a ``pyproject.toml`` that has none, the
-        lines a ``.gitignore`` lacks appended to it; every other byte of them stays.
+        lines a ``.gitignore`` lacks appended to it; every other byte of them stays (Rule 8).
 Rule 2: it writes ``.mobster/checks/signup.yaml`` (a starter check for the scripted phone's sample
         app, its first line naming the check schema for editors), ``.mobster/check.schema.json``
         (the package's schema), ``apps/yourapp.yaml`` (the sample app script), the config
@@ -36,10 +36,26 @@ Rule 7: every ``${NAME}`` the project's checks name is an ``env:`` line of both 
         profile, whose model is a real one (``claude-…``, with ``ANTHROPIC_API_KEY`` from the
         secrets): the default profile's model is ``scripted``, which heals nothing a real app
         changes.
+Rule 8: a file init edits is another tool's, edited from its parsed document (``_edits``): it is
+        read as a careful server reads one (a regular file, a symlink to one followed, at most
+        256 KiB: a FIFO or ``/dev/zero`` is refused at once), whether to add is decided from the
+        parse (``tool.mobster`` or ``tool.pytest`` there in any form TOML allows; a pattern a
+        ``.gitignore`` names, ignored or negated), and the result is verified before it is
+        written (it parses as the old document plus exactly what was added) and written by
+        ``write_user_file`` (never through a symlink; a file changed meanwhile is left). A
+        ``pyproject.toml`` that can't be read or parsed (a byte order mark, not UTF-8, not TOML)
+        is left, and nothing is written in its place: the line says why and to run init again.
+        One that parses but can't take a table (a ``tool`` that is an inline table, or a
+        symlink) is left, and the table goes to a file of its own (``mobster.toml``,
+        ``pytest.ini``), said in a note. A ``.gitignore`` that can't take its lines is left, and
+        the line names the lines to add by hand. A file init makes is created whole, never
+        replacing one that appeared meanwhile (``write_user_file(new=True)``); a workflow that is
+        there is only read (Rule 2), the same careful way.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -111,11 +127,22 @@ import pathlib
 import sys
 import tomllib
 
+
+def read(name):
+    data = pathlib.Path(name).read_bytes()
+    if data.startswith(b"\\xef\\xbb\\xbf"):
+        sys.exit(f"{name}: it starts with a byte order mark (BOM); save it as UTF-8 without one")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        sys.exit(f"{name}: it can't be read as TOML ({exc}); fix it (https://toml.io)")
+
+
 own = pathlib.Path("mobster.toml")
 if own.is_file():
-    where, table = own.name, tomllib.loads(own.read_text(encoding="utf-8"))
+    where, table = own.name, read(own.name)
 else:
-    doc = tomllib.loads(pathlib.Path("pyproject.toml").read_text(encoding="utf-8"))
+    doc = read("pyproject.toml")
     where, table = "pyproject.toml [tool.mobster]", doc.get("tool", {}).get("mobster", {})
 source = table.get("install")
 if not isinstance(source, str) or not source.strip() or any(c.isspace() for c in source.strip()):
@@ -310,8 +337,8 @@ def config_text(found: Found, *, profiles: str = "profiles", install: str | None
     ``install`` is where CI installs Mobster replay from (None: this copy came from somewhere CI
     can't reach, and a comment says what to write).
     """
-    from mobster_drivers.harness.config import toml_value
-    from mobster_drivers.harness.models import DEFAULT_ANTHROPIC_MODEL
+    from mobster_harness import DEFAULT_ANTHROPIC_MODEL
+    from mobster_harness.config import toml_value
 
     lines = [
         'profile = "scripted"',
@@ -376,13 +403,11 @@ def init_project(folder: Path, found: Found, *, install: str | None = None) -> _
         report.wrote.append(_rel(starter, folder))
     _new_private(mobster / SCHEMA_NAME, schema_text(), folder, report)
     _new(folder / "apps" / "yourapp.yaml", sample_path("yourapp").read_text(encoding="utf-8"), folder, report)
-    pyproject = folder / "pyproject.toml"
-    _config(folder, pyproject, found, report, install)
-    _pytest(folder, pyproject, report)
+    _config_and_pytest(folder, found, report, install)
     _gitignore(folder / ".gitignore", folder, report)
     secrets = _secrets(folder, report)
     workflow = folder / ".github" / "workflows" / "mobster.yml"
-    if workflow.exists() or workflow.is_symlink():
+    if os.path.lexists(workflow):
         _missing_env(workflow, secrets, folder, report)
     else:
         _new(workflow, workflow_text(secrets), folder, report)
@@ -407,9 +432,26 @@ def _missing_env(workflow: Path, secrets: Sequence[str], folder: Path, report: _
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
+    from mobster_core.exceptions import UnsafeFile
+    from mobster_core.files import read_user_file
+    from mobster_core.yaml import MAX_YAML_BYTES
+
+    rel = _rel(workflow, folder)
+    if not secrets:
+        report.left.append(f"{rel} (it is there)")
+        return
     try:
-        doc = YAML(typ="safe", pure=True).load(workflow.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, YAMLError):
+        data = read_user_file(workflow, max_bytes=MAX_YAML_BYTES)
+    except (UnsafeFile, OSError) as exc:
+        why = exc.reason if isinstance(exc, UnsafeFile) else (exc.strerror or type(exc).__name__)
+        names = ", ".join(secrets)
+        report.left.append(
+            f"{rel} (it is there, but can't be read: {why}; its mobster test steps' env needs {names} from the secrets)"
+        )
+        return
+    try:
+        doc = YAML(typ="safe", pure=True).load(data.decode("utf-8"))
+    except (UnicodeDecodeError, YAMLError, RecursionError):
         doc = None
     have: set[str] = set()
     for job in (doc.get("jobs") or {}).values() if isinstance(doc, dict) else ():
@@ -417,7 +459,6 @@ def _missing_env(workflow: Path, secrets: Sequence[str], folder: Path, report: _
             env = layer.get("env") if isinstance(layer, dict) else None
             have.update(env if isinstance(env, dict) else ())
     missing = [n for n in secrets if n not in have]
-    rel = _rel(workflow, folder)
     if not missing:
         report.left.append(f"{rel} (it is there)")
         return
@@ -446,13 +487,18 @@ def _rel(path: Path, folder: Path) -> str:
 
 
 def _new(path: Path, text: str, folder: Path, report: _Report) -> None:
-    """A file written only when there is none (Rule 1): created exclusively, never replaced."""
-    if path.exists() or path.is_symlink():
+    """Rules 1 and 8: a file written only when there is none: whole, linked into place, never replacing one."""
+    from mobster_core.files import write_user_file
+
+    if os.path.lexists(path):
         report.left.append(f"{_rel(path, folder)} (it is there)")
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("x", encoding="utf-8") as f:
-        f.write(text)
+    try:
+        write_user_file(path, text.encode(), new=True)
+    except FileExistsError:  # made meanwhile (a parallel init): it is kept
+        report.left.append(f"{_rel(path, folder)} (it is there)")
+        return
     report.wrote.append(_rel(path, folder))
 
 
@@ -466,67 +512,141 @@ def _new_private(path: Path, text: str, folder: Path, report: _Report) -> None:
     report.wrote.append(_rel(path, folder))
 
 
-def _append(path: Path, text: str) -> None:
-    """Text added at the end of ``path``; every byte before it stays (Rule 1)."""
-    data = path.read_bytes()
-    newline = b"\r\n" if b"\r\n" in data else b"\n"
-    joiner = b"" if not data or data.endswith(b"\n") else newline
-    gap = newline if data.strip() else b""
-    with path.open("ab") as f:
-        f.write(joiner + gap + text.encode().replace(b"\n", newline))
+#: Files that set pytest up (pytest reads the first it finds); the plugin needs none of them.
+_PYTEST_FILES = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini", "setup.cfg")
+_PYTEST_LEFT = "pytest is set up there; the plugin reads the project config by itself"
+#: The largest ``pyproject.toml`` and ``.gitignore`` init reads (the config reader's limit).
+_MAX_EDITED = 256 * 1024
+#: Rule 8: a table init adds to ``pyproject.toml``, by its header: the key of ``tool`` that says it is there.
+_TOOL_KEYS = {"[tool.mobster]": "mobster", "[tool.pytest.ini_options]": "pytest"}
 
 
-_TABLE = re.compile(r"^\s*\[\s*tool\s*\.\s*{}\s*[\].]", re.MULTILINE)
+@dataclass(frozen=True)
+class _Table:
+    """Rule 8: what init adds: a table of ``pyproject.toml``, or else a file of its own."""
+
+    text: str
+    own: Path
+    own_text: str
 
 
-def _has_table(path: Path, name: str) -> bool:
-    text = path.read_text(encoding="utf-8", errors="replace")
-    return bool(re.search(_TABLE.pattern.format(re.escape(name)), text, re.MULTILINE))
-
-
-def _config(folder: Path, pyproject: Path, found: Found, report: _Report, install: str | None) -> None:
+def _config_and_pytest(folder: Path, found: Found, report: _Report, install: str | None) -> None:
+    """Rules 1, 2 and 8: the config and the pytest lines, as tables of ``pyproject.toml`` when the project has one."""
     own = folder / "mobster.toml"
-    if own.exists():
+    pytest_file = next((n for n in _PYTEST_FILES if (folder / n).is_file()), None)
+    wanted: dict[str, _Table] = {}
+    if os.path.lexists(own):
         report.left.append("mobster.toml (it is there)")
-    elif pyproject.is_file() and _has_table(pyproject, "mobster"):
-        report.left.append("pyproject.toml [tool.mobster] (it is there)")
-    elif pyproject.is_file():
-        text = config_text(found, profiles="tool.mobster.profiles", install=install)
-        _append(pyproject, "[tool.mobster]\n" + _CONFIG_HEAD + text)
-        report.wrote.append("pyproject.toml [tool.mobster] (added at its end)")
     else:
-        _new(own, _CONFIG_HEAD + "\n" + config_text(found, install=install), folder, report)
+        body = config_text(found, profiles="tool.mobster.profiles", install=install)
+        own_text = _CONFIG_HEAD + "\n" + config_text(found, install=install)
+        wanted["[tool.mobster]"] = _Table("[tool.mobster]\n" + _CONFIG_HEAD + body, own, own_text)
+    if pytest_file is not None:
+        report.left.append(f"{pytest_file} ({_PYTEST_LEFT})")
+    else:
+        ini = "[tool.pytest.ini_options]\n" + PYTEST_INI
+        wanted["[tool.pytest.ini_options]"] = _Table(ini, folder / "pytest.ini", "[pytest]\n" + PYTEST_INI)
+    pyproject = folder / "pyproject.toml"
+    if wanted and os.path.lexists(pyproject):
+        wanted = _into_pyproject(pyproject, wanted, report)
+    for left in wanted.values():
+        _new(left.own, left.own_text, folder, report)
 
 
-def _pytest(folder: Path, pyproject: Path, report: _Report) -> None:
-    ini = folder / "pytest.ini"
-    others = [n for n in ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg") if (folder / n).is_file()]
-    if pyproject.is_file() and _has_table(pyproject, r"pytest\s*\.\s*ini_options"):
-        others.append("pyproject.toml [tool.pytest.ini_options]")
-    if others:
-        report.left.append(f"{others[0]} (pytest is set up there; the plugin reads the project config by itself)")
-    elif pyproject.is_file():
-        _append(pyproject, "[tool.pytest.ini_options]\n" + PYTEST_INI)
-        report.wrote.append("pyproject.toml [tool.pytest.ini_options] (added at its end)")
+def _into_pyproject(pyproject: Path, wanted: dict[str, _Table], report: _Report) -> dict[str, _Table]:
+    """Rule 8: the ``wanted`` tables ``pyproject.toml`` lacks, added at its end, verified; what goes to its own file."""
+    from mobster_core.exceptions import Problem, UnsafeFile
+    from mobster_core.files import write_user_file
+
+    from ._edits import EditRefused, add_toml_tables, toml_document
+
+    try:
+        data = _read_edited(pyproject)
+        tool = toml_document(data).get("tool", {})
+    except EditRefused as exc:
+        report.left.append(
+            f"pyproject.toml as it is ({exc}): run mobster init again once it reads, to add {_and(wanted)}"
+        )
+        return {}
+    missing = {}
+    for header, table in wanted.items():
+        if isinstance(tool, dict) and _TOOL_KEYS[header] in tool:
+            report.left.append(_there(header, tool))
+        else:
+            missing[header] = table
+    if not missing:
+        return {}
+    try:
+        edited = add_toml_tables(data, "\n".join(t.text for t in missing.values()), named=_and(missing))
+        write_user_file(pyproject, edited, replacing=data)
+    except UnsafeFile as exc:
+        if exc.problem is Problem.CHANGED:
+            report.left.append(f"pyproject.toml as it is ({exc.reason}): run mobster init again")
+            return {}
+        why = exc.reason
+    except EditRefused as exc:
+        why = str(exc)
     else:
-        _new(ini, "[pytest]\n" + PYTEST_INI, folder, report)
+        report.wrote.extend(f"pyproject.toml {header} (added at its end)" for header in missing)
+        return {}
+    instead = " and ".join(t.own.name for t in missing.values())
+    report.notes.append(f"pyproject.toml is left as it is ({why}): {instead} instead")
+    return missing
+
+
+def _and(tables: dict[str, _Table]) -> str:
+    return " and ".join(tables)
+
+
+def _there(header: str, tool: dict[str, object]) -> str:
+    """Rule 8: what init leaves when ``pyproject.toml`` holds the table, in any form."""
+    if header == "[tool.mobster]":
+        shape = "" if isinstance(tool["mobster"], dict) else "; it should be a table (docs/config.md)"
+        return f"pyproject.toml [tool.mobster] (it is there{shape})"
+    held = tool["pytest"]
+    ini = isinstance(held, dict) and "ini_options" in held
+    return f"pyproject.toml {'[tool.pytest.ini_options]' if ini else '[tool.pytest]'} ({_PYTEST_LEFT})"
+
+
+def _read_edited(path: Path) -> bytes:
+    """A file init may edit, read as a careful server reads one; :class:`EditRefused` saying why it can't be."""
+    from mobster_core.exceptions import UnsafeFile
+    from mobster_core.files import read_user_file
+
+    from ._edits import EditRefused
+
+    try:
+        return read_user_file(path, max_bytes=_MAX_EDITED)
+    except UnsafeFile as exc:
+        raise EditRefused(exc.reason) from None
+    except OSError as exc:
+        raise EditRefused(f"it can't be read ({exc.strerror or type(exc).__name__})") from None
 
 
 def _gitignore(path: Path, folder: Path, report: _Report) -> None:
-    if not path.exists():
-        _new(
-            path,
-            "# Mobster replay: API keys and what runs leave (docs/config.md)\n" + "\n".join(GITIGNORE) + "\n",
-            folder,
-            report,
-        )
+    """Rules 1 and 8: the lines a ``.gitignore`` lacks, added at its end (the file made when there is none)."""
+    from mobster_core.exceptions import UnsafeFile
+    from mobster_core.files import write_user_file
+
+    from ._edits import EditRefused, add_gitignore_lines, gitignore_missing
+
+    if not os.path.lexists(path):
+        head = "# Mobster replay: API keys and what runs leave (docs/config.md)\n"
+        _new(path, head + "\n".join(GITIGNORE) + "\n", folder, report)
         return
-    have = {line.strip() for line in path.read_text(encoding="utf-8", errors="replace").splitlines()}
-    missing = [line for line in GITIGNORE if line not in have and line.rstrip("/") not in have]
-    if not missing:
-        report.left.append(".gitignore (it has Mobster's lines)")
+    missing = list(GITIGNORE)
+    try:
+        data = _read_edited(path)
+        missing = gitignore_missing(data, GITIGNORE)
+        if not missing:
+            report.left.append(".gitignore (it has Mobster's lines)")
+            return
+        added = add_gitignore_lines(data, "# Mobster replay\n" + "\n".join(missing) + "\n")
+        write_user_file(path, added, replacing=data)
+    except (EditRefused, UnsafeFile) as exc:
+        why = exc.reason if isinstance(exc, UnsafeFile) else str(exc)
+        report.left.append(f".gitignore as it is ({why}): add these lines to it by hand: {' '.join(missing)}")
         return
-    _append(path, "# Mobster replay\n" + "\n".join(missing) + "\n")
     report.wrote.append(f".gitignore ({len(missing)} line{'s' if len(missing) != 1 else ''} added at its end)")
 
 

@@ -2,9 +2,13 @@ r"""``mobster inspect``: the device's current screen as the matcher and the verd
 
 Rule 1: it takes the device options of ``mobster test`` (the same decorator, the same
         ``Settings`` and harness specs), less those of a run (model, heal, frames, waits), and
-        reads exactly one device. With ``--app BUNDLE`` it says when another app is in front;
-        ``--launch`` launches that app first (no reset: an inspection changes nothing else; in
-        ``--locale`` where the device launches apps in a locale).
+        reads exactly one device, opened by the harness (``Harness.one_device``). The project
+        config and its profiles fill what the command line leaves out as for ``mobster test``
+        (``_config``'s Rule 1: ``--profile`` or ``$MOBSTER_PROFILE``, the device, caps,
+        ``session-wait``, ``env-file``, ``locale``); the config's run keys don't apply. With
+        ``--app BUNDLE`` it says when another app is in front; ``--launch`` launches that app first
+        (no reset: an inspection changes nothing else; in ``--locale`` where the device launches
+        apps in a locale).
 Rule 2: the screen shown is the one the verdict reads: the device's evidence read
         (``read_evidence``) when it has one, else its read. Each element is given with its role,
         label, value, identifier, path, frame in points and whether it counts as shown, and why
@@ -16,8 +20,8 @@ Rule 3: ``--select TEXT`` adds the step and the expect entries a check would wri
 Rule 4: ``--json`` prints one ``mobster.inspect/1`` document (``docs/inspect.md``); under
         ``--watch``, one document a line, each time the screen changes.
 Rule 5: ``--watch`` reads again every ``--every`` seconds on the command's clock and prints the
-        screen again when its read fingerprint changed. Ctrl+C ends it: exit 130, the device
-        released.
+        screen again when its read fingerprint changed. Ctrl+C or SIGTERM ends it (the signal
+        rule, ``_signals``): exit 130 or 143, the device released.
 Rule 6: text from the device goes through ``visible`` (``_render``'s Rule 1) and is cut to
         ``MAX_SHOWN`` characters on the terminal, saying how long it was; JSON keeps it whole,
         made safe to print (``json_text``).
@@ -25,17 +29,22 @@ Rule 6: text from the device goes through ``visible`` (``_render``'s Rule 1) and
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import click
 
+from ._config import configured
+from ._options import FiniteNumber
+from ._shared import Runtime, boundary, console, fail, keys, project_root, runtime
+
 if TYPE_CHECKING:
     from mobster_core import Clock, Device, DeviceInfo, Element, Screen
     from mobster_core.screens import Difference, Suggestion
+    from mobster_harness import Harness, OpenDevice, Settings
 
 __all__ = ["MAX_SHOWN", "SCHEMA", "inspect_command", "inspect_document", "screen_lines"]
 
@@ -75,7 +84,10 @@ class _Reads:
 def inspect_command(device_options: Callable[[Any], Any]) -> click.Command:
     """The ``inspect`` command, with ``device_options`` (``mobster test``'s decorator) less its run options."""
 
-    @click.command(name="inspect", epilog="Exit codes: 0 read, 3 couldn't read (a bad option, no device), 130 stopped.")
+    @click.command(
+        name="inspect",
+        epilog="Exit codes: 0 read, 3 couldn't read (a bad option, no device), 130 or 143 stopped (Ctrl+C, SIGTERM).",
+    )
     @click.option("--app", metavar="BUNDLE", help="The app to look at: say so when another is in front.")
     @click.option("--launch", is_flag=True, help="Launch --app first (no reset); default: read what is in front.")
     @click.option("--select", metavar="TEXT", help="The step and expect entries a check would write for TEXT.")
@@ -83,7 +95,7 @@ def inspect_command(device_options: Callable[[Any], Any]) -> click.Command:
     @click.option("--watch", is_flag=True, help="Print the screen again each time it changes, until Ctrl+C.")
     @click.option(
         "--every",
-        type=click.FloatRange(0.1, 60.0),
+        type=FiniteNumber(0.1, 60.0),
         default=1.0,
         show_default=True,
         metavar="SECONDS",
@@ -96,9 +108,7 @@ def inspect_command(device_options: Callable[[Any], Any]) -> click.Command:
         Each element's role, label, value, identifier, path and frame, and whether it counts as
         shown (and why not). The same device options as mobster test.
         """
-        from .main import _boundary, _runtime
-
-        raise SystemExit(_boundary(lambda: _inspect(_runtime(ctx), opts)))
+        raise SystemExit(boundary(lambda: _inspect(runtime(ctx), configured(ctx, opts))))
 
     for param in _device_params(device_options):
         inspect.params.append(param)
@@ -114,66 +124,69 @@ def _device_params(device_options: Callable[[Any], Any]) -> list[click.Parameter
     return [p for p in holder.params if p.name not in _RUN_ONLY]
 
 
-def _inspect(runtime: Any, opts: dict[str, Any]) -> int:
-    from .main import _fail, _keys, _settings
+def _inspect(on: Runtime, opts: dict[str, Any]) -> int:
+    from mobster_harness import Harness, Settings
 
     job = _Job(
         opts["app"], opts["launch"], opts["select"], opts["watch"], opts["every"], opts["as_json"], opts.get("locale")
     )
     if job.launch and job.app is None:
-        _fail("--launch needs --app BUNDLE: the app to launch")
+        fail("--launch needs --app BUNDLE: the app to launch")
     if job.select is not None and not job.select.strip():
-        _fail("--select needs the label to look for, such as --select Continue")
-    filled = dict.fromkeys(("no_heal", "fresh"), False) | opts
-    settings = dataclasses.replace(_settings(filled), secrets=_keys(opts.get("env_file")))
-    clock = runtime.the_clock()
+        fail("--select needs the label to look for, such as --select Continue")
+    settings = Settings.from_values(opts, secrets=keys(opts.get("env_file")), profile=opts.get("profile_used"))
+    clock = on.the_clock()
     if opts.get("driver"):
-        return _on_driver(runtime, opts, settings, job, clock)
-    opened = _open(settings, job, clock)
+        return _on_driver(on, tuple(opts["driver"]), settings, job, clock)
+    opened = _open(Harness(settings, project_root(Path.cwd()), clock), job)
     try:
-        return _looked(runtime, _session(opened.device, clock, job))
+        return _looked(on, _session(opened.device, clock, job))
     finally:
         opened.release()
 
 
-def _on_driver(runtime: Any, opts: dict[str, Any], settings: Any, job: _Job, clock: Clock) -> int:
+def _on_driver(on: Runtime, driver: tuple[str, str], settings: Settings, job: _Job, clock: Clock) -> int:
     """``--driver FACTORY ARG``: its first device (``mobster test``'s own loader)."""
-    from .main import _driver_devices
+    from ._devices import driver_devices
 
     async def body() -> int:
-        devices = await _driver_devices(opts, settings, clock)
+        devices = await driver_devices(driver, settings, clock)
         return await _session(devices[0], clock, job)
 
-    return _looked(runtime, body())
+    return _looked(on, body())
 
 
-def _looked(runtime: Any, coro: Any) -> int:
-    """Run the inspection; Ctrl+C ends it with exit 130 (Rule 5)."""
+def _looked(runtime: Runtime, coro: Any) -> int:
+    """Run the inspection under the signal rule (``_signals``): Ctrl+C or SIGTERM ends it, 130 or 143 (Rule 5)."""
+    from ._signals import Stop, Stopped, until_stopped
+
+    stop = Stop()
     try:
-        return int(runtime.run_to_end(coro))
-    except KeyboardInterrupt:
+        return int(runtime.run_to_end(until_stopped(coro, stop)))
+    except Stopped:
+        click.echo(f"stopped by {stop.name}", err=True)
+        return stop.code or _INTERRUPTED
+    except KeyboardInterrupt:  # before the loop runs (the signal rule holds while it does)
         click.echo("stopped", err=True)
         return _INTERRUPTED
 
 
-def _open(settings: Any, job: _Job, clock: Clock) -> Any:
+def _open(harness: Harness, job: _Job) -> OpenDevice:
     """The one device the options name, opened by the harness (Rule 1); a problem exits 3."""
-    from .main import _fail
+    from mobster_harness import CouldntOpen, PoolError
 
-    if not settings.devices.kinds:
-        _fail(
-            "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL "
-            "or --driver FACTORY ARG"
+    if not harness.settings.devices.kinds:
+        fail(
+            "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL, "
+            "--android [SERIAL] or --driver FACTORY ARG"
         )
-    from mobster_drivers.harness.pool import CouldntOpen, PoolError, open_device, pool_specs
-
     try:
-        specs = pool_specs(settings.devices, bundle=job.app)
-        if len(specs) > 1:
-            _fail(f"inspect reads one device; the options name {len(specs)}: give one")
-        return open_device(specs[0], clock)
+        count = len(harness.specs())
+        if count > 1:
+            fail(f"inspect reads one device; the options name {count}: give one")
+        return harness.one_device(bundle=job.app)
     except (PoolError, CouldntOpen) as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 async def _session(device: Device, clock: Clock, job: _Job) -> int:
@@ -230,18 +243,16 @@ def _print(reads: _Reads, info: DeviceInfo, job: _Job) -> None:
         doc = inspect_document(reads.screen, info, reads=(reads.evidence, reads.differences), select=chosen)
         click.echo(json_text(json.dumps(doc, indent=None if job.watch else 2, ensure_ascii=False)))
         return
-    from .main import _console
-
-    console = _console()
+    out = console()
     for line, style in screen_lines(reads.screen, info, evidence=reads.evidence, differences=reads.differences):
-        console.print(line, style=style, markup=False)
+        out.print(line, style=style, markup=False)
     if job.app is not None and reads.screen.app != job.app:
-        console.print(f"{_cut(reads.screen.app)} is in front, not {_cut(job.app)}: add --launch", style="yellow")
+        out.print(f"{_cut(reads.screen.app)} is in front, not {_cut(job.app)}: add --launch", style="yellow")
     if chosen is not None:
         for line in suggestion_lines(chosen):
-            console.print(line, markup=False)
+            out.print(line, markup=False)
     if job.watch:
-        console.print("watching: the screen prints again when it changes; Ctrl+C stops", style="dim", markup=False)
+        out.print("watching: the screen prints again when it changes; Ctrl+C stops", style="dim", markup=False)
 
 
 # -- the terminal (Rules 2, 3, 6) ----------------------------------------------------------------

@@ -9,6 +9,11 @@ Rule 3: ``import`` writes nothing from a file that isn't a bundle (exit 3); a bu
         exits 3 after writing the rest, each refusal said on its own line.
 Rule 4: text from files (check names, steps, messages) goes through ``visible`` before it is
         printed (``_render``'s Rule 1).
+Rule 5: ``export FILE`` writes the bundle as every user's file is written (``write_user_file``):
+        over a regular file or none, never through a symlink (at FILE or at a temporary name:
+        the temporary file is created exclusively beside it) and never onto a FIFO or a device,
+        renamed into place whole. ``import FILE`` reads it as every user's file is read
+        (``read_user_file``: a regular file, a symlink to one followed, bounded).
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+
+from ._shared import boundary, fail, note, resolve_check
 
 if TYPE_CHECKING:
     from mobster_core import Check
@@ -46,7 +53,7 @@ def _configured_store(ctx: click.Context, param: click.Parameter, value: str) ->
     """Rule 1: ``--paths`` as given; else the project config's ``paths``; else ``local``."""
     from click.core import ParameterSource
 
-    from mobster_drivers.harness.config import ConfigError, load_config
+    from mobster_harness.config import ConfigError, load_config
 
     if param.name is None or ctx.get_parameter_source(param.name) is not ParameterSource.DEFAULT:
         return value
@@ -58,14 +65,10 @@ def _configured_store(ctx: click.Context, param: click.Parameter, value: str) ->
 
 
 def _boundary(body: Any) -> None:
-    from .main import _boundary as boundary
-
     raise SystemExit(boundary(body))
 
 
 def _fail(message: str) -> NoReturn:
-    from .main import _fail as fail
-
     fail(message)
 
 
@@ -92,10 +95,8 @@ def _check(name: str) -> Check:
     from mobster_core import load_check
     from mobster_core.exceptions import CheckError
 
-    from .main import _resolve_check
-
     try:
-        return load_check(_resolve_check(name, Path.cwd()))
+        return load_check(resolve_check(name, Path.cwd()))
     except CheckError as exc:
         _fail(str(exc))
 
@@ -237,18 +238,20 @@ def paths_export(file: Path, paths_store: str) -> None:
 
 
 def _export(file: Path, store: str) -> int:
-    from mobster_core.paths import export_paths, read_bundle
+    """Rule 5: the bundle written as every file a user names is (``write_user_file``)."""
+    from mobster_core.exceptions import UnsafeFile
+    from mobster_core.files import write_user_file
+    from mobster_core.paths import export_paths
 
     from ._render import visible
 
     root, _checks = _project()
     data = export_paths(root, paths=store, now=datetime.now(UTC))
-    if file.exists() and not file.is_file():
-        _fail(f"{file}: it is not a regular file; give a file name for the bundle")
-    tmp = file.with_name(f".{file.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(file)
-    count = len(read_bundle(file))
+    try:
+        write_user_file(file, data)
+    except UnsafeFile as exc:
+        _fail(f"{file}: {exc.reason}; {exc.fix}")
+    count = len(json.loads(data)["paths"])
     _console().print(f"exported {count} path{'s' if count != 1 else ''} to {visible(file)}", markup=False)
     return 0
 
@@ -264,8 +267,6 @@ def paths_import(file: Path, paths_store: str) -> None:
 def _import(file: Path, store: str) -> int:
     from mobster_core.paths import BundleError, import_paths
 
-    from ._render import visible
-
     root, checks = _project()
     try:
         report = import_paths(root, file, checks, paths=store)
@@ -273,7 +274,7 @@ def _import(file: Path, store: str) -> int:
         _fail(str(exc))
     out = _console()
     for what, why in report.refused:
-        click.echo(f"mobster: refused {visible(what)}: {visible(why)}", err=True)
+        note(f"refused {what}: {why}")
     out.print(
         f"imported into the {store} store: {len(report.added)} added, {len(report.kept)} kept (newer here), "
         f"{len(report.refused)} refused",

@@ -49,9 +49,9 @@ STYLE = {
 }
 
 
-def visible(text: object, *, keep_newlines: bool = False) -> str:
-    """``text`` safe to print (Rule 1): every control character shown as an escape."""
-    return escape_controls(str(text), keep_newlines=keep_newlines)
+def visible(text: object) -> str:
+    """``text`` safe to print (Rule 1): every control character shown as an escape, newlines too."""
+    return escape_controls(str(text))
 
 
 def json_text(text: str) -> str:

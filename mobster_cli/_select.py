@@ -24,9 +24,9 @@ import click
 
 if TYPE_CHECKING:
     from mobster_core import AppInfo, Check, DeviceInfo
-    from mobster_drivers.harness.settings import Settings
+    from mobster_harness import Harness
 
-    from .main import Runtime
+    from ._shared import Runtime
 
 __all__ = ["LIST_SCHEMA", "by_tags", "list_checks", "retries_option", "selection_options"]
 
@@ -100,13 +100,11 @@ def by_tags(
     """Rule 1: the files kept by ``--tag`` (all) and ``--exclude-tag`` (any); ``note`` hears of unknown tags."""
     if not tags and not exclude:
         return list(files)
-    from ._render import visible
-
     found = {file: _tags_of(file) for file in files}
     known = {t for given in found.values() if given for t in given}
     for tag in dict.fromkeys([*tags, *exclude]):
         if tag not in known:
-            note(f"no check has the tag {visible(tag)!r}")
+            note(f"no check has the tag {tag!r}")
     return [
         file
         for file, given in found.items()
@@ -117,7 +115,7 @@ def by_tags(
 def list_checks(
     root: Path,
     files: Sequence[Path],
-    settings: Settings,
+    harness: Harness,
     runtime: Runtime,
     *,
     as_json: bool,
@@ -126,8 +124,8 @@ def list_checks(
     from mobster_core import load_check
     from mobster_core.checks import CheckError
 
-    note = _stderr()
-    envs = _device_envs(files, settings, runtime, note) if settings.devices.kinds else None
+    settings = harness.settings
+    envs = _device_envs(files, harness, runtime) if settings.devices.kinds else None
     rows = []
     for file in files:
         try:
@@ -214,25 +212,17 @@ def _lines(rows: Sequence[dict[str, Any]], *, device: bool) -> list[str]:
     return lines
 
 
-def _stderr() -> Callable[[str], None]:
-    def note(line: str) -> None:
-        click.echo(f"mobster: {line}", err=True)
-
-    return note
-
-
 def _device_envs(
     files: Sequence[Path],
-    settings: Settings,
+    harness: Harness,
     runtime: Runtime,
-    note: Callable[[str], None],
 ) -> dict[str, tuple[str, str] | str]:
     """Rule 2: each app's env on the pool's first device (or why it isn't known), by bundle."""
     from mobster_core import MobsterError, load_check
     from mobster_core.checks import CheckError
-    from mobster_drivers.harness.pool import CouldntOpen, PoolError, open_device, pool_specs
+    from mobster_harness import CouldntOpen, PoolError
 
-    from ._render import visible
+    from ._shared import note
 
     bundles: set[str] = set()
     for file in files:
@@ -243,13 +233,12 @@ def _device_envs(
         if bundle:
             bundles.add(bundle)
     try:
-        spec = pool_specs(settings.devices)[0]
-        opened = open_device(spec, runtime.the_clock())
+        opened = harness.one_device()  # the pool's first device
     except (CouldntOpen, PoolError, MobsterError) as exc:
-        note(f"the device can't be opened, so its env isn't known: {visible(exc)}")
+        note(f"the device can't be opened, so its env isn't known: {exc}")
         return dict.fromkeys(bundles, str(exc))
     try:
-        return dict(runtime.run_to_end(_envs(opened.device, sorted(bundles), settings.locale)))
+        return dict(runtime.run_to_end(_envs(opened.device, sorted(bundles), harness.settings.locale)))
     finally:
         opened.release()
 

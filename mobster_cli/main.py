@@ -8,8 +8,12 @@ start (a bad option, no checks, an env file that isn't there) exits 3, with one 
 what to do, so that exit code 2 always means "needs review". A device that can't be opened is no
 such problem: every check ends ``couldnt_run`` and the results are written as for any run.
 
-The clock and the way a coroutine runs come from the :class:`Runtime` in click's ``obj``: the
-system clock and ``asyncio.run`` by default; a test passes a fake clock and its ``run``.
+The clock and the way a coroutine runs come from the :class:`Runtime` in click's ``obj``
+(``_shared``'s Rule 3): the system clock and a loop of its own by default; a test passes a fake
+clock and its ``run``. Everything after the options goes through the harness's door
+(``mobster_harness.Harness``): the pool, the models, the run options with the report.
+The command's rooms stand in one direction: this module on top, the command modules below it,
+``_shared`` under them (``_shared``'s docstring); none of them imports this one.
 """
 
 from __future__ import annotations
@@ -20,130 +24,58 @@ import sys
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import click
 
-from ._config import apply_config, config_command, profile_option
+from ._config import config_command, configured, profile_option
 from ._init import init
 from ._inspect import inspect_command
 from ._mcp import mcp
-from ._options import timing_options
+from ._options import FiniteNumber, timing_options
 from ._paths import paths, paths_option
 from ._select import retries_option, selection_options
+from ._shared import (
+    USAGE_EXIT,
+    Runtime,
+    boundary,
+    console,
+    fail,
+    keys,
+    locale_option,
+    note,
+    project_root,
+    resolve_check,
+    runtime,
+    usage_error,
+)
 
 if TYPE_CHECKING:
-    from mobster_core import CheckResult, Clock, Device, Model, RunOptions, SuiteResult
-    from mobster_drivers.harness.settings import Settings
+    from mobster_core import CheckResult, Clock, Model, RunOptions, SuiteResult
+    from mobster_harness import Harness, Opening, Pool
+
+    from ._signals import Stop
 
 __all__ = ["Runtime", "cli", "main"]
 
-USAGE_EXIT = 3
 #: The last action sent, for the line a stop prints (what the run was waiting for).
 _IN_FLIGHT: list[str] = []
 _HEAL_ARGS = "mobster.heal-args"
 
 
-@attrs.frozen
-class Runtime:
-    """What the command runs on: a clock, and how to run a coroutine to its end.
-
-    ``clock`` is None for the system clock (made when first needed, so ``--help`` imports nothing).
-    """
-
-    clock: Clock | None = None
-    run: Callable[[Coroutine[Any, Any, Any]], Any] | None = None
-
-    def the_clock(self) -> Clock:
-        """The clock every wait of the command goes through."""
-        if self.clock is not None:
-            return self.clock
-        from mobster_core import SystemClock
-
-        return SystemClock()
-
-    def run_to_end(self, coro: Coroutine[Any, Any, Any]) -> Any:
-        """Run ``coro`` to its end on a new event loop, unless the runtime says otherwise.
-
-        Unlike ``asyncio.run``, the end never waits for the device calls running in threads (a
-        WDA tap whose reply never comes): a stopped run abandons them (``main`` then exits
-        without joining them), so Ctrl+C stops the command at once.
-        """
-        if self.run is not None:
-            return self.run(coro)
-        import asyncio
-        from concurrent.futures import ThreadPoolExecutor
-
-        loop = asyncio.new_event_loop()
-        executor = ThreadPoolExecutor(thread_name_prefix="mobster-device")
-        loop.set_default_executor(executor)
-        try:
-            return loop.run_until_complete(coro)
-        finally:
-            executor.shutdown(wait=False, cancel_futures=True)
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
-
-
-def _fail(message: str) -> NoReturn:
-    from ._render import visible
-
-    click.echo(f"mobster: {visible(message, keep_newlines=True)}", err=True)
-    raise SystemExit(USAGE_EXIT)
-
-
-def internal_message(exc: BaseException) -> str:
-    """An unexpected exception: one line, and its traceback in a private file of the temp folder."""
-    import tempfile
-    import traceback
-
-    text = "".join(traceback.format_exception(exc))
-    try:
-        fd, name = tempfile.mkstemp(prefix="mobster-internal-", suffix=".log")
-        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
-            f.write(text)
-        where = f"the traceback is in {name}"
-    except OSError:
-        where = "the traceback could not be saved"
-    return f"internal error ({type(exc).__name__}); {where}; please report it"
-
-
-def _boundary(body: Callable[[], int]) -> int:
-    """The command's one error boundary: every failure ends as one ``mobster: …`` line, exit 3.
-
-    Exit 1 means only "a check failed": a problem of the machine or of the files (a symlinked
-    folder, a full disk, a folder of another user) is reported with its file and its fix, and an
-    unexpected exception as ``internal`` with its traceback in a file, never on the terminal.
-    """
-    from mobster_core import MobsterError
-    from mobster_core.exceptions import os_error_message
-
-    try:
-        return body()
-    except (SystemExit, KeyboardInterrupt, click.exceptions.ClickException, click.exceptions.Exit):
-        raise
-    except MobsterError as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(os_error_message(exc))
-    except Exception as exc:  # noqa: BLE001 - the boundary: anything else is an internal error
-        _fail(internal_message(exc))
-
-
-def _console(err: bool = False) -> Any:
-    from rich.console import Console
-
-    return Console(stderr=err, highlight=False, soft_wrap=True)
-
-
-def _runtime(ctx: click.Context) -> Runtime:
-    obj = ctx.find_object(Runtime)
-    return obj if obj is not None else Runtime()
-
-
 class _Guarded(click.Group):
-    """The top group: every command under it runs behind :func:`_boundary`, whether or not it asks."""
+    """The top group: every command under it runs behind :func:`~._shared.boundary`, whether or not it asks.
+
+    The group's own options are parsed behind it too (``mobster --bogus``), so every usage error
+    is one line and exit 3, under click's ``main`` (``CliRunner``) as under :func:`main`.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            raise usage_error(exc) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         outcome: list[Any] = []
@@ -152,7 +84,7 @@ class _Guarded(click.Group):
             outcome.append(super(_Guarded, self).invoke(ctx))
             return 0
 
-        _boundary(body)
+        boundary(body)
         return outcome[0] if outcome else None
 
 
@@ -166,27 +98,6 @@ def cli() -> None:
     replay that path with zero model calls while the screen still matches. The verdict always
     comes from assertions on the accessibility tree.
     """
-
-
-def _locale_option(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """``--locale``: a locale as iOS writes it (``de-DE`` is read as ``de_DE``)."""
-    if value is None:
-        return None
-    from mobster_core.text import normal_locale
-
-    try:
-        return normal_locale(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
-def _positive_usd(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
-    """``--max-usd`` is a finite number above zero (NaN, infinities and negatives are refused)."""
-    import math
-
-    if value is not None and not (math.isfinite(value) and value > 0):
-        _fail(f"--max-usd {value}: give a number of dollars above 0, such as 0.25")
-    return value
 
 
 def _device_options(f: Any) -> Any:
@@ -235,7 +146,7 @@ def _device_options(f: Any) -> Any:
             ),
             click.option(
                 "--session-wait",
-                type=click.FloatRange(0, 3600, min_open=True),
+                type=FiniteNumber(0, 3600, low_open=True, example="600"),
                 metavar="SECONDS",
                 help="With --appium: how long a new session may take (a Grid's queue, a cloud finding a phone). "
                 "Default: 300.",
@@ -254,11 +165,16 @@ def _device_options(f: Any) -> Any:
             click.option(
                 "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
             ),
-            click.option("--max-usd", type=float, callback=_positive_usd, help="Cap each check's model spend (USD)."),
+            click.option(
+                "--max-usd",
+                type=FiniteNumber(0, low_open=True, what="a number of dollars", example="0.25"),
+                metavar="X",
+                help="Cap each check's model spend (USD).",
+            ),
             click.option(
                 "--locale",
                 metavar="LOCALE",
-                callback=_locale_option,
+                callback=locale_option,
                 help="Run the app in this locale (de_DE): a simulator launches it so; elsewhere the device's must be.",
             ),
             *timing_options(),
@@ -339,18 +255,7 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
 
     `mobster test heal [CHECK]` lists the heals waiting for review.
     """
-    raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), list(checks), _configured(ctx, opts, checks))))
-
-
-def _configured(ctx: click.Context, opts: dict[str, Any], checks: Sequence[str] = ()) -> dict[str, Any]:
-    """The options with the project config's values where the command line gave none (``_config``)."""
-    from mobster_drivers.harness.config import ConfigError
-
-    try:
-        merged, _sources, project = apply_config(ctx, opts, checks)
-    except ConfigError as exc:
-        _fail(str(exc))
-    return {**merged, "profile_used": project.profile}  # for the "Run it again" line
+    raise SystemExit(boundary(lambda: _run_tests(runtime(ctx), list(checks), configured(ctx, opts, checks))))
 
 
 @click.command(name="heal", context_settings={"help_option_names": ["-h", "--help"]})
@@ -366,7 +271,7 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None, paths_
     With no option it lists the heals of CHECKS (every check by default). A heal is in the heal
     file beside its check (signup.heal.yaml); replays run the healed steps until you decide.
     """
-    raise SystemExit(_boundary(lambda: _heal_command(checks, accept=accept, reject=reject, store=paths_store)))
+    raise SystemExit(boundary(lambda: _heal_command(checks, accept=accept, reject=reject, store=paths_store)))
 
 
 @cli.command(epilog="Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run.")
@@ -384,9 +289,9 @@ def heal(checks: tuple[str, ...], accept: str | None, reject: str | None, paths_
 @click.pass_context
 def verify(ctx: click.Context, /, check_file: Path, **opts: Any) -> None:
     """Run one check file on one device and exit with its verdict's code."""
-    opts = _configured(ctx, opts, [str(check_file)])
+    opts = configured(ctx, opts, [str(check_file)])
     opts.update(parallel=None, sessions=None, each_device=False, session_per_check=False, shard=None, verify=True)
-    raise SystemExit(_boundary(lambda: _run_tests(_runtime(ctx), [str(check_file)], opts)))
+    raise SystemExit(boundary(lambda: _run_tests(runtime(ctx), [str(check_file)], opts)))
 
 
 @cli.command()
@@ -395,12 +300,12 @@ def demo(directory: Path | None) -> None:
     """Run a sample project on the scripted phone: no key, no phone."""
     from ._demo import run_demo
 
-    raise SystemExit(_boundary(lambda: run_demo(directory or Path("mobster-demo"))))
+    raise SystemExit(boundary(lambda: run_demo(directory or Path("mobster-demo"))))
 
 
 cli.add_command(paths)
 cli.add_command(inspect_command(_device_options))
-cli.add_command(config_command(test, _fail))
+cli.add_command(config_command(test))
 cli.add_command(init)
 cli.add_command(mcp)
 
@@ -434,14 +339,14 @@ def report_merge(dirs: tuple[Path, ...], out: Path | None) -> None:
     try:
         merged = merge_suites(list(dirs), out)
     except MergeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     summary = merged["summary"]
     words = {"passed": "passed", "failed": "failed", "needs_review": "need review", "couldnt_run": "couldn't run"}
     counts = ", ".join(f"{summary[k]} {word}" for k, word in words.items())
-    console = _console()
-    console.print(f"merged {len(dirs)} shard{'s' if len(dirs) != 1 else ''}: {counts}", markup=False)
+    lines = console()
+    lines.print(f"merged {len(dirs)} shard{'s' if len(dirs) != 1 else ''}: {counts}", markup=False)
     for name in ("results.json", "junit.xml", "index.html"):
-        console.print(f"  {visible(_shown_path(out / name))}", markup=False)
+        lines.print(f"  {visible(_shown_path(out / name))}", markup=False)
 
 
 @report.command(name="open")
@@ -453,24 +358,16 @@ def report_open(run_page: bool, browser: bool) -> None:
 
     from ._render import visible
 
-    root = _project_root(Path.cwd())
+    root = project_root(Path.cwd())
     page = newest_report(root, runs=run_page)
     if page is None:
-        _fail(f"no report in {root / '.mobster'} yet: run mobster test first")
+        fail(f"no report in {root / '.mobster'} yet: run mobster test first")
     click.echo(visible(_shown_path(page)))
     if browser:
         import webbrowser
 
         if not webbrowser.open(page.resolve().as_uri()):
-            _fail("no browser could be opened; open the path above yourself")
-
-
-def _project_root(cwd: Path) -> Path:
-    """The nearest folder at or above ``cwd`` holding ``.mobster``, else ``cwd``."""
-    for folder in (cwd, *cwd.parents):
-        if (folder / ".mobster").is_dir():
-            return folder
-    return cwd
+            fail("no browser could be opened; open the path above yourself")
 
 
 # -- mobster test ------------------------------------------------------------------------------
@@ -482,30 +379,16 @@ def _root_and_files(checks: Sequence[str]) -> tuple[Path, list[Path]]:
 
     cwd = Path.cwd()
     if checks:
-        files = [_resolve_check(c, cwd) for c in checks]
+        files = [resolve_check(c, cwd) for c in checks]
         root = find_project_root(files[0].parent) or cwd
         return root, files
     found = find_project_root(cwd)
     if found is None:
-        _fail("no .mobster/ folder here or above: add checks to .mobster/checks/, or run `mobster demo`")
+        fail("no .mobster/ folder here or above: add checks to .mobster/checks/, or run `mobster demo`")
     files = find_checks(found)
     if not files:
-        _fail(f"no checks in {found / '.mobster' / 'checks'}: add a check file, or run `mobster demo`")
+        fail(f"no checks in {found / '.mobster' / 'checks'}: add a check file, or run `mobster demo`")
     return found, files
-
-
-def _resolve_check(name: str, cwd: Path) -> Path:
-    from mobster_core.checks import find_project_root
-
-    path = Path(name)
-    if path.exists():
-        return path.resolve()
-    root = find_project_root(cwd)
-    if root is not None:
-        for candidate in (root / ".mobster" / "checks" / name, root / ".mobster" / "checks" / f"{name}.yaml"):
-            if candidate.exists():
-                return candidate.resolve()
-    _fail(f"no check {name!r}: give a path, or a name in .mobster/checks/")
 
 
 def _selected(checks: Sequence[str], shard: str | None) -> tuple[Path, list[Path]]:
@@ -518,10 +401,10 @@ def _selected(checks: Sequence[str], shard: str | None) -> tuple[Path, list[Path
         try:
             index, total = parse_shard(shard)
         except ValueError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         kept = share(files, index, total)
         if not kept:
-            _fail(
+            fail(
                 f"--shard {shard} keeps no check: there are {len(files)} check{'s' if len(files) != 1 else ''}, "
                 f"so only shards 1/{total} to {min(len(files), total)}/{total} have one; use fewer shards"
             )
@@ -534,186 +417,123 @@ def _by_tags(files: list[Path], opts: dict[str, Any]) -> list[Path]:
     from ._select import by_tags
 
     tags, exclude = tuple(opts.get("tags") or ()), tuple(opts.get("exclude_tags") or ())
-    kept = by_tags(files, tags, exclude, lambda line: click.echo(f"mobster: {line}", err=True))
-    if not kept:
+    notes: list[str] = []
+    kept = by_tags(files, tags, exclude, notes.append)
+    if not kept:  # one line: the failure, with what the notes would have said
         asked = " ".join([*(f"--tag {t}" for t in tags), *(f"--exclude-tag {t}" for t in exclude)])
-        _fail(f"{asked} keeps none of the {len(files)} checks: run mobster test --list to see their tags")
+        why = f" ({'; '.join(notes)})" if notes else ""
+        fail(f"{asked} keeps none of the {len(files)} checks{why}: run mobster test --list to see their tags")
+    for line in notes:
+        note(line)
     return kept
 
 
-def _settings(opts: dict[str, Any]) -> Settings:
-    """What the options say, as the harness's one settings value (the environment's keys not yet read)."""
-    from mobster_drivers.harness.settings import Settings, Timing
-    from mobster_drivers.harness.spec import DeviceOptions
-
-    devices = DeviceOptions(
-        sessions=opts.get("sessions"),
-        parallel=opts.get("parallel"),
-        session_per_check=bool(opts.get("session_per_check")),
-        session_wait=opts.get("session_wait"),
-    ).given_as(lambda name: opts.get(name) or ())
-    return Settings(
-        devices=devices,
-        no_heal=bool(opts["no_heal"]),
-        fresh=bool(opts["fresh"]),
-        carry=bool(opts.get("carry")),
-        model=opts.get("model"),
-        max_usd=opts.get("max_usd"),
-        each_device=bool(opts.get("each_device")),
-        frames=opts.get("frames") or "auto",
-        timing=Timing(opts.get("poll_interval"), opts.get("drift_after"), opts.get("give_up_after")),
-        shard=opts.get("shard"),
-        paths=opts.get("paths_store") or "local",
-        locale=opts.get("locale"),
-        alerts=opts.get("alerts"),
-        retries=opts.get("retries") or 0,
-        repeat=opts.get("repeat") or 1,
-        video=opts.get("video") or "off",
-        profile=opts.get("profile_used"),
-        env_file=opts.get("env_file"),
-    )
-
-
-def _keys(env_file: Path | None) -> dict[str, str]:
-    """The environment, with the keys of ``--env-file``: one usage line when it can't be read."""
-    from ._devices import UsageProblem, read_env_file
-
-    env = dict(os.environ)
-    if env_file is not None:
-        try:
-            env.update(read_env_file(env_file))
-        except UsageProblem as exc:
-            _fail(str(exc))
-    return env
-
-
-def _models(settings: Settings, clock: Clock) -> Callable[[], Model | None]:
-    """A model per check run (the harness's chooser); under ``--no-heal`` (strict CI) none is even constructed."""
+def _models(harness: Harness) -> Callable[[], Model | None]:
+    """A model per check run, ready (the harness's); under ``--no-heal`` (strict CI) none is even constructed."""
     from mobster_core import MobsterError
-    from mobster_drivers.harness.models import choose_models
 
-    models = choose_models(settings, clock)
     try:
-        models.prepare()  # a vendor's adapter now: a bad name or a missing key stops the command
+        return harness.models()  # a vendor's adapter now: a bad name or a missing key stops the command
     except (MobsterError, ValueError) as exc:
-        _fail(str(exc))
-    return models
+        fail(str(exc))
 
 
-async def _driver_devices(opts: dict[str, Any], settings: Settings, clock: Clock) -> list[Device]:
-    """``--driver FACTORY ARG``'s devices; one that can't be made ends each check ``couldnt_run``."""
-    from mobster_core import DeviceError, MobsterError
-    from mobster_drivers.harness.pool import unavailable
-
-    from ._devices import load_driver_devices
-
-    named = settings.devices
-    if named.kinds:
-        _fail(f"choose one device option, not --driver and {' and '.join(f'--{k}' for k in named.kinds)}")
-    if named.sessions or named.caps or named.session_wait is not None:
-        _fail("--sessions, --caps and --session-wait go with --appium URL, not --driver")
-    try:
-        return await load_driver_devices(tuple(opts["driver"]), parallel=named.parallel or 1, clock=clock)
-    except DeviceError as exc:
-        return [unavailable(exc)]
-    except (MobsterError, ValueError) as exc:
-        _fail(str(exc))
-
-
-def _open_pool(settings: Settings, files: Sequence[Path], clock: Clock, *, verify: bool, opening: Any = None) -> Any:
-    """The pool the device options name (``mobster_drivers.harness``); a usage problem exits 3."""
+def _open_pool(harness: Harness, files: Sequence[Path], *, verify: bool, opening: Opening | None = None) -> Pool:
+    """The pool the device options name, opened by the harness; a usage problem exits 3."""
     from mobster_core import FailureClass
+    from mobster_harness import CouldntOpen, PoolError
 
     from ._render import visible
 
-    if not settings.devices.kinds:
-        _fail(
+    if not harness.settings.devices.kinds:
+        fail(
             "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL, "
             "--android [SERIAL] or --driver FACTORY ARG"
         )
     try:
-        from mobster_drivers.harness.pool import CouldntOpen, PoolError, open_pool, pool_specs
-
-        specs = pool_specs(settings.devices, bundle=_one_bundle(files))
-        if verify and len(specs) > 1:
-            _fail(f"verify runs one check on one device; the options name {len(specs)}: use mobster test")
-        pool = open_pool(specs, clock, opening=opening)
+        count = len(harness.specs())
+        if verify and count > 1:
+            fail(f"verify runs one check on one device; the options name {count}: use mobster test")
+        pool = harness.pool(files, opening)
     except (PoolError, CouldntOpen) as exc:
-        _fail(str(exc))
-    progress = _console(err=True)
+        fail(str(exc))
+    progress = console(err=True)
     for spec, why in pool.unavailable:
         if why.failure_class is FailureClass.STOPPED:
             continue  # the run was stopped while the pool opened: it says so itself
         progress.print(f"{visible(spec.label)} is left out of the pool: {visible(why.message)}", markup=False)
-    for note in pool.notes():
-        progress.print(visible(note), markup=False)
+    for said in pool.notes():
+        progress.print(visible(said), markup=False)
     if len(pool.opened) > 1:
         names = ", ".join(visible(o.spec.label) for o in pool.opened)
         progress.print(f"on {len(pool.opened)} devices: {names}", style="dim", markup=False)
     return pool
 
 
-def _one_bundle(files: Sequence[Path]) -> str | None:
-    """The app every check of the suite tests, when there is one: the Appium session's bundle."""
-    from mobster_core import load_check
-    from mobster_core.checks import CheckError
-
-    bundles = set()
-    for file in files:
-        try:
-            bundles.add(load_check(file).app.bundle)
-        except (CheckError, OSError, ValueError):
-            continue
-    return bundles.pop() if len(bundles) == 1 else None
-
-
 @attrs.frozen
 class _Suite:
-    """A suite to run: its files, what the options say, a model per check run, and the run options."""
+    """A suite to run: its files, the door its devices come through, a model per check run, and the run options."""
 
     files: list[Path]
-    settings: Settings
+    harness: Harness
     models: Callable[[], Model | None]
     options: RunOptions
 
 
 def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int:
-    import asyncio
     import dataclasses
 
     from mobster_core import SuiteStopped
+    from mobster_harness import Harness, Settings
 
-    settings = _settings(opts)
+    from ._signals import Stop, Stopped
+
+    settings = Settings.from_values(opts, profile=opts.get("profile_used"))
     root, files = _selected(checks, settings.shard)
     files = _by_tags(files, opts)
-    settings = dataclasses.replace(settings, secrets=_keys(opts.get("env_file")))
+    settings = dataclasses.replace(settings, secrets=keys(opts.get("env_file")))
     clock = runtime.the_clock()
+    harness = Harness(settings, root, clock)
     if opts.get("list_only"):
         from ._select import list_checks
 
-        return list_checks(root, files, settings, runtime, as_json=bool(opts.get("as_json")))
-    models = _models(settings, clock)
-    out = _console(err=bool(opts.get("as_json")))
-    job = _Suite(files, settings, models, _run_options(settings, root, out, opts.get("driver") or ()))
-    _console(err=True).print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
-    received: list[int] = []
+        return list_checks(root, files, harness, runtime, as_json=bool(opts.get("as_json")))
+    models = _models(harness)
+    out = console(err=bool(opts.get("as_json")))
+    job = _Suite(files, harness, models, _run_options(harness, out, opts.get("driver") or ()))
+    console(err=True).print(f"running {len(files)} check{'s' if len(files) != 1 else ''} …", style="dim")
+    stop = Stop()
     try:
-        suite = runtime.run_to_end(_until_stopped(_suite(job, opts, clock), received))
+        suite = runtime.run_to_end(_until_stopped(_suite(job, opts, clock), stop))
     except SuiteStopped as exc:
-        code = _stopped(out, exc.suite, root, received)
+        code = _stopped(out, exc.suite, root, stop)
         _outputs(exc.suite, opts)
         return code
-    except asyncio.CancelledError:  # stopped before the suite began: opening the devices (a driver's factory)
-        if not received:
-            raise
-        import signal
-
-        name = signal.Signals(received[0]).name
-        _console(err=True).print(f"stopped by {name} while the devices were being opened: no check ran", markup=False)
-        return 128 + int(received[0])
+    except Stopped:  # stopped before the suite began: opening the devices (a driver's factory)
+        return _stopped_opening(out, job, root, stop, opts)
     _print_summary(out, suite, root)
     _outputs(suite, opts)
     return int(suite.exit_code)
+
+
+def _stopped_opening(out: Any, job: _Suite, root: Path, stop: Stop, opts: dict[str, Any]) -> int:
+    """A signal while the devices were being opened: every check ``stopped``, and the outputs of any stop."""
+    from mobster_core.results import stopped_suite
+
+    from ._render import visible
+
+    why = f"stopped by {stop.name} while the devices were being opened: the check didn't start, and nothing was sent"
+    suite = stopped_suite(job.files, why, options=job.options)
+    for result in suite.checks:
+        _print_check(out, result)
+    _print_summary(out, suite, root)
+    console(err=True).print(
+        f"stopped by {stop.name} while the devices were being opened: no check ran; results are in "
+        f"{visible(suite.folder)}",
+        markup=False,
+    )
+    _outputs(suite, opts)
+    return stop.code or 130
 
 
 def _outputs(suite: SuiteResult, opts: dict[str, Any]) -> None:
@@ -727,68 +547,73 @@ def _outputs(suite: SuiteResult, opts: dict[str, Any]) -> None:
 
 
 def _copy_junit(suite: SuiteResult, target: Path) -> None:
-    """``--junit FILE``: a copy of the suite's junit.xml; a folder that isn't there is one line."""
-    from mobster_core.exceptions import os_error_message
+    """``--junit FILE``: a copy of the suite's junit.xml, written as every user's file (``write_user_file``)."""
+    from mobster_core.exceptions import UnsafeFile, os_error_message
+    from mobster_core.files import read_private, write_user_file
 
     try:
-        if target.exists() and not target.is_file():
-            _fail(f"--junit {target}: it is not a regular file; give a file name (the results are in {suite.folder})")
-        target.write_bytes((suite.folder / "junit.xml").read_bytes())
+        write_user_file(target, read_private(suite.folder / "junit.xml", max_bytes=_MAX_JUNIT_BYTES))
+    except UnsafeFile as exc:
+        fail(f"--junit {exc.path}: {exc.reason}; {exc.fix} (the results are in {suite.folder})")
     except OSError as exc:
-        _fail(f"--junit: {os_error_message(exc)} (the results are in {suite.folder})")
+        fail(f"--junit: {os_error_message(exc)} (the results are in {suite.folder})")
 
 
-def _run_options(settings: Settings, root: Path, out: Any, driver: Sequence[str] = ()) -> RunOptions:
-    from mobster_report import HtmlReport
+#: The suite's own junit.xml, read back for ``--junit``: a suite of tens of thousands of checks fits.
+_MAX_JUNIT_BYTES = 256 * 1024 * 1024
 
+
+def _run_options(harness: Harness, out: Any, driver: Sequence[str] = ()) -> RunOptions:
+    """The harness's run options (the report names the devices), with the command's progress lines."""
     from ._render import visible
 
-    progress = _console(err=True)
+    progress = console(err=True)
 
     def sending(what: str | None) -> None:
         _IN_FLIGHT[:] = [] if what is None else [what]
 
-    return settings.to_run_options(
-        root,
-        reporter=HtmlReport(devices=settings.rerun_options(root, driver)),  # "Run it again" names them
+    return harness.run_options(
         on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
         on_sending=sending,
         on_result=lambda result: _print_check(out, result),
+        driver=driver,
     )
 
 
 async def _suite(job: _Suite, opts: dict[str, Any], clock: Clock) -> SuiteResult:
-    from mobster_core import run_suite
-
     if opts.get("driver"):
-        devices = await _driver_devices(opts, job.settings, clock)
-        return await run_suite(job.files, devices, clock, models=job.models, options=job.options)
-    from mobster_drivers.harness.pool import run_on_pool
+        from mobster_core import run_suite
 
-    pool = await _opening(job.settings, job.files, clock, verify=bool(opts.get("verify")))
+        from ._devices import driver_devices
+
+        devices = await driver_devices(tuple(opts["driver"]), job.harness.settings, clock)
+        return await run_suite(job.files, devices, clock, models=job.models, options=job.options)
+    from mobster_harness import run_on_pool
+
+    pool = await _opening(job.harness, job.files, verify=bool(opts.get("verify")))
     return await run_on_pool(job.files, pool, clock, models=job.models, options=job.options)
 
 
-async def _opening(settings: Settings, files: Sequence[Path], clock: Clock, *, verify: bool) -> Any:
+async def _opening(harness: Harness, files: Sequence[Path], *, verify: bool) -> Pool:
     """:func:`_open_pool` in a thread of its own, so Ctrl+C and SIGTERM stop a run whose devices never answer.
 
     Opening asks every device (a WDA's status, a simulator's boot, Appium sessions) and can wait
     for their timeouts; the event loop stays free to take the signal, and abandons the opening:
     what opened is released at once (locks, Appium sessions), what opens later as it does
-    (``mobster_drivers.harness.pool``'s Rule 7).
+    (``mobster_harness.pool``'s Rule 7).
     """
     import asyncio
     import contextlib
     from concurrent.futures import Future, InvalidStateError
 
-    from mobster_drivers.harness.pool import Opening
+    from mobster_harness import Opening
 
     opening = Opening()
-    opened: Future[Any] = Future()
+    opened: Future[Pool] = Future()
 
     def work() -> None:
         try:
-            pool = _open_pool(settings, files, clock, verify=verify, opening=opening)
+            pool = _open_pool(harness, files, verify=verify, opening=opening)
         except BaseException as exc:  # noqa: BLE001 - a usage exit too: handed to the awaiting run
             with contextlib.suppress(InvalidStateError):  # the run was stopped: nobody awaits it
                 opened.set_exception(exc)
@@ -804,45 +629,31 @@ async def _opening(settings: Settings, files: Sequence[Path], clock: Clock, *, v
         raise
 
 
-async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], received: list[int]) -> SuiteResult:
-    """Run ``suite``; Ctrl+C and SIGTERM cancel it.
+async def _until_stopped(suite: Coroutine[Any, Any, SuiteResult], stop: Stop) -> SuiteResult:
+    """Run ``suite`` under the signal rule (``_signals``): Ctrl+C and SIGTERM cancel it.
 
     Each check in flight then writes a ``stopped`` result, its in-flight action is journaled as
     unknown, and nothing is cached (``SuiteStopped``).
     """
-    import asyncio
-    import signal
+    from ._signals import until_stopped
 
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    assert task is not None
+    def say(signum: int) -> None:
+        import signal
 
-    def stop(signum: int) -> None:
-        if not received:
-            from ._render import visible
+        from ._render import visible
 
-            waiting = f"the device's reply to {visible(_IN_FLIGHT[-1])}" if _IN_FLIGHT else "the device's reads"
-            print(
-                f"stopping ({signal.Signals(signum).name}): no longer waiting for {waiting}; "
-                "an action in flight is recorded as unknown",
-                file=sys.stderr,
-                flush=True,
-            )
-        received.append(signum)
-        task.cancel()
+        waiting = f"the device's reply to {visible(_IN_FLIGHT[-1])}" if _IN_FLIGHT else "the device's reads"
+        print(
+            f"stopping ({signal.Signals(signum).name}): no longer waiting for {waiting}; "
+            "an action in flight is recorded as unknown",
+            file=sys.stderr,
+            flush=True,
+        )
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop, signum)
-    try:
-        return await suite
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
+    return await until_stopped(suite, stop, say=say)
 
 
-def _stopped(out: Any, suite: SuiteResult, root: Path, received: list[int]) -> int:
-    import signal
-
+def _stopped(out: Any, suite: SuiteResult, root: Path, stop: Stop) -> int:
     from mobster_core import FailureClass
 
     from ._render import visible
@@ -851,11 +662,8 @@ def _stopped(out: Any, suite: SuiteResult, root: Path, received: list[int]) -> i
         if result.outcome.failure_class is FailureClass.STOPPED:
             _print_check(out, result)
     _print_summary(out, suite, root)
-    signum = received[0] if received else signal.SIGINT
-    _console(err=True).print(
-        f"stopped by {signal.Signals(signum).name}; results are in {visible(suite.folder)}", markup=False
-    )
-    return 128 + int(signum)
+    console(err=True).print(f"stopped by {stop.name or 'SIGINT'}; results are in {visible(suite.folder)}", markup=False)
+    return stop.code or 130
 
 
 def _print_check(out: Any, result: CheckResult) -> None:
@@ -912,8 +720,8 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
     from ._render import visible
 
     if accept and reject:
-        _fail("choose --accept or --reject, not both")
-    out = _console()
+        fail("choose --accept or --reject, not both")
+    out = console()
     if accept or reject:
         _decide(out, accept=accept, reject=reject, store=store)
         return 0
@@ -944,12 +752,12 @@ def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> 
 
     from ._render import visible
 
-    file = _resolve_check(accept or reject or "", Path.cwd())
+    file = resolve_check(accept or reject or "", Path.cwd())
     try:
         check = load_check(file)
         n = accept_heals(check, paths=store) if accept else reject_heals(check, paths=store)
     except (CheckError, HealFileError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     heals = f"{n} heal{'s' if n != 1 else ''} of {visible(file.name)}"
     if accept:
         out.print(f"kept {heals}: the healed steps are the recorded path", markup=False)
@@ -1027,7 +835,7 @@ def main() -> None:
     abandoned (a tap whose reply never comes would otherwise hold the exit until its timeout).
     """
     try:
-        cli(standalone_mode=False)
+        cli(prog_name="mobster", standalone_mode=False)  # its name in every line, however it was started
     except SystemExit as exc:
         if isinstance(exc.code, int) and exc.code in (130, 143):
             sys.stdout.flush()

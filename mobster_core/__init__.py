@@ -24,16 +24,16 @@ Everything else (modules whose names start with ``_``) is internal: importable, 
 import logging as _logging
 
 from ._clock import SystemClock
-from ._rules.cost import Price, PriceTable
-from ._rules.device import Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
-from ._rules.matcher import Match, match_step
-from ._rules.model import Decision, DecisionKind, ModelAction, Prompt, Usage
-from ._rules.screen import Element, Screen, similarity
-from ._rules.settle import PollPolicy
-from ._rules.steps import Op, Step, Target, load_path
-from ._rules.verdict import FailureClass, Outcome, Verdict
+from ._results.results import CheckResult, SuiteResult
+from ._rules.device.device import Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
+from ._rules.model.cost import Price, PriceTable
+from ._rules.model.model import Decision, DecisionKind, ModelAction, Prompt, Usage
+from ._rules.replay.matcher import Match, match_step
+from ._rules.replay.settle import PollPolicy
+from ._rules.verdict.verdict import FailureClass, Outcome, Verdict
+from ._rules.vocabulary.screen import Element, Screen, similarity
+from ._rules.vocabulary.steps import Op, Step, Target, load_path
 from ._run.check import RunOptions, RunStopped, run_check
-from ._run.results import CheckResult, SuiteResult
 from ._run.suite import SuiteStopped, run_suite
 from ._store.cache import RecordedPath, recorded_paths
 from ._store.checks import Check, find_checks, load_check

@@ -10,11 +10,11 @@ never blocking on a FIFO); :func:`push_problem` says what is wrong with a push p
 :data:`MAX_PUSH_BYTES`, a JSON object with an ``aps`` object). The format is in ``docs/checks.md``.
 """
 
-from ._rules.alerts import SERVICES as ALERT_SERVICES
-from ._rules.alerts import AlertMode, AlertPolicy, AlertProblem, parse_alerts
-from ._rules.controls import AUDIT_TYPES, CONTENT_SIZES, MAX_PUSH_BYTES, audit_type_name, push_problem
-from ._rules.secrets import references
-from ._rules.yaml import dotted
+from ._rules.device.alerts import SERVICES as ALERT_SERVICES
+from ._rules.device.alerts import AlertMode, AlertPolicy, AlertProblem, parse_alerts
+from ._rules.device.controls import AUDIT_TYPES, CONTENT_SIZES, MAX_PUSH_BYTES, audit_type_name, push_problem
+from ._rules.device.secrets import references
+from ._rules.formats.yaml import dotted
 from ._run.suite import parse_shard, shard
 from ._store.checks import Budget, Check, CheckApp, CheckLaunch, find_checks, load_check, load_check_text, project_of
 from ._store.fsutil import find_project_root, read_user_file

@@ -133,10 +133,11 @@ class Problem(enum.StrEnum):
     OWNER = "owner"
     MODE = "mode"
     TOO_LARGE = "too_large"
+    CHANGED = "changed"
 
 
 class UnsafeFile(MobsterError):
-    """A file or folder under ``.mobster/`` that is refused: never followed, never trusted.
+    """A file or folder that is refused: never followed, never trusted (under ``.mobster/``, or a user's file).
 
     ``path`` is the file, ``reason`` what is wrong, ``problem`` the same as a stable value, and
     ``fix`` what the user does about it.

@@ -9,8 +9,8 @@ pull requests, readable on a CI checkout whatever its modes), or a harness's own
 (``mobster test --list``).
 """
 
-from ._rules.device import AppInfo, DeviceInfo
-from ._rules.identity import Env
+from ._rules.device.device import AppInfo, DeviceInfo
+from ._rules.replay.identity import Env
 from ._store.cache import Origin, StoredEnv, path_store
 from ._store.pathbook import (
     BUNDLE_SCHEMA,

@@ -6,8 +6,8 @@ the one tool, forced), and the tool call it gets back with :func:`parse_decision
 gives no usage, :func:`estimate_usage` estimates it. See ``docs/smart.md``.
 """
 
-from ._rules.cost import estimate_usage
-from ._rules.prompt import ACTION_TOOL, ACTION_TOOL_NAME, MAX_ACTIONS, SYSTEM_PROMPT, parse_decision, screen_rows
+from ._rules.model.cost import estimate_usage
+from ._rules.model.prompt import ACTION_TOOL, ACTION_TOOL_NAME, MAX_ACTIONS, SYSTEM_PROMPT, parse_decision, screen_rows
 
 __all__ = [
     "ACTION_TOOL",

@@ -16,16 +16,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ._rules.controls import AuditIssue, AuditReport, DeviceEvent, DeviceSettings, Recording
-from ._rules.device import HOME_SCREENS, SPRINGBOARD, Action, Appearance, AppInfo, DeviceInfo, LaunchOptions, Platform
-from ._rules.frames import FramesMode
-from ._rules.model import Decision, Prompt
-from ._rules.screen import DEFAULT_SCREEN_SIZE, Element, Frame, Screen
-from ._rules.verdict import Verdict
+from ._results.frames import FramesMode
+from ._rules.device.controls import AuditIssue, AuditReport, DeviceEvent, DeviceSettings, Recording
+from ._rules.device.device import (
+    HOME_SCREENS,
+    SPRINGBOARD,
+    Action,
+    Appearance,
+    AppInfo,
+    DeviceInfo,
+    LaunchOptions,
+    Platform,
+)
+from ._rules.model.model import Decision, Prompt
+from ._rules.verdict.verdict import Verdict
+from ._rules.vocabulary.screen import DEFAULT_SCREEN_SIZE, Element, Frame, Screen
 from ._store.pathstores import PathStore
 
 if TYPE_CHECKING:
-    from ._run.results import CheckResult, SuiteResult
+    from ._results.results import CheckResult, SuiteResult
 
 __all__ = [
     "DEFAULT_SCREEN_SIZE",
@@ -263,12 +272,12 @@ class Reporter(Protocol):
         ...
 
 
-# -- device controls, video and the audit (``_rules/controls``) -----------------------------
+# -- device controls, video and the audit (``_rules/device/controls``) -----------------------------
 
 
 @runtime_checkable
 class DeviceControls(Protocol):
-    """**Protocol:** an optional ability: apply a check's ``device:`` settings (``_rules/controls``).
+    """**Protocol:** an optional ability: apply a check's ``device:`` settings (``_rules/device/controls``).
 
     A simulator does (``xcrun simctl location``, ``ui``, biometric enrolment; Appium's ``mobile:``
     commands on a simulator session). ``controls_refusal`` says why it can't apply these settings
@@ -289,7 +298,7 @@ class DeviceControls(Protocol):
 
 @runtime_checkable
 class DeviceEvents(Protocol):
-    """**Protocol:** an optional ability: a check's device steps (``_rules/controls`` Rule 5).
+    """**Protocol:** an optional ability: a check's device steps (``_rules/device/controls`` Rule 5).
 
     A biometric prompt matched or failed, a push notification sent to the app
     (:class:`DeviceEvent`): a simulator does (``simctl spawn … notifyutil``, ``simctl push``;
@@ -315,7 +324,7 @@ class Recordings(Protocol):
 
     ``start_recording(file)`` starts one that will be written to ``file`` (in the run folder;
     the device writes it privately, 0600); ``stop_recording()`` finalizes it and says what it
-    left (:class:`~mobster_core._rules.controls.Recording`: the file, and a cloud's own video
+    left (:class:`~mobster_core._rules.device.controls.Recording`: the file, and a cloud's own video
     link where the provider names one). Both raise ``DeviceError``; the runner treats a
     recording that fails as a warning, never as the check's outcome.
     """
@@ -333,7 +342,7 @@ class Recordings(Protocol):
 class Audits(Protocol):
     """**Protocol:** an optional ability: Apple's accessibility audit of the app in front.
 
-    ``types`` are ``_rules/controls.AUDIT_TYPES`` names (empty: all). A device that can't audit
+    ``types`` are ``_rules/device/controls.AUDIT_TYPES`` names (empty: all). A device that can't audit
     now (iOS before 17) returns a report whose ``unavailable`` says why. A reply that can't be
     read raises ``DeviceError``. The runner asks once, on the verdict's settled screen.
     """

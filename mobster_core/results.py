@@ -10,22 +10,16 @@ matcher's thresholds a step's ``similarity`` is read against (:data:`SIMILAR`,
 :data:`SIMILAR_SETTLED`), the suite's exit code rule (:func:`suite_exit_code`), and retries and
 repeats: which classes are retried (:data:`RETRYABLE`, :func:`retryable`), a retried check's
 result (:func:`with_attempts`, each :class:`Attempt`) and a repeated one's :class:`PassRate`
-(``docs/retries.md``).
+(``docs/retries.md``); and :func:`stopped_suite`, the files of a suite stopped before any check
+began (a front end stopped while its devices were being opened).
 ``to_dict()`` is the stable ``mobster.test/1`` JSON (:data:`SCHEMA`) of ``results.json``, and
 ``from_dict()`` reads it back, typed; see ``docs/cli.md``. The pages, the
 merge of shards and the newest page are ``mobster_report``'s (``docs/reports.md``).
 """
 
-from ._rules.assertions import AssertionResult
-from ._rules.controls import VideoMode
-from ._rules.cost import Cost
-from ._rules.fixes import ARGS as FIX_ARGS
-from ._rules.fixes import Fix, FixCode, fill, joined
-from ._rules.fixes import spell as spell_fix
-from ._rules.frames import FramesMode
-from ._rules.matcher import SIMILAR, SIMILAR_SETTLED
-from ._rules.verdict import suite_exit_code
-from ._run.results import (
+from ._results.frames import FramesMode
+from ._results.junit import junit_xml
+from ._results.results import (
     RETRYABLE,
     SCHEMA,
     Attempt,
@@ -36,10 +30,18 @@ from ._run.results import (
     StepReport,
     StepSource,
     SuiteResult,
-    junit_xml,
     retryable,
     with_attempts,
 )
+from ._rules.assertions import AssertionResult
+from ._rules.device.controls import VideoMode
+from ._rules.model.cost import Cost
+from ._rules.replay.matcher import SIMILAR, SIMILAR_SETTLED
+from ._rules.verdict.fixes import ARGS as FIX_ARGS
+from ._rules.verdict.fixes import Fix, FixCode, fill, joined
+from ._rules.verdict.fixes import spell as spell_fix
+from ._rules.verdict.verdict import suite_exit_code
+from ._run.suite import stopped_suite
 from ._store.healfile import HealEntry
 from ._store.journal import read_journal
 
@@ -70,6 +72,7 @@ __all__ = [
     "read_journal",
     "retryable",
     "spell_fix",
+    "stopped_suite",
     "suite_exit_code",
     "with_attempts",
 ]

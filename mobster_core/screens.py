@@ -8,7 +8,7 @@ use); :func:`read_differences` compares the verdict's evidence read with the rep
 with the assertions' own rules on that screen. ``docs/inspect.md`` says what each field means.
 """
 
-from ._rules.inspection import Candidate, Difference, Found, Suggestion, flow_yaml, read_differences, suggest
-from ._rules.screen import Hidden
+from ._rules.verdict.inspection import Candidate, Difference, Found, Suggestion, flow_yaml, read_differences, suggest
+from ._rules.vocabulary.screen import Hidden
 
 __all__ = ["Candidate", "Difference", "Found", "Hidden", "Suggestion", "flow_yaml", "read_differences", "suggest"]

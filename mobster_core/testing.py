@@ -20,7 +20,7 @@ import selectors
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from ._rules.device import (
+from ._rules.device.device import (
     HOME_SCREENS,
     SPRINGBOARD,
     Action,
@@ -30,9 +30,9 @@ from ._rules.device import (
     LaunchOptions,
     Platform,
 )
-from ._rules.screen import Screen
-from ._rules.steps import Op
-from ._rules.verdict import Verdict
+from ._rules.verdict.verdict import Verdict
+from ._rules.vocabulary.screen import Screen
+from ._rules.vocabulary.steps import Op
 from ._store.journal import JournalWriter
 from .exceptions import DeviceError, JournalError, MobsterError
 from .protocols import CheckReports, Device, EvidenceReads, Screenshots, TargetChecks

@@ -1,4 +1,4 @@
-"""The first layout's import paths, kept: each old name is the very module of its new home.
+"""The earlier layouts' import paths, kept: each old name is the very module of its new home.
 
 Rule 1: an old name (or any module under it) imports the new module and binds the same object
         under the old name, so ``mobster_drivers.scripted.ScriptedPhone is
@@ -28,8 +28,10 @@ MOVED: dict[str, str] = {
     "mobster_drivers.simulator": "mobster_drivers.devices.simulator",
     "mobster_drivers.usb": "mobster_drivers.devices.usb",
     "mobster_drivers.appium": "mobster_drivers.devices.appium",
-    "mobster_drivers.pool": "mobster_drivers.harness.pool",
+    "mobster_drivers.pool": "mobster_harness.pool",
     "mobster_drivers.fakes": "mobster_drivers.testing",
+    # The second layout's harness, a package of its own since 0.1.0's issue 36 (above the drivers).
+    "mobster_drivers.harness": "mobster_harness",
 }
 
 

@@ -1,15 +1,27 @@
 """What each tool does, as plain values: the project, its device, the live session, the checks.
 
-Rule 1: one device per server, opened (and locked, when it is a real one) by the harness the first
-        time a tool needs it, and released when the server stops; or a ``Device`` given as it is
-        (your own driver, from Python), which its owner closes.
+Rule 1: one device per server, opened (and locked, when it is a real one) by the harness's door
+        (``Harness.one_device``) the first time a tool needs it, and released when the server
+        stops; or a ``Device`` given as it is (your own driver, from Python), which its owner
+        closes.
 Rule 2: one tool at a time: a tool waits for the one before it (one phone, one journal).
 Rule 3: what a tool can't do is a :class:`ToolProblem` with one line that says what to do instead;
         the server answers it as the tool's error and goes on serving.
-Rule 4: a check is named by its name or its file's name among the project's checks
-        (``.mobster/checks/``): nothing else is read, so no argument reaches a file elsewhere.
-Rule 5: ``run_check`` runs as ``mobster test`` does (the settings' run options, the model the
-        settings choose, the HTML report); never while a recording is under way.
+Rule 4: a check is named by its file's name (``signup.yaml``, or ``.mobster/checks/signup.yaml``
+        as ``record_check`` answers it), its file's stem (``signup``) or its ``name:``, among the
+        project's checks (``.mobster/checks/``): nothing else is read, so no argument reaches a
+        file elsewhere. A file's name is one check; a stem or a name more than one check answers
+        to (two checks called "Signs up"; "signup" the stem of one and the name of another;
+        ``x.yaml`` and ``x.yml``) is refused, listing their files, so a decision never lands on a
+        file nobody meant. ``record_check`` keeps it so: a new check's name, and its file's
+        stem, must be no other check's.
+Rule 5: ``run_check`` runs as ``mobster test`` does, through the same door: the settings' run
+        options with the HTML report and its "Run it again" device (``Harness.run_options``: the
+        config's alerts, frames, video and budget included), the models the settings choose, ready
+        (``Harness.models``), and a check that couldn't run for a class of the machine tried again
+        up to ``retries`` times on the server's device (``mobster_core.results.retryable``, the
+        attempts joined by ``with_attempts``, as the plugin's tests are); never while a recording
+        is under way.
 """
 
 from __future__ import annotations
@@ -23,9 +35,9 @@ from typing import Any, TypeVar
 from mobster_core import Clock, Device, Element, MobsterError, Op, Screen, find_checks, load_check, run_check
 from mobster_core.checks import CheckError, read_user_file
 from mobster_core.heals import HealFileError, accept_heals, heal_file_for, pending_heals, read_heal_file, reject_heals
+from mobster_core.results import retryable, with_attempts
 from mobster_core.sessions import LiveSession, SessionError
-from mobster_drivers.harness.pool import CouldntOpen, OpenDevice, PoolError, open_device, pool_specs
-from mobster_drivers.harness.settings import Settings
+from mobster_harness import CouldntOpen, Harness, OpenDevice, PoolError, Settings
 
 __all__ = ["OPS", "Bridge", "ToolProblem", "element_row", "screen_doc"]
 
@@ -79,9 +91,12 @@ class Bridge:
     """The server's state and the tools' work (see the module rules)."""
 
     def __init__(self, settings: Settings, root: Path, clock: Clock, *, device: Device | None = None) -> None:
+        if not root.is_dir():  # Rule 4: the project is a folder that is there; none is made for it
+            raise ToolProblem(f"the project {root} is not a folder that is there: give the folder holding .mobster")
         self.settings = settings
         self.root = root
         self.clock = clock
+        self.harness = Harness(settings, root, clock)
         self._given = device
         self._opened: OpenDevice | None = None
         self._session: LiveSession | None = None
@@ -112,23 +127,23 @@ class Bridge:
     def _spec_labels(self) -> list[tuple[str, str]]:
         if self._given is not None:
             return [("device", "driver")]
-        return [(s.label, s.kind) for s in pool_specs(self.settings.devices)]
+        return [(s.label, s.kind) for s in self.harness.specs()]
 
     def _device(self) -> Device:
         """Rule 1: the device given, else the one the settings name, opened by the harness."""
         if self._given is not None:
             return self._given
         if self._opened is None:
-            specs = pool_specs(self.settings.devices)
-            if len(specs) != 1:
-                raise ToolProblem(f"the server was given {len(specs)} devices; start it with one device option")
-            self._opened = open_device(specs[0], self.clock)
+            count = len(self.harness.specs())
+            if count != 1:
+                raise ToolProblem(f"the server was given {count} devices; start it with one device option")
+            self._opened = self.harness.one_device()
         return self._opened.device
 
     async def session(self) -> LiveSession:
         """The live session on the server's device, opened the first time."""
         if self._session is None:
-            options = self.settings.to_run_options(self.root)
+            options = self.harness.run_options()
             session = LiveSession(self._device(), self.clock, self.root, options)
             try:
                 await session.start()
@@ -176,6 +191,7 @@ class Bridge:
     async def record_check(self, name: str, expect: Sequence[Any], file: str | None) -> dict[str, Any]:
         """Judge the current screen; on a pass, write the check file and its recorded path."""
         session = await self.session()
+        self._unique(name, session.check_file(name, file))
         recorded = await session.record(name, expect, file=file)
         return {
             "verdict": recorded.outcome.verdict.value,
@@ -192,21 +208,43 @@ class Bridge:
 
     # -- checks and heals (Rules 4, 5) -----------------------------------------------------------
 
-    def check_named(self, name: str) -> Path:
-        """Rule 4: the project's check file called ``name`` (its name, its file's name or stem)."""
+    def checks_answering(self, name: str) -> list[Path]:
+        """Rule 4: the check files ``name`` names: the file of that name, else each whose stem or name it is."""
         files = find_checks(self.root)
-        for file in files:
-            if name in (file.name, file.stem):
-                return file
-        for file in files:
-            try:
-                if load_check(file).name == name:
-                    return file
-            except CheckError:
-                continue
+        exact = [f for f in files if name in (f.name, _shown(f, self.root))]
+        if exact:
+            return exact
+        return [f for f in files if name in (f.stem, _name_of(f))]
+
+    def check_named(self, name: str) -> Path:
+        """Rule 4: the one check file ``name`` names (its file's name, its stem, its name); else a ToolProblem."""
+        found = self.checks_answering(name)
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise ToolProblem(
+                f"no check called {name[:80]!r} in {self.root / '.mobster' / 'checks'}: list_checks lists them"
+            )
+        listed = ", ".join(f.name for f in found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         raise ToolProblem(
-            f"no check called {name[:80]!r} in {self.root / '.mobster' / 'checks'}: list_checks lists them"
+            f"{len(found)} checks answer to {name[:80]!r} ({listed}): give the file's name instead, such as "
+            f'{{"check": "{found[0].name}"}} (list_checks lists each check\'s file)'
         )
+
+    def _unique(self, name: str, target: Path) -> None:
+        """Rule 4: a new check's name, and its file's stem, name no other check."""
+        for file in self.checks_answering(name):
+            if file != target:
+                how = "is called so" if _name_of(file) == name else "answers to it"
+                raise ToolProblem(
+                    f"the name {name[:80]!r} is taken: {file.name} {how}; give the new check another name"
+                )
+        for file in self.checks_answering(target.stem):
+            if file != target:
+                raise ToolProblem(
+                    f"the file {target.name} would answer to {target.stem!r}, as {file.name} does; "
+                    "give the new check another file name (file)"
+                )
 
     def list_checks(self) -> dict[str, Any]:
         """The project's checks: name, file, steps and expectations, or why one can't be read."""
@@ -248,22 +286,21 @@ class Bridge:
         """Rule 5: run one check on the server's device; its result, and the report's path."""
         from dataclasses import replace
 
-        from mobster_drivers.harness.models import choose_models
-        from mobster_report import HtmlReport
-
         file = self.check_named(name)
         check = load_check(file)
         session = await self.session()
         if session.recording:
             raise ToolProblem("a recording is under way: record_check or stop_recording first")
-        settings = replace(self.settings, no_heal=no_heal or self.settings.no_heal)
-        models = choose_models(settings, self.clock)
+        door = Harness(replace(self.settings, no_heal=no_heal or self.settings.no_heal), self.root, self.clock)
         try:
-            models.prepare()
+            models = door.models()
         except (MobsterError, ValueError) as exc:
             raise ToolProblem(str(exc)) from None
-        options = settings.to_run_options(self.root, reporter=HtmlReport())
-        result = await run_check(check, session.device, self.clock, model=models(), options=options)
+        options = door.run_options()
+        runs = [await run_check(check, session.device, self.clock, model=models(), options=options)]
+        while len(runs) <= options.retries and retryable(runs[-1]):
+            runs.append(await run_check(check, session.device, self.clock, model=models(), options=options))
+        result = with_attempts(runs)
         doc = result.to_dict()
         report = self.root / result.run_dir / "report.html" if result.run_dir else None
         doc["report"] = str(report) if report is not None and report.is_file() else None
@@ -293,6 +330,14 @@ def _entries(file: Path) -> list[Any]:
         return list(read_heal_file(heal_file_for(file)))
     except HealFileError:
         return [None]
+
+
+def _name_of(file: Path) -> str | None:
+    """The ``name:`` of a check file, None when it can't be read (list_checks says why)."""
+    try:
+        return load_check(file).name
+    except CheckError:
+        return None
 
 
 def _shown(path: Path, root: Path) -> str:

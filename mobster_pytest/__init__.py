@@ -12,7 +12,7 @@ See ``docs/pytest.md``. This module imports nothing of Mobster: the plugin is lo
 pytest run in a project where mobster is installed.
 
 What comes after option parsing is the harness's, shared with ``mobster test``
-(``mobster_drivers.harness``: the one device spec and pool, the model chooser, the settings value
+(``mobster_harness``: the one device spec and pool, the model chooser, the settings value
 that makes ``RunOptions``); the plugin keeps its own options, ini keys and spelling. Its rooms
 stand in layers, each importing only those below it (an import-linter ``layers`` contract holds
 them, so a cycle or a back-edge breaks the gate)::

@@ -30,7 +30,7 @@ import pytest
 from mobster_core import Check, CheckResult, Clock, Device, FailureClass, Model, RunOptions
 from mobster_core.checks import find_project_root, load_check, load_check_text
 from mobster_core.exceptions import CheckError
-from mobster_drivers.harness.pool import CouldntOpen
+from mobster_harness import CouldntOpen
 
 from ._outcomes import couldnt, usage_error
 from ._runs import DEFAULT, run_for

@@ -20,9 +20,10 @@ from pathlib import Path
 
 from mobster_core import CheckResult, FailureClass, Verdict
 from mobster_core.checks import Check
-from mobster_core.exceptions import CheckError
+from mobster_core.exceptions import CheckError, UnsafeFile
+from mobster_core.files import MOBSTER_DIR, read_user_file
 from mobster_core.text import escape_controls
-from mobster_core.yaml import YamlProblem, load_yaml
+from mobster_core.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
 
 from ._errors import CheckCouldntRun, CheckFailed, CheckNotPassed, CheckOutcomeUnknown
 from ._fixes import said
@@ -100,9 +101,10 @@ def _failed_line(result: CheckResult, check: Check) -> int | None:
     step = failed_step(result)
     if step is None:
         return None
-    try:
-        doc = load_yaml(check.file.read_bytes(), str(check.file))
-    except (OSError, YamlProblem):
+    try:  # read again as the loader read it: a regular file, bounded, never waiting on a FIFO swapped in
+        raw = read_user_file(check.file, max_bytes=MAX_YAML_BYTES, follow=MOBSTER_DIR not in check.file.parts)
+        doc = load_yaml(raw, str(check.file))
+    except (OSError, UnsafeFile, YamlProblem):
         return None
     if isinstance(doc.data, dict) and isinstance(doc.data.get("steps"), list):
         return doc.line(("steps", step - 1))

@@ -135,10 +135,18 @@ def _largest(folder: Path, frame: str | None) -> Path | None:
     return None
 
 
+#: A frame read back for the report: the report package's own limit for a picture file.
+_MAX_PICTURE_BYTES = 32 * 1024 * 1024
+
+
 def _picture(file: Path) -> bytes | None:
+    """A frame of the run's own folder, read as every file under ``.mobster/`` (a private regular file)."""
+    from mobster_core.exceptions import UnsafeFile
+    from mobster_core.files import read_private
+
     try:
-        return file.read_bytes()
-    except OSError:
+        return read_private(file, max_bytes=_MAX_PICTURE_BYTES)
+    except (OSError, UnsafeFile):
         return None
 
 

@@ -30,7 +30,7 @@ import pytest
 
 from mobster_core import Check, CheckResult, Model
 from mobster_core.results import retryable, with_attempts
-from mobster_drivers.harness.pool import CouldntOpen
+from mobster_harness import CouldntOpen
 
 from ._errors import CheckNotPassed
 from ._outcomes import couldnt, exception_for

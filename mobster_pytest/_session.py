@@ -6,26 +6,29 @@ Rule 1: one :class:`MobsterSession` per process (the controller, or each xdist w
 Rule 2: the device a test runs on is its *slot*: the worker's number under xdist (worker ``gw<k>``
         gets device k of the pool), 0 without xdist, or the device an item is pinned to under
         ``--mobster-each-device``. A slot's device is opened the first time it is needed and kept.
-        A pool of scripted phones gives a worker beyond the pool a phone of its own, made from
-        script ``k mod N`` (as ``mobster test --parallel``), and an Appium pool another session
-        of URL ``k mod N``; a pool of simulators, iPhones or WDAs can't, and says so (the plugin
-        refuses ``-n`` wider than such a pool when pytest starts).
+        The harness's door opens it (``Harness.one_device(slot)``): a pool of scripted phones
+        gives a worker beyond the pool a phone of its own, made from script ``k mod N`` (as
+        ``mobster test --parallel``), and an Appium pool another session of URL ``k mod N``; a
+        pool of simulators, iPhones or WDAs can't, and says so (the plugin refuses ``-n`` wider
+        than such a pool when pytest starts).
         A device that can't be opened is tried again by the next test (a rerun, a busy device
         freed), never cached as broken.
 Rule 3: every run goes through the public API: ``run_check`` on the slot's device itself (never a
         wrapper: every ability it has reaches the runner, a cloud's ``CheckReports`` included)
         with the session's clock, a model made for the run (the harness's chooser: a new scripted
         model per run, as ``mobster test``; one adapter per process for a vendor's model) and
-        :class:`~mobster_core.RunOptions` from the harness's settings, with ``mobster test``'s
-        reporter (``report.html``). When a report shows a frame per step (``_settings``' Rule 5),
-        the run keeps them all (``--frames all``); the frames are the run's own, named by its steps.
+        the :class:`~mobster_core.RunOptions` the harness's door gives for the check's project
+        (``Harness.run_options``: ``mobster test``'s reporter, ``report.html``, whose "Run it
+        again" line names the device as ``mobster test`` takes it). When a report shows a frame
+        per step (``_settings``' Rule 5), the run keeps them all (``--frames all``); the frames are
+        the run's own, named by its steps.
 Rule 4: the real clock runs every coroutine on one event loop for the whole process, so a device
         may keep loop-bound state between checks; the simulated clock runs each on its
         ``FakeClock`` (time goes on from run to run). A run stopped by Ctrl+C writes its result
         (class ``stopped``) and ends the pytest session.
-Rule 5: the model is the harness's choice (``mobster_drivers.harness.models``, as ``mobster
-        test``'s): the one named, else ``claude-sonnet-5-5`` with ``ANTHROPIC_API_KEY`` set, else
-        ``gpt-5.5`` with ``OPENAI_API_KEY``, else none. Under ``--mobster-no-heal`` (without
+Rule 5: the model is the harness's choice (``Harness.models``, as ``mobster test``'s): the one
+        named, else ``claude-sonnet-5-5`` with ``ANTHROPIC_API_KEY`` set, else ``gpt-5.5`` with
+        ``OPENAI_API_KEY``, else none. Under ``--mobster-no-heal`` (without
         ``--mobster-fresh``) there is no model and no key is read; on the simulated clock the
         default is none. A model that can't be made (a bad name, no key) is the run's
         :class:`CouldntOpen`, class ``model``, naming ``--mobster-model``.
@@ -58,9 +61,7 @@ from mobster_core import (
     run_check,
 )
 from mobster_core.testing import FakeClock
-from mobster_drivers.harness.models import choose_models
-from mobster_drivers.harness.pool import CouldntOpen, OpenDevice, open_device
-from mobster_report import HtmlReport
+from mobster_harness import CouldntOpen, Harness, OpenDevice, PoolError
 
 from ._settings import ClockKind, PluginSettings
 from ._state import SESSION, Worker, settings_of, worker_of
@@ -101,13 +102,15 @@ class _Runner:
 class MobsterSession:
     """Rule 1: the clock, the devices and the models of one pytest process."""
 
-    def __init__(self, settings: PluginSettings, worker: Worker | None) -> None:
+    def __init__(self, settings: PluginSettings, worker: Worker | None, root: Path) -> None:
         self.settings = settings
         self.worker = worker
         self._runner = _Runner(settings.clock)
         self._open: dict[int, OpenDevice] = {}
+        #: The door of pytest's root folder: the devices and the models (a run's options are its project's).
+        self._door = Harness(settings.harness, root, self._runner.clock)
         real = settings.clock is ClockKind.REAL
-        self._models = choose_models(settings.harness, self._runner.clock, by_key=real)
+        self._models = self._door.models(prepare=False, by_key=real)
 
     @property
     def clock(self) -> Clock:
@@ -146,7 +149,10 @@ class MobsterSession:
                 f"{who} has no device: the pool has {len(devices)} ({self.settings.describe_pool()}); "
                 f"run as many workers as devices (-n {len(devices)}, or -n auto)",
             )
-        opened = open_device(devices[slot % len(devices)], self.clock)
+        try:
+            opened = self._door.one_device(slot)
+        except PoolError as exc:  # the pool was checked when pytest started: a change of $MOBSTER_WDA_PORT since
+            raise CouldntOpen(FailureClass.USAGE, str(exc)) from None
         self._open[slot] = opened
         log.info("opened %s for slot %d", opened.spec.option, slot)
         return opened
@@ -163,10 +169,8 @@ class MobsterSession:
     # -- runs (Rule 3) ---------------------------------------------------------------------------
 
     def options(self, root: Path) -> RunOptions:
-        """The run options the settings give, for a check of the project at ``root``."""
-        harness = self.settings.harness
-        # "Run it again" names the devices, spelled as ``mobster test`` takes them (spec Rule 7)
-        return harness.to_run_options(root, reporter=HtmlReport(devices=harness.rerun_options(root)))
+        """The run options the harness's door gives for a check of the project at ``root`` (Rule 3)."""
+        return Harness(self.settings.harness, root, self.clock).run_options()
 
     def run(self, check: Check, *, device: Device, model: Model | None, options: RunOptions) -> CheckResult:
         """Run ``check`` once (Rule 3); Ctrl+C writes the run's result and ends the session."""
@@ -207,6 +211,6 @@ def session_of(config: pytest.Config) -> MobsterSession:
     found = config.stash.get(SESSION, None)
     if isinstance(found, MobsterSession):
         return found
-    session = MobsterSession(settings_of(config), worker_of(config))
+    session = MobsterSession(settings_of(config), worker_of(config), Path(config.rootpath))
     config.stash[SESSION] = session
     return session

@@ -6,11 +6,12 @@ Rule 1: every option is also an ini key (``--mobster-no-heal`` is ``mobster_no_h
 Rule 2: a path on the command line is relative to the folder pytest was started in; a path in the
         ini is relative to the ini file's folder (the root folder when there is no ini file), so
         ``mobster_scripted = apps/yourapp.yaml`` works from any sub-folder.
-Rule 3: what the options mean is the harness's (``mobster_drivers.harness``, shared with
-        ``mobster test``): they are read into its one :class:`~mobster_drivers.harness.settings.Settings`
-        value, and the device options (``--mobster-scripted``, ``--mobster-sim``,
-        ``--mobster-device``, ``--mobster-wda``, ``--mobster-appium``, ``--mobster-android``, repeatable,
-        in the order
+Rule 3: what the options mean is the harness's (``mobster_harness``, shared with
+        ``mobster test``): they are read into its one :class:`~mobster_harness.settings.Settings`
+        value by its one mapper (``Settings.from_values``, by ``mobster test``'s option names),
+        and the device options (``--mobster-scripted``, ``--mobster-sim``,
+        ``--mobster-device``, ``--mobster-wda``, ``--mobster-appium``, ``--mobster-android``,
+        repeatable, in the order
         given, and ``--mobster-caps``, one for all or one per Appium URL) make the pool with its
         ``pool_specs``: one kind of device per session, each simulator of a pool on its own WDA
         port. Only the spelling is the plugin's: its messages name an option as the user gave it,
@@ -24,7 +25,7 @@ Rule 6: reading settings imports nothing of Mobster but the harness's settings a
         is loaded by every pytest run in a project where mobster is installed): only the standard
         library, so frozen dataclasses here rather than attrs.
 Rule 7: the project config (``mobster.toml`` or ``[tool.mobster]``, read by the harness's
-        :mod:`~mobster_drivers.harness.config` for ``mobster test`` too, looked for from the folder
+        :mod:`~mobster_harness.config` for ``mobster test`` too, looked for from the folder
         pytest was started in) sits below the ini keys: command line > ini > config profile >
         config base > default. Its profile is ``--mobster-profile``, else ``$MOBSTER_PROFILE``,
         else ``mobster_profile`` (ini), else the file's ``profile`` key. A device named by an option
@@ -44,8 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mobster_drivers.harness.settings import MAX_REPEAT, MAX_RETRIES, Settings, Timing
-from mobster_drivers.harness.spec import KINDS, DeviceOptions, DeviceSpec, PoolError, pool_specs
+from mobster_harness.settings import MAX_REPEAT, MAX_RETRIES, Settings
+from mobster_harness.spec import KINDS, DeviceSpec, PoolError, pool_specs
 
 __all__ = [
     "ClockKind",
@@ -279,32 +280,31 @@ def read_settings(config: Any) -> PluginSettings:
     """The settings of this pytest run (the module rules); :class:`SettingsError` says what's wrong."""
     src = _Source(config)
     _read_project(src)
-    options, devices = _read_pool(src)
+    values = _read_pool(src)
+    given = dict(src.sources)  # how the device options were given, for messages (spec Rule 3)
     step_frames = _step_frames(config, _choice(src, "step-frames", "auto"))
     frames = src.from_project("frames")
-    harness = Settings(
-        devices=options,
+    values.update(
         no_heal=src.flag(_spec("no-heal")),
         fresh=src.flag(_spec("fresh")),
         carry=src.flag(_spec("carry")),
         locale=_locale(src.value(_spec("locale")), src),
-        paths=_choice(src, "paths", "local"),
+        paths_store=_choice(src, "paths", "local"),
         model=src.value(_spec("model")),
         max_usd=_max_usd(src.value(_spec("max-usd")), src),
         each_device=src.flag(_spec("each-device")),
         frames="all" if step_frames else str(frames or "auto"),
-        timing=_timing(src),
-        secrets=_secrets(src),
+        **_timing(src),
         retries=_count(src, "retries", 0, MAX_RETRIES),
         repeat=_count(src, "repeat", 1, MAX_REPEAT),
         alerts=_alerts(src.from_project("alerts")),
         video=_choice(src, "video", "off"),
-        profile=src.profile,
         env_file=env_file if isinstance(env_file := src.project.get("env-file"), Path) else None,
     )
+    harness = Settings.from_values(values, prefix=PREFIX, given=given, secrets=_secrets(src), profile=src.profile)
     settings = PluginSettings(
         harness=harness,
-        devices=devices,
+        devices=_pool(harness),
         clock=ClockKind(_choice(src, "clock", "real")),
         step_frames=step_frames,
         sources=src.sources,
@@ -315,7 +315,7 @@ def read_settings(config: Any) -> PluginSettings:
 
 def _read_project(src: _Source) -> None:
     """Rule 7: the project config's values, when there is a config (only then is it imported)."""
-    from mobster_drivers.harness.config import ConfigError, find_config
+    from mobster_harness.config import ConfigError, find_config
 
     profile = src.value(_spec("profile")) if src.given(_spec("profile")) else None
     chosen = src.sources.get("profile", "--mobster-profile")
@@ -324,7 +324,7 @@ def _read_project(src: _Source) -> None:
     try:
         if profile is None and find_config(src.cli_dir) is None and not os.environ.get("MOBSTER_PROFILE", "").strip():
             return
-        from mobster_drivers.harness.config import load_config
+        from mobster_harness.config import load_config
 
         project = load_config(src.cli_dir, profile=profile, profile_from=chosen)
     except ConfigError as exc:
@@ -340,7 +340,7 @@ def _secrets(src: _Source) -> dict[str, str] | None:
     path = src.from_project("env-file")
     if not isinstance(path, Path):
         return None
-    from mobster_drivers.harness.envfile import EnvFileError, read_env_file
+    from mobster_harness.envfile import EnvFileError, read_env_file
 
     try:
         return {**os.environ, **read_env_file(path, spelled=src.sources["env-file"] + ":")}
@@ -348,11 +348,10 @@ def _secrets(src: _Source) -> dict[str, str] | None:
         raise SettingsError(str(exc)) from None
 
 
-def _timing(src: _Source) -> Timing:
-    """Rule 7: the waits the config names (the plugin has no option for them)."""
-    values = [src.from_project(name) for name in ("poll-interval", "drift-after", "give-up-after")]
-    floats = [float(v) if isinstance(v, int | float) else None for v in values]
-    return Timing(*floats)
+def _timing(src: _Source) -> dict[str, float | None]:
+    """Rule 7: the waits the config names (the plugin has no option for them), by ``mobster test``'s names."""
+    values = {name: src.from_project(name) for name in ("poll-interval", "drift-after", "give-up-after")}
+    return {name.replace("-", "_"): float(v) if isinstance(v, int | float) else None for name, v in values.items()}
 
 
 def _choice(src: _Source, name: str, default: str) -> str:
@@ -417,20 +416,23 @@ def _alerts(value: object) -> str | Mapping[str, Sequence[str]] | None:
     return {str(k): tuple(str(v) for v in vs) for k, vs in value.items()}
 
 
-def _read_pool(src: _Source) -> tuple[DeviceOptions, tuple[DeviceSpec, ...]]:
-    """Rule 3: the device options as given, and the pool the harness makes of them (none named: none)."""
-    values = {name: src.values(_spec(name), paths=name in _PATH_KINDS) for name in (*KINDS, "caps")}
+def _read_pool(src: _Source) -> dict[str, object]:
+    """Rule 3: the device options as given, by ``mobster test``'s names (the config's below the plugin's)."""
+    values: dict[str, object] = {name: src.values(_spec(name), paths=name in _PATH_KINDS) for name in (*KINDS, "caps")}
     parallel, sessions = src.from_project("parallel"), src.from_project("sessions")
-    options = DeviceOptions(
+    values.update(
         parallel=parallel if isinstance(parallel, int) else None,
         sessions=sessions if isinstance(sessions, int) else None,
         session_per_check=bool(src.from_project("session-per-check")),
         session_wait=wait if isinstance(wait := src.from_project("session-wait"), float) else None,
-        prefix=PREFIX,
-        given=dict(src.sources),
-    ).given_as(values.__getitem__)
+    )
+    return values
+
+
+def _pool(harness: Settings) -> tuple[DeviceSpec, ...]:
+    """Rule 3: the pool the harness makes of the device options (none named: none)."""
     try:
-        return options, pool_specs(options, required=False)
+        return pool_specs(harness.devices, required=False)
     except PoolError as exc:
         raise SettingsError(str(exc)) from None
 

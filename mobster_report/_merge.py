@@ -11,7 +11,12 @@ Rule 2: the merged ``results.json`` is a ``mobster.test/1`` document with every 
         the sum of the shards' (the device time one unsharded run would take), ``started_at`` the
         earliest, and ``merged_from`` lists the shards' suite ids.
 Rule 3: the merged ``junit.xml`` holds one ``testsuite`` with every shard's testcases (one per
-        check and device, as each shard wrote them) and the counts summed.
+        check and device, as each shard wrote them) and the counts summed; its properties
+        ``mobster.flaky`` and ``mobster.retried`` count the testcases with Surefire's flaky
+        elements and with any of its rerun or flaky elements. It is valid against Jenkins'
+        ``junit-10.xsd`` as each shard's is: a testcase's ``<properties>``, which the schema
+        refuses and earlier versions of Mobster wrote for a retried check (its facts are in the
+        elements beside it), is left out.
 Rule 4: the merged ``index.html`` links each check to its run's ``report.html`` where the shard
         left it (a relative link from the merged folder).
 Rule 5: a shard that isn't a ``mobster.test/1`` document (a key of the wrong type included: the
@@ -56,6 +61,9 @@ MAX_FILE = 256 * 1024 * 1024
 #: Rule 6: the deepest nesting read in a shard's JSON or XML (ours is at most 6 deep).
 MAX_DEPTH = 64
 _AGAIN = "write it again with mobster test"
+#: Surefire's elements for the earlier attempts of a check that passed on a retry, and of one that never did.
+_FLAKY = frozenset({"flakyError", "flakyFailure"})
+_RERUN = frozenset({"rerunError", "rerunFailure"})
 
 
 class MergeError(MobsterError):
@@ -187,7 +195,17 @@ def merge_junit(files: Sequence[Path]) -> bytes:
             seconds += _seconds(ts, file)
             if ts.get("timestamp"):
                 stamps.append(ts.get("timestamp", ""))
-            suite.extend(ts.findall("testcase"))
+            for case in ts.findall("testcase"):
+                for props in case.findall("properties"):
+                    case.remove(props)
+                suite.append(case)
+    cases = suite.findall("testcase")
+    props = ET.Element("properties")
+    flaky = sum(1 for c in cases if any(e.tag in _FLAKY for e in c))
+    retried = sum(1 for c in cases if any(e.tag in _FLAKY or e.tag in _RERUN for e in c))
+    ET.SubElement(props, "property", name="mobster.flaky", value=str(flaky))
+    ET.SubElement(props, "property", name="mobster.retried", value=str(retried))
+    suite.insert(0, props)
     for key, value in totals.items():
         suite.set(key, str(value))
     suite.set("time", f"{seconds:.3f}")

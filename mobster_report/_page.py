@@ -3,6 +3,15 @@
 Rule 1 (self-contained): one file; the Content-Security-Policy ``<meta>`` (:data:`CSP`) comes first
         in ``<head>``, the style is this module's constant, and there is no script: what opens and
         closes is ``<details>``.
+Rule 2 (contrast, WCAG AA): in each theme (light, and dark where the screen prefers it) every
+        colour text is written in has 4.5:1 against every colour it is written on: the status
+        colours (``--pass``, ``--fail``, ``--review``, ``--cant``, ``--heal``, ``--smart``,
+        ``--live``, ``--dim``, the inks ``--tap-ink`` and ``--old-ink``) against the backgrounds
+        (``--bg``, ``--card``, ``--code``) and against ``--on``, the text on a status-coloured badge,
+        number or chip (white in the light theme, the page's dark in the dark one). The outlines
+        laid on pictures keep their vivid ``--tap`` and ``--old`` (no text is written on them);
+        their legend's words and the chips on them use the inks. Paper is printed in the light
+        palette whatever the screen's theme.
 """
 
 from __future__ import annotations
@@ -37,13 +46,14 @@ def page(title: str, body: str) -> str:
     )
 
 
+# Rule 2: the two palettes; the dark one is the screen's only (``screen and``): paper gets the light one.
 _CSS = """
-:root{--bg:#f6f7f9;--fg:#1b1f24;--dim:#5c6570;--card:#fff;--line:#d8dde3;--code:#eef1f4;
---pass:#1a7f37;--fail:#cf222e;--review:#9a6700;--cant:#8250df;--tap:#ff0a78;--old:#e36209;
---heal:#8250df;--smart:#0969da;--live:#bf8700;color-scheme:light dark}
-@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--dim:#9198a1;--card:#161b22;--line:#30363d;
---code:#1f2630;--pass:#3fb950;--fail:#f85149;--review:#d29922;--cant:#a371f7;--tap:#ff4d9d;--old:#f0883e;
---heal:#a371f7;--smart:#58a6ff;--live:#d29922}}
+:root{--bg:#f6f7f9;--fg:#1b1f24;--dim:#5c6570;--card:#fff;--line:#d8dde3;--code:#eef1f4;--on:#fff;
+--pass:#197a35;--fail:#cf222e;--review:#8f6000;--cant:#7c4cd4;--tap:#ff0a78;--old:#e36209;
+--tap-ink:#cf0861;--old-ink:#af4b07;--heal:#7c4cd4;--smart:#0969da;--live:#8b6300;color-scheme:light dark}
+@media screen and (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--dim:#9198a1;--card:#161b22;
+--line:#30363d;--code:#1f2630;--on:#0d1117;--pass:#3fb950;--fail:#f85149;--review:#d29922;--cant:#a371f7;
+--tap:#ff4d9d;--old:#f0883e;--tap-ink:#ff4d9d;--old-ink:#f0883e;--heal:#a371f7;--smart:#58a6ff;--live:#d29922}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:1180px;margin:0 auto;padding:16px 20px 32px}
@@ -96,14 +106,16 @@ background:#fff}
 border:1px dashed var(--line);border-radius:10px;color:var(--dim);font-size:12px;padding:8px}
 .box{position:absolute;border-radius:3px;outline:2px solid var(--k);outline-offset:1px;
 box-shadow:0 0 0 4px rgba(255,255,255,.6)}
-.box.tap{--k:var(--tap)}.box.old{--k:var(--old);outline-style:dashed;outline-offset:5px;box-shadow:none}.box.pass{--k:var(--pass)}.box.fail{--k:var(--fail)}
-.box b{position:absolute;left:-2px;top:-2px;transform:translate(-50%,-50%);background:var(--k);color:#fff;
-font:700 11px/18px system-ui,sans-serif;min-width:18px;height:18px;border-radius:9px;text-align:center;padding:0 4px}
+.box.tap{--k:var(--tap);--ki:var(--tap-ink)}.box.old{--k:var(--old);--ki:var(--old-ink);outline-style:dashed;
+outline-offset:5px;box-shadow:none}.box.pass{--k:var(--pass)}.box.fail{--k:var(--fail)}
+.box b{position:absolute;left:-2px;top:-2px;transform:translate(-50%,-50%);background:var(--ki,var(--k));
+color:var(--on);font:700 11px/18px system-ui,sans-serif;min-width:18px;height:18px;border-radius:9px;
+text-align:center;padding:0 4px}
 .asserts{list-style:none;margin:0;padding:0}
 .asserts li{background:var(--card);border:1px solid var(--line);border-left:5px solid var(--c);border-radius:8px;
 padding:8px 12px;margin:0 0 8px}
 .asserts li.ok{--c:var(--pass)}.asserts li.bad{--c:var(--fail)}
-.asserts .num{display:inline-block;min-width:20px;height:20px;border-radius:10px;background:var(--c);color:#fff;
+.asserts .num{display:inline-block;min-width:20px;height:20px;border-radius:10px;background:var(--c);color:var(--on);
 text-align:center;font-size:12px;font-weight:700;line-height:20px;margin-right:6px}
 .asserts .res{font-weight:600;color:var(--c)}
 .asserts .obs{color:var(--dim);font-size:13px;margin-top:4px}
@@ -113,7 +125,7 @@ padding:14px 16px;margin:0 0 16px}
 .heal .why{color:var(--dim)}
 .sbs{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;margin:12px 0}
 .sbs>div{background:var(--bg);border-radius:8px;padding:8px 10px}
-.k-old{color:var(--old);font-weight:600}.k-tap{color:var(--tap);font-weight:600}
+.k-old{color:var(--old-ink);font-weight:600}.k-tap{color:var(--tap-ink);font-weight:600}
 .actions{margin:0;padding-left:20px;font-size:14px}
 .cmds{margin-top:12px}
 .steps{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(350px,1fr));gap:12px}
@@ -126,7 +138,7 @@ padding:14px 16px;margin:0 0 16px}
 .step .why{font-size:13px}
 .step .metrics{font-size:12px;color:var(--dim)}
 .badge{font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.05em;border-radius:999px;padding:2px 8px;
-color:#fff;background:var(--b);overflow-wrap:anywhere}
+color:var(--on);background:var(--b);overflow-wrap:anywhere}
 .b-replay{--b:var(--pass)}.b-healed{--b:var(--heal)}.b-smart{--b:var(--smart)}.b-live{--b:var(--live)}
 .b-drifted{--b:var(--fail)}.b-other{--b:var(--dim)}
 details>summary{cursor:pointer;list-style:none}
@@ -143,6 +155,7 @@ th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertic
 .cell{color:var(--c);font-weight:600}
 .cell .dim{font-weight:400}
 .cell .msg{color:var(--fg);font-weight:400;font-size:13px}
+.attempts li{color:var(--c)}
 td.none{color:var(--dim)}
 ul.bad,ul.heals{padding-left:20px}
 @media (max-width:760px){.sbs{grid-template-columns:minmax(0,1fr)}}

@@ -226,15 +226,21 @@ def _flaky_badge(c: Mapping[str, Any]) -> str:
 
 
 def _attempt_links(c: Mapping[str, Any], here: str) -> str:
-    """A retried check's earlier attempts, each linked to its own run's report."""
+    """A retried check's earlier attempts, each linked to its own run's report, in its own verdict's colour."""
     attempts = [_map(a) for a in _list(c.get("attempts"))]
     if len(attempts) < 2:  # one attempt is the run itself
         return ""
     items = []
     for n, a in enumerate(attempts[:-1], start=1):
         href = report_href(_str(a, "run_dir"), here)
-        said = f"attempt {n} of {len(attempts)}: {_t(a.get('class'), 80)}"
-        items.append(f'<li><a href="{href}">{said}</a></li>' if href else f"<li>{said}</li>")
+        verdict = _str(a, "verdict")
+        vclass = verdict if verdict in _VERDICTS else "unknown"
+        mark, word = _VERDICTS.get(verdict, ("•", verdict or "unknown"))
+        cls = _str(a, "class")
+        said = f"attempt {n} of {len(attempts)}: {mark} {_t(word, 40)}" + (f" ({_t(cls, 80)})" if cls else "")
+        # Each attempt in its own verdict's colour and words, not the cell's (the check's last verdict).
+        inner = f'<a href="{href}">{said}</a>' if href else said
+        items.append(f'<li class="v-{vclass}">{inner}</li>')
     return f"<ul class=attempts>{''.join(items)}</ul>"
 
 

@@ -2,7 +2,8 @@
 
 Fixtures: ``clean_env`` (no key or Mobster setting from the shell), ``project`` (an empty project
 as the working folder), ``private_locks``, ``permissive_umask`` and ``no_hang``. Shared data is in
-``samples.py``.
+``samples.py``. Every test is followed by the JUnit sweep (``tests/junit_schema.py``): each JUnit
+file Mobster wrote in its temporary folders must be valid against Jenkins' ``junit-10.xsd``.
 
 Hypothesis runs under one of two profiles, chosen by ``HYPOTHESIS_PROFILE`` (default ``dev``):
 
@@ -17,6 +18,7 @@ Hypothesis runs under one of two profiles, chosen by ``HYPOTHESIS_PROFILE`` (def
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 from collections.abc import Iterator
@@ -26,6 +28,8 @@ from types import FrameType
 
 import pytest
 from hypothesis import settings
+
+from tests import junit_schema
 
 settings.register_profile(
     "ci", max_examples=100, derandomize=True, database=None, deadline=timedelta(seconds=1), print_blob=True
@@ -89,3 +93,36 @@ def no_hang(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     signal.alarm(0)
     signal.signal(signal.SIGALRM, old)
+
+
+#: The fixtures that make a temporary folder (``project`` and the others take ``tmp_path``).
+TEMP_FIXTURES = frozenset({"tmp_path", "tmp_path_factory", "pytester"})
+#: The folders under the session's base temporary folder the sweep has seen.
+_SWEPT: set[str] = set()
+
+
+@pytest.fixture(autouse=True)
+def _junit_sweep(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Rule 2 of ``tests/junit_schema.py``: the JUnit files Mobster wrote in the test's folders validate.
+
+    The folders are those made under the base temporary folder since the last test's sweep: the
+    test's own, and any a module's fixture made for it. Off when the schema isn't installed (its
+    own tests skip, saying why).
+    """
+    yield
+    if not TEMP_FIXTURES.intersection(request.fixturenames) or _schema_missing():
+        return
+    base = tmp_path_factory.getbasetemp()
+    names = {e.name for e in os.scandir(base) if e.is_dir(follow_symlinks=False)}
+    new = sorted(names - _SWEPT)
+    _SWEPT.update(names)  # a marked test's folders too: the next test's sweep doesn't take them for its own
+    if request.node.get_closest_marker("hand_made_junit"):
+        return
+    found = [p for f in junit_schema.mobster_junit_files(base / n for n in new) for p in junit_schema.problems(f)]
+    if found:
+        pytest.fail("Mobster wrote JUnit that Jenkins' junit-10.xsd refuses:\n" + "\n".join(found), pytrace=False)
+
+
+@functools.cache
+def _schema_missing() -> bool:
+    return junit_schema.unavailable() is not None

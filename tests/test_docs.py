@@ -8,12 +8,14 @@ from pathlib import Path
 import mobster_cli
 import mobster_core
 import mobster_drivers
+import mobster_harness
 import mobster_pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md", ROOT / "CHANGELOG.md"]
 PACKAGES = [
-    Path(str(package.__file__)).parent for package in (mobster_core, mobster_drivers, mobster_cli, mobster_pytest)
+    Path(str(package.__file__)).parent
+    for package in (mobster_core, mobster_drivers, mobster_harness, mobster_cli, mobster_pytest)
 ]
 CODE = [p for package in PACKAGES for p in package.rglob("*.py")]
 

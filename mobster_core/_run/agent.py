@@ -3,8 +3,8 @@
 Rule 1: each turn the model sees the check, what was done so far, and the settled screen as rows;
         it answers act (1-3 actions), done or blocked. It never decides the verdict.
 Rule 2: an action is validated before it is sent: its op (``BACK`` only on Android: ``prompt``
-        Rule 5), its target (a row of the current
-        screen, and not one the keyboard covers: ``_rules/keyboard``), its text. An invalid action
+        Rule 5), its target (a row of the current screen, and not one the keyboard covers:
+        ``_rules/device/keyboard``), its text. An invalid action
         is told to the model and never sent; after ``max_invalid`` invalid turns the run stops
         (class ``model``).
 Rule 3: the safety rules apply (a press on a button's text presses the button: ``safety`` Rule 10):
@@ -23,7 +23,7 @@ Rule 7: the run stops when a budget runs out: ``max_usd``, ``max_seconds`` or ``
         (``couldnt_run``, class ``budget``).
 Rule 8: the model saying blocked ends Smart with the reason beside the path: it is not a failure by
         itself (the verdict decides; a failed verdict is then class ``blocked``).
-Rule 10: a check's device step (a biometric answer, a push: ``_rules/controls`` Rule 5) is never
+Rule 10: a check's device step (a biometric answer, a push: ``_rules/device/controls`` Rule 5) is never
         the model's: an action the model names with its op is invalid (Rule 2). The runner sends
         it itself (:meth:`Actor.device_step`): recorded as a step on the screen it was sent on,
         through the dispatcher, then the screen is awaited as after any action (Rule 6).
@@ -39,25 +39,25 @@ from collections.abc import Sequence
 
 import attrs
 
-from mobster_core._rules.controls import DeviceEvent
-from mobster_core._rules.cost import Cost, PriceTable
-from mobster_core._rules.device import Action, DeviceKind, Platform
-from mobster_core._rules.keyboard import covered_by_keyboard, covers_reason
-from mobster_core._rules.matcher import pick, position
-from mobster_core._rules.model import Decision, DecisionKind, ModelAction, Prompt, Usage
-from mobster_core._rules.prompt import action_tool, screen_rows, system_prompt
-from mobster_core._rules.safety import check_commit, classify_press
-from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import DEFAULT_POLICY, ChangeWait, PollPolicy, SettleWait, Sighting, WatchWait
-from mobster_core._rules.steps import Op, Step, describe_action
-from mobster_core._rules.typing_rules import Provenance, record_text
-from mobster_core._rules.verdict import FailureClass, Outcome
+from mobster_core._results.results import StepReport, StepSource
+from mobster_core._rules.device.controls import DeviceEvent
+from mobster_core._rules.device.device import Action, DeviceKind, Platform
+from mobster_core._rules.device.keyboard import covered_by_keyboard, covers_reason
+from mobster_core._rules.model.cost import Cost, PriceTable
+from mobster_core._rules.model.model import Decision, DecisionKind, ModelAction, Prompt, Usage
+from mobster_core._rules.model.prompt import action_tool, screen_rows, system_prompt
+from mobster_core._rules.replay.matcher import pick, position
+from mobster_core._rules.replay.settle import DEFAULT_POLICY, ChangeWait, PollPolicy, SettleWait, Sighting, WatchWait
+from mobster_core._rules.replay.typing_rules import Provenance, record_text
+from mobster_core._rules.safety.safety import check_commit, classify_press
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome
+from mobster_core._rules.vocabulary.screen import Element, Screen
+from mobster_core._rules.vocabulary.steps import Op, Step, describe_action
 from mobster_core.exceptions import ModelError
 from mobster_core.protocols import Model
 
 from .dispatch import Dispatcher
 from .ended import Ended, couldnt
-from .results import StepReport, StepSource
 from .wait import drive
 
 __all__ = ["Actor", "Agent", "Brief", "Limits", "ModelCalls", "Recorded", "make_action"]

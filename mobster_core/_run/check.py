@@ -26,10 +26,10 @@ Rule 5: the run's own files can't be written (the journal, ``.mobster/`` refused
 Rule 6: a device with the optional ``CheckReports`` ability is told the check's name before the
         run's first call to it and the verdict once the result is written (not after a stop); an
         error there is logged, never the check's outcome (the verdict is already decided).
-Rule 7: a check that names ``${NAME}`` secrets (``_rules/secrets.py``) gets their values from
+Rule 7: a check that names ``${NAME}`` secrets (``_rules/device/secrets.py``) gets their values from
         ``options.secrets`` (else the process environment) before anything is asked of the
-        device; an unset one is ``couldnt_run``, class ``usage``, naming it. Every message the
-        run writes has the values scrubbed.
+        device; an unset or empty one is ``couldnt_run``, class ``usage``, naming it. Every
+        message the run writes has the values scrubbed.
 Rule 8: a check's ``device:`` settings are applied after ``prepare`` and before the steps launch the
         app (``_run/controls`` Rule 1); with ``options.video`` on, the screen is recorded from
         before the run's first call to the device until the verdict (Rule 2 there), and the
@@ -50,12 +50,13 @@ import attrs
 
 from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
-from mobster_core._rules.cost import Cost
-from mobster_core._rules.device import DeviceInfo
-from mobster_core._rules.frames import FINAL_FRAME, FramesMode, is_drift_frame
-from mobster_core._rules.secrets import MissingSecret, Secrets, references
-from mobster_core._rules.text import utf8
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._results.frames import FINAL_FRAME, FramesMode, is_drift_frame
+from mobster_core._results.results import CheckResult, FinishedEarly, StepReport
+from mobster_core._rules.device.device import DeviceInfo
+from mobster_core._rules.device.secrets import MissingSecret, Secrets, references
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.model.cost import Cost
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import Check, project_of
 from mobster_core._store.fsutil import UnsafeFile, atomic_write
 from mobster_core._store.journal import Journal, JournalError
@@ -71,7 +72,6 @@ from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
 from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
-from .results import CheckResult, FinishedEarly, StepReport
 from .steps import Executed, execute, skipped
 
 __all__ = ["RunOptions", "RunStopped", "run_check"]
@@ -117,7 +117,7 @@ async def run_check(
     calls = None if model is None else ModelCalls(model, options.prices)
     secrets, missing = _secrets(check, options)
     with Journal(folder) as journal:
-        dispatch = Dispatcher(device, clock, journal, timing=options.policy, secrets=secrets)
+        dispatch = Dispatcher(device, clock, journal, timing=options.timing, secrets=secrets)
         dispatch.on_sent, dispatch.on_sending = options.on_sent, options.on_sending
         run = Run(check, device, clock, root, options, dispatch, calls, run_dir=_relative(folder, root))
         if run.takes_frames:
@@ -160,8 +160,8 @@ async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
         log.warning("the device wasn't told about the check", call=what, error=f"{type(exc).__name__}: {exc}")
 
 
-def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, str | None]:
-    """Rule 7: the values of the secrets the check names, and the first one that isn't set."""
+def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret | None]:
+    """Rule 7: the values of the secrets the check names, and the first one that isn't set or is empty."""
     launch = check.launch
     names = references([*check.steps, *launch.args, *launch.env.values(), launch.url])
     if not names:
@@ -169,20 +169,25 @@ def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, str | None]:
     try:
         return Secrets.of(names, os.environ if options.secrets is None else options.secrets), None
     except MissingSecret as exc:
-        return Secrets(), exc.name
+        return Secrets(), exc
 
 
-def _missing(check: Check, name: str) -> Outcome:
-    """Rule 7: the usage problem of an unset secret."""
+def _missing(check: Check, missing: MissingSecret) -> Outcome:
+    """Rule 7: the usage problem of a secret that isn't set, or is empty."""
+    name = missing.name
+    fix = (
+        "a check can't type nothing: set it to the text to type, or leave the step out of the check"
+        if missing.empty
+        else "set it in the environment (or in an env file) and run again"
+    )
     return Outcome(
         Verdict.COULDNT_RUN,
         FailureClass.USAGE,
-        f"{check.file}: the check names ${{{name}}}, and the variable {name} isn't set: set it in the "
-        "environment (or in an env file) and run again",
+        f"{check.file}: the check names ${{{name}}}, and the variable {name} {missing.how}: {fix}",
     )
 
 
-async def _tell(run: Run, folder: Path, missing: str | None) -> tuple[_Story, asyncio.CancelledError | None]:
+async def _tell(run: Run, folder: Path, missing: MissingSecret | None) -> tuple[_Story, asyncio.CancelledError | None]:
     """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5, 7)."""
     story = _Story()
     if missing is not None:

@@ -13,20 +13,20 @@ from pathlib import Path
 
 import attrs
 
-from mobster_core._rules.alerts import AlertPolicy
-from mobster_core._rules.controls import VideoMode
-from mobster_core._rules.cost import PriceTable
-from mobster_core._rules.device import normal_locale
-from mobster_core._rules.frames import FramesMode
-from mobster_core._rules.settle import DEFAULT_POLICY, PollPolicy
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._results.frames import FramesMode
+from mobster_core._results.results import CheckResult
+from mobster_core._rules.device.alerts import AlertPolicy
+from mobster_core._rules.device.controls import VideoMode
+from mobster_core._rules.device.device import normal_locale
+from mobster_core._rules.model.cost import PriceTable
+from mobster_core._rules.replay.settle import DEFAULT_POLICY, PollPolicy
+from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._store.checks import Check
 from mobster_core._store.pathstores import PATH_STORE_MEMBERS, missing_members
 from mobster_core.protocols import Clock, Device, PathStore, Reporter
 
 from .agent import ModelCalls
 from .dispatch import Dispatcher
-from .results import CheckResult
 
 __all__ = ["Run", "RunOptions"]
 
@@ -48,8 +48,9 @@ class RunOptions:
     ``no_heal``: strict CI, a changed step fails (class ``drift``) and no model is asked.
     ``fresh``: record again with Smart. ``carry``: replay the newest path of another env (a new
     build) when this env has none. ``max_usd`` caps each check's model spend (the lower of it and
-    the check's ``budget.max_usd``). ``prices`` prices the model's tokens. ``policy`` times every
-    wait of a step. ``screenshots``: give the model a picture and keep the last frame, when the
+    the check's ``budget.max_usd``). ``prices`` prices the model's tokens. ``timing`` times every
+    wait of a step (``policy``, its old name, is deprecated: given, it is the timing, and reading
+    ``options.policy`` reads ``timing``). ``screenshots``: give the model a picture and keep the last frame, when the
     device takes screenshots. ``reporter`` presents each check's result and each suite's once
     they are written (``mobster_report.HtmlReport``: ``report.html`` and ``index.html``); with
     none, no page is written and no frame taken. ``frames`` (``auto``, ``all``, ``failed``,
@@ -84,7 +85,7 @@ class RunOptions:
     carry: bool = False
     max_usd: float | None = None
     prices: PriceTable = attrs.field(factory=PriceTable)
-    policy: PollPolicy = DEFAULT_POLICY
+    timing: PollPolicy = DEFAULT_POLICY
     screenshots: bool = True
     frames: FramesMode = attrs.field(default=FramesMode.AUTO, converter=FramesMode)
     reporter: Reporter | None = attrs.field(default=None, eq=False)
@@ -101,9 +102,19 @@ class RunOptions:
     on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)
     retries: int = attrs.field(default=0, validator=[attrs.validators.instance_of(int), attrs.validators.ge(0)])
     repeat: int = attrs.field(default=1, validator=[attrs.validators.instance_of(int), attrs.validators.ge(1)])
+    #: Deprecated: ``timing``'s old name, taken as ``RunOptions(policy=...)`` and never kept (see ``timing``).
+    _policy: PollPolicy | None = attrs.field(default=None, alias="policy", eq=False, repr=False, kw_only=True)
 
     def __attrs_post_init__(self) -> None:
         _check_paths(self.paths)
+        if self._policy is not None:  # the old name wins, so attrs.evolve(options, policy=...) still works
+            object.__setattr__(self, "timing", self._policy)
+            object.__setattr__(self, "_policy", None)
+
+    @property
+    def policy(self) -> PollPolicy:
+        """Deprecated: ``timing``'s old name (``Dispatcher(timing=)`` and the settings already call it so)."""
+        return self.timing
 
 
 @attrs.frozen

@@ -5,7 +5,7 @@ Rule 1: a check's ``device:`` settings are applied once, after the device and th
         ability, or one that refuses (``controls_refusal``: an iPhone, an Appium session that is
         no simulator), is no place for the check: ``couldnt_run``, class ``environment``, and
         nothing is sent. A setting the device fails to apply is ``couldnt_run``, class ``device``.
-Rule 3: a check's device steps (``_rules/controls`` Rule 5: a biometric answer, a push) need a
+Rule 3: a check's device steps (``_rules/device/controls`` Rule 5: a biometric answer, a push) need a
         device that sends them (``protocols.DeviceEvents``) and doesn't refuse them
         (``event_refusal``: a USB iPhone, an Appium session on a real phone): otherwise the check
         can't run, class ``environment``, with the driver's words, before anything is sent
@@ -25,8 +25,8 @@ from pathlib import Path
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.controls import DeviceEvent, Recording, VideoMode
-from mobster_core._rules.verdict import FailureClass
+from mobster_core._rules.device.controls import DeviceEvent, Recording, VideoMode
+from mobster_core._rules.verdict.verdict import FailureClass
 from mobster_core.exceptions import DeviceError
 from mobster_core.protocols import Device, DeviceControls, DeviceEvents, Recordings
 

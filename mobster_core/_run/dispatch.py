@@ -14,7 +14,7 @@ Rule 7: a run stopped (cancelled) while an action is in flight journals that act
 Rule 8: before acting on an element, a device that can (``TargetChecks``) confirms it is shown; the
         check is a read (tried once more when it fails, as Rule 5).
 Rule 9 (frames): when the run takes frames and the device gives screenshots, each action sent and
-        each step that drifted names the frame of the screen it was decided on (``_rules/frames``:
+        each step that drifted names the frame of the screen it was decided on (``_results/frames``:
         ``frames/step-003-before.png``): :meth:`Dispatcher.send` and :meth:`Dispatcher.drifted`
         return the name, and the action's journal entry holds it. How a frame is taken depends on
         the device's channel (``protocols.ScreenshotChannel``):
@@ -36,19 +36,19 @@ Rule 10 (secrets): an action's or a launch's ``${NAME}`` references are resolved
         the device and nowhere else; the journal keeps the reference (an action's text that holds
         a value itself is journaled with the reference in its place). Every read comes back with
         the values replaced by their references, and so does every error a device raises while
-        secrets are in play (``_rules/secrets.py``): nothing downstream ever holds a value.
+        secrets are in play (``_rules/device/secrets.py``): nothing downstream ever holds a value.
 Rule 11 (the driver's contract): what a device method returns is checked where it enters the
         core: a read (``read``, ``read_evidence``) is a ``Screen``, ``check_target`` a bool,
         ``screenshot`` bytes. Anything else is the driver's bug: ``couldnt_run``, class ``device``,
         naming the method and what it returned (a screenshot that isn't bytes is a missing frame).
-Rule 12 (system alerts, ``_rules/alerts``): once a run watches alerts (:meth:`Dispatcher.watch_alerts`),
+Rule 12 (system alerts, ``_rules/device/alerts``): once a run watches alerts (:meth:`Dispatcher.watch_alerts`),
         every read (the evidence read included) is looked at for an alert. One the policy answers
         is an action like any other: the safety rules judge its button's label, it is journaled
         (``{"op": "ALERT", ...}``, key ``alert-N``) before the device taps it, and the read is
-        taken again once the screen has changed (bounded: ``_rules/alerts`` Rule 6). One it
+        taken again once the screen has changed (bounded: ``_rules/device/alerts`` Rule 6). One it
         doesn't answer ends the run there: ``failed``, class ``drift``, the reason naming its
         title; no model is asked. Every answer is kept in :attr:`Dispatcher.answered`.
-Rule 13 (device steps, ``_rules/controls`` Rule 5): a check's biometric answer or push
+Rule 13 (device steps, ``_rules/device/controls`` Rule 5): a check's biometric answer or push
         (:meth:`Dispatcher.send_event`) is an action like any other: journaled before it is sent
         (``{"op": "BIOMETRIC_MATCH" | "BIOMETRIC_FAIL" | "PUSH", "text": <sensor | file and
         digest>}``: never the payload), sent at most once, framed as Rule 9 says, and a failure is
@@ -66,17 +66,17 @@ from typing import Any, NoReturn, TypeVar
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.alerts import OPEN_IN, AlertAnswer, AlertPolicy, AlertRefusal, decide, find_alert
-from mobster_core._rules.controls import DeviceEvent
-from mobster_core._rules.device import Action, DeviceKind, LaunchOptions
-from mobster_core._rules.frames import FINAL_FRAME, drift_frame, step_frame
-from mobster_core._rules.safety import check_commit, classify
-from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.secrets import Secrets
-from mobster_core._rules.settle import BULLET, DEFAULT_POLICY, ChangeWait, PollPolicy, TypingWait
-from mobster_core._rules.steps import Op
-from mobster_core._rules.typing_rules import is_masked
-from mobster_core._rules.verdict import FailureClass
+from mobster_core._results.frames import FINAL_FRAME, drift_frame, step_frame
+from mobster_core._rules.device.alerts import OPEN_IN, AlertAnswer, AlertPolicy, AlertRefusal, decide, find_alert
+from mobster_core._rules.device.controls import DeviceEvent
+from mobster_core._rules.device.device import Action, DeviceKind, LaunchOptions
+from mobster_core._rules.device.secrets import Secrets
+from mobster_core._rules.replay.settle import BULLET, DEFAULT_POLICY, ChangeWait, PollPolicy, TypingWait
+from mobster_core._rules.replay.typing_rules import is_masked
+from mobster_core._rules.safety.safety import check_commit, classify
+from mobster_core._rules.verdict.verdict import FailureClass
+from mobster_core._rules.vocabulary.screen import Element, Screen
+from mobster_core._rules.vocabulary.steps import Op
 from mobster_core._store.journal import DuplicateEffect, Effect, EffectLedger, JournalWriter
 from mobster_core._store.runs import write_frame
 from mobster_core.exceptions import DeviceError, UnknownOutcome, UnsafeFile

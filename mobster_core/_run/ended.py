@@ -1,7 +1,7 @@
 """How a run ends early: one exception that carries the outcome the check will report.
 
 Rule 1: a failure is made once, where it happens (the dispatcher, the replay, the agent, the heal,
-        the preparation), as the :class:`~mobster_core._rules.verdict.Outcome` the check reports:
+        the preparation), as the :class:`~mobster_core._rules.verdict.verdict.Outcome` the check reports:
         its verdict, class and message. :class:`Ended` carries it, unchanged, to the boundary of
         the phase it happened in, which returns it as a value beside what the phase did.
 Rule 2: nothing re-labels an outcome on its way up: no table maps one kind of stop to another.
@@ -11,8 +11,8 @@ Rule 3: where it is made, an outcome says the step it happened at (``step``, whe
 
 from __future__ import annotations
 
-from mobster_core._rules.fixes import Fix
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._rules.verdict.fixes import Fix
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
 
 __all__ = ["Ended", "couldnt", "failed"]
 

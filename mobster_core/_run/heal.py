@@ -49,22 +49,22 @@ from collections.abc import Awaitable, Callable
 
 import attrs
 
-from mobster_core._rules.breaker import Breaker
-from mobster_core._rules.device import HOME_SCREENS
-from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.matcher import MatchRule, match_step
-from mobster_core._rules.model import Decision, DecisionKind
-from mobster_core._rules.screen import Screen
-from mobster_core._rules.settle import WATCH_SLOWEST, ChangeWait, Sighting, WatchWait
-from mobster_core._rules.steps import Step
-from mobster_core._rules.typing_rules import lost_typing
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._results.results import StepReport, StepSource, recorded_element
+from mobster_core._rules.device.device import HOME_SCREENS
+from mobster_core._rules.model.model import Decision, DecisionKind
+from mobster_core._rules.replay.breaker import Breaker
+from mobster_core._rules.replay.matcher import MatchRule, match_step
+from mobster_core._rules.replay.settle import WATCH_SLOWEST, ChangeWait, Sighting, WatchWait
+from mobster_core._rules.replay.typing_rules import lost_typing
+from mobster_core._rules.verdict.fixes import Fix, FixCode
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
+from mobster_core._rules.vocabulary.screen import Screen
+from mobster_core._rules.vocabulary.steps import Step
 from mobster_core._store.healfile import HealEntry
 
 from .agent import Agent
 from .ended import Ended
 from .replay import Drift
-from .results import StepReport, StepSource, recorded_element
 from .wait import drive
 
 __all__ = ["LOOKAHEAD", "HealJob", "Healed", "heal_limit", "heal_request", "heal_step", "refusal"]

@@ -1,6 +1,6 @@
 """The settled reads a check is judged on: the baseline before the first step, and the verdict.
 
-Rule 1: both are the settled read of ``_rules/settle.py`` (Rules 5 and 5a), driven by the one wait
+Rule 1: both are the settled read of ``_rules/replay/settle`` (Rules 5 and 5a), driven by the one wait
         loop: the verdict's with the default timing and ``accept`` (every assertion holds), the
         baseline's with ``BASELINE_POLICY``.
 Rule 2: they settle on the run's fast reads (``Dispatcher.read_to_judge``: the device's ``read``, the
@@ -16,7 +16,7 @@ Rule 3: the baseline is taken only for a check with steps and expectations, and 
         expectation fails on it (Rule 5a: no second read; the baseline then can't make the check
         ``needs_review``). Its last read is where the first step's wait (or Smart's first turn)
         starts.
-Rule 4: the verdict is :func:`~mobster_core._rules.verdict.decide` on the assertions evaluated on the
+Rule 4: the verdict is :func:`~mobster_core._rules.verdict.verdict.decide` on the assertions evaluated on the
         verdict's read, never a model's word; what Smart said only picks the class of a failure.
 Rule 5: after an action no read has seen yet (a replay's last step), the verdict's reads come every
         0.15 s until one shows another screen on which every assertion holds (Rule 5a), then
@@ -35,9 +35,8 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from mobster_core._rules.assertions import Assertion, AssertionResult, Kind, evaluate
-from mobster_core._rules.controls import AuditReport
-from mobster_core._rules.screen import Screen
-from mobster_core._rules.settle import (
+from mobster_core._rules.device.controls import AuditReport
+from mobster_core._rules.replay.settle import (
     BASELINE_POLICY,
     DEFAULT_READ_POLICY,
     Opening,
@@ -45,7 +44,8 @@ from mobster_core._rules.settle import (
     SettledRead,
     SettledReadWait,
 )
-from mobster_core._rules.verdict import Evidence, FailureClass, Outcome, SmartNote, decide
+from mobster_core._rules.verdict.verdict import FailureClass, Grounds, Outcome, SmartNote, decide
+from mobster_core._rules.vocabulary.screen import Screen
 from mobster_core.exceptions import DeviceError
 from mobster_core.protocols import Audits, Clock
 
@@ -115,14 +115,14 @@ async def judge(run: Run, baseline: Baseline | None, smart: SmartNote | None, sk
     ``skipped``: the steps left undone, in words.
     """
     expect, dispatch = run.check.expect, run.dispatch
-    opening = Opening(after=dispatch.acted_on, poll=run.options.policy)
+    opening = Opening(after=dispatch.acted_on, poll=run.options.timing)
     read = await settled_read(
         lambda: dispatch.read_to_judge("the verdict"), run.clock, accept=_holds(expect), opening=opening
     )
     screen = await dispatch.read_evidence("the verdict") if dispatch.has_evidence_reads else read.screen
     results = evaluate(expect, screen, await _audit(run, expect))
-    evidence = Evidence(results, screen.app, None if baseline is None else baseline.results, smart, skipped)
-    return Judged(decide(expect, evidence, run.bundle), results, read.stable)
+    grounds = Grounds(results, screen.app, None if baseline is None else baseline.results, smart, skipped)
+    return Judged(decide(expect, grounds, run.bundle), results, read.stable)
 
 
 #: Rule 6: what a device without the ``Audits`` ability says.

@@ -27,8 +27,9 @@ Rule 7: a heal waiting for review is never replaced (the heal file's Rule 9): a 
 from __future__ import annotations
 
 from mobster_core._clock import utc_now
-from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.verdict import FailureClass
+from mobster_core._results.results import Mode
+from mobster_core._rules.verdict.fixes import Fix, FixCode
+from mobster_core._rules.verdict.verdict import FailureClass
 from mobster_core._store.cache import Origin, ReplayCache, check_name
 from mobster_core._store.fsutil import project_lock
 from mobster_core._store.healfile import (
@@ -53,7 +54,6 @@ from mobster_core._store.pathbook import note_replayed
 from .context import Run
 from .ended import couldnt, failed
 from .plan import Prepared
-from .results import Mode
 from .steps import Executed
 
 __all__ = ["keep"]

@@ -28,11 +28,11 @@ from __future__ import annotations
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.device import AppInfo, DeviceInfo, DeviceKind, LaunchOptions
-from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.identity import Env
-from mobster_core._rules.steps import Step
-from mobster_core._rules.verdict import FailureClass
+from mobster_core._rules.device.device import AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.verdict.fixes import Fix, FixCode
+from mobster_core._rules.verdict.verdict import FailureClass
+from mobster_core._rules.vocabulary.steps import Step
 from mobster_core._store.cache import ReplayCache, StoredPath
 from mobster_core._store.healfile import (
     HealEntry,

@@ -17,7 +17,7 @@ Rule 6: a read that fails is tried once more (reads are safe to repeat; actions 
 Rule 7: a step whose target matched is acted on only when the device confirms the target is shown
         (``TargetChecks``); a target the device says is hidden counts as no match on that read, so
         the replay keeps waiting and the step drifts if it stays hidden. It is never tapped.
-Rule 9: a device step (``BIOMETRIC_MATCH``, ``BIOMETRIC_FAIL``, ``PUSH``: the check's, ``_rules/controls``
+Rule 9: a device step (``BIOMETRIC_MATCH``, ``BIOMETRIC_FAIL``, ``PUSH``: the check's, ``_rules/device/controls``
         Rule 5) waits for its recorded screen like any step with no target (the app, the screen
         rules), then is sent by the dispatcher with no model. A push sends the check's payload file
         as it is today (:class:`FromCheck`): a file changed since the recording is sent as it is
@@ -35,20 +35,20 @@ from types import MappingProxyType
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.controls import DeviceEvent
-from mobster_core._rules.device import Action, DeviceKind
-from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.matcher import Match
-from mobster_core._rules.safety import check_commit, classify, classify_press, strictest
-from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import DEFAULT_POLICY, Drifted, Found, PollPolicy, Sighting, StepWait
-from mobster_core._rules.steps import Op, Step, push_text
-from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
-from mobster_core._rules.verdict import FailureClass, Outcome
+from mobster_core._results.results import StepReport, StepSource, recorded_element
+from mobster_core._rules.device.controls import DeviceEvent
+from mobster_core._rules.device.device import Action, DeviceKind
+from mobster_core._rules.replay.matcher import Match
+from mobster_core._rules.replay.settle import DEFAULT_POLICY, Drifted, Found, PollPolicy, Sighting, StepWait
+from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.safety.safety import check_commit, classify, classify_press, strictest
+from mobster_core._rules.verdict.fixes import Fix, FixCode
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome
+from mobster_core._rules.vocabulary.screen import Element, Screen
+from mobster_core._rules.vocabulary.steps import Op, Step, push_text
 
 from .dispatch import Dispatcher
 from .ended import Ended, couldnt
-from .results import StepReport, StepSource, recorded_element
 from .wait import drive
 
 __all__ = ["Drift", "FromCheck", "LiveStep", "Replayed", "Replayer"]
@@ -163,7 +163,7 @@ class Replayer:
     # -- one step ------------------------------------------------------------------------
 
     async def _wait_for(self, index: int, step: Step, seed: Sighting | None) -> Found | Drifted:
-        """Poll until the matcher says ``ok`` or the step drifts (the step's wait of ``_rules/settle``)."""
+        """Poll until the matcher says ``ok`` or the step drifts (the step's wait of ``_rules/replay/settle``)."""
         what = f"step {index}"
         dispatch = self.dispatch
         return await drive(

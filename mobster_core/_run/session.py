@@ -43,15 +43,16 @@ from typing import Any, TypeVar
 import attrs
 
 from mobster_core._clock import utc_now
+from mobster_core._results.results import Mode
 from mobster_core._rules.assertions import AssertionResult, evaluate
-from mobster_core._rules.device import Action, DeviceInfo, DeviceKind
-from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.secrets import MissingSecret, Secrets, only_references, references
-from mobster_core._rules.settle import BASELINE_POLICY, SettledRead
-from mobster_core._rules.steps import Op, Step, describe_action
-from mobster_core._rules.text import utf8
-from mobster_core._rules.typing_rules import Provenance, is_masked
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._rules.device.device import Action, DeviceInfo, DeviceKind
+from mobster_core._rules.device.secrets import MissingSecret, Secrets, only_references, references
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.replay.settle import BASELINE_POLICY, SettledRead
+from mobster_core._rules.replay.typing_rules import Provenance, is_masked
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
+from mobster_core._rules.vocabulary.screen import Element, Screen
+from mobster_core._rules.vocabulary.steps import Op, Step, describe_action
 from mobster_core._store.checks import Check, check_text, load_check_text
 from mobster_core._store.fsutil import MOBSTER_DIR, atomic_write, project_lock
 from mobster_core._store.journal import Journal
@@ -66,7 +67,6 @@ from .ended import Ended
 from .judge import Baseline, judge, settled_read
 from .keep import keep
 from .plan import Plan, Prepared, prepare, read_device
-from .results import Mode
 from .steps import Executed
 
 __all__ = ["Acted", "ActionRefused", "LiveSession", "RecordedCheck", "SessionEnded", "SessionError"]
@@ -151,7 +151,7 @@ class LiveSession:
     """One device driven from outside a run (see the module rules); ``await start()`` before anything else.
 
     ``root`` is the project (the folder holding ``.mobster/``). Of ``options``, a session uses what
-    a run would: ``policy`` paces every wait, ``secrets`` gives ``${NAME}`` their values (None: the
+    a run would: ``timing`` paces every wait, ``secrets`` gives ``${NAME}`` their values (None: the
     process environment), ``paths`` is the store recorded paths go to, ``locale`` the app's.
     """
 
@@ -160,7 +160,7 @@ class LiveSession:
         self.clock = clock
         self.root = root
         self.options = attrs.evolve(options or RunOptions(), root=root)
-        self.timing = self.options.policy
+        self.timing = self.options.timing
         self.secrets = Secrets()
         self._info: DeviceInfo | None = None
         self._segment: _Segment | None = None
@@ -253,7 +253,7 @@ class LiveSession:
                 self.secrets = Secrets.of([*self.secrets.values, *names], environ)
             except MissingSecret as exc:
                 raise SessionError(
-                    f"{said} names ${{{exc.name}}}, and the variable {exc.name} isn't set: set it in the "
+                    f"{said} names ${{{exc.name}}}, and the variable {exc.name} {exc.how}: set it in the "
                     "server's environment and start it again"
                 ) from None
             self._live().dispatch.secrets = self.secrets
@@ -300,7 +300,7 @@ class LiveSession:
         path = tuple(self._recorded_path())
         if not path:
             raise SessionError("no step was recorded since start_recording: act on the app first")
-        target = self._check_file(file or f"{_slug(name)}.yaml")
+        target = self.check_file(name, file)
         check = self._load(target, name, recording, path, expect)
         run = self._run(check)
         first = recording.baseline
@@ -331,6 +331,10 @@ class LiveSession:
                 atomic_write(target, utf8(text))
         except (UnsafeFile, OSError) as exc:
             raise SessionError(f"the check file {target} couldn't be written: {exc}") from exc
+
+    def check_file(self, name: str, file: str | None = None) -> Path:
+        """Rule 7: the file ``record(name, expect, file=file)`` writes; SessionError if ``file`` is no such file."""
+        return self._check_file(file or f"{_slug(name)}.yaml")
 
     def _check_file(self, name: str) -> Path:
         """Rule 7: the check file ``name`` names, in the project's ``.mobster/checks/``; anything else is refused."""

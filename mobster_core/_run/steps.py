@@ -1,7 +1,7 @@
 """A check's steps: launch, the baseline, then replay (healing what drifted) or Smart.
 
 Rule 1: the app is launched as the check says (with the permissions its alert policy names,
-        ``_rules/alerts`` Rule 8), journaled as an action; the baseline follows. The
+        ``_rules/device/alerts`` Rule 8), journaled as an action; the baseline follows. The
         first step's wait (or Smart's first turn) starts on the baseline's last read, and the
         step a heal resumes at on the read the heal ended on: neither reads the screen again.
 Rule 2: a recorded path replays with no model; a drifted step is healed by the model for that
@@ -18,13 +18,13 @@ Rule 4 (carry): a carried path that stops before the verdict for a reason a reco
         the path's ``why`` says what happened. It never falls back after an unknown outcome, a
         device or model failure, or when the carried attempt sent an action that commits something
         (a send, post, delete or purchase that a recording would repeat).
-Rule 9 (device steps, ``_rules/controls`` Rule 5): a check's biometric answer or push is the
+Rule 9 (device steps, ``_rules/device/controls`` Rule 5): a check's biometric answer or push is the
         runner's, never the model's. Smart performs the plain steps before one with the model
         (an agent told to do only those, then say done), then the runner sends the device step on
         the settled screen (recorded as a step of the path, journaled first, the screen awaited
         after it), then the next steps; the budgets are the whole Smart run's. A replay sends it
         at its place with no model (``replay`` Rule 9); a heal never passes it (``heal`` Rule 9).
-        A path whose device steps aren't the check's (``_rules/controls`` Rule 6) isn't replayed:
+        A path whose device steps aren't the check's (``_rules/device/controls`` Rule 6) isn't replayed:
         ``couldnt_run``, class ``usage``, record the check again; nothing is sent.
 Rule 5: every phase returns a value: what it did and, when it failed, the outcome; nothing here
         writes another object's state.
@@ -56,17 +56,18 @@ from typing import Any
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.alerts import AlertPolicy, permissions_of
+from mobster_core._results.results import FinishedEarly, Mode, StepReport
 from mobster_core._rules.assertions import evaluate
-from mobster_core._rules.breaker import Breaker
-from mobster_core._rules.controls import DeviceEvent, device_misfit
-from mobster_core._rules.device import LaunchOptions
-from mobster_core._rules.fixes import Fix, FixCode
-from mobster_core._rules.screen import Screen
-from mobster_core._rules.settle import Sighting
-from mobster_core._rules.steps import Step
-from mobster_core._rules.typing_rules import lost_typing
-from mobster_core._rules.verdict import FailureClass, Outcome, SmartNote, Verdict
+from mobster_core._rules.device.alerts import AlertPolicy, permissions_of
+from mobster_core._rules.device.controls import DeviceEvent, device_misfit
+from mobster_core._rules.device.device import LaunchOptions
+from mobster_core._rules.replay.breaker import Breaker
+from mobster_core._rules.replay.settle import Sighting
+from mobster_core._rules.replay.typing_rules import lost_typing
+from mobster_core._rules.verdict.fixes import Fix, FixCode
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, SmartNote, Verdict
+from mobster_core._rules.vocabulary.screen import Screen
+from mobster_core._rules.vocabulary.steps import Step
 from mobster_core._store.healfile import HealEntry, compact, heal_file_for, moved
 
 from .agent import Agent, Brief, Limits, ModelCalls, Recorded
@@ -77,7 +78,6 @@ from .heal import HealJob, heal_step, refusal
 from .judge import Baseline, take_baseline
 from .plan import Plan, Prepared, no_model
 from .replay import Drift, FromCheck, LiveStep, Replayer
-from .results import FinishedEarly, Mode, StepReport
 
 __all__ = ["Executed", "execute"]
 
@@ -134,7 +134,7 @@ def _alerts(run: Run) -> AlertPolicy:
 
 
 def _launch(run: Run, prepared: Prepared) -> LaunchOptions:
-    """The launch, with the permissions the alert policy sets before it (``_rules/alerts`` Rule 8)."""
+    """The launch, with the permissions the alert policy sets before it (``_rules/device/alerts`` Rule 8)."""
     permissions = permissions_of(_alerts(run))
     return attrs.evolve(prepared.launch, permissions=permissions) if permissions else prepared.launch
 
@@ -282,7 +282,7 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
         run.dispatch,
         prepared.info.kind,
         run.provenance,
-        timing=run.options.policy,
+        timing=run.options.timing,
         check=FromCheck(live=_live_step(run, prepared), events=_events(run)),
     )
     plan = executed.plan
@@ -447,7 +447,7 @@ def brief(run: Run, prepared: Prepared, **changes: Any) -> Brief:
         kind=prepared.info.kind,
         provenance=run.provenance,
         screenshots=options.screenshots,
-        timing=options.policy,
+        timing=options.timing,
         **{**defaults, **changes},
     )
 

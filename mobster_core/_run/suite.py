@@ -14,6 +14,9 @@ Rule 4: a suite exits 1 if any check failed, else 3 if any couldn't run, else 2 
         review, else 0.
 Rule 5: a suite stopped from outside (Ctrl+C, SIGTERM) lets each check in flight write its
         ``stopped`` result, starts no other, writes its files, and raises :class:`SuiteStopped`.
+        A suite stopped before it began (while its devices were being opened) is written too
+        (:func:`stopped_suite`): each check ``couldnt_run``, class ``stopped``, with the front
+        end's words, so a stopped run always leaves ``results.json`` and ``junit.xml``.
 Rule 6: a check file that can't be loaded is that check's result: ``couldnt_run``, class ``usage``;
         a run the machine stops (a refused or unwritable file or folder, a full disk) is
         ``couldnt_run``, class ``environment``, with the file and the fix, and the suite goes on.
@@ -49,15 +52,18 @@ import contextlib
 import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 
 import attrs
 
 from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
-from mobster_core._rules.cost import Cost
-from mobster_core._rules.text import utf8, valid_text
-from mobster_core._rules.verdict import FailureClass, Outcome, Verdict
+from mobster_core._results.junit import junit_xml
+from mobster_core._results.results import CheckResult, SuiteResult, retryable, with_attempts
+from mobster_core._rules.formats.text import utf8, valid_text
+from mobster_core._rules.model.cost import Cost
+from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
 from mobster_core._store.checks import CheckError, load_check, project_of
 from mobster_core._store.fsutil import (
     MOBSTER_DIR,
@@ -71,9 +77,8 @@ from mobster_core.exceptions import JournalError, MobsterError, UnsafeFile, os_e
 from mobster_core.protocols import Clock, Device, Model
 
 from .check import RunOptions, RunStopped, run_check
-from .results import CheckResult, SuiteResult, junit_xml, retryable, with_attempts
 
-__all__ = ["Devices", "ModelFactory", "SuiteStopped", "parse_shard", "run_suite", "shard"]
+__all__ = ["Devices", "ModelFactory", "SuiteStopped", "parse_shard", "run_suite", "shard", "stopped_suite"]
 
 log = get_logger(__name__)
 
@@ -141,15 +146,38 @@ async def run_suite(
     private_dir(root / MOBSTER_DIR / "test-results")
     began = clock.now()
     results, stopped = await _run_all(files, slots, clock, models, options)
+    suite = _written(results, started, clock.now() - began, options)
+    if stopped:
+        raise SuiteStopped(suite)
+    return suite
+
+
+def stopped_suite(files: Sequence[Path], message: str, *, options: RunOptions | None = None) -> SuiteResult:
+    """Rule 5: the suite of ``files`` stopped before any check began: each ``couldnt_run``, class ``stopped``.
+
+    ``message`` says what stopped it (``stopped by SIGINT while the devices were being opened``);
+    the suite's files are written as :func:`run_suite` writes them, and the reporter is told.
+    """
+    options = options or RunOptions()
+    root = options.root or (project_of(files[0]) if files else Path.cwd())
+    options = attrs.evolve(options, root=root)
+    private_dir(root / MOBSTER_DIR / "test-results")
+    results = tuple(_not_run_result(f, root, FailureClass.STOPPED, message, None) for f in files)
+    return _written(results, utc_now(), 0.0, options)
+
+
+def _written(results: tuple[CheckResult, ...], started: datetime, seconds: float, options: RunOptions) -> SuiteResult:
+    """Rule 3: the suite of ``results``, its ``results.json`` and ``junit.xml`` written, then its reporter told."""
+    assert options.root is not None
     suite_id = run_id(started)
     suite = SuiteResult(
         suite_id=suite_id,
         started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        seconds=clock.now() - began,
+        seconds=seconds,
         checks=results,
-        folder=root / MOBSTER_DIR / "test-results" / suite_id,
+        folder=options.root / MOBSTER_DIR / "test-results" / suite_id,
     )
-    ensure_gitignore(root)
+    ensure_gitignore(options.root)
     data = suite.to_dict()
     atomic_write(suite.folder / "results.json", utf8(json.dumps(data, indent=2, ensure_ascii=False)))
     atomic_write(suite.folder / "junit.xml", junit_xml(suite))
@@ -158,8 +186,6 @@ async def run_suite(
             options.reporter.suite_ended(suite)
         except Exception:  # Rule 3: the results are written; a page that can't be made is logged, not fatal
             log.exception("the suite's reporter failed", folder=str(suite.folder))
-    if stopped:
-        raise SuiteStopped(suite)
     return suite
 
 

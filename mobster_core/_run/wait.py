@@ -1,4 +1,4 @@
-"""The one wait loop: it drives any pure wait of ``_rules/settle.py`` against a clock and a read.
+"""The one wait loop: it drives any pure wait of ``_rules/replay/settle`` against a clock and a read.
 
 Rule 1: the loop decides nothing. It asks the wait what to do, does it (sleep on the clock, read,
         or ask the device whether a target is shown), and gives the wait what it saw.
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from mobster_core._rules.screen import Element, Screen
-from mobster_core._rules.settle import Check, Done, Sleep, Wait
+from mobster_core._rules.replay.settle import CheckTarget, Done, Sleep, Wait
+from mobster_core._rules.vocabulary.screen import Element, Screen
 from mobster_core.protocols import Clock
 
 __all__ = ["LATE_S", "Checker", "Reader", "drive"]
@@ -46,7 +46,7 @@ async def drive(wait: Wait[S, R], clock: Clock, read: Reader, check: Checker | N
             if clock.now() - move.until > LATE_S:  # Rule 4: decide on the screen as it is now
                 started = clock.now()
                 state = wait.saw(state, started, await read())
-        elif isinstance(move, Check):
+        elif isinstance(move, CheckTarget):
             state = wait.checked(state, True if check is None else await check(move.element))
         else:
             started = clock.now()

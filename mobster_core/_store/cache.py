@@ -27,7 +27,8 @@ Rule 5: a file that can't be used is dropped, never followed and never a crash: 
           name (a rename replaces a symlink itself, never its target).
         - A corrupt file of our own (not UTF-8, not JSON, too large, a wrong envelope, a step that
           fails validation) is renamed aside to ``<name>.corrupt``, kept for inspection and out of
-          the way of the next recording (one ``.corrupt`` per name, the latest wins).
+          the way of the next recording (one ``.corrupt`` per name, the latest wins); in a shared
+          store it is left as it is (Rule 12).
         - A file of our own in another format (an older Mobster's, whose steps replay under an
           older matcher rule, or a newer one's) is never replayed: it is renamed aside to
           ``<name>.format<N>`` the same way, and a lookup of its own env says why it records afresh.
@@ -44,6 +45,12 @@ Rule 11: a path recorded on another machine (``mobster paths import``) takes its
         was recorded (``seq`` counts within one store only): the identity's paths are numbered
         again in ``recorded_at`` order, and the four newest kept. ``seq`` stays the order within a
         store; ``recorded_at`` orders paths that come from two.
+Rule 12: a document of a ``shared`` store (committed, reviewed in git; a remote store others
+        read) is never renamed, removed or rewritten by a lookup, a listing or an export: one that
+        can't be used (corrupt, or in another format) is dropped and said, naming it and the fix,
+        and left byte for byte, so a replay (``--no-heal`` above all) changes no committed file.
+        Only a run that records replaces it, writing its new path under the same name (a change
+        the pull request shows), as ``mobster paths forget`` and an import may.
 Rule 10: a store that is ``shared`` (committed, reviewed in git) gets each path written
         deterministically (sorted keys, two-space indentation, a final newline: a re-record is a
         readable diff) and never holds text the typing rules would not replay: a ``TYPE`` step
@@ -63,10 +70,10 @@ from typing import Any, NoReturn
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.identity import IDENTITY_LENGTH, Env, why_fresh
-from mobster_core._rules.steps import Op, Step, dump_path, load_path
-from mobster_core._rules.text import utf8
-from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.replay.identity import IDENTITY_LENGTH, Env, why_fresh
+from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.vocabulary.steps import Op, Step, dump_path, load_path
 from mobster_core.exceptions import PathError
 
 from .checks import Check, project_of
@@ -232,10 +239,10 @@ class ReplayCache:
             folder = str(self.folder) if isinstance(self.backend, FilePaths) else where
             return Lookup(None, why_fresh(env, None), (f"the replay cache {folder} can't be read: {exc}",))
         dropped: list[str] = []
-        set_aside: list[str] = []
+        unusable: list[str] = []
         if env.digest in digests:
             digests.remove(env.digest)
-            record = self._load(identity, env.digest, dropped, set_aside)
+            record = self._load(identity, env.digest, dropped, unusable)
             if record is not None:
                 log.debug("replay cache hit", file=str(record.stored.path), steps=len(record.steps))
                 return Lookup(record.steps, None, ())
@@ -244,8 +251,8 @@ class ReplayCache:
         mine = [r for r in others if r.stored.env.platform is env.platform]
         newest = max(mine or others, key=_newest_key) if others else None
         why = why_fresh(env, None if newest is None else newest.stored.env)
-        if set_aside:
-            why = f"the path recorded here was set aside: {set_aside[0]}"
+        if unusable:
+            why = unusable[0]
         # Rule 7: a path is carried to a new build only on its own platform and in its own language:
         # its labels are that language's, its roles and paths that platform's.
         same_language = [r for r in mine if r.stored.env.locale == env.locale]
@@ -355,11 +362,12 @@ class ReplayCache:
         return [r for r in loaded if r is not None]
 
     def _load(
-        self, identity: str, env_digest: str, dropped: list[str], formats: list[str] | None = None
+        self, identity: str, env_digest: str, dropped: list[str], unusable: list[str] | None = None
     ) -> _Record | None:
         """Read one document; on any flaw drop it (Rule 5), add the message, return None.
 
-        A document set aside for its format also adds the reason to ``formats``.
+        A document set aside for its format, or any document of a shared store left as it is
+        (Rule 12), also adds why the lookup records afresh to ``unusable``.
         """
         where = self.backend.where(identity, env_digest)
         suffix = _CORRUPT
@@ -382,8 +390,11 @@ class ReplayCache:
             return None
         except DocumentError as exc:
             reason, suffix = exc.message, exc.suffix
-            if suffix != _CORRUPT and formats is not None:
-                formats.append(reason)
+            if self.backend.shared:
+                _left_in_place(where, reason, dropped, unusable)
+                return None
+            if suffix != _CORRUPT and unusable is not None:
+                unusable.append(f"the path recorded here was set aside: {reason}")
         try:
             aside = self.backend.set_aside(identity, env_digest, suffix)
         except OSError as exc:
@@ -393,6 +404,15 @@ class ReplayCache:
         log.warning("replay cache file dropped", file=where, reason=reason)
         dropped.append(message)
         return None
+
+
+def _left_in_place(where: str, reason: str, dropped: list[str], unusable: list[str] | None) -> None:
+    """Rule 12: a shared store's document that can't be used is said and left exactly as it is."""
+    fix = "fix it or delete it; a run that records writes a new path in its place"
+    dropped.append(f"{where} can't be used and is left as it is: {reason}; {fix}")
+    if unusable is not None:
+        unusable.append(f"the path recorded here can't be used (it is left as it is): {reason}")
+    log.warning("shared path can't be used", file=where, reason=reason)
 
 
 @attrs.frozen

@@ -21,7 +21,7 @@ Rule 5: the keys and their limits:
                                       path, or both; ``app`` is the one required key.
         ``device``, ``runtime``       1-200 characters (``iPhone 17 Pro``, ``iOS 26.4``). ``device`` may
                                       instead be a mapping: ``name`` (the same string), and the
-                                      simulator's settings (``_rules/controls`` Rule 1):
+                                      simulator's settings (``_rules/device/controls`` Rule 1):
                                       ``location: [lat, lon]`` (degrees, -90..90 and -180..180),
                                       ``appearance: light|dark``, ``content_size`` (one of
                                       ``CONTENT_SIZES``: ``extra-small`` …
@@ -42,7 +42,7 @@ Rule 5: the keys and their limits:
                                       characters. A string holds one step per non-empty line. An
                                       empty list or a blank string is an error; no ``steps`` key is a
                                       launch-only check. An item of the list may instead be a device
-                                      step (``_rules/controls`` Rule 5), a mapping of one key:
+                                      step (``_rules/device/controls`` Rule 5), a mapping of one key:
                                       ``biometric: match|fail`` (or ``{result: match|fail, sensor:
                                       faceId|touchId}``) or ``push: <file>``, a JSON file relative to
                                       the check file's folder, read when the check is loaded (a
@@ -58,7 +58,7 @@ Rule 5: the keys and their limits:
         ``budget.max_seconds``        more than 0, at most 600; default 180 (Smart's time limit).
         ``budget.max_usd``            more than 0, at most 1.00; default 0.25 (Smart's spend cap).
         ``alerts``                    ``fail`` (default), ``accept``, ``dismiss`` or ``{allow: [..],
-                                      deny: [..]}`` of privacy services (``_rules/alerts`` Rule 1).
+                                      deny: [..]}`` of privacy services (``_rules/device/alerts`` Rule 1).
         ============================  ===================================================================
 
 Rule 6: checks live in ``<project>/.mobster/checks/``: every ``*.yaml`` and ``*.yml`` there (not in
@@ -69,30 +69,29 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
 
 import attrs
 
-from mobster_core._rules.alerts import AlertPolicy, AlertProblem, parse_alerts
 from mobster_core._rules.assertions import Assertion, ExpectError, parse_expect
-from mobster_core._rules.controls import CONTENT_SIZES, MAX_PUSH_BYTES, DeviceEvent, DeviceSettings, push_problem
-from mobster_core._rules.device import Appearance, LaunchOptions, Reset, normal_locale
-from mobster_core._rules.identity import path_identity
-from mobster_core._rules.steps import SENSORS, Op
-from mobster_core._rules.typing_rules import Provenance
-from mobster_core._rules.yaml import (
+from mobster_core._rules.device.alerts import AlertPolicy, AlertProblem, parse_alerts
+from mobster_core._rules.device.controls import CONTENT_SIZES, MAX_PUSH_BYTES, DeviceEvent, DeviceSettings, push_problem
+from mobster_core._rules.device.device import Appearance, LaunchOptions, Reset, normal_locale
+from mobster_core._rules.formats.reader import StrictReader
+from mobster_core._rules.formats.yaml import (
     MAX_YAML_BYTES,
     Keys,
-    YamlDoc,
     YamlProblem,
     did_you_mean,
     kind_of,
     load_yaml,
-    quote_fix,
 )
+from mobster_core._rules.replay.identity import path_identity
+from mobster_core._rules.replay.typing_rules import Provenance
+from mobster_core._rules.vocabulary.steps import SENSORS, Op
 from mobster_core.exceptions import CheckError, Problem
 
 from .fsutil import MOBSTER_DIR, UnsafeFile, find_project_root, read_user_file
@@ -230,11 +229,11 @@ class Check:
     budget: Budget = attrs.field(factory=Budget)
     #: Every step must run: a run that ends before the last one fails, class ``steps_skipped``.
     all_steps: bool = False
-    #: How system alerts are answered (``_rules/alerts``): ``fail`` unless the file says otherwise.
+    #: How system alerts are answered (``_rules/device/alerts``): ``fail`` unless the file says otherwise.
     alerts: AlertPolicy = attrs.field(factory=AlertPolicy)
-    #: The simulator's settings of a ``device:`` mapping (``_rules/controls`` Rule 1); empty: none.
+    #: The simulator's settings of a ``device:`` mapping (``_rules/device/controls`` Rule 1); empty: none.
     settings: DeviceSettings = attrs.field(factory=DeviceSettings)
-    #: The device steps (``_rules/controls`` Rule 5): ``(number of the step, from 1, its event)``.
+    #: The device steps (``_rules/device/controls`` Rule 5): ``(number of the step, from 1, its event)``.
     device_steps: tuple[tuple[int, DeviceEvent], ...] = ()
 
     def device_step(self, number: int) -> DeviceEvent | None:
@@ -266,7 +265,7 @@ class Check:
 
     @property
     def identity(self) -> str:
-        """The identity of this check's recorded path (16 hex digits; ``_rules/identity.py``).
+        """The identity of this check's recorded path (16 hex digits; ``_rules/replay/identity.py``).
 
         It covers the steps, the app and how it launches, never the name or the expectations:
         rewording an assertion keeps the path. A check that names only ``app.path`` has no
@@ -385,83 +384,30 @@ def _load(raw: bytes | str, source: str, path: Path) -> Check:
         doc = load_yaml(raw, source)
     except YamlProblem as exc:
         raise CheckError(str(exc), file=source, line=exc.line, key=exc.key, detail=exc.detail) from exc
-    return _Reader(doc, source).check(doc.data, path)
+    return _Reader(doc).check(doc.data, path)
 
 
-class _Reader:
-    """Walks the untrusted data once and builds the check; every failure is a CheckError."""
+class _Reader(StrictReader):
+    """Walks the untrusted data once and builds the check; every failure is a CheckError (Rules 2-4)."""
 
-    def __init__(self, doc: YamlDoc, source: str) -> None:
-        self._doc = doc
-        self._source = source
+    refuses_nulls = True
 
-    def fail(self, keys: Keys, problem: str, fix: str) -> NoReturn:
-        found = self._doc.problem(keys, problem, fix)
-        raise CheckError(str(found), file=self._source, line=found.line, key=found.key, detail=found.detail)
+    def error(self, problem: YamlProblem) -> CheckError:
+        return CheckError(str(problem), file=problem.source, line=problem.line, key=problem.key, detail=problem.detail)
 
-    # -- shapes ------------------------------------------------------------------------------
-
-    def mapping(self, value: Any, keys: Keys, allowed: tuple[str, ...], example: str) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            self.fail(keys, f"expected a mapping of {', '.join(allowed)}, got {kind_of(value)}", f"write {example}")
-        for key in value:
-            if key not in allowed:
-                name = str(key)
-                hint = _TOP_HINTS.get(name) if not keys else None
-                if hint is not None:
-                    self.fail((name,), f"unknown key {name!r}", f"in a check file write {hint}")
-                self.fail((*keys, name), f"unknown key {name!r}{did_you_mean(name, allowed)}", "rename it or remove it")
-        for key, item in value.items():
-            if item is None:
-                self.fail((*keys, key), "has no value (null)", "give it a value, or remove the key for the default")
-        return value
-
-    def string(self, value: Any, keys: Keys, *, limit: int, what: str = "characters") -> str:
-        if not isinstance(value, str):
-            self.fail(keys, f"expected a string, got {kind_of(value)}", quote_fix(keys, value))
-        text = value.strip()
-        if not text:
-            last = keys[-1]
-            self.fail(keys, "is blank", "remove the empty item" if isinstance(last, int) else f"write the {last}")
-        if len(text) > limit:
-            self.fail(keys, f"is {len(text)} {what} long; the limit is {limit}", "shorten it")
-        return text
+    def unknown_key(self, keys: Keys, name: str, allowed: Sequence[str]) -> NoReturn:
+        """Rule 2: a top-level key of the tool (MCP) shape says what a check file writes instead."""
+        hint = _TOP_HINTS.get(name) if not keys else None
+        if hint is not None:
+            self.fail((name,), f"unknown key {name!r}", f"in a check file write {hint}")
+        super().unknown_key(keys, name, allowed)
 
     def strings(self, value: Any, keys: Keys, *, count: int, limit: int) -> tuple[str, ...]:
         if not isinstance(value, list):
             self.fail(keys, f"expected a list of strings, got {kind_of(value)}", f"write {keys[-1]}: [a, b]")
         if len(value) > count:
             self.fail(keys, f"has {len(value)} items; the limit is {count}", "remove some")
-        return tuple(self.raw_string(item, (*keys, i), limit=limit) for i, item in enumerate(value))
-
-    def raw_string(self, value: Any, keys: Keys, *, limit: int) -> str:
-        """A string kept exactly as written (launch arguments and values): may be empty."""
-        if not isinstance(value, str):
-            self.fail(keys, f"expected a string, got {kind_of(value)}", quote_fix(keys, value))
-        if len(value) > limit:
-            self.fail(keys, f"is {len(value)} characters long; the limit is {limit}", "shorten it")
-        return value
-
-    def flag(self, value: Any, keys: Keys) -> bool:
-        if not isinstance(value, bool):
-            self.fail(keys, f"expected true or false, got {kind_of(value)}", f"write {keys[-1]}: true")
-        return value
-
-    def number(self, value: Any, keys: Keys, *, most: float, unit: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            fix = (
-                f"write it without quotes: {keys[-1]}: {value}"
-                if isinstance(value, str)
-                else f"write a number of {unit}"
-            )
-            self.fail(keys, f"expected a number of {unit}, got {kind_of(value)}", fix)
-        if not math.isfinite(value) or not 0 < value <= most:
-            self.fail(
-                keys,
-                f"must be more than 0 and at most {most:g} {unit}, got {value!r}",
-                f"write a number up to {most:g}",
-            )
-        return float(value)
+        return tuple(self.string(item, (*keys, i), limit=limit, empty=True) for i, item in enumerate(value))
 
     # -- the file ----------------------------------------------------------------------------
 
@@ -476,7 +422,7 @@ class _Reader:
         if "app" not in top:
             self.fail((), "the app is missing", "add app: {bundle: com.example.app} or app: {path: build/App.app}")
         steps_raw, steps, device_steps = self.steps(top["steps"], path) if "steps" in top else (None, (), ())
-        name = self.string(top["name"], ("name",), limit=MAX_NAME_CHARS) if "name" in top else _default_name(steps)
+        name = self.text(top["name"], ("name",), limit=MAX_NAME_CHARS) if "name" in top else _default_name(steps)
         device, settings = self.device(top["device"]) if "device" in top else (None, DeviceSettings())
         return Check(
             file=path,
@@ -484,7 +430,7 @@ class _Reader:
             name=name,
             device=device,
             settings=settings,
-            runtime=self.string(top["runtime"], ("runtime",), limit=MAX_DEVICE_CHARS) if "runtime" in top else None,
+            runtime=self.text(top["runtime"], ("runtime",), limit=MAX_DEVICE_CHARS) if "runtime" in top else None,
             reset=self.reset(top["reset"]) if "reset" in top else None,
             tags=self.tags(top["tags"]) if "tags" in top else (),
             launch=self.launch(top["launch"]) if "launch" in top else CheckLaunch(),
@@ -498,7 +444,7 @@ class _Reader:
         )
 
     def alerts(self, value: Any) -> AlertPolicy:
-        """``alerts: fail | accept | dismiss | {allow: [..], deny: [..]}`` (``_rules/alerts`` Rule 1)."""
+        """``alerts: fail | accept | dismiss | {allow: [..], deny: [..]}`` (``_rules/device/alerts`` Rule 1)."""
         try:
             return parse_alerts(value)
         except AlertProblem as exc:
@@ -508,9 +454,9 @@ class _Reader:
         """``device``: the device's name, or a mapping of its name and the simulator's settings."""
         keys: Keys = ("device",)
         if isinstance(value, str):
-            return self.string(value, keys, limit=MAX_DEVICE_CHARS), DeviceSettings()
+            return self.text(value, keys, limit=MAX_DEVICE_CHARS), DeviceSettings()
         raw = self.mapping(value, keys, _DEVICE_KEYS, "device: {name: iPhone 17 Pro, appearance: dark}")
-        name = self.string(raw["name"], (*keys, "name"), limit=MAX_DEVICE_CHARS) if "name" in raw else None
+        name = self.text(raw["name"], (*keys, "name"), limit=MAX_DEVICE_CHARS) if "name" in raw else None
         appearance = None
         if "appearance" in raw:
             written = raw["appearance"]
@@ -578,7 +524,7 @@ class _Reader:
             self.fail(keys, "names no app", "write app: {bundle: com.example.app} or app: {path: build/App.app}")
         bundle = None
         if "bundle" in raw:
-            bundle = self.string(raw["bundle"], (*keys, "bundle"), limit=MAX_BUNDLE_CHARS)
+            bundle = self.text(raw["bundle"], (*keys, "bundle"), limit=MAX_BUNDLE_CHARS)
             if not _BUNDLE.fullmatch(bundle) or "." not in bundle:
                 self.fail(
                     (*keys, "bundle"),
@@ -587,7 +533,7 @@ class _Reader:
                 )
         path = None
         if "path" in raw:
-            path = self.string(raw["path"], (*keys, "path"), limit=MAX_APP_PATH_CHARS)
+            path = self.text(raw["path"], (*keys, "path"), limit=MAX_APP_PATH_CHARS)
             if "\x00" in path:
                 self.fail((*keys, "path"), "holds a NUL character", "write the path of the app file")
         return CheckApp(bundle=bundle, path=path)
@@ -622,12 +568,12 @@ class _Reader:
         env = self.env(raw["env"]) if "env" in raw else {}
         url = None
         if "url" in raw:
-            url = self.string(raw["url"], (*keys, "url"), limit=MAX_URL_CHARS)
+            url = self.text(raw["url"], (*keys, "url"), limit=MAX_URL_CHARS)
             if not _SCHEME.match(url):
                 self.fail((*keys, "url"), f"{url!r} has no scheme", "write a deep link such as yourapp://signup")
         locale = None
         if "locale" in raw:
-            written = self.string(raw["locale"], (*keys, "locale"), limit=40)
+            written = self.text(raw["locale"], (*keys, "locale"), limit=40)
             try:
                 locale = normal_locale(written)
             except ValueError:
@@ -649,7 +595,7 @@ class _Reader:
                     f"{kind_of(key)} is not a variable name (A-Z, 0-9 and '_', not starting with a digit)",
                     f"write a name such as {_env_like(name)}",
                 )
-            out[key] = self.raw_string(item, (*keys, key), limit=MAX_LAUNCH_ENV_CHARS)
+            out[key] = self.string(item, (*keys, key), limit=MAX_LAUNCH_ENV_CHARS, empty=True)
         return out
 
     def steps(
@@ -680,7 +626,7 @@ class _Reader:
                     events.append((i + 1, event))
                     texts.append(event.show())
                 else:
-                    texts.append(self.string(item, (*keys, i), limit=MAX_STEP_CHARS))
+                    texts.append(self.text(item, (*keys, i), limit=MAX_STEP_CHARS))
             steps = tuple(texts)
             raw = tuple(_plain(item) if isinstance(item, Mapping) else item for item in value)
         else:
@@ -690,7 +636,7 @@ class _Reader:
         return raw, steps, tuple(events)
 
     def device_step(self, value: Mapping[str, Any], keys: Keys, path: Path) -> DeviceEvent:
-        """A device step (``_rules/controls`` Rule 5): ``biometric: match|fail`` or ``push: file``."""
+        """A device step (``_rules/device/controls`` Rule 5): ``biometric: match|fail`` or ``push: file``."""
         example = "write - biometric: match, - biometric: fail or - push: payload.json, one step an item"
         self.mapping(value, keys, _DEVICE_STEP_KEYS, "- biometric: match")
         if len(value) != 1:
@@ -722,8 +668,8 @@ class _Reader:
         return DeviceEvent(_BIOMETRIC_RESULTS[result], sensor=sensor)
 
     def push(self, value: Any, keys: Keys, path: Path) -> DeviceEvent:
-        """``push: payload.json``: the file beside the check, read now (``_rules/controls`` Rule 5)."""
-        written = self.string(value, keys, limit=MAX_APP_PATH_CHARS)
+        """``push: payload.json``: the file beside the check, read now (``_rules/device/controls`` Rule 5)."""
+        written = self.text(value, keys, limit=MAX_APP_PATH_CHARS)
         if "\x00" in written:
             self.fail(keys, "holds a NUL character", "write the path of the payload file")
         file = Path(written) if Path(written).is_absolute() else path.parent / written
@@ -742,7 +688,7 @@ class _Reader:
 
     def expect(self, value: Any) -> tuple[Assertion, ...]:
         try:
-            doc = self._doc
+            doc = self.doc
             return parse_expect(
                 value, locate=lambda keys: doc.where(("expect", *keys)), line=lambda keys: doc.line(("expect", *keys))
             )
@@ -753,12 +699,12 @@ class _Reader:
         keys: Keys = ("budget",)
         raw = self.mapping(value, keys, _BUDGET_KEYS, "budget: {max_seconds: 180, max_usd: 0.25}")
         seconds = (
-            self.number(raw["max_seconds"], (*keys, "max_seconds"), most=MAX_SECONDS_LIMIT, unit="seconds")
+            self.number(raw["max_seconds"], (*keys, "max_seconds"), unit="seconds", above=True, most=MAX_SECONDS_LIMIT)
             if "max_seconds" in raw
             else DEFAULT_MAX_SECONDS
         )
         usd = (
-            self.number(raw["max_usd"], (*keys, "max_usd"), most=MAX_USD_LIMIT, unit="US dollars")
+            self.number(raw["max_usd"], (*keys, "max_usd"), unit="US dollars", above=True, most=MAX_USD_LIMIT)
             if "max_usd" in raw
             else DEFAULT_MAX_USD
         )

@@ -11,6 +11,23 @@ Rule 3: a file is read only through :func:`read_private`: never through a symlin
 Rule 4: readers ignore ``.tmp-*`` files; :func:`remove_stale_temps` clears the ones a killed writer
         left behind, at start-up.
 Rule 5: ``.mobster/.gitignore`` is created when missing and never overwritten.
+Rule 6: a user's file outside ``.mobster/`` (a check given by path, an env file, a caps file, a
+        bundle, a ``pyproject.toml``) is read only through :func:`read_user_file`: a regular file
+        (a FIFO, a device or a socket is refused without waiting), within a size limit, its owner
+        and mode the user's business; a symlink to a regular file is followed (the user's own
+        file may be one) unless ``follow=False``. :func:`open_user_file` opens one the same way
+        for a reader that streams it (an ``.ipa``).
+Rule 7: a user's file outside ``.mobster/`` (a ``pyproject.toml`` or ``.gitignore`` that ``mobster
+        init`` edits, the files it starts, a bundle of ``mobster paths export``, a ``--junit`` copy)
+        is written only through :func:`write_user_file`. The file, when it is there, must be a
+        regular file: a symlink, a FIFO, a device or a folder is refused, never written through
+        and never replaced (it is the user's). The bytes go to a temporary file beside it (Rule
+        2's: created exclusively, never through a symlink), fsynced, with the old file's mode
+        and owner (a new file gets the umask's mode, as any program's), then renamed onto it, and
+        the folder is fsynced. ``new=True`` links it into place instead, so a file that appeared
+        meanwhile is kept (``FileExistsError``); with ``replacing`` the file must still hold
+        exactly those bytes when it is replaced, else nothing is written (an edit never loses one
+        made meanwhile). An error names the user's file, never the temporary one.
 
 Folders are opened one component at a time relative to their parent (``dir_fd``) with
 ``O_NOFOLLOW``, so a component swapped for a symlink between a check and a use is still refused.
@@ -28,6 +45,7 @@ from collections.abc import Iterator
 from contextlib import suppress
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import BinaryIO
 
 from mobster_core._log import get_logger
 from mobster_core.exceptions import Problem, UnsafeFile
@@ -41,11 +59,13 @@ __all__ = [
     "atomic_write",
     "ensure_gitignore",
     "find_project_root",
+    "open_user_file",
     "private_dir",
     "project_lock",
     "read_private",
     "read_user_file",
     "remove_stale_temps",
+    "write_user_file",
 ]
 
 log = get_logger(__name__)
@@ -181,13 +201,22 @@ def atomic_write(path: Path, data: bytes) -> None:
     _fsync_dir(folder)
 
 
-def _write_temp(folder: Path, name: str, data: bytes) -> Path:
-    """A fsynced temporary copy of ``data`` in ``folder``, mode 0600; removed on any error."""
+def _write_temp(
+    folder: Path, name: str, data: bytes, *, private: bool = True, like: os.stat_result | None = None
+) -> Path:
+    """A fsynced temporary copy of ``data`` in ``folder``; removed on any error.
+
+    ``private``: mode 0600 (Rule 2). Else a user's file (Rule 7): the mode and owner of ``like``
+    (the file it replaces), or the umask's mode for a new one.
+    """
     tmp = folder / f"{TEMP_PREFIX}{name}-{secrets.token_hex(6)}"
-    fd = os.open(tmp, _TEMP_FLAGS, _FILE_MODE)
+    fd = os.open(tmp, _TEMP_FLAGS, 0o666 if not private and like is None else _FILE_MODE)
     try:
         with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), _FILE_MODE)  # the umask may have taken bits off
+            if private:
+                os.fchmod(f.fileno(), _FILE_MODE)  # the umask may have taken bits off
+            elif like is not None:
+                _take_owner_and_mode(f.fileno(), like)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -195,6 +224,14 @@ def _write_temp(folder: Path, name: str, data: bytes) -> Path:
         _unlink_quietly(tmp)
         raise
     return tmp
+
+
+def _take_owner_and_mode(fd: int, old: os.stat_result) -> None:
+    """Rule 7: the new file keeps the old one's owner (where this user may give it) and mode."""
+    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        with suppress(OSError):  # only root may give a file away: the file is then this user's
+            os.fchown(fd, old.st_uid, old.st_gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
 
 
 def _unlink_quietly(path: Path) -> None:
@@ -241,7 +278,7 @@ def read_private(path: Path, *, max_bytes: int) -> bytes:
 
 
 def read_user_file(path: Path, *, max_bytes: int, follow: bool = True) -> bytes:
-    """The bytes of a user's file (a check, an env file), opened as a careful server opens one.
+    """The bytes of a user's file (a check, an env file), opened as a careful server opens one (Rule 6).
 
     Regular files only: a FIFO, a device or a socket is refused without blocking (the open is
     non-blocking, then ``fstat``), so a FIFO never waits for a writer and ``/dev/zero`` is never
@@ -249,6 +286,29 @@ def read_user_file(path: Path, *, max_bytes: int, follow: bool = True) -> bytes:
     Mobster writes itself, such as heal files). Unlike :func:`read_private`, the owner and mode are
     the user's business. Raises :class:`UnsafeFile`, or the ``OSError`` of ``open``.
     """
+    fd = _open_regular(path, follow=follow)
+    try:
+        if os.fstat(fd).st_size > max_bytes:
+            raise _too_large(path, max_bytes)
+        return _read_capped(fd, path, max_bytes)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def open_user_file(path: Path, *, follow: bool = True) -> Iterator[BinaryIO]:
+    """A user's file open for reading as :func:`read_user_file` opens it (Rule 6), for a reader that streams it.
+
+    The reader bounds what it reads (a zip reads its directory, then the members it wants).
+    """
+    fd = _open_regular(path, follow=follow)
+    os.set_blocking(fd, True)  # a regular file never blocks; a reader may expect a blocking one
+    with os.fdopen(fd, "rb") as f:
+        yield f
+
+
+def _open_regular(path: Path, *, follow: bool) -> int:
+    """A descriptor of the regular file ``path`` (Rule 6), or :class:`UnsafeFile`, or the ``OSError`` of ``open``."""
     flags = _READ_FLAGS if not follow else _READ_FLAGS & ~os.O_NOFOLLOW
     try:
         fd = os.open(path, flags)
@@ -258,13 +318,107 @@ def read_user_file(path: Path, *, max_bytes: int, follow: bool = True) -> bytes:
         raise
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise UnsafeFile(path, "it is not a regular file", problem=Problem.NOT_REGULAR)
-        if st.st_size > max_bytes:
-            raise _too_large(path, max_bytes)
-        return _read_capped(fd, path, max_bytes)
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise UnsafeFile(path, "it is not a regular file", problem=Problem.NOT_REGULAR)
+    return fd
+
+
+def write_user_file(path: Path, data: bytes, *, new: bool = False, replacing: bytes | None = None) -> None:
+    """Write ``data`` to a user's file outside ``.mobster/`` (Rule 7), atomically; its folder must be there.
+
+    ``new``: only when nothing is at ``path`` (else ``FileExistsError``, and nothing is written).
+    ``replacing``: the bytes the caller read and edited; the file must still hold them. Raises
+    :class:`UnsafeFile` (a symlink, a FIFO, a device or a folder at ``path``; a file that changed),
+    or an ``OSError`` naming ``path``.
+    """
+    folder = path.parent
+    try:
+        old = _user_target(path, new=new)
+        if not folder.is_dir():
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
+        tmp = _write_temp(folder, path.name, data, private=False, like=old)
+    except OSError as exc:
+        raise _named(exc, path) from exc
+    try:
+        if replacing is not None:
+            _still_holds(path, replacing)
+        if new:
+            _link_new(tmp, path)
+        else:
+            tmp.replace(path)
+    except OSError as exc:
+        _unlink_quietly(tmp)
+        raise _named(exc, path) from exc
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    _fsync_dir(folder)
+
+
+def _user_target(path: Path, *, new: bool) -> os.stat_result | None:
+    """Rule 7: what is at ``path`` now: nothing (None), or a regular file; anything else is refused."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if new:
+        raise FileExistsError(errno.EEXIST, "File exists", str(path))
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafeFile(
+            path,
+            "it is a symlink (mobster never writes through one)",
+            problem=Problem.SYMLINK,
+            fix="give the file itself, or delete the link",
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafeFile(
+            path,
+            "it is not a regular file",
+            problem=Problem.NOT_REGULAR,
+            fix="give the name of a regular file",
+        )
+    return st
+
+
+def _still_holds(path: Path, expected: bytes) -> None:
+    """Rule 7: the file still holds the bytes its edit was made from."""
+    try:
+        now: bytes | None = read_user_file(path, max_bytes=len(expected) + 1, follow=False)
+    except (UnsafeFile, FileNotFoundError):
+        now = None
+    if now != expected:
+        raise UnsafeFile(
+            path,
+            "it changed while mobster was editing it, so it is left as it is",
+            problem=Problem.CHANGED,
+            fix="run the command again",
+        )
+
+
+def _link_new(tmp: Path, path: Path) -> None:
+    """Rule 7's ``new``: the temporary file linked into place, so a file that appeared meanwhile is kept."""
+    try:
+        os.link(tmp, path)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS):
+            raise
+        # A filesystem without hard links (some network and FUSE mounts): a check, then the rename.
+        if os.path.lexists(path):
+            raise FileExistsError(errno.EEXIST, "File exists", str(path)) from exc
+        tmp.replace(path)
+    else:
+        _unlink_quietly(tmp)
+
+
+def _named(exc: OSError, path: Path) -> OSError:
+    """The same error, naming the user's file rather than the temporary one (Rule 7)."""
+    if exc.filename is None or Path(exc.filename).name.startswith(TEMP_PREFIX):
+        return type(exc)(exc.errno, exc.strerror or os.strerror(exc.errno or 0), str(path))
+    return exc
 
 
 def _read_capped(fd: int, path: Path, max_bytes: int) -> bytes:

@@ -33,7 +33,8 @@ Rule 4: accepting (under the project lock) stores each adopted healed path as th
         rejected it fails there (class ``drift``) instead of replaying it.
 Rule 5: the heal state is in format 4 (a healed path, the entries it holds, the keep-failing steps
         and the rejected entries); format 3 (no rejected entries) is read as it is. A state in
-        another format is kept aside as ``<name>.format<N>`` with a warning and read as empty.
+        another format is kept aside as ``<name>.format<N>`` with a warning and read as empty;
+        in a shared store (committed) it is left as it is, with the warning.
 Rule 6: the heal file is for people: an action shows ``count`` and ``nth`` only when its label was
         on the screen more than once. Nothing replays from it: the healed steps are the cached
         path, and rejecting brings back the heal state's steps.
@@ -75,11 +76,11 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from mobster_core._log import get_logger
-from mobster_core._rules.identity import Env
-from mobster_core._rules.steps import Step, Target, dump_path, load_path
-from mobster_core._rules.text import utf8
-from mobster_core._rules.typing_rules import SEARCH_ROLES, Provenance
-from mobster_core._rules.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.formats.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.vocabulary.steps import Step, Target, dump_path, load_path
 from mobster_core.exceptions import HealFileError, PathError
 
 from .cache import Origin, ReplayCache, check_name, shared_text_problem
@@ -461,10 +462,22 @@ class _OtherFormat(ValueError):
 
 
 def _set_aside(store: PathStore, name: str, raw: bytes, number: int) -> None:
-    """Rule 5: keep a heal state of another format under ``<name>.format<N>``, out of the way, and say so."""
+    """Rule 5: keep a heal state of another format under ``<name>.format<N>``, out of the way, and say so.
+
+    A shared store's (committed, reviewed in git) is left as it is, and said: a reader never
+    changes a committed file (the replay cache's Rule 12).
+    """
     file = store.where_document(name)
     aside = f"{name}.format{number}"
     age = "an older" if number < STATE_FORMAT else "a newer"
+    if store.shared:
+        log.warning(
+            "heal state of another format ignored",
+            file=file,
+            reason=f"it is in format {number} of {age} Mobster (this one reads {STATE_FORMAT}); it is left as it "
+            "is: delete it, or let a run that heals write a new one",
+        )
+        return
     try:
         store.write_document(aside, raw)
         store.remove_document(name)

@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from mobster_core._log import get_logger
-from mobster_core._rules.text import utf8
+from mobster_core._rules.formats.text import utf8
 from mobster_core.exceptions import DuplicateEffect, JournalError, UnknownOutcomePending
 
 from .fsutil import UnsafeFile, private_dir, read_private

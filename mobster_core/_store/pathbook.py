@@ -41,9 +41,9 @@ from typing import Any
 import attrs
 
 from mobster_core._log import get_logger
-from mobster_core._rules.identity import Env
-from mobster_core._rules.text import utf8
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.formats.text import utf8
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core.exceptions import HealFileError, MobsterError, PathError
 
 from .cache import DocumentError, Origin, ReplayCache, StoredEnv, StoredPath, parse_document
@@ -238,7 +238,7 @@ def _heal_documents(cache: ReplayCache) -> list[dict[str, Any]]:
 
 
 def _as_document(identity: str, record: StoredPath) -> dict[str, Any]:
-    from mobster_core._rules.steps import dump_path
+    from mobster_core._rules.vocabulary.steps import dump_path
 
     stored = record.stored
     document: dict[str, Any] = {

@@ -45,7 +45,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
-from mobster_core._rules.identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH
+from mobster_core._rules.replay.identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH
 
 from .fsutil import (
     MOBSTER_DIR,

@@ -603,5 +603,5 @@ def test_video_is_an_option_of_mobster_test_and_a_device_without_video_is_no_out
     check = json.loads(first.stdout)["checks"][0]
     assert (check["verdict"], check["video"], check["video_url"]) == ("passed", None, None)  # the phone can't record
     bad = mobster("test", "--scripted", "app.yaml", "--video", "sometimes")
-    assert bad.exit_code == 2
+    assert bad.exit_code == 3  # a usage line, exit 3: 2 means "needs review"
     assert "'sometimes' is not one of 'off', 'on', 'retain-on-failure'" in bad.output

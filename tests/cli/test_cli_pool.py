@@ -298,12 +298,12 @@ def test_the_wait_timing_options_reach_the_run(project: Path, monkeypatch: pytes
         pool.release()
         raise SystemExit(0)
 
-    monkeypatch.setattr("mobster_drivers.harness.pool.run_on_pool", run_on_pool)
+    monkeypatch.setattr("mobster_harness.pool.run_on_pool", run_on_pool)
     args = ["--scripted", "app.yaml", "--poll-interval", "0.5", "--drift-after", "2.5", "--give-up-after", "6"]
     CliRunner().invoke(cli, ["test", *args, "--each-device"], catch_exceptions=False)
     (options,) = seen
     assert options.policy == PollPolicy(interval=0.5, drift_after=2.5, give_up_after=6.0)
     assert options.each_device
     bad = CliRunner().invoke(cli, ["test", "--scripted", "app.yaml", "--poll-interval", "0"])
-    assert bad.exit_code == 2  # click's own usage error names the option
+    assert bad.exit_code == 3  # click's usage error, one line naming the option
     assert "--poll-interval" in bad.output

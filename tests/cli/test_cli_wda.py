@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from mobster_drivers.devices.scripted import AppScript, sample_path
-from mobster_drivers.harness._lock import address_key, device_lock
 from mobster_drivers.testing.wda import FakeWda
+from mobster_harness._lock import address_key, device_lock
 from tests.loopback import closed_port
 from tests.real_clock import mobster
 from tests.samples import SIGNUP

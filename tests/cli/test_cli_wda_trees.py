@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mobster_cli.main import cli
-from mobster_core._rules.settle import DEFAULT_READ_POLICY, ReadPolicy
+from mobster_core._rules.replay.settle import DEFAULT_READ_POLICY, ReadPolicy
 from mobster_core._run import judge as _judge
 from mobster_drivers.testing.wda import FakeWda
 from tests.wda_trees import tree_path

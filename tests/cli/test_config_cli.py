@@ -94,6 +94,33 @@ def test_mobster_config_json_and_the_model_chosen_by_a_key(project: Path) -> Non
     assert "sk-test" not in result.output
 
 
+PASSWORD = "Pa55-w0rd-of-the-grid"
+TOKEN = "c2Vzc2lvbi10b2tlbi0xMjM0NTY3ODkw"  # a per-session endpoint's token: 20 or more URL characters
+GRID = f"https://ada:{PASSWORD}@grid.example.com/wd/hub/{TOKEN}"
+
+
+@pytest.mark.parametrize("given", ["mobster.toml", "--appium", "--wda"])
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_mobster_config_masks_a_urls_password_and_token(project: Path, given: str, as_json: bool) -> None:
+    # Issue 37: `mobster config` printed them in clear, where every other output masks them.
+    if given == "mobster.toml":
+        (project / "mobster.toml").write_text(f'[profiles.grid]\nappium = ["{GRID}"]\n')
+        args = ["config", "--profile", "grid"]
+    else:
+        args = ["config", given, GRID.replace("https://", "http://")]
+    result = mobster(*args, *(["--json"] if as_json else []))
+    assert result.exit_code == 0, result.output
+    assert PASSWORD not in result.output
+    assert TOKEN not in result.output
+    kind = "wda" if given == "--wda" else "appium"
+    if as_json:
+        (url,) = json.loads(result.stdout)["settings"][kind]["value"]
+    else:
+        (line,) = [line for line in result.output.splitlines() if line.startswith(kind)]
+        url = json.loads(line.split()[1])[0]
+    assert url.endswith("ada:***@grid.example.com/wd/hub/***")
+
+
 def test_a_bad_config_stops_every_command_with_one_line(project: Path) -> None:
     (project / "mobster.toml").write_text('frames = "all"\nparalel = 2\n')
     for args in (["test"], ["config"], ["verify", "--check", ".mobster/checks/signup.yaml"]):

@@ -17,9 +17,9 @@ from mobster_cli._init import Found, config_text, find_devices, init_project
 from mobster_cli.main import Runtime, cli
 from mobster_core import load_check
 from mobster_core.testing import FakeClock
-from mobster_drivers.harness.config import load_config
 from mobster_drivers.testing.usbmuxd import FakeIphone, FakeUsbmuxd
 from mobster_drivers.testing.xcrun import FakeSimctl
+from mobster_harness.config import load_config
 
 #: The actions the workflow uses: real ones, at the newest major each publishes (test_workflow.py).
 REAL_ACTIONS = {

@@ -101,7 +101,7 @@ def test_usage_problems_are_one_line_exit_3(project: Path, args: list[str], said
 
 def test_a_run_option_is_not_an_inspect_option(project: Path) -> None:
     result = mobster("inspect", "--scripted", "app.yaml", "--model", "scripted")
-    assert result.exit_code == 2
+    assert result.exit_code == 3
     assert "No such option '--model'" in result.output
 
 
@@ -292,3 +292,45 @@ def test_a_read_that_fails_once_is_tried_again_and_twice_is_one_line(project: Pa
     assert twice.exit_code == 3
     assert twice.output.startswith("mobster: ")
     assert len(twice.output.strip().splitlines()) == 1
+
+
+# -- the project config and its profiles, as `mobster test` reads them ------------------------------
+
+
+@pytest.fixture
+def configured(project: Path) -> Path:
+    """A config naming the sample phone; its ``other`` profile a phone of another name, its run keys moot here."""
+    (project / "other.yaml").write_text(sample_path("yourapp").read_text().replace("Scripted iPhone", "Other Phone"))
+    (project / "mobster.toml").write_text(
+        'scripted = "app.yaml"\nparallel = 2\nmodel = "scripted"\nframes = "none"\n'
+        '[profiles.other]\nscripted = "other.yaml"\n'
+    )
+    return project
+
+
+def test_the_project_config_names_the_device(configured: Path) -> None:
+    result = mobster("inspect")
+    assert result.exit_code == 0, result.output  # the config's parallel is a run's, not inspect's: one device
+    assert result.output.splitlines()[0] == "com.apple.springboard on Scripted iPhone, iOS 26.4: 402 x 874 pt"
+
+
+def test_a_profile_of_the_config_chooses_the_device(configured: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert "on Other Phone, iOS 26.4" in mobster("inspect", "--profile", "other").output
+    monkeypatch.setenv("MOBSTER_PROFILE", "other")
+    assert "on Other Phone, iOS 26.4" in mobster("inspect").output
+    given = mobster("inspect", "--scripted", "app.yaml")  # the command line's device replaces the config's pool
+    assert "on Scripted iPhone, iOS 26.4" in given.output
+
+
+def test_an_unknown_profile_is_one_line_naming_the_config(configured: Path) -> None:
+    result = mobster("inspect", "--profile", "nope")
+    assert result.exit_code == 3
+    assert result.output.startswith(f"mobster: {configured / 'mobster.toml'}: --profile nope: no such profile")
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_bad_config_is_one_line_as_for_mobster_test(configured: Path) -> None:
+    (configured / "mobster.toml").write_text('scripted = "app.yaml"\nscriptd = "x"\n')
+    result = mobster("inspect")
+    assert result.exit_code == 3
+    assert 'mobster.toml: line 2: scriptd: not a setting; did you mean "scripted"?' in result.output

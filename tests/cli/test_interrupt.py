@@ -197,10 +197,57 @@ def test_a_signal_while_the_devices_are_being_opened_stops_at_once(tmp_path: Pat
         time.sleep(0.3)  # the reply is held by the fake
         started = time.monotonic()
         proc.send_signal(signum)
-        _out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=20)
         took = time.monotonic() - started
     assert proc.returncode == code, err
     assert took < 2, f"{took:.2f} s: {err}"
     assert f"stopped by {signal.Signals(signum).name} while the devices were being opened: no check ran" in err
     assert "Traceback" not in err
     assert not (tmp_path / ".mobster" / "runs").exists() or not any((tmp_path / ".mobster" / "runs").iterdir())
+    # Issue 37: a stopped run writes --json and --junit, as the same hang on --appium does.
+    (check,) = json.loads(out)["checks"]
+    assert (check["verdict"], check["class"]) == ("couldnt_run", "stopped")
+    assert "while the devices were being opened" in check["message"]
+    assert 'message="stopped' in (tmp_path / "copy.xml").read_text()
+    (suite,) = (tmp_path / ".mobster" / "test-results").glob("*/results.json")
+    assert json.loads(suite.read_text())["checks"] == json.loads(out)["checks"]
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_inspect_watch_during_a_stalled_read_and_releases_the_device(
+    tmp_path: Path, signum: int, code: int
+) -> None:
+    """`inspect --watch` is a long-lived command too: the signal rule ends it, the device's lock released."""
+    from mobster_drivers.testing.wda import FakeWda
+
+    locks = tmp_path / "locks"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "MOBSTER_"))}
+    env["MOBSTER_LOCK_DIR"] = str(locks)
+    with FakeWda(sample_path("yourapp"), lifetime=120) as fake:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from mobster_cli.main import main; main()", "inspect", "--wda", fake.url,
+             "--watch", "--every", "0.1"],
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while sum("/source" in r.route for r in fake.requests) < 3:  # the watch loop reads again: it printed
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                pytest.fail("the watch never read the screen again")
+            time.sleep(0.05)
+        fake.stall_next_reply(60.0)  # the next read's reply is held: a device call in flight
+        time.sleep(0.5)
+        started = time.monotonic()
+        proc.send_signal(signum)
+        try:
+            out, err = proc.communicate(timeout=10)
+        finally:
+            proc.kill()
+        took = time.monotonic() - started
+    assert proc.returncode == code, err
+    assert took < 10
+    assert f"stopped by {signal.Signals(signum).name}" in err
+    assert "Traceback" not in err
+    assert " on " in out.splitlines()[0]  # the screen was printed before: "<app> on <device>"
+    assert list(locks.glob("*.lock"))
+    assert not list(locks.glob("*.owner")), "the device's lock was not released"

@@ -127,7 +127,7 @@ def test_the_locale_option_is_over_the_checks_own(project: Path) -> None:
     assert (check["verdict"], check["class"]) == ("failed", "blocked")
     assert 'closest: "Willkommen"' in str(check["message"])
     bad = mobster("test", "--scripted", "english.yaml", "--locale", "Deutsch")
-    assert bad.exit_code == 2
+    assert bad.exit_code == 3
     assert "--locale" in bad.output
     assert "is not a locale" in bad.output or "written like" in bad.output
 

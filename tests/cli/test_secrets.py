@@ -104,6 +104,39 @@ def test_a_missing_variable_is_a_usage_problem_naming_it_before_anything_is_sent
     assert leaks(project, result.output) == []
 
 
+@pytest.mark.parametrize("given", ["environment", "env file"])
+def test_an_empty_variable_is_a_usage_problem_naming_it_before_anything_is_sent(
+    project: Path, monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    # Issue 37: SIGNUP_EMAIL="" sent the launch and a tap, then ended `internal` ("TYPE needs text").
+    monkeypatch.setenv("SIGNUP_PASSWORD", PASSWORD)
+    if given == "environment":
+        monkeypatch.setenv("SIGNUP_EMAIL", "")
+        result = mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--json")
+    else:
+        (project / "secrets.env").write_text("SIGNUP_EMAIL=\n")
+        result = mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--env-file", "secrets.env", "--json")
+    assert result.exit_code == 3, result.output
+    (check,) = json.loads(result.stdout)["checks"]
+    assert (check["verdict"], check["class"]) == ("couldnt_run", "usage")
+    assert "the check names ${SIGNUP_EMAIL}, and the variable SIGNUP_EMAIL is set but empty" in check["message"]
+    assert "a check can't type nothing: set it to the text to type" in check["message"]
+    journal = (project / check["run_dir"] / "journal.jsonl").read_text()
+    assert journal.strip() == ""  # nothing was sent, not even the launch
+    assert leaks(project, result.output) == []
+
+
+def test_an_empty_variable_in_a_launch_value_is_refused_too(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    check = CHECK.replace("steps:", "launch: {env: {API_TOKEN: '${STAGING_TOKEN}'}}\nsteps:")
+    (project / ".mobster" / "checks" / "signup.yaml").write_text(check)
+    for name, value in (("SIGNUP_PASSWORD", PASSWORD), ("SIGNUP_EMAIL", EMAIL), ("STAGING_TOKEN", "")):
+        monkeypatch.setenv(name, value)
+    result = mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--json")
+    assert result.exit_code == 3, result.output
+    (check_result,) = json.loads(result.stdout)["checks"]
+    assert "the variable STAGING_TOKEN is set but empty" in check_result["message"]
+
+
 def test_a_renamed_secure_field_heals_typing_the_reference_and_no_output_holds_the_value(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -27,8 +27,8 @@ from mobster_cli._init import ACTIONS, INSTALL_SCRIPT, UPLOAD_PATHS, Found, work
 from mobster_cli.main import Runtime, cli
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import sample_path
-from mobster_drivers.harness.config import ConfigError, load_config
-from mobster_drivers.harness.models import DEFAULT_ANTHROPIC_MODEL
+from mobster_harness.config import ConfigError, load_config
+from mobster_harness.models import DEFAULT_ANTHROPIC_MODEL
 from tests.cli.upload_artifact import Artifact, InvalidArtifactPath, broken_links, upload
 
 DOCS_CI = Path(__file__).parents[2] / "docs" / "ci.md"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.matcher import position
+from mobster_core._rules.replay.matcher import position
 from mobster_drivers.devices.scripted import ScriptedPhone
 
 APP = "com.example.yourapp"

@@ -176,7 +176,7 @@ def test_the_schemas_keys_are_the_loaders_and_its_services_the_alert_rules() -> 
     audit = SCHEMA["$defs"]["assertion"]["properties"]["accessibility_audit"]
     assert audit["properties"]["types"]["items"]["enum"] == list(AUDIT_TYPES)
     assert SCHEMA["properties"]["device"]["oneOf"][1]["properties"]["content_size"]["enum"] == list(CONTENT_SIZES)
-    from mobster_core._rules.steps import SENSORS
+    from mobster_core._rules.vocabulary.steps import SENSORS
     from mobster_core._store.checks import _BIOMETRIC_KEYS, _BIOMETRIC_RESULTS, _DEVICE_STEP_KEYS
 
     step = SCHEMA["$defs"]["deviceStep"]

@@ -82,7 +82,7 @@ def test_the_wall_clock_is_read_in_one_place() -> None:
     readers = {str(p.relative_to(CORE)): clock_reads(p) for p in MODULES}
     assert {p: r for p, r in readers.items() if r} == {
         "_clock.py": {("datetime", "now"), ("time", "monotonic")},
-        "_rules/work.py": {("time", "process_time")},
+        "_rules/assertions/work.py": {("time", "process_time")},
     }
 
 

@@ -41,3 +41,27 @@ def test_python_m_on_the_old_fake_wda_serves_a_phone() -> None:
     done = subprocess.run(args, capture_output=True, text=True, timeout=30, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("http://127.0.0.1:")
+
+
+def test_the_second_layouts_harness_is_the_harness_package_without_a_warning() -> None:
+    import warnings
+
+    import mobster_harness
+    import mobster_harness.settings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a documented deprecation (the CHANGELOG's), never a warning
+        old = importlib.import_module("mobster_drivers.harness.settings")
+        door = importlib.import_module("mobster_drivers.harness").Harness
+    assert old is mobster_harness.settings
+    assert door is mobster_harness.Harness
+
+
+def test_an_old_harness_path_imports_first_in_a_fresh_interpreter() -> None:
+    code = (
+        "from mobster_drivers.harness.pool import open_device; import mobster_harness.pool as new; "
+        "import mobster_drivers.pool as first; print(open_device is new.open_device, first is new)"
+    )
+    done = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]

@@ -10,8 +10,8 @@ from mcp.client import Client
 from mobster_core import Device
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import sample_path
-from mobster_drivers.harness.settings import Settings
-from mobster_drivers.harness.spec import DeviceOptions
+from mobster_harness.settings import Settings
+from mobster_harness.spec import DeviceOptions
 from mobster_mcp import Bridge, build_server
 
 APP = "com.example.yourapp"

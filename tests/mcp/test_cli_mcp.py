@@ -56,3 +56,24 @@ def test_a_bad_config_is_one_line_naming_the_file(project: Path) -> None:
     assert result.exit_code == 3, result.output
     assert "mobster.toml: line 2" in result.output
     assert "poll-interval" in result.output
+
+
+def test_a_project_folder_that_isnt_there_is_refused_at_start(project: Path) -> None:
+    """`--project` naming a folder that doesn't exist would make it on the first call: one line instead."""
+    app = str(sample_path("yourapp"))
+    missing = project / "no" / "such"
+    result = CliRunner().invoke(cli, ["mcp", "--scripted", app, "--project", str(missing)])
+    assert result.exit_code == 3, result.output
+    assert result.output.strip().splitlines() == [
+        (
+            f"mobster: --project {missing}: there is no such folder; give the project's folder (the one holding "
+            ".mobster), or make it first"
+        )
+    ]
+    assert not (project / "no").exists()
+    (project / "file.txt").write_text("x")
+    result = CliRunner().invoke(cli, ["mcp", "--scripted", app, "--project", str(project / "file.txt")])
+    assert result.exit_code == 3, result.output
+    assert result.output.strip().splitlines() == [
+        f"mobster: --project {project / 'file.txt'}: it is a file; give the project's folder (the one holding .mobster)"
+    ]

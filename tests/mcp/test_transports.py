@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
+from jsonschema import Draft202012Validator
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -25,9 +26,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mobster_core import SystemClock
 from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.devices.usb import UsbIphone
-from mobster_drivers.harness.settings import Timing
 from mobster_drivers.testing.usbmuxd import FakeIphone, FakeUsbmuxd
 from mobster_drivers.testing.wda import FakeWda
+from mobster_harness.settings import Timing
 from mobster_mcp import LOOPBACK, build_server, http_server
 from tests.mcp.helpers import APP, bridge_on, call, error_of, path_of, sign_up
 from tests.real_clock import QUICK_OPTIONS, QUICK_POLICY, mobster
@@ -71,11 +72,32 @@ def test_a_session_over_stdio_records_a_check_that_replays(project: Path) -> Non
     async def session() -> dict[str, Any]:
         with anyio.fail_after(DEADLINE_S):
             async with Client(stdio_client(params)) as client:
-                return await _record(client)
+                recorded = await _record(client)
+                await _errors_are_one_line_and_answers_fit_their_schemas(client)
+                return recorded
 
     recorded = asyncio.run(session())
     assert recorded["file"] == ".mobster/checks/a-new-user-signs-up.yaml"
     _replays_with_no_model(recorded)
+
+
+async def _errors_are_one_line_and_answers_fit_their_schemas(client: Client) -> None:
+    """Issue 38's consumer, the official client over stdio: one-line errors, and answers held to their schemas."""
+    schemas = {t.name: t.output_schema or {} for t in (await client.list_tools()).tools}
+    assert all(schemas.values()), [name for name, schema in schemas.items() if not schema]
+    for tool in ("list_devices", "read_screen", "list_checks", "list_heals"):
+        result = await client.call_tool(tool, {})
+        assert not result.is_error, result.content
+        Draft202012Validator(schemas[tool]).validate(result.structured_content)
+    for tool, arguments, said in (
+        ("act", {"op": "tap", "taget": "/0/0"}, 'unknown argument "taget" (did you mean "target"?)'),
+        ("act", {"op": "fly"}, 'op is "fly"; give the action, one of tap, long_press'),
+        ("record_check", {"name": "x", "expect": "Welcome"}, "expect is text, not a list; give what the screen"),
+    ):
+        error = await error_of(client, tool, arguments)
+        assert said in error, error
+        assert error.splitlines() == [error], error
+        assert "http" not in error, error
 
 
 @pytest.fixture

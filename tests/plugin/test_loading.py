@@ -25,17 +25,16 @@ def test_loading_the_plugin_imports_nothing_of_mobster_but_the_harness_settings(
     # The harness's spec and settings are read when pytest starts: the standard library only.
     code = (
         "import sys, mobster_pytest.plugin, mobster_pytest; "
-        "heavy = sorted(m for m in sys.modules if m.startswith(('mobster_core', 'mobster_drivers', 'mobster_report', "
-        "'attrs', 'cattrs', 'structlog'))); "
+        "heavy = sorted(m for m in sys.modules if m.startswith(('mobster_core', 'mobster_drivers', 'mobster_harness', "
+        "'mobster_report', 'attrs', 'cattrs', 'structlog'))); "
         "print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == str(
         [
-            "mobster_drivers",
-            "mobster_drivers._moved",
-            "mobster_drivers.harness",
-            "mobster_drivers.harness.settings",
-            "mobster_drivers.harness.spec",
+            "mobster_harness",
+            "mobster_harness.door",
+            "mobster_harness.settings",
+            "mobster_harness.spec",
         ]
     )

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._rules.identity import Env
+from mobster_core._rules.replay.identity import Env
 from mobster_core._store.cache import ReplayCache
 from mobster_core.checks import load_check_text
 from mobster_core.exceptions import HealFileError, PathError, ScriptError

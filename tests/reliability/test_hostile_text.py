@@ -16,10 +16,11 @@ from click.testing import CliRunner
 
 import mobster_core as mc
 from mobster_cli._render import check_lines, heal_listing, json_text, visible
+from mobster_cli._shared import said
 from mobster_cli.main import Runtime, cli
-from mobster_core._rules.canon import digest
-from mobster_core._rules.identity import Env
-from mobster_core._rules.text import REPLACEMENT, valid_data
+from mobster_core._rules.formats.canon import digest
+from mobster_core._rules.formats.text import REPLACEMENT, valid_data
+from mobster_core._rules.replay.identity import Env
 from mobster_core._store.cache import ReplayCache
 from mobster_core._store.healfile import write_heal_file
 from mobster_core._store.journal import Effect, Journal
@@ -197,8 +198,8 @@ def test_terminal_text_shows_every_control_visibly(raw: str, shown: str) -> None
     assert visible(raw) == shown
 
 
-def test_newlines_may_be_kept_for_text_meant_to_span_lines() -> None:
-    assert visible("a\x1b\nb", keep_newlines=True) == "a\\x1b\nb"
+def test_the_boundary_line_shows_newlines_as_escapes_too() -> None:
+    assert said("a\x1b\nb\r\u202e") == "mobster: a\\x1b\\nb\\r\\u202e"
 
 
 def test_xml_text_removes_what_xml_forbids() -> None:

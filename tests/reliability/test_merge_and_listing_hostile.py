@@ -79,6 +79,7 @@ def test_a_dev_zero_symlink_is_never_read(project: Path, shard: Path) -> None:
     _refused(project, shard, says="not a regular file", names="junit.xml")
 
 
+@pytest.mark.hand_made_junit
 def test_a_4_gb_sparse_junit_is_refused_by_its_size(project: Path, shard: Path) -> None:
     with (shard / "junit.xml").open("r+b") as f:
         f.truncate(4 * 1024**3)
@@ -135,6 +136,7 @@ def test_brackets_inside_strings_are_not_nesting(project: Path, shard: Path) -> 
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.hand_made_junit
 @pytest.mark.parametrize(
     ("attribute", "value"),
     [("tests", "abc"), ("failures", "-1"), ("errors", "1e999"), ("skipped", "٣"), ("time", "nan"), ("time", "-2")],

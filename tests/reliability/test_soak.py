@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.steps import dump_path
+from mobster_core._rules.vocabulary.steps import dump_path
 from mobster_core._store.cache import ReplayCache
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path

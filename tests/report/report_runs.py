@@ -121,6 +121,33 @@ def scenarios(root: Path) -> Runs:
     return out
 
 
+def flaky_suite(root: Path) -> mc.SuiteResult:
+    """A suite whose one check couldn't run on a phone that died launching it and passed on a retry on another.
+
+    Its folder holds ``index.html`` (the cell badged flaky, the first attempt listed under it) and
+    each attempt's run folder its ``report.html``: a couldn't-run page and a passed one.
+    """
+    from tests.core.run.test_suite_retries import FaultyPhone
+    from tests.samples import SIGNUP_BY_BUNDLE
+
+    checks = root / ".mobster" / "checks"
+    checks.mkdir(parents=True)
+    (checks / "signup.yaml").write_text(SIGNUP_BY_BUNDLE)
+    clock = FakeClock()
+
+    def suite(devices: Any, **options: Any) -> mc.SuiteResult:
+        opts = RunOptions(root=root, reporter=HtmlReport(), **options)
+        models = lambda: ScriptedModel(clock=clock)  # noqa: E731
+        return clock.run(mc.run_suite(mc.find_checks(root), devices, clock, models=models, options=opts))
+
+    assert suite([FaultyPhone(clock)]).exit_code == 0  # records the path
+    dying, good = FaultyPhone(clock), FaultyPhone(clock)
+    dying.dies_at_launch = True
+    result = suite({"dying": dying, "good": good}, retries=1)
+    assert result.flaky == 1, result.checks
+    return result
+
+
 def suite_results(runs: Mapping[str, tuple[RunReport, dict[str, Any]]]) -> dict[str, Any]:
     """A ``mobster.test/1`` document holding the given runs, as ``SuiteResult.to_dict()`` shapes it."""
     checks = [data for _, data in runs.values()]

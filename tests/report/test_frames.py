@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mobster_core._rules.frames import drift_frame, step_frame
+from mobster_core._results.frames import drift_frame, step_frame
 from mobster_core.results import FramesMode
 from mobster_report._frames import (
     FINAL,

@@ -42,8 +42,8 @@ from typing import TypeAlias
 
 import attrs
 
-from mobster_core._rules.controls import AuditReport
-from mobster_core._rules.screen import Element, Screen
+from mobster_core._rules.device.controls import AuditReport
+from mobster_core._rules.vocabulary.screen import Element, Screen
 
 from .explanation import Names, cut, hidden_note, near_note, quoted, role_mismatch, unevaluated
 from .model import Assertion, AssertionResult, AuditSpec, Expected, Kind, Pattern, Selector, normalize

@@ -12,7 +12,7 @@ Rule 3: an element is named by its identifier, else its quoted label, else its r
         labelled element inside it; a count lists elements by what a person reads (the label, else
         the first label inside). Long texts are cut to 80 characters with "…".
 Rule 4: explanation decides nothing: every function here takes facts and returns text. A malformed
-        entry is worded as every strict YAML reader words its errors (``_rules/yaml.py``, Rule 3).
+        entry is worded as every strict YAML reader words its errors (``_rules/formats/yaml.py``, Rule 3).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mobster_core._rules.screen import Element, Screen
+from mobster_core._rules.vocabulary.screen import Element, Screen
 
 from .safe_regex import REGEX_READ_SECONDS, REGEX_SEARCH_SECONDS, RegexTimeout
 

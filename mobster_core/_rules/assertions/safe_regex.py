@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import attrs
 import regex
 
-from mobster_core._rules.work import work_seconds
+from mobster_core._rules.assertions.work import work_seconds
 
 __all__ = [
     "MAX_REGEX_CHARS",

@@ -6,7 +6,9 @@ Rule 1: a ``.app`` is a folder with ``Info.plist`` at its top; an ``.ipa`` is a 
 Rule 2: ``CFBundleIdentifier`` is the bundle id, ``CFBundleShortVersionString`` the version and
         ``CFBundleVersion`` the build, as the simulator driver reads them.
 Rule 3: a file that can't be read is a ``ValueError`` naming it and what is wrong; an
-        ``Info.plist`` over 4 MiB is not read (a real one is a few KiB).
+        ``Info.plist`` over 4 MiB is not read (a real one is a few KiB). Both are opened as every
+        user's file is (``read_user_file``, ``open_user_file``): a FIFO or a device is refused at
+        once, never waited on or read.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ import os
 import plistlib
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import attrs
+
+from mobster_core.exceptions import Problem, UnsafeFile
+from mobster_core.files import open_user_file, read_user_file
 
 __all__ = ["BundleInfo", "read_bundle_info"]
 
@@ -40,20 +45,33 @@ def read_bundle_info(path: str | os.PathLike[str]) -> BundleInfo:
     if file.is_dir():
         plist = file / "Info.plist"
         try:
-            if plist.stat().st_size > _MAX_PLIST:
-                raise ValueError(f"{plist} is larger than 4 MiB: not an app's Info.plist")
-            data = plist.read_bytes()
+            data = read_user_file(plist, max_bytes=_MAX_PLIST)
+        except UnsafeFile as exc:
+            if exc.problem is Problem.TOO_LARGE:
+                raise ValueError(f"{plist} is larger than 4 MiB: not an app's Info.plist") from exc
+            raise ValueError(f"can't read {plist}: {exc.reason}") from exc
         except OSError as exc:
             raise ValueError(f"can't read {plist}: {exc.strerror or exc}") from exc
         return _info(data, str(plist), str(file))
-    if file.suffix.lower() == ".ipa" or zipfile.is_zipfile(file):
-        return _from_ipa(file)
-    raise ValueError(f"{file} is neither a .app folder nor an .ipa file")
+    return _from_ipa(file)
 
 
 def _from_ipa(file: Path) -> BundleInfo:
+    neither = f"{file} is neither a .app folder nor an .ipa file"
+    named = file.suffix.lower() == ".ipa"
     try:
-        with zipfile.ZipFile(file) as archive:
+        with open_user_file(file) as opened:  # a FIFO or a device is refused at once, never read
+            if not named and not zipfile.is_zipfile(opened):
+                raise ValueError(neither)
+            return _from_archive(file, opened)
+    except (UnsafeFile, OSError) as exc:
+        why = exc.reason if isinstance(exc, UnsafeFile) else (exc.strerror or str(exc))
+        raise ValueError(f"can't read the .ipa {file}: {why}" if named else f"{neither} ({why})") from exc
+
+
+def _from_archive(file: Path, opened: BinaryIO) -> BundleInfo:
+    try:
+        with zipfile.ZipFile(opened) as archive:
             names = [
                 n
                 for n in archive.namelist()

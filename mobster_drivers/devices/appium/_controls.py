@@ -64,7 +64,7 @@ def settings_commands(settings: DeviceSettings) -> list[tuple[str, dict[str, Any
     return out
 
 
-#: Rule 4: Mobster's service names (``_rules/alerts.SERVICES``) as XCUITest's ``mobile: setPermission`` takes them.
+#: Rule 4: Mobster's service names (``_rules/device/alerts``) as XCUITest's ``mobile: setPermission`` takes them.
 SET_PERMISSION_NAMES = {
     "location": "location",
     "location-always": "location-always",

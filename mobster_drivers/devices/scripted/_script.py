@@ -62,10 +62,10 @@ import functools
 import math
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NoReturn
+from typing import Any
 
 import attrs
 
@@ -74,7 +74,7 @@ from mobster_core.checks import ALERT_SERVICES, AUDIT_TYPES, read_user_file
 from mobster_core.exceptions import ScriptError, UnsafeFile
 from mobster_core.protocols import DEFAULT_SCREEN_SIZE, SPRINGBOARD, Frame, Platform
 from mobster_core.text import normal_locale
-from mobster_core.yaml import MAX_YAML_BYTES, Keys, YamlProblem, did_you_mean, dotted, kind_of, load_yaml
+from mobster_core.yaml import MAX_YAML_BYTES, Keys, StrictReader, YamlDoc, YamlProblem, did_you_mean, kind_of, load_yaml
 
 __all__ = [
     "ANDROID_HOME",
@@ -389,7 +389,7 @@ class AppScript:
     @classmethod
     def from_dict(cls, data: Any, source: str = "<dict>") -> AppScript:
         """Validate an app script given as plain data (messages name ``source``, no lines)."""
-        return _Reader(lambda _keys: source).script(data, source)
+        return _Reader(YamlDoc(source, data, None)).script(data, source)
 
 
 _PARSED_SCRIPTS = 16
@@ -402,7 +402,7 @@ def _parse_script(text: str | bytes, source: str) -> AppScript:
         doc = load_yaml(text, source)
     except YamlProblem as exc:
         raise ScriptError(str(exc)) from exc
-    return _Reader(doc.where).script(doc.data, source)
+    return _Reader(doc).script(doc.data, source)
 
 
 # -- validation ------------------------------------------------------------------------------
@@ -456,66 +456,17 @@ class _AppNames:
     bundles: frozenset[str]
 
 
-class _Reader:
-    """Walks the untrusted data once; ``where(keys)`` gives ``file:line`` for messages."""
+class _Reader(StrictReader):
+    """Walks the untrusted data once; every problem is a ScriptError that names ``file:line`` and the key.
 
-    def __init__(self, where: Callable[[Keys], str]) -> None:
-        self._where = where
+    It says what to write only where the value shows it (the base's Rule 3): quote a number that
+    should be text, unquote a number, the hint of a missing key.
+    """
 
-    # -- helpers ---------------------------------------------------------------------------
+    advises = False
 
-    def fail(self, keys: Keys, message: str) -> NoReturn:
-        path = dotted(keys)
-        raise ScriptError(f"{self._where(keys)}: {path}: {message}" if path else f"{self._where(keys)}: {message}")
-
-    def mapping(
-        self,
-        value: Any,
-        keys: Keys,
-        allowed: Sequence[str],
-        *,
-        required: Mapping[str, str] | None = None,
-        what: str,
-    ) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            self.fail(keys, f"expected {what}, got {kind_of(value)}")
-        for key in value:
-            if key not in allowed:
-                name = str(key)
-                self.fail((*keys, name), f"unknown key {name!r}{did_you_mean(name, allowed)}")
-        for key, hint in (required or {}).items():
-            if key not in value:
-                self.fail(keys, f"key {key!r} is missing; {hint}")
-        return value
-
-    def string(self, value: Any, keys: Keys, *, empty: bool = False) -> str:
-        if not isinstance(value, str):
-            hint = ""
-            if isinstance(value, bool | int | float):
-                shown = str(value).lower() if isinstance(value, bool) else str(value)
-                hint = f'; quote it: {keys[-1]}: "{shown}"'
-            self.fail(keys, f"expected a string, got {kind_of(value)}{hint}")
-        if not empty and not value:
-            self.fail(keys, "must not be empty")
-        return value
-
-    def number(self, value: Any, keys: Keys, *, positive: bool = False) -> float:
-        if not _is_number(value):
-            hint = f"; write it without quotes: {keys[-1]}: {value}" if isinstance(value, str) else ""
-            self.fail(keys, f"expected a number of seconds, got {kind_of(value)}{hint}")
-        number = float(value)
-        if not math.isfinite(number):
-            self.fail(keys, f"expected a finite number of seconds, got {value!r}")
-        if positive and number <= 0:
-            self.fail(keys, f"must be more than 0 seconds, got {value!r}")
-        if number < 0:
-            self.fail(keys, f"must be 0 or more seconds, got {value!r}")
-        return number
-
-    def flag(self, value: Any, keys: Keys) -> bool:
-        if not isinstance(value, bool):
-            self.fail(keys, f"expected true or false, got {kind_of(value)}")
-        return value
+    def error(self, problem: YamlProblem) -> ScriptError:
+        return ScriptError(str(problem))
 
     # -- the file --------------------------------------------------------------------------
 
@@ -524,11 +475,15 @@ class _Reader:
             data,
             (),
             _TOP_KEYS,
-            required={
+            what="an app script: a mapping with version, device, latency and apps",
+        )
+        self.require(
+            top,
+            (),
+            {
                 "version": "write version: 1 at the top",
                 "apps": "list the installed apps under apps:",
             },
-            what="an app script: a mapping with version, device, latency and apps",
         )
         version = top["version"]
         if isinstance(version, str):
@@ -670,7 +625,7 @@ class _Reader:
                 f"expected a profile name (zero, usb-iphone) or a mapping of seconds, got {kind_of(value)}",
             )
         raw = self.mapping(value, keys, _LATENCY_KEYS, what="a mapping of seconds")
-        figures = {str(k): self.number(v, (*keys, str(k))) for k, v in raw.items()}
+        figures = {str(k): self.number(v, (*keys, str(k)), unit="seconds") for k, v in raw.items()}
         return Latency(**figures)
 
     def apps(self, value: Any, home: str = SPRINGBOARD) -> dict[str, ScriptedApp]:
@@ -695,14 +650,18 @@ class _Reader:
             value,
             keys,
             _APP_KEYS,
-            required={
+            what="an app: a mapping with name, version, build, file, launch, links and screens",
+        )
+        self.require(
+            raw,
+            keys,
+            {
                 "name": "write the name shown under its icon, such as name: YourApp",
                 "version": 'write its version, such as version: "1.0"',
                 "build": 'write its build, such as build: "1"',
                 "launch": "write the name of its first screen, such as launch: welcome",
                 "screens": "describe its screens under screens:",
             },
-            what="an app: a mapping with name, version, build, file, launch, links and screens",
         )
         name = self.string(raw["name"], (*keys, "name"))
         version = self.string(raw["version"], (*keys, "version"))
@@ -760,12 +719,16 @@ class _Reader:
             value,
             keys,
             _PROMPT_KEYS,
-            required={
+            what="a prompt: a mapping with service, title and buttons",
+        )
+        self.require(
+            raw,
+            keys,
+            {
                 "service": "write the service it asks for, such as service: location",
                 "title": "write its title, such as title: Allow “YourApp” to use your location?",
                 "buttons": "write its buttons in order, such as buttons: [Don't Allow, Allow]",
             },
-            what="a prompt: a mapping with service, title and buttons",
         )
         service = self.string(raw["service"], (*keys, "service"))
         if service not in PROMPT_SERVICES:
@@ -821,9 +784,9 @@ class _Reader:
                     item,
                     at,
                     _FINDING_KEYS,
-                    required={"type": "write type: contrast", "element": "write the element's id or label"},
                     what="a finding: a mapping with type, element and description",
                 )
+                self.require(raw, at, {"type": "write type: contrast", "element": "write the element's id or label"})
                 kind = self.string(raw["type"], (*at, "type"))
                 if kind not in AUDIT_TYPES:
                     self.fail((*at, "type"), f"unknown audit type {kind!r}{did_you_mean(kind, AUDIT_TYPES)}")
@@ -847,9 +810,9 @@ class _Reader:
                 leads,
                 where,
                 _BIOMETRIC_KEYS,
-                required={"match": "write match: <screen>", "fail": "write fail: <screen>"},
                 what="where the prompt leads: a mapping with match and fail",
             )
+            self.require(raw, where, {"match": "write match: <screen>", "fail": "write fail: <screen>"})
             out[name] = Biometric(
                 self.screen_name(raw["match"], (*where, "match"), names),
                 self.screen_name(raw["fail"], (*where, "fail"), names),
@@ -879,9 +842,9 @@ class _Reader:
             value,
             keys,
             _ELEMENT_KEYS,
-            required={"role": "write its role, such as role: Button"},
             what="an element: a mapping with at least role",
         )
+        self.require(raw, keys, {"role": "write its role, such as role: Button"})
         role = self.string(raw["role"], (*keys, "role"))
         if role.startswith("XCUIElementType"):
             self.fail(
@@ -889,11 +852,11 @@ class _Reader:
                 f"write the role without its prefix: role: {role.removeprefix('XCUIElementType')}",
             )
         frame = auto if auto is not None else self.frame(raw["frame"], (*keys, "frame"))
-        after = self.number(raw["after"], (*keys, "after")) if "after" in raw else 0.0
-        until = self.number(raw["until"], (*keys, "until"), positive=True) if "until" in raw else None
+        after = self.number(raw["after"], (*keys, "after"), unit="seconds") if "after" in raw else 0.0
+        until = self.number(raw["until"], (*keys, "until"), unit="seconds", above=True) if "until" in raw else None
         if until is not None and until <= after:
             self.fail((*keys, "until"), f"the element disappears at {until} s, before it appears at {after} s")
-        ticks = self.number(raw["ticks"], (*keys, "ticks"), positive=True) if "ticks" in raw else None
+        ticks = self.number(raw["ticks"], (*keys, "ticks"), unit="seconds", above=True) if "ticks" in raw else None
         return ScriptedElement(
             role=role,
             label=self.string(raw.get("label", ""), (*keys, "label"), empty=True),
@@ -924,7 +887,8 @@ class _Reader:
         if value == HOME:
             return Tap(TapKind.HOME)
         if isinstance(value, Mapping):
-            raw = self.mapping(value, keys, ("open",), required={"open": "write {open: BUNDLE}"}, what="{open: BUNDLE}")
+            raw = self.mapping(value, keys, ("open",), what="{open: BUNDLE}")
+            self.require(raw, keys, {"open": "write {open: BUNDLE}"})
             bundle = self.string(raw["open"], (*keys, "open"))
             if bundle not in names.bundles:
                 self.fail(

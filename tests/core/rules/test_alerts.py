@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.alerts import (
+from mobster_core._rules.device.alerts import (
     MAX_ANSWERS_PER_ALERT,
     MAX_BUTTONS,
     MAX_TEXT,
@@ -22,7 +22,7 @@ from mobster_core._rules.alerts import (
     find_alert,
     parse_alerts,
 )
-from mobster_core._rules.keyboard import covered_by_keyboard, covers_reason, keyboard_of
+from mobster_core._rules.device.keyboard import covered_by_keyboard, covers_reason, keyboard_of
 from mobster_core.protocols import SPRINGBOARD
 
 LOCATION = "Allow “YourApp” to use your location?"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.alerts import (
+from mobster_core._rules.device.alerts import (
     OPEN_IN,
     PERMISSION_APPS,
     AlertAnswer,
@@ -19,8 +19,8 @@ from mobster_core._rules.alerts import (
     decide,
     find_alert,
 )
-from mobster_core._rules.safety import classify
-from mobster_core._rules.steps import Commit
+from mobster_core._rules.safety.safety import classify
+from mobster_core._rules.vocabulary.steps import Commit
 
 GOOGLE = "com.google.android.permissioncontroller"
 ANDROID_14 = ("While using the app", "Only this time", "Don\u2019t allow")

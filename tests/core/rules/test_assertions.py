@@ -26,7 +26,7 @@ from mobster_core._rules.assertions import (
     role_types,
     shown_elements,
 )
-from mobster_core._rules.yaml import dotted, kind_of
+from mobster_core._rules.formats.yaml import dotted, kind_of
 from mobster_core.results import AssertionResult
 
 APP = "com.example.yourapp"

@@ -22,9 +22,9 @@ NAMED_ON_PURPOSE = {
     # the mobster command reviews heals (the plugin has no review of its own).
     ("_store/healfile.py", "_HEADER"),
     # The testsuite's name in junit.xml, which CI shows: not a message.
-    ("_run/results.py", "junit_xml"),
+    ("_results/junit.py", "junit_xml"),
     # The Python spelling of each fix (Rule 2): the one front end that lives in the core.
-    ("_rules/fixes.py", "_PYTHON"),
+    ("_rules/verdict/fixes.py", "_PYTHON"),
 }
 CORE = pathlib.Path(mc.__file__).parent
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mobster_core import AppInfo, DeviceInfo, DeviceKind, LaunchOptions, Reset
-from mobster_core._rules.identity import Env, path_identity, why_fresh
+from mobster_core._rules.replay.identity import Env, path_identity, why_fresh
 
 SIGNUP: dict[str, Any] = {
     "steps": ['Tap "Create account"', "Type ada@example.com into Email", 'Tap "Continue"'],

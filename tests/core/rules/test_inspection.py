@@ -11,7 +11,7 @@ from hypothesis import given, settings
 
 import mobster_core as mc
 from mobster_core._rules.assertions import evaluate, parse_assertion
-from mobster_core._rules.inspection import MAX_CANDIDATES
+from mobster_core._rules.verdict.inspection import MAX_CANDIDATES
 from mobster_core.screens import Found, Hidden, flow_yaml, read_differences, suggest
 from mobster_core.yaml import load_yaml
 from tests.strategies import examples, screens

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import mobster_core as mc
 from mobster_core import match_step
-from mobster_core._rules.matcher import position
+from mobster_core._rules.replay.matcher import position
 from tests.core.helpers import SIGNUP_ELEMENTS, screen, step_on
 from tests.strategies import examples, screens
 

@@ -14,10 +14,10 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import AppInfo, DeviceInfo, DeviceKind
-from mobster_core._rules.identity import Env, why_fresh
-from mobster_core._rules.prompt import ACTION_TOOL, SYSTEM_PROMPT, action_tool, system_prompt
-from mobster_core._rules.safety import check_commit, classify, classify_press
-from mobster_core._rules.steps import Commit
+from mobster_core._rules.model.prompt import ACTION_TOOL, SYSTEM_PROMPT, action_tool, system_prompt
+from mobster_core._rules.replay.identity import Env, why_fresh
+from mobster_core._rules.safety.safety import check_commit, classify, classify_press
+from mobster_core._rules.vocabulary.steps import Commit
 from mobster_core._store.cache import KEEP_ENVS, ReplayCache
 from mobster_core.exceptions import PathError
 from mobster_core.protocols import HOME_SCREENS, SPRINGBOARD, Platform

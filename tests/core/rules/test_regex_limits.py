@@ -25,7 +25,8 @@ from mobster_core._rules.assertions import (
     parse_assertion,
 )
 from mobster_core._rules.assertions import safe_regex as _safe_regex
-from mobster_core._rules.verdict import Evidence, decide
+from mobster_core._rules.verdict.verdict import Grounds as Evidence
+from mobster_core._rules.verdict.verdict import decide
 from mobster_core.checks import CheckError
 from tests.strategies import examples
 

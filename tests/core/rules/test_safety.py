@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mobster_core import DeviceKind
-from mobster_core._rules.safety import (
+from mobster_core._rules.safety.safety import (
     _ORDER,
     COMMIT_WORDS,
     COMMIT_WORDS_BY_LANGUAGE,
@@ -18,7 +18,7 @@ from mobster_core._rules.safety import (
     fold,
     strictest,
 )
-from mobster_core._rules.steps import Commit
+from mobster_core._rules.vocabulary.steps import Commit
 from tests.strategies import examples
 
 

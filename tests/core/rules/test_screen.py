@@ -6,7 +6,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._rules.screen import frame_from
+from mobster_core._rules.vocabulary.screen_data import frame_from
 from tests.core.helpers import step_on
 from tests.strategies import screens
 

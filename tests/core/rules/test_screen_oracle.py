@@ -23,11 +23,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._rules.canon import canonical_json, digest, pairs_digest
-from mobster_core._rules.matcher import SIMILAR, SIMILAR_SETTLED, Match, MatchRule, pick, times
-from mobster_core._rules.roles import ROLES, canonical_role
-from mobster_core._rules.screen import DEFAULT_SCREEN_SIZE, Frame, Hidden, _fingerprint_json, signature_hash
-from mobster_core._rules.text import valid_text
+from mobster_core._rules.formats.canon import canonical_json, digest, pairs_digest
+from mobster_core._rules.formats.text import valid_text
+from mobster_core._rules.replay.matcher import SIMILAR, SIMILAR_SETTLED, Match, MatchRule, pick, times
+from mobster_core._rules.vocabulary.roles import ROLES, canonical_role
+from mobster_core._rules.vocabulary.screen import DEFAULT_SCREEN_SIZE, Frame, Hidden
+from mobster_core._rules.vocabulary.signature import fingerprint_json as _fingerprint_json
+from mobster_core._rules.vocabulary.signature import signature_hash
 from mobster_drivers._xcuitest.tree import read_source
 from tests.wda_trees import NAMES, fast_source, tree_path
 

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._rules.secrets import MissingSecret, Secrets, only_references, references
-from mobster_core._rules.typing_rules import Provenance, record_text
+from mobster_core._rules.device.secrets import MissingSecret, Secrets, only_references, references
+from mobster_core._rules.replay.typing_rules import Provenance, record_text
 
 
 def test_references_are_found_once_in_order() -> None:
@@ -30,6 +30,16 @@ def test_a_missing_variable_is_named() -> None:
     with pytest.raises(MissingSecret) as caught:
         Secrets.of(["A", "B"], {"A": "1"})
     assert caught.value.name == "B"
+    assert not caught.value.empty
+
+
+def test_a_variable_set_to_nothing_is_named_as_empty() -> None:
+    # Issue 37: an empty value was typed as nothing, after the launch and a tap had been sent.
+    # A CI system gives an unset secret as "" (GitHub's ${{ secrets.X }}): it is refused as unset is.
+    with pytest.raises(MissingSecret) as caught:
+        Secrets.of(["A", "B"], {"A": "1", "B": ""})
+    assert (caught.value.name, caught.value.empty) == ("B", True)
+    assert Secrets.of(["A"], {"A": " "}).values == {"A": " "}  # a space is text: typed as it is
 
 
 def test_resolve_and_scrub_are_inverse_in_every_echoed_form() -> None:

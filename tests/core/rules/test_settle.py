@@ -8,16 +8,14 @@ from typing import TypeVar
 import pytest
 
 from mobster_core import PollPolicy, Screen, Step
-from mobster_core._rules.matcher import MatchRule
-from mobster_core._rules.settle import (
+from mobster_core._rules.replay.matcher import MatchRule
+from mobster_core._rules.replay.settle import (
     DEFAULT_POLICY,
     WATCH_SLOWEST,
     ChangeWait,
-    Check,
     Done,
     Drifted,
     Found,
-    PollVerdict,
     Read,
     SettleWait,
     Sighting,
@@ -25,9 +23,11 @@ from mobster_core._rules.settle import (
     StepWait,
     TypingWait,
     Wait,
-    WaitState,
     WatchWait,
 )
+from mobster_core._rules.replay.settle import CheckTarget as Check
+from mobster_core._rules.replay.settle import Pace as PollVerdict
+from mobster_core._rules.replay.settle import PollState as WaitState
 
 S = TypeVar("S")
 R = TypeVar("R")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.steps import dump_path
+from mobster_core._rules.vocabulary.steps import dump_path
 from mobster_core.exceptions import PathError
 from tests.samples import TAP
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.steps import describe_action
+from mobster_core._rules.vocabulary.steps import describe_action
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._rules.typing_rules import Provenance, is_masked, lost_typing, record_text, shown_text
+from mobster_core._rules.replay.typing_rules import Provenance, is_masked, lost_typing, record_text, shown_text
 from tests.core.helpers import screen, step_on
 from tests.strategies import examples
 

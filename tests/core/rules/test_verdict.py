@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import mobster_core as mc
 from mobster_core import FailureClass, Outcome, Verdict
 from mobster_core._rules.assertions import Assertion, evaluate, parse_expect
-from mobster_core._rules.settle import (
+from mobster_core._rules.replay.settle import (
     BASELINE_POLICY,
     DEFAULT_READ_POLICY,
     Done,
@@ -24,7 +24,8 @@ from mobster_core._rules.settle import (
     SettledReadWait,
     Sleep,
 )
-from mobster_core._rules.verdict import Evidence, decide, suite_exit_code
+from mobster_core._rules.verdict.verdict import Grounds as Evidence
+from mobster_core._rules.verdict.verdict import decide, suite_exit_code
 from mobster_core._run.judge import settled_read
 from mobster_core.protocols import SPRINGBOARD
 from mobster_core.results import AssertionResult

@@ -53,7 +53,9 @@ def test_did_you_mean() -> None:
 
 # -- issue 15: nesting capped before the parser, numbers bounded, valid text ----------------
 
-from mobster_core._rules.yaml import MAX_YAML_DEPTH, _Refused, _yaml  # noqa: E402
+from mobster_core._rules.formats.yaml import MAX_YAML_DEPTH  # noqa: E402
+from mobster_core._rules.formats.yaml_safe import Refused as _Refused  # noqa: E402
+from mobster_core._rules.formats.yaml_safe import safe_yaml as _yaml  # noqa: E402
 
 
 def deep_forms(depth: int) -> dict[str, str]:
@@ -76,7 +78,7 @@ def test_nesting_beyond_the_limit_is_refused_before_the_parser_runs(form: str, m
     def no_parser(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the parser ran")
 
-    monkeypatch.setattr("mobster_core._rules.yaml._yaml", no_parser)
+    monkeypatch.setattr("mobster_core._rules.formats.yaml._yaml", no_parser)
     with pytest.raises(YamlProblem, match=f"nested more than {MAX_YAML_DEPTH} levels deep; flatten it"):
         load_yaml(deep_forms(5000)[form][:200_000], "deep.yaml")
 
@@ -218,7 +220,7 @@ def test_a_changed_file_is_read_as_it_is_now_and_a_bad_one_fails_every_time() ->
 
 
 def test_a_large_file_is_parsed_once_and_still_copied(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mobster_core._rules import yaml as module
+    from mobster_core._rules.formats import yaml as module
 
     text = "".join(f"k{i}: [{i}, x]\n" for i in range(2000))  # 30 KiB, a large heal file's size
     parses: list[str] = []
@@ -236,7 +238,7 @@ def test_a_large_file_is_parsed_once_and_still_copied(monkeypatch: pytest.Monkey
 
 
 def test_the_kept_parses_stay_within_their_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mobster_core._rules import yaml as module
+    from mobster_core._rules.formats import yaml as module
 
     monkeypatch.setattr(module, "_REMEMBERED_CHARS", 1000)
     monkeypatch.setattr(module, "_kept", type(module._kept)())
@@ -303,7 +305,7 @@ def test_the_pre_scan_ends_lines_where_the_parser_does(monkeypatch: pytest.Monke
     def no_parser(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the parser ran")
 
-    monkeypatch.setattr("mobster_core._rules.yaml._yaml", no_parser)
+    monkeypatch.setattr("mobster_core._rules.formats.yaml._yaml", no_parser)
     deep = "".join(" " * i + "k:\r" for i in range(MAX_YAML_DEPTH + 5))  # old Mac line ends
     with pytest.raises(YamlProblem, match=rf"^cr\.yaml:{MAX_YAML_DEPTH + 1}: the YAML is nested more than"):
         load_yaml(deep, "cr.yaml")

@@ -10,9 +10,9 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import Price, PriceTable
-from mobster_core._rules.identity import Env
-from mobster_core._rules.steps import dump_path
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.typing_rules import Provenance
+from mobster_core._rules.vocabulary.steps import dump_path
 from mobster_core._run.agent import Agent, Brief, Limits, ModelCalls, Recorded, _relocate
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayer

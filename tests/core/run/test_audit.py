@@ -9,7 +9,8 @@ import pytest
 import mobster_core as mc
 from mobster_core import FailureClass, RunOptions, Verdict, load_check, run_check
 from mobster_core._rules.assertions import ExpectError, evaluate, parse_expect
-from mobster_core._rules.verdict import Evidence, decide
+from mobster_core._rules.verdict.verdict import Grounds as Evidence
+from mobster_core._rules.verdict.verdict import decide
 from mobster_core.protocols import AuditReport
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone

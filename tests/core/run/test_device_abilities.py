@@ -9,7 +9,7 @@ import attrs
 
 import mobster_core as mc
 from mobster_core import Element, FailureClass, Screen
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.judge import settled_read
 from mobster_core._run.replay import Replayed, Replayer

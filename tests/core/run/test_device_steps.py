@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.fixes import Fix, FixCode
+from mobster_core._rules.verdict.fixes import Fix, FixCode
 from mobster_core._run.agent import make_action
 from mobster_core.checks import load_check
 from mobster_core.prompts import ACTION_TOOL, estimate_usage, parse_decision

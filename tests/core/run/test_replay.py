@@ -11,8 +11,8 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import FailureClass
-from mobster_core._rules.identity import Env, path_identity
-from mobster_core._rules.typing_rules import Provenance, record_text
+from mobster_core._rules.replay.identity import Env, path_identity
+from mobster_core._rules.replay.typing_rules import Provenance, record_text
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.ended import Ended
 from mobster_core._run.replay import FromCheck, Replayed, Replayer

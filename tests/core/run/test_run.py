@@ -10,7 +10,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import RunOptions, load_check, run_check
-from mobster_core._rules.settle import WATCH_SLOWEST
+from mobster_core._rules.replay.settle import WATCH_SLOWEST
 from mobster_core._store.healfile import accept_heals, heal_file_for, read_heal_file, reject_heals
 from mobster_core.prompts import estimate_usage
 from mobster_core.results import Fix, FixCode, StepSource

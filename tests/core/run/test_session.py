@@ -130,6 +130,25 @@ def test_masked_text_is_not_recorded_but_a_reference_is(project: Path) -> None:
     assert "hunter2" not in text
 
 
+def test_an_empty_reference_is_refused_before_it_is_typed(project: Path) -> None:
+    clock = FakeClock()
+    phone = ScriptedPhone.from_file(sample_path("yourapp"), clock=clock)
+    session = LiveSession(phone, clock, project, RunOptions(secrets={"PASSWORD": ""}))
+
+    async def scenario() -> None:
+        await session.start()
+        screen = await session.start_recording(APP)
+        screen = (await session.act(Op.TAP, target=_path_of(screen, "Sign up"))).screen
+        await session.act(Op.TYPE, target=_path_of(screen, "Password"), text="${PASSWORD}")
+
+    with pytest.raises(SessionError, match=r"names \$\{PASSWORD\}, and the variable PASSWORD is set but empty"):
+        clock.run(scenario())
+    sent = (session.run_dir / "journal.jsonl").read_text()
+    session.close()
+    assert '"op":"TAP"' in sent
+    assert '"op":"TYPE"' not in sent  # the tap before it was sent; the typing never was
+
+
 def test_an_unknown_outcome_ends_the_recording(project: Path) -> None:
     clock = FakeClock()
     phone = LostSecondTap.from_file(sample_path("yourapp"), clock=clock)

@@ -246,3 +246,39 @@ def test_a_stop_while_asking_a_failed_device_keeps_its_result(project: Path) -> 
         clock.run(stop_while_asking())
     (result,) = stopped.value.suite.checks
     assert result.outcome.failure_class is mc.FailureClass.UNKNOWN_OUTCOME  # the check's own result, kept
+
+
+class _Told:
+    """A reporter that keeps the suites it is told of."""
+
+    def __init__(self) -> None:
+        self.suites: list[mc.SuiteResult] = []
+
+    def check_ended(self, result: mc.CheckResult, folder: Path, frames: Any) -> None:
+        raise AssertionError("no check ran")
+
+    def suite_ended(self, suite: mc.SuiteResult) -> None:
+        self.suites.append(suite)
+
+
+def test_a_suite_stopped_before_it_began_writes_its_files_each_check_stopped(tmp_path: Path) -> None:
+    from mobster_core.results import stopped_suite
+
+    checks = tmp_path / ".mobster" / "checks"
+    checks.mkdir(parents=True)
+    files = [checks / f"signup-{n}.yaml" for n in (1, 2)]
+    for n, file in enumerate(files, 1):
+        file.write_text(CHECK.format(n=n))
+    told = _Told()
+    suite = stopped_suite(
+        files, "stopped by SIGINT while the devices were being opened", options=mc.RunOptions(reporter=told)
+    )
+    assert told.suites == [suite]
+    assert [(c.name, c.verdict, c.outcome.failure_class) for c in suite.checks] == [
+        ("Sign up 1", mc.Verdict.COULDNT_RUN, mc.FailureClass.STOPPED),
+        ("Sign up 2", mc.Verdict.COULDNT_RUN, mc.FailureClass.STOPPED),
+    ]
+    assert json.loads((suite.folder / "results.json").read_text()) == suite.to_dict()
+    cases = ET.parse(suite.folder / "junit.xml").getroot().iter("testcase")
+    assert [c.get("name") for c in cases] == ["Sign up 1 on no device", "Sign up 2 on no device"]
+    assert not (tmp_path / ".mobster" / "runs").exists()  # no check ran: no run folder

@@ -101,9 +101,12 @@ def test_a_device_that_dies_launching_is_retried_on_the_other_device_and_is_flak
     assert [a.to_dict() for a in back.checks[0].attempts] == entry["attempts"]
     assert back.flaky == 1
 
-    case = next(ET.fromstring((result.folder / "junit.xml").read_bytes()).iter("testcase"))
-    props = {p.get("name"): p.get("value") for p in case.iter("property")}
-    assert props == {"mobster.flaky": "true", "mobster.attempts": "2"}
+    junit = ET.fromstring((result.folder / "junit.xml").read_bytes())
+    props = {p.get("name"): p.get("value") for p in junit.iter("property")}
+    assert props == {"mobster.flaky": "1", "mobster.retried": "1"}  # the suite's: a testcase holds none
+    case = next(junit.iter("testcase"))
+    assert case.find("properties") is None
+    assert "attempts: 2 (flaky: passed on a retry)" in (case.findtext("system-out") or "")
     (flaky,) = case.findall("flakyError")
     assert flaky.get("type") == "device"
     assert "out of the pool" in (flaky.get("message") or "")
@@ -192,10 +195,12 @@ def test_a_check_that_never_passes_keeps_every_attempt_as_reruns(project: Path) 
     assert check.verdict is mc.Verdict.COULDNT_RUN
     assert len(check.attempts) == 3
     assert not check.flaky
-    case = next(ET.fromstring((result.folder / "junit.xml").read_bytes()).iter("testcase"))
+    junit = ET.fromstring((result.folder / "junit.xml").read_bytes())
+    case = next(junit.iter("testcase"))
     assert len(case.findall("rerunError")) == 2
     assert case.find("error") is not None
-    assert {p.get("name"): p.get("value") for p in case.iter("property")}["mobster.flaky"] == "false"
+    assert {p.get("name"): p.get("value") for p in junit.iter("property")}["mobster.flaky"] == "0"
+    assert "attempts: 3 (never passed)" in (case.findtext("system-out") or "")
 
 
 def test_attempts_sum_cost_model_calls_and_seconds() -> None:

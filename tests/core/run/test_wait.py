@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 import mobster_core as mc
-from mobster_core._rules.settle import Drifted, Found, StepWait
+from mobster_core._rules.replay.settle import Drifted, Found, StepWait
 from mobster_core._run.wait import LATE_S, drive
 from tests.core.helpers import screen, step_on
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mobster_core import Op, load_path
-from mobster_core._rules.controls import DeviceEvent, device_misfit
+from mobster_core._rules.device.controls import DeviceEvent, device_misfit
 from mobster_core.checks import CheckError, load_check
 from mobster_core.exceptions import PathError
 from tests.samples import PUSH_PAYLOAD
@@ -101,7 +101,7 @@ def test_a_bad_device_step_names_its_line_key_and_fix(tmp_path: Path, step: str,
         ('"aps"', "it is a JSON string, not an object"),
         ('{"alert": "no aps"}', 'bad.json is no push payload: it has no "aps" object'),
         ('{"aps": "Hi"}', 'it has no "aps" object'),
-        ("\xff\xfe", "it isn't JSON"),
+        ("\xff\xfe", "it is UTF-16 text (it starts with its byte order mark); save it as UTF-8 without one"),
         ('\xef\xbb\xbf{"aps": {}}', "it starts with a byte order mark (BOM); save it as UTF-8 without one"),
         ('{"aps": {"badge": NaN}}', "it isn't JSON (NaN is no JSON number)"),
         ('{"aps": {}, "x": -Infinity}', "it isn't JSON (-Infinity is no JSON number)"),

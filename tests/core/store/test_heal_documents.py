@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.identity import Env
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._store.healfile import (
     HealEntry,
     HealState,

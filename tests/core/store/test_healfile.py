@@ -10,7 +10,7 @@ import attrs
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.identity import Env
+from mobster_core._rules.replay.identity import Env
 from mobster_core._store.healfile import (
     STATE_FORMAT,
     HealState,

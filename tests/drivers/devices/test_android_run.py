@@ -119,7 +119,7 @@ def test_a_field_under_the_keyboard_is_covered_until_it_is_dismissed(android: An
         await device.act(mc.Action(mc.Op.DISMISS_KEYBOARD))
         return typed, await device.read()
 
-    from mobster_core._rules.keyboard import covered_by_keyboard
+    from mobster_core._rules.device.keyboard import covered_by_keyboard
 
     typed, dismissed = asyncio.run(go())
     (cont,) = typed.find("Button", "Continue")

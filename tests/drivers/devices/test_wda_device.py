@@ -11,7 +11,7 @@ import pytest
 
 import mobster_core as mc
 from mobster_core import Action, DeviceKind, LaunchOptions, Op, Reset
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._run.replay import Replayed, Replayer
 from mobster_core.testing import SPRINGBOARD, MemoryJournal, check_device

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 import mobster_core as mc
-from mobster_core._rules.identity import Env
-from mobster_core._rules.steps import dump_path
-from mobster_core._rules.typing_rules import Provenance
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.typing_rules import Provenance
+from mobster_core._rules.vocabulary.steps import dump_path
 from mobster_core._run.agent import Agent, Brief, ModelCalls, Recorded
 from mobster_core._run.dispatch import Dispatcher
 from mobster_core._store.cache import ReplayCache

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from mobster_core import Element, Screen
-from mobster_core._rules.alerts import find_alert
+from mobster_core._rules.device.alerts import find_alert
 from mobster_core.protocols import HOME_SCREENS
 from mobster_drivers._uiautomator.tree import BULLET, AndroidRead, read_source
 from tests.android_trees import NAMES, TREES, tree_bytes

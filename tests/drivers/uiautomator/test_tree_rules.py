@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mobster_core import Element
-from mobster_core._rules.alerts import find_alert
-from mobster_core._rules.keyboard import covered_by_keyboard
+from mobster_core._rules.device.alerts import find_alert
+from mobster_core._rules.device.keyboard import covered_by_keyboard
 from mobster_drivers._uiautomator import roles, tree
 from mobster_drivers._uiautomator.roles import ROUND_TRIP, Facts, class_of, role_of
 from mobster_drivers._uiautomator.tree import BULLET, read_source
@@ -345,7 +345,7 @@ def test_a_node_is_read_by_its_class_then_by_what_it_does(cls: str, facts: dict[
 
 
 def test_the_class_table_names_only_roles_of_the_core() -> None:
-    from mobster_core._rules.roles import ROLES
+    from mobster_core._rules.vocabulary.roles import ROLES
 
     assert set(roles.BY_CLASS.values()) <= ROLES
     assert {r for _, r in roles.BY_SUFFIX} <= ROLES
