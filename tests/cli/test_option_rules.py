@@ -136,6 +136,15 @@ def _export_then_import(project: Path) -> Result:
     return mobster("paths", "import", "bundle.json")
 
 
+def _export_onto_a_link(project: Path) -> Result:
+    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted").exit_code == 0
+    (project / "elsewhere.json").write_text("{}")
+    (project / "bundle.json").symlink_to(project / "elsewhere.json")
+    result = mobster("paths", "export", "bundle.json")
+    assert (project / "elsewhere.json").read_text() == "{}"  # never written through
+    return result
+
+
 def _not_a_bundle(project: Path) -> Result:
     (project / "junk.json").write_text("[]")
     return mobster("paths", "import", "junk.json")
@@ -150,6 +159,7 @@ CASES: dict[str, list[Any]] = {
     "--junit": [("test", "--scripted", "app.yaml", "--model", "scripted", "--junit", "no/such/folder/j.xml")],
     "--shard": [("test", "--scripted", "app.yaml", "--shard", "5/9")],
     "--watch": [lambda project: mobster("inspect", "--scripted", "app.yaml", "--watch", runtime=_ctrl_c_after(2.5))],
+    "mobster paths export FILE": [_export_onto_a_link],
     "mobster paths import FILE": [_not_a_bundle, _export_then_import],
 }
 
