@@ -79,7 +79,8 @@ class Key:
     """One setting of the config (Rule 2): its name, the option's destination, and its check.
 
     ``kind`` is ``flag``, ``text``, ``list`` (a text or a list of texts), ``int``, ``float``,
-    ``choice``, ``locale``; ``path`` says its values are files (Rule 4); ``low``/``high`` bound a
+    ``choice``, ``locale``, ``alerts``, ``store`` (``paths``: a store's name or URL, no password),
+    ``reference`` (``${NAME}``); ``path`` says its values are files (Rule 4); ``low``/``high`` bound a
     number (``low_open``: strictly above ``low``).
     """
 
@@ -181,6 +182,26 @@ def _alerts(key: Key, value: object) -> object:
     return value
 
 
+def _store(key: Key, value: object) -> object:
+    """Where paths live: ``local``, ``committed``, an ``s3://`` or ``postgresql://`` URL, or ``${NAME}``."""
+    from mobster_drivers.stores import check_setting
+
+    try:
+        return check_setting(value, committed=True)
+    except ValueError as exc:
+        raise ValueError(f'{exc}; such as {key.name} = "{key.example}"') from None
+
+
+def _reference(key: Key, value: object) -> object:
+    """The name of the variable that holds a secret, as ``${NAME}`` (never the secret itself)."""
+    if not isinstance(value, str) or re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", value.strip()) is None:
+        raise ValueError(
+            f'write the name of the environment variable that holds it, such as {key.name} = "${{MOBSTER_TEAM_KEY}}" '
+            "(the config is committed: the key itself never is)"
+        )
+    return value.strip()
+
+
 _CHECKS: dict[str, Callable[[Key, object], object]] = {
     "flag": _flag,
     "text": _text,
@@ -190,6 +211,8 @@ _CHECKS: dict[str, Callable[[Key, object], object]] = {
     "choice": _choice,
     "locale": _locale,
     "alerts": _alerts,
+    "store": _store,
+    "reference": _reference,
 }
 
 #: Rule 2: every setting of the config, as ``mobster test``'s options name and check it; a later
@@ -225,7 +248,15 @@ KEYS: tuple[Key, ...] = (
     Key("give-up-after", "give_up_after", "float", "a screen that keeps changing drifts after this long", low=0.0,
         high=600.0, example="3.0"),
     Key("frames", "frames", "choice", "which screens each run keeps", choices=("auto", "all", "failed", "none")),
-    Key("paths", "paths_store", "choice", "where recorded paths live", choices=("local", "committed")),
+    Key("paths", "paths_store", "store", "where recorded paths live: local, committed, s3://…, postgresql://…",
+        example="s3://team-paths/yourapp"),
+    Key("paths-write", "paths_write", "flag", "write to the path store (false: a pull request's job replays only)"),
+    Key("paths-key", "paths_key", "reference", "the team key that signs the store's documents, as ${NAME}",
+        example="${MOBSTER_TEAM_KEY}"),
+    Key("paths-lease", "paths_lease", "float", "seconds a recording lease lives without renewal", low=1.0,
+        high=3600.0, example="60"),
+    Key("paths-wait", "paths_wait", "float", "seconds a run waits for another machine's recording", low=0,
+        low_open=True, high=86400.0, example="900"),
     Key("retries", "retries", "int", "run a check that couldn't run because of the machine up to N times more",
         low=0, high=10, example="2"),
     Key("repeat", "repeat", "int", "run each check K times and report its pass rate", low=1, high=1000, example="3"),

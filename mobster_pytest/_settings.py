@@ -160,10 +160,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("locale", "run the app in this locale (de_DE): a simulator launches it so", "value", "LOCALE"),
     OptionSpec(
         "paths",
-        "where recorded paths live: local (default, private) or committed (.mobster/paths, in git)",
+        "where recorded paths live: local (default, private), committed (.mobster/paths, in git), "
+        "s3://BUCKET/PREFIX or postgresql://... (a team's store: docs/paths.md)",
         "value",
         "STORE",
-        ("local", "committed"),
     ),
     OptionSpec(
         "model", "claude-…, gpt-… or scripted; default: from ANTHROPIC_API_KEY / OPENAI_API_KEY", "value", "NAME"
@@ -289,7 +289,11 @@ def read_settings(config: Any) -> PluginSettings:
         fresh=src.flag(_spec("fresh")),
         carry=src.flag(_spec("carry")),
         locale=_locale(src.value(_spec("locale")), src),
-        paths_store=_choice(src, "paths", "local"),
+        paths_store=_store(src),
+        paths_write=src.from_project("paths-write"),
+        paths_key=_text_or_none(src.from_project("paths-key")),
+        paths_lease=_seconds_or_none(src.from_project("paths-lease")),
+        paths_wait=_seconds_or_none(src.from_project("paths-wait")),
         model=src.value(_spec("model")),
         max_usd=_max_usd(src.value(_spec("max-usd")), src),
         each_device=src.flag(_spec("each-device")),
@@ -352,6 +356,27 @@ def _timing(src: _Source) -> dict[str, float | None]:
     """Rule 7: the waits the config names (the plugin has no option for them), by ``mobster test``'s names."""
     values = {name: src.from_project(name) for name in ("poll-interval", "drift-after", "give-up-after")}
     return {name.replace("-", "_"): float(v) if isinstance(v, int | float) else None for name, v in values.items()}
+
+
+def _store(src: _Source) -> str:
+    """``--mobster-paths``, the ini key or the config's ``paths``: a store's name or URL (docs/paths.md)."""
+    from mobster_drivers.stores import check_setting
+
+    value = src.value(_spec("paths")) or "local"
+    try:
+        return check_setting(value)
+    except ValueError as exc:
+        raise SettingsError(f"{src.sources.get('paths', _spec('paths').flag)}: {exc}") from None
+
+
+def _text_or_none(value: object) -> str | None:
+    """A config value the config's own check already held (``paths-key``), as text."""
+    return None if value is None else str(value)
+
+
+def _seconds_or_none(value: object) -> float | None:
+    """A number of seconds the config's own check already held (``paths-lease``, ``paths-wait``)."""
+    return None if value is None or isinstance(value, bool) else float(value)  # type: ignore[arg-type]
 
 
 def _choice(src: _Source, name: str, default: str) -> str:

@@ -21,8 +21,8 @@ Rule 4: an unknown outcome (an action whose effect nobody knows, typing that hal
 Rule 5: typing while recording follows the typing rules, so that the check replays with no model:
         the typed text becomes the step's words, except masked text (a secure field, a field that
         says it holds a secret), which is refused before it is sent unless it is a ``${NAME}``
-        reference (kept as written; the value is typed as it leaves). A reference that isn't set
-        is refused, naming it.
+        reference (kept as written; the value is typed as it leaves). A reference that isn't set,
+        or is empty, is refused, naming it (every one of them, when several are).
 Rule 6: ``record`` writes nothing unless the verdict passes: the name and the expectations make a
         check file whose steps are the recorded steps' words, read back as every check file is
         (``load_check_text``); the verdict is ``judge``'s, on a settled read of the current screen
@@ -252,9 +252,10 @@ class LiveSession:
                 environ = os.environ if self.options.secrets is None else self.options.secrets
                 self.secrets = Secrets.of([*self.secrets.values, *names], environ)
             except MissingSecret as exc:
+                named, unset = exc.words()
+                them = "it" if len(exc.names) == 1 else "them"
                 raise SessionError(
-                    f"{said} names ${{{exc.name}}}, and the variable {exc.name} {exc.how}: set it in the "
-                    "server's environment and start it again"
+                    f"{said} names {named}, and {unset}: set {them} in the server's environment and start it again"
                 ) from None
             self._live().dispatch.secrets = self.secrets
         masked = element is not None and is_masked(element.role, element.label, element.identifier)

@@ -41,6 +41,10 @@ Rule 10: a heal waiting for review is never replaced (the heal file's Rule 9). A
         ``drift``, naming the heal and its heal file, with the fix to settle it
         (``FixCode.SETTLE_HEAL``: accept or reject it). With or without a model, and whatever else
         would have stopped the heal (no model, healing off, the breaker), but an app that is gone.
+Rule 11: a step that fails because this check's review rejected its heal (a keep-failing step
+        that drifted, or Rule 6's step) says how to undo that: the fix is ``FixCode.UNDO_REJECT``
+        (undo the reject, then a run with a model heals it; or record again), never to heal it
+        with a model, which a reject refuses.
 Rule 8: the steps that ended before the check's last one with no failure say so
         (``Executed.early``): Smart blocked, or done after fewer actions than the check has
         steps; a replayed path with fewer actions than steps. The verdict still decides; a check
@@ -262,10 +266,10 @@ async def _replay(run: Run, prepared: Prepared, executed: Executed, path: tuple[
     heal = heal_file_for(run.check.file).name
     message = (
         f"step {index} ({entry.to}) is a heal this check's review rejected ({heal}), and the recorded path "
-        "holds it (another check with the same steps accepted it): it keeps failing. Record the check "
-        "again if the change is right"
+        "holds it (another check with the same steps accepted it): it keeps failing"
     )
-    return attrs.evolve(done, ran=path, failure=Outcome(Verdict.FAILED, FailureClass.DRIFT, message))
+    failure = Outcome(Verdict.FAILED, FailureClass.DRIFT, message, step=index, fix=_undo_reject(run))
+    return attrs.evolve(done, ran=path, failure=failure)
 
 
 def rejected_at(path: Sequence[Step], rejected: Sequence[HealEntry]) -> tuple[int, HealEntry] | None:
@@ -299,6 +303,7 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
                 drift, keep_failing=plan.state.keep_failing, no_heal=run.options.no_heal, model=run.calls is not None,
                 breaker=breaker,
             )  # fmt: skip
+            failure = _rejected(run, plan, drift, failure)
             failure = _waiting(run, plan, drift, failure)
             failure = _settle_first(run, plan, drift, failure, heals)
         if drift is None or failure is not None:
@@ -318,6 +323,21 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
 def _events(run: Run) -> dict[str, DeviceEvent]:
     """Rule 9: the check's pushes by file, as a replay sends them (today's content, to the app under test)."""
     return {file: device_event(run, event) for file, event in run.check.payloads.items()}
+
+
+def _undo_reject(run: Run) -> Fix:
+    """Rule 11: undo the reject kept beside the check's heal file."""
+    shown = _relative(heal_file_for(run.check.file), run.root)
+    return Fix(FixCode.UNDO_REJECT, {"heal_file": shown, "check": run.check.file.name})
+
+
+def _rejected(run: Run, plan: Plan, drift: Drift, failure: Outcome | None) -> Outcome | None:
+    """Rule 11: a keep-failing step that drifted fails with the fix to undo its reject; else ``failure`` as it was."""
+    if failure is None or failure.fix is not None or failure.failure_class is not FailureClass.DRIFT:
+        return failure
+    if drift.at not in plan.state.keep_failing:
+        return failure
+    return attrs.evolve(failure, fix=_undo_reject(run))
 
 
 def _waiting(run: Run, plan: Plan, drift: Drift, failure: Outcome | None) -> Outcome | None:

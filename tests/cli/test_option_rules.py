@@ -158,6 +158,7 @@ CASES: dict[str, list[Any]] = {
     "--max-usd": [("test", "--scripted", "app.yaml", "--max-usd", value) for value in ("nan", "inf", "0", "-1")],
     "--junit": [("test", "--scripted", "app.yaml", "--model", "scripted", "--junit", "no/such/folder/j.xml")],
     "--shard": [("test", "--scripted", "app.yaml", "--shard", "5/9")],
+    "--paths": [("test", "--scripted", "app.yaml", "--paths", "${MOBSTER_TEST_NO_SUCH_STORE}")],
     "--watch": [lambda project: mobster("inspect", "--scripted", "app.yaml", "--watch", runtime=_ctrl_c_after(2.5))],
     "mobster paths export FILE": [_export_onto_a_link],
     "mobster paths import FILE": [_not_a_bundle, _export_then_import],
