@@ -412,6 +412,7 @@ def _prune(store: str, *, dry_run: bool) -> int:
 
 def read_only_bundle(store: object, folder: Path, root: Path, out: Any) -> Path | None:
     """Rule 7: a read-only run's recordings and heals, as ``paths-bundle.json`` in ``folder``; None when none."""
+    from mobster_core.files import atomic_write
     from mobster_core.paths import ReadOnlyPaths, export_paths, read_bundle
 
     from ._render import visible
@@ -419,7 +420,7 @@ def read_only_bundle(store: object, folder: Path, root: Path, out: Any) -> Path 
     if not isinstance(store, ReadOnlyPaths) or not (store.overlay.names() or store.overlay.documents("heals/")):
         return None
     target = folder / "paths-bundle.json"
-    target.write_bytes(export_paths(root, paths=store.overlay, now=datetime.now(UTC)))
+    atomic_write(target, export_paths(root, paths=store.overlay, now=datetime.now(UTC)))  # under .mobster: 0600
     count = len(read_bundle(target))
     try:
         shown = target.relative_to(root)

@@ -32,6 +32,12 @@ Rule 7: the project config (``mobster.toml`` or ``[tool.mobster]``, read by the 
         or an ini key replaces the config's whole pool. The config's keys the plugin has no option
         for (``parallel``, ``sessions``, ``session-per-check``, ``session-wait``, the waits, ``frames``) apply as
         they do to ``mobster test``; so does ``env-file`` (its keys over the environment's).
+Rule 8 (a team's store): ``--mobster-paths-write true|false``, ``--mobster-paths-key NAME``,
+        ``--mobster-paths-lease SECONDS`` and ``--mobster-paths-wait SECONDS`` are ``mobster
+        test``'s ``--[no-]paths-write``, ``--paths-key``, ``--paths-lease`` and ``--paths-wait``
+        (a value, not a flag, for the write: the command line can turn the config's ``false``
+        back on), held to the config keys' own ranges. A key option that is no variable's name is
+        refused without being shown: it may be the key itself, typed by mistake.
 """
 
 from __future__ import annotations
@@ -166,6 +172,28 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "STORE",
     ),
     OptionSpec(
+        "paths-write",
+        "write recorded and healed paths to the store: true (default), or false: a pull request's job replays the "
+        "store's paths and keeps what it records in a bundle; default: the config's paths-write",
+        "value",
+        "WHETHER",
+        ("true", "false"),
+    ),
+    OptionSpec(
+        "paths-key",
+        "the environment variable that holds the team key (${NAME} or NAME): documents are signed, and unsigned or "
+        "forged ones refused and recorded again",
+        "value",
+        "NAME",
+    ),
+    OptionSpec("paths-lease", "how long a recording lease lives without renewal (default 60)", "value", "SECONDS"),
+    OptionSpec(
+        "paths-wait",
+        "how long a run waits for another machine's recording before it records itself (default 900)",
+        "value",
+        "SECONDS",
+    ),
+    OptionSpec(
         "model", "claude-…, gpt-… or scripted; default: from ANTHROPIC_API_KEY / OPENAI_API_KEY", "value", "NAME"
     ),
     OptionSpec("max-usd", "cap each check's model spend (US dollars)", "value", "X"),
@@ -290,10 +318,7 @@ def read_settings(config: Any) -> PluginSettings:
         carry=src.flag(_spec("carry")),
         locale=_locale(src.value(_spec("locale")), src),
         paths_store=_store(src),
-        paths_write=src.from_project("paths-write"),
-        paths_key=_text_or_none(src.from_project("paths-key")),
-        paths_lease=_seconds_or_none(src.from_project("paths-lease")),
-        paths_wait=_seconds_or_none(src.from_project("paths-wait")),
+        **_store_options(src),
         model=src.value(_spec("model")),
         max_usd=_max_usd(src.value(_spec("max-usd")), src),
         each_device=src.flag(_spec("each-device")),
@@ -369,14 +394,49 @@ def _store(src: _Source) -> str:
         raise SettingsError(f"{src.sources.get('paths', _spec('paths').flag)}: {exc}") from None
 
 
-def _text_or_none(value: object) -> str | None:
-    """A config value the config's own check already held (``paths-key``), as text."""
-    return None if value is None else str(value)
+#: Rule 8: a team key's variable, as ``${NAME}`` or a bare ``NAME`` (the harness reads ``NAME`` as ``${NAME}``).
+_KEY_NAME = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _seconds_or_none(value: object) -> float | None:
-    """A number of seconds the config's own check already held (``paths-lease``, ``paths-wait``)."""
-    return None if value is None or isinstance(value, bool) else float(value)  # type: ignore[arg-type]
+def _store_options(src: _Source) -> dict[str, object]:
+    """Rule 8: ``--mobster-paths-write``, ``-key``, ``-lease``, ``-wait`` (or their ini keys, else the config's)."""
+    write: object = src.from_project("paths-write")
+    if src.given(_spec("paths-write")):
+        write = _choice(src, "paths-write", "true") == "true"
+    key: object = src.from_project("paths-key")
+    if src.given(_spec("paths-key")):
+        key = (src.value(_spec("paths-key")) or "").strip()
+        if not _KEY_NAME.fullmatch(str(key)):  # never shown: it may be the key itself, written by mistake
+            where = src.sources.get("paths-key", _spec("paths-key").flag)
+            raise SettingsError(
+                f"{where}: write the name of the environment variable that holds the team key, such as "
+                "MOBSTER_TEAM_KEY or ${MOBSTER_TEAM_KEY} (the key itself is never an option)"
+            )
+    return {
+        "paths_write": write,
+        "paths_key": None if key is None else str(key),
+        "paths_lease": _seconds(src, "paths-lease"),
+        "paths_wait": _seconds(src, "paths-wait"),
+    }
+
+
+def _seconds(src: _Source, name: str) -> float | None:
+    """Rule 8: a number of seconds in the config key ``name``'s range (its option's, else the config's, held there)."""
+    if not src.given(_spec(name)):
+        value = src.from_project(name)
+        return None if value is None or isinstance(value, bool) else float(value)  # type: ignore[arg-type]
+    from mobster_harness.config import KEYS
+
+    key = next(k for k in KEYS if k.name == name)
+    text = (src.value(_spec(name)) or "").strip()
+    try:
+        return float(key.check(float(text)))  # type: ignore[arg-type]
+    except ValueError:
+        where = src.sources.get(name, _spec(name).flag)
+        above = f"above {key.low:g}" if key.low_open else f"from {key.low:g}"
+        raise SettingsError(
+            f"{where}: {text!r} is not a number of seconds {above} to {key.high:g}; write one such as {key.example}"
+        ) from None
 
 
 def _choice(src: _Source, name: str, default: str) -> str:

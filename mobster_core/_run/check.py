@@ -116,7 +116,7 @@ async def run_check(
     began = clock.now()
     folder = new_run_folder(root, utc_now())
     calls = None if model is None else ModelCalls(model, options.prices)
-    secrets, missing = _secrets(check, options)
+    secrets, missing = secrets_of(check, options)
     with Journal(folder) as journal:
         dispatch = Dispatcher(device, clock, journal, timing=options.timing, secrets=secrets)
         dispatch.on_sent, dispatch.on_sending = options.on_sent, options.on_sending
@@ -161,7 +161,7 @@ async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
         log.warning("the device wasn't told about the check", call=what, error=f"{type(exc).__name__}: {exc}")
 
 
-def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret | None]:
+def secrets_of(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret | None]:
     """Rule 7: the values of the secrets the check names, and every one that isn't set or is empty."""
     launch = check.launch
     names = references([*check.steps, *launch.args, *launch.env.values(), launch.url])
@@ -173,7 +173,7 @@ def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret 
         return Secrets(), exc
 
 
-def _missing(check: Check, missing: MissingSecret) -> Outcome:
+def missing_secret(check: Check, missing: MissingSecret) -> Outcome:
     """Rule 7: the usage problem of the secrets that aren't set, or are empty, each named in one line."""
     said, how = missing.words()
     unset, empties = missing.unset, missing.empties
@@ -202,7 +202,7 @@ async def _tell(run: Run, folder: Path, missing: MissingSecret | None) -> tuple[
     """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5, 7)."""
     story = _Story()
     if missing is not None:
-        return attrs.evolve(story, outcome=_missing(run.check, missing)), None
+        return attrs.evolve(story, outcome=missing_secret(run.check, missing)), None
     try:
         if isinstance(run.device, CheckReports):
             await _best_effort(run.device.check_started(run.check.name), "check_started")

@@ -49,6 +49,10 @@ Rule 8: the steps that ended before the check's last one with no failure say so
         (``Executed.early``): Smart blocked, or done after fewer actions than the check has
         steps; a replayed path with fewer actions than steps. The verdict still decides; a check
         with ``all_steps: true`` fails then (:func:`skipped` says what was left undone).
+Rule 11: a replay asked to stop after step ``until`` (a live session reaching a screen:
+        ``sessions``) replays the path's first ``until`` steps under every rule above (the device
+        steps are judged against the whole path) and stops there: what the check would do next is
+        not sent.
 """
 
 from __future__ import annotations
@@ -114,8 +118,8 @@ class Executed:
     early: FinishedEarly | None = None
 
 
-async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
-    """Rules 1, 2 and 4: launch, the baseline, then the steps."""
+async def execute(run: Run, prepared: Prepared, plan: Plan, *, until: int | None = None) -> Executed:
+    """Rules 1, 2 and 4: launch, the baseline, then the steps (a replay up to step ``until`` only: Rule 11)."""
     run.dispatch.watch_alerts(_alerts(run), prepared.info.kind)
     await run.dispatch.launch(run.bundle, _launch(run, prepared))
     baseline = await take_baseline(run)
@@ -123,7 +127,7 @@ async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
         return Executed(Mode.LAUNCH, plan, baseline)
     if plan.path is None:
         return await _smart(run, prepared, Executed(Mode.SMART, plan, baseline))
-    replayed = await _replay(run, prepared, Executed(Mode.REPLAY, plan, baseline), plan.path)
+    replayed = await _replay(run, prepared, Executed(Mode.REPLAY, plan, baseline), plan.path, until)
     if plan.carried is not None and replayed.failure is not None:
         return await _fall_back(run, prepared, replayed)
     of = len(run.check.steps)
@@ -248,14 +252,20 @@ def _note(recorded: Recorded) -> SmartNote | None:
     return None
 
 
-async def _replay(run: Run, prepared: Prepared, executed: Executed, path: tuple[Step, ...]) -> Executed:
-    """Replay ``path``, healing drifted steps (Rule 2), up to a step this check's review rejected (Rule 6)."""
+async def _replay(
+    run: Run, prepared: Prepared, executed: Executed, path: tuple[Step, ...], until: int | None = None
+) -> Executed:
+    """Replay ``path``, healing drifted steps (Rule 2), up to a step this check's review rejected (Rule 6).
+
+    With ``until``, only the first ``until`` steps of it (Rule 11).
+    """
     misfit = device_misfit(path, [event for _n, event in run.check.device_steps])
     if misfit is not None:  # Rule 9: never send a device step the check doesn't say
         message = f"{misfit}: the path isn't this check's; record the check again"
         return attrs.evolve(
             executed, failure=Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, message, fix=Fix(FixCode.RECORD_AGAIN))
         )
+    path = path if until is None else path[:until]
     refused = rejected_at(path, executed.plan.state.rejected)
     if refused is None:
         return await _replay_steps(run, prepared, executed, path)

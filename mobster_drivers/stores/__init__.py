@@ -6,9 +6,11 @@ Rule 1 (the setting): ``paths`` is ``local``, ``committed``, ``s3://BUCKET[/PREF
         whole connection string from a CI secret); an unset one is a one-line error naming it.
 Rule 2 (never printed): a store is shown by its setting with the URL's password masked
         (``postgresql://ci:***@db/mobster``; a query's ``password=``, ``sslpassword=`` or token
-        too) and ``${NAME}`` as written, never its value.
+        too) and ``${NAME}`` as written, never its value. An error the client library says (which
+        may quote a piece of the connection string) is said with those secrets masked.
 Rule 3: a literal password in the config's ``paths`` is refused (the config is committed): write
-        ``${NAME}`` and set it in the environment (:func:`check_setting`, ``committed=True``).
+        ``${NAME}`` and set it in the environment (:func:`check_setting`, ``committed=True``). An
+        ``s3://`` URL holds no credentials at all, in its endpoint neither (boto3's chain has them).
 Rule 4: ``paths-write = false`` (a pull request's job): the store is read, never written; what
         the run records or heals goes to the project's bundle folder (``.mobster/cache/read-only/``,
         ``mobster_core.paths.ReadOnlyPaths``), exported for the artifact.
@@ -50,6 +52,8 @@ _BUCKET = re.compile(r"[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9]")
 _S3_KEYS = frozenset({"endpoint", "region"})
 #: Rule 2: a query key whose value is a secret (libpq's ``password``, ``sslpassword``; a token).
 _SECRET_QUERY = re.compile(r"((?:^|&)[^=&]*(?:pass|secret|token)[^=&]*=)([^&]*)", re.IGNORECASE)
+#: Rule 2: the user and password of a URL inside a query value (an S3 ``?endpoint=https://KEY:SECRET@host``).
+_USERINFO = re.compile(r"//[^/?#@&]*@")
 _FORMS = 'local, committed, s3://BUCKET/PREFIX, postgresql://HOST/DB, or "${NAME}" for one from the environment'
 
 
@@ -68,7 +72,11 @@ def check_setting(setting: object, *, committed: bool = False) -> str:
     scheme = value.split(":", 1)[0].lower()
     if scheme not in REMOTE_SCHEMES or "://" not in value:
         raise ValueError(f"{shown(value)!r} is no path store: write one of {_FORMS}")
-    parts = urlsplit(value)
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - urlsplit checks the port only when asked
+    except ValueError as exc:
+        raise ValueError(f"{shown(value)!r} is no URL ({exc}): write one of {_FORMS}") from None
     if committed and parts.password and not _REFERENCE.fullmatch(parts.password):
         raise ValueError(
             f"{shown(value)}: the config is committed, so it holds no password: write the password as "
@@ -89,10 +97,11 @@ def check_setting(setting: object, *, committed: bool = False) -> str:
 
 def _check_s3(value: str) -> None:
     parts = urlsplit(value)
-    if parts.username or parts.password:
+    endpoints = parse_qs(parts.query, keep_blank_values=True).get("endpoint", [])
+    if parts.username or parts.password or any(_USERINFO.search(e) for e in endpoints):
         raise ValueError(
-            f"{shown(value)}: an s3:// URL holds no credentials: boto3 takes them from the environment "
-            "(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or a profile"
+            f"{shown(value)}: an s3:// URL (and its endpoint) holds no credentials: boto3 takes them from the "
+            "environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or a profile"
         )
     if not _REFERENCE.search(parts.netloc) and not _BUCKET.fullmatch(parts.netloc):
         raise ValueError(f"{shown(value)}: {parts.netloc!r} is no bucket name (3-63 lowercase letters, digits, . -)")
@@ -110,6 +119,7 @@ def shown(setting: str) -> str:
         return re.sub(r"//[^/@]*@", "//***@", setting)
     query = _SECRET_QUERY.sub(lambda m: m.group(1) + ("***" if not _REFERENCE.fullmatch(m.group(2)) else m.group(2)),
                               parts.query)  # fmt: skip
+    query = _USERINFO.sub("//***@", query)
     parts = parts._replace(query=query)
     if not password or _REFERENCE.fullmatch(password):
         return parts.geturl() if query != urlsplit(setting).query else setting
@@ -131,14 +141,16 @@ def expand(setting: str, env: Mapping[str, str]) -> str:
 
 
 def _open_remote(setting: str, env: Mapping[str, str]) -> PathStore:
+    if _REFERENCE.search(setting) is None:
+        check_setting(setting)  # written out: its own line says what is wrong, masked (Rule 2)
     value = expand(setting, env)
     try:
         check_setting(value)
     except ValueError:
         # Rule 2: the value came from the environment and may be a secret in any form: never shown.
         raise ValueError(
-            f"the path store {setting} (from the environment) is no store: its value must be an s3://BUCKET/PREFIX "
-            "or postgresql://… URL (a libpq keyword string such as host=… password=… isn't taken)"
+            f"the path store {shown(setting)} (from the environment) is no store: its value must be an "
+            "s3://BUCKET/PREFIX or postgresql://… URL (a libpq keyword string such as host=… password=… isn't taken)"
         ) from None
     parts = urlsplit(value)
     if parts.scheme.lower() == "s3":

@@ -3,7 +3,10 @@
 Rule 1 (the table): ``mobster_documents (store text, name text, version bigint, data bytea,
         PRIMARY KEY (store, name))``, created when missing (with its sequence
         ``mobster_document_versions``) under an advisory lock, so machines that start at once
-        never race on the ``CREATE``. ``store`` is the URL's fragment (``#myapp``: several projects
+        never race on the ``CREATE``. A connection that finds both there creates nothing: a
+        role without ``CREATE`` on the schema (PostgreSQL 15's default for ``public``) uses a
+        table another role made (it needs ``SELECT``, ``INSERT``, ``UPDATE``, ``DELETE`` on the
+        table and ``USAGE`` on the sequence). ``store`` is the URL's fragment (``#myapp``: several projects
         in one database), else ``default``. A path is the row ``paths/<identity>-<env>.json``, a
         document ``<kind>/<key>``, a path set aside ``aside/<name><suffix>`` (never listed).
 Rule 2 (the conditional write): a create is ``INSERT ... ON CONFLICT DO NOTHING`` (0 rows: it
@@ -13,7 +16,10 @@ Rule 2 (the conditional write): a create is ``INSERT ... ON CONFLICT DO NOTHING`
 Rule 3: the connection string is the setting (``postgresql://…``, often from ``${NAME}``); the
         connection is made at first use, in autocommit, with a 10 s connect timeout, and made
         again once after it broke. Its password is never printed (the store is named by its URL
-        with the password masked).
+        with the password masked), nor is any secret of it inside psycopg's error line (libpq
+        quotes a piece it can't read, a password's percent-escape among them): the password and
+        a query's ``password=``, ``sslpassword=`` or token, as written and decoded, are masked
+        (:func:`secrets_of`).
 Rule 4: a read past the size asked for is refused from the row's length, before its bytes are
         sent (:class:`UnsafeFile`, ``too_large``).
 Rule 5: any other failure is :class:`StoreUnavailable`: one line naming the store and the fix,
@@ -25,11 +31,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from mobster_core.exceptions import Problem, StoreUnavailable, UnsafeFile
 from mobster_core.paths import DOCUMENT_KINDS, Versioned, check_document_name
 
-__all__ = ["TABLE", "PostgresPaths"]
+__all__ = ["TABLE", "PostgresPaths", "secrets_of"]
 
 TABLE = "mobster_documents"
 _PATH = re.compile(r"paths/([0-9a-f]{16})-([0-9a-f]{12})\.json")
@@ -44,6 +51,8 @@ CREATE TABLE IF NOT EXISTS mobster_documents (
     data bytea NOT NULL,
     PRIMARY KEY (store, name)
 )"""
+#: Rule 1: whether the table and its sequence are there (as the search path finds them, as the statements do).
+_THERE = "SELECT to_regclass('mobster_documents') IS NOT NULL AND to_regclass('mobster_document_versions') IS NOT NULL"
 _READ = (
     "SELECT version, length(data), CASE WHEN length(data) <= %s THEN data END FROM mobster_documents "
     "WHERE store = %s AND name = %s"
@@ -58,6 +67,34 @@ _LIST_ROWS = "SELECT name FROM mobster_documents WHERE store = %s AND name LIKE 
 _RENAME_ROW = "UPDATE mobster_documents SET name = %s WHERE store = %s AND name = %s"
 
 
+_SECRET_KEY = re.compile(r"pass|secret|token", re.IGNORECASE)
+#: Rule 3: a keyword string's secret (``password=… `` or ``password='…'``), for a string given so.
+_KEYWORD_SECRET = re.compile(r"\b\w*(?:pass|secret|token)\w*\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+
+
+def secrets_of(conninfo: str) -> tuple[str, ...]:
+    """Rule 3: the pieces of a connection string that are secrets, as written and decoded, longest first."""
+    if "://" not in conninfo:  # a keyword string (host=… password=…)
+        return tuple(sorted({m.group(1).strip("'") for m in _KEYWORD_SECRET.finditer(conninfo)}, key=len, reverse=True))
+    found: set[str] = set()
+    try:
+        parts = urlsplit(conninfo)
+    except ValueError:  # no URL Python reads (a broken IPv6 host): its user info, by pattern
+        parts = None
+        found.update(m.group(1) for m in re.finditer(r"//[^:/@]*:([^@/]*)@", conninfo))
+    if parts is not None:
+        raw = parts.netloc.rpartition("@")[0].partition(":")[2]
+        found.update({raw, unquote(raw)})
+        for key, value in parse_qsl(parts.query, keep_blank_values=True):
+            if _SECRET_KEY.search(key):
+                found.update({value, quote(value, safe="")})
+        for piece in parts.query.split("&"):
+            key, _, raw = piece.partition("=")
+            if _SECRET_KEY.search(key):
+                found.add(raw)
+    return tuple(sorted((f for f in found if f), key=len, reverse=True))
+
+
 class PostgresPaths:
     """Rules 1-5: the path store in the database ``conninfo`` names, as ``store``."""
 
@@ -66,6 +103,7 @@ class PostgresPaths:
 
     def __init__(self, conninfo: str, *, store: str = "default", shown: str = "postgresql://") -> None:
         self._conninfo = conninfo
+        self._secrets = secrets_of(conninfo)
         self.store = store
         self.url = shown
         self._conn: Any = None
@@ -82,19 +120,28 @@ class PostgresPaths:
             ) from exc
         try:
             conn = psycopg.connect(self._conninfo, autocommit=True, connect_timeout=10)
-            with conn.transaction(), conn.cursor() as cur:
-                cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
-                cur.execute(_CREATE)
         except psycopg.Error as exc:
             raise self._failed("connecting", exc) from exc
+        try:
+            there = conn.execute(_THERE).fetchone()
+            if not (there and there[0]):  # Rule 1: only a missing table is created (CREATE needs its right)
+                with conn.transaction(), conn.cursor() as cur:
+                    cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+                    cur.execute(_CREATE)
+        except psycopg.Error as exc:
+            conn.close()
+            raise self._failed("making its table", exc) from exc
         return conn
 
     def _failed(self, what: str, exc: Exception) -> StoreUnavailable:
         detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
         detail = detail.replace(self._conninfo, self.url)
+        for secret in self._secrets:  # Rule 3: libpq quotes pieces of the string ("invalid ... token: "p%ZZ…"")
+            detail = detail.replace(secret, "***")
         return StoreUnavailable(
             f"{self.url}: {what} failed ({detail}); check the connection string, the server and the role's "
-            f"rights (CREATE on first use, then SELECT, INSERT, UPDATE, DELETE on {TABLE})"
+            f"rights (CREATE on first use, then SELECT, INSERT, UPDATE, DELETE on {TABLE} and USAGE on its sequence "
+            "mobster_document_versions)"
         )
 
     def _run(self, what: str, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]] | int:

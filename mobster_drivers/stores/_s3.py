@@ -13,7 +13,10 @@ Rule 3: the endpoint is the URL's ``?endpoint=`` (R2, MinIO, GCS's XML API, Ceph
         Credentials are boto3's chain (the environment, a profile, an instance role), never the
         URL's; they are never printed.
 Rule 4: a read past the size asked for is refused from the object's length, before its body is
-        downloaded (:class:`UnsafeFile`, ``too_large``).
+        downloaded (:class:`UnsafeFile`, ``too_large``). A body that comes shorter than its length
+        (the connection broke: botocore checks no length on a read of n bytes) is the store's
+        failure (:class:`StoreUnavailable`), never a document: a half path is never read as a
+        corrupt one that a run records over.
 Rule 5: any other failure (no such bucket, access denied, the endpoint unreachable) is
         :class:`StoreUnavailable`: one line naming the store (its URL) and the fix, the boto3
         error as ``__cause__``. boto3 is imported when the store is first used.
@@ -114,6 +117,11 @@ class S3Paths:
             raise UnsafeFile(where, f"it is {size} bytes, over {max_bytes}", problem=Problem.TOO_LARGE)
         if len(data) > max_bytes:
             raise UnsafeFile(Path(f"{self.url}/{key}"), f"it is over {max_bytes} bytes", problem=Problem.TOO_LARGE)
+        if "ContentLength" in got and len(data) != size:  # Rule 4: botocore checks no length on a read of n bytes
+            raise StoreUnavailable(
+                f"{self.url}: reading {key} failed (the object came {len(data)} of its {size} bytes: the connection "
+                "broke); check the network and run again"
+            )
         return Versioned(bytes(data), str(got["ETag"]))
 
     def _write(self, key: str, data: bytes, expect: str | None) -> bool:

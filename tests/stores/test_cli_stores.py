@@ -127,6 +127,7 @@ def test_a_pull_request_s_run_leaves_the_store_byte_identical_and_keeps_its_reco
     assert modes == {"A new user signs up": "replay", "Settings offers Pro": "smart"}
     assert rows(postgres_server, store_name(request)) == before  # byte for byte, versions too
     [bundle] = (pr / ".mobster" / "test-results").glob("*/paths-bundle.json")
+    assert bundle.stat().st_mode & 0o777 == 0o600  # under .mobster: private, written atomically
     assert "paths-bundle.json (mobster paths import it once this change is merged)" in run.stderr
     # Once merged, main imports the bundle: the Pro path is the store's.
     monkeypatch.chdir(main)
