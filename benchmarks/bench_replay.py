@@ -91,6 +91,8 @@ T = TypeVar("T")
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 DEFAULT_APP = DATA / "settings-paywall.yaml"
+#: ``--android``: the same app on a scripted Android phone, with the ``android`` latency profile.
+ANDROID_APP = DATA / "settings-paywall-android.yaml"
 DEFAULT_CHECK = DATA / "open-paywall.yaml"
 DEFAULT_RENAME = "Membership=Your plan"
 MODES = ("fresh", "replay", "heal", "heal-first", "heal-last")
@@ -693,7 +695,7 @@ def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
     out: list[str] = []
     clock = "a FakeClock (simulated seconds)" if setup.fake_clock else "the real clock"
     out.append(
-        f"Check {setup.check_file.name} ({steps} steps) on the scripted phone, latency {setup.latency} "
+        f"Check {setup.check_file.name} ({steps} steps) on the scripted {phone_name(setup)}, latency {setup.latency} "
         f"x{setup.scale:g}, scripted model {setup.model_seconds:g} s a call, on {clock}, "
         f"screenshots {'on' if setup.screenshots else 'off'}, frames {'on' if setup.frames else 'off'}, "
         f"the phone {'one request at a time' if setup.one_at_a_time else 'answering requests at once'}"
@@ -762,20 +764,30 @@ def render(summaries: Sequence[Summary], setup: Setup, steps: int) -> str:
     return "\n".join(out)
 
 
+def phone_name(setup: Setup) -> str:
+    """``phone`` (an iPhone), or ``Android phone``: what the table's first line calls it."""
+    return "Android phone" if setup.app.platform.value == "android" else "phone"
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=5, help="runs per mode (default 5)")
     parser.add_argument("--check", type=Path, default=DEFAULT_CHECK, help="the check file (default: %(default)s)")
-    parser.add_argument("--app", type=Path, default=DEFAULT_APP, help="the app script (default: %(default)s)")
+    parser.add_argument("--app", type=Path, help=f"the app script (default: {DEFAULT_APP}; --android: {ANDROID_APP})")
+    parser.add_argument(
+        "--android",
+        action="store_true",
+        help="run on a scripted Android phone: the Android app script and the android latency profile",
+    )
     parser.add_argument(
         "--rename", default=DEFAULT_RENAME, help="heal mode: OLD=NEW, the label renamed (default: %(default)s)"
     )
     parser.add_argument("--modes", default=",".join(DEFAULT_MODES), help=f"comma-separated, of {', '.join(MODES)}")
     parser.add_argument(
         "--latency",
-        default="usb-iphone",
         choices=sorted(PROFILES),
-        help="the latency profile the phone runs with, whatever the app script says (default: %(default)s)",
+        help="the latency profile the phone runs with, whatever the app script says (default: usb-iphone; "
+        "--android: android)",
     )
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every latency and the model's sleep")
     parser.add_argument("--price-in", type=float, default=2.0, help="USD per million input tokens (default 2)")
@@ -802,6 +814,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--screenshot-scale", type=float, default=1.0, help="pixels per point of screenshots (3: an iPhone's)"
     )
     args = parser.parse_args(argv)
+    args.app = args.app or (ANDROID_APP if args.android else DEFAULT_APP)
+    args.latency = args.latency or ("android" if args.android else "usb-iphone")
     if args.runs < 1:
         parser.error("--runs must be 1 or more")
     if not args.scale > 0:
@@ -858,6 +872,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "check": args.check.name,
                 "steps": steps,
                 "app": args.app.name,
+                "platform": setup.app.platform.value,
                 "latency": args.latency,
                 "model_seconds": setup.model_seconds,
                 "screenshots": setup.screenshots,

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["apply_config", "config_command", "configured", "profile_option"]
 
 _GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT, ParameterSource.PROMPT)
-_DEVICE_OPTIONS = ("scripted", "sim", "device", "wda", "appium", "driver")
+_DEVICE_OPTIONS = ("scripted", "sim", "device", "wda", "appium", "android", "driver")
 
 
 def profile_option(f: Any) -> Any:

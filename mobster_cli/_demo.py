@@ -268,15 +268,21 @@ def _remove_made(folder: Path, made: Sequence[str]) -> None:
 def _demo_files() -> dict[str, str]:
     """The checks and app scripts the demo writes, by relative path."""
 
-    def demo_app(sample: str) -> str:
-        text = sample_path(sample).read_text().replace("latency: zero", "latency: usb-iphone")
+    def demo_app(sample: str, latency: str = "usb-iphone") -> str:
+        text = sample_path(sample).read_text().replace("latency: zero", f"latency: {latency}")
         assert _WELCOME_ABOARD in text, sample  # the sample app's account screen, as the demo extends it
         return text.replace(_WELCOME_ABOARD, _AND_SETTINGS)
 
     base, renamed = demo_app("yourapp"), demo_app("yourapp-renamed")
     newer = base.replace('version: "1.0"', 'version: "1.1"').replace('build: "1"', 'build: "2"')
+    android = demo_app("yourapp-android", "android")
+    # The Android rebuild renames another control than the iPhone's: a heal waiting for review on
+    # one platform is never healed over on the other (the heal file keeps one entry a step).
+    android_rebuild = android.replace("label: Upgrade to Pro,", "label: Go Premium,")
     return {
         ".mobster/flows/create-account.yaml": CREATE_ACCOUNT,
+        "apps/yourapp-android.yaml": android,
+        "apps/yourapp-android-rebuild.yaml": android_rebuild,
         ".mobster/checks/signup.yaml": SIGNUP,
         ".mobster/checks/paywall.yaml": PAYWALL,
         "apps/yourapp.yaml": base,
@@ -316,7 +322,13 @@ def _write_project(folder: Path, made: Sequence[str] = ()) -> dict[str, Path]:
     for heal in (*checks.glob("*.heal.yaml"), *checks.glob("*.heal.yml"), *flows.glob("*.heal.yaml")):
         heal.unlink()
     apps = folder / "apps"
-    return {"app": apps / "yourapp.yaml", "rebuild": apps / "yourapp-rebuild.yaml", "newer": apps / "yourapp-1.1.yaml"}
+    return {
+        "app": apps / "yourapp.yaml",
+        "rebuild": apps / "yourapp-rebuild.yaml",
+        "newer": apps / "yourapp-1.1.yaml",
+        "android": apps / "yourapp-android.yaml",
+        "android-rebuild": apps / "yourapp-android-rebuild.yaml",
+    }
 
 
 def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
@@ -332,6 +344,36 @@ def _run(folder: Path, app: Path, *, model: bool) -> SuiteResult:
     models = harness.models(scripted_delay=MODEL_SECONDS)
     options = harness.run_options(prices=prices)  # "Run it again": the phone, as `mobster test` names it
     return clock.run(run_on_pool(files, harness.pool(files), clock, models=models, options=options))
+
+
+def _android(folder: Path, apps: dict[str, Path]) -> list[SuiteResult]:
+    """Runs 5 to 7: the same two checks on a scripted Android phone, with a path of their own."""
+    print("\nThe same two checks, written once, on a scripted Android phone (Android's latencies):")
+    fifth = _run(folder, apps["android"], model=True)
+    _show("5. Android: no path for this platform yet, so Smart records one beside the iPhone's", fifth)
+    sixth = _run(folder, apps["android"], model=False)
+    _show("6. Android again, no model and no key: its own path replays", sixth)
+    seventh = _run(folder, apps["android-rebuild"], model=True)
+    renamed = '"Upgrade to Pro" to "Go Premium"'
+    _show(f"7. An Android rebuild renames {renamed}: the Android path heals, the iPhone's stays", seventh)
+    heal = folder / ".mobster" / "checks" / "paywall.heal.yaml"
+    if heal.exists():
+        print(f"   Its heal waits for review in {heal.relative_to(folder)}; the iPhone's paywall path is as recorded.")
+    return [fifth, sixth, seventh]
+
+
+def _android_went_as_expected(runs: list[SuiteResult]) -> bool:
+    fifth, sixth, seventh = runs
+    return (
+        fifth.exit_code == 0
+        # The first check records the flow's segment for Android; the other replays it at $0.
+        and [c.model_calls > 0 for c in fifth.checks] == [True, False]
+        and (fifth.checks[0].path_why or "").endswith("recorded on iOS, this is Android")
+        and sixth.exit_code == 0
+        and all(c.model_calls == 0 for c in sixth.checks)
+        and seventh.exit_code == 0
+        and any(c.heals for c in seventh.checks)
+    )
 
 
 def _show(title: str, suite: SuiteResult) -> None:
@@ -378,7 +420,7 @@ def _shown(path: Path) -> str:
 
 
 def run_demo(folder: Path) -> int:
-    """Create (or reuse) the sample project in ``folder`` and run it four times.
+    """Create (or reuse) the sample project in ``folder`` and run it seven times: four on an iPhone, three on Android.
 
     Returns 0 when every run ended as the demo expects, 1 when one didn't, 3 when the folder is
     refused (Rule 1).
@@ -402,6 +444,7 @@ def run_demo(folder: Path) -> int:
     _show('3. A rebuild renames "Continue" to "Next" (same version and build): the flow heals once, for both', third)
     fourth = _run(folder, apps["newer"], model=True)
     _show("4. Version 1.1 (2): a new build finds no path and records afresh", fourth)
+    android = _android(folder, apps)
 
     heal = folder / ".mobster" / "flows" / "create-account.heal.yaml"
     print("\n== The heal waits for review beside the flow both checks use:", heal.relative_to(folder))
@@ -423,8 +466,8 @@ def run_demo(folder: Path) -> int:
     print(f"  (replays the healed path at $0 while the heal waits for review; then try {mobster} test heal)")
     print(f"Under pytest: cd {shlex.quote(str(folder))} && {_pytest()}   (pytest.ini names the phone and the model)")
 
-    page = _report(folder, [first, second, third, fourth])
-    _seal(folder, _made(folder, [first, second, third, fourth]))
+    page = _report(folder, [first, second, third, fourth, *android])
+    _seal(folder, _made(folder, [first, second, third, fourth, *android]))
     if page is not None:
         print("\nOne page shows the record, the $0 replay and the heal, each run's steps with their screens:")
         print(f"  {_shown(page)}")
@@ -436,6 +479,7 @@ def run_demo(folder: Path) -> int:
         and third.exit_code == 0
         and any(c.heals for c in third.checks)
         and fourth.exit_code == 0
+        and _android_went_as_expected(android)
     )
     if not expected:
         print("\nThe demo did not go as expected: see the lines above.")

@@ -291,8 +291,8 @@ def _open(harness: Harness, job: _Job) -> OpenDevice:
 
     if not harness.settings.devices.kinds:
         fail(
-            "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL "
-            "or --driver FACTORY ARG"
+            "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL, "
+            "--android [SERIAL] or --driver FACTORY ARG"
         )
     try:
         count = len(harness.specs())
@@ -639,7 +639,7 @@ def screen_lines(
     width, height = screen.size
     shown = len(screen.shown)
     lines: list[tuple[str, str | None]] = [
-        (f"{_cut(screen.app)} on {_cut(info.name)}, iOS {_cut(info.ios)}: {width} x {height} pt", "bold"),
+        (f"{_cut(screen.app)} on {_cut(info.name)}, {_cut(info.os_text)}: {width} x {height} pt", "bold"),
         (f"{len(screen.elements)} elements, {shown} shown; screen {screen.hash}; {read}", "dim"),
     ]
     digits = len(str(len(screen.elements)))

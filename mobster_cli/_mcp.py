@@ -1,7 +1,7 @@
 """``mobster mcp``: serve one device to an MCP client (an agent), over stdio or streamable HTTP.
 
 Rule 1: the device is named as ``mobster test`` names one (``--scripted``, ``--sim``, ``--device``,
-        ``--wda``, ``--appium`` with ``--caps``), exactly one; the model for ``run_check`` as it
+        ``--wda``, ``--appium`` with ``--caps``, ``--android``), exactly one; the model for ``run_check`` as it
         does (``--model``, else the keys); ``--env-file`` gives keys and ``${NAME}`` values.
 Rule 2: stdio by default (stdout carries only the protocol); ``--http PORT`` serves streamable HTTP
         on 127.0.0.1 only, at ``/mcp``.
@@ -80,6 +80,15 @@ def _timing(f: Any) -> Any:
     metavar="URL",
     multiple=True,
     help="Serve a phone behind the Appium server at URL.",
+)
+@click.option(
+    "--android",
+    cls=ConfiguredOption,
+    metavar="[SERIAL]",
+    multiple=True,
+    is_flag=False,
+    flag_value="",
+    help="Serve the Android device or emulator SERIAL (no SERIAL: the only one adb lists).",
 )
 @click.option(
     "--caps", cls=ConfiguredOption, metavar="FILE", multiple=True, help="The Appium session's capabilities (JSON)."
@@ -189,7 +198,7 @@ def _settings(opts: dict[str, Any]) -> Settings:
     settings = Settings.from_values(opts, secrets=keys(opts.get("env_file")), profile=opts.get("profile_used"))
     devices = settings.devices
     if len(devices.kinds) != 1 or sum(len(v) for v in (devices.scripted, devices.sim, devices.device, devices.wda,
-                                                      devices.appium)) != 1:  # fmt: skip
-        fail("mobster mcp serves one device: give one of --scripted APP.yaml, --sim NAME, --device NAME, --wda URL "
-              "or --appium URL")  # fmt: skip
+                                                      devices.appium, devices.android)) != 1:  # fmt: skip
+        fail("mobster mcp serves one device: give one of --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, "
+              "--appium URL or --android [SERIAL]")  # fmt: skip
     return settings

@@ -70,7 +70,7 @@ def _in_flow(step: StepReport | None) -> str:
 def check_lines(result: CheckResult) -> list[str]:
     """The check's line and what follows it: heals, and why it didn't pass."""
     v = visible
-    device = "" if result.device is None else f"  on {v(result.device.name)}, iOS {v(result.device.ios)}"
+    device = "" if result.device is None else f"  on {v(result.device.name)}, {v(result.device.os_text)}"
     if result.device_label is not None:  # a pool: which of its devices
         device = f"  on {v(result.device_label)}" + ("" if result.device is None else f" ({device.strip()[3:]})")
     run = "" if result.repeat is None else f"  (run {result.repeat[0]} of {result.repeat[1]})"

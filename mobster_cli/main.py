@@ -186,6 +186,16 @@ def _device_options(f: Any) -> Any:
                 help="Run on phones behind the Appium server, Selenium Grid or device cloud at URL (repeat: a pool).",
             ),
             click.option(
+                "--android",
+                cls=ConfiguredOption,
+                metavar="[SERIAL]",
+                multiple=True,
+                is_flag=False,
+                flag_value="",
+                help="Run on the Android device or emulator SERIAL, through adb and the UiAutomator2 server "
+                "(no SERIAL: the only one adb lists; repeat: a pool; docs/android.md).",
+            ),
+            click.option(
                 "--caps",
                 cls=ConfiguredOption,
                 metavar="FILE",
@@ -542,8 +552,8 @@ def _open_pool(harness: Harness, files: Sequence[Path], *, verify: bool, opening
 
     if not harness.settings.devices.kinds:
         fail(
-            "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL "
-            "or --driver FACTORY ARG"
+            "choose a device: --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, --appium URL, "
+            "--android [SERIAL] or --driver FACTORY ARG"
         )
     try:
         count = len(harness.specs())

@@ -3,7 +3,8 @@
 They are ``typing.Protocol`` classes: implement the methods, no base class needed. The ones that
 do I/O are async so a run can cancel them (a heal cancels a model call in flight). The values they
 exchange (``Screen``, ``Action``, ``Prompt``, …) are in ``mobster_core``; the few only a driver
-needs are here too: :data:`SPRINGBOARD` (the home screen's bundle id), :data:`DEFAULT_SCREEN_SIZE`,
+needs are here too: :data:`SPRINGBOARD` (the home screen's bundle id), :data:`HOME_SCREENS` (every
+home screen's, Android's launchers too), :class:`Platform` (iOS or Android), :data:`DEFAULT_SCREEN_SIZE`,
 :data:`Frame` (an element's normalized ``(x, y, w, h)``), :class:`Appearance` (light or dark), and what
 the optional abilities of device controls, device steps, video and the audit exchange
 (:class:`DeviceSettings`, :class:`DeviceEvent`, :class:`Recording`, :class:`AuditIssue`,
@@ -17,7 +18,16 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ._results.frames import FramesMode
 from ._rules.device.controls import AuditIssue, AuditReport, DeviceEvent, DeviceSettings, Recording
-from ._rules.device.device import SPRINGBOARD, Action, Appearance, AppInfo, DeviceInfo, LaunchOptions
+from ._rules.device.device import (
+    HOME_SCREENS,
+    SPRINGBOARD,
+    Action,
+    Appearance,
+    AppInfo,
+    DeviceInfo,
+    LaunchOptions,
+    Platform,
+)
 from ._rules.model.model import Decision, Prompt
 from ._rules.verdict.verdict import Verdict
 from ._rules.vocabulary.screen import DEFAULT_SCREEN_SIZE, Element, Frame, Screen
@@ -28,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_SCREEN_SIZE",
+    "HOME_SCREENS",
     "SPRINGBOARD",
     "AlertAnswers",
     "Appearance",
@@ -46,6 +57,7 @@ __all__ = [
     "LocaleLaunches",
     "Model",
     "PathStore",
+    "Platform",
     "Recording",
     "Recordings",
     "Reporter",
@@ -82,7 +94,7 @@ class Device(Protocol):
     """
 
     async def info(self) -> DeviceInfo:
-        """The device's name, iOS version and kind."""
+        """The device's name, OS version (iOS's, or Android's API level) and kind."""
         ...
 
     async def app_info(self, bundle: str) -> AppInfo:

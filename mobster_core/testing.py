@@ -25,7 +25,16 @@ import selectors
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from ._rules.device.device import SPRINGBOARD, Action, AppInfo, DeviceInfo, DeviceKind, LaunchOptions
+from ._rules.device.device import (
+    HOME_SCREENS,
+    SPRINGBOARD,
+    Action,
+    AppInfo,
+    DeviceInfo,
+    DeviceKind,
+    LaunchOptions,
+    Platform,
+)
 from ._rules.verdict.verdict import Verdict
 from ._rules.vocabulary.screen import Screen
 from ._rules.vocabulary.steps import Op
@@ -169,8 +178,9 @@ async def check_device(
     ``make_device`` builds a fresh device for each check. ``app`` is an installed app whose first
     screen is still (nothing on it moves). Optional: ``tap``, a ``(role, label)`` on that first
     screen whose tap leads to another screen; ``field``, a ``(role, label)`` text field reachable
-    on the first screen or after ``tap``; ``link``, a deep link the app opens. Raises
-    ``AssertionError`` naming the check and what was wrong.
+    on the first screen or after ``tap``; ``link``, a deep link the app opens. An Android device
+    given ``tap`` is checked to go back with ``BACK`` too. Raises ``AssertionError`` naming the
+    check and what was wrong.
     """
     checks: list[tuple[str, Callable[[Device], Awaitable[None]]]] = [
         ("info", _check_info),
@@ -193,6 +203,9 @@ async def check_device(
         png = await device.screenshot()
         _expect(isinstance(png, bytes) and png.startswith(b"\x89PNG\r\n\x1a\n"), "a screenshot is PNG bytes")
         ran.append("screenshot")
+    if tap is not None and (await device.info()).kind.platform is Platform.ANDROID:
+        await _conform(make_device, "back", lambda d: _check_back(d, app, tap))
+        ran.append("back")
     abilities: list[tuple[str, type, Callable[[Device, str], Awaitable[None]]]] = [
         ("evidence read", EvidenceReads, _check_evidence),
         ("target check", TargetChecks, _check_target),
@@ -287,8 +300,9 @@ async def _check_info(device: Device) -> None:
     info = await device.info()
     _expect(isinstance(info, DeviceInfo), "info() returns a DeviceInfo")
     _expect(bool(info.name), "the device has a name")
-    _expect(info.kind in (DeviceKind.SIMULATOR, DeviceKind.IPHONE), "kind is simulator or iphone")
-    _expect(info.ios_major >= 1, "the iOS version has a major number")
+    kinds = ", ".join(k.value for k in DeviceKind)
+    _expect(isinstance(info.kind, DeviceKind), f"kind is one of {kinds}, not {info.kind!r}")
+    _expect(info.ios_major >= 1, "the OS version (iOS's, or Android's API level) has a major number")
 
 
 async def _check_launch_and_read(device: Device, app: str) -> None:
@@ -311,8 +325,8 @@ async def _check_app_info(device: Device, app: str) -> None:
     info = await device.app_info(app)
     kind = (await device.info()).kind
     _expect(isinstance(info, AppInfo) and info.bundle == app, "app_info() returns the app's AppInfo")
-    if kind is DeviceKind.SIMULATOR:
-        _expect(bool(info.version) and bool(info.build), "a simulator reads the app's version and build")
+    if kind in (DeviceKind.SIMULATOR, DeviceKind.EMULATOR, DeviceKind.DEVICE):
+        _expect(bool(info.version) and bool(info.build), f"{kind.named} reads the app's version and build")
 
 
 async def _check_unknown_app(device: Device) -> None:
@@ -331,8 +345,10 @@ async def _check_unknown_app(device: Device) -> None:
 async def _check_home_and_back(device: Device, app: str) -> None:
     await device.launch(app, LaunchOptions())
     await device.act(Action(Op.HOME))
-    home = await _read_until(device, lambda s: s.app == SPRINGBOARD)
-    _expect(home.app == SPRINGBOARD, f"after HOME, {home.app} is in front, not {SPRINGBOARD}")
+    home = await _read_until(device, lambda s: s.app in HOME_SCREENS)
+    _expect(
+        home.app in HOME_SCREENS, f"after HOME, {home.app} is in front, not a home screen ({SPRINGBOARD}, a launcher)"
+    )
     await device.act(Action(Op.LAUNCH_APP, text=app))
     back = await _read_until(device, lambda s: s.app == app)
     _expect(back.app == app, f"after LAUNCH_APP, {back.app} is in front, not {app}")
@@ -361,6 +377,18 @@ async def _check_type(device: Device, app: str, tap: tuple[str, str] | None, fie
     after = await _read_until(device, lambda s: any(text in e.value for e in s.find(*field)))
     values = [e.value for e in after.find(*field)]
     _expect(any(text in v for v in values), f"after typing, the field holds {values}, not {text!r}")
+
+
+async def _check_back(device: Device, app: str, tap: tuple[str, str]) -> None:
+    """Android's system back, after a tap, goes back to the screen before it."""
+    await device.launch(app, LaunchOptions())
+    before = await device.read()
+    await device.act(Action(Op.TAP, element=before.find(*tap)[0]))
+    await _read_until(device, lambda s: s.hash != before.hash)
+    await device.act(Action(Op.BACK))
+    back = await _read_until(device, lambda s: s.hash == before.hash)
+    _expect(back.app == app, f"after BACK, {back.app} is in front, not {app}")
+    _expect(back.hash == before.hash, f"BACK after tapping {tap[1]!r} doesn't go back to the screen before it")
 
 
 async def _check_link(device: Device, app: str, link: str) -> None:

@@ -226,6 +226,8 @@ KEYS: tuple[Key, ...] = (
     Key("device", "device", "list", "USB iPhones, NAME or UDID", example="Ada's iPhone"),
     Key("wda", "wda", "list", "WebDriverAgents already listening", example="http://127.0.0.1:8100"),
     Key("appium", "appium", "list", "Appium servers, Selenium Grids or device clouds", example="http://grid:4444"),
+    Key("android", "android", "list", 'Android devices and emulators by serial ("": the only one)',
+        example="emulator-5554"),
     Key("caps", "caps", "list", "the Appium sessions' caps files, one for all or one each", path=True,
         example="caps/grid.json"),
     Key("parallel", "parallel", "int", "devices at once", low=1, high=64),
@@ -267,7 +269,7 @@ KEYS: tuple[Key, ...] = (
 )  # fmt: skip
 _BY_NAME = {k.name: k for k in KEYS}
 #: Rule 3: the keys of a device pool; a layer naming a device replaces all of them below it.
-DEVICE_KEYS = ("scripted", "sim", "device", "wda", "appium")
+DEVICE_KEYS = ("scripted", "sim", "device", "wda", "appium", "android")
 POOL_KEYS = (*DEVICE_KEYS, "caps", "parallel", "sessions", "session-per-check", "session-wait")
 #: The keys of the file that are not settings: the default profile, the profiles, and where CI installs from.
 _META = ("profile", "profiles", "install")

@@ -118,7 +118,7 @@ __all__ = [
 ]
 
 #: The extra each kind's driver comes with.
-_EXTRAS = {"sim": "simulator", "wda": "simulator", "device": "usb", "appium": "appium"}
+_EXTRAS = {"sim": "simulator", "wda": "simulator", "device": "usb", "appium": "appium", "android": "android"}
 
 
 class CouldntOpen(MobsterError):
@@ -219,7 +219,22 @@ def _open(spec: DeviceSpec, clock: Clock, closers: list[Callable[[], None]]) -> 
         return _open_simulator(spec.value, closers)
     if spec.kind == "device":
         return _open_iphone(spec.value, closers)
+    if spec.kind == "android":
+        return _open_android(spec.value, closers)
     return _open_appium(spec, clock, closers)
+
+
+def _open_android(serial: str, closers: list[Callable[[], None]]) -> Device:
+    """An Android device by its serial ("": the only one adb lists), locked by its serial once it is open."""
+    import filelock  # noqa: F401 - the device lock needs it: say which extra before connecting
+
+    from mobster_drivers.devices.android import AndroidDevice
+
+    device = AndroidDevice(serial or None)
+    closers.append(device.close)
+    device.open_sync()
+    _lock(f"android {device.serial}", closers)
+    return device
 
 
 def _open_wda(url: str, closers: list[Callable[[], None]]) -> Device:

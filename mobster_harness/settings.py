@@ -70,7 +70,7 @@ MAX_RETRIES = 10
 MAX_REPEAT = 1000
 #: Rule 5: the names :meth:`Settings.from_values` reads (the device options' first, then the run's).
 NAMES = (
-    *("scripted", "sim", "device", "wda", "appium", "caps", "parallel", "sessions", "session_per_check"),
+    *("scripted", "sim", "device", "wda", "appium", "android", "caps", "parallel", "sessions", "session_per_check"),
     *("session_wait", "no_heal", "fresh", "carry", "model", "max_usd", "each_device", "frames", "poll_interval"),
     *("drift_after", "give_up_after", "shard", "paths_store", "locale", "retries", "repeat", "video", "alerts"),
     *("env_file", "paths_write", "paths_key", "paths_lease", "paths_wait"),

@@ -4,8 +4,9 @@ Standard library only (no attrs, no ``mobster_core`` when imported): the pytest 
 this module when pytest starts, in every project where mobster is installed.
 
 Rule 1: a :class:`DeviceSpec` names one device: ``kind`` (``scripted``, ``sim``, ``device``,
-        ``wda``, ``appium``), ``value`` (an app script's path, a simulator's or iPhone's name or
-        UDID, a URL), ``label`` (its short name in the pool, unique there: ``sim-2``; by default
+        ``wda``, ``appium``, ``android``), ``value`` (an app script's path, a simulator's or
+        iPhone's name or UDID, a URL, an Android device's serial: "" is the only one attached),
+        ``label`` (its short name in the pool, unique there: ``sim-2``; by default
         :func:`label_of` its value), ``caps`` (an Appium device's caps file; None:
         ``$MOBSTER_APPIUM_CAPS`` or none) and ``bundle`` (the app under test, the Appium
         session's ``appium:bundleId``; None: none asked for); ``session_per_check`` ends an Appium
@@ -70,11 +71,13 @@ __all__ = [
 ]
 
 #: The kinds of device a spec names, in the order the options are listed, and what their value is.
-KINDS: dict[str, str] = {"scripted": "APP.yaml", "sim": "NAME", "device": "NAME", "wda": "URL", "appium": "URL"}
+KINDS: dict[str, str] = {
+    "scripted": "APP.yaml", "sim": "NAME", "device": "NAME", "wda": "URL", "appium": "URL", "android": "[SERIAL]",
+}  # fmt: skip
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
 #: A path segment that is a credential (a per-session endpoint's token), as the Appium driver's rule.
 _TOKEN_SEGMENT = re.compile(r"[A-Za-z0-9\-_.~%+=]{20,}")
-_NOUNS = {"sim": "simulator", "device": "iPhone", "wda": "WebDriverAgent"}
+_NOUNS = {"sim": "simulator", "device": "iPhone", "wda": "WebDriverAgent", "android": "Android device"}
 
 
 class PoolError(ValueError):
@@ -104,7 +107,7 @@ class DeviceSpec:
     def option(self) -> str:
         """The option that names it, as a user writes it: ``--sim "iPhone 17 Pro"`` (no secret, Rule 6)."""
         value = f'"{self.value}"' if " " in self.value else self.value
-        return self.scrub(f"{self.prefix}{self.kind} {value}")
+        return self.scrub(f"{self.prefix}{self.kind} {value}".rstrip())
 
     def scrub(self, text: str) -> str:
         """``text`` without the URL's password or token-like path segments (Rule 6)."""
@@ -123,12 +126,12 @@ class DeviceSpec:
 
     @property
     def exclusive(self) -> bool:
-        """True for a device one holder at a time may drive: a simulator, a USB iPhone, a WDA.
+        """True for a device one holder at a time may drive: a simulator, a USB iPhone, a WDA, an Android device.
 
         A scripted phone is made anew for each holder; an Appium URL hands out a session per
         client (a grid or a cloud: as many as it has phones).
         """
-        return self.kind in ("sim", "device", "wda")
+        return self.kind in ("sim", "device", "wda", "android")
 
 
 def label_of(kind: str, value: str) -> str:
@@ -137,6 +140,8 @@ def label_of(kind: str, value: str) -> str:
         base = Path(value).stem
     elif kind == "sim":
         base = sim_port(value)[0]
+    elif kind == "android":
+        base = value or "android"
     elif kind in ("wda", "appium"):
         base = re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*://", "", value).split("/", 1)[0].rpartition("@")[2]
     else:
@@ -164,6 +169,7 @@ class DeviceOptions:
     device: tuple[str, ...] = ()
     wda: tuple[str, ...] = ()
     appium: tuple[str, ...] = ()
+    android: tuple[str, ...] = ()
     caps: tuple[str, ...] = ()
     sessions: int | None = None
     parallel: int | None = None
@@ -183,6 +189,7 @@ class DeviceOptions:
             device=tuple(v("device")),
             wda=tuple(v("wda")),
             appium=tuple(v("appium")),
+            android=tuple(v("android")),
             caps=tuple(v("caps")),
         )
 

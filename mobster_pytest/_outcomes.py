@@ -132,7 +132,7 @@ def _details(result: CheckResult, root: Path, rootdir: Path) -> list[str]:
     """The lines under the headline: the device and the run, failed assertions, heals."""
     v = escape_controls
     lines = []
-    device = "no device" if result.device is None else f"{v(result.device.name)}, iOS {v(result.device.ios)}"
+    device = "no device" if result.device is None else f"{v(result.device.name)}, {v(result.device.os_text)}"
     mode = "none (no step ran)" if result.mode is None else result.mode.value
     lines.append(
         f"on {device}; mode {mode}; {result.model_calls} model "

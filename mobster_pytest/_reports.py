@@ -69,7 +69,7 @@ def run_facts(record: RunRecord, rootdir: Path) -> dict[str, object]:
     from ._outcomes import shown_path
 
     r = record.result
-    device = "" if r.device is None else f"{r.device.name}, iOS {r.device.ios} ({r.device.kind.value})"
+    device = "" if r.device is None else f"{r.device.name}, {r.device.os_text} ({r.device.kind.value})"
     cls = r.outcome.failure_class
     return {
         "check": r.name,

@@ -10,7 +10,8 @@ Rule 3: what the options mean is the harness's (``mobster_harness``, shared with
         ``mobster test``): they are read into its one :class:`~mobster_harness.settings.Settings`
         value by its one mapper (``Settings.from_values``, by ``mobster test``'s option names),
         and the device options (``--mobster-scripted``, ``--mobster-sim``,
-        ``--mobster-device``, ``--mobster-wda``, ``--mobster-appium``, repeatable, in the order
+        ``--mobster-device``, ``--mobster-wda``, ``--mobster-appium``, ``--mobster-android``,
+        repeatable, in the order
         given, and ``--mobster-caps``, one for all or one per Appium URL) make the pool with its
         ``pool_specs``: one kind of device per session, each simulator of a pool on its own WDA
         port. Only the spelling is the plugin's: its messages name an option as the user gave it,
@@ -152,6 +153,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("device", "run on the USB iPhone NAME or UDID (repeat: a pool)", "list", "NAME"),
     OptionSpec("wda", "drive a WebDriverAgent already listening at URL (repeat: a pool)", "list", "URL"),
     OptionSpec("appium", "run on a phone behind the Appium server at URL (repeat: a pool)", "list", "URL"),
+    OptionSpec(
+        "android",
+        'run on the Android device or emulator SERIAL ("": the only one adb lists; repeat: a pool)',
+        "list",
+        "SERIAL",
+    ),
     OptionSpec("caps", "the caps file of the Appium devices: one for all, or one per --mobster-appium", "list", "FILE"),
     OptionSpec("no-heal", "strict CI: fail a check whose screen changed; no model, no key", "flag"),
     OptionSpec("fresh", "run every step with Smart and record again", "flag"),

@@ -138,7 +138,7 @@ padding:14px 16px;margin:0 0 16px}
 .step .why{font-size:13px}
 .step .metrics{font-size:12px;color:var(--dim)}
 .badge{font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.05em;border-radius:999px;padding:2px 8px;
-color:var(--on);background:var(--b)}
+color:var(--on);background:var(--b);overflow-wrap:anywhere}
 .b-replay{--b:var(--pass)}.b-healed{--b:var(--heal)}.b-smart{--b:var(--smart)}.b-live{--b:var(--live)}
 .b-drifted{--b:var(--fail)}.b-other{--b:var(--dim)}
 details>summary{cursor:pointer;list-style:none}

@@ -343,7 +343,7 @@ def _facts(r: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], heals: Sequ
         rows.append(
             (
                 "Device",
-                f"<bdi>{_t(device.get('name'), 200)}</bdi>, iOS {_t(device.get('ios'), 40)}"
+                f"<bdi>{_t(device.get('name'), 200)}</bdi>, {_os(device)}"
                 + (f" <span class=dim>({_t(kind, 40)})</span>" if kind else ""),
             )
         )
@@ -748,3 +748,12 @@ def _rerun(r: Mapping[str, Any], rerun: str | None) -> str:
         '<a href="result.json">result.json</a>, <a href="journal.jsonl">journal.jsonl</a>, '
         '<a href="frames/">frames/</a>' + (f" (in <code>{_t(run_dir)}</code>)" if run_dir else "") + ".</p></section>"
     )
+
+
+def _os(device: Mapping[str, Any]) -> str:
+    """The device's OS as the result names it: ``iOS 26.4``; on Android (``platform``) its release and API level."""
+    if device.get("platform") != "android":
+        return f"iOS {_t(device.get('ios'), 40)}"
+    release = device.get("release")
+    api = _t(device.get("ios"), 40)
+    return f"Android {_t(release, 40)} (API {api})" if isinstance(release, str) and release else f"Android API {api}"

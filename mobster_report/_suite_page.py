@@ -127,7 +127,8 @@ def _matrix(checks: Sequence[Mapping[str, Any]], here: str) -> str:
 def _device_key(c: Mapping[str, Any]) -> tuple[str, str]:
     """A run's column: the pool's label for its device (``""`` without one), and the device as it says it is."""
     device = _map(c.get("device"))
-    name = f"{_str(device, 'name')}, iOS {_str(device, 'ios')}" if device else "no device"
+    system = "Android API" if device and device.get("platform") == "android" else "iOS"
+    name = f"{_str(device, 'name')}, {system} {_str(device, 'ios')}" if device else "no device"
     return _str(c, "device_label"), name
 
 

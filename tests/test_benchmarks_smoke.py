@@ -108,6 +108,27 @@ def test_bench_replay_holds_every_heal_to_its_floor_with_the_drift_rule(tmp_path
     assert modes["six-heal"]["rule_wait_s"] == modes["six-heal-last"]["rule_wait_s"] == 0
 
 
+def test_bench_replay_runs_on_the_scripted_android_phone_within_its_floor(tmp_path: Path) -> None:
+    bench = load("bench_replay")
+    out = tmp_path / "android.json"
+    assert (
+        bench.main(
+            ["--android", "--runs", "1", "--fake-clock", "--quiet", "--modes", "replay,heal", "--json", str(out)]
+        )
+        == 0
+    )
+    doc = read_json(out)
+    assert (doc["meta"]["platform"], doc["meta"]["latency"], doc["meta"]["app"]) == (
+        "android",
+        "android",
+        "settings-paywall-android.yaml",
+    )
+    modes = {m["mode"]: m for m in doc["modes"]}
+    assert modes["replay"]["model_calls"] == 0
+    assert modes["replay"]["ratio"] <= 1.0  # replay within its floor on Android too
+    assert modes["heal"]["rule_ratio"] <= bench.HELD_TO
+
+
 def test_a_drifts_rule_wait_is_what_remains_of_its_second_once_settled() -> None:
     bench = load("bench_replay")
     assert bench.DriftMark(began=2.5, settled=3.0, drift_after=1.0).rule_wait == pytest.approx(0.5)

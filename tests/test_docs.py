@@ -55,7 +55,13 @@ def test_every_app_script_the_docs_name_in_the_demo_is_one_the_demo_writes() -> 
     from mobster_drivers.devices.scripted import SAMPLES
 
     written = {Path(name).name for name in _demo_files() if name.startswith("apps/")}
-    assert written == {"yourapp.yaml", "yourapp-rebuild.yaml", "yourapp-1.1.yaml"}
+    assert written == {
+        "yourapp.yaml",
+        "yourapp-rebuild.yaml",
+        "yourapp-1.1.yaml",
+        "yourapp-android.yaml",
+        "yourapp-android-rebuild.yaml",
+    }
     samples = {p.name for p in SAMPLES.glob("*.yaml")}
     pages = [ROOT / "README.md", ROOT / "benchmarks" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     named: set[str] = set()

@@ -54,6 +54,7 @@ class _Device:
     name: str
     kind: DeviceKind
     ios: str
+    release: str | None = None  # Android's version beside its API level (``ios``): added with Android
 
 
 @attrs.frozen
@@ -281,7 +282,11 @@ def read_check(data: Any, where: str = "") -> CheckFields:
     doc = _structure(data, _Check, where)
     at = f"{where}." if where else ""
     given = doc.device
-    device = None if given is None else _value(f"{at}device.ios", lambda: DeviceInfo(given.name, given.ios, given.kind))
+    device = (
+        None
+        if given is None
+        else _value(f"{at}device.ios", lambda: DeviceInfo(given.name, given.ios, given.kind, release=given.release))
+    )
     return CheckFields(
         name=doc.name,
         file=doc.file,

@@ -57,7 +57,7 @@ def _time(seconds: float) -> str:
 
 def _testcase(suite: ET.Element, c: CheckResult) -> None:
     x = xml_text
-    device = "no device" if c.device is None else f"{c.device.name}, iOS {c.device.ios}"
+    device = "no device" if c.device is None else f"{c.device.name}, {c.device.os_text}"
     if c.device_label is not None:  # one testcase per check and device: the pool's name tells them apart
         device = c.device_label if c.device is None else f"{c.device_label} ({device})"
     run = "" if c.repeat is None else f" (run {c.repeat[0]} of {c.repeat[1]})"

@@ -41,7 +41,7 @@ from typing import Any
 import attrs
 
 from mobster_core._rules.assertions import AssertionResult
-from mobster_core._rules.device.device import AppInfo, DeviceInfo
+from mobster_core._rules.device.device import AppInfo, DeviceInfo, Platform
 from mobster_core._rules.model.cost import Cost
 from mobster_core._rules.verdict.verdict import Outcome, Verdict, suite_exit_code
 from mobster_core._store.healfile import HealEntry
@@ -183,9 +183,7 @@ class CheckResult:
         return {
             "name": self.name,
             "file": self.file,
-            "device": None
-            if self.device is None
-            else {"name": self.device.name, "kind": self.device.kind.value, "ios": self.device.ios},
+            "device": None if self.device is None else _device_dict(self.device),
             "device_label": self.device_label,
             "app": None
             if self.app is None
@@ -379,3 +377,16 @@ class SuiteResult:
             "pass_rates": [p.to_dict() for p in self.pass_rates],
             "checks": [c.to_dict() for c in self.checks],
         }
+
+
+def _device_dict(device: DeviceInfo) -> dict[str, Any]:
+    """A result's device: its name, kind and OS (``ios``: iOS's version, or Android's API level).
+
+    An Android device adds ``platform: android`` and its ``release`` (when read); an iOS device's
+    entry reads as it did before Android.
+    """
+    out: dict[str, Any] = {"name": device.name, "kind": device.kind.value, "ios": device.ios}
+    if device.platform is Platform.ANDROID:
+        out["platform"] = device.platform.value
+        out["release"] = device.release
+    return out

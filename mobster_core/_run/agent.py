@@ -2,11 +2,13 @@
 
 Rule 1: each turn the model sees the check, what was done so far, and the settled screen as rows;
         it answers act (1-3 actions), done or blocked. It never decides the verdict.
-Rule 2: an action is validated before it is sent: its op, its target (a row of the current
-        screen, and not one the keyboard covers: ``_rules/device/keyboard``), its text. An invalid action
+Rule 2: an action is validated before it is sent: its op (``BACK`` only on Android: ``prompt``
+        Rule 5), its target (a row of the current screen, and not one the keyboard covers:
+        ``_rules/device/keyboard``), its text. An invalid action
         is told to the model and never sent; after ``max_invalid`` invalid turns the run stops
         (class ``model``).
-Rule 3: the safety rules apply: a refused action is never sent, and the model is told why.
+Rule 3: the safety rules apply (a press on a button's text presses the button: ``safety`` Rule 10):
+        a refused action is never sent, and the model is told why.
 Rule 4: every action goes through the dispatcher (journal first, at most once, typing confirmed).
 Rule 5: each action sent becomes a recorded step: the app in front, the target (label, role, tree
         path, frame, and how many shown elements had its label and role, and which of them it
@@ -39,15 +41,15 @@ import attrs
 
 from mobster_core._results.results import StepReport, StepSource
 from mobster_core._rules.device.controls import DeviceEvent
-from mobster_core._rules.device.device import Action, DeviceKind
+from mobster_core._rules.device.device import Action, DeviceKind, Platform
 from mobster_core._rules.device.keyboard import covered_by_keyboard, covers_reason
 from mobster_core._rules.model.cost import Cost, PriceTable
 from mobster_core._rules.model.model import Decision, DecisionKind, ModelAction, Prompt, Usage
-from mobster_core._rules.model.prompt import ACTION_TOOL, SYSTEM_PROMPT, screen_rows
+from mobster_core._rules.model.prompt import action_tool, screen_rows, system_prompt
 from mobster_core._rules.replay.matcher import pick, position
-from mobster_core._rules.replay.safety import check_commit, classify
 from mobster_core._rules.replay.settle import DEFAULT_POLICY, ChangeWait, PollPolicy, SettleWait, Sighting, WatchWait
 from mobster_core._rules.replay.typing_rules import Provenance, record_text
+from mobster_core._rules.safety.safety import check_commit, classify_press
 from mobster_core._rules.verdict.verdict import FailureClass, Outcome
 from mobster_core._rules.vocabulary.screen import Element, Screen
 from mobster_core._rules.vocabulary.steps import Op, Step, describe_action
@@ -166,7 +168,7 @@ class Actor:
         element = action.element
         label = None if element is None else element.label
         said = describe_action(action.op, label, action.text if action.op is not Op.TYPE else "…")
-        commit = classify(element.label, element.role) if element is not None else None
+        commit = classify_press(screen, element, action.op) if element is not None else None
         safety = check_commit(commit, self.brief.kind)
         index = self._next_index
         key = f"{self.brief.key_prefix}-{index}"
@@ -318,11 +320,11 @@ class Agent(Actor):
             (await self.dispatch.picture_of(screen) or await self.dispatch.screenshot()) if brief.screenshots else None
         )
         prompt = Prompt(
-            system=SYSTEM_PROMPT,
+            system=system_prompt(brief.kind.platform),
             request=request or brief.request,
             history=tuple(self.history),
             screen=rows,
-            tool_schema=ACTION_TOOL,
+            tool_schema=action_tool(brief.kind.platform),
             screenshot=shot,
             steps=brief.steps,
             recorded=tuple(recorded),
@@ -403,6 +405,8 @@ class Agent(Actor):
         op = wanted.op
         if op.is_device:
             raise _Invalid(f"{op} is a step of the check that the SDK sends itself, never an action of yours")
+        if op is Op.BACK and self.brief.kind.platform is not Platform.ANDROID:
+            raise _Invalid("BACK is Android's system back button; an iPhone has none: tap the app's own Back")
         if element is None and wanted.target is not None:
             element = _element(screen, ids, wanted.target)
             if element is None:

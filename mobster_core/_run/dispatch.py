@@ -71,9 +71,9 @@ from mobster_core._rules.device.alerts import OPEN_IN, AlertAnswer, AlertPolicy,
 from mobster_core._rules.device.controls import DeviceEvent
 from mobster_core._rules.device.device import Action, DeviceKind, LaunchOptions
 from mobster_core._rules.device.secrets import Secrets
-from mobster_core._rules.replay.safety import check_commit, classify
 from mobster_core._rules.replay.settle import BULLET, DEFAULT_POLICY, ChangeWait, PollPolicy, TypingWait
 from mobster_core._rules.replay.typing_rules import is_masked
+from mobster_core._rules.safety.safety import check_commit, classify
 from mobster_core._rules.verdict.verdict import FailureClass
 from mobster_core._rules.vocabulary.screen import Element, Screen
 from mobster_core._rules.vocabulary.steps import Op

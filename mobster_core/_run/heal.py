@@ -50,7 +50,7 @@ from collections.abc import Awaitable, Callable
 import attrs
 
 from mobster_core._results.results import StepReport, StepSource, recorded_element
-from mobster_core._rules.device.device import SPRINGBOARD
+from mobster_core._rules.device.device import HOME_SCREENS
 from mobster_core._rules.model.model import Decision, DecisionKind
 from mobster_core._rules.replay.breaker import Breaker
 from mobster_core._rules.replay.matcher import MatchRule, match_step
@@ -113,7 +113,7 @@ def refusal(
 ) -> Outcome | None:
     """Rule 7: why ``drift`` is not healed, as the outcome of the check; None when it may be."""
     at = drift.at
-    if drift.match.rule is MatchRule.APP and drift.screen.app == SPRINGBOARD:
+    if drift.match.rule is MatchRule.APP and drift.screen.app in HOME_SCREENS:
         # The app under test is gone (it crashed, or the flow left it): a heal would hide it.
         message = f"{drift.message}: the app crashed or the flow left it"
         return Outcome(Verdict.FAILED, FailureClass.APP_NOT_RUNNING, message, step=at)

@@ -39,9 +39,9 @@ from mobster_core._results.results import StepReport, StepSource, recorded_eleme
 from mobster_core._rules.device.controls import DeviceEvent
 from mobster_core._rules.device.device import Action, DeviceKind
 from mobster_core._rules.replay.matcher import Match
-from mobster_core._rules.replay.safety import check_commit, classify, strictest
 from mobster_core._rules.replay.settle import DEFAULT_POLICY, Drifted, Found, PollPolicy, Sighting, StepWait
 from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
+from mobster_core._rules.safety.safety import check_commit, classify, classify_press, strictest
 from mobster_core._rules.verdict.fixes import Fix, FixCode
 from mobster_core._rules.verdict.verdict import FailureClass, Outcome
 from mobster_core._rules.vocabulary.screen import Element, Screen
@@ -182,7 +182,9 @@ class Replayer:
         target = step.target
         # The recorded commit and today's label may disagree (an older classifier, an edited path):
         # the stricter one counts.
-        commit = strictest(step.commit, classify(target.label, target.role) if target is not None else None)
+        now = found.match.element
+        pressed = classify_press(found.screen, now, step.op) if now is not None else None  # safety Rule 10
+        commit = strictest(step.commit, classify(target.label, target.role) if target is not None else None, pressed)
         safety = check_commit(commit, self.kind)
         if not safety.allowed:
             self.dispatch.refused(f"step-{index}", f"{step.describe()}: {safety.rule}")

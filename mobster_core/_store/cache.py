@@ -15,7 +15,8 @@ Rule 1: files are written atomically, mode 0600, in 0700 folders (``_fsutil``), 
         makes sure ``.mobster/.gitignore`` exists.
 Rule 2: ``seq`` is one more than the highest ``seq`` among the identity's readable files: "newest"
         is decided by ``seq``, never by a clock or a file time.
-Rule 3: an identity keeps its four newest envs (by ``seq``); storing a fifth deletes the oldest.
+Rule 3: an identity keeps its four newest envs of each platform (by ``seq``); storing a fifth deletes
+        the oldest of its platform, so recording on Android never deletes an iOS path.
 Rule 4: a cache file is at most :data:`MAX_CACHE_BYTES` (8 MiB); a larger one is dropped.
 Rule 5: a file that can't be used is dropped, never followed and never a crash: the lookup
         misses, logs the file and the reason, and reports it in :attr:`Lookup.dropped`.
@@ -35,16 +36,17 @@ Rule 5: a file that can't be used is dropped, never followed and never a crash: 
           ``<name>.unsigned`` or ``<name>.forged`` the same way: never replayed, recorded again;
           in a shared store it is left as it is (Rule 12) and the recording replaces it.
 Rule 6: readers skip ``.tmp-*`` files and every name that isn't ``<identity>-<env>.json``.
-Rule 7: a miss names the newest readable path of another env recorded in the same locale
-        (:attr:`Lookup.carry`): a run that carries paths to a new build replays it. A path is never
-        carried into another language: its labels are that language's.
+Rule 7: a miss names the newest readable path of another env recorded on the same platform in the
+        same locale (:attr:`Lookup.carry`): a run that carries paths to a new build replays it. A
+        path is never carried into another language (its labels are that language's) nor to the
+        other platform (its roles and tree paths are that platform's).
 Rule 8: :func:`recorded_paths` lists a check's readable paths, newest first, for people and tools.
 Rule 9: ``origin`` says how a path came to be: ``recorded`` by Smart, ``carried`` from another
         build's env (``from`` names it), or ``healed`` (heals accepted into it), and which check
         file stored it.
 Rule 11: a path recorded on another machine (``mobster paths import``) takes its place by when it
         was recorded (``seq`` counts within one store only): the identity's paths are numbered
-        again in ``recorded_at`` order, and the four newest kept. ``seq`` stays the order within a
+        again in ``recorded_at`` order, and the four newest of each platform kept. ``seq`` stays the order within a
         store; ``recorded_at`` orders paths that come from two.
 Rule 12: a document of a ``shared`` store (committed, reviewed in git; a remote store others
         read) is never renamed, removed or rewritten by a lookup, a listing or an export: one that
@@ -355,12 +357,15 @@ class ReplayCache:
                 log.debug("replay cache hit", file=str(record.stored.path), steps=len(record.steps))
                 return Lookup(record.steps, None, (), tag=record.stored.tag)
         others = [r for d in digests if (r := self._load(identity, d, dropped)) is not None]
-        newest = max(others, key=_newest_key) if others else None
+        # Rule 5: compared with the newest path of this platform, else the newest of any.
+        mine = [r for r in others if r.stored.env.platform is env.platform]
+        newest = max(mine or others, key=_newest_key) if others else None
         why = why_fresh(env, None if newest is None else newest.stored.env)
         if unusable.why is not None:
             why = unusable.why
-        # Rule 7: a path is carried to a new build only in its own language: its labels are that language's.
-        same_language = [r for r in others if r.stored.env.locale == env.locale]
+        # Rule 7: a path is carried to a new build only on its own platform and in its own language:
+        # its labels are that language's, its roles and paths that platform's.
+        same_language = [r for r in mine if r.stored.env.locale == env.locale]
         carry = max(same_language, key=_newest_key) if same_language else None
         return Lookup(None, why, tuple(dropped), carry, tag=unusable.tag)  # Rule 13: a version left in place
 
@@ -398,7 +403,9 @@ class ReplayCache:
             log.debug("replay path not stored: another writer's version is there", file=str(target))
             return Kept(target, won=False)
         log.debug("replay path stored", file=str(target), seq=seq, steps=len(steps))
-        kept = sorted((r for r in records if r.stored.env.digest != env.digest), key=_newest_key, reverse=True)
+        # Rule 3: the newest of this platform are kept; the other platform's paths are not this one's to drop.
+        mine = (r for r in records if r.stored.env.digest != env.digest and r.stored.env.platform is env.platform)
+        kept = sorted(mine, key=_newest_key, reverse=True)
         for old in kept[KEEP_ENVS - 1 :]:
             self.backend.remove(identity, old.stored.env.digest)
             log.debug("older replay env deleted", file=str(old.stored.path), seq=old.stored.seq)
@@ -412,7 +419,7 @@ class ReplayCache:
         """Rule 11: add a path recorded elsewhere, in the order it was recorded; False when it is kept out.
 
         It is kept out when this store has the same env recorded at the same time or later, or
-        when it is older than the :data:`KEEP_ENVS` newest paths of its identity here.
+        when it is older than the :data:`KEEP_ENVS` newest paths of its identity and platform here.
         """
         _check_identity(doc.identity)
         records = self._records(doc.identity)
@@ -422,10 +429,16 @@ class ReplayCache:
             _check_shared_text(doc.steps, Provenance() if origin is None else origin.provenance)
         others = [r for r in records if r.stored.env.digest != doc.env.digest]
         new = _record(doc, Path(self.backend.where(doc.identity, doc.env.digest)))
-        order = sorted([*others, new], key=lambda r: (r.stored.recorded_at, r.stored.seq))
-        kept, dropped = order[-KEEP_ENVS:], order[:-KEEP_ENVS]
-        if new not in kept:
+        platform = doc.env.platform  # Rule 3: each platform keeps its own newest
+        order = sorted(
+            [*(r for r in others if r.stored.env.platform is platform), new],
+            key=lambda r: (r.stored.recorded_at, r.stored.seq),
+        )
+        mine, dropped = order[-KEEP_ENVS:], order[:-KEEP_ENVS]
+        if new not in mine:
             return False
+        rest = [r for r in others if r.stored.env.platform is not platform]
+        kept = sorted([*rest, *mine], key=lambda r: (r.stored.recorded_at, r.stored.seq))
         ensure_gitignore(self.root)
         here = self._version_there(doc.identity, doc.env.digest, records)
         for seq, record in enumerate(kept, 1):

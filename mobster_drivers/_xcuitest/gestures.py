@@ -31,7 +31,7 @@ from typing import Any
 
 import attrs
 
-from mobster_core import Action, Op
+from mobster_core import Action, DeviceError, Op
 from mobster_core.protocols import SPRINGBOARD, Frame
 
 __all__ = [
@@ -115,6 +115,8 @@ def gesture(action: Action, size: Callable[[], tuple[int, int]]) -> Gesture:
         return Gesture(Move.ACTIVATE, what, target=action.text or "")
     if op is Op.OPEN_URL:
         return Gesture(Move.OPEN_URL, what, target=action.text or "")
+    if op is Op.BACK:  # nothing is sent: an iPhone has no system back button
+        raise DeviceError("BACK is Android's system back button; an iPhone has none (tap the app's own Back)")
     raise ValueError(f"{op} is not something an XCUITest phone can do")  # pragma: no cover - every Op is above
 
 

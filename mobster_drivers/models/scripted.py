@@ -3,7 +3,8 @@
 Rule 1 (a first run): it follows the check's steps, one action per step, and says done after the
         last. The grammar: ``Tap "X"``, ``Long press "X"``, ``Type "T" into "F"`` (a secret also as
         ``Type ${NAME} into F``), ``Submit``, ``Dismiss the keyboard``,
-        ``Swipe up|down|left|right``, ``Open "bundle"``, ``Open link "url"``, ``Go home``.
+        ``Swipe up|down|left|right``, ``Open "bundle"``, ``Open link "url"``, ``Go home``, and on
+        Android ``Go back`` (``Press back``: the system back button, ``BACK``).
         A step it can't read, or whose element isn't on the screen, makes it say blocked.
 Rule 2 (a heal): it works through the recorded steps from the drifted one on, one action per
         call. A step whose target is on the screen it does as recorded: its label and role are on
@@ -61,6 +62,7 @@ _STEP_GRAMMAR: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r'^open link "(.+)"$', re.IGNORECASE), "OPEN_URL"),
     (re.compile(r'^open "(.+)"$', re.IGNORECASE), "LAUNCH_APP"),
     (re.compile(r"^go home$", re.IGNORECASE), "HOME"),
+    (re.compile(r"^(?:go|press) back$", re.IGNORECASE), "BACK"),
 ]
 _PRESSABLE = ("Button", "Cell", "Link", "MenuItem", "Switch", "Image", "Icon", "Other")
 _FIELDS = ("TextField", "SecureTextField", "SearchField", "TextView")

@@ -363,7 +363,13 @@ def test_the_demo_runs(tmp_path: Path) -> None:
     assert 'healed step 3 (create-account › step 3): Tap "Continue" → Tap "Next"' in out.stdout
     assert "the app changed (recorded on 1.0 (1), this is 1.1 (2))" in out.stdout
     assert (tmp_path / "demo" / ".mobster" / "flows" / "create-account.heal.yaml").exists()
-    assert not list((tmp_path / "demo" / ".mobster" / "checks").glob("*.heal.yaml"))  # one heal file, the flow's
+    # The same two checks, written once, on a scripted Android phone: a path of their own, a heal of its own.
+    assert "on Scripted Pixel, Android 14 (API 34)" in out.stdout
+    assert out.stdout.count("$0.00, 2 replayed with no model, 0 model calls") == 2
+    assert 'healed step 5: Tap "Upgrade to Pro" → Tap "Go Premium"' in out.stdout
+    # Two heal files: the flow's (the iPhone's rename, for both checks), the paywall's own steps' (Android's).
+    heal_files = sorted(p.name for p in (tmp_path / "demo" / ".mobster").rglob("*.heal.yaml"))
+    assert heal_files == ["create-account.heal.yaml", "paywall.heal.yaml"]
     # The lines to try it yourself name the command by its full path: no virtualenv to activate.
     mobster_path = Path(sys.executable).with_name("mobster")
     assert mobster_path.exists()
@@ -376,7 +382,7 @@ def test_the_demo_runs(tmp_path: Path) -> None:
     for word in ("recorded by Smart", "replayed · $0", "healed"):
         assert word in text
     links = set(re.findall(r'href="([^"]+/report\.html)"', text))
-    assert len(links) == 8
+    assert len(links) == 14
     assert all((page.parent / link).is_file() for link in links)
     if CHROMIUM.exists():
         with Browser() as browser:

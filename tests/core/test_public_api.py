@@ -86,7 +86,8 @@ def test_the_public_modules_are_the_ones_without_an_underscore() -> None:
 
 def test_protocols_and_testing_exports() -> None:
     assert sorted(protocols.__all__) == sorted([
-        "DEFAULT_SCREEN_SIZE", "SPRINGBOARD", "AlertAnswers", "Appearance", "AuditIssue", "AuditReport", "Audits",
+        "DEFAULT_SCREEN_SIZE", "HOME_SCREENS", "SPRINGBOARD", "Platform", "AlertAnswers", "Appearance", "AuditIssue",
+        "AuditReport", "Audits",
         "CheckReports", "Clock", "Device", "DeviceControls", "DeviceEvent", "DeviceEvents", "DeviceSettings",
         "EvidenceReads", "Frame",
         "LocaleLaunches", "Model", "PathStore", "Recording", "Recordings", "Reporter", "ScreenshotChannel",

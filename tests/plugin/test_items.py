@@ -199,6 +199,11 @@ def test_an_ini_path_is_relative_to_the_ini_file_and_an_option_path_to_the_curre
         (("--mobster-wda", "http://127.0.0.1:1"), "*--mobster-clock simulated runs the scripted phone only*"),
         (("--mobster-model", "claude-sonnet-5-5"), "*--mobster-clock simulated runs the scripted model only*"),
         (("--mobster-caps", "c.json", "--mobster-scripted", "a.yaml"), "*--mobster-caps goes with --mobster-appium*"),
+        (
+            ("--mobster-android", "emulator-5554", "--mobster-scripted", "a.yaml"),
+            "*choose one device option, not --mobster-scripted and --mobster-android*",
+        ),
+        (("--mobster-android", "emulator-5554"), "*--mobster-clock simulated runs the scripted phone only*"),
     ],
 )
 def test_a_mistake_in_the_options_stops_pytest_at_once(project: Project, args: tuple[str, ...], message: str) -> None:

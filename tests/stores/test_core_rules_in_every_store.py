@@ -20,10 +20,11 @@ import mobster_core as mc
 from mobster_core import heals
 from mobster_core._rules.replay.identity import Env
 from mobster_core._rules.replay.typing_rules import Provenance
-from mobster_core._store.cache import KEEP_ENVS, Origin, Recording, ReplayCache
+from mobster_core._store.cache import KEEP_ENVS, Origin, Recording, ReplayCache, parse_document
 from mobster_core._store.healfile import heal_file_for
+from mobster_core._store.pathstores import Versioned
 from mobster_core.exceptions import PathError
-from mobster_core.protocols import PathStore
+from mobster_core.protocols import PathStore, Platform
 from mobster_core.testing import MemoryPaths
 from mobster_drivers.devices.scripted import sample_path
 from tests.core.run.test_run import project, run
@@ -55,6 +56,51 @@ def test_an_identity_keeps_its_four_newest_envs(store: PathStore, tmp_path: Path
         cache.store(ID, env, STEPS, recorded_at=NOW + timedelta(minutes=i))
     assert [s.env.app_version for s in cache.envs(ID)] == ["1.4", "1.3", "1.2", "1.1"]
     assert len(store.names(ID)) == KEEP_ENVS
+
+
+def android_envs(count: int) -> list[Env]:
+    return [Env(f"1.{i}", str(i), 34, mc.DeviceKind.EMULATOR) for i in range(count)]
+
+
+def test_each_platform_keeps_its_four_newest_envs_and_none_is_carried_across(store: PathStore, tmp_path: Path) -> None:
+    # Issue 40 meets issue 42: the platform rule (the cache's Rules 3, 7, 11) in a team's store too.
+    cache = ReplayCache(tmp_path, store)
+    ios = envs(KEEP_ENVS)
+    for i, env in enumerate(ios):
+        cache.store(ID, env, STEPS, recorded_at=NOW + timedelta(minutes=i))
+    later = NOW + timedelta(hours=1)
+    for i, env in enumerate(android_envs(KEEP_ENVS + 1)):  # a fifth Android env: the oldest Android one goes
+        looked = cache.lookup(ID, env)
+        assert cache.keep_path(ID, env, Recording(STEPS, later + timedelta(minutes=i)), expect=looked.tag).won
+    stored = [s.env for s in cache.envs(ID)]
+    assert [e for e in stored if e.platform is Platform.IOS] == ios[::-1]  # recording on Android dropped none
+    assert [e.app_version for e in stored if e.platform is Platform.ANDROID] == ["1.4", "1.3", "1.2", "1.1"]
+    assert len(store.names(ID)) == 2 * KEEP_ENVS
+    new_build = Env("2.0", "9", 34, mc.DeviceKind.EMULATOR)
+    assert cache.lookup(ID, new_build).carry is not None
+    assert cache.lookup(ID, new_build).carry.stored.env.platform is Platform.ANDROID  # type: ignore[union-attr]
+    other = ReplayCache(tmp_path / "other", MemoryPaths())
+    other.store(ID, envs(1)[0], STEPS, recorded_at=NOW)
+    missed = other.lookup(ID, new_build)
+    assert (missed.steps, missed.carry, missed.why) == (None, None, "recorded on iOS, this is Android")
+
+
+def test_an_imported_path_takes_its_place_among_its_own_platforms_paths(store: PathStore, tmp_path: Path) -> None:
+    cache = ReplayCache(tmp_path, store)
+    for i, env in enumerate(envs(KEEP_ENVS)):
+        cache.store(ID, env, STEPS, recorded_at=NOW + timedelta(minutes=i))
+    elsewhere = ReplayCache(tmp_path / "elsewhere", MemoryPaths())
+    [android] = android_envs(1)
+    elsewhere.store(ID, android, STEPS, recorded_at=NOW - timedelta(days=1))  # older than every iOS path here
+    [doc] = [parse_document(store_doc.data) for store_doc in _documents(elsewhere)]
+    assert cache.merge(doc)  # four iOS paths are no reason to keep an Android one out
+    platforms = [s.env.platform for s in cache.envs(ID)]
+    assert platforms.count(Platform.IOS) == KEEP_ENVS
+    assert platforms.count(Platform.ANDROID) == 1
+
+
+def _documents(cache: ReplayCache) -> list[Versioned]:
+    return [cache.backend.read(i, e, max_bytes=1 << 20) for i, e in cache.backend.names()]
 
 
 def test_a_corrupt_document_is_left_as_it_is_and_the_next_recording_replaces_it(

@@ -34,6 +34,16 @@ Rule 8 (before the launch): ``{allow, deny}`` names its services' answers before
         ``dismiss`` name no service: their prompts are answered as they show.
 Rule 7 (messages): an alert's title is shown in a message with its control characters (bidi
         included) escaped and cut to :data:`SHOWN_TITLE` characters.
+Rule 9 (Android): an Android driver reads a dialog's window as an ``Alert`` (the UiAutomator2
+        server's own rule: an ``alertTitle`` or a ``permission_message`` in the window), so Rule 2
+        finds it. A runtime permission dialog (:data:`PERMISSION_APPS`: AOSP's and Google's
+        PermissionController) says its service in the English of AOSP's PermissionController
+        (``permgrouprequest_*``: "take pictures and record video" is ``camera``, "access this
+        device's location" ``location``, "nearby devices" ``bluetooth``, …), and its buttons are
+        chosen by their English labels as Rule 4 says: "While using the app", "Allow", "Only this
+        time" accept (in that order), "Don't allow" (either apostrophe), "Deny" decline. The "Open with" chooser
+        (ResolverActivity) is the open-in prompt: accepted only right after the check's own
+        ``launch.url``.
 """
 
 from __future__ import annotations
@@ -52,6 +62,7 @@ from mobster_core._rules.vocabulary.screen import Element, Screen
 __all__ = [
     "MAX_ANSWERS_PER_ALERT",
     "OPEN_IN",
+    "PERMISSION_APPS",
     "SERVICES",
     "Alert",
     "AlertAnswer",
@@ -91,6 +102,9 @@ SERVICES = (
 )
 #: The service an "Open in “App”?" prompt stands for (not a privacy service: never in a policy).
 OPEN_IN = "open-in"
+#: Rule 9: the packages of Android's runtime permission dialog (AOSP's, and Google builds' whose
+#: buttons keep AOSP's resource ids).
+PERMISSION_APPS = frozenset({"com.android.permissioncontroller", "com.google.android.permissioncontroller"})
 #: Rule 2: how much of an alert's text is kept, and how many buttons.
 MAX_TEXT = 500
 MAX_BUTTONS = 8
@@ -213,20 +227,26 @@ def _in_button(element: Element, inside: list[Element]) -> bool:
 _SERVICE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (service, re.compile(words, re.IGNORECASE))
     for service, words in (
-        (OPEN_IN, r"^open in [“\"]"),
+        (OPEN_IN, r"^open in [“\"]|^open with\b"),
         ("tracking", r"track your activity"),
-        ("location-always", r"use your location even when"),
-        ("location", r"use your location|your (approximate |precise )?location"),
+        ("location-always", r"use your location even when|location all the time"),
+        (
+            "location",
+            (
+                r"use your location|your (approximate |precise )?location"
+                r"|this device(\u2019|')s (precise |approximate )?location"
+            ),
+        ),
         ("notifications", r"send you notifications"),
-        ("camera", r"access (to )?the camera"),
-        ("microphone", r"access (to )?the microphone"),
+        ("camera", r"access (to )?the camera|take pictures and record video"),
+        ("microphone", r"access (to )?the microphone|record audio"),
         ("photos-add", r"add to your photos"),
-        ("photos", r"access (to )?your photos|photo library"),
+        ("photos", r"access (to )?your photos|photo library|access photos(,| and) (media|videos)"),
         ("contacts", r"access (to )?your contacts"),
         ("calendar", r"access (to )?your calendars?"),
         ("reminders", r"access (to )?your reminders"),
-        ("bluetooth", r"bluetooth"),
-        ("motion", r"motion (&|and) fitness"),
+        ("bluetooth", r"bluetooth|nearby devices"),
+        ("motion", r"motion (&|and) fitness|physical activity"),
         ("media-library", r"apple music|media library"),
         ("speech", r"speech recognition"),
         ("siri", r"use siri"),
@@ -243,9 +263,15 @@ def service_of(alert: Alert) -> str | None:
     return next((service for service, words in _SERVICE_WORDS if words.search(text)), None)
 
 
-_ACCEPT_WORDS = ("allow while using app", "allow", "ok", "open", "continue", "allow full access")
-# iOS writes its "Don't Allow" with a typographic apostrophe (U+2019): both spellings are matched.
-_DECLINE_WORDS = ("don\u2019t allow", "don't allow", "ask app not to track", "cancel", "not now")
+# Rule 9: Android's permission buttons among them ("While using the app" from Android 11, "Allow only
+# while using the app" on Android 10; "Only this time" is a grant too, for this session).
+_ACCEPT_WORDS = (
+    "allow while using app", "while using the app", "allow only while using the app", "allow", "only this time",
+    "ok", "open", "continue", "allow full access",
+)  # fmt: skip
+# iOS and Android 12+ write "Don't allow" with a typographic apostrophe (U+2019): both spellings are
+# matched; Android 10 and 11 say "Deny".
+_DECLINE_WORDS = ("don\u2019t allow", "don't allow", "deny", "ask app not to track", "cancel", "not now")
 
 
 def button_for(alert: Alert, *, accept: bool) -> str | None:

@@ -7,6 +7,15 @@ Rule 2: ``TAP``, ``LONG_PRESS`` and ``TYPE`` need an element; swipes may have on
 Rule 3: a locale is written as iOS reports it (``en_US``, ``de_DE``, ``zh-Hans_CN``): a language
         (2 or 3 letters, an optional script), then an optional ``_`` and region. ``de-DE`` is read
         as ``de_DE``. The appearance is ``light`` or ``dark``. A device that can't tell says None.
+Rule 4 (the platform): a device's kind says its platform: a ``simulator`` and an ``iphone`` are
+        iOS, an ``emulator`` and a ``device`` (a real phone, tablet or TV) are Android. ``ios`` is
+        the version the platform numbers compatibility by: iOS's (``"26.4"``), or on Android the
+        API level (``"34"``, Android 14's); ``release`` is Android's version as people say it
+        (``"14"``), for messages only. A real device (``iphone``, ``device``) gets the stricter
+        safety rules.
+Rule 5 (home): the home screen is an app of its own: SpringBoard on iOS, the launcher on Android
+        (:data:`HOME_SCREENS`: AOSP's and the common vendors' launchers, as their packages appear
+        in a read); a launcher not listed is read as any other app.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from mobster_core._rules.vocabulary.screen import Element
 from mobster_core._rules.vocabulary.steps import Op
 
 __all__ = [
+    "HOME_SCREENS",
     "SPRINGBOARD",
     "Action",
     "AppInfo",
@@ -28,6 +38,7 @@ __all__ = [
     "DeviceInfo",
     "DeviceKind",
     "LaunchOptions",
+    "Platform",
     "Reset",
     "language_of",
     "normal_locale",
@@ -66,11 +77,48 @@ def _appearance_or_none(value: str | Appearance | None) -> Appearance | None:
     return None if value is None else Appearance(value)
 
 
+class Platform(enum.StrEnum):
+    """Rule 4: the phone's operating system; a path recorded on one never replays on the other."""
+
+    IOS = "ios"
+    ANDROID = "android"
+
+    @property
+    def written(self) -> str:
+        """The platform as people write it: ``iOS``, ``Android``."""
+        return "iOS" if self is Platform.IOS else "Android"
+
+
 class DeviceKind(enum.StrEnum):
-    """Where a check runs: the safety rules and the replay env depend on it."""
+    """Where a check runs: the safety rules and the replay env depend on it (Rule 4)."""
 
     SIMULATOR = "simulator"
     IPHONE = "iphone"
+    EMULATOR = "emulator"
+    DEVICE = "device"
+
+    @property
+    def platform(self) -> Platform:
+        """Rule 4: iOS for a simulator and an iPhone, Android for an emulator and a device."""
+        return Platform.IOS if self in (DeviceKind.SIMULATOR, DeviceKind.IPHONE) else Platform.ANDROID
+
+    @property
+    def is_real(self) -> bool:
+        """Rule 4: a real phone (an iPhone, an Android device), held to the stricter safety rules."""
+        return self in (DeviceKind.IPHONE, DeviceKind.DEVICE)
+
+    @property
+    def named(self) -> str:
+        """The kind in a sentence: ``a simulator``, ``an iPhone``, ``an emulator``, ``a real Android device``."""
+        return _KIND_NAMES[self]
+
+
+_KIND_NAMES = {
+    DeviceKind.SIMULATOR: "a simulator",
+    DeviceKind.IPHONE: "an iPhone",
+    DeviceKind.EMULATOR: "an emulator",
+    DeviceKind.DEVICE: "a real Android device",
+}
 
 
 class Reset(enum.StrEnum):
@@ -88,7 +136,11 @@ def _ios(_inst: object, _attribute: attrs.Attribute[str], value: str) -> None:
 
 @attrs.frozen
 class DeviceInfo:
-    """A device's name, iOS version (``"26.4"``) and kind; its locale and appearance (Rule 3) when it says."""
+    """A device's name, OS version and kind; its locale and appearance (Rule 3) when it says.
+
+    ``ios`` is iOS's version (``"26.4"``), or on Android the API level (``"34"``) with Android's
+    ``release`` (``"14"``) beside it (Rule 4).
+    """
 
     name: str
     ios: str = attrs.field(validator=_ios)
@@ -96,11 +148,24 @@ class DeviceInfo:
     udid: str = ""
     locale: str | None = attrs.field(default=None, converter=_locale_or_none, kw_only=True)
     appearance: Appearance | None = attrs.field(default=None, converter=_appearance_or_none, kw_only=True)
+    release: str | None = attrs.field(default=None, kw_only=True)
+
+    @property
+    def platform(self) -> Platform:
+        """Rule 4: the platform the kind says."""
+        return self.kind.platform
 
     @property
     def ios_major(self) -> int:
-        """The iOS major version: ``26`` for ``"26.4"``."""
+        """The OS major version: ``26`` for iOS ``"26.4"``, the API level on Android (Rule 4)."""
         return int(self.ios.split(".", 1)[0])
+
+    @property
+    def os_text(self) -> str:
+        """The OS for people: ``iOS 26.4``, ``Android 14 (API 34)`` (``Android API 34`` without a release)."""
+        if self.kind.platform is Platform.IOS:
+            return f"iOS {self.ios}"
+        return f"Android {self.release} (API {self.ios})" if self.release else f"Android API {self.ios}"
 
 
 @attrs.frozen
@@ -114,6 +179,17 @@ class AppInfo:
 
 #: The bundle id of the iOS home screen.
 SPRINGBOARD = "com.apple.springboard"
+
+#: Rule 5: the home screens, by the package in front: SpringBoard, AOSP's launchers (``Launcher3``;
+#: the Android 4 launcher, ``com.android.launcher``), Google's (the Pixel launcher; the Google Now
+#: launcher) and the common vendors' (Samsung, Xiaomi, OnePlus, Huawei, Amazon's Fire TV).
+HOME_SCREENS: frozenset[str] = frozenset(
+    {
+        SPRINGBOARD, "com.android.launcher3", "com.android.launcher", "com.google.android.apps.nexuslauncher",
+        "com.google.android.launcher", "com.sec.android.app.launcher", "com.miui.home", "net.oneplus.launcher",
+        "com.huawei.android.launcher", "com.amazon.tv.launcher",
+    }
+)  # fmt: skip
 
 
 def _env(value: Mapping[str, str] | None) -> dict[str, str]:

@@ -13,9 +13,15 @@ Rule 3: both payloads carry a format number; changing what is hashed means a new
         device reported neither locale nor appearance (a driver that can't tell) hashes as format 1
         did, so its paths keep their names; one with either hashes as format 2.
 Rule 4: iOS 26.4 and 26.5 are one env: only the major version counts.
-Rule 5: why a run records afresh is decided by comparing with the newest stored env, in this
-        order: the device kind, then iOS, then the app, then the language and region, then the
-        appearance.
+Rule 5: why a run records afresh is decided by comparing with the newest stored env of the same
+        platform (the newest of any when the platform has none), in this order: the platform, the
+        device kind, then the OS (iOS, or Android's API level), then the app, then the language and
+        region, then the appearance.
+Rule 6 (the platform): the platform (``device`` Rule 4, said by the kind) is part of the env: a
+        path recorded on iOS never replays on Android, nor the other way ("recorded on iOS, this is
+        Android"). An iOS env hashes as it did before Android existed (its paths keep their names);
+        an Android env hashes as format 3, with the platform and its API level, and is stored
+        readably with ``platform: android`` and ``api_level`` in place of ``ios_major``.
 
 Rule 6: a check that uses flows has a path in parts, each kept under its own identity: each flow
         it uses (a segment: :func:`segment_identity`, shared by every check that uses the flow
@@ -41,6 +47,7 @@ from mobster_core._rules.device.device import (
     DeviceInfo,
     DeviceKind,
     LaunchOptions,
+    Platform,
     Reset,
     normal_locale,
 )
@@ -64,7 +71,11 @@ ENV_DIGEST_LENGTH = 12
 _FORMAT = 1
 #: Rule 3: the env's payload once it holds a locale or an appearance.
 _ENV_FORMAT = 2
+#: Rule 6: an Android env's payload.
+_ANDROID_FORMAT = 3
 _ENV_KEYS = ("app_version", "app_build", "ios_major", "kind")
+#: Rule 6: an Android env's readable keys (``ios_major`` is its API level).
+_ANDROID_KEYS = ("platform", "app_version", "app_build", "api_level", "kind")
 #: Keys an env read back may leave out (an env stored before they were part of it).
 _ENV_OPTIONAL = ("locale", "appearance")
 
@@ -138,6 +149,7 @@ class Env:
 
     app_version: str | None
     app_build: str | None
+    #: The OS major version: iOS's, or Android's API level (Rule 6).
     ios_major: int = attrs.field(validator=_ios_major)
     kind: DeviceKind = attrs.field(converter=DeviceKind)
     locale: str | None = attrs.field(default=None, converter=_locale, kw_only=True)
@@ -146,6 +158,16 @@ class Env:
     def __attrs_post_init__(self) -> None:
         if self.kind is DeviceKind.IPHONE and (self.app_version is not None or self.app_build is not None):
             raise ValueError("on an iPhone the app's version is not read: app_version and app_build are None")
+
+    @property
+    def platform(self) -> Platform:
+        """Rule 6: the platform the kind says."""
+        return self.kind.platform
+
+    @property
+    def os_text(self) -> str:
+        """The OS major for people: ``iOS 26``, ``Android API 34``."""
+        return f"iOS {self.ios_major}" if self.platform is Platform.IOS else f"Android API {self.ios_major}"
 
     @classmethod
     def of(cls, device: DeviceInfo, app: AppInfo, *, locale: str | None = None) -> Env:
@@ -163,9 +185,13 @@ class Env:
     def digest(self) -> str:
         """12 lowercase hex digits over the env (Rules 2, 3)."""
         app = None if self.kind is DeviceKind.IPHONE else [self.app_version, self.app_build]
+        appearance = None if self.appearance is None else self.appearance.value
+        if self.platform is Platform.ANDROID:  # Rule 6: its own payload, never an iOS env's
+            android: dict[str, Any] = {"format": _ANDROID_FORMAT, "platform": "android", "app": app}
+            android.update(api=self.ios_major, kind=self.kind.value, locale=self.locale, appearance=appearance)
+            return digest(android, ENV_DIGEST_LENGTH)
         payload: dict[str, Any] = {"format": _FORMAT, "app": app, "ios": self.ios_major, "kind": self.kind.value}
         if self.locale is not None or self.appearance is not None:
-            appearance = None if self.appearance is None else self.appearance.value
             payload.update(format=_ENV_FORMAT, locale=self.locale, appearance=appearance)
         return digest(payload, ENV_DIGEST_LENGTH)
 
@@ -184,14 +210,15 @@ class Env:
 
         ``1.0 (1)``; ``1.0 (1) on iOS 26`` when iOS differs; ``iOS 26`` for an iPhone (its app
         version is not read); `` on a simulator`` or `` on an iPhone`` when the kind differs.
-        With no ``beside``, everything: ``1.0 (1) on iOS 26 on a simulator``.
+        With no ``beside``, everything: ``1.0 (1) on iOS 26 on a simulator`` (on Android:
+        ``1.0 (1) on Android API 34 on an emulator``).
         """
         known = self.app_version is not None or self.app_build is not None
-        text = self.describe_app() if known else f"iOS {self.ios_major}"
-        if known and (beside is None or beside.ios_major != self.ios_major):
-            text += f" on iOS {self.ios_major}"
+        text = self.describe_app() if known else self.os_text
+        if known and (beside is None or (beside.platform, beside.ios_major) != (self.platform, self.ios_major)):
+            text += f" on {self.os_text}"
         if beside is None or beside.kind is not self.kind:
-            text += " on a simulator" if self.kind is DeviceKind.SIMULATOR else " on an iPhone"
+            text += f" on {self.kind.named}"
         if self.locale is not None and (beside is None or beside.locale != self.locale):
             text += f" in {self.locale}"
         if self.appearance is not None and (beside is None or beside.appearance is not self.appearance):
@@ -199,7 +226,18 @@ class Env:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        """The env as stored readably beside a path, with its digest first."""
+        """The env as stored readably beside a path, with its digest first (an Android env: Rule 6)."""
+        if self.platform is Platform.ANDROID:
+            return {
+                "digest": self.digest,
+                "platform": "android",
+                "app_version": self.app_version,
+                "app_build": self.app_build,
+                "api_level": self.ios_major,
+                "kind": self.kind.value,
+                "locale": self.locale,
+                "appearance": None if self.appearance is None else self.appearance.value,
+            }
         return {
             "digest": self.digest,
             "app_version": self.app_version,
@@ -219,20 +257,26 @@ class Env:
         """
         if not isinstance(data, Mapping):
             raise ValueError(f"env: expected a mapping, got {type(data).__name__}")
-        extra = sorted(str(k) for k in data if k not in (*_ENV_KEYS, *_ENV_OPTIONAL, "digest"))
+        android = data.get("platform") == "android"
+        keys = _ANDROID_KEYS if android else _ENV_KEYS
+        extra = sorted(str(k) for k in data if k not in (*keys, *_ENV_OPTIONAL, "digest"))
         if extra:
-            raise ValueError(f"env: unknown key {extra[0]!r}")
-        missing = [k for k in _ENV_KEYS if k not in data]
+            hint = " (only an Android env, platform: android, has one)" if extra[0] in _ANDROID_KEYS else ""
+            raise ValueError(f"env: unknown key {extra[0]!r}{hint}")
+        missing = [k for k in keys if k not in data]
         if missing:
             raise ValueError(f"env: key {missing[0]!r} is missing")
         for key in ("app_version", "app_build"):
             if data[key] is not None and not isinstance(data[key], str):
                 raise ValueError(f"env: key {key!r}: expected a string or null, got {data[key]!r}")
-        ios_major, kind = data["ios_major"], data["kind"]
+        major_key = "api_level" if android else "ios_major"
+        ios_major, kind = data[major_key], data["kind"]
         if isinstance(ios_major, bool) or not isinstance(ios_major, int):
-            raise ValueError(f"env: key 'ios_major': expected a whole number, got {ios_major!r}")
-        if not isinstance(kind, str) or kind not in {k.value for k in DeviceKind}:
-            raise ValueError(f"env: key 'kind': expected 'simulator' or 'iphone', got {kind!r}")
+            raise ValueError(f"env: key {major_key!r}: expected a whole number, got {ios_major!r}")
+        platform = Platform.ANDROID if android else Platform.IOS
+        kinds = [k.value for k in DeviceKind if k.platform is platform]
+        if not isinstance(kind, str) or kind not in kinds:
+            raise ValueError(f"env: key 'kind': expected {' or '.join(map(repr, kinds))}, got {kind!r}")
         where = _where_from(data)
         try:
             env = cls(data["app_version"], data["app_build"], ios_major, DeviceKind(kind), **where)
@@ -262,7 +306,10 @@ def _where_from(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def why_fresh(current: Env, newest: Env | None) -> str:
-    """Why a run records afresh, compared with the newest stored env (Rule 5)."""
+    """Why a run records afresh, compared with the newest stored env (Rule 5).
+
+    ``newest`` is the newest stored env of ``current``'s platform, else the newest of any.
+    """
     if newest is None:
         return "no recorded path yet"
     return (
@@ -271,12 +318,14 @@ def why_fresh(current: Env, newest: Env | None) -> str:
 
 
 def _device_changed(current: Env, newest: Env) -> str | None:
-    """Rule 5's first three: the device kind, iOS, the app."""
+    """Rule 5's first four: the platform, the device kind, the OS, the app."""
+    if current.platform is not newest.platform:  # Rule 6
+        return f"recorded on {newest.platform.written}, this is {current.platform.written}"
     if current.kind is not newest.kind:
-        if newest.kind is DeviceKind.SIMULATOR:
-            return "recorded on a simulator, this is an iPhone"
-        return "recorded on an iPhone, this is a simulator"
+        return f"recorded on {newest.kind.named}, this is {current.kind.named}"
     if current.ios_major != newest.ios_major:
+        if current.platform is Platform.ANDROID:
+            return f"Android changed (recorded on API {newest.ios_major}, this is API {current.ios_major})"
         return f"iOS changed (recorded on iOS {newest.ios_major}, this is iOS {current.ios_major})"
     if (current.app_version, current.app_build) != (newest.app_version, newest.app_build):
         return f"the app changed (recorded on {newest.describe_app()}, this is {current.describe_app()})"

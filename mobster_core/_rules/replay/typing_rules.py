@@ -45,10 +45,9 @@ from collections.abc import Iterable, Mapping, Sequence
 import attrs
 
 from mobster_core._rules.device.secrets import only_references
+from mobster_core._rules.safety.safety import fold
 from mobster_core._rules.vocabulary.roles import canonical_role
 from mobster_core._rules.vocabulary.steps import Op, Step, Target
-
-from .safety import fold
 
 __all__ = ["MASK_WORDS", "Provenance", "RecordedText", "is_masked", "lost_typing", "record_text", "shown_text"]
 

@@ -4,8 +4,10 @@ Rule 1: a step is ``{"op", "app", "target", "screen", "text", "commit", "live"}`
         every key present, no other key.
 Rule 2: values are never converted: ``"1.5"`` is not a number and ``1`` is not a label.
 Rule 3: ``TAP``, ``LONG_PRESS`` and ``TYPE`` need a target; swipes may have one; ``SUBMIT``,
-        ``DISMISS_KEYBOARD`` (added later: a path without it reads as before), ``LAUNCH_APP``,
-        ``HOME``, ``OPEN_URL`` and the device steps take none.
+        ``DISMISS_KEYBOARD`` (added later: a path without it reads as before), ``BACK`` (Android's
+        system back, added with Android: a path without it reads as before), ``LAUNCH_APP``,
+        ``HOME``, ``OPEN_URL`` and the device steps take none. ``BACK`` is matched on its screen,
+        as ``SUBMIT`` is: what it goes back from is the screen's.
 Rule 4: ``text`` is the typed text for ``TYPE`` (null only when the step is live), the bundle id
         for ``LAUNCH_APP``, the URL for ``OPEN_URL``, the sensor (``faceId`` or ``touchId``) for
         ``BIOMETRIC_MATCH`` and ``BIOMETRIC_FAIL``, the payload file as the check names it and its
@@ -73,6 +75,7 @@ class Op(enum.StrEnum):
     HOME = "HOME"
     OPEN_URL = "OPEN_URL"
     DISMISS_KEYBOARD = "DISMISS_KEYBOARD"
+    BACK = "BACK"
     BIOMETRIC_MATCH = "BIOMETRIC_MATCH"
     BIOMETRIC_FAIL = "BIOMETRIC_FAIL"
     PUSH = "PUSH"
@@ -249,7 +252,7 @@ class Step:
         }
 
 
-def describe_action(op: Op, label: str | None, text: str | None) -> str:  # noqa: C901, PLR0911 - one line per op, as a table
+def describe_action(op: Op, label: str | None, text: str | None) -> str:  # noqa: C901, PLR0911, PLR0912 - one line per op, as a table
     """Describe an action in one line, as the heal file and the terminal show it."""
     on = "" if label is None else f' "{label}"'
     match op:
@@ -264,6 +267,8 @@ def describe_action(op: Op, label: str | None, text: str | None) -> str:  # noqa
             return "Submit"
         case Op.DISMISS_KEYBOARD:
             return "Dismiss the keyboard"
+        case Op.BACK:
+            return "Go back"
         case Op.LAUNCH_APP:
             return f"Open {text}"
         case Op.HOME:

@@ -1,4 +1,4 @@
-"""The scripted phone: a simulated iPhone that runs an app script, on an injected clock.
+"""The scripted phone: a simulated iPhone (or Android phone) that runs an app script, on an injected clock.
 
 It is the phone of the demo, of the SDK's own tests and of the benchmark, and a way for users to
 test their harness without a device. It passes the same ``check_device`` conformance suite as the
@@ -59,8 +59,9 @@ SAMPLES: Path = Path(__file__).parent / "samples"
 def sample_path(name: str) -> Path:
     """The path of a sample app script by name: ``sample_path("yourapp")``.
 
-    The samples: ``yourapp`` (the sign-up app, with settings and a paywall) and
-    ``yourapp-renamed`` (the same build where ``Continue`` is called ``Next``). Raises
+    The samples: ``yourapp`` (the sign-up app, with settings and a paywall),
+    ``yourapp-renamed`` (the same build where ``Continue`` is called ``Next``), and their
+    Android twins ``yourapp-android`` and ``yourapp-android-renamed`` (``platform: android``). Raises
     ``ValueError`` listing the samples for any other name.
     """
     path = SAMPLES / (name if name.endswith(".yaml") else f"{name}.yaml")

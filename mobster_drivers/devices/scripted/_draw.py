@@ -40,7 +40,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 from mobster_core import Element, Screen
-from mobster_core.protocols import SPRINGBOARD
+from mobster_core.protocols import HOME_SCREENS
 
 from ._font import BOLD, REGULAR, SEMIBOLD, draw_text, layout, line_height
 from ._raster import RGB, Raster
@@ -315,7 +315,7 @@ class _Painter:
         self.scale = scale
         self.points = screen.size
         self.width, self.height = _pixels(screen.size, scale)
-        self.home = screen.app == SPRINGBOARD
+        self.home = screen.app in HOME_SCREENS
         self.raster = _base(self.width, self.height, scale, self.home).copy()
         self.background = WHITE
         self.prominent_done = False

@@ -1,4 +1,4 @@
-"""The scripted phone: a simulated iPhone that runs an app script on a given clock.
+"""The scripted phone: a simulated iPhone (or Android phone: Rule 16) that runs an app script on a given clock.
 
 Rule 1: all waiting goes through the injected :class:`~mobster_core.Clock`: on a ``FakeClock`` a
         2.6-second launch takes no real time, on the ``SystemClock`` it takes 2.6 seconds.
@@ -55,6 +55,23 @@ Rule 14: Apple's accessibility audit (``protocols.Audits``) finds on the screen 
         them; an app without ``audit``, the home screen, or iOS before 17 can't be audited (the
         report says why). An audit takes ``latency.read`` seconds. Settings a check applies
         (``protocols.DeviceControls``, a simulator only) are kept in :attr:`ScriptedPhone.settings`.
+Rule 16 (Android, the script's Rule 12): a phone of ``platform: android`` is an Android phone on the
+        same simulation. Its home screen is the launcher (``com.android.launcher3``); its
+        permission prompts show in Google's PermissionController (``com.google.android.
+        permissioncontroller``), as a read of the dialog's window has them (an ``Alert``, its
+        message, its buttons); a deep link of an ``open_in`` app raises the "Open with" chooser
+        (Just once, Always) when the link names no package (``OPEN_URL``), never for a launch
+        with ``launch.url`` (the driver names the app's package, so Android asks no one); its
+        keyboard is the input method's window, a ``Keyboard`` with no keys (the active window's
+        tree doesn't hold them). ``BACK`` (the system back button, ``latency.tap`` seconds) closes
+        the prompt shown (declining it, as AOSP's GrantPermissionsActivity takes back as a denial),
+        else the keyboard, else goes to the app's previous screen (each app keeps the screens it
+        came through, its back stack), else leaves the app for the home screen (the app keeps
+        running), as Android's does; a screen change comes ``transition`` seconds later. It grants
+        a launch's permissions before the launch on an emulator and a device alike (``pm grant``),
+        and launches an app in a locale from API 33 (``cmd locale set-app-locales``). The check's
+        device steps, device settings and Apple's audit are iOS's: it refuses them. An iPhone has
+        no ``BACK``: a ``DeviceError``, nothing sent.
 Rule 15 (device steps, the script's Rule 11; ``protocols.DeviceEvents``, a simulator only): every
         device step sent is kept in :attr:`ScriptedPhone.events`, after ``latency.tap`` seconds.
         A biometric match (or failed match) on a screen the app in front declares in
@@ -90,11 +107,12 @@ from mobster_core import (
     Screen,
     UnknownOutcome,
 )
-from mobster_core.protocols import SPRINGBOARD, AuditIssue, AuditReport, DeviceEvent, DeviceSettings
+from mobster_core.protocols import SPRINGBOARD, AuditIssue, AuditReport, DeviceEvent, DeviceSettings, Platform
 from mobster_core.text import normal_locale
 
 from ._draw import DEFAULT_SCALE, ScreenRenderer
 from ._script import (
+    ANDROID_PROMPT_APP,
     EPSILON,
     KEYBOARD_HEIGHT,
     TEXT_ROLES,
@@ -105,6 +123,7 @@ from ._script import (
     ScriptedElement,
     TapKind,
     open_in_prompt,
+    open_with_prompt,
 )
 
 __all__ = ["ScriptedPhone", "screenshot_seconds"]
@@ -184,14 +203,16 @@ class _Running:
     entered: float
     typed: dict[FieldKey, str] = attrs.field(factory=dict)
     locale: str | None = None  # the locale it was launched in (None: the device's)
+    back: list[str] = attrs.field(factory=list)  # Rule 16: the screens it came through, oldest first
 
 
 @attrs.frozen
 class _Show:
-    """The app moves to one of its screens (in front or not)."""
+    """The app moves to one of its screens (in front or not); ``back``: to the screen it came from (Rule 16)."""
 
     bundle: str
     screen: str
+    back: bool = False
 
 
 @attrs.frozen
@@ -257,7 +278,9 @@ class _Sim:
 
     def __init__(self, script: AppScript) -> None:
         self.script = script
-        self.front = SPRINGBOARD
+        self.home = script.home  # Rule 16: SpringBoard, or the Android launcher
+        self.android = script.platform is Platform.ANDROID
+        self.front = self.home
         self.running: dict[str, _Running] = {}
         self.pending: list[_Pending] = []
         self.typing_dropped = False
@@ -279,12 +302,17 @@ class _Sim:
     def _apply(self, effect: _Effect, at: float) -> None:
         if isinstance(effect, _Show):
             state = self.running[effect.bundle]
+            if effect.back:  # Rule 16: back to where it came from
+                if state.back:
+                    state.back.pop()
+            elif effect.screen != state.screen:
+                state.back.append(state.screen)
             state.screen, state.entered = effect.screen, at
             self.focus = None
         elif isinstance(effect, _Front):
             self.activate(effect.bundle, effect.screen, at)
         elif isinstance(effect, _Home):
-            self.front = SPRINGBOARD
+            self.front = self.home
             self.focus = None
         elif not self.typing_dropped:
             state = self.running[effect.bundle]
@@ -322,8 +350,10 @@ class _Sim:
                 self.alerts.append(_Alert(bundle, prompt, index))
 
     def ask_open_in(self, bundle: str, then: _Effect) -> None:
-        """Rule 10: "Open in “App”?" before ``then`` (the link) is carried out."""
-        self.alerts.append(_Alert(bundle, open_in_prompt(self.script.apps[bundle].name), then=then))
+        """Rule 10: "Open in “App”?" (Android's "Open with": Rule 16) before ``then`` (the link) is carried out."""
+        name = self.script.apps[bundle].name
+        prompt = open_with_prompt(name) if self.android else open_in_prompt(name)
+        self.alerts.append(_Alert(bundle, prompt, then=then))
 
     def answer(self, button: str, now: float) -> None:
         """Rule 10: tap ``button`` of the alert shown; ``DeviceError`` when none is, or it has no such button."""
@@ -365,16 +395,18 @@ class _Sim:
         return out
 
     def _keyboard_nodes(self, base: int) -> list[_Node]:
-        """Rule 11: the keyboard over the bottom of the screen, at ``/0/{base}``, and its return key."""
+        """Rule 11: the keyboard over the bottom of the screen, at ``/0/{base}``, and its return key (none: Rule 16)."""
         top = round(1.0 - KEYBOARD_HEIGHT, 6)
         keyboard = Element(role="Keyboard", frame=(0.0, top, 1.0, KEYBOARD_HEIGHT), path=f"/0/{base}")
+        if self.android:
+            return [_Node(keyboard)]
         key = Element(role="Key", label="return", frame=(0.75, 0.88, 0.23, 0.07), path=f"/0/{base}/0")
         return [_Node(keyboard), _Node(key, hides_keyboard=True)]
 
     def keyboard_shown(self) -> bool:
         """Rule 11: a text field of the app in front has the focus, on the screen it is on."""
         focus = self.focus
-        if focus is None or focus[0] != self.front or self.front == SPRINGBOARD:
+        if focus is None or focus[0] != self.front or self.front == self.home:
             return False
         return focus[1][0] == self.running[self.front].screen and self.script.apps[self.front].keyboard
 
@@ -389,7 +421,7 @@ class _Sim:
         self.advance(now)
         elements = tuple(node.element for node in self.nodes(now))
         if self.alerts:
-            return Screen(app=SPRINGBOARD, elements=elements, size=self.script.size)
+            return Screen(app=self.alert_app(), elements=elements, size=self.script.size)
         progress = self.transition_progress(now)
         if progress is not None:
             k = 1.0 - 0.5 * progress
@@ -397,6 +429,12 @@ class _Sim:
                 attrs.evolve(e, frame=(e.frame[0] * k, e.frame[1], e.frame[2] * k, e.frame[3])) for e in elements
             )
         return Screen(app=self.front, elements=elements, size=self.script.size)
+
+    def alert_app(self) -> str:
+        """Where the alert shown is: SpringBoard; on Android the PermissionController, the chooser's ``android``."""
+        if not self.android:
+            return SPRINGBOARD
+        return "android" if self.alerts and self.alerts[0].index < 0 else ANDROID_PROMPT_APP
 
     def transition_progress(self, now: float) -> float | None:
         """How far (0..1) the front app's pending transition has run, or None when none runs."""
@@ -410,7 +448,7 @@ class _Sim:
         """The elements present at ``now`` on the screen in front, depth first (Rule 5)."""
         if self.alerts:
             return self._alert_nodes(self.alerts[0])
-        if self.front == SPRINGBOARD:
+        if self.front == self.home:
             return self._icons()
         state = self.running[self.front]
         out: list[_Node] = []
@@ -471,21 +509,23 @@ class _Sim:
         return out
 
     def where(self) -> str:
-        if self.front == SPRINGBOARD:
+        if self.front == self.home:
             return "the home screen"
         return f"{self.front}'s screen {self.running[self.front].screen!r}"
 
     # -- acting ------------------------------------------------------------------------------
 
-    def plan(self, action: Action, latency: Latency, now: float) -> _Plan:
+    def plan(self, action: Action, latency: Latency, now: float) -> _Plan:  # noqa: PLR0912 - one branch an op
         """Check an action against the screen at ``now`` and say what it will do (Rule 3)."""
         self.advance(now)
         op = action.op
         text = action.text or ""
         if op is Op.HOME:
             return _Plan(latency.home, _Home())
+        if op is Op.BACK:
+            return self._back(latency)
         if op is Op.LAUNCH_APP:
-            if text == SPRINGBOARD:
+            if text == self.home:
                 return _Plan(latency.launch, _Home())
             if text not in self.script.apps:
                 raise DeviceError(f"LAUNCH_APP: {text} is not installed (installed: {', '.join(self.script.apps)})")
@@ -496,7 +536,7 @@ class _Sim:
                 links = [url for app in self.script.apps.values() for url in app.links]
                 raise DeviceError(f"OPEN_URL: no app opens {text!r} (links: {', '.join(links) or 'none'})")
             app, screen = found
-            if app.open_in:
+            if app.open_in:  # Rule 16: on Android, the link names no package here: the chooser asks
                 return _Plan(latency.launch, ask=_Front(app.bundle, screen))
             return _Plan(latency.launch, _Front(app.bundle, screen))
         if op in (Op.SUBMIT, Op.DISMISS_KEYBOARD):
@@ -513,6 +553,24 @@ class _Sim:
         if op is Op.TYPE:
             return self._type(node, text, latency)
         return self._tap(node, latency)
+
+    def _back(self, latency: Latency) -> _Plan:
+        """Rule 16: Android's back button: the prompt, else the keyboard, else the back stack, else home."""
+        if not self.android:
+            raise DeviceError("BACK is Android's system back button; an iPhone has none: nothing was sent")
+        if self.alerts:
+            buttons = self.alerts[0].prompt.buttons
+            declining = [b for b in buttons if b not in self.alerts[0].prompt.accept] or list(buttons[:1])
+            return _Plan(latency.tap, answer=declining[0])
+        if self.keyboard_shown():
+            return _Plan(latency.tap, unfocus=True)
+        if self.front == self.home:
+            return _Plan(latency.tap)
+        state = self.running[self.front]
+        if state.back:
+            back = _Show(self.front, state.back[-1], back=True)
+            return _Plan(latency.tap, back, delay=latency.transition, origin=self.front)
+        return _Plan(latency.tap, _Home(), delay=latency.transition, origin=self.front)
 
     def carry_out(self, plan: _Plan, now: float) -> None:
         """The action has returned at ``now``: schedule its effect ``plan.delay`` later (Rule 4)."""
@@ -730,7 +788,7 @@ class ScriptedPhone:
         was_running = self._sim.running.pop(bundle, None) is not None
         self._sim.pending = [p for p in self._sim.pending if p.origin != bundle]
         if self._sim.front == bundle:
-            self._sim.front = SPRINGBOARD
+            self._sim.front = self._sim.home
         return was_running
 
     async def clear(self, element: Element) -> None:
@@ -749,7 +807,7 @@ class ScriptedPhone:
         self._sim.running.pop(target, None)
         self._sim.pending = [p for p in self._sim.pending if p.origin != target]
         if self._sim.front == target:
-            self._sim.front = SPRINGBOARD
+            self._sim.front = self._sim.home
 
     # -- Device ------------------------------------------------------------------------------
 
@@ -784,17 +842,28 @@ class ScriptedPhone:
             locale = options.locale if self.launches_in_locale() else None
             if options.reset is Reset.REINSTALL:
                 self._sim.forget_answers(bundle)
-            if self.launches_in_locale():  # a simulator sets permissions before a launch; an iPhone can't
+            if self.presets_permissions():  # a simulator sets permissions before a launch; an iPhone can't
                 self._sim.preset(bundle, options.permissions)
-            linked = screen if options.url is not None and app.open_in else None
+            # Rule 16: on Android the launch's link names the app's package: no chooser asks.
+            linked = screen if options.url is not None and app.open_in and not self._sim.android else None
             first = app.launch if linked else screen
             self._sim.launch(bundle, first, self._clock.now(), _argument_locale(options.args) or locale)
             if linked is not None:
                 self._sim.ask_open_in(bundle, _Show(bundle, linked))
 
     def launches_in_locale(self) -> bool:
-        """A simulator launches an app in the locale a run asks for (``protocols.LocaleLaunches``); an iPhone can't."""
-        return self._script.device.kind is DeviceKind.SIMULATOR
+        """A simulator launches an app in the locale a run asks for (``protocols.LocaleLaunches``); an iPhone can't.
+
+        Android from API 33 does, on an emulator and a device alike (Rule 16).
+        """
+        device = self._script.device
+        if self._sim.android:
+            return device.ios_major >= ANDROID_APP_LOCALES_API
+        return device.kind is DeviceKind.SIMULATOR
+
+    def presets_permissions(self) -> bool:
+        """Rule 10: a simulator, and any Android phone (``pm grant``: Rule 16), sets a launch's permissions first."""
+        return self._sim.android or self._script.device.kind is DeviceKind.SIMULATOR
 
     async def read(self) -> Screen:
         """The screen as it is when the read ends, after ``latency.read`` seconds (in its turn, Rule 12)."""
@@ -865,6 +934,18 @@ class ScriptedPhone:
         self._sim.advance(self._clock.now())
         return not self._sim.alerts and self._sim.keyboard_shown()
 
+    def focused(self) -> Element | None:
+        """Rule 11: the text field with the input focus, while its screen is in front (with or without a keyboard)."""
+        sim = self._sim
+        now = self._clock.now()
+        sim.advance(now)
+        focus = sim.focus
+        if focus is None or focus[0] != sim.front or sim.alerts or sim.front == sim.home:
+            return None
+        if focus[1][0] != sim.running[sim.front].screen:
+            return None
+        return next((n.element for n in sim.nodes(now) if n.scripted is not None and n.key == focus[1][1]), None)
+
     def dismiss_keyboard(self) -> None:
         """Rule 11: the keyboard goes away (the focus with it), as its return key does."""
         self._sim.focus = None
@@ -894,10 +975,12 @@ class ScriptedPhone:
         return audit_of(self._script, self._sim.front, self.screen_name(self._sim.front), self.peek()[0], types)
 
     def controls_refusal(self, settings: DeviceSettings) -> str | None:
-        """A simulator applies a check's ``device:`` settings; an iPhone can't (Rule 14)."""
+        """A simulator applies a check's ``device:`` settings; an iPhone can't (Rule 14), nor Android (Rule 16)."""
         del settings  # a simulator applies every one
         if self._script.device.kind is DeviceKind.SIMULATOR:
             return None
+        if self._sim.android:
+            return f"{self._script.device.name} is an Android phone: a check's device settings need an iOS simulator"
         return f"{self._script.device.name} is an iPhone: a check's device settings need a simulator"
 
     async def apply_settings(self, settings: DeviceSettings) -> None:
@@ -908,7 +991,12 @@ class ScriptedPhone:
         self.settings.append(settings)
 
     def event_refusal(self, event: DeviceEvent) -> str | None:
-        """Rule 15: a simulator sends a check's device steps; an iPhone can't."""
+        """Rule 15: a simulator sends a check's device steps; an iPhone can't, nor an Android phone (Rule 16)."""
+        if self._sim.android:
+            return (
+                f"{self._script.device.name} is an Android phone: a check's biometric and push steps need a scripted "
+                "iOS simulator (kind: simulator)"
+            )
         if self._script.device.kind is not DeviceKind.SIMULATOR:
             return (
                 f"{self._script.device.name} is an iPhone (its app script says kind: iphone); run the check on a "
@@ -955,12 +1043,16 @@ class ScriptedPhone:
 
 #: Rule 14: the first iOS with Apple's accessibility audit (``performAccessibilityAudit``).
 AUDIT_SINCE_IOS = 17
+#: Rule 16: the first API level with per-app languages (Android 13, ``cmd locale set-app-locales``).
+ANDROID_APP_LOCALES_API = 33
 
 
 def audit_of(
     script: AppScript, front: str, screen_name: str | None, screen: Screen, types: tuple[str, ...]
 ) -> AuditReport:
     """Rule 14: the audit of ``front`` on ``screen_name`` as ``screen`` shows it now (pure)."""
+    if script.platform is Platform.ANDROID:
+        return AuditReport(unavailable="Apple's accessibility audit is iOS's: an Android phone has none")
     if script.device.ios_major < AUDIT_SINCE_IOS:
         return AuditReport(unavailable=f"iOS {script.device.ios} has no accessibility audit (iOS 17 and later do)")
     app = script.apps.get(front)

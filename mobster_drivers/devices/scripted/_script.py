@@ -40,6 +40,13 @@ Rule 10: an app's ``audit`` maps a screen to the accessibility issues Apple's au
         names an element of that screen by its ``id`` or ``label``, and an audit type
         (``mobster_core`` ``AUDIT_TYPES``). An app with ``audit`` can be audited (its other screens
         have no issue); one without can't (the ``accessibility_audit`` assertion can't run).
+Rule 12 (the platform): ``platform: android`` (``ios``, the default) makes the phone an Android one
+        (``ScriptedPhone`` Rule 16): ``device`` then takes ``api`` (the API level, a whole number,
+        default 34), ``release`` (Android's version, default "14") and ``kind`` ``emulator`` (the
+        default) or ``device`` in place of ``ios`` and ``simulator``/``iphone``; its screen's
+        ``size`` is in dp (default 360 x 800), and its home screen is the launcher
+        (:data:`ANDROID_HOME`), which no app of the file may be. A key of the other platform is an
+        error naming the one to write.
 Rule 11 (device steps): an app's ``biometric`` maps a screen that asks for Face ID or Touch ID to
         where a match and a failed match lead (``{unlock: {match: home, fail: locked}}``); an
         app's ``push`` names the screen a push notification opens while the app is in front (an
@@ -65,11 +72,14 @@ import attrs
 from mobster_core import DeviceInfo, DeviceKind
 from mobster_core.checks import ALERT_SERVICES, AUDIT_TYPES, read_user_file
 from mobster_core.exceptions import ScriptError, UnsafeFile
-from mobster_core.protocols import DEFAULT_SCREEN_SIZE, SPRINGBOARD, Frame
+from mobster_core.protocols import DEFAULT_SCREEN_SIZE, SPRINGBOARD, Frame, Platform
 from mobster_core.text import normal_locale
 from mobster_core.yaml import MAX_YAML_BYTES, Keys, StrictReader, YamlDoc, YamlProblem, did_you_mean, kind_of, load_yaml
 
 __all__ = [
+    "ANDROID_HOME",
+    "ANDROID_PROMPT_APP",
+    "ANDROID_SIZE",
     "PROFILES",
     "TEXT_ROLES",
     "AppScript",
@@ -81,6 +91,8 @@ __all__ = [
     "ScriptedElement",
     "Tap",
     "TapKind",
+    "open_in_prompt",
+    "open_with_prompt",
 ]
 
 #: The roles that take typing (``TYPE`` into anything else is refused before it is sent).
@@ -88,6 +100,13 @@ TEXT_ROLES = frozenset({"TextField", "SecureTextField", "SearchField", "TextView
 
 #: The reserved ``tap:`` value that presses the home button (so no screen may be called this).
 HOME = "home"
+#: Rule 12: the home screen of a scripted Android phone: AOSP's launcher, as an emulator's image has it.
+ANDROID_HOME = "com.android.launcher3"
+#: Rule 12: where an Android phone's permission prompts show: Google's PermissionController (an
+#: emulator image with Google APIs, and Pixel phones).
+ANDROID_PROMPT_APP = "com.google.android.permissioncontroller"
+#: Rule 12: an Android screen's size in dp when the script doesn't say (1080 x 2400 pixels at 3x).
+ANDROID_SIZE: tuple[int, int] = (360, 800)
 
 # Times on a float clock are sums of floats: compare with a little slack so an element meant to
 # appear at 1.0 s is there when the clock reads 0.9999999999.
@@ -134,6 +153,18 @@ PROFILES: Mapping[str, Latency] = MappingProxyType(
         "usb-iphone": Latency(
             read=0.234, tap=0.478, transition=1.247, type_char=0.0175, swipe=0.7, launch=2.6, home=0.5
         ),
+        # Rule 12: public measurements, each cited in docs/scripted-phone.md; where none was found
+        # (the transition, typing, a swipe) the iPhone's figure stands in.
+        "android": Latency(
+            read=0.212,
+            tap=0.226,
+            transition=1.247,
+            type_char=0.0175,
+            swipe=0.7,
+            launch=2.0,
+            home=0.226,
+            screenshot=0.25,
+        ),
     }
 )
 
@@ -175,6 +206,15 @@ class Prompt:
 def open_in_prompt(app_name: str) -> Prompt:
     """Rule 8: the "Open in “App”?" alert of a deep link."""
     return Prompt("open-in", f"Open in “{app_name}”?", ("Cancel", "Open"), frozenset({"Open"}))
+
+
+def open_with_prompt(app_name: str) -> Prompt:
+    """Rule 12: Android's "Open with" chooser of a link no package was named for (AOSP's ResolverActivity).
+
+    Its English words ("Open with %1$s", "Just once", "Always") are AOSP's resolver strings as
+    they are known; android-facts.md §5.2 could not confirm them from ``values/strings.xml``.
+    """
+    return Prompt("open-in", f"Open with {app_name}", ("Just once", "Always"), frozenset({"Just once", "Always"}))
 
 
 @attrs.frozen
@@ -306,6 +346,16 @@ class AppScript:
     apps: Mapping[str, ScriptedApp] = attrs.field(converter=_frozen_apps, hash=False)
     size: tuple[int, int] = DEFAULT_SCREEN_SIZE
 
+    @property
+    def platform(self) -> Platform:
+        """Rule 12: iOS or Android, as the device's kind says."""
+        return self.device.kind.platform
+
+    @property
+    def home(self) -> str:
+        """Rule 12: the home screen's app: SpringBoard, or the Android launcher."""
+        return SPRINGBOARD if self.platform is Platform.IOS else ANDROID_HOME
+
     def link(self, url: str) -> tuple[ScriptedApp, str] | None:
         """The app that owns a deep link and the screen it opens, or None."""
         for app in self.apps.values():
@@ -357,8 +407,10 @@ def _parse_script(text: str | bytes, source: str) -> AppScript:
 
 # -- validation ------------------------------------------------------------------------------
 
-_TOP_KEYS = ("version", "device", "latency", "apps")
+_TOP_KEYS = ("version", "platform", "device", "latency", "apps")
 _DEVICE_KEYS = ("name", "ios", "kind", "size", "locale", "appearance")
+#: Rule 12: an Android device's keys.
+_ANDROID_DEVICE_KEYS = ("name", "api", "release", "kind", "size", "locale", "appearance")
 _APP_KEYS = (
     *("name", "version", "build", "file", "launch", "links", "screens", "locales"),
     *("prompts", "open_in", "keyboard", "audit", "biometric", "push"),
@@ -438,13 +490,23 @@ class _Reader(StrictReader):
             self.fail(("version",), f"expected the number 1, got {kind_of(version)}; write version: 1")
         if not _is_number(version) or version != 1 or isinstance(version, float):
             self.fail(("version",), f"only version 1 exists, got {kind_of(version)}; write version: 1")
-        device, size = self.device(top.get("device", {}))
+        platform = top.get("platform", "ios")
+        if platform not in ("ios", "android"):
+            self.fail(("platform",), f"expected ios or android, got {kind_of(platform)}")
+        if platform == "android":
+            device, size = self.android_device(top.get("device", {}))
+        else:
+            device, size = self.device(top.get("device", {}))
         latency = self.latency(top.get("latency", "zero"))
-        apps = self.apps(top["apps"])
+        apps = self.apps(top["apps"], SPRINGBOARD if platform == "ios" else ANDROID_HOME)
         return AppScript(source=source, device=device, latency=latency, apps=apps, size=size)
 
     def device(self, value: Any) -> tuple[DeviceInfo, tuple[int, int]]:
         keys: Keys = ("device",)
+        if isinstance(value, Mapping):
+            for key in ("api", "release"):
+                if key in value:
+                    self.fail((*keys, key), f"{key} is an Android device's: write platform: android at the top")
         raw = self.mapping(
             value, keys, _DEVICE_KEYS, what="a mapping with name, ios, kind, size, locale and appearance"
         )
@@ -452,25 +514,63 @@ class _Reader(StrictReader):
         ios = self.string(raw.get("ios", "26.4"), (*keys, "ios"))
         if not _IOS.fullmatch(ios):
             self.fail((*keys, "ios"), f'expected an iOS version such as "26.4", got {ios!r}')
-        kind = raw.get("kind", "simulator")
-        kinds = [k.value for k in DeviceKind]
+        kind = self.kind(raw.get("kind", "simulator"), (*keys, "kind"), Platform.IOS)
+        size = self.size(raw.get("size", list(DEFAULT_SCREEN_SIZE)), (*keys, "size"), "points such as [402, 874]")
+        locale = self.locale(raw.get("locale", "en_US"), (*keys, "locale"))
+        appearance = self.appearance(raw.get("appearance", "light"), (*keys, "appearance"))
+        info = DeviceInfo(name=name, ios=ios, kind=kind, locale=locale, appearance=appearance)
+        return info, size
+
+    def android_device(self, value: Any) -> tuple[DeviceInfo, tuple[int, int]]:
+        """Rule 12: an Android phone: its name, API level, release, kind, size in dp, locale and appearance."""
+        keys: Keys = ("device",)
+        if isinstance(value, Mapping) and "ios" in value:
+            self.fail((*keys, "ios"), 'an Android device says its API level: write api: 34 (and release: "14")')
+        raw = self.mapping(
+            value,
+            keys,
+            _ANDROID_DEVICE_KEYS,
+            what="a mapping with name, api, release, kind, size, locale and appearance",
+        )
+        name = self.string(raw.get("name", "Scripted Pixel"), (*keys, "name"))
+        api = raw.get("api", 34)
+        if isinstance(api, bool) or not isinstance(api, int) or not 1 <= api <= 99:
+            hint = f"; write it without quotes: api: {api}" if isinstance(api, str) else ""
+            self.fail((*keys, "api"), f"expected the API level, a whole number such as 34, got {kind_of(api)}{hint}")
+        release = self.string(raw.get("release", "14"), (*keys, "release"))
+        kind = self.kind(raw.get("kind", "emulator"), (*keys, "kind"), Platform.ANDROID)
+        size = self.size(raw.get("size", list(ANDROID_SIZE)), (*keys, "size"), "dp such as [360, 800]")
+        locale = self.locale(raw.get("locale", "en_US"), (*keys, "locale"))
+        appearance = self.appearance(raw.get("appearance", "light"), (*keys, "appearance"))
+        info = DeviceInfo(name=name, ios=str(api), kind=kind, locale=locale, appearance=appearance, release=release)
+        return info, size
+
+    def kind(self, kind: Any, keys: Keys, platform: Platform) -> DeviceKind:
+        """A device's kind, one of its platform's (Rule 12)."""
+        kinds = [k.value for k in DeviceKind if k.platform is platform]
         if not isinstance(kind, str) or kind not in kinds:
+            other = isinstance(kind, str) and kind in {k.value for k in DeviceKind}
             hint = did_you_mean(kind, kinds) if isinstance(kind, str) else ""
             hint = hint if "did you mean" in hint else ""
-            self.fail((*keys, "kind"), f"expected simulator or iphone, got {kind_of(kind)}{hint}")
-        size = raw.get("size", list(DEFAULT_SCREEN_SIZE))
+            if other:
+                hint = f"; {kind} is {'an Android' if platform is Platform.IOS else 'an iOS'} kind"
+                hint += " (platform: android at the top makes the phone Android)" if platform is Platform.IOS else ""
+            self.fail(keys, f"expected {' or '.join(kinds)}, got {kind_of(kind)}{hint}")
+        return DeviceKind(kind)
+
+    def size(self, size: Any, keys: Keys, example: str) -> tuple[int, int]:
         if not (
             isinstance(size, list)
             and len(size) == 2
             and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
         ):
-            self.fail((*keys, "size"), f"expected [width, height] in whole points such as [402, 874], got {size!r}")
-        locale = self.locale(raw.get("locale", "en_US"), (*keys, "locale"))
-        appearance = raw.get("appearance", "light")
+            self.fail(keys, f"expected [width, height] in whole {example}, got {size!r}")
+        return (size[0], size[1])
+
+    def appearance(self, appearance: Any, keys: Keys) -> str:
         if appearance not in ("light", "dark"):
-            self.fail((*keys, "appearance"), f"expected light or dark, got {kind_of(appearance)}")
-        info = DeviceInfo(name=name, ios=ios, kind=DeviceKind(kind), locale=locale, appearance=appearance)
-        return info, (size[0], size[1])
+            self.fail(keys, f"expected light or dark, got {kind_of(appearance)}")
+        return str(appearance)
 
     def links(self, value: Any, keys: Keys, names: _AppNames, owners: dict[str, str]) -> dict[str, str]:
         """An app's deep links: URL -> screen (Rule 4: a link belongs to one app)."""
@@ -528,7 +628,7 @@ class _Reader(StrictReader):
         figures = {str(k): self.number(v, (*keys, str(k)), unit="seconds") for k, v in raw.items()}
         return Latency(**figures)
 
-    def apps(self, value: Any) -> dict[str, ScriptedApp]:
+    def apps(self, value: Any, home: str = SPRINGBOARD) -> dict[str, ScriptedApp]:
         keys: Keys = ("apps",)
         if not isinstance(value, Mapping) or not value:
             self.fail(keys, "expected a mapping of bundle ids to apps, with at least one app")
@@ -536,8 +636,8 @@ class _Reader(StrictReader):
         for bundle in value:
             if not isinstance(bundle, str) or not _BUNDLE.fullmatch(bundle):
                 self.fail((*keys, str(bundle)), f"expected a bundle id such as com.example.yourapp, got {bundle!r}")
-            if bundle == SPRINGBOARD:
-                self.fail((*keys, bundle), f"{SPRINGBOARD} is the home screen, which the phone provides")
+            if bundle == home:
+                self.fail((*keys, bundle), f"{home} is the home screen, which the phone provides")
             bundles.append(bundle)
         owners: dict[str, str] = {}
         apps: dict[str, ScriptedApp] = {}
@@ -803,8 +903,8 @@ class _Reader(StrictReader):
 
 
 def _declines(button: str) -> bool:
-    """Rule 8: a declining button ("Don't Allow", with the typographic apostrophe iOS writes, "Cancel")."""
-    return button.casefold().replace("\u2019", "'").startswith(("don't", "cancel", "not now", "ask app not"))
+    """Rule 8: a declining button ("Don't Allow", with the typographic apostrophe iOS writes, "Cancel", "Deny")."""
+    return button.casefold().replace("\u2019", "'").startswith(("don't", "cancel", "not now", "ask app not", "deny"))
 
 
 def _flat(elements: Sequence[ScriptedElement]) -> list[ScriptedElement]:

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from mobster_core import DeviceKind
-from mobster_core._rules.replay.safety import check_commit, classify
+from mobster_core._rules.safety.safety import check_commit, classify
 from tests.samples import DATA
 
 CORPUS = DATA / "safety" / "labels.tsv"

@@ -24,3 +24,8 @@ def wda() -> Iterator[FakeWda]:
 @pytest.fixture
 def simctl(tmp_path: Path, wda: FakeWda) -> FakeSimctl:
     return FakeSimctl(tmp_path, wda=wda)
+
+
+# The fake Android device of the Android driver's tests (``android_fakes``): ``android``, and the
+# app script and serial it runs, which a module overrides.
+from tests.drivers.devices.android_fakes import android, android_app, android_serial  # noqa: E402, F401

@@ -108,7 +108,8 @@ def test_the_renamed_sample_differs_only_in_the_continue_button() -> None:
 
 
 def test_sample_path_names_the_samples_when_asked_for_another() -> None:
-    samples = r"\(samples: yourapp, yourapp-location, yourapp-renamed\)"
+    samples = r"\(samples: yourapp, yourapp-android, yourapp-android-permissions, yourapp-android-renamed, "
+    samples += r"yourapp-location, yourapp-renamed\)"
     with pytest.raises(ValueError, match=rf"no sample app script 'nope' {samples}"):
         sample_path("nope")
     with pytest.raises(ValueError, match="no sample"):
@@ -290,7 +291,7 @@ def test_unknown_key_names_the_file_line_key_and_a_hint() -> None:
         (
             "latency: zero",
             "zzz: 1",
-            "app.yaml:3: zzz: unknown key 'zzz' (allowed: apps, device, latency, version)",
+            "app.yaml:3: zzz: unknown key 'zzz' (allowed: apps, device, latency, platform, version)",
         ),
         ("latency: zero", '"my key": 1', "app.yaml:3: \"my key\": unknown key 'my key'"),
     ],
@@ -469,7 +470,7 @@ def test_bad_frames(frame: str, expected: str) -> None:
             "usb_iphone",
             "app.yaml:3: latency: unknown latency profile 'usb_iphone' (did you mean 'usb-iphone'?)",
         ),
-        ("fast", "latency: unknown latency profile 'fast' (allowed: usb-iphone, zero)"),
+        ("fast", "latency: unknown latency profile 'fast' (allowed: android, usb-iphone, zero)"),
         ("{read: true}", "latency.read: expected a number of seconds, got true (a flag)"),
     ],
 )

@@ -20,11 +20,13 @@ Rule 3: a label is normalized before it is read (``fold``): invalid text repaire
         written; as shown, where a right-to-left override (U+202E) shows the letters after it in
         reverse ("\u202ewon yuB" shows "Buy now"); with words joined in camel case or by an
         invisible character taken apart ("DeleteAccount", "deleteIcon", "Delete\u2060Account").
-Rule 4: a label commits when a commit word of ``COMMIT_WORDS`` (English, Simplified and
-        Traditional Chinese, Japanese, Spanish, German) is in it anywhere: as a whole word or
-        phrase in a language with spaces, inside the text in Chinese and Japanese, or spelled
-        out letter by letter ("D E L E T E"). No other word in the label vetoes it ("Erase All
-        Content and Settings", "Send more invites", "Buy more coins" all commit).
+Rule 4: a label commits when a commit word of ``COMMIT_WORDS`` (fifteen languages: English,
+        Simplified and Traditional Chinese, Japanese, Spanish, German, and with Android French,
+        Portuguese, Italian, Dutch, Polish, Turkish, Russian, Korean, Indonesian, Arabic) is in
+        it anywhere: as a whole word or phrase in a language with spaces, inside the text in
+        Chinese, Japanese and Korean, or spelled out letter by letter ("D E L E T E"). No other
+        word in the label vetoes it ("Erase All Content and Settings", "Send more invites", "Buy
+        more coins" all commit).
 Rule 5: the one exception is a label part that is, as a whole, a known harmless phrase of
         ``HARMLESS_PHRASES`` ("Purchase History", "Payment Methods", "Delete Key Settings"). A
         label's parts are what VoiceOver joins with commas ("Subscriptions, 2"); each part that
@@ -36,12 +38,17 @@ Rule 6: a Button whose whole label is a price is a purchase: an amount (either d
         "/月": :data:`PERIOD_WORDS`).
 Rule 7: when a label commits several things, the order of ``COMMIT_WORDS`` decides: purchase,
         then delete, send, post (so a simulator, which refuses only purchases, never misses one).
-Rule 8: on a simulator every ``purchase`` is refused; on an iPhone every ``send``, ``post``,
-        ``delete`` and ``purchase`` is refused. A refused action is never sent.
+Rule 8: on a simulator or an Android emulator every ``purchase`` is refused; on an iPhone or a real
+        Android device every ``send``, ``post``, ``delete`` and ``purchase`` is refused. A refused
+        action is never sent.
 Rule 9: the work is linear in the label's length: a label of a megabyte is classified, not skipped.
+Rule 10 (a press lands on what holds it): a tap or a long press on an element inside a ``Button`` or
+        a ``Cell`` presses that control as well (a button's own text; an Android row's title, whose
+        tap the row takes): it commits the strictest of what the element and every such control
+        above it commit (:func:`classify_press`). Typing and swipes are judged on their element.
 
 The tables the rules read (commit words, harmless phrases, currencies, roles, refusals) are
-``safety_tables``'; this module exports them too.
+``tables``'; this module exports them too.
 """
 
 from __future__ import annotations
@@ -54,9 +61,10 @@ import attrs
 from mobster_core._rules.device.device import DeviceKind
 from mobster_core._rules.formats.text import valid_text
 from mobster_core._rules.vocabulary.roles import canonical_role
-from mobster_core._rules.vocabulary.steps import Commit
+from mobster_core._rules.vocabulary.screen import Element, Screen
+from mobster_core._rules.vocabulary.steps import Commit, Op
 
-from .safety_tables import (
+from .tables import (
     COMMIT_WORDS,
     COMMIT_WORDS_BY_LANGUAGE,
     CURRENCY_CODES,
@@ -79,6 +87,7 @@ __all__ = [
     "SafetyDecision",
     "check_commit",
     "classify",
+    "classify_press",
     "commit_of_label",
     "fold",
     "readings",
@@ -110,7 +119,10 @@ _LOOKALIKE = str.maketrans(
 _ACCENT = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _PARTS = re.compile(r"[,;\u3001]")
 _WORD = re.compile(r"[^\W_]+")
-_SPACELESS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Chinese, Japanese and Korean: matched inside the text (a Korean verb's ending joins its word: 삭제하기).
+_SPACELESS = re.compile(
+    r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+)
 
 
 def fold(text: str) -> str:
@@ -239,6 +251,24 @@ def classify(label: str, role: str) -> Commit | None:
     return commit_of_label(label)
 
 
+#: Rule 10: the controls a press on an element inside them presses too.
+_PRESSED_WITH = frozenset({"Button", "Cell"})
+
+
+def classify_press(screen: Screen, element: Element, op: Op) -> Commit | None:
+    """Rule 10: what ``op`` on ``element`` (of ``screen``) commits, with the controls a press lands on."""
+    found = classify(element.label, element.role)
+    if op not in (Op.TAP, Op.LONG_PRESS):
+        return found
+    path = element.path
+    while "/" in path[1:]:
+        path = path.rsplit("/", 1)[0]
+        above = screen.element_at(path)
+        if above is not None and above.role in _PRESSED_WITH:
+            found = strictest(found, classify(above.label, above.role))
+    return found
+
+
 def strictest(*commits: Commit | None) -> Commit | None:
     """The commit that is refused on the most devices (Rule 7's order); None when there is none."""
     given = {c for c in commits if c is not None}
@@ -258,8 +288,8 @@ def check_commit(commit: Commit | None, kind: DeviceKind) -> SafetyDecision:
     """Apply Rule 8 to an action that commits ``commit`` on a device of ``kind``."""
     if commit is None or commit not in REFUSED[kind]:
         return SafetyDecision(allowed=True, commit=commit)
-    if kind is DeviceKind.SIMULATOR:
-        rule = f"a {commit} is refused on a simulator"
+    if not kind.is_real:
+        rule = f"a {commit} is refused on {kind.named}"
     else:
-        rule = f"a {commit} is refused on an iPhone (send, post, delete and purchase are)"
+        rule = f"a {commit} is refused on {kind.named} (send, post, delete and purchase are)"
     return SafetyDecision(allowed=False, commit=commit, rule=rule)
