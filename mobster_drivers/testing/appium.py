@@ -437,12 +437,10 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     ) -> None:
         super().__init__(port=port, lifetime=lifetime)
         _check_options(provider, latency, max_sessions, devices, session_request_timeout)
-        if (app is None) == (tree is None):
-            raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
+        _check_served(app, tree)
         self._hub = devices is not None
         self._phones = _phones(_PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time), devices, host)
         self._nodes = _nodes(android_devices, android_app, android_node, hub=self._hub)
-        self._slots: list[_Phone | _NodeSlot] = [*self._phones, *self._nodes]
         self._relayed: dict[str, _NodeSlot] = {}  # a node's session id -> its slot (Rule 9)
         self._host = host
         self._features = frozenset({"xctest_screen_record"} if xctest_screen_record else ())
@@ -466,8 +464,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         self._keys: dict[str, str] = {}  # X-Idempotency-Key -> session id (Rule 3)
         self._session_failures: list[tuple[int, bool]] = []
         self._garbage: list[int] = []
-        self._stall = 0.0
-        self._drop = 0
+        self._stall, self._drop = 0.0, 0
 
     # -- lifecycle (the rest is the loopback server's) ---------------------------------------
 
@@ -511,6 +508,11 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     def udids(self) -> list[str]:
         """Every phone's UDID, in the order of :attr:`phones`."""
         return [one.udid for one in self._phones]
+
+    @property
+    def _slots(self) -> list[_Phone | _NodeSlot]:
+        """Every phone of the hub: its iPhones, then its nodes (Rule 9)."""
+        return [*self._phones, *self._nodes]
 
     @property
     def nodes(self) -> list[Node]:
@@ -1146,6 +1148,11 @@ def _nodes(
         raise ValueError(f"{script.source}: android_app= is an Android app script (platform: android at the top)")
     nodes = [make(script, n) for n in range(count)]
     return [_NodeSlot(node, str(node.stereotype.get("appium:udid", ""))) for node in nodes]
+
+
+def _check_served(app: object, tree: object) -> None:
+    if (app is None) == (tree is None):
+        raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
 
 
 def _check_options(
