@@ -43,8 +43,8 @@ def test_a_suite_on_a_hub_of_two_iphones_and_two_android_phones_runs_on_all_four
         # One URL named once per platform, each with its caps file: two sessions of each.
         (project / "ios.json").write_text("{}")
         (project / "android.json").write_text(json.dumps(ANDROID))
-        pool = ("--appium", hub.url, "--caps", "ios.json", "--appium", hub.url, "--caps", "android.json")
-        pool += ("--sessions", "2")
+        ios, android = ("--appium", hub.url, "--caps", "ios.json"), ("--appium", hub.url, "--caps", "android.json")
+        pool = [*ios, *android, "--sessions", "2"]
         first = mobster("test", *pool, "--model", "scripted", "--json")
         assert first.exit_code == 0, first.output
         checks = json.loads(first.stdout)["checks"]
