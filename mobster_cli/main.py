@@ -187,6 +187,7 @@ def _device_options(f: Any) -> Any:
             ),
             click.option(
                 "--android",
+                cls=ConfiguredOption,
                 metavar="[SERIAL]",
                 multiple=True,
                 is_flag=False,
@@ -287,6 +288,7 @@ def _device_options(f: Any) -> Any:
             ),
             click.option(
                 "--platform",
+                cls=ConfiguredOption,
                 type=click.Choice(["ios", "android"]),
                 default=None,
                 help="Run the checks on this platform's devices of the pool only. Default: each check once on "
