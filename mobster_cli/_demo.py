@@ -45,7 +45,49 @@ from ._shared import USAGE_EXIT, note
 
 __all__ = ["run_demo"]
 
+#: A flow both checks use (docs/flows.md): written once, recorded once, healed once for both.
+CREATE_ACCOUNT = """\
+# A flow: steps written once and used by every check that needs them (docs/flows.md).
+# The first check that runs it records it; the other replays it at $0, even on its first run;
+# when a rebuild renames "Continue", it heals once, into create-account.heal.yaml, for both.
+version: 1
+inputs:
+  email: {type: text, default: ada@example.com}
+steps:
+  - Tap "Sign up"
+  - Type "${email}" into "Email"
+  - Tap "Continue"
+expect:
+  - text: Welcome aboard
+"""
+
 SIGNUP = """\
+version: 1
+name: A new user signs up
+app: {bundle: com.example.yourapp, path: YourApp.app}
+steps:
+  - use: create-account
+expect:
+  - text: Welcome aboard
+  - visible: {label: Settings, role: button}
+"""
+
+PAYWALL = """\
+version: 1
+name: Settings offers Pro
+app: {bundle: com.example.yourapp, path: YourApp.app}
+steps:
+  - use: create-account
+  - Tap "Settings"
+  - Tap "Upgrade to Pro"
+expect:
+  - text: Go Pro
+  - visible: {label: Restore Purchases, role: button}
+"""
+
+#: The sign-up check as one plain file, the flow's steps written in: ``mobster init``'s starter (a new
+#: project has no flows, and the sample app it writes is the stock one).
+SIGNUP_PLAIN = """\
 version: 1
 name: A new user signs up
 app: {bundle: com.example.yourapp, path: YourApp.app}
@@ -57,17 +99,9 @@ expect:
   - text: Welcome aboard
 """
 
-PAYWALL = """\
-version: 1
-name: Settings offers Pro
-app: {bundle: com.example.yourapp, path: YourApp.app}
-steps:
-  - Tap "Settings"
-  - Tap "Upgrade to Pro"
-expect:
-  - text: Go Pro
-  - visible: {label: Restore Purchases, role: button}
-"""
+#: The demo's app: the sample app, its account screen leading on to Settings (the paywall check's way there).
+_WELCOME_ABOARD = "        - {role: StaticText, label: Welcome aboard}\n"
+_AND_SETTINGS = _WELCOME_ABOARD + "        - {role: Button, label: Settings, tap: settings}\n"
 
 MODEL_SECONDS = 2.5
 
@@ -157,8 +191,10 @@ def _changed(folder: Path, left: dict[str, str] | None) -> str | None:
     """Rule 1: what in an earlier demo differs from what its marker says it left (``left``; None: nothing)."""
     now = _state(folder)
     if not isinstance(left, dict):  # an older Mobster's marker: its checks and app scripts must be the demo's
-        left = {k: v for k, v in now.items() if not k.startswith((".mobster/checks/", "apps/"))}
-        left.update(_demo_files_digests())
+        ours = (".mobster/checks/", ".mobster/flows/", "apps/")
+        left = {k: v for k, v in now.items() if not k.startswith(ours)}
+        # Its checks and apps were an older demo's own; a flow only this one writes (an older demo had none).
+        left.update({k: v for k, v in _demo_files_digests().items() if k in now or not k.startswith(ours[1])})
     for name in sorted(set(left) | set(now)):
         if name not in now:
             return f"{name} is gone"
@@ -231,14 +267,20 @@ def _remove_made(folder: Path, made: Sequence[str]) -> None:
 
 def _demo_files() -> dict[str, str]:
     """The checks and app scripts the demo writes, by relative path."""
-    base = sample_path("yourapp").read_text().replace("latency: zero", "latency: usb-iphone")
-    renamed = sample_path("yourapp-renamed").read_text().replace("latency: zero", "latency: usb-iphone")
+
+    def demo_app(sample: str, latency: str = "usb-iphone") -> str:
+        text = sample_path(sample).read_text().replace("latency: zero", f"latency: {latency}")
+        assert _WELCOME_ABOARD in text, sample  # the sample app's account screen, as the demo extends it
+        return text.replace(_WELCOME_ABOARD, _AND_SETTINGS)
+
+    base, renamed = demo_app("yourapp"), demo_app("yourapp-renamed")
     newer = base.replace('version: "1.0"', 'version: "1.1"').replace('build: "1"', 'build: "2"')
-    android = sample_path("yourapp-android").read_text().replace("latency: zero", "latency: android")
+    android = demo_app("yourapp-android", "android")
     # The Android rebuild renames another control than the iPhone's: a heal waiting for review on
     # one platform is never healed over on the other (the heal file keeps one entry a step).
     android_rebuild = android.replace("label: Upgrade to Pro,", "label: Go Premium,")
     return {
+        ".mobster/flows/create-account.yaml": CREATE_ACCOUNT,
         "apps/yourapp-android.yaml": android,
         "apps/yourapp-android-rebuild.yaml": android_rebuild,
         ".mobster/checks/signup.yaml": SIGNUP,
@@ -268,8 +310,8 @@ def _private_file(path: Path, text: str) -> None:
 
 
 def _write_project(folder: Path, made: Sequence[str] = ()) -> dict[str, Path]:
-    checks = folder / ".mobster" / "checks"
-    for made_here in (folder / ".mobster", checks, folder / "apps"):
+    checks, flows = folder / ".mobster" / "checks", folder / ".mobster" / "flows"
+    for made_here in (folder / ".mobster", checks, flows, folder / "apps"):
         _private_folder(made_here)
     for name, text in _demo_files().items():
         _private_file(folder / name, text)
@@ -277,7 +319,7 @@ def _write_project(folder: Path, made: Sequence[str] = ()) -> dict[str, Path]:
     # there; Rule 3: the runs of your own mobster test there stay).
     _remove_made(folder, made)
     shutil.rmtree(folder / ".mobster" / "cache", ignore_errors=True)
-    for heal in (*checks.glob("*.heal.yaml"), *checks.glob("*.heal.yml")):
+    for heal in (*checks.glob("*.heal.yaml"), *checks.glob("*.heal.yml"), *flows.glob("*.heal.yaml")):
         heal.unlink()
     apps = folder / "apps"
     return {
@@ -324,7 +366,9 @@ def _android_went_as_expected(runs: list[SuiteResult]) -> bool:
     fifth, sixth, seventh = runs
     return (
         fifth.exit_code == 0
-        and all(c.path_why == "recorded on iOS, this is Android" for c in fifth.checks)
+        # The first check records the flow's segment for Android; the other replays it at $0.
+        and [c.model_calls > 0 for c in fifth.checks] == [True, False]
+        and (fifth.checks[0].path_why or "").endswith("recorded on iOS, this is Android")
         and sixth.exit_code == 0
         and all(c.model_calls == 0 for c in sixth.checks)
         and seventh.exit_code == 0
@@ -397,26 +441,27 @@ def run_demo(folder: Path) -> int:
     second = _run(folder, apps["app"], model=False)
     _show("2. Second run, no model and no key: the recorded paths replay", second)
     third = _run(folder, apps["rebuild"], model=True)
-    _show('3. A rebuild renames "Continue" to "Next" (same version and build): the step heals', third)
+    _show('3. A rebuild renames "Continue" to "Next" (same version and build): the flow heals once, for both', third)
     fourth = _run(folder, apps["newer"], model=True)
     _show("4. Version 1.1 (2): a new build finds no path and records afresh", fourth)
     android = _android(folder, apps)
 
-    heal = folder / ".mobster" / "checks" / "signup.heal.yaml"
-    print("\n== The heal waits for review beside the check:", heal.relative_to(folder))
+    heal = folder / ".mobster" / "flows" / "create-account.heal.yaml"
+    print("\n== The heal waits for review beside the flow both checks use:", heal.relative_to(folder))
     if heal.exists():  # the heal file the run just wrote, read as every heal file is: never through a link
         print(read_user_file(heal, max_bytes=_MAX_STATE_FILE, follow=False).decode("utf-8", errors="replace").rstrip())
     mobster = _mobster()
     print()
     for command, what in (
         ("test heal", "what healed, with the screen before and after"),
-        ("test heal --accept signup.yaml", "keep the healed steps as the recorded path"),
-        ("test heal --reject signup.yaml", "bring the recorded steps back; they fail if they change"),
+        ("test heal --accept create-account", "keep the healed steps as the flow's path, for both checks"),
+        ("test heal --reject create-account", "bring the recorded steps back; they fail if they change"),
     ):
-        print(f"   {mobster} {command:<31}# {what}")
+        print(f"   {mobster} {command:<35}# {what}")
     print(f"\nLook at: {folder.name}/.mobster/test-results/*/results.json and junit.xml,")
     print(f"         {folder.name}/.mobster/runs/*/journal.jsonl (every action, written before it was sent),")
-    print(f"         {folder.name}/.mobster/cache/replay/ (the recorded paths).")
+    print(f"         {folder.name}/.mobster/cache/replay/ (the recorded paths: the flow's segment is one, for both")
+    print("         checks; mobster paths list names it).")
     print(f"Try it yourself: cd {shlex.quote(str(folder))} && {mobster} test --scripted apps/yourapp-rebuild.yaml")
     print(f"  (replays the healed path at $0 while the heal waits for review; then try {mobster} test heal)")
     print(f"Under pytest: cd {shlex.quote(str(folder))} && {_pytest()}   (pytest.ini names the phone and the model)")

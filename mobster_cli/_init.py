@@ -536,10 +536,10 @@ def _missing_env(workflow: Path, secrets: Sequence[str], folder: Path, report: _
 
 
 def starter_text() -> str:
-    """The starter check: the demo's sign-up check, tagged, under a line naming the schema (Rule 2)."""
-    from ._demo import SIGNUP
+    """The starter check: the demo's sign-up check, its flow's steps written in, tagged, under the schema line."""
+    from ._demo import SIGNUP_PLAIN
 
-    return _STARTER_HEAD.format(schema=SCHEMA_NAME) + SIGNUP.replace("steps:", "tags: [smoke]\nsteps:", 1)
+    return _STARTER_HEAD.format(schema=SCHEMA_NAME) + SIGNUP_PLAIN.replace("steps:", "tags: [smoke]\nsteps:", 1)
 
 
 def schema_text() -> str:

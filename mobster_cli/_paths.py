@@ -208,6 +208,9 @@ def _list(names: tuple[str, ...], store: str, *, as_json: bool) -> int:
 def _entry_line(e: PathEntry, visible: Any) -> str:
     orphan = f"no check has it now (identity {e.identity}: mobster paths forget {e.identity} forgets it)"
     who = ", ".join(visible(c) for c in e.checks) or orphan
+    if e.part is not None:  # a segment of a flow, a check's own steps beside its flows, a row's own path
+        uses = "used by " if e.part.startswith("the flow") else ""
+        who = f"{visible(e.part)}, {uses}{who}"
     how = "recorded" if e.stored.origin is None else e.stored.origin.how
     if e.stored.origin is not None and e.stored.origin.came_from:
         how += f" from {visible(e.stored.origin.came_from)}"
@@ -225,6 +228,7 @@ def _entry_json(e: PathEntry) -> dict[str, Any]:
         "checks": list(e.checks),
         "names": list(e.names),
         "identity": e.identity,
+        "part": e.part,
         "env": {**e.stored.env.to_dict(), "described": e.env},
         "recorded_at": e.stored.recorded_at.isoformat(timespec="seconds"),
         "seq": e.stored.seq,

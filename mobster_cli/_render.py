@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from mobster_core import CheckResult, SuiteResult, Verdict
-from mobster_core.results import Mode
+from mobster_core.results import Mode, StepReport
 from mobster_core.text import escape_controls, valid_text
 
 from ._fixes import said
@@ -59,6 +59,14 @@ def json_text(text: str) -> str:
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", valid_text(text))
 
 
+def _in_flow(step: StepReport | None) -> str:
+    """`` (login › step 3)`` for a flow's step, else nothing."""
+    if step is None or step.flow is None:
+        return ""
+    at = "" if step.flow_step is None else f" › step {step.flow_step}"
+    return f" ({visible(step.flow)}{at})"
+
+
 def check_lines(result: CheckResult) -> list[str]:
     """The check's line and what follows it: heals, and why it didn't pass."""
     v = visible
@@ -69,7 +77,8 @@ def check_lines(result: CheckResult) -> list[str]:
     flaky = "  (flaky)" if result.flaky else ""
     lines = [f"{_MARK[result.verdict]}  {v(result.name)}{device}{run}{flaky}"]
     lines += attempt_lines(result)
-    lines += [f"    healed step {h.step}: {v(h.from_)} → {v(h.to)}" for h in result.heals]
+    crumbs = {s.index: s for s in result.steps if s.flow is not None}  # a flow's steps (docs/flows.md)
+    lines += [f"    healed step {h.step}{_in_flow(crumbs.get(h.step))}: {v(h.from_)} → {v(h.to)}" for h in result.heals]
     early = result.finished_early
     if early is not None and result.verdict is Verdict.PASSED:  # a steps_skipped failure says it in its message
         lines.append(f"    {v(early.held)}")
@@ -77,6 +86,9 @@ def check_lines(result: CheckResult) -> list[str]:
         cls = result.outcome.failure_class
         message = v(said(result.outcome))  # the core's message, then its fix with this command's options
         lines.append(f"    {cls}: {message}" if cls is not None else f"    {message}")
+        at = crumbs.get(result.outcome.step) if result.outcome.step is not None else None
+        if at is not None:
+            lines.append(f"    at {v(at.crumb)}")
     if result.carried_from and result.mode is Mode.REPLAY:
         lines.append(f"    carried the path from {v(result.carried_from)}")
     if result.path_why and result.mode is Mode.SMART:

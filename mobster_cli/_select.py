@@ -139,16 +139,54 @@ def list_checks(
         except (CheckError, OSError, ValueError) as exc:
             rows.append(_row_unread(root, file, str(exc)))
             continue
-        rows.append(_row(root, check, settings.paths, envs))
+        rows += [_row(root, each, settings.paths, envs) for each in check.instances()]  # a check a row
+    flows = _flows(root)
     if as_json:
         from ._render import json_text
 
-        doc = {"schema": LIST_SCHEMA, "store": settings.paths, "checks": rows}
+        doc = {"schema": LIST_SCHEMA, "store": settings.paths, "checks": rows, "flows": flows}
         click.echo(json_text(json.dumps(doc, indent=2, ensure_ascii=False)))
         return 0
     for line in _lines(rows, device=envs is not None):
         click.echo(line)
+    for line in _flow_lines(flows):
+        click.echo(line)
     return 0
+
+
+def _flows(root: Path) -> list[dict[str, Any]]:
+    """Rule 2: the project's flows, apart from its checks (a flow is never a check): name, inputs, or why unread."""
+    from mobster_core.checks import CheckError, find_flows, load_flow
+
+    out: list[dict[str, Any]] = []
+    for file in find_flows(root):
+        try:
+            flow = load_flow(file)
+        except (CheckError, OSError) as exc:
+            out.append({"file": _shown(root, file), "name": file.stem, "inputs": [], "steps": 0, "error": str(exc)})
+            continue
+        inputs = [{"name": i.name, "secret": i.secret, "default": i.default} for i in flow.inputs]
+        out.append({"file": _shown(root, file), "name": flow.name, "inputs": inputs, "steps": len(flow.steps),
+                    "error": None})  # fmt: skip
+    return out
+
+
+def _flow_lines(flows: Sequence[dict[str, Any]]) -> list[str]:
+    from ._render import visible
+
+    if not flows:
+        return []
+    lines = [f"{len(flows)} flow{'s' if len(flows) != 1 else ''} (run only inside the checks that use them):"]
+    for flow in flows:
+        head = f"  {visible(flow['file'])}  {visible(flow['name'])}"
+        if flow["error"] is not None:
+            lines.append(f"{head}  can't be read: {visible(flow['error'])}")
+            continue
+        names = ", ".join(visible(i["name"]) + (" (secret)" if i["secret"] else "") for i in flow["inputs"])
+        lines.append(
+            f"{head}  {flow['steps']} step{'s' if flow['steps'] != 1 else ''}" + (f"; inputs: {names}" if names else "")
+        )
+    return lines
 
 
 def _shown(root: Path, file: Path) -> str:

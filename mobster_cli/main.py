@@ -881,6 +881,14 @@ def _heal_listing(out: Any, checks: Sequence[str], store: Any) -> int:
         for line in lines:
             out.print(line, markup=False)
         listed += bool(lines)
+    try:
+        flow_lines = _flow_heal_lines(root) if not checks else []
+    except HealFileError as exc:
+        out.print(visible(exc), markup=False)
+        flow_lines, unreadable = [], unreadable + 1
+    for line in flow_lines:
+        out.print(line, markup=False)
+    listed += bool(flow_lines)
     if listed:
         out.print("accept: mobster test heal --accept CHECK    reject: mobster test heal --reject CHECK")
     elif not unreadable:
@@ -948,10 +956,18 @@ def _decide(out: Any, *, accept: str | None, reject: str | None, store: Any) -> 
 
     from ._render import visible
 
-    file = resolve_check(accept or reject or "", Path.cwd())
+    name = accept or reject or ""
+    flow = _flow_file(name)
     try:
-        check = load_check(file)
-        n = accept_heals(check, paths=store) if accept else reject_heals(check, paths=store)
+        if flow is not None:  # a flow's heals: one review for every check that uses it (docs/flows.md)
+            from mobster_core.heals import accept_flow_heals, reject_flow_heals
+
+            file = flow
+            n = accept_flow_heals(flow, paths=store) if accept else reject_flow_heals(flow, paths=store)
+        else:
+            file = resolve_check(name, Path.cwd())
+            check = load_check(file)
+            n = accept_heals(check, paths=store) if accept else reject_heals(check, paths=store)
     except (CheckError, HealFileError) as exc:
         fail(str(exc))
     heals = f"{n} heal{'s' if n != 1 else ''} of {visible(file.name)}"
@@ -962,6 +978,37 @@ def _decide(out: Any, *, accept: str | None, reject: str | None, store: Any) -> 
             f"rejected {heals}: the recorded steps are back and fail with class drift when they change again",
             markup=False,
         )
+
+
+def _flow_file(name: str) -> Path | None:
+    """A flow as ``mobster test heal`` names one: a path in ``.mobster/flows/``, or a name there (None: not a flow)."""
+    from mobster_core.checks import find_project_root
+
+    path = Path(name)
+    if path.is_file() and path.resolve().parent.name == "flows" and path.resolve().parent.parent.name == ".mobster":
+        return path.resolve()
+    root = find_project_root(Path.cwd())
+    if root is None or (root / ".mobster" / "checks" / name).exists():
+        return None
+    for candidate in (root / ".mobster" / "flows" / name, root / ".mobster" / "flows" / f"{name}.yaml"):
+        if candidate.is_file() and not (root / ".mobster" / "checks" / f"{name}.yaml").exists():
+            return candidate.resolve()
+    return None
+
+
+def _flow_heal_lines(root: Path) -> list[str]:
+    """The heals waiting beside the project's flows: one entry each, for every check that uses the flow."""
+    from mobster_core.checks import find_flows
+    from mobster_core.heals import heal_file_for, read_heal_file
+
+    from ._render import visible
+
+    return [
+        f"{visible(flow.name)} (flow, for every check that uses it): step {e.step}: "
+        f"{visible(e.from_)} -> {visible(e.to)} ({visible(e.why)})"
+        for flow in find_flows(root)
+        for e in read_heal_file(heal_file_for(flow))
+    ]
 
 
 def _heal_lines(root: Path, file: Path, store: Any) -> list[str]:

@@ -17,7 +17,9 @@ from ._rules.device.secrets import references
 from ._rules.formats.yaml import dotted
 from ._run.suite import parse_shard, shard
 from ._store.checks import Budget, Check, CheckApp, CheckLaunch, find_checks, load_check, load_check_text, project_of
+from ._store.flows import Flow, FlowInput, find_flows, load_flow
 from ._store.fsutil import find_project_root, read_user_file
+from ._store.rows import Row
 from .exceptions import CheckError
 
 __all__ = [
@@ -32,11 +34,16 @@ __all__ = [
     "CheckApp",
     "CheckError",
     "CheckLaunch",
+    "Flow",
+    "FlowInput",
+    "Row",
     "audit_type_name",
     "find_checks",
+    "find_flows",
     "find_project_root",
     "load_check",
     "load_check_text",
+    "load_flow",
     "parse_alert_policy",
     "parse_shard",
     "project_of",
@@ -64,6 +71,11 @@ def secret_names(check: Check) -> tuple[str, ...]:
     The places a run reads them from (``docs/checks.md``): its steps, and its launch values
     (``launch.args``, ``launch.env``'s values, ``launch.url``). A run without one of them set
     can't run (class ``usage``); a CI job passes each from the repository's secrets.
+    A row's names (``rows``) are the row's values, not secrets; the references a row's values
+    hold (``${PAID_PASSWORD}``) are.
     """
     launch = check.launch
-    return references([*check.steps, *launch.args, *launch.env.values(), launch.url])
+    names = {n for row in check.rows for n in row.values}
+    found = [n for n in references([*check.steps, *launch.args, *launch.env.values(), launch.url]) if n not in names]
+    in_rows = references([v for row in check.rows for v in row.values.values()])
+    return tuple(dict.fromkeys([*found, *in_rows]))

@@ -14,6 +14,11 @@ heal made on one clone is in use, accepted or rejected on any other.
 
 Every function takes the check (``load_check``) and the project folder (by default the one
 holding the check file).
+
+A flow's heals (``docs/flows.md``) wait in the heal file beside the flow (``login.heal.yaml``):
+one entry, one review, for every check that uses it. ``accept_flow_heals`` and
+``reject_flow_heals`` take the flow file and apply to each segment of the flow (one per set of
+names its inputs are bound to), so they apply to every check that uses it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pathlib import Path
 import attrs
 
 from ._clock import utc_now
+from ._rules.replay.typing_rules import Provenance
 from ._store import healfile
 from ._store.cache import ReplayCache
 from ._store.checks import Check, project_of
@@ -33,19 +39,23 @@ from ._store.healfile import (
     heal_file_for,
     heal_states,
     not_kept_reason,
+    parse_state_name,
     read_heal_file,
     waiting,
 )
+from .exceptions import MobsterError
 from .protocols import PathStore
 
 __all__ = [
     "HealEntry",
     "HealFileError",
     "PendingHeal",
+    "accept_flow_heals",
     "accept_heals",
     "heal_file_for",
     "pending_heals",
     "read_heal_file",
+    "reject_flow_heals",
     "reject_heals",
     "rejected_steps",
     "unreject_heals",
@@ -120,6 +130,44 @@ def reject_heals(check: Check, root: Path | None = None, *, paths: str | PathSto
     """Bring the recorded steps of ``check`` back, marked keep-failing (in the store ``paths``); how many heals."""
     cache = ReplayCache(root or project_of(check.file), paths)
     return healfile.reject_heals(cache, check.file, check.identity, provenance=check.provenance)
+
+
+def _flow_segments(flow_file: Path, root: Path, paths: str | PathStore = "local") -> tuple[list[str], Provenance]:
+    """The segment identities of a flow that have heal states in the store, and the words of the checks that use it.
+
+    A segment is keyed by the names its inputs are bound to, so a flow has one for each set of
+    bindings; the heal states name them (``heals/<segment>-<env>-<flow key>.json``).
+    """
+    from ._store.checks import find_checks, load_check
+
+    cache = ReplayCache(root, paths)
+    key = check_key(root, flow_file)
+    found = [parse_state_name(n) for n in cache.backend.documents("heals/")]
+    identities = sorted({f[0] for f in found if f is not None and f[2] == key})
+    sources: list[str] = []
+    for file in find_checks(root):
+        try:
+            check = load_check(file)
+        except MobsterError:
+            continue  # a check that can't be read uses no flow here; `mobster test` says why
+        if any(flow_file.resolve() in {f.resolve() for f in c.files} for c in check.calls):
+            sources += check.provenance.sources
+    return identities, Provenance(tuple(sources))
+
+
+def accept_flow_heals(flow_file: Path, root: Path | None = None, *, paths: str | PathStore = "local") -> int:
+    """Keep the healed steps of the flow's segments (every check that uses it replays them); return how many heals."""
+    root = root or project_of(flow_file)
+    identities, words = _flow_segments(flow_file, root, paths)
+    cache = ReplayCache(root, paths)
+    return healfile.accept_heals(cache, flow_file, identities, recorded_at=utc_now(), provenance=words)
+
+
+def reject_flow_heals(flow_file: Path, root: Path | None = None, *, paths: str | PathStore = "local") -> int:
+    """Bring the flow's recorded steps back, marked keep-failing, for every check that uses it; how many heals."""
+    root = root or project_of(flow_file)
+    identities, words = _flow_segments(flow_file, root, paths)
+    return healfile.reject_heals(ReplayCache(root, paths), flow_file, identities, provenance=words)
 
 
 def rejected_steps(check: Check, root: Path | None = None, *, paths: str | PathStore = "local") -> tuple[int, ...]:

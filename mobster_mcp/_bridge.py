@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mobster_core import Clock, Device, Element, MobsterError, Op, Screen, find_checks, load_check, run_check
-from mobster_core.checks import CheckError, read_user_file
+from mobster_core.checks import CheckError, find_flows, load_flow, read_user_file
 from mobster_core.heals import HealFileError, accept_heals, heal_file_for, pending_heals, read_heal_file, reject_heals
 from mobster_core.protocols import PathStore
 from mobster_core.results import retryable, with_attempts
@@ -256,10 +256,30 @@ class Bridge:
             except CheckError as exc:
                 rows.append({"file": file.name, "problem": str(exc)})
                 continue
-            rows.append({"name": check.name, "file": file.name, "steps": list(check.steps),
-                         "expect": [a.show() for a in check.expect], "tags": list(check.tags),
-                         "heals_waiting": len(_entries(file))})  # fmt: skip
-        return {"checks": rows}
+            row: dict[str, Any] = {"name": check.name, "file": file.name, "steps": list(check.steps),
+                   "expect": [a.show() for a in check.expect], "tags": list(check.tags),
+                   "heals_waiting": len(_entries(file))}  # fmt: skip
+            if check.calls:
+                row["uses"] = [c.flow for c in check.calls]
+            if check.rows:
+                row["rows"] = [r.label for r in check.rows]
+            rows.append(row)
+        return {"checks": rows, "flows": self._flows()}
+
+    def _flows(self) -> list[dict[str, Any]]:
+        """The project's flows, apart from its checks (docs/flows.md)."""
+        out: list[dict[str, Any]] = []
+        for file in find_flows(self.root):
+            try:
+                flow = load_flow(file)
+            except CheckError as exc:
+                out.append({"file": file.name, "name": file.stem, "problem": str(exc)})
+                continue
+            steps = [s if isinstance(s, str) else f"use: {s.flow}" for s in flow.steps]
+            inputs = [i.name + (" (secret)" if i.secret else "") for i in flow.inputs]
+            out.append({"file": file.name, "name": flow.name, "inputs": inputs, "steps": steps,
+                        "heals_waiting": len(_entries(file))})  # fmt: skip
+        return out
 
     def list_heals(self) -> dict[str, Any]:
         """The heals waiting for review, by check."""

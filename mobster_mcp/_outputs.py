@@ -190,13 +190,30 @@ class CheckRow(TypedDict):
     tags: NotRequired[list[str]]
     heals_waiting: NotRequired[int]
     problem: NotRequired[str]
+    #: The flows its steps use (docs/flows.md), in order.
+    uses: NotRequired[list[str]]
+    #: Its rows' labels: each row runs as the check named ``name [label]``.
+    rows: NotRequired[list[str]]
+
+
+@with_config(_CLOSED)
+class FlowRow(TypedDict):
+    """One flow file: its name, inputs and steps, the heals waiting beside it; or why it can't be read."""
+
+    file: str
+    name: str
+    inputs: NotRequired[list[str]]
+    steps: NotRequired[list[str]]
+    heals_waiting: NotRequired[int]
+    problem: NotRequired[str]
 
 
 @with_config(_CLOSED)
 class Checks(TypedDict):
-    """list_checks: the project's checks."""
+    """list_checks: the project's checks, and apart from them its flows (a flow is never a check)."""
 
     checks: list[CheckRow]
+    flows: NotRequired[list[FlowRow]]
 
 
 #: One heal waiting for review (``from`` is a keyword: the functional form).

@@ -120,13 +120,18 @@ class CheckFile(pytest.File):
             slots = [(n, d.label) for n, d in enumerate(settings.devices)]
         k = settings.harness.repeat
         runs: list[tuple[int, int] | None] = [None] if k == 1 else [(i, k) for i in range(1, k + 1)]
-        for (slot, label), run in ((s, r) for s in slots for r in runs):
-            ids = "-".join([*([label] if label else []), *([f"{run[0]}-{run[1]}"] if run else [])])
+        # A check with rows is an item a row (docs/flows.md), named by the row's label.
+        rows: list[tuple[int | None, str]] = [(None, "")]
+        if check is not None and check.rows:
+            rows = [(n, shown(r.label)) for n, r in enumerate(check.rows)]
+        for (slot, label), run, (row, row_label) in ((s, r, w) for s in slots for r in runs for w in rows):
+            parts = [*([row_label] if row_label else []), *([label] if label else [])]
+            ids = "-".join([*parts, *([f"{run[0]}-{run[1]}"] if run else [])])
             suffix = f"[{ids}]" if ids else ""
-            item = CheckItem.from_parent(self, name=f"{shown(self.path.stem)}{suffix}", slot=slot, run=run)
+            item = CheckItem.from_parent(self, name=f"{shown(self.path.stem)}{suffix}", slot=slot, run=run, row=row)
             item.add_marker("mobster")
             if check is not None:
-                item.extra_keyword_matches.add(check.name)
+                item.extra_keyword_matches.add(check.name if row is None else check.instances()[row].name)
                 for tag in check.tags:
                     item.extra_keyword_matches.add(tag)
                     if tag not in RESERVED_MARKERS and not tag.startswith(("allure_", "pytest_")):
@@ -142,18 +147,22 @@ class CheckFile(pytest.File):
 class CheckItem(pytest.Item):
     """One check, run on its slot's device (see the module rules)."""
 
-    def __init__(self, *, slot: int | None, run: tuple[int, int] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, slot: int | None, run: tuple[int, int] | None = None, row: int | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         #: The device this item is pinned to (``--mobster-each-device``), else None: the worker's.
         self.slot = slot
         #: Run i of k under ``--mobster-repeat`` (Rule 2), else None.
         self.run = run
+        #: The check's row this item runs (from 0), None for a check without rows.
+        self.row = row
 
     def runtest(self) -> None:
         """Load the check again (it may have changed since collection) and run it."""
         rootdir = self.config.rootpath
         try:
-            check = load_check(self.path)
+            check = load_check(self.path).instance(self.row)
         except CheckError as exc:
             raise usage_error(exc, self.path, rootdir) from None
         _result, error = run_for(self, check, root=project_of(self.path), slot=self.slot, repeat=self.run)

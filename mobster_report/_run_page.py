@@ -666,11 +666,22 @@ def _steps(steps: Sequence[Mapping[str, Any]], failing: int | None, pictures: _P
             f"{fig}<div class=body><p class=title><span class=n>{shown}</span> "
             f'<span class="badge b-{"drifted" if drifted else scls}">{_t(badge, 40)}</span></p>'
             f"<p class=text>{_t(s.get('text'), 1000)}</p>"
-            f"<p class=why>{_why(s)}</p>"
+            + _flow_of(s)
+            + f"<p class=why>{_why(s)}</p>"
             + (f"<p class=metrics>{' · '.join(metrics)}</p>" if metrics else "")
             + "</div></li>"
         )
     return f"<section id=steps><h2>Steps ({len(steps)})</h2><ol class=steps>{''.join(items)}</ol></section>"
+
+
+def _flow_of(s: Mapping[str, Any]) -> str:
+    """The flow a step is of (``flow``, ``flow_step`` of results.json): ``in the flow login, its step 3``."""
+    flow = s.get("flow")
+    if not isinstance(flow, str):
+        return ""
+    number = _num(s.get("flow_step"))
+    at = "" if number is None else f", its step {int(number)}"
+    return f"<p class=flow>in the flow {_t(flow, 200)}{at}</p>"
 
 
 #: The journal's keys the table shows in its own columns (or, as ``frame``, beside the step): the rest are listed.

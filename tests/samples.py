@@ -45,6 +45,18 @@ expect:
   - text: Welcome aboard
 """
 #: The same check, its app named by the bundle alone (nothing to install).
+#: A plain check beside SIGNUP on the sample app (the demo's two checks before they shared a flow).
+PAYWALL = """\
+version: 1
+name: Settings offers Pro
+app: {bundle: com.example.yourapp, path: YourApp.app}
+steps:
+  - Tap "Settings"
+  - Tap "Upgrade to Pro"
+expect:
+  - text: Go Pro
+  - visible: {label: Restore Purchases, role: button}
+"""
 SIGNUP_BY_BUNDLE = SIGNUP.replace(", path: YourApp.app}", "}")
 #: The same check with a password typed before it continues (a secret in a step).
 SIGNUP_WITH_PASSWORD = SIGNUP.replace('  - Tap "Continue"', '  - Type "hunter22" into "Password"\n  - Tap "Continue"')

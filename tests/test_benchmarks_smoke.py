@@ -289,3 +289,18 @@ def test_bench_ci_quick(tmp_path: Path) -> None:
     assert modes["cache"]["model_calls"] <= modes["long-lived"]["model_calls"]
     assert all(m["verdicts_differ"] == 0 for m in modes.values())
     assert {r["runner"] for r in doc["runs"] if r["mode"] == "committed"} == {1, 2, 3}
+
+
+def test_bench_flows_records_the_login_once_heals_it_once_and_rows_keep_two_paths(tmp_path: Path) -> None:
+    out = tmp_path / "flows.json"
+    assert run("bench_flows", "--checks", "3", "--json", str(out)) == 0
+    doc = read_json(out)
+    flow, copied, rows = doc["flow"], doc["copied"], doc["rows"]
+    # The login is recorded by the first check only (3 steps and done), each check's own 2 steps and done.
+    assert [flow[r]["model_calls"] for r in ("first", "second", "renamed")] == [4 + 3 * 3, 0, 1]
+    assert [copied[r]["model_calls"] for r in ("first", "second", "renamed")] == [6 * 3, 0, 3]
+    assert (flow["heal_entries"], copied["heal_entries"]) == (1, 3)
+    assert flow["renamed"]["passed"] == copied["renamed"]["passed"] == 3
+    assert rows["paths_of_the_rows"] == 2
+    assert [r["verdicts"] for r in rows["runs"]] == [["right"] * 5] * 2
+    assert [(r["wrong_taps"], r["model_calls"] == 0) for r in rows["runs"]] == [(0, False), (0, True)]

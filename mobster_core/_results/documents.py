@@ -84,6 +84,8 @@ class _Step:
     reason: str | None
     target: _Target | None = None
     frame: str | None = None
+    flow: str | None = None
+    flow_step: int | None = None
 
 
 @attrs.frozen
@@ -354,5 +356,5 @@ def _step(doc: _Step) -> StepReport:
     target = None if given is None else Element(role=given.role, label=given.label, frame=given.frame, path=given.id)
     return StepReport(
         doc.index, doc.op, doc.text, doc.source, doc.waited_s, doc.similarity, doc.settled, doc.reason, target,
-        doc.frame,
+        doc.frame, doc.flow, doc.flow_step,
     )  # fmt: skip

@@ -129,9 +129,16 @@ _SAID = {StepSource.REPLAY: "replayed", StepSource.HEALED: "healed", StepSource.
 def _step_line(s: StepReport) -> str:
     """``step 2 replayed: Tap "Next" (waited 0.23 s, 100% alike)``; a drifted step says why."""
     if s.reason is not None:
-        return f"step {s.index} drifted: {s.text}: {s.reason}"
+        return f"{_named(s)} drifted: {s.text}: {s.reason}"
     alike = "" if s.similarity is None else f", {int(s.similarity * 100 + 1e-9)}% alike"
-    return f"step {s.index} {_SAID[s.source]}: {s.text} (waited {s.waited_s:.2f} s{alike})"
+    return f"{_named(s)} {_SAID[s.source]}: {s.text} (waited {s.waited_s:.2f} s{alike})"
+
+
+def _named(s: StepReport) -> str:
+    """``step 4``; a flow's step with its breadcrumb: ``step 2 (login \u203a step 2)``."""
+    if s.flow is None:
+        return f"step {s.index}"
+    return f"step {s.index} ({s.flow}" + ("" if s.flow_step is None else f" \u203a step {s.flow_step}") + ")"
 
 
 def _where(c: CheckResult) -> str:
@@ -139,8 +146,8 @@ def _where(c: CheckResult) -> str:
     drifted = [s for s in c.steps if s.reason is not None]
     if drifted:
         s = drifted[-1]
-        return f"stopped at step {s.index} ({s.text}): {s.reason}"
+        return f"stopped at {s.crumb}: {s.reason}"
     if c.steps:
         s = c.steps[-1]
-        return f"after step {s.index} ({s.text}), the last that ran"
+        return f"after {s.crumb}, the last that ran"
     return "before the first step"

@@ -80,9 +80,25 @@ class StepReport:
     reason: str | None = None
     target: Element | None = None
     frame: str | None = None
+    #: The flow the action is of (``login``, ``onboarding › login``), None for the check's own steps.
+    flow: str | None = None
+    #: The flow's step it is (from 1), when the flow's actions are one a step; else None.
+    flow_step: int | None = None
+
+    @property
+    def crumb(self) -> str:
+        """The step as people follow it: ``login › step 2 (Tap "Sign in")``, or ``step 5 (Tap "Buy")``."""
+        if self.flow is None:
+            return f"step {self.index} ({self.text})"
+        at = "" if self.flow_step is None else f"step {self.flow_step} "
+        return f"{self.flow} \u203a {at}({self.text})"
 
     def to_dict(self) -> dict[str, Any]:
-        """The step as ``results.json`` shows it."""
+        """The step as ``results.json`` shows it (``flow`` and ``flow_step`` only for a flow's step)."""
+        crumbs = {} if self.flow is None else {"flow": self.flow, "flow_step": self.flow_step}
+        return {**self._dict(), **crumbs}
+
+    def _dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "op": self.op.value,

@@ -73,6 +73,7 @@ from .ended import Ended
 from .judge import Judged, judge
 from .keep import keep
 from .plan import Plan, Prepared, choose_path, prepare, read_device, require_model
+from .segments import part_sizes, with_crumbs
 from .steps import Executed, execute, skipped
 
 __all__ = ["RunOptions", "RunStopped", "run_check"]
@@ -164,13 +165,33 @@ async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
 def secrets_of(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret | None]:
     """Rule 7: the values of the secrets the check names, and every one that isn't set or is empty."""
     launch = check.launch
-    names = references([*check.steps, *launch.args, *launch.env.values(), launch.url])
+    row = check.row_values
+    # A row's names are its values; the references its values hold are secrets of the environment.
+    texts = [*check.steps, *launch.args, *launch.env.values(), launch.url]
+    names = tuple(n for n in references(texts) if n not in row) + references(row.values())
     if not names:
-        return Secrets(), None
+        return Secrets(row=row), None
     try:
-        return Secrets.of(names, os.environ if options.secrets is None else options.secrets), None
+        found = Secrets.of(dict.fromkeys(names), os.environ if options.secrets is None else options.secrets)
     except MissingSecret as exc:
         return Secrets(), exc
+    return attrs.evolve(found, row=row), None
+
+
+def _refused(check: Check, missing: MissingSecret | None) -> Outcome | None:
+    """A check that can't start: one with rows run as itself (run each row's), or an unset secret (Rule 7)."""
+    if check.rows and check.row is None:
+        said = f"{check.file}: the check has {len(check.rows)} rows: run each row's check (check.instances())"
+        return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, said)
+    row = check.row_values
+    empty = next((n for n in references(check.steps) if n in row and not row[n]), None)
+    if empty is not None and check.row is not None:  # as an empty secret: a step can't type nothing
+        said = (
+            f"{check.file}: row [{check.row.label}] gives ${{{empty}}} no value, and a step names it: a check can't "
+            "type nothing; give the row a value, or leave the step out"
+        )
+        return Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, said)
+    return None if missing is None else missing_secret(check, missing)
 
 
 def missing_secret(check: Check, missing: MissingSecret) -> Outcome:
@@ -201,8 +222,9 @@ def missing_secret(check: Check, missing: MissingSecret) -> Outcome:
 async def _tell(run: Run, folder: Path, missing: MissingSecret | None) -> tuple[_Story, asyncio.CancelledError | None]:
     """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5, 7)."""
     story = _Story()
-    if missing is not None:
-        return attrs.evolve(story, outcome=missing_secret(run.check, missing)), None
+    refused = _refused(run.check, missing)
+    if refused is not None:
+        return attrs.evolve(story, outcome=refused), None
     try:
         if isinstance(run.device, CheckReports):
             await _best_effort(run.device.check_started(run.check.name), "check_started")
@@ -288,6 +310,9 @@ def _result(run: Run, story: _Story, *, seconds: float, folder: Path, frames: fr
         r if r.frame is None or r.frame in frames else attrs.evolve(r, frame=None)
         for r in (() if executed is None else executed.reports)
     )
+    if check.calls and executed is not None:  # the breadcrumbs of a flow's steps (``segments`` Rule 4)
+        sizes = executed.layout or part_sizes(executed.plan, executed.heals, executed.sizes)
+        steps = with_crumbs(check, steps, sizes)
     return CheckResult(
         name=check.name,
         file=_relative(check.file, run.root),

@@ -16,6 +16,11 @@ Rule 4: a lease this run takes is held while the run goes on: a task on the run'
         wait's start.
 Rule 5: after ``wait_s`` the run records without the lease, and its line says how long it waited
         and for which holder. A store that can't be reached is the store's error (``environment``).
+Rule 6 (flows): a check whose path is in parts (``plan`` Rule 7) leases the first part it would
+        record, by that part's identity: a flow's segment is recorded by one machine while every
+        other machine that needs it, whichever check it runs, waits and then replays it. When the
+        part it waited for is there and a later part still has no path (the check's own steps),
+        the run claims that part the same way, counting from the first wait's start.
 """
 
 from __future__ import annotations
@@ -56,29 +61,49 @@ log = get_logger(__name__)
 
 
 async def claim(run: Run, prepared: Prepared, plan: Plan) -> tuple[Plan, Lease | None]:
-    """Rules 1-5: the plan to run (another machine's path, when one came) and the lease this run holds."""
-    policy, check = run.options.lease, run.check
-    if policy is None or plan.path is not None or check.launch_only or run.options.fresh:
+    """Rules 1-6: the plan to run (another machine's path, when one came) and the lease this run holds."""
+    policy = run.options.lease
+    if policy is None or run.check.launch_only or run.options.fresh:
         return plan, None
+    began = run.clock.now()
+    while (identity := _first_recorded(prepared, plan)) is not None:
+        plan, lease, replayed = await _claim_one(run, prepared, plan, identity, began)
+        if not replayed:
+            return plan, lease
+    return plan, None
+
+
+def _first_recorded(prepared: Prepared, plan: Plan) -> str | None:
+    """Rules 1, 6: the identity of what this run records first (None: it replays all of its path)."""
+    if plan.parts:
+        return next((p.part.identity for p in plan.parts if p.path is None), None)
+    return prepared.identity if plan.path is None else None
+
+
+async def _claim_one(
+    run: Run, prepared: Prepared, plan: Plan, identity: str, began: float
+) -> tuple[Plan, Lease | None, bool]:
+    """Rules 2-5 for one identity: the plan, the lease taken, and whether another machine's path came."""
+    policy = run.options.lease
+    assert policy is not None
     cache = ReplayCache(run.root, run.options.paths)
-    store, identity, env = cache.backend, prepared.identity, prepared.env
+    store, env = cache.backend, prepared.env
     name = lease_name(identity, env.digest)
     claimant = Claimant(name, new_holder(run.options.recorder.machine), policy.lease_s)
 
     async def read() -> LeaseSight:
         return look(store, name, path=cache.lookup(identity, env).hit)
 
-    began = run.clock.now()
     while True:
         decision = await drive(LeaseWait(policy, began), run.clock, read)
         waited = run.clock.now() - began
         if isinstance(decision, Replay):
             again = choose_path(run, prepared)
-            if again.path is None:
+            if _first_recorded(prepared, again) == identity:
                 continue  # gone again (forgotten, set aside) before this run could plan on it
             line = f"waited {waited:.1f} s for another machine's recording; replaying the path it stored"
             log.info("replaying the path another machine recorded", lease=name, waited_s=round(waited, 3))
-            return attrs.evolve(again, why=again.why or line), None
+            return attrs.evolve(again, why=_joined(again.why, line)), None, True
         if isinstance(decision, Take):
             lease = take(store, claimant, expect=decision.expect, now=utc_now())
             if lease is None:
@@ -88,16 +113,20 @@ async def claim(run: Run, prepared: Prepared, plan: Plan) -> tuple[Plan, Lease |
                 continue
             if decision.expired is not None:
                 line = f"the recording lease of {decision.expired} expired; this run records"
-                plan = attrs.evolve(plan, why="; ".join(w for w in (plan.why, line) if w))
+                plan = attrs.evolve(plan, why=_joined(plan.why, line))
             log.debug("recording lease taken", lease=name, holder=claimant.holder, waited_s=round(waited, 3))
-            return plan, lease
+            return plan, lease, False
         assert isinstance(decision, GiveUp)
         line = (
             f"waited {decision.waited_s:.0f} s for the recording of {decision.holder or 'another machine'}; "
             "this run records without the lease"
         )
         log.warning("recording without the lease", lease=name, waited_s=round(waited, 3))
-        return attrs.evolve(plan, why="; ".join(w for w in (plan.why, line) if w)), None
+        return attrs.evolve(plan, why=_joined(plan.why, line)), None, False
+
+
+def _joined(*lines: str | None) -> str:
+    return "; ".join(w for w in lines if w)
 
 
 @contextlib.asynccontextmanager

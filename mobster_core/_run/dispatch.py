@@ -512,7 +512,10 @@ class Dispatcher:
             # A secure field shows bullets: count the value's; any other field reads back scrubbed,
             # so the text it should show is scrubbed too (a value typed as itself reads as its reference).
             secure = element.role == "SecureTextField"
-            typed = self.secrets.resolve(action.text) if secure else self.secrets.scrub(action.text)
+            # A row's value reads back as itself (it is the check's data, never scrubbed).
+            typed = (
+                self.secrets.resolve(action.text) if secure else self.secrets.scrub(self.secrets.resolve(action.text))
+            )
             await self.confirm_typing(what, element, typed, step=step)
         if self.on_sent is not None:
             self.on_sent(what)  # progress for people: ``what`` never holds masked text

@@ -53,7 +53,7 @@ from .context import Run
 from .ended import couldnt
 from .wait import Reader, drive
 
-__all__ = ["Baseline", "Judged", "judge", "settled_read", "take_baseline"]
+__all__ = ["Baseline", "Judged", "holds", "judge", "settled_read", "take_baseline"]
 
 
 @attrs.frozen
@@ -85,7 +85,7 @@ async def settled_read(
     return await drive(SettledReadWait(policy, accept, opening or Opening()), clock, read)
 
 
-def _holds(expect: Sequence[Assertion]) -> Callable[[Screen], bool]:
+def holds(expect: Sequence[Assertion]) -> Callable[[Screen], bool]:
     """Whether every assertion on the tree holds on a read (an audit is asked once it settled, Rule 6)."""
     on_tree = tuple(a for a in expect if a.kind is not Kind.ACCESSIBILITY_AUDIT)
     return lambda screen: all(r.ok for r in evaluate(on_tree, screen))
@@ -96,8 +96,8 @@ async def take_baseline(run: Run) -> Baseline | None:
     check = run.check
     if check.launch_only or not check.expect:
         return None
-    dispatch, bundle, holds = run.dispatch, run.bundle, _holds(check.expect)
-    opening = Opening(alone=lambda screen: screen.app == bundle and not holds(screen))
+    dispatch, bundle, held = run.dispatch, run.bundle, holds(check.expect)
+    opening = Opening(alone=lambda screen: screen.app == bundle and not held(screen))
     read = await settled_read(
         lambda: dispatch.read_to_judge("the baseline"), run.clock, BASELINE_POLICY, opening=opening
     )
@@ -117,7 +117,7 @@ async def judge(run: Run, baseline: Baseline | None, smart: SmartNote | None, sk
     expect, dispatch = run.check.expect, run.dispatch
     opening = Opening(after=dispatch.acted_on, poll=run.options.timing)
     read = await settled_read(
-        lambda: dispatch.read_to_judge("the verdict"), run.clock, accept=_holds(expect), opening=opening
+        lambda: dispatch.read_to_judge("the verdict"), run.clock, accept=holds(expect), opening=opening
     )
     screen = await dispatch.read_evidence("the verdict") if dispatch.has_evidence_reads else read.screen
     results = evaluate(expect, screen, await _audit(run, expect))

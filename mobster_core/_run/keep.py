@@ -20,6 +20,19 @@ Rule 6: a passing replay notes when this machine last replayed the path (``pathb
 Rule 8: every write expects the version the plan read (the cache's Rule 13, the heal file's
         Rule 11): a recording whose env another machine stored since is not kept (theirs stays,
         and a line says so); a heal state another run wrote since is not written over.
+Rule 9 (flows): a check that uses flows keeps each part of its path under the part's own identity
+        (``plan`` Rule 7): the parts Smart recorded are stored (a segment once, by the first
+        check that records it), and the heals of a replayed part go to the heal file beside the
+        part's file (``login.heal.yaml`` beside ``login.yaml`` for a flow's segment), numbered
+        within the part, with the part's healed path in its heal state (keyed by that file).
+        One heal of a segment is then one entry, one review, for every check that uses it. Each
+        part's write expects the version of that part the plan read (Rule 8): a segment another
+        machine stored since this run looked is theirs, kept as it is (a line says so), and the
+        other parts this run recorded are still kept.
+Rule 10 (rows): a row's path is stored with each target label that is a row value written as its
+        reference (``_rules/replay/rows``); a row that recorded its own path keeps it as a branch
+        beside the shared one (``steps`` Rule 12), never over it: a new branch is created only
+        (another machine's branch of the same number, stored meanwhile, stays theirs).
 Rule 7: a heal waiting for review is never replaced (the heal file's Rule 9): a heal of this run
         that would take the place of one that waits (of its step, or over the actions of the
         replayed path's own) is not kept, and the check fails, class ``drift``, naming it (another
@@ -29,12 +42,18 @@ Rule 7: a heal waiting for review is never replaced (the heal file's Rule 9): a 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import attrs
 
 from mobster_core._clock import utc_now
 from mobster_core._results.results import Mode
+from mobster_core._rules.device.secrets import references
+from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.rows import unbind_targets
 from mobster_core._rules.verdict.fixes import Fix, FixCode
 from mobster_core._rules.verdict.verdict import FailureClass
+from mobster_core._rules.vocabulary.steps import Step
 from mobster_core._store.cache import Origin, RecordedBy, Recording, ReplayCache, check_name
 from mobster_core._store.fsutil import project_lock
 from mobster_core._store.healfile import (
@@ -58,7 +77,8 @@ from mobster_core._store.pathbook import note_replayed
 
 from .context import Run
 from .ended import couldnt, failed
-from .plan import Prepared
+from .plan import PartPlan, Prepared
+from .segments import Segments
 from .steps import Executed
 
 __all__ = ["keep"]
@@ -77,6 +97,106 @@ def keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
 
 
 def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
+    if run.check.row is not None and executed.layout is not None:
+        return _keep_row(run, prepared, executed)
+    if run.check.calls:
+        return _keep_parts(run, prepared, executed)
+    if run.check.row is not None:
+        executed = attrs.evolve(executed, ran=_unbound(run, executed.ran))
+    return _keep_one(run, prepared, executed)
+
+
+def _keep_row(run: Run, prepared: Prepared, executed: Executed) -> str | None:
+    """Rule 10: a row that replayed or recorded a branch keeps the branch it recorded, and any part that had no path."""
+    assert executed.layout is not None
+    cache = ReplayCache(run.root, run.options.paths)
+    ran, parts = _unbound(run, executed.ran), run.check.parts
+    new = {p: identity for p, identity, fresh in executed.branches if fresh}
+    found = executed.plan.parts
+    name, by = check_name(run.root, run.check.file), _recorded_by(run, prepared)
+    origin = Origin("recorded", None, name, run.provenance, by=by)
+    notes: list[str] = []
+    offset = 0
+    for index, size in enumerate(executed.layout):
+        steps = ran[offset : offset + size]
+        offset += size
+        if index >= len(parts):
+            break
+        part = parts[index]
+        identity = new.get(index)
+        had = found[index].path is not None if index < len(found) else bool(executed.plan.path)
+        if identity is None and (had or index < min(new, default=len(parts))):
+            continue  # the shared path, or a branch replayed: rows never heal (``steps`` Rule 12)
+        if identity is None:  # Rule 8: the part's version the plan read
+            where, expect = part.identity, found[index].tag if index < len(found) else executed.plan.tag
+        else:  # a new branch: created only, over nothing but one that can't be used left in place
+            lookup = cache.lookup(identity, prepared.env)
+            if lookup.hit:
+                notes.append(f"another run stored the branch {identity} first: theirs is kept, this row's is not")
+                continue
+            where, expect = identity, lookup.tag
+        kept = cache.keep_path(where, prepared.env, Recording(steps, utc_now(), origin), expect=expect)
+        if not kept.won:
+            notes.append(f"another run stored this path first ({kept.file}): theirs is kept, this recording is not")
+    return "; ".join(notes) or None
+
+
+def _unbound(run: Run, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """Rule 9: the row's values in the path's targets written as their references."""
+    names = references(run.check.steps)
+    return unbind_targets(steps, run.check.row_values, names)
+
+
+def _keep_parts(run: Run, prepared: Prepared, executed: Executed) -> str | None:
+    """Rules 8, 9: each part of the path kept under its own identity, over the version the plan read."""
+    root, env, plan = run.root, prepared.env, executed.plan
+    cache = ReplayCache(root, run.options.paths)
+    words = run.provenance
+    ran = _unbound(run, executed.ran)
+    replayed = plan.replayed_parts if executed.plan.used else 0
+    segments = Segments.of(plan) if replayed else Segments()
+    heals = [h for h in executed.heals if h.changed]
+    sizes, placed = segments.after(heals)
+    sizes = sizes[:replayed] + list(executed.sizes)
+    notes: list[str] = []
+    offset = 0
+    for i, found in enumerate(plan.parts):
+        if i >= len(sizes):
+            break
+        part, size = found.part, sizes[i]
+        steps = ran[offset : offset + size]
+        offset += size
+        if i >= replayed:  # Smart recorded it; a segment another run keeps here stays as it is (Rule 9)
+            if found.path is not None and not run.options.fresh:
+                continue
+            origin = Origin("recorded", None, check_name(root, part.file), words, by=_recorded_by(run, prepared))
+            kept = cache.keep_path(part.identity, env, Recording(steps, utc_now(), origin), expect=found.tag)
+            if not kept.won:
+                what = f"the flow {part.flow}" if part.flow else "this path"
+                notes.append(f"another run stored {what} first ({kept.file}): theirs is kept, this recording is not")
+            continue
+        mine_new = [e for p, e in placed if p == i]
+        if mine_new:
+            _keep_part_heals(run, env, found, steps, mine_new)
+    return "; ".join(notes) or None
+
+
+def _keep_part_heals(run: Run, env: Env, found: PartPlan, steps: tuple[Step, ...], heals: list[HealEntry]) -> None:
+    """Rule 9: a replayed part's heals beside its own file, its healed path in its heal state (over the one read)."""
+    part, cache, words = found.part, ReplayCache(run.root, run.options.paths), run.provenance
+    key = check_key(run.root, part.file)
+    entries = read_heal_file(heal_file_for(part.file))
+    states = heal_states(cache, part.identity, key, provenance=words)
+    mine = list(found.state.adopts) if found.adopted else []
+    _never_replace(run, replaced(states, entries, env, mine, heals), part.file)
+    others = [e for other, e in waiting(states, entries) if other.digest != env.digest]
+    write_heal_file(part.file, merge_entries(merge_entries(others, mine), heals))
+    state = HealState(steps, tuple(merge_entries(mine, heals)), found.state.keep_failing, found.state.rejected)
+    name = state_name(part.identity, env, key)
+    save_heal_state(cache.backend, name, state, provenance=words, expect=found.state.tag)  # Rule 8
+
+
+def _keep_one(run: Run, prepared: Prepared, executed: Executed) -> str | None:
     root, identity, env, file = run.root, prepared.identity, prepared.env, run.check.file
     cache = ReplayCache(root, run.options.paths)
     store, words = cache.backend, run.provenance
@@ -129,12 +249,12 @@ def _recorded_by(run: Run, prepared: Prepared) -> RecordedBy:
     )
 
 
-def _never_replace(run: Run, found: tuple[HealEntry, HealEntry] | None) -> None:
+def _never_replace(run: Run, found: tuple[HealEntry, HealEntry] | None, file: Path | None = None) -> None:
     """Rule 7: fail the check, keeping nothing, when one of its heals would replace a heal that waits."""
     if found is None:
         return
     heal, entry = found
-    shown = check_name(run.root, heal_file_for(run.check.file))
+    shown = check_name(run.root, heal_file_for(file or run.check.file))
     raise failed(
         FailureClass.DRIFT,
         f"the heal of step {heal.step} ({heal.from_} -> {heal.to}) was not kept: it would take the place of the "

@@ -18,6 +18,14 @@ Rule 5: a locale asked for (``options.locale``, else the check's ``launch.locale
         on a device that can (``LocaleLaunches``); on any other the device's own locale must be it,
         else ``couldnt_run``, class ``environment``, naming both (never a drift). The env holds the
         locale the app runs in.
+Rule 7 (flows): a check that uses flows has a path in parts (``identity`` Rule 6): each part is
+        looked up by its own identity in the same store, with its own heal state (a flow's is
+        keyed by the flow file, beside which its heals are written). The parts found in a row
+        from the first are replayed as one path; from the first part with no path on, Smart
+        records (``steps`` Rule 11). ``fresh`` records every part. A segment another check
+        recorded replays here at $0, even on this check's first run.
+Rule 8 (rows): a row of a check replays the path its rows share; the paths rows recorded where
+        their screens differed (``Plan.branches``, ``steps`` Rule 12) are looked up beside it.
 Rule 4: a run that must record (no path) and has no model is ``couldnt_run``, class ``model``, saying
         why it records and why there is no model; its fix gives it one (``give_model``), or,
         under ``no_heal``, turns healing back on (``run_without_no_heal``).
@@ -25,15 +33,19 @@ Rule 4: a run that must record (no path) and has no model is ``couldnt_run``, cl
 
 from __future__ import annotations
 
+import itertools
+
 import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.device.device import AppInfo, DeviceInfo, DeviceKind, LaunchOptions
-from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.identity import MAX_BRANCHES, Env, branch_identity
+from mobster_core._rules.replay.rows import bind_targets
 from mobster_core._rules.verdict.fixes import Fix, FixCode
 from mobster_core._rules.verdict.verdict import FailureClass
 from mobster_core._rules.vocabulary.steps import Step
 from mobster_core._store.cache import ReplayCache, StoredPath
+from mobster_core._store.checks import Part
 from mobster_core._store.healfile import (
     HealEntry,
     HealFileError,
@@ -54,7 +66,7 @@ from .context import Run, RunOptions
 from .dispatch import contract_message
 from .ended import couldnt
 
-__all__ = ["Plan", "Prepared", "choose_path", "no_model", "prepare", "read_device", "require_model"]
+__all__ = ["PartPlan", "Plan", "Prepared", "choose_path", "no_model", "prepare", "read_device", "require_model"]
 
 log = get_logger(__name__)
 
@@ -100,6 +112,30 @@ class Plan:
     adopted: bool = False
     pending: int = 0
     waiting: tuple[HealEntry, ...] = ()
+    tag: str | None = None
+    #: Rule 7: each part of a check that uses flows, as it was found (empty: the path is one part).
+    parts: tuple[PartPlan, ...] = ()
+    #: Rule 8: each part's row branches in this env (``rowpaths``): per part of the path, in order,
+    #: ``(branch identity, its path)``, bound to the row's values.
+    branches: tuple[tuple[tuple[str, tuple[Step, ...]], ...], ...] = ()
+
+    @property
+    def replayed_parts(self) -> int:
+        """Rule 7: how many parts, from the first, replay (the rest are recorded)."""
+        return sum(1 for _ in itertools.takewhile(lambda p: p.path is not None, self.parts))
+
+
+@attrs.frozen
+class PartPlan:
+    """Rule 7: one part of the path as the plan found it: its path (None: none), heal state and heal file entries."""
+
+    part: Part
+    path: tuple[Step, ...] | None = None
+    state: HealState = attrs.field(factory=HealState)
+    adopted: bool = False
+    pending: int = 0
+    why: str | None = None
+    #: The version of the part's path the lookup read (the cache's Rule 13), what its recording replaces.
     tag: str | None = None
 
 
@@ -154,10 +190,88 @@ def _locale(run: Run, info: DeviceInfo) -> str | None:
 
 
 def choose_path(run: Run, prepared: Prepared) -> Plan:
-    """Rules 2-4: the path this run replays, or why Smart records."""
+    """Rules 2-4, 7 and 8: the path this run replays, or why Smart records."""
     check, options = run.check, run.options
     if check.launch_only:
         return Plan()
+    plan = _choose_parts(run, prepared) if check.calls else _choose_one(run, prepared)
+    if check.row is None or options.fresh:
+        return plan
+    return attrs.evolve(plan, branches=_branches(run, prepared))
+
+
+def _branches(run: Run, prepared: Prepared) -> tuple[tuple[tuple[str, tuple[Step, ...]], ...], ...]:
+    """Rule 8: each part's branches in this env, each bound to the row's values."""
+    cache = ReplayCache(run.root, run.options.paths)
+    out = []
+    for part in run.check.parts:
+        found = []
+        for n in range(1, MAX_BRANCHES + 1):
+            identity = branch_identity(part.identity, n)
+            lookup = cache.lookup(identity, prepared.env)
+            if lookup.steps is not None:
+                found.append((identity, bind_targets(lookup.steps, run.check.row_values)))
+        out.append(tuple(found))
+    return tuple(out)
+
+
+def _choose_parts(run: Run, prepared: Prepared) -> Plan:
+    """Rule 7: each part's path and heal state; the parts found from the first replay as one path."""
+    check, options = run.check, run.options
+    cache = ReplayCache(run.root, options.paths)
+    words = run.provenance
+    parts: list[PartPlan] = []
+    for part in check.parts:
+        lookup = cache.lookup(part.identity, prepared.env)
+        for dropped in lookup.dropped:
+            log.warning("a cached path was dropped", reason=dropped)
+        key = check_key(run.root, part.file)
+        try:
+            state = load_heal_state(cache.backend, state_name(part.identity, prepared.env, key), provenance=words)
+            entries = read_heal_file(heal_file_for(part.file))
+        except HealFileError as exc:
+            raise couldnt(FailureClass.USAGE, str(exc)) from exc
+        path = None if options.fresh else lookup.steps
+        why = "asked to record again" if options.fresh else (lookup.dropped[0] if lookup.dropped else lookup.why)
+        if path is not None and adopted(state, entries):
+            assert state.healed is not None  # adopted() says so
+            pending = sum(len(e.new) for e in state.adopts)
+            parts.append(PartPlan(part, state.healed, state, adopted=True, pending=pending, tag=lookup.tag))
+        else:
+            parts.append(PartPlan(part, path, state, why=None if path is not None else why, tag=lookup.tag))
+    plan = Plan(parts=tuple(parts))
+    replayed = plan.replayed_parts
+    if replayed == 0:
+        return attrs.evolve(plan, why=_parts_why(parts))
+    composed: list[Step] = []
+    keep_failing: set[int] = set()
+    rejected: list[HealEntry] = []
+    adopts: list[HealEntry] = []
+    for found in parts[:replayed]:
+        offset = len(composed)
+        assert found.path is not None
+        composed += bind_targets(found.path, check.row_values)
+        keep_failing |= {offset + n for n in found.state.keep_failing}
+        rejected += [attrs.evolve(e, step=e.step + offset) for e in found.state.rejected]
+        adopts += [attrs.evolve(e, step=e.step + offset) for e in found.state.adopts] if found.adopted else []
+    state = HealState(None, tuple(adopts), frozenset(keep_failing), tuple(rejected))
+    why = None if replayed == len(parts) else _parts_why(parts[replayed:])
+    return attrs.evolve(
+        plan, path=tuple(composed), used=True, why=why, state=state, adopted=bool(adopts),
+        pending=sum(p.pending for p in parts[:replayed]),
+    )  # fmt: skip
+
+
+def _parts_why(parts: list[PartPlan]) -> str:
+    """Rule 7: why the parts from the first unfound one on are recorded, naming it."""
+    first = next(p for p in parts if p.path is None)
+    what = f"the flow {first.part.flow}" if first.part.flow else f"steps {first.part.first} to {first.part.last}"
+    return f"{what}: {first.why or 'no recorded path yet'}"
+
+
+def _choose_one(run: Run, prepared: Prepared) -> Plan:
+    """Rules 2-4: the path of a check whose path is one part."""
+    check, options = run.check, run.options
     cache = ReplayCache(run.root, run.options.paths)
     lookup = cache.lookup(prepared.identity, prepared.env)
     for dropped in lookup.dropped:
@@ -165,7 +279,7 @@ def choose_path(run: Run, prepared: Prepared) -> Plan:
     if options.fresh:
         plan = Plan(why="asked to record again")
     elif lookup.steps is not None:
-        plan = Plan(lookup.steps, used=True)
+        plan = Plan(bind_targets(lookup.steps, check.row_values), used=True)
     elif options.carry and lookup.carry is not None:
         carried = lookup.carry
         came = carried.stored.env.describe(prepared.env)

@@ -142,15 +142,18 @@ class Replayer:
         self.timing = timing
         self.check = check or FromCheck()
 
-    async def run(self, steps: Sequence[Step], *, start: int = 0, seed: Sighting | None = None) -> Replayed:
-        """Replay ``steps[start:]``; stop at the first step that can't run (Rule 8).
+    async def run(
+        self, steps: Sequence[Step], *, start: int = 0, seed: Sighting | None = None, stop: int | None = None
+    ) -> Replayed:
+        """Replay ``steps[start:stop]``; stop at the first step that can't run (Rule 8).
 
         ``seed`` is a read taken just before (the baseline's last, or the read a heal ended on):
-        the first step's wait starts on it instead of reading again.
+        the first step's wait starts on it instead of reading again. ``stop`` (0-based, exclusive)
+        stops before the end of the path (where a flow ends and its expectations are judged).
         """
         reports: list[StepReport] = []
         try:
-            for i in range(start, len(steps)):
+            for i in range(start, len(steps) if stop is None else min(stop, len(steps))):
                 step = steps[i]
                 end = await self._wait_for(i + 1, step, seed if i == start else None)
                 if isinstance(end, Drifted):

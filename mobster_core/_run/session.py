@@ -37,11 +37,16 @@ Rule 8: ``replay(check, until=N)`` reaches the screen a check's recorded path le
         a path carried from another build, never a recording), the check's device settings, its
         launch and baseline, then the replay (``steps.execute``: the matcher, the safety rules, a
         step the review rejected, a heal that waits, the journal and the effect ledger), stopped
-        after step N (``steps`` Rule 11). Before anything is sent, a check with no path for this
+        after step N (``steps`` Rule 15). Before anything is sent, a check with no path for this
         device and app is :class:`NoRecordedPath` (saying why, as a run would), and an N that is no
         step of the path :class:`NotInPath`. How the replay stopped (a drift, a refusal, an unknown
         outcome: then Rule 4) is data (:class:`Reached`), never a heal. Afterwards the actions are
         the session's again (Rule 1), and a read shows a system alert as any other screen.
+Rule 9 (flows and rows): a check that uses flows replays its path in parts (``plan`` Rule 7): the
+        parts recorded from the first, as one path; with a part that has no path yet, only a
+        step before it can be reached (``NotInPath`` saying which part isn't recorded), and with
+        no N the replay is :class:`NoRecordedPath`. A check with rows replays its first row's
+        instance (``Buy a plan [free]``: its name says so), as ``mobster test`` runs it.
 """
 
 from __future__ import annotations
@@ -340,6 +345,7 @@ class LiveSession:
         that fails); how the replay stopped is the :class:`Reached` it returns.
         """
         info = self.info
+        check = check.instances()[0]  # Rule 9: a check with rows, as its first row
         self._stop_segment()
         segment = self._open()
         segment.acting_on(info.kind)
@@ -534,6 +540,14 @@ def _reachable(check: Check, plan: Plan, until: int | None, steps: int) -> None:
             "model records one",
             why,
         )
+    unrecorded = next((p for p in plan.parts if p.path is None), None) if plan.path is not None else None
+    if unrecorded is not None and (until is None or until > steps):  # Rule 9: a part with no path yet
+        part = unrecorded.part
+        what = f"the flow {part.flow}" if part.flow else f"its steps {part.first} to {part.last}"
+        why = f"{what} has no recorded path yet ({unrecorded.why or 'a run of the check with a model records it'})"
+        if until is None:
+            raise NoRecordedPath(f"{name}'s path is recorded only up to step {steps}: {why}", why)
+        raise NotInPath(f"step {until} of {name} is past its recorded path (steps 1 to {steps}): {why}", until, steps)
     if until is None or 1 <= until <= steps:
         return
     if steps == 0:

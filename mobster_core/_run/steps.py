@@ -41,7 +41,27 @@ Rule 10: a heal waiting for review is never replaced (the heal file's Rule 9). A
         ``drift``, naming the heal and its heal file, with the fix to settle it
         (``FixCode.SETTLE_HEAL``: accept or reject it). With or without a model, and whatever else
         would have stopped the heal (no model, healing off, the breaker), but an app that is gone.
-Rule 11: a step that fails because this check's review rejected its heal (a keep-failing step
+Rule 11 (flows): a check that uses flows records part by part (``plan`` Rule 7): Smart does each
+        part's steps only (an agent told to do those, then say done, as for device steps), so
+        each part's actions are known and each is kept under its own identity. When the parts
+        from the first replayed, Smart records the rest from the screen the replay ended on, with
+        the replayed steps as its history (numbered after them), so a segment another check
+        recorded costs nothing here. A heal inside a segment is the segment's: the breaker
+        counts it against the segment's recorded steps and the whole path's (either refuses),
+        and its lookahead crosses into the next part as it crosses steps.
+Rule 12 (rows): a row that drifts on the path its rows share first looks for a path another row
+        recorded where the screens differed (``plan.branches``): one whose steps before the drift
+        are the same and whose drifted step matches this screen replays from there, at no cost.
+        When none does and a heal would be allowed, the row doesn't heal the shared path (it would
+        change every row's): the app is launched again and Smart records the row's own path
+        (journaled ``relaunch``; never after an action that commits something), kept as a new
+        branch beside the shared one. No row taps on a screen its path wasn't recorded on.
+Rule 13 (a flow's expect): what a flow expects is judged where the flow ends, on a settled read
+        (the verdict's rules), in a recording and in a replay alike; when it fails the check fails
+        there, class ``assertion``, naming the flow and the step it ended on, and nothing after it
+        runs. The expectations of a flow the flow uses are judged with it, where the outer one
+        ends. A heal that resumes past a flow's end (its lookahead) judges it no more.
+Rule 14: a step that fails because this check's review rejected its heal (a keep-failing step
         that drifted, or Rule 6's step) says how to undo that: the fix is ``FixCode.UNDO_REJECT``
         (undo the reject, then a run with a model heals it; or record again), never to heal it
         with a model, which a reject refuses.
@@ -49,14 +69,16 @@ Rule 8: the steps that ended before the check's last one with no failure say so
         (``Executed.early``): Smart blocked, or done after fewer actions than the check has
         steps; a replayed path with fewer actions than steps. The verdict still decides; a check
         with ``all_steps: true`` fails then (:func:`skipped` says what was left undone).
-Rule 11: a replay asked to stop after step ``until`` (a live session reaching a screen:
+Rule 15: a replay asked to stop after step ``until`` (a live session reaching a screen:
         ``sessions``) replays the path's first ``until`` steps under every rule above (the device
         steps are judged against the whole path) and stops there: what the check would do next is
-        not sent.
+        not sent. Such a replay never records: the parts of a path in parts that have none
+        (Rule 11) are not reached, and a row never records its own path (Rule 12).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -70,12 +92,14 @@ from mobster_core._rules.device.alerts import AlertPolicy, permissions_of
 from mobster_core._rules.device.controls import DeviceEvent, device_misfit
 from mobster_core._rules.device.device import LaunchOptions
 from mobster_core._rules.replay.breaker import Breaker
+from mobster_core._rules.replay.identity import MAX_BRANCHES
 from mobster_core._rules.replay.settle import Sighting
 from mobster_core._rules.replay.typing_rules import lost_typing
 from mobster_core._rules.verdict.fixes import Fix, FixCode
 from mobster_core._rules.verdict.verdict import FailureClass, Outcome, SmartNote, Verdict
 from mobster_core._rules.vocabulary.screen import Screen
 from mobster_core._rules.vocabulary.steps import Step
+from mobster_core._store.checks import Call, Part
 from mobster_core._store.healfile import HealEntry, compact, heal_file_for, moved
 
 from .agent import Agent, Brief, Limits, ModelCalls, Recorded
@@ -83,9 +107,11 @@ from .context import Run
 from .controls import device_event
 from .ended import Ended, couldnt, failed
 from .heal import HealJob, heal_step, refusal
-from .judge import Baseline, take_baseline
+from .judge import Baseline, holds, settled_read, take_baseline
 from .plan import Plan, Prepared, no_model
 from .replay import Drift, FromCheck, LiveStep, Replayer
+from .rowpaths import Layout, branch_for, free_branch
+from .segments import Segments, checkpoint
 
 __all__ = ["Executed", "execute"]
 
@@ -116,10 +142,18 @@ class Executed:
     failure: Outcome | None = None
     #: Rule 8: the steps ended before the check's last one (the verdict then decides), else None.
     early: FinishedEarly | None = None
+    #: Rule 11: how many actions of ``ran`` each part Smart recorded has, from the first it recorded.
+    sizes: tuple[int, ...] = ()
+    #: Rule 12: the row branches this run replayed (``new`` False) or recorded: ``(part, identity, new)``.
+    branches: tuple[tuple[int, str, bool], ...] = ()
+    #: Rule 12: how many actions of ``ran`` each part holds, once a row's branch is in it (else None).
+    layout: tuple[int, ...] | None = None
+    #: Rule 12: the row's screens differ from every path its rows keep: record its own.
+    diverged: Drift | None = attrs.field(default=None, eq=False, repr=False)
 
 
 async def execute(run: Run, prepared: Prepared, plan: Plan, *, until: int | None = None) -> Executed:
-    """Rules 1, 2 and 4: launch, the baseline, then the steps (a replay up to step ``until`` only: Rule 11)."""
+    """Rules 1, 2 and 4: launch, the baseline, then the steps (a replay up to step ``until`` only: Rule 15)."""
     run.dispatch.watch_alerts(_alerts(run), prepared.info.kind)
     await run.dispatch.launch(run.bundle, _launch(run, prepared))
     baseline = await take_baseline(run)
@@ -130,6 +164,18 @@ async def execute(run: Run, prepared: Prepared, plan: Plan, *, until: int | None
     replayed = await _replay(run, prepared, Executed(Mode.REPLAY, plan, baseline), plan.path, until)
     if plan.carried is not None and replayed.failure is not None:
         return await _fall_back(run, prepared, replayed)
+    if until is not None:  # Rule 15: a session reaching a screen replays, never records
+        return replayed
+    return await _after_replay(run, prepared, replayed)
+
+
+async def _after_replay(run: Run, prepared: Prepared, replayed: Executed) -> Executed:
+    """Rules 8, 11 and 12: a row's own path, the parts Smart records after the replayed ones, or a short path."""
+    plan = replayed.plan
+    if replayed.diverged is not None:
+        return await _own_row_path(run, prepared, replayed)
+    if plan.parts and replayed.failure is None and plan.replayed_parts < len(plan.parts):
+        return await _smart_rest(run, prepared, replayed)
     of = len(run.check.steps)
     if replayed.failure is None and len(replayed.ran) < of:
         return attrs.evolve(replayed, early=FinishedEarly(len(replayed.ran), of, Mode.REPLAY))
@@ -150,7 +196,10 @@ def _launch(run: Run, prepared: Prepared) -> LaunchOptions:
 async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: str = "smart") -> Executed:
     """Smart performs the steps and records the path (Rule 2)."""
     assert run.calls is not None  # plan.require_model saw to it
-    if run.check.device_steps:
+    sizes: tuple[int, ...] = ()
+    if run.check.calls:
+        recorded, sizes = await _smart_in_parts(run, prepared, executed, key_prefix, 1)
+    elif run.check.device_steps:
         recorded = await _smart_with_device_steps(run, prepared, executed, key_prefix)
     else:
         agent = Agent(run.calls, run.dispatch, brief(run, prepared, key_prefix=key_prefix))
@@ -163,7 +212,85 @@ async def _smart(run: Run, prepared: Prepared, executed: Executed, key_prefix: s
         smart=_note(recorded),
         failure=recorded.failure,
         early=_early(run, recorded),
+        sizes=sizes,
     )
+
+
+async def _smart_rest(run: Run, prepared: Prepared, replayed: Executed) -> Executed:
+    """Rule 11: the parts from the first replayed; Smart records the rest, the replayed steps done."""
+    if run.calls is None:
+        plan = replayed.plan
+        none, fix = no_model(run.options, "record the rest")
+        failure = Outcome(Verdict.COULDNT_RUN, FailureClass.MODEL, f"{plan.why}, and {none}", fix=fix)
+        return attrs.evolve(replayed, failure=failure)
+    first = replayed.plan.parts[replayed.plan.replayed_parts].part.first
+    recorded, sizes = await _smart_in_parts(run, prepared, replayed, "smart", first)
+    return attrs.evolve(
+        replayed,
+        mode=Mode.SMART,
+        ran=replayed.ran + recorded.path,
+        reports=replayed.reports + recorded.reports,
+        smart=_note(recorded),
+        failure=recorded.failure,
+        sizes=sizes,
+    )
+
+
+async def _smart_in_parts(
+    run: Run, prepared: Prepared, executed: Executed, key_prefix: str, first: int
+) -> tuple[Recorded, tuple[int, ...]]:
+    """Rule 11: one agent records the check's parts from step ``first`` on, part by part (device steps between).
+
+    Returns what it recorded and how many of its actions each part holds.
+    """
+    assert run.calls is not None
+    done = tuple(f"{r.text}: done" for r in executed.reports if r.reason is None)
+    changes: dict[str, Any] = {"key_prefix": key_prefix}
+    if first > 1:
+        changes.update(first_index=len(executed.ran) + 1, history=done)
+    agent = Agent(run.calls, run.dispatch, brief(run, prepared, **changes))
+    began, steps = run.dispatch.clock.now(), run.check.steps
+    seed = _seed(executed.baseline) if first == 1 else None
+    ends = {p.last for p in run.check.parts}
+    sizes: list[int] = []
+    counted = 0
+    for part in _parts(run, first, cut=True):
+        if part.last >= part.first:
+            agent.narrow(steps[part.first - 1 : part.last], _part_request(run, part))
+            recorded = await agent.run(seed, began=began)
+            if recorded.failure is not None or recorded.blocked is not None:
+                return recorded, tuple(sizes)
+            seed = None
+        if part.event is not None:
+            try:
+                await agent.device_step(await agent.settled_screen(seed), part.event)
+            except Ended as ended:
+                return agent.recorded(failure=ended.outcome), tuple(sizes)
+            seed = None
+        if part.end in ends:
+            sizes.append(len(agent.path) - counted)
+            counted = len(agent.path)
+            call = next((c for c in run.check.calls if c.last == part.end), None)
+            failure = None if call is None else await flow_holds(run, call)
+            if failure is not None:  # Rule 13
+                return agent.recorded(failure=failure), tuple(sizes)
+    return agent.recorded(), tuple(sizes)
+
+
+async def flow_holds(run: Run, call: Call) -> Outcome | None:
+    """Rule 13: a flow's expectations on a settled read where it ends; the failure naming the flow, or None."""
+    dispatch = run.dispatch
+    for chain, expect in call.expect:
+        if not expect:
+            continue
+        what = f"the flow {chain}'s expectations"
+        read = await settled_read(functools.partial(dispatch.read_to_judge, what), run.clock, accept=holds(expect))
+        missed = [r for r in evaluate(expect, read.screen) if not r.ok]
+        if missed:
+            said = "; ".join(f"{r.text}: {r.observed}" for r in missed)
+            message = f"the flow {chain} ended (step {call.last}), and what it expects doesn't hold: {said}"
+            return Outcome(Verdict.FAILED, FailureClass.ASSERTION, message, step=call.last)
+    return None
 
 
 @attrs.frozen
@@ -174,13 +301,27 @@ class _Part:
     last: int
     event: DeviceEvent | None
 
+    @property
+    def end(self) -> int:
+        """The last step it covers, its device step's included."""
+        return self.last + (1 if self.event is not None else 0)
 
-def _parts(run: Run) -> list[_Part]:
-    """Rule 9: the check's steps cut at each device step."""
-    parts, first = [], 1
-    for number, event in run.check.device_steps:
-        parts.append(_Part(first, number - 1, device_event(run, event)))
-        first = number + 1
+
+def _parts(run: Run, start: int = 1, *, cut: bool = False) -> list[_Part]:
+    """Rules 9 and 11: the check's steps from ``start`` on, cut at each device step.
+
+    With ``cut``, also where each part of its path ends.
+    """
+    parts, first = [], start
+    events = dict(run.check.device_steps)
+    ends = {p.last for p in run.check.parts} if cut else set()
+    for number in range(start, len(run.check.steps) + 1):
+        if number in events:
+            parts.append(_Part(first, number - 1, device_event(run, events[number])))
+            first = number + 1
+        elif number in ends:
+            parts.append(_Part(first, number, None))
+            first = number + 1
     if first <= len(run.check.steps):
         parts.append(_Part(first, len(run.check.steps), None))
     return parts
@@ -191,7 +332,7 @@ def _part_request(run: Run, part: _Part) -> str:
     span = f"step {part.first}" if part.first == part.last else f"steps {part.first} to {part.last}"
     notes = ["The steps before are done."] if part.first > 1 else []
     if part.event is None:
-        notes.append("The check ends there.")
+        notes.append("The check ends there." if part.last == len(run.check.steps) else "Other steps come next.")
     else:
         notes.append(f"Step {part.last + 1}, {part.event.show()}, comes next: the SDK does it itself.")
     return f"{run.check.request_text()}\n\nDo only {span} now, then say done. {' '.join(notes)}"
@@ -257,7 +398,7 @@ async def _replay(
 ) -> Executed:
     """Replay ``path``, healing drifted steps (Rule 2), up to a step this check's review rejected (Rule 6).
 
-    With ``until``, only the first ``until`` steps of it (Rule 11).
+    With ``until``, only the first ``until`` steps of it (Rule 15).
     """
     misfit = device_misfit(path, [event for _n, event in run.check.device_steps])
     if misfit is not None:  # Rule 9: never send a device step the check doesn't say
@@ -303,31 +444,76 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
     steps, start, seed = path, 0, _seed(executed.baseline)
     breaker = Breaker(recorded=len(path), pending=plan.pending)
     reports, heals = list(executed.reports), list(executed.heals)
+    segments = Segments.of(plan)
+    within: Breaker | None = None
+    judged: set[int] = set()  # the flows whose expectations were judged (Rule 13)
     while True:
-        replayed = await replayer.run(steps, start=start, seed=seed)
+        check_at = checkpoint(segments, run.check, heals, start, judged)
+        stop = None if check_at is None else check_at[0]
+        replayed = await replayer.run(steps, start=start, seed=seed, stop=stop)
         reports += replayed.reports
         drift = replayed.drift
         failure = replayed.failure
+        if check_at is not None and drift is None and failure is None:
+            judged.add(check_at[1])
+            failure = await flow_holds(run, run.check.calls[check_at[1]])
+            if failure is None:
+                start, seed = check_at[0], None
+                continue
+        switched = _switch(run, executed, steps, drift)
+        if switched is not None:  # Rule 12: another row's branch fits this screen
+            executed, steps, start, seed = switched[0], switched[1], switched[2], None
+            continue
         if drift is not None:
+            within = segments.breaker(drift.at, heals)
             failure = refusal(
                 drift, keep_failing=plan.state.keep_failing, no_heal=run.options.no_heal, model=run.calls is not None,
-                breaker=breaker,
+                breaker=attrs.evolve(breaker, within=within),
             )  # fmt: skip
             failure = _rejected(run, plan, drift, failure)
             failure = _waiting(run, plan, drift, failure)
             failure = _settle_first(run, plan, drift, failure, heals)
+            if failure is None and run.check.row is not None:  # Rule 12: the row records its own branch
+                reports += [drift.report]
+                sizes = executed.layout or _layout(plan, steps).sizes
+                return attrs.evolve(
+                    executed, ran=steps, reports=tuple(reports), heals=tuple(heals), diverged=drift, layout=sizes
+                )
         if drift is None or failure is not None:
             reports += [drift.report] if drift is not None else []
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=failure)
-        job = HealJob(steps, drift, breaker, _expect(run), run_dir=run.run_dir)
+        job = HealJob(steps, drift, attrs.evolve(breaker, within=within), _expect(run), run_dir=run.run_dir)
         healed = await heal_step(_healer(run, prepared, drift, reports), job)
         reports += healed.reports
         # The heal file's Rule 1: an entry that changed nothing (its lines read the same) is no heal.
         heals += [healed.entry] if healed.entry is not None and healed.entry.changed else []
-        steps, breaker = healed.steps, healed.breaker
+        steps, breaker = healed.steps, attrs.evolve(healed.breaker, within=None)
         if healed.failure is not None or healed.resume_at is None:
             return attrs.evolve(executed, ran=steps, reports=tuple(reports), heals=tuple(heals), failure=healed.failure)
         start, seed = healed.resume_at, healed.seen
+
+
+def _switch(
+    run: Run, executed: Executed, steps: tuple[Step, ...], drift: Drift | None
+) -> tuple[Executed, tuple[Step, ...], int] | None:
+    """Rule 12: a row's drift that another row's branch fits: the run, the path with it, and where it goes on."""
+    if drift is None or run.check.row is None:
+        return None
+    plan = executed.plan
+    layout = Layout(executed.layout) if executed.layout is not None else _layout(plan, steps)
+    used = [identity for _p, identity, _n in executed.branches]
+    fits = branch_for(steps, layout, plan.branches, drift, used)
+    if fits is None:
+        return None
+    branches = (*executed.branches, (fits.part, fits.identity, False))
+    return attrs.evolve(executed, branches=branches, layout=fits.layout.sizes), fits.steps, drift.at - 1
+
+
+def _layout(plan: Plan, steps: tuple[Step, ...]) -> Layout:
+    """Rule 12: the parts' sizes of the path as the plan composed it (one part for a check without flows)."""
+    if not plan.parts:
+        return Layout((len(steps),))
+    return Layout(tuple(0 if p.path is None else len(p.path) for p in plan.parts[: plan.replayed_parts]))
 
 
 def _events(run: Run) -> dict[str, DeviceEvent]:
@@ -336,13 +522,13 @@ def _events(run: Run) -> dict[str, DeviceEvent]:
 
 
 def _undo_reject(run: Run) -> Fix:
-    """Rule 11: undo the reject kept beside the check's heal file."""
+    """Rule 14: undo the reject kept beside the check's heal file."""
     shown = _relative(heal_file_for(run.check.file), run.root)
     return Fix(FixCode.UNDO_REJECT, {"heal_file": shown, "check": run.check.file.name})
 
 
 def _rejected(run: Run, plan: Plan, drift: Drift, failure: Outcome | None) -> Outcome | None:
-    """Rule 11: a keep-failing step that drifted fails with the fix to undo its reject; else ``failure`` as it was."""
+    """Rule 14: a keep-failing step that drifted fails with the fix to undo its reject; else ``failure`` as it was."""
     if failure is None or failure.fix is not None or failure.failure_class is not FailureClass.DRIFT:
         return failure
     if drift.at not in plan.state.keep_failing:
@@ -480,6 +666,74 @@ def brief(run: Run, prepared: Prepared, **changes: Any) -> Brief:
         timing=options.timing,
         **{**defaults, **changes},
     )
+
+
+async def _own_row_path(run: Run, prepared: Prepared, replayed: Executed) -> Executed:
+    """Rule 12: no branch of the drifted part fits: the row records its own branch of it (``rowpaths`` Rule 2)."""
+    drift, row = replayed.diverged, run.check.row
+    assert drift is not None
+    assert row is not None
+    assert replayed.layout is not None
+    layout = Layout(replayed.layout)
+    index, start = layout.locate(drift.at)
+    part = run.check.parts[index]
+    said = f"row [{row.label}] drifted from the path its rows share: {drift.message}"
+    taken = [identity for identity, _ in (replayed.plan.branches[index] if index < len(replayed.plan.branches) else ())]
+    free = free_branch(part.identity, taken)
+    exact = layout.sizes[index] == part.count  # one action a step: the drifted step is a step of the check
+    committed = None if exact else run.dispatch.first_commit()
+    why = None
+    if run.calls is None:
+        why = f"{said}, and {no_model(run.options, 'record its own path')[0]}"
+    elif free is None:
+        why = f"{said}, and its rows keep {MAX_BRANCHES} paths of it beside the shared one: record the check again"
+    elif committed is not None:
+        why = f"{said}; its own path isn't recorded in this run: {committed} was sent and commits something"
+    if why is not None:
+        failure = Outcome(Verdict.FAILED, FailureClass.DRIFT, why, step=drift.at, fix=Fix(FixCode.RECORD_AGAIN))
+        return attrs.evolve(replayed, failure=failure, diverged=None)
+    assert free is not None
+    plan = attrs.evolve(replayed.plan, why=f"{said}; recorded the row's own path of {_part_words(part)}")
+    log.info("a row's screens differ from its rows' path; recording its own", reason=drift.message)
+    if exact:  # Smart goes on from the drifted step, on this screen, the steps before it done
+        kept = replayed.ran[: drift.at - 1]
+        base = attrs.evolve(replayed, plan=plan, ran=kept, diverged=None)
+        first, before = part.first + (drift.at - start) - 1, kept[start:]
+    else:  # from a new launch: the parts before it again, then Smart from its first step
+        base = attrs.evolve(replayed, plan=plan, diverged=None, ran=(), reports=replayed.reports)
+        try:
+            await run.dispatch.launch(run.bundle, _launch(run, prepared), key="relaunch")
+            base = attrs.evolve(base, baseline=await take_baseline(run))
+        except Ended as ended:
+            return attrs.evolve(base, failure=ended.outcome)
+        if start:
+            again = await _replay_steps(run, prepared, attrs.evolve(base, layout=None), replayed.ran[:start])
+            if again.failure is not None or again.diverged is not None:
+                return attrs.evolve(again, failure=again.failure or _diverged_again(said), diverged=None)
+            base = attrs.evolve(again, plan=plan)
+        first, before = part.first, ()
+    recorded, sizes = await _smart_in_parts(run, prepared, base, "smart", first)
+    own = len(before) + (sizes[0] if sizes else len(recorded.path))
+    new_layout = (*layout.sizes[:index], own, *sizes[1:])
+    return attrs.evolve(
+        base,
+        mode=Mode.SMART,
+        ran=base.ran + recorded.path,
+        reports=base.reports + recorded.reports,
+        smart=_note(recorded),
+        failure=recorded.failure,
+        branches=(*replayed.branches, (index, free, True)),
+        layout=new_layout,
+        sizes=(),
+    )
+
+
+def _diverged_again(said: str) -> Outcome:
+    return Outcome(Verdict.FAILED, FailureClass.DRIFT, f"{said}; the steps before it didn't replay again")
+
+
+def _part_words(part: Part) -> str:
+    return f"the flow {part.flow}" if part.flow else f"steps {part.first} to {part.last}"
 
 
 async def _fall_back(run: Run, prepared: Prepared, carried: Executed) -> Executed:

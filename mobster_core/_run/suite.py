@@ -40,6 +40,8 @@ Rule 9: a lost device's check goes to another device only when its run failed be
         it is final (``on_result``).
 Rule 10: checks no device could run (every device was lost; with ``each_device``, a lost device's
         own) are ``couldnt_run``, class ``device``, with a message that says so.
+Rule 15 (rows): a check with rows is one check a row (``Buy a plan [pro]``): each its own run, result and
+        JUnit case, in the order of its rows.
 Rule 11: with ``each_device``, every check runs on every device: one result per check and device,
         each device's checks in file order, each with its own cache env (the env comes from the
         device); results are ordered by file, then device.
@@ -209,6 +211,8 @@ class _Job:
     key: int
     file: Path
     run: tuple[int, int] | None = None
+    #: Rule 15: the row it runs (from 0), None for a check without rows.
+    row: int | None = None
     tries: tuple[CheckResult, ...] = ()
     avoid: int | None = None
 
@@ -218,11 +222,27 @@ class _Job:
         return ended if self.run is None else attrs.evolve(ended, repeat=self.run)
 
 
-def _jobs(files: Sequence[Path], repeat: int) -> list[tuple[int, Path, tuple[int, int] | None]]:
-    """Rule 13: each file ``repeat`` times, its runs together; ``(position, file, run)``."""
+#: A check to run: its file, and the row it runs (from 0; None for a check without rows).
+Item = tuple[Path, int | None]
+
+
+def instances(files: Sequence[Path]) -> list[Item]:
+    """Rule 15: each file once, or once a row (a file that can't be read is one item: its result says why)."""
+    items: list[Item] = []
+    for file in files:
+        try:
+            rows = len(load_check(file).rows)
+        except (CheckError, MobsterError, OSError):
+            rows = 0
+        items += [(file, n) for n in range(rows)] if rows else [(file, None)]
+    return items
+
+
+def _jobs(items: Sequence[Item], repeat: int) -> list[tuple[int, Item, tuple[int, int] | None]]:
+    """Rule 13: each check ``repeat`` times, its runs together; ``(position, check, run)``."""
     return [
         (n * repeat + r, f, None if repeat == 1 else (r + 1, repeat))
-        for n, f in enumerate(files)
+        for n, f in enumerate(items)
         for r in range(repeat)
     ]
 
@@ -239,11 +259,11 @@ class _Work:
     """
 
     def __init__(self, files: Sequence[Path], lanes: Sequence[Sequence[int]], *, repeat: int = 1) -> None:
-        jobs = _jobs(files, repeat)
+        jobs = _jobs(instances(files), repeat)  # Rule 15: a check with rows, once a row
         self.lanes = [tuple(lane) for lane in lanes]
         self.lane_of = {slot: n for n, lane in enumerate(self.lanes) for slot in lane}
         count = len(self.lanes)
-        self.queues = [deque(_Job(n * count + k, f, run) for n, f, run in jobs) for k in range(count)]
+        self.queues = [deque(_Job(n * count + k, f, run, row) for n, (f, row), run in jobs) for k in range(count)]
         self.results: dict[int, CheckResult] = {}
         self.lost: dict[int, str] = {}  # a device out of the pool (Rule 8): slot -> what it said
         self._gone: set[int] = set()  # workers that ended: lost, or nothing left for them
@@ -332,7 +352,7 @@ async def _run_all(
         run_options = attrs.evolve(quiet, device_label=label)
         while (job := await work.take(slot)) is not None:
             try:
-                result = await _one(job.file, device, clock, models(), run_options)
+                result = await _one(job, device, clock, models(), run_options)
             except RunStopped as exc:
                 await _record(work, slot, job.key, job.final(exc.result), options)
                 return
@@ -506,9 +526,10 @@ def _not_run(work: _Work, slots: Sequence[tuple[str | None, Device]], options: R
             options.on_result(result)
 
 
-async def _one(file: Path, device: Device, clock: Clock, model: Model | None, options: RunOptions) -> CheckResult:
+async def _one(job: _Job, device: Device, clock: Clock, model: Model | None, options: RunOptions) -> CheckResult:
+    file, row = job.file, job.row
     try:
-        check = load_check(file)
+        check = load_check(file).instance(row)  # Rule 15: the row's own (the file may have changed: said)
     except (CheckError, MobsterError, OSError) as exc:
         return _not_run_result(file, options.root or file.parent, FailureClass.USAGE, str(exc), options.device_label)
     try:

@@ -613,10 +613,29 @@ def recorded_paths(
     used is dropped by the cache's rules (Rule 5), as a run would.
     """
     cache = ReplayCache(root or project_of(check.file), paths)
+    if check.calls:
+        return _recorded_in_parts(cache, check)
     return tuple(
         RecordedPath(s.env.describe(), s.env.digest, s.recorded_at, steps, s.path, s.origin, s.shown)
         for s, steps in ((r.stored, r.steps) for r in cache.paths(check.identity))
     )
+
+
+def _recorded_in_parts(cache: ReplayCache, check: Check) -> tuple[RecordedPath, ...]:
+    """A check that uses flows has a path in an env where every part of it has one: the parts, in order."""
+    by_part = [{r.stored.env.digest: r for r in cache.paths(p.identity)} for p in check.parts]
+    if not by_part:
+        return ()
+    out = []
+    for digest, first in by_part[0].items():
+        found = [kept.get(digest) for kept in by_part]
+        if any(f is None for f in found):
+            continue
+        steps = tuple(s for f in found if f is not None for s in f.steps)
+        newest = max((f for f in found if f is not None), key=lambda f: f.stored.recorded_at).stored
+        stored = first.stored
+        out.append(RecordedPath(stored.env.describe(), digest, newest.recorded_at, steps, stored.path, stored.origin))
+    return tuple(sorted(out, key=lambda r: r.recorded_at, reverse=True))
 
 
 def check_name(root: Path, file: Path) -> str:

@@ -67,6 +67,7 @@ Rule 6: checks live in ``<project>/.mobster/checks/``: every ``*.yaml`` and ``*.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -80,7 +81,7 @@ from mobster_core._rules.assertions import Assertion, ExpectError, parse_expect
 from mobster_core._rules.device.alerts import AlertPolicy, AlertProblem, parse_alerts
 from mobster_core._rules.device.controls import CONTENT_SIZES, MAX_PUSH_BYTES, DeviceEvent, DeviceSettings, push_problem
 from mobster_core._rules.device.device import Appearance, LaunchOptions, Reset, normal_locale
-from mobster_core._rules.formats.reader import StrictReader
+from mobster_core._rules.device.secrets import only_references
 from mobster_core._rules.formats.yaml import (
     MAX_YAML_BYTES,
     Keys,
@@ -89,17 +90,20 @@ from mobster_core._rules.formats.yaml import (
     kind_of,
     load_yaml,
 )
-from mobster_core._rules.replay.identity import path_identity
+from mobster_core._rules.replay.identity import composite_identity, part_identity, path_identity, segment_identity
 from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._rules.vocabulary.steps import SENSORS, Op
 from mobster_core.exceptions import CheckError, Problem
 
+from .flows import MAX_EXPANDED, NAME, Crumb, Expanded, FlowBook, StepsReader, bind_data
 from .fsutil import MOBSTER_DIR, UnsafeFile, find_project_root, read_user_file
+from .rows import MAX_COLUMNS, MAX_ROWS, MAX_VALUE_CHARS, Row, read_csv_rows, row_label
 
 __all__ = [
     "DEFAULT_MAX_SECONDS",
     "DEFAULT_MAX_USD",
     "Budget",
+    "Call",
     "Check",
     "CheckApp",
     "CheckError",
@@ -141,7 +145,7 @@ _ELLIPSIS = "\u2026"
 
 _TOP_KEYS = (
     *("version", "name", "app", "device", "runtime", "reset", "tags", "launch", "steps", "all_steps", "expect"),
-    "budget", "alerts",
+    "budget", "alerts", "rows",
 )  # fmt: skip
 _APP_KEYS = ("bundle", "path")
 _LAUNCH_KEYS = ("args", "env", "url", "locale")
@@ -151,6 +155,7 @@ _BIOMETRICS_KEYS = ("enrolled",)
 _DEVICE_STEP_KEYS = ("biometric", "push")
 _BIOMETRIC_KEYS = ("result", "sensor")
 _BIOMETRIC_RESULTS = {"match": Op.BIOMETRIC_MATCH, "fail": Op.BIOMETRIC_FAIL}
+_ROWS_EXAMPLE = "write rows: [{plan: free}, {plan: pro}] or rows: plans.csv"
 #: What a step of ``steps_raw`` is: a step's text, or a device step's mapping as the file said it.
 RawStep = str | Mapping[str, Any]
 _RESETS = ("auto", *(r.value for r in Reset))
@@ -206,6 +211,49 @@ class Budget:
 
 
 @attrs.frozen
+class Call:
+    """A flow the check's own steps use: a segment of its path (``flows``' Rules, ``identity`` Rule 6).
+
+    ``first`` is the first of its steps among the check's steps (from 1), ``count`` how many it
+    expands to; ``key`` the segment's identity; ``files`` the flow files it reads (its own first).
+    """
+
+    flow: str
+    file: Path
+    first: int
+    count: int
+    key: str
+    files: tuple[Path, ...] = ()
+    #: What must hold when it ends: ``(the flow's chain, its expectations)`` of it and the flows it uses.
+    expect: tuple[tuple[str, tuple[Assertion, ...]], ...] = attrs.field(default=(), eq=False)
+
+    @property
+    def last(self) -> int:
+        """The last of its steps among the check's (from 1)."""
+        return self.first + self.count - 1
+
+
+@attrs.frozen
+class Part:
+    """A part of a check's path (``identity`` Rule 6): a flow's segment, or a run of the check's own steps.
+
+    ``first`` and ``count`` are its steps among the check's (from 1); ``file`` is the file its heals
+    are written beside (the flow's, or the check's); ``flow`` the flow's name (None: the check's own).
+    """
+
+    identity: str
+    first: int
+    count: int
+    file: Path
+    flow: str | None = None
+
+    @property
+    def last(self) -> int:
+        """The last of its steps among the check's (from 1)."""
+        return self.first + self.count - 1
+
+
+@attrs.frozen
 class Check:
     """One check, as loaded from ``file`` (Rule 5 lists every key).
 
@@ -235,6 +283,79 @@ class Check:
     settings: DeviceSettings = attrs.field(factory=DeviceSettings)
     #: The device steps (``_rules/device/controls`` Rule 5): ``(number of the step, from 1, its event)``.
     device_steps: tuple[tuple[int, DeviceEvent], ...] = ()
+    #: Where each step comes from: None for the check's own, a :class:`Crumb` for a flow's (``flows``).
+    crumbs: tuple[Crumb | None, ...] = ()
+    #: The flows its own steps use, in order: the segments of its path.
+    calls: tuple[Call, ...] = ()
+    #: What must hold when each flow ends: ``(the flow's chain, its expectations)``, bound.
+    flow_expect: tuple[tuple[str, tuple[Assertion, ...]], ...] = ()
+    #: The rows (``rows``' Rules); empty: the check runs once.
+    rows: tuple[Row, ...] = ()
+    #: The row this instance runs (None: the check itself, or a check without rows).
+    row: Row | None = None
+    #: One instance a row, each named ``name [label]`` with the row's expectations (``instances()``).
+    row_checks: tuple[Check, ...] = attrs.field(default=(), eq=False, repr=False)
+
+    def instances(self) -> tuple[Check, ...]:
+        """The checks a run runs: one a row (``Buy a plan [pro]``), else this one."""
+        return self.row_checks or (self,)
+
+    def instance(self, row: int | None) -> Check:
+        """The check of row ``row`` (from 0; None: this one); :class:`CheckError` when it has no such row."""
+        if row is None:
+            return self
+        if not 0 <= row < len(self.row_checks):
+            detail = f"has no row {row + 1} now (its rows changed since they were listed); run it again"
+            raise CheckError(f"{self.file}: {detail}", file=str(self.file), detail=detail)
+        return self.row_checks[row]
+
+    @property
+    def row_values(self) -> dict[str, str]:
+        """The values this instance's row gives (empty without a row)."""
+        return {} if self.row is None else dict(self.row.values)
+
+    def crumb(self, number: int) -> Crumb | None:
+        """Where step ``number`` (from 1) comes from: None for the check's own (or past its steps)."""
+        return self.crumbs[number - 1] if 1 <= number <= len(self.crumbs) else None
+
+    def shown_step(self, number: int) -> str:
+        """Step ``number`` as people read it: ``login › step 2 (Tap "Sign in")``, or ``step 4 (…)``."""
+        text = self.steps[number - 1] if 1 <= number <= len(self.steps) else ""
+        crumb = self.crumb(number)
+        return f"step {number} ({text})" if crumb is None else crumb.show(text)
+
+    @property
+    def own_identity(self) -> str:
+        """The identity of the check's own steps (``identity`` Rule 6): each flow named ``use: NAME``."""
+        own: list[str] = []
+        starts = {c.first: c for c in self.calls}
+        skip = 0
+        for number, step in enumerate(self.steps, 1):
+            if number in starts:
+                own.append(f"use: {starts[number].flow}")
+                skip = starts[number].count
+            if skip:
+                skip -= 1
+                continue
+            own.append(step)
+        return path_identity(own, bundle=self.app.bundle or "", app_path=self.app.path, launch=self.launch_options())
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """The parts of the check's path, in order (``identity`` Rule 6): one part when it uses no flow."""
+        if not self.calls:
+            return (Part(self.identity, 1, len(self.steps), self.file),) if self.steps else ()
+        own, parts, number, runs = self.own_identity, [], 1, 0
+        for call in self.calls:
+            if call.first > number:
+                runs += 1
+                parts.append(Part(part_identity(own, runs), number, call.first - number, self.file))
+            parts.append(Part(call.key, call.first, call.count, call.file, call.flow))
+            number = call.last + 1
+        if number <= len(self.steps):
+            runs += 1
+            parts.append(Part(part_identity(own, runs), number, len(self.steps) - number + 1, self.file))
+        return tuple(parts)
 
     def device_step(self, number: int) -> DeviceEvent | None:
         """The device step at ``number`` (from 1), or None when that step is plain English."""
@@ -269,8 +390,12 @@ class Check:
 
         It covers the steps, the app and how it launches, never the name or the expectations:
         rewording an assertion keeps the path. A check that names only ``app.path`` has no
-        bundle id yet: its identity uses an empty one.
+        bundle id yet: its identity uses an empty one. A check that uses flows is identified by
+        its parts (``identity`` Rule 6): its own steps' identity and each segment's. A row is
+        never part of it: rows share the path.
         """
+        if self.calls:
+            return composite_identity(self.own_identity, [c.key for c in self.calls])
         return path_identity(
             self.steps, bundle=self.app.bundle or "", app_path=self.app.path, launch=self.launch_options()
         )
@@ -307,11 +432,22 @@ class Check:
         if self.steps:
             lines.append("Steps:")
             lines.extend(
-                f"{i}. {step}" + (" (a device step: the SDK does it itself, not you)" if self.device_step(i) else "")
+                f"{i}. {step}"
+                + (" (a device step: the SDK does it itself, not you)" if self.device_step(i) else "")
+                + ("" if (crumb := self.crumb(i)) is None else f" (flow {crumb.flow}, its step {crumb.step})")
                 for i, step in enumerate(self.steps, 1)
             )
         else:
             lines.append("Steps: none (the check only launches the app).")
+        if self.row is not None:
+            lines.append(
+                f"This run is the row {self.row.label!r}: type a ${{name}} as written (the SDK types its value); "
+                "where a step names one on the screen, it is:"
+            )
+            lines.extend(
+                f"- ${{{k}}} = {v}" if only_references(v) else f"- ${{{k}}} = {json.dumps(v, ensure_ascii=False)}"
+                for k, v in self.row.values.items()
+            )
         if self.expect:
             lines.append("Afterwards the screen must show (checked by the SDK, not by you):")
             lines.extend(f"- {a.show()}" + (f"  ({a.name})" if a.name else "") for a in self.expect)
@@ -342,6 +478,9 @@ def find_checks(root: Path) -> list[Path]:
 
 def load_check(path: Path) -> Check:
     """Read and validate the check file at ``path``; raises :class:`CheckError` (Rule 4)."""
+    if path.parent.name == "flows" and path.parent.parent.name == MOBSTER_DIR:
+        detail = "is a flow, and a flow is never a check: run a check that uses it (- use: " + path.stem + ")"
+        raise CheckError(f"{path}: {detail}", file=str(path), detail=detail)
     try:
         # Nothing under .mobster/ is read through a symlink; a check given by path elsewhere may be one.
         raw = read_user_file(path, max_bytes=MAX_YAML_BYTES, follow=MOBSTER_DIR not in path.parts)
@@ -384,16 +523,20 @@ def _load(raw: bytes | str, source: str, path: Path) -> Check:
         doc = load_yaml(raw, source)
     except YamlProblem as exc:
         raise CheckError(str(exc), file=source, line=exc.line, key=exc.key, detail=exc.detail) from exc
-    return _Reader(doc).check(doc.data, path)
+    book = FlowBook(find_project_root(path.parent))
+    check = _Reader(doc, book).check(doc.data, path)
+    if not check.rows:
+        return check
+    instances = tuple(_Reader(doc, book).check(doc.data, path, row=row) for row in check.rows)
+    return attrs.evolve(check, row_checks=instances)
 
 
-class _Reader(StrictReader):
+class _Reader(StepsReader):
     """Walks the untrusted data once and builds the check; every failure is a CheckError (Rules 2-4)."""
 
-    refuses_nulls = True
-
-    def error(self, problem: YamlProblem) -> CheckError:
-        return CheckError(str(problem), file=problem.source, line=problem.line, key=problem.key, detail=problem.detail)
+    def __init__(self, doc: Any, book: FlowBook | None = None) -> None:
+        super().__init__(doc)
+        self.book = book if book is not None else FlowBook(None)  # None: a file read alone, no project's flows
 
     def unknown_key(self, keys: Keys, name: str, allowed: Sequence[str]) -> NoReturn:
         """Rule 2: a top-level key of the tool (MCP) shape says what a check file writes instead."""
@@ -411,7 +554,7 @@ class _Reader(StrictReader):
 
     # -- the file ----------------------------------------------------------------------------
 
-    def check(self, data: Any, path: Path) -> Check:
+    def check(self, data: Any, path: Path, row: Row | None = None) -> Check:
         if data is None:
             self.fail((), "the file is empty", "write at least app: {bundle: com.example.app}")
         top = self.mapping(data, (), _TOP_KEYS, "version: 1, name, app, steps and expect at the top")
@@ -421,12 +564,22 @@ class _Reader(StrictReader):
                 self.fail(("version",), f"only version 1 exists, got {kind_of(version)}", "write version: 1")
         if "app" not in top:
             self.fail((), "the app is missing", "add app: {bundle: com.example.app} or app: {path: build/App.app}")
-        steps_raw, steps, device_steps = self.steps(top["steps"], path) if "steps" in top else (None, (), ())
+        values = {} if row is None else dict(row.values)
+        laid = self.steps(top["steps"], path, values) if "steps" in top else _Laid()
+        steps = laid.steps
         name = self.text(top["name"], ("name",), limit=MAX_NAME_CHARS) if "name" in top else _default_name(steps)
+        if row is not None:
+            name = f"{name} [{row.label}]"
+        rows = self.rows(top["rows"], path) if "rows" in top and row is None else ()
         device, settings = self.device(top["device"]) if "device" in top else (None, DeviceSettings())
+        app = self.app(top["app"])
+        bundle = app.bundle or ""
+        calls = tuple(attrs.evolve(c, key=segment_identity(c.flow, steps[c.first - 1 : c.last], bundle=bundle))
+                      for c in laid.calls)  # fmt: skip
+        expect_raw = top.get("expect", None)
         return Check(
             file=path,
-            app=self.app(top["app"]),
+            app=app,
             name=name,
             device=device,
             settings=settings,
@@ -435,9 +588,14 @@ class _Reader(StrictReader):
             tags=self.tags(top["tags"]) if "tags" in top else (),
             launch=self.launch(top["launch"]) if "launch" in top else CheckLaunch(),
             steps=steps,
-            steps_raw=steps_raw,
-            device_steps=device_steps,
-            expect=self.expect(top["expect"]) if "expect" in top else (),
+            steps_raw=laid.raw,
+            device_steps=laid.device_steps,
+            crumbs=laid.crumbs if laid.calls else (),
+            calls=calls,
+            flow_expect=laid.expect,
+            rows=rows,
+            row=row,
+            expect=self.expect(bind_data(expect_raw, values)) if expect_raw is not None else (),
             budget=self.budget(top["budget"]) if "budget" in top else Budget(),
             all_steps=self.flag(top["all_steps"], ("all_steps",)) if "all_steps" in top else False,
             alerts=self.alerts(top["alerts"]) if "alerts" in top else AlertPolicy(),
@@ -598,42 +756,128 @@ class _Reader(StrictReader):
             out[key] = self.string(item, (*keys, key), limit=MAX_LAUNCH_ENV_CHARS, empty=True)
         return out
 
-    def steps(
-        self, value: Any, path: Path
-    ) -> tuple[str | tuple[RawStep, ...], tuple[str, ...], tuple[tuple[int, DeviceEvent], ...]]:
+    def steps(self, value: Any, path: Path, row: Mapping[str, str]) -> _Laid:
         keys: Keys = ("steps",)
         fix = "write at least one step, or remove steps for a launch-only check"
-        events: list[tuple[int, DeviceEvent]] = []
         if isinstance(value, str):
-            steps = tuple(line.strip() for line in value.splitlines() if line.strip())
-            if not steps:
-                self.fail(keys, "is blank", fix)
-            for i, step in enumerate(steps):
-                if len(step) > MAX_STEP_CHARS:
-                    self.fail(
-                        keys,
-                        f"step {i + 1} is {len(step)} characters long; the limit is {MAX_STEP_CHARS}",
-                        "split it into shorter steps",
-                    )
-            raw: str | tuple[RawStep, ...] = value
-        elif isinstance(value, list):
-            if not value:
-                self.fail(keys, "is an empty list", fix)
-            texts: list[str] = []
-            for i, item in enumerate(value):
-                if isinstance(item, Mapping):
-                    event = self.device_step(item, (*keys, i), path)
-                    events.append((i + 1, event))
-                    texts.append(event.show())
-                else:
-                    texts.append(self.text(item, (*keys, i), limit=MAX_STEP_CHARS))
-            steps = tuple(texts)
-            raw = tuple(_plain(item) if isinstance(item, Mapping) else item for item in value)
-        else:
+            return self.step_lines(value)
+        if not isinstance(value, list):
             self.fail(keys, f"expected a step or a list of steps, got {kind_of(value)}", "write steps: [Tap Sign up]")
+        if not value:
+            self.fail(keys, "is an empty list", fix)
+        if len(value) > MAX_STEPS:
+            self.fail(keys, f"has {len(value)} steps; the limit is {MAX_STEPS}", "split the check in two")
+        laid = _Laid(tuple(_plain(item) if isinstance(item, Mapping) else item for item in value))
+        for i, item in enumerate(value):
+            laid = self.step_item(laid, item, (*keys, i), path, row)
+        return laid
+
+    def step_lines(self, value: str) -> _Laid:
+        """``steps`` as a string: one step a non-empty line, stripped."""
+        keys: Keys = ("steps",)
+        steps = tuple(line.strip() for line in value.splitlines() if line.strip())
+        if not steps:
+            self.fail(keys, "is blank", "write at least one step, or remove steps for a launch-only check")
+        for i, step in enumerate(steps):
+            if len(step) > MAX_STEP_CHARS:
+                self.fail(
+                    keys,
+                    f"step {i + 1} is {len(step)} characters long; the limit is {MAX_STEP_CHARS}",
+                    "split it into shorter steps",
+                )
         if len(steps) > MAX_STEPS:
             self.fail(keys, f"has {len(steps)} steps; the limit is {MAX_STEPS}", "split the check in two")
-        return raw, steps, tuple(events)
+        return _Laid(value, steps, crumbs=(None,) * len(steps))
+
+    def step_item(self, laid: _Laid, item: Any, keys: Keys, path: Path, row: Mapping[str, str]) -> _Laid:
+        """One item of ``steps``: a use step (its flow expanded), a device step, or a step's text."""
+        number = len(laid.steps) + 1
+        if isinstance(item, Mapping) and "use" in item:
+            use = self.use(item, keys)
+            got: Expanded = self.book.expand(use, self.fail, (), row)
+            call = Call(use.flow, got.files[0], number, len(got.steps), "", got.files, got.expect)
+            if len(laid.steps) + len(got.steps) > MAX_EXPANDED:
+                self.fail(keys, f"the check's steps with its flows are more than {MAX_EXPANDED}",
+                          "use fewer or shorter flows")  # fmt: skip
+            return attrs.evolve(
+                laid, steps=laid.steps + got.steps, crumbs=laid.crumbs + got.crumbs, calls=(*laid.calls, call),
+                expect=laid.expect + got.expect,
+            )  # fmt: skip
+        if isinstance(item, Mapping):
+            event = self.device_step(item, keys, path)
+            return attrs.evolve(
+                laid, steps=(*laid.steps, event.show()), crumbs=(*laid.crumbs, None),
+                device_steps=(*laid.device_steps, (number, event)),
+            )  # fmt: skip
+        text = self.text(item, keys, limit=MAX_STEP_CHARS)
+        return attrs.evolve(laid, steps=(*laid.steps, text), crumbs=(*laid.crumbs, None))
+
+    def rows(self, value: Any, path: Path) -> tuple[Row, ...]:
+        """``rows``: a list of mappings of names to text, or a CSV file beside the check (``rows``' Rules)."""
+        keys: Keys = ("rows",)
+        shown = ""
+        if isinstance(value, str):
+            written = self.text(value, keys, limit=MAX_APP_PATH_CHARS)
+            if "\x00" in written:
+                self.fail(keys, "holds a NUL character", "write the name of the CSV file")
+            file = Path(written) if Path(written).is_absolute() else path.parent / written
+            shown = str(file)
+            found: list[tuple[Keys | int, dict[str, str]]] = list(read_csv_rows(file, shown))
+        elif isinstance(value, list):
+            found = self.inline_rows(value)
+        else:
+            self.fail(keys, f"expected a list of rows or a CSV file's name, got {kind_of(value)}", _ROWS_EXAMPLE)
+        return self.labelled(found, shown)
+
+    def inline_rows(self, value: list[Any]) -> list[tuple[Keys | int, dict[str, str]]]:
+        """``rows:`` written in the check: each a mapping of ``${name}`` names to text."""
+        keys: Keys = ("rows",)
+        if not value:
+            self.fail(keys, "is an empty list", _ROWS_EXAMPLE)
+        if len(value) > MAX_ROWS:
+            self.fail(keys, f"has {len(value)} rows; the limit is {MAX_ROWS}", "split the check in two")
+        found: list[tuple[Keys | int, dict[str, str]]] = []
+        for i, item in enumerate(value):
+            at: Keys = (*keys, i)
+            if not isinstance(item, Mapping) or not item:
+                self.fail(at, f"expected a mapping of names to text, got {kind_of(item)}", _ROWS_EXAMPLE)
+            if len(item) > MAX_COLUMNS:
+                self.fail(at, f"has {len(item)} names; the limit is {MAX_COLUMNS}", "remove some")
+            values: dict[str, str] = {}
+            for key, text in item.items():
+                if not isinstance(key, str) or not NAME.fullmatch(key):
+                    self.fail((*at, str(key)), f"{kind_of(key)} is not a ${{name}} name (a letter or '_', "
+                              "then letters, digits or '_')", "write a name such as plan")  # fmt: skip
+                values[key] = self.string(text, (*at, key), limit=MAX_VALUE_CHARS, empty=True)
+            found.append((at, values))
+        return found
+
+    def labelled(self, found: list[tuple[Keys | int, dict[str, str]]], shown: str) -> tuple[Row, ...]:
+        """The rows, each with its label (``rows``' Rule 3): every row the first's names, labels unique."""
+        columns = tuple(found[0][1])
+        rows: list[Row] = []
+        labels: dict[str, int] = {}
+        for number, (where, values) in enumerate(found, 1):
+            if set(values) != set(columns):
+                missing = [c for c in columns if c not in values]
+                extra = [c for c in values if c not in columns]
+                what = f"has no {missing[0]}" if missing else f"has {extra[0]}, which the first row hasn't"
+                self._row_fail(where, shown, f"row {number} {what}", "give every row the same names")
+            label = row_label(values, columns)
+            if not label:
+                self._row_fail(where, shown, f"row {number}'s label ({'name' if 'name' in columns else columns[0]}) "
+                               "is empty", "give each row a name: a name column, or a first value")  # fmt: skip
+            if label in labels:
+                self._row_fail(where, shown, f"rows {labels[label]} and {number} are both labelled {label!r}",
+                               "give each row its own name (a name column, or its first value)")  # fmt: skip
+            labels[label] = number
+            rows.append(Row(label, number, {c: values[c] for c in columns}))
+        return tuple(rows)
+
+    def _row_fail(self, where: Keys | int, shown: str, problem: str, fix: str) -> NoReturn:
+        if isinstance(where, int):  # a CSV line
+            raise CheckError(f"{shown}:{where}: {problem}; {fix}", file=shown, line=where, detail=f"{problem}; {fix}")
+        self.fail(where, problem, fix)
 
     def device_step(self, value: Mapping[str, Any], keys: Keys, path: Path) -> DeviceEvent:
         """A device step (``_rules/device/controls`` Rule 5): ``biometric: match|fail`` or ``push: file``."""
@@ -709,6 +953,21 @@ class _Reader(StrictReader):
             else DEFAULT_MAX_USD
         )
         return Budget(max_seconds=seconds, max_usd=usd)
+
+
+@attrs.frozen
+class _Laid:
+    """The steps as read: what the file said, the steps (flows expanded), device steps, crumbs, calls.
+
+    ``expect`` are the flows' expectations, each with its flow's chain.
+    """
+
+    raw: str | tuple[RawStep, ...] | None = None
+    steps: tuple[str, ...] = ()
+    device_steps: tuple[tuple[int, DeviceEvent], ...] = ()
+    crumbs: tuple[Crumb | None, ...] = ()
+    calls: tuple[Call, ...] = ()
+    expect: tuple[tuple[str, tuple[Assertion, ...]], ...] = ()
 
 
 def _plain(value: Mapping[str, Any]) -> dict[str, Any]:

@@ -813,7 +813,7 @@ def _cache_of(project: Path | ReplayCache, paths: str | PathStore) -> ReplayCach
 def accept_heals(
     project: Path | ReplayCache,
     check_file: Path,
-    identity: str,
+    identity: str | Sequence[str],
     *,
     recorded_at: datetime,
     provenance: Provenance | None = None,
@@ -834,30 +834,32 @@ def accept_heals(
         heal = heal_file_for(check_file)
         entries = read_heal_file(heal)
         key = check_key(root, check_file)
-        states = heal_states(cache, identity, key, provenance=words)
-        chosen = [(env, state) for env, state in states if adopted(state, entries)]
-        held = {_canon(e) for _, state in chosen for e in state.adopts}
+        # A flow's heal file holds the heals of each of its segments (one per set of bound names).
+        identities = [identity] if isinstance(identity, str) else list(identity)
+        states = [(i, env, st) for i in identities for env, st in heal_states(cache, i, key, provenance=words)]
+        chosen = [(i, env, state) for i, env, state in states if adopted(state, entries)]
+        held = {_canon(e) for _, _, state in chosen for e in state.adopts}
         missing = [e for e in entries if _canon(e) not in held]
         if missing:
             raise HealFileError(
                 f"{heal}: it holds heals no healed path is kept with (step {missing[0].step}: "
                 f"{not_kept_reason(root, store, missing[0])})"
             )
-        for env, state in chosen:
+        for i, env, state in chosen:
             assert state.healed is not None  # adopted() says so
             origin = Origin("healed", None, check_name(root, check_file), words)
-            cache.store_path(identity, env, state.healed, recorded_at=recorded_at, origin=origin)
+            cache.store_path(i, env, state.healed, recorded_at=recorded_at, origin=origin)
         write_heal_file(check_file, [])
-        for env, state in states:
+        for i, env, state in states:
             left = HealState(None, (), state.keep_failing, state.rejected)
-            save_heal_state(store, state_name(identity, env, key), left, provenance=words, expect=state.tag)
+            save_heal_state(store, state_name(i, env, key), left, provenance=words, expect=state.tag)
     return len(entries)
 
 
 def reject_heals(
     project: Path | ReplayCache,
     check_file: Path,
-    identity: str,
+    identity: str | Sequence[str],
     paths: str | PathStore = "local",
     *,
     provenance: Provenance | None = None,
@@ -869,11 +871,12 @@ def reject_heals(
     with project_lock(root):
         entries = read_heal_file(heal_file_for(check_file))
         key = check_key(root, check_file)
-        for env, state in heal_states(cache, identity, key, provenance=words):
-            keep = state.keep_failing | {e.step for e in entries}
-            rejected = merge_entries(list(state.rejected), entries)
-            left = HealState(None, (), frozenset(keep), tuple(rejected))
-            save_heal_state(store, state_name(identity, env, key), left, provenance=words, expect=state.tag)
+        for i in [identity] if isinstance(identity, str) else list(identity):
+            for env, state in heal_states(cache, i, key, provenance=words):
+                keep = state.keep_failing | {e.step for e in entries}
+                rejected = merge_entries(list(state.rejected), entries)
+                left = HealState(None, (), frozenset(keep), tuple(rejected))
+                save_heal_state(store, state_name(i, env, key), left, provenance=words, expect=state.tag)
         write_heal_file(check_file, [])
     return len(entries)
 

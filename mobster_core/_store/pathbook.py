@@ -32,6 +32,10 @@ Rule 5 (heals travel in a bundle): a bundle also holds the store's heal states (
 Rule 6 (prune): :func:`prune_paths` forgets the paths whose identity no check of the project has
         (a check whose steps changed records under a new identity: its old paths are no check's),
         with their heal states and recording leases; the identities checks have are never touched.
+        A check has its own identity, its parts' (a flow's segment, its own steps beside them) and
+        its rows' branches (Rule 1's listing names them so): a segment another check replays is
+        the checks' that use it, never an orphan. A flow's heal state (keyed by the flow file)
+        imports for the checks that use the flow.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ import attrs
 
 from mobster_core._log import get_logger
 from mobster_core._rules.formats.text import utf8
-from mobster_core._rules.replay.identity import Env
+from mobster_core._rules.replay.identity import MAX_BRANCHES, Env, branch_identity
 from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core.exceptions import HealFileError, MobsterError, PathError
 
@@ -112,6 +116,10 @@ class PathEntry:
     stored: StoredEnv
     steps: tuple[str, ...]
     last_replayed: datetime | None
+    #: What part of its checks' paths it is: ``the flow login`` (a segment every check that uses the
+    #: flow replays), ``steps 4 to 5`` (a check's own steps beside its flows), ``a row's own path``;
+    #: None for a check's whole path.
+    part: str | None = None
 
     @property
     def env(self) -> str:
@@ -148,8 +156,23 @@ class ImportReport:
 def _by_identity(checks: Iterable[Check]) -> dict[str, list[Check]]:
     found: dict[str, list[Check]] = {}
     for check in checks:
-        found.setdefault(check.identity, []).append(check)
+        for identity in [check.identity, *_part_names(check)]:
+            if check not in found.setdefault(identity, []):
+                found[identity].append(check)
     return found
+
+
+def _part_names(check: Check) -> dict[str, str]:
+    """The identities of a check's parts (segments, its own steps beside them) and rows' paths, in words."""
+    names: dict[str, str] = {}
+    if check.calls:
+        for part in check.parts:
+            names[part.identity] = f"the flow {part.flow}" if part.flow else f"steps {part.first} to {part.last}"
+    if check.rows:
+        for part in check.parts:
+            for n in range(1, MAX_BRANCHES + 1):
+                names[branch_identity(part.identity, n)] = "a row's own path"
+    return names
 
 
 def _shown(file: Path, root: Path) -> str:
@@ -163,6 +186,7 @@ def list_paths(root: Path, checks: Sequence[Check], *, paths: str | PathStore = 
     """Every usable path of the store, with the ``checks`` that replay it (Rules 1, 2), by check then env."""
     cache = ReplayCache(root, paths)
     owners = _by_identity(checks)
+    parts = {i: name for c in checks for i, name in _part_names(c).items()}
     replayed = _replayed(root)
     entries = [
         PathEntry(
@@ -172,6 +196,7 @@ def list_paths(root: Path, checks: Sequence[Check], *, paths: str | PathStore = 
             stored=record.stored,
             steps=tuple(step.describe() for step in record.steps),
             last_replayed=replayed.get(f"{identity}-{record.stored.env.digest}"),
+            part=parts.get(identity),
         )
         for identity in cache.identities()
         for record in cache.paths(identity)
@@ -201,7 +226,7 @@ def prune_paths(
     another run stores meanwhile under an identity a check has is never touched: only identities
     no check has are pruned, under the project's lock.
     """
-    owned = {c.identity for c in checks}
+    owned = set(_by_identity(checks))  # a check's own identity, its parts' (flows' segments) and its rows' branches
     with project_lock(root):
         cache = ReplayCache(root, paths)
         gone = [(s, i) for i in cache.identities() if i not in owned for s in cache.envs(i)]
@@ -407,7 +432,8 @@ def _import_heals(
         except (TypeError, ValueError) as exc:
             refused.append((what, str(exc)))
             continue
-        mine = [c for c in owners.get(item["identity"], []) if check_key(root, c.file) == item["check_key"]]
+        identity = item["identity"]
+        mine = [c for c in owners.get(identity, []) if item["check_key"] in _state_keys(root, c, identity)]
         if not mine:
             refused.append(
                 (what, "no check file of this project has its steps and its place (changed, moved or removed)")
@@ -434,6 +460,12 @@ def _import_heals(
             continue
         added.append(what)
     return added, kept
+
+
+def _state_keys(root: Path, check: Check, identity: str) -> set[str]:
+    """The ``check_key`` a heal state of ``identity`` has for ``check``: its file's, or a flow's for its segment."""
+    files = [check.file, *(p.file for p in check.parts if p.identity == identity)]
+    return {check_key(root, f) for f in files}
 
 
 def _provenance(checks: Sequence[Check]) -> Provenance:

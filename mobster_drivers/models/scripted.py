@@ -28,6 +28,9 @@ Rule 5 (device steps): a check's biometric answer or push is the SDK's, never th
         starts again at the first of them. In a heal, a recorded device step is never repeated:
         it taps the one new control, as for a target that is gone, so the screen the device
         step needs comes back.
+Rule 7 (rows): a check's row is named in the request (``- ${plan} = "pro"``); a step that taps or
+        presses ``"${plan}"`` acts on the element labelled with the row's value, as a real model
+        reads it there. A typing step types the reference as written (the SDK types the value).
 Rule 3: it sees only what a real model sees: the prompt's screen rows (it parses them), the
         check's steps, and in a heal the recorded steps.
 Rule 4: each call can sleep a set time on the clock (the benchmark uses 2.5 s), and reports usage
@@ -72,6 +75,21 @@ class ParsedStep:
     op: Op
     label: str | None = None
     text: str | None = None
+
+
+_ROW_VALUE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_ROW_LINE = re.compile(r'^- \$\{([A-Za-z_][A-Za-z0-9_]*)\} = (".*")$', re.MULTILINE)
+
+
+def _row_values(request: str) -> dict[str, str]:
+    """Rule 7: the row's values the request names (a secret's reference is not a value: it is left out)."""
+    out = {}
+    for m in _ROW_LINE.finditer(request):
+        try:
+            out[m.group(1)] = json.loads(m.group(2))
+        except ValueError:
+            continue
+    return out
 
 
 def parse_step(step: str) -> ParsedStep | None:
@@ -160,7 +178,8 @@ class ScriptedModel:
         if parsed.label is None:
             return DecisionKind.ACT, (ModelAction(parsed.op, text=parsed.text),), f"step {number}"
         roles = _FIELDS if parsed.op is Op.TYPE else _PRESSABLE
-        row = self._find(prompt.screen, parsed.label, roles)
+        label = _ROW_VALUE.sub(lambda m: _row_values(prompt.request).get(m.group(1), m.group(0)), parsed.label)
+        row = self._find(prompt.screen, label, roles)
         if row is None:
             return DecisionKind.BLOCKED, (), f'step {number}: "{parsed.label}" isn\'t on the screen once'
         return DecisionKind.ACT, (ModelAction(parsed.op, target=row, text=parsed.text),), f"step {number}"

@@ -355,14 +355,21 @@ def test_the_demo_runs(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "2 passed in" in out.stdout
     assert "$0.00, 2 replayed with no model, 0 model calls" in out.stdout
-    assert 'healed step 3: Tap "Continue" → Tap "Next"' in out.stdout
+    # Both checks use the flow create-account: the first records it, the other replays it at $0 on its
+    # first run (run 1: 7 calls, not 7 + 4); a renamed "Continue" heals once, for both (run 3: 1 call).
+    runs = out.stdout.split("\n== ")[1:5]
+    assert ", 1 replayed with no model, 7 model calls" in runs[0], runs[0]
+    assert ", 1 replayed with no model, 1 model call\n" in runs[2], runs[2]
+    assert 'healed step 3 (create-account › step 3): Tap "Continue" → Tap "Next"' in out.stdout
     assert "the app changed (recorded on 1.0 (1), this is 1.1 (2))" in out.stdout
-    assert (tmp_path / "demo" / ".mobster" / "checks" / "signup.heal.yaml").exists()
+    assert (tmp_path / "demo" / ".mobster" / "flows" / "create-account.heal.yaml").exists()
     # The same two checks, written once, on a scripted Android phone: a path of their own, a heal of its own.
     assert "on Scripted Pixel, Android 14 (API 34)" in out.stdout
     assert out.stdout.count("$0.00, 2 replayed with no model, 0 model calls") == 2
-    assert 'healed step 2: Tap "Upgrade to Pro" → Tap "Go Premium"' in out.stdout
-    assert (tmp_path / "demo" / ".mobster" / "checks" / "paywall.heal.yaml").exists()
+    assert 'healed step 5: Tap "Upgrade to Pro" → Tap "Go Premium"' in out.stdout
+    # Two heal files: the flow's (the iPhone's rename, for both checks), the paywall's own steps' (Android's).
+    heal_files = sorted(p.name for p in (tmp_path / "demo" / ".mobster").rglob("*.heal.yaml"))
+    assert heal_files == ["create-account.heal.yaml", "paywall.heal.yaml"]
     # The lines to try it yourself name the command by its full path: no virtualenv to activate.
     mobster_path = Path(sys.executable).with_name("mobster")
     assert mobster_path.exists()

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from mobster_cli._demo import PAYWALL, SIGNUP
 from mobster_drivers.devices.scripted import AppScript, sample_path
 from mobster_drivers.testing.appium import FakeAppium
 from tests.real_clock import mobster
+from tests.samples import PAYWALL, SIGNUP
 
 DEMO = {"signup.yaml": SIGNUP, "paywall.yaml": PAYWALL}
 

@@ -1,7 +1,7 @@
 """Issue 41's done-when: `mobster test --appium URL` against the fake hub of two iPhones and two Android phones.
 
-The suite (the demo's two checks) runs on all four phones (the hub's URL named once per platform,
-each with its caps file, ``--sessions 2``): each check once on
+The suite (two plain checks, the demo's before they shared a flow) runs on all four phones (the
+hub's URL named once per platform, each with its caps file, ``--sessions 2``): each check once on
 each platform, a path per platform, and a second run replays on both at $0. The Android phones are
 each an Appium server of their own behind the hub (``_appium_hub.appium_node``), which needs the
 fake Appium's Android sessions (issue 41 items 1 and 3's session half, in
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from mobster_cli._demo import PAYWALL, SIGNUP
 from mobster_drivers.devices.scripted import sample_path
 from mobster_drivers.testing.appium import FakeAppium
 from tests.real_clock import mobster
+from tests.samples import PAYWALL, SIGNUP
 
 ANDROID = {"platformName": "Android", "appium:automationName": "UiAutomator2"}
 WAITS_FOR = (

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from mobster_cli._demo import PAYWALL, SIGNUP
 from mobster_cli._init import Found, init_project
 from mobster_cli.main import Runtime, cli
 from mobster_core import Action, AppInfo, Clock, DeviceInfo, DeviceKind, Element, LaunchOptions, Screen, load_check
@@ -29,7 +28,7 @@ from mobster_drivers.testing.appium import FakeAppium
 from mobster_drivers.testing.wda import FakeWda
 from tests.core.helpers import LostSecondTap
 from tests.real_clock import QUICK_OPTIONS
-from tests.samples import ROOT
+from tests.samples import PAYWALL, ROOT, SIGNUP
 
 APP = "com.example.yourapp"
 #: A watch that never reads its ``quit`` fails the test instead of blocking the run (``no_hang``).

@@ -192,3 +192,32 @@ def test_the_schemas_keys_are_the_loaders_and_its_services_the_alert_rules() -> 
     good = BASE + "all_steps: true\nalerts: {allow: [location], deny: [tracking]}\n"
     load_check_text(good, "good.yaml")
     assert VALIDATOR.is_valid(_load(good))
+
+
+FLOW_SCHEMA: dict[str, Any] = json.loads(files("mobster_core").joinpath("schema", "flow.schema.json").read_text())
+FLOW_VALIDATOR = jsonschema.Draft202012Validator(FLOW_SCHEMA)
+
+
+def test_the_flow_schema_and_the_use_step_and_rows_keep_in_step_with_the_loaders(tmp_path: Path) -> None:
+    from mobster_core._store.flows import _CHECK_ONLY, _TOP_KEYS, load_flow
+
+    assert set(FLOW_SCHEMA["properties"]) == set(_TOP_KEYS)
+    assert not set(FLOW_SCHEMA["properties"]) & set(_CHECK_ONLY)
+    flows = tmp_path / ".mobster" / "flows"
+    flows.mkdir(parents=True)
+    good = 'inputs: {user: text, password: {type: secret, default: "${P}"}}\nsteps:\n  - Type ${user} into Email\n'
+    good += "  - use: other\nexpect:\n  - text: Welcome\n"
+    (flows / "login.yaml").write_text(good)
+    load_flow(flows / "login.yaml")
+    assert FLOW_VALIDATOR.is_valid(_load(good))
+    for bad in ("app: {bundle: a.b}\nsteps: [Tap A]\n", "steps: []\n", "inputs: {user: number}\nsteps: [Tap A]\n",
+                "steps: [{biometric: match}]\n"):  # fmt: skip
+        (flows / "bad.yaml").write_text(bad)
+        with pytest.raises(CheckError):
+            load_flow(flows / "bad.yaml")
+        assert not FLOW_VALIDATOR.is_valid(_load(bad)), bad
+    use = BASE.replace('[Tap "Go"]', '[{use: login}, {use: {flow: login, with: {user: "${U}"}}}, Tap "Go"]')
+    assert VALIDATOR.is_valid(_load(use + "rows: [{plan: free}, {plan: pro}]\n"))
+    assert VALIDATOR.is_valid(_load(use + "rows: plans.csv\n"))
+    assert not VALIDATOR.is_valid(_load(use + "rows: [{plan: 1}]\n"))
+    assert not VALIDATOR.is_valid(_load(BASE.replace('[Tap "Go"]', "[{use: {flow: login, extra: 1}}]")))

@@ -522,3 +522,26 @@ def test_a_check_resource_that_names_no_check_or_two_says_which_in_one_line(proj
     assert nope.startswith("no check called 'nope' in ")
     assert same.startswith("2 checks answer to 'Same' (a.yaml, b.yaml): give the file's name instead")
     assert text == _check_text("Same")
+
+
+def test_list_checks_shows_the_flows_apart_and_which_flows_and_rows_a_check_has(project: Path) -> None:
+    flows = project / ".mobster" / "flows"
+    flows.mkdir(parents=True, exist_ok=True)
+    (flows / "start.yaml").write_text('inputs: {who: text, pin: secret}\nsteps:\n  - Tap "Sign up"\n')
+    (project / ".mobster" / "checks" / "rows.yaml").write_text(
+        "name: Rows\napp: {bundle: com.example.yourapp}\nrows: [{who: ada}, {who: bob}]\n"
+        'steps:\n  - use: {flow: start, with: {who: "${who}", pin: "${PIN}"}}\n'
+    )
+    clock = FakeClock()
+
+    async def agent(client: Client) -> dict[str, Any]:
+        return await call(client, "list_checks")
+
+    listed = run_fake(clock, bridge_on(project, clock), agent)
+    [row] = [c for c in listed["checks"] if c.get("name") == "Rows"]
+    assert (row["uses"], row["rows"]) == (["start"], ["ada", "bob"])
+    assert listed["flows"] == [
+        {"file": "start.yaml", "name": "start", "inputs": ["who", "pin (secret)"], "steps": ['Tap "Sign up"'],
+         "heals_waiting": 0},
+    ]  # fmt: skip
+    assert "start" not in [c.get("name") for c in listed["checks"]]

@@ -1,4 +1,4 @@
-"""The demo project runs under pytest as it is: records both checks, then replays them at $0."""
+"""The demo project runs under pytest as it is: records both checks (their flow once), then replays them at $0."""
 
 from __future__ import annotations
 
@@ -18,7 +18,10 @@ def test_the_demo_project_records_on_the_first_pytest_run_and_replays_at_no_cost
     plugin = ("-p", "no:cacheprovider", "-p", "mobster_pytest.plugin")  # nothing else: pytest.ini says it
     first = project.pytester.runpytest(*plugin)
     first.assert_outcomes(passed=2)
-    first.stdout.fnmatch_lines(["mobster: 2 check runs, 0 healed steps, 7 model calls, ~$0.00"])
+    # The check that runs the flow second replays the segment the first recorded, at $0.
+    first.stdout.fnmatch_lines(
+        ["mobster: 2 check runs (1 replayed with no model), 0 healed steps, 7 model calls, ~$0.00"]
+    )
     second = project.pytester.runpytest(*plugin)
     second.assert_outcomes(passed=2)
     second.stdout.fnmatch_lines(

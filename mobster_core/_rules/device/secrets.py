@@ -136,6 +136,9 @@ class Secrets:
     """The values of the secrets a run's check names (``values``: name -> value)."""
 
     values: Mapping[str, str] = attrs.field(factory=dict, converter=_values)
+    #: A check row's values (``rows``): resolved on the way out first, never scrubbed (they are the
+    #: check's own data); a value that is itself references resolves through ``values``.
+    row: Mapping[str, str] = attrs.field(factory=dict, converter=_values, kw_only=True)
     _patterns: tuple[tuple[re.Pattern[str], str], ...] = attrs.field(init=False, repr=False, eq=False)
 
     @_patterns.default
@@ -163,10 +166,15 @@ class Secrets:
         return cls({name: environ[name] for name in given})
 
     def __bool__(self) -> bool:
-        return bool(self.values)
+        return bool(self.values) or bool(self.row)
 
     def resolve(self, text: str) -> str:
-        """Rule 2: ``text`` with each reference replaced by its value (unknown names stay as written)."""
+        """Rule 2: ``text`` with each reference replaced by its value (unknown names stay as written).
+
+        A row's value comes first (``row``); the secrets it names are then resolved too.
+        """
+        if self.row:
+            text = REFERENCE.sub(lambda m: self.row.get(m.group(1), m.group(0)), text)
         if not self.values:
             return text
         return REFERENCE.sub(lambda m: self.values.get(m.group(1), m.group(0)), text)

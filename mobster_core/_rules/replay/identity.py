@@ -23,6 +23,13 @@ Rule 6 (the platform): the platform (``device`` Rule 4, said by the kind) is par
         an Android env hashes as format 3, with the platform and its API level, and is stored
         readably with ``platform: android`` and ``api_level`` in place of ``ios_major``.
 
+Rule 6: a check that uses flows has a path in parts, each kept under its own identity: each flow
+        it uses (a segment: :func:`segment_identity`, shared by every check that uses the flow
+        with the same bindings) and each run of its own steps between them
+        (:func:`part_identity` of the check's own identity, whose steps name each flow as
+        ``use: NAME`` and never its steps). The check's identity is :func:`composite_identity`
+        of them all; a check with no flow has one part, keyed by Rule 1's identity as before.
+
 Everything here is pure: no I/O, no clock.
 """
 
@@ -46,7 +53,18 @@ from mobster_core._rules.device.device import (
 )
 from mobster_core._rules.formats.canon import digest
 
-__all__ = ["ENV_DIGEST_LENGTH", "IDENTITY_LENGTH", "Env", "path_identity", "why_fresh"]
+__all__ = [
+    "ENV_DIGEST_LENGTH",
+    "IDENTITY_LENGTH",
+    "MAX_BRANCHES",
+    "Env",
+    "branch_identity",
+    "composite_identity",
+    "part_identity",
+    "path_identity",
+    "segment_identity",
+    "why_fresh",
+]
 
 IDENTITY_LENGTH = 16
 ENV_DIGEST_LENGTH = 12
@@ -88,6 +106,36 @@ def path_identity(steps: Sequence[str], *, bundle: str, app_path: str | None, la
         "reset": Reset(launch.reset).value,
     }
     return digest(payload, IDENTITY_LENGTH)
+
+
+def segment_identity(flow: str, steps: Sequence[str], *, bundle: str) -> str:
+    """Rule 6: the identity of a flow's segment: the flow's name, its steps as bound and the bundle id.
+
+    ``steps`` are the flow's steps with its inputs bound (``${user}`` replaced by what the caller
+    bound it to: a reference by its name, ``${PAID_USER}``, never a value), so two callers that
+    bind the same names share the segment, and a caller binding other names has its own.
+    """
+    payload = {"format": _FORMAT, "segment": flow, "steps": [" ".join(s.split()) for s in steps], "bundle": bundle}
+    return digest(payload, IDENTITY_LENGTH)
+
+
+def part_identity(own: str, part: int) -> str:
+    """Rule 6: the identity of the ``part``-th run (from 1) of a check's own steps between its flows."""
+    return digest({"format": _FORMAT, "own": own, "part": part}, IDENTITY_LENGTH)
+
+
+#: Rule 6: the most paths a check's rows keep beside the one they share, per env.
+MAX_BRANCHES = 4
+
+
+def branch_identity(identity: str, branch: int) -> str:
+    """Rule 6: the identity of the ``branch``-th path (from 1) a check's rows recorded where their screens differ."""
+    return digest({"format": _FORMAT, "rows_of": identity, "branch": branch}, IDENTITY_LENGTH)
+
+
+def composite_identity(own: str, segments: Sequence[str]) -> str:
+    """Rule 6: the identity of a check that uses flows: its own steps' and every segment's, in order."""
+    return digest({"format": _FORMAT, "own": own, "segments": list(segments)}, IDENTITY_LENGTH)
 
 
 def _ios_major(_inst: object, _attribute: attrs.Attribute[int], value: int) -> None:

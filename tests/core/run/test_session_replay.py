@@ -20,6 +20,7 @@ from mobster_core.sessions import LiveSession, NoRecordedPath, NotInPath, Reache
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import AppScript, ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
+from tests.core.flows.apps import SECRETS, own_check, shop, shop_project
 from tests.core.helpers import NOW, LostSecondTap, step_on
 from tests.samples import SIGNUP
 
@@ -265,3 +266,70 @@ def test_an_unset_secret_is_named_and_nothing_is_sent(project: Path) -> None:
     with pytest.raises(SessionError, match=r"the check names \$\{PASSWORD\}, and the variable PASSWORD isn't set"):
         _replay(project, load_check(file), phone, clock)
     assert (phone.launches, phone.actions) == ([], [])
+
+
+# -- flows and rows (Rule 9) -------------------------------------------------------------------
+
+
+def _shop_replay(root: Path, check: mc.Check, until: int | None = None) -> tuple[Reached, ScriptedPhone]:
+    clock = FakeClock()
+    phone = ScriptedPhone.from_text(shop(), clock=clock)
+    session = LiveSession(phone, clock, root, RunOptions(secrets=SECRETS))
+
+    async def scenario() -> Reached:
+        await session.start()
+        return await session.replay(check, until=until)
+
+    return clock.run(scenario()), phone
+
+
+def _shop_record(file: Path) -> None:
+    clock = FakeClock()
+    options = RunOptions(root=file.parent.parent.parent, secrets=SECRETS)
+    phone = ScriptedPhone.from_text(shop(), clock=clock)
+    result = clock.run(run_check(load_check(file), phone, clock, model=ScriptedModel(clock=clock), options=options))
+    assert result.verdict is Verdict.PASSED, result.outcome.message
+
+
+def test_a_check_that_uses_a_flow_replays_its_segment_and_its_own_steps_as_one_path(tmp_path: Path) -> None:
+    files = shop_project(tmp_path, {"settings": own_check("Save settings", "Settings", "Settings saved")})
+    _shop_record(files["settings"])
+    reached, phone = _shop_replay(tmp_path, load_check(files["settings"]))
+    assert (reached.reached, reached.steps, reached.outcome) == (True, 5, None)
+    assert _taps(phone)[-2:] == ["Settings", "Save"]
+    reached, phone = _shop_replay(tmp_path, load_check(files["settings"]), until=3)  # where the login ends
+    assert (reached.reached, reached.steps, reached.until) == (True, 5, 3)
+    assert _taps(phone)[-1] == "Sign in"
+
+
+def test_a_check_whose_own_steps_are_not_recorded_yet_reaches_only_the_segment_another_check_recorded(
+    tmp_path: Path,
+) -> None:
+    files = shop_project(
+        tmp_path,
+        {"settings": own_check("Save settings", "Settings", "Settings saved"),
+         "orders": own_check("Refresh orders", "Orders", "Orders refreshed")},
+    )  # fmt: skip
+    _shop_record(files["settings"])  # the login's segment, and the settings check's own steps
+    orders = load_check(files["orders"])
+    reached, phone = _shop_replay(tmp_path, orders, until=3)
+    assert (reached.reached, reached.steps, reached.outcome) == (True, 3, None)
+    assert _taps(phone)[-1] == "Sign in"
+    for until in (None, 4):
+        clock = FakeClock()
+        phone = _shop_phone(clock)
+        session = LiveSession(phone, clock, tmp_path, RunOptions(secrets=SECRETS))
+        expected = NoRecordedPath if until is None else NotInPath
+
+        async def scenario(session: LiveSession = session, until: int | None = until) -> None:
+            await session.start()
+            await session.replay(orders, until=until)
+
+        with pytest.raises(expected) as refused:
+            clock.run(scenario())
+        assert "steps 4 to 5 has no recorded path yet" in str(refused.value), str(refused.value)
+        assert phone.actions == []  # refused before anything was sent
+
+
+def _shop_phone(clock: FakeClock) -> ScriptedPhone:
+    return ScriptedPhone.from_text(shop(), clock=clock)

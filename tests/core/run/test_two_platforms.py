@@ -1,4 +1,4 @@
-"""One check, a path per platform: the demo's two checks on the scripted iPhone and the scripted Android phone.
+"""One check, a path per platform: two plain checks on the scripted iPhone and the scripted Android phone.
 
 Written once, each check records and replays at $0 on both; each platform keeps its own path; a
 heal on Android heals the Android path only; BACK is recorded and replayed on Android and never
@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 
 import mobster_core as mc
-from mobster_cli._demo import PAYWALL, SIGNUP
 from mobster_core import RunOptions, load_check, run_check
 from mobster_core.testing import FakeClock
 from mobster_drivers.devices.scripted import ScriptedPhone, sample_path
 from mobster_drivers.models.scripted import ScriptedModel
+from tests.samples import PAYWALL, SIGNUP
 
 IOS = sample_path("yourapp")
 ANDROID = sample_path("yourapp-android")
@@ -44,7 +44,7 @@ def stored(root: Path) -> list[dict[str, object]]:
     return [json.loads(p.read_text())["env"] for p in sorted(folder.glob("*.json"))]
 
 
-def test_the_demos_checks_record_and_replay_at_no_cost_on_both_platforms(tmp_path: Path) -> None:
+def test_two_checks_record_and_replay_at_no_cost_on_both_platforms(tmp_path: Path) -> None:
     files = project(tmp_path)
     for name, check in files.items():
         ios, _ = run(tmp_path, check, IOS)
