@@ -149,6 +149,14 @@ Rule 9: a hub (``devices=N``): N phones, each its own fake WDA running the app s
         New session request timed out"; a session that ends frees its phone for the next.
         ``/status`` is Grid's (``"Selenium Grid ready."`` and its nodes).
 
+Rule 10: Android (``_appium_android``): given an app script with ``platform: android``, or a
+        started :class:`~mobster_drivers.testing.uiautomator2.FakeUiAutomator2` as ``uia2``, the
+        fake is an Appium whose UiAutomator2 driver serves that one device: a session whose caps
+        name ``UiAutomator2`` and ``Android`` is the Android module's (its rules), any other is
+        refused as an Appium without that driver refuses it. The faults of Rule 6 (a garbage,
+        stalled or dropped reply, ``end_sessions``, ``latency``, ``idle_timeout``, ``require``)
+        apply to its sessions as to iOS ones.
+
 Checked against the sources (appium 3.8.0 and appium-xcuitest-driver 12.13.1 from npm; what a
 session's capabilities become is ``_appium_caps``'): ``@appium/base-driver`` routes, ``errors.ts``
 codes and statuses, ``validation.ts``'s "is required to be present", ``protocol.ts``'
@@ -193,6 +201,7 @@ from mobster_core import DeviceKind, SystemClock
 from mobster_core.protocols import Clock
 from mobster_drivers.devices.scripted import AppScript
 
+from ._appium_android import AndroidAppium, is_uiautomator2
 from ._appium_caps import HOSTS, Device, SessionCaps, check_host, check_names, session_caps, validate
 from ._appium_mobile import (
     LOCATOR_STRATEGIES,
@@ -208,6 +217,7 @@ from ._appium_mobile import (
     proxy_failure,
 )
 from ._server import DEAD, Incoming, LoopbackServer, Reply, json_body, serve_from_shell, session_route
+from .uiautomator2 import FakeUiAutomator2
 from .wda import FakeWda, ReadCosts
 
 __all__ = ["LOCATOR_STRATEGIES", "PROXIED", "AppiumRequest", "FakeAppium", "main"]
@@ -408,16 +418,23 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         xctest_screen_record: bool = False,
         host: str = "mac",
         proxy_timeout: float = _PROXY_TIMEOUT,
+        uia2: FakeUiAutomator2 | None = None,
     ) -> None:
         super().__init__(port=port, lifetime=lifetime)
         _check_options(provider, latency, max_sessions, devices, session_request_timeout)
-        if (app is None) == (tree is None):
+        if uia2 is None and (app is None) == (tree is None):
             raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
+        self._clock: Clock = clock or SystemClock()
         self._hub = devices is not None
-        self._phones = _phones(_PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time), devices, host)
+        self._android = _android_front(app, uia2, self._clock, idle_timeout, lifetime)  # Rule 10
+        self._phones = (
+            []
+            if self._android is not None
+            else _phones(_PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time), devices, host)
+        )
         self._host = host
         self._features = frozenset({"xctest_screen_record"} if xctest_screen_record else ())
-        self._script = self._phones[0].wda.script
+        self._script = self._android.script if self._android is not None else self._phones[0].wda.script
         self._base = "/" + base_path.strip("/") if base_path.strip("/") else ""
         self._latency = latency
         self._require = {block: dict(keys) for block, keys in (require or {}).items()}
@@ -428,7 +445,6 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         self._usbmuxd = usbmuxd
         self._discovery = session_discovery
         self._proxy_timeout = proxy_timeout
-        self._clock: Clock = clock or SystemClock()
         self._create_lock = threading.Lock()  # one new session at a time: the queue is first come, first served
         self._free = threading.Condition(self._lock)  # a phone became free (Rule 9)
         self._annotations: list[tuple[str, Any]] = []
@@ -445,12 +461,16 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     def _on_start(self) -> None:
         for one in self._phones:
             one.wda.start()
+        if self._android is not None:
+            self._android.start()
 
     def _on_stop(self) -> None:
         with self._free:
             self._free.notify_all()  # a request waiting in the queue gives up
         for one in self._phones:
             one.wda.stop()
+        if self._android is not None:
+            self._android.stop()
 
     # -- what tests read ---------------------------------------------------------------------
 
@@ -502,8 +522,16 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     @property
     def sessions(self) -> dict[str, dict[str, Any]]:
         """The live sessions' capabilities as the client asked for them, by session id (a copy)."""
+        android = self._android.sessions if self._android is not None else {}
         with self._lock:
-            return {sid: dict(s.requested) for sid, s in self._sessions.items()}
+            return {**{sid: dict(s.requested) for sid, s in self._sessions.items()}, **android}
+
+    @property
+    def uia2(self) -> FakeUiAutomator2:
+        """The fake Android device behind an Android fake (Rule 10): its server, its shell's commands."""
+        if self._android is None:
+            raise AttributeError("this FakeAppium serves iOS phones; give it an Android app script or uia2=")
+        return self._android.server
 
     def phone_of(self, session: str) -> int | None:
         """Which phone (its index in :attr:`phones`) a live session is on, None for no live session."""
@@ -524,6 +552,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             ended = list(self._sessions.values())
         for session in ended:
             self._end(session)
+        if self._android is not None:
+            self._android.end_all()
 
     def garbage_next_reply(self, status: int = 502) -> None:
         """Answer the next request with a load balancer's HTML page, without handling it."""
@@ -590,6 +620,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             return self._discover()
         if sid is None:
             raise Failure(404, "unknown command", _UNKNOWN_ROUTE)
+        if self._android is not None and self._android.knows(sid):  # Rule 10
+            return self._android.command(sid, method, request.route, body)
         session = self._live(sid)
         with session.lock:
             try:
@@ -618,13 +650,17 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             )
         with self._lock:
             listed = [*self._sessions.values(), *self._claimed.values()]
+        android = self._android.listed() if self._android is not None else []
         return [
-            {
-                "id": s.id,
-                "created": s.created,
-                "capabilities": dict(s.kept),
-            }
-            for s in listed
+            *(
+                {
+                    "id": s.id,
+                    "created": s.created,
+                    "capabilities": dict(s.kept),
+                }
+                for s in listed
+            ),
+            *android,
         ]
 
     def _live(self, sid: str) -> _Session:
@@ -725,6 +761,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
                 raise _HtmlFailure(status)
             raise Failure(status, "session not created", "The cloud could not start a session (injected failure)")
         asked = _matched(body)
+        if is_uiautomator2(asked) or self._android is not None:  # Rule 10
+            return self._create_android(asked)
         caps = validate(asked)  # the driver's constraints (``_appium_caps`` Rules 2, 3)
         self._check_credentials(caps)
         check_host(caps, self._host)
@@ -746,6 +784,21 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             if key:
                 self._keys[key] = session.id
         return {"capabilities": dict(session.capabilities), "sessionId": session.id}
+
+    def _create_android(self, caps: dict[str, Any]) -> Any:
+        """Rule 10: a session of the UiAutomator2 driver, on the Android device, if this server has one."""
+        if self._android is None or not is_uiautomator2(caps):
+            automation = caps.get("appium:automationName", caps.get("automationName"))
+            platform = caps.get("platformName")
+            raise Failure(
+                500,
+                "unknown error",
+                f"Could not find a driver for automationName '{automation}' and platformName '{platform}'. Have you "
+                "installed a driver that supports those capabilities? Run 'appium driver list --installed' to see. "
+                "(Lower-level error: Could not find installed driver to support given caps)",
+            )
+        self._check_credentials(caps)
+        return self._android.create(caps, _new_command_timeout(caps))
 
     def _phone_for(self, caps: Mapping[str, Any]) -> _Phone:
         """The phone a new session goes to: the one phone (Rule 3a), or a free one of the hub (Rule 9)."""
@@ -994,6 +1047,25 @@ def _caps_settings(caps: Mapping[str, Any]) -> dict[str, Any]:
     return told
 
 
+def _android_front(
+    app: str | os.PathLike[str] | AppScript | None,
+    uia2: FakeUiAutomator2 | None,
+    clock: Clock,
+    idle_timeout: float | None,
+    lifetime: float | None,
+) -> AndroidAppium | None:
+    """Rule 10: the Android device a fake serves (``uia2``, or one made of an Android app script), else None."""
+    if uia2 is not None:
+        return AndroidAppium(uia2, now=clock.now, idle_timeout=idle_timeout, script=uia2.state.script)
+    if app is None:
+        return None
+    script = app if isinstance(app, AppScript) else AppScript.from_file(app)
+    if script.platform.value != "android":
+        return None
+    server = FakeUiAutomator2(script, lifetime=lifetime)
+    return AndroidAppium(server, now=clock.now, idle_timeout=idle_timeout, own=True, script=script)
+
+
 def _phones(maker: _PhoneMaker, devices: int | None, host: str) -> list[_Phone]:
     """The phones behind the server (one, or a hub's), each with its own UDID; a Linux host serves no simulator."""
     if host not in HOSTS:
@@ -1083,11 +1155,16 @@ def _matched(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _invalid(caps: Mapping[str, Any]) -> Failure | None:
-    """Why no driver takes these capabilities (``validation.ts``, ``driver-config.ts``), None when XCUITest does."""
+    """Why no driver takes these capabilities (``validation.ts``, ``driver-config.ts``), None when XCUITest does.
+
+    UiAutomator2 on Android is taken too: whether this server has an Android device is Rule 10's.
+    """
     for name in ("automationName", "platformName"):
         value = caps.get(f"appium:{name}", caps.get(name))
         if not isinstance(value, str) or not value:
             return Failure(400, "invalid argument", f"'{name}' is required to be present")
+    if is_uiautomator2(caps):
+        return None
     automation = str(caps.get("appium:automationName", caps.get("automationName")))
     platform = str(caps.get("platformName", caps.get("appium:platformName")))
     if automation.lower() != "xcuitest":

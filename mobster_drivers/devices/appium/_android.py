@@ -57,6 +57,14 @@ Rule 6 (an app's version): ``mobile: listApps`` gives the ``versionCode`` (the b
 Rule 7 (an alert's answer): the button of that label on the latest read, tapped at its centre
         (any dialog: the server's ``alert/accept`` knows only an ``alertTitle`` or a permission
         dialog, not the chooser).
+Rule 8 (a server that stopped): when the device's UiAutomator2 server stops (its ``am instrument``
+        ended: a crash, another UiAutomation client, a reboot), the driver answers every command
+        it proxies with 500 "… cannot be proxied to UiAutomator2 server because the
+        instrumentation process is not running"; the session is then as good as gone: it is
+        ended and deleted as a stale one is (``_device`` Rule 3): a check's first command starts
+        a new one (the driver starts the server again), a command in the middle of a check is a
+        ``DeviceError``. Commands the driver does through adb still answer, so a launch may pass
+        before the first read finds it.
 """
 
 from __future__ import annotations

@@ -1111,12 +1111,15 @@ class AppiumDevice:
             try:
                 value = self._wire.call(command, params, timeout=timeout, what=what, session=session).value
             except AppiumErrorReply as exc:
-                if exc.error == _INVALID_SESSION:
+                gone = _SERVER_GONE.search(exc.message) is not None  # _android Rule 8
+                if exc.error == _INVALID_SESSION or gone:
                     idle = self._idle()
                     self._drop_session(session)
                     if begin and attempt == 1:
                         _log.debug("the Appium session ended (idle %.0f s); starting a new one", idle)
                         continue
+                    if gone:
+                        raise self._server_gone(what, action) from exc
                     raise self._stale(what, action, idle) from exc
                 raise self._failure(exc, action) from exc
             except AppiumTransportError as exc:
@@ -1137,6 +1140,14 @@ class AppiumDevice:
             "was done. The next check starts a new session"
         )
 
+    def _server_gone(self, what: str, action: str | None) -> DeviceError:
+        subject = f"{action}: " if action else ""
+        return DeviceError(
+            f"{subject}{self._where()} says the UiAutomator2 server on the device stopped ({what}: its instrumentation "
+            "process is not running); nothing was done. The session was ended: the next check starts a new one, "
+            "which starts the server again"
+        )
+
     def _failure(self, exc: AppiumTransportError, action: str | None) -> DeviceError:
         where, what, detail = self._where(), exc.what, exc.detail
         if isinstance(exc, AppiumUnreachable):
@@ -1153,6 +1164,8 @@ class AppiumDevice:
         return UnknownOutcome(self.scrub(replies.unknown_outcome(action, where, kind, what, detail)))
 
 
+#: The UiAutomator2 driver's words when the server's ``am instrument`` ended (``uiautomator2-server/core.ts:59-76``).
+_SERVER_GONE = re.compile(r"cannot be proxied to UiAutomator2 server because the instrumentation process is not")
 #: XCUITest's words when its host has no usbmuxd (appium-ios-device's; the path is the server's).
 _NO_USBMUXD = re.compile(r"usbmuxd socket path '[^']*' does not exist or is not accessible")
 
