@@ -18,7 +18,7 @@ import json
 import re
 import selectors
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ._rules.device.device import (
     HOME_SCREENS,
@@ -37,7 +37,7 @@ from ._store.journal import JournalWriter
 from .exceptions import DeviceError, JournalError, MobsterError
 from .protocols import CheckReports, Device, EvidenceReads, Screenshots, TargetChecks
 
-__all__ = ["SPRINGBOARD", "FakeClock", "MemoryJournal", "check_device"]
+__all__ = ["SPRINGBOARD", "FakeClock", "MemoryJournal", "VersionNames", "check_device"]
 
 _T = TypeVar("_T")
 
@@ -156,6 +156,19 @@ def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
 # -- the conformance suite ------------------------------------------------------------------
 
 DeviceFactory = Callable[[], Device | Awaitable[Device]]
+
+
+@runtime_checkable
+class VersionNames(Protocol):
+    """A device that says whether it reads an app's version name (``AppInfo.version``), for :func:`check_device`.
+
+    Only a driver that can't says so (False): Appium's UiAutomator2 driver reads an app's
+    ``versionCode`` (``mobile: listApps``) and its ``versionName`` only through ``adb shell``.
+    """
+
+    def reads_version_names(self) -> bool:
+        """False when ``app_info`` can give the build only (after ``info``: it may depend on the session)."""
+        ...
 _PATH = re.compile(r"/0(/[0-9]+)+")
 
 
@@ -166,7 +179,6 @@ async def check_device(
     tap: tuple[str, str] | None = None,
     field: tuple[str, str] | None = None,
     link: str | None = None,
-    no_version: str | None = None,
 ) -> list[str]:
     """Run the conformance suite against a driver; return the names of the checks that ran.
 
@@ -174,16 +186,16 @@ async def check_device(
     screen is still (nothing on it moves). Optional: ``tap``, a ``(role, label)`` on that first
     screen whose tap leads to another screen; ``field``, a ``(role, label)`` text field reachable
     on the first screen or after ``tap``; ``link``, a deep link the app opens. An Android device
-    given ``tap`` is checked to go back with ``BACK`` too. ``no_version`` is why a driver can't
-    read an app's version name (Appium's UiAutomator2 driver without ``mobile: shell``): the app
-    info check then asks for the build only. Raises ``AssertionError`` naming the check and what
-    was wrong.
+    given ``tap`` is checked to go back with ``BACK`` too. A device that says it can't read an
+    app's version name (:class:`VersionNames`: Appium's UiAutomator2 driver without ``mobile:
+    shell``) is asked for the build only. Raises ``AssertionError`` naming the check and what was
+    wrong.
     """
     checks: list[tuple[str, Callable[[Device], Awaitable[None]]]] = [
         ("info", _check_info),
         ("launch and read", lambda d: _check_launch_and_read(d, app)),
         ("reads agree on a still screen", lambda d: _check_reads_agree(d, app)),
-        ("app info", lambda d: _check_app_info(d, app, versions=no_version is None)),
+        ("app info", lambda d: _check_app_info(d, app)),
         ("unknown app is a DeviceError", _check_unknown_app),
         ("home and back", lambda d: _check_home_and_back(d, app)),
     ]
@@ -318,9 +330,10 @@ async def _check_reads_agree(device: Device, app: str) -> None:
     _expect(first.hash == second.hash, "two reads of a still screen have one hash")
 
 
-async def _check_app_info(device: Device, app: str, *, versions: bool = True) -> None:
+async def _check_app_info(device: Device, app: str) -> None:
     info = await device.app_info(app)
     kind = (await device.info()).kind
+    versions = not isinstance(device, VersionNames) or device.reads_version_names()
     _expect(isinstance(info, AppInfo) and info.bundle == app, "app_info() returns the app's AppInfo")
     if kind in (DeviceKind.SIMULATOR, DeviceKind.EMULATOR, DeviceKind.DEVICE) and not versions:
         _expect(bool(info.build), f"{kind.named} reads the app's build")

@@ -262,9 +262,9 @@ class AndroidAppium:
     def listed(self) -> list[dict[str, Any]]:
         """``/appium/sessions``' entries (Rule 2)."""
         with self._lock:
-            return [
-                {"id": s.id, "capabilities": dict(s.kept)} for s in [*self._sessions.values(), *self._claimed.values()]
-            ]
+            listed = [*self._sessions.values(), *self._claimed.values()]
+        mine = ("firstMatch", "alwaysMatch")  # the server's echo: GET /session/{id} only
+        return [{"id": s.id, "capabilities": {k: v for k, v in s.kept.items() if k not in mine}} for s in listed]
 
     @property
     def sessions(self) -> dict[str, dict[str, Any]]:
@@ -300,6 +300,23 @@ class AndroidAppium:
             ]
         )
         self._instrument()
+        kept, server_session, reply = self._server_session(caps)
+        limits = [t for t in (idle_limit, self._idle_timeout) if t is not None]
+        session = _Session(
+            id=_uuid4(),
+            requested=dict(caps),
+            capabilities=reply,
+            kept=kept,
+            server_session=server_session,
+            idle_limit=min(limits) if limits else None,
+            last=self._now(),
+        )
+        with self._lock:
+            self._sessions[session.id] = session
+        return {"capabilities": dict(reply), "sessionId": session.id}
+
+    def _server_session(self, caps: dict[str, Any]) -> tuple[dict[str, Any], str, dict[str, Any]]:
+        """Rule 1's server session and Rule 2's capabilities: those kept, the server's session id, the reply's."""
         ordered = sorted(caps.items(), key=lambda item: item[0].startswith("appium:"))  # W3C names first (stable)
         bare = {k.removeprefix("appium:"): v for k, v in ordered}
         first = {**bare, **_LEGACY, "desired": dict(bare), "deviceName": self.serial, "deviceUDID": self.serial}
@@ -327,19 +344,7 @@ class AndroidAppium:
             "deviceScreenSize": info["realDisplaySize"],
             "deviceScreenDensity": info["displayDensity"],
         }
-        limits = [t for t in (idle_limit, self._idle_timeout) if t is not None]
-        session = _Session(
-            id=_uuid4(),
-            requested=dict(caps),
-            capabilities=reply,
-            kept={**bare, "firstMatch": [first], "alwaysMatch": {}},
-            server_session=server_session,
-            idle_limit=min(limits) if limits else None,
-            last=self._now(),
-        )
-        with self._lock:
-            self._sessions[session.id] = session
-        return {"capabilities": dict(reply), "sessionId": session.id}
+        return {**bare, "firstMatch": [first], "alwaysMatch": {}}, server_session, reply
 
     def _instrument(self) -> None:
         def start(state: AndroidState) -> None:

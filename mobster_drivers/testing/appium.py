@@ -314,6 +314,7 @@ class _PhoneMaker:
     costs: ReadCosts | None
     lifetime: float | None
     one_at_a_time: bool
+    uia2: FakeUiAutomator2 | None = None  # an Android device (Rule 10)
 
     def make(self) -> FakeWda:
         if self.tree is not None:
@@ -426,15 +427,12 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
         self._clock: Clock = clock or SystemClock()
         self._hub = devices is not None
-        self._android = _android_front(app, uia2, self._clock, idle_timeout, lifetime)  # Rule 10
-        self._phones = (
-            []
-            if self._android is not None
-            else _phones(_PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time), devices, host)
-        )
+        maker = _PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time, uia2)
+        self._android = _android_front(maker, self._clock, idle_timeout)  # Rule 10
+        self._phones = [] if self._android is not None else _phones(maker, devices, host)
         self._host = host
         self._features = frozenset({"xctest_screen_record"} if xctest_screen_record else ())
-        self._script = self._android.script if self._android is not None else self._phones[0].wda.script
+        self._script = self._android.script if self._android else self._phones[0].wda.script
         self._base = "/" + base_path.strip("/") if base_path.strip("/") else ""
         self._latency = latency
         self._require = {block: dict(keys) for block, keys in (require or {}).items()}
@@ -1047,22 +1045,16 @@ def _caps_settings(caps: Mapping[str, Any]) -> dict[str, Any]:
     return told
 
 
-def _android_front(
-    app: str | os.PathLike[str] | AppScript | None,
-    uia2: FakeUiAutomator2 | None,
-    clock: Clock,
-    idle_timeout: float | None,
-    lifetime: float | None,
-) -> AndroidAppium | None:
+def _android_front(maker: _PhoneMaker, clock: Clock, idle_timeout: float | None) -> AndroidAppium | None:
     """Rule 10: the Android device a fake serves (``uia2``, or one made of an Android app script), else None."""
-    if uia2 is not None:
-        return AndroidAppium(uia2, now=clock.now, idle_timeout=idle_timeout, script=uia2.state.script)
-    if app is None:
+    if maker.uia2 is not None:
+        return AndroidAppium(maker.uia2, now=clock.now, idle_timeout=idle_timeout, script=maker.uia2.state.script)
+    if maker.app is None:
         return None
-    script = app if isinstance(app, AppScript) else AppScript.from_file(app)
+    script = maker.app if isinstance(maker.app, AppScript) else AppScript.from_file(maker.app)
     if script.platform.value != "android":
         return None
-    server = FakeUiAutomator2(script, lifetime=lifetime)
+    server = FakeUiAutomator2(script, lifetime=maker.lifetime)
     return AndroidAppium(server, now=clock.now, idle_timeout=idle_timeout, own=True, script=script)
 
 

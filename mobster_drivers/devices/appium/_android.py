@@ -71,7 +71,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from mobster_core import Action, AppInfo, DeviceError, Element, LaunchOptions, Op, Reset, Screen
@@ -103,7 +103,7 @@ class Mobile(Protocol):
 
 
 class Command(Protocol):
-    """The device's W3C command (``_device``'s ``_call``)."""
+    """The device's W3C command (``_device``'s ``_call``), never a check's first."""
 
     def __call__(
         self,
@@ -113,8 +113,18 @@ class Command(Protocol):
         what: str,
         timeout: float,
         action: str | None = None,
-        begin: bool = False,
     ) -> Any: ...
+
+
+class Timeouts(Protocol):
+    """The device's timeouts (``AppiumTimeouts``) the calls here use."""
+
+    @property
+    def read(self) -> float: ...
+    @property
+    def action(self) -> float: ...
+    @property
+    def launch(self) -> float: ...
 
 
 def is_android(answered: Mapping[str, Any], asked: Mapping[str, Any]) -> bool:
@@ -151,20 +161,18 @@ class AndroidCalls:
         self,
         mobile: Mobile,
         command: Command,
+        window_size: Callable[[], tuple[int, int]],
         *,
         where: str,
-        read_timeout: float,
-        action_timeout: float,
-        window_size: Any,
-        scrub: Any,
+        timeouts: Timeouts,
     ) -> None:
         self._mobile = mobile
         self._command = command
         self._where = where
-        self._read_timeout = read_timeout
-        self._action_timeout = action_timeout
-        self._window_size = window_size  # () -> (width, height) in pixels
-        self._scrub = scrub
+        self._read_timeout = timeouts.read
+        self._action_timeout = timeouts.action
+        self._launch_timeout = timeouts.launch
+        self._window_size = window_size  # in pixels, asked once a session
         self.latest: Screen | None = None
         self._no_windows = False  # Rule 3: the server refused mobile: listWindows
 
@@ -173,7 +181,7 @@ class AndroidCalls:
     def read(self) -> Screen:
         source = self._command("getPageSource", what="GET /source", timeout=self._read_timeout)
         if not isinstance(source, str):
-            raise DeviceError(f"{self._where} sent a page source that is not text: {self._scrub(repr(source))[:80]}")
+            raise DeviceError(f"{self._where} sent a page source that is not text (a {type(source).__name__})")
         size = self._window_size()
         try:
             read = read_source(source, size=size)
@@ -209,7 +217,7 @@ class AndroidCalls:
 
     # -- Rule 4 --------------------------------------------------------------------------------
 
-    def act(self, action: Action, launch_timeout: float) -> None:
+    def act(self, action: Action) -> None:
         op, element = action.op, action.element
         what = f"{op.value}" + ("" if element is None else f" on {element.role} {element.label!r}")
         timeout = self._action_timeout
@@ -231,9 +239,9 @@ class AndroidCalls:
             if target in HOME_SCREENS:
                 self._mobile("pressKey", {"keycode": KEYCODES["home"]}, timeout=timeout, action=what)
             else:
-                self._mobile("activateApp", {"appId": target}, timeout=launch_timeout, action=what)
+                self._mobile("activateApp", {"appId": target}, timeout=self._launch_timeout, action=what)
         elif op is Op.OPEN_URL:
-            self._mobile("deepLink", {"url": action.text or ""}, timeout=launch_timeout, action=what)
+            self._mobile("deepLink", {"url": action.text or ""}, timeout=self._launch_timeout, action=what)
         else:
             raise DeviceError(f"{op} is not something the Appium device does on Android: nothing was sent")
 

@@ -319,13 +319,7 @@ class AppiumDevice:
         self._told_permissions = False
         self._video_file: Path | None = None  # Rule 9: the file a recording goes into
         self._android = AndroidCalls(
-            self._mobile,
-            self._call,
-            where=self._where(),
-            read_timeout=self._timeouts.read,
-            action_timeout=self._timeouts.action,
-            window_size=self._screen_size,
-            scrub=self.scrub,
+            self._mobile, self._call, self._screen_size, where=self._where(), timeouts=self._timeouts
         )
 
     # -- what callers read --------------------------------------------------------------------
@@ -562,6 +556,10 @@ class AppiumDevice:
 
     def _where(self) -> str:
         return f"Appium at {self.url}"
+
+    def reads_version_names(self) -> bool:
+        """``mobster_core.testing.VersionNames``: an Android session reads an app's build only (``_android`` Rule 6)."""
+        return self._session_id is None or not is_android(self._session_caps, self._requested())
 
     def is_android_sync(self) -> bool:
         """Whether the session is on Android (``_android`` Rule 1); starts the session when it has none."""
@@ -908,7 +906,7 @@ class AppiumDevice:
     def _act_sync(self, action: Action) -> None:
         self._visibility.forget()
         if self.is_android_sync():
-            self._android.act(action, self._timeouts.launch)
+            self._android.act(action)
             return
         move = gesture(action, self._screen_size)  # Rule 5
         what, timeout = move.what, self._timeouts.action

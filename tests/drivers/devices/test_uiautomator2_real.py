@@ -49,7 +49,6 @@ from tests.samples import DEVICE_CHECKS, SIGNUP_BY_BUNDLE
 
 APP = "com.example.yourapp"
 SERIAL = "emulator-5554"
-NO_VERSION = "the UiAutomator2 driver reads an app's versionCode (mobile: listApps), its versionName only by adb shell"
 T = TypeVar("T")
 _EXITED = "[Instrumentation] The process has exited"
 
@@ -244,7 +243,6 @@ def test_check_device_passes(rig: Rig) -> None:
                 tap=("Button", "Sign up"),
                 field=("TextField", "Email"),
                 link="yourapp://signup",
-                no_version=NO_VERSION,
             )
         )
     finally:
