@@ -1351,7 +1351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     def serving(fake: FakeAppium) -> str:
         served = args.app if args.app is not None else f"the tree {args.tree} as {fake.wda.static_bundle}"
         phones = f" on a Grid hub of {len(fake.phones)} phones" if args.devices else ""
-        return f"{served} over Appium (XCUITest){phones}"
+        driver = "UiAutomator2" if fake.script.platform.value == "android" else "XCUITest"
+        return f"{served} over Appium ({driver}){phones}"
 
     return serve_from_shell(make, name="Appium", serving=serving)
 
