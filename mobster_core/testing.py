@@ -169,6 +169,8 @@ class VersionNames(Protocol):
     def reads_version_names(self) -> bool:
         """False when ``app_info`` can give the build only (after ``info``: it may depend on the session)."""
         ...
+
+
 _PATH = re.compile(r"/0(/[0-9]+)+")
 
 

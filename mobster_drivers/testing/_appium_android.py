@@ -61,8 +61,10 @@ Rule 5 (a server that stopped, ``uiautomator2-server/core.ts:59-76``, measured):
 
 Not modelled: the waits appium-adb makes between polls (``hideKeyboard`` checks once after each
 key; ``terminateApp`` doesn't poll), ``appium:app`` installs, the chromedriver and web contexts,
-``mobile: shell`` with ``--allow-insecure``, and which device a session without a UDID picks among
-several (the fake has one).
+``mobile: shell`` with ``--allow-insecure``, which device a session without a UDID picks among
+several (the fake has one), an ``X-Idempotency-Key`` and the fake Appium's ``max_sessions`` for an
+Android session, and a connection through the forward dropped when the server stops (the real
+driver notices the end of ``am instrument`` first; the fake answers at once as it would then).
 """
 
 from __future__ import annotations

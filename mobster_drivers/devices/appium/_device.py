@@ -467,7 +467,7 @@ class AppiumDevice:
             return Recording()
         if self._provider is not None:
             return Recording(url=video_link(self._provider, self.url, self._session_id))
-        if self.is_android_sync():
+        if await asyncio.to_thread(self.is_android_sync):
             _log.info("%s: no video of an Android session on a local Appium (none is recorded)", self._where())
             return Recording()
         value = await asyncio.to_thread(self._mobile, "stopXCTestScreenRecording", {}, timeout=self._timeouts.action)
