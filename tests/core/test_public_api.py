@@ -93,7 +93,7 @@ def test_protocols_and_testing_exports() -> None:
         "LocaleLaunches", "Model", "PathStore", "Recording", "Recordings", "Reporter", "ScreenshotChannel",
         "Screenshots", "TargetChecks",
     ])  # fmt: skip
-    assert sorted(testing.__all__) == ["FakeClock", "MemoryJournal", "SPRINGBOARD", "check_device"]
+    assert sorted(testing.__all__) == ["FakeClock", "MemoryJournal", "SPRINGBOARD", "VersionNames", "check_device"]
 
 
 def test_exception_tree() -> None:
