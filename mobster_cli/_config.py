@@ -178,6 +178,10 @@ def _rows(merged: Mapping[str, Any], sources: Mapping[str, str]) -> list[tuple[s
         where = sources[key.name]
         if value is None and key.field in waits:
             value = waits[key.field]  # the core's default wait
+        if key.name == "paths" and isinstance(value, str):
+            from mobster_drivers.stores import shown
+
+            value = shown(value)  # a URL's password is never printed
         if key.name == "model" and value is None and where == "default" and not merged.get("no_heal"):
             env_file = merged.get("env_file")
             value = default_model(keys(Path(env_file) if env_file else None))

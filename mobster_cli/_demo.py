@@ -16,13 +16,21 @@ Rule 1: the demo writes only into a folder that is missing, empty, or an earlier
         nor deletes recorded paths or pending heals. A marker of an older Mobster (no digests) is
         an earlier demo only while its checks and app scripts are the demo's own.
 Rule 2: every folder the demo makes is 0700 and every file 0600, whatever the umask.
+Rule 3: running the demo again removes only the run and result folders it made itself (the marker
+        lists them, ``made``): the runs of your own ``mobster test`` in the demo folder, which the
+        demo tells you to try, stay. An entry of the list is removed only when it is one folder
+        right under ``.mobster/runs/`` or ``.mobster/test-results/`` (never through a symlink): the
+        marker is a file anyone may edit. A marker of an older Mobster lists none, so nothing of
+        its runs is removed.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from mobster_core import PriceTable, SuiteResult
@@ -85,6 +93,8 @@ _NOT_STATE = (
     ".mobster/runs/",
     ".mobster/test-results/",
     ".mobster/cache/replayed.json",
+    ".mobster/cache/.lock",  # the project's lock: no state, whichever run made it
+    ".mobster/.lock",  # where an older Mobster kept it
     ".pytest_cache/",
     "__pycache__/",
 )
@@ -116,19 +126,35 @@ def _state(folder: Path) -> dict[str, str]:
     return state
 
 
-def _changed(folder: Path) -> str | None:
-    """Rule 1: what in an earlier demo differs from what the demo left (None: nothing)."""
+class _UnreadableMarker(Exception):
+    """Rule 1: the marker can't be read (swapped for a FIFO or a link, grown past any marker): not the demo's."""
+
+
+def _marker(folder: Path) -> tuple[dict[str, str] | None, list[str]]:
+    """The marker's digests of the demo's files (Rule 1; None: an older Mobster's marker) and its folders (Rule 3).
+
+    Raises :class:`_UnreadableMarker` saying why it can't be read.
+    """
     import json
 
     try:
         marker = read_user_file(folder / MARKER, max_bytes=_MAX_STATE_FILE, follow=False)
     except (UnsafeFile, OSError) as exc:
-        return f"{MARKER} can't be read ({exc.reason if isinstance(exc, UnsafeFile) else exc.strerror})"
+        why = exc.reason if isinstance(exc, UnsafeFile) else exc.strerror
+        raise _UnreadableMarker(f"{MARKER} can't be read ({why})") from None
     lines = marker.decode("utf-8", errors="replace").split("\n", 1)
     try:
-        left = json.loads(lines[1]) if len(lines) > 1 and lines[1].strip() else None
+        doc = json.loads(lines[1]) if len(lines) > 1 and lines[1].strip() else None
     except (ValueError, RecursionError):
-        left = None
+        doc = None
+    if isinstance(doc, dict) and isinstance(doc.get("files"), dict):  # this Mobster's: {"files", "made"}
+        made = doc.get("made")
+        return doc["files"], [m for m in made if isinstance(m, str)] if isinstance(made, list) else []
+    return (doc if isinstance(doc, dict) else None), []  # an earlier one: the digests alone, or no JSON
+
+
+def _changed(folder: Path, left: dict[str, str] | None) -> str | None:
+    """Rule 1: what in an earlier demo differs from what its marker says it left (``left``; None: nothing)."""
     now = _state(folder)
     if not isinstance(left, dict):  # an older Mobster's marker: its checks and app scripts must be the demo's
         left = {k: v for k, v in now.items() if not k.startswith((".mobster/checks/", "apps/"))}
@@ -143,17 +169,26 @@ def _changed(folder: Path) -> str | None:
     return None
 
 
-def _claim(folder: Path) -> None:
-    """Rule 1: refuse a folder that is neither missing, empty nor an earlier demo left as it was."""
+def _claim(folder: Path) -> list[str]:
+    """Rule 1: refuse a folder that is neither missing, empty nor an earlier demo left as it was.
+
+    Returns the folders the earlier demo's runs made (Rule 3), which go before this one runs.
+    """
     if folder.exists() and not folder.is_dir():
         raise NotADemoFolder(f"{folder} is not a folder: give a new folder for the demo, such as mobster-demo")
+    made: list[str] = []
     if folder.is_dir() and any(folder.iterdir()):
         if not (folder / MARKER).is_file():
             raise NotADemoFolder(
                 f"{folder} is not empty and holds no earlier demo ({MARKER}): the demo would replace its "
                 "recorded paths and heals; give a new folder, such as mobster-demo"
             )
-        changed = _changed(folder)
+        try:
+            left, made = _marker(folder)
+        except _UnreadableMarker as exc:
+            changed: str | None = str(exc)
+        else:
+            changed = _changed(folder, left)
         if changed is not None:
             raise NotADemoFolder(
                 f"{folder} holds an earlier demo that changed since ({changed}): running the demo again would "
@@ -161,13 +196,37 @@ def _claim(folder: Path) -> None:
             )
     _private_folder(folder)
     _private_file(folder / MARKER, _MARKER_HEAD)
+    return made
 
 
-def _seal(folder: Path) -> None:
-    """Rule 1: the marker, with the digest of every file the demo left."""
+def _seal(folder: Path, made: list[str]) -> None:
+    """Rules 1, 3: the marker, with the digest of every file the demo left and the folders its runs made."""
     import json
 
-    _private_file(folder / MARKER, _MARKER_HEAD + json.dumps(_state(folder), indent=1, sort_keys=True) + "\n")
+    doc = {"files": _state(folder), "made": sorted(set(made))}
+    _private_file(folder / MARKER, _MARKER_HEAD + json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
+#: Rule 3: a folder the demo made, as the marker lists it.
+_MADE = re.compile(r"\.mobster/(?:runs|test-results)/[A-Za-z0-9][A-Za-z0-9._-]{0,200}")
+
+
+def _made(folder: Path, suites: list[SuiteResult]) -> list[str]:
+    """Rule 3: the run and result folders the demo's suites made, relative to the demo folder."""
+    made = [".mobster/test-results/demo"]
+    for suite in suites:
+        made.append(suite.folder.resolve().relative_to(folder).as_posix())
+        made += [a.run_dir for c in suite.checks for a in c.attempts if a.run_dir]
+        made += [c.run_dir for c in suite.checks if c.run_dir]
+    return made
+
+
+def _remove_made(folder: Path, made: Sequence[str]) -> None:
+    """Rule 3: the run and result folders an earlier demo made go; every other one stays."""
+    for name in made:
+        path = folder / name
+        if _MADE.fullmatch(name) and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _demo_files() -> dict[str, str]:
@@ -208,15 +267,16 @@ def _private_file(path: Path, text: str) -> None:
     atomic_write(path, text.encode("utf-8"))
 
 
-def _write_project(folder: Path) -> dict[str, Path]:
+def _write_project(folder: Path, made: Sequence[str] = ()) -> dict[str, Path]:
     checks = folder / ".mobster" / "checks"
-    for made in (folder / ".mobster", checks, folder / "apps"):
-        _private_folder(made)
+    for made_here in (folder / ".mobster", checks, folder / "apps"):
+        _private_folder(made_here)
     for name, text in _demo_files().items():
         _private_file(folder / name, text)
-    # A demo starts clean: its own cache, runs and heal files go (Rule 1: nothing else was there).
-    for stale in (folder / ".mobster" / "cache", folder / ".mobster" / "runs", folder / ".mobster" / "test-results"):
-        shutil.rmtree(stale, ignore_errors=True)
+    # A demo starts clean: its own cache, heal files and runs go (Rule 1: nothing else of its state was
+    # there; Rule 3: the runs of your own mobster test there stay).
+    _remove_made(folder, made)
+    shutil.rmtree(folder / ".mobster" / "cache", ignore_errors=True)
     for heal in (*checks.glob("*.heal.yaml"), *checks.glob("*.heal.yml")):
         heal.unlink()
     apps = folder / "apps"
@@ -323,11 +383,11 @@ def run_demo(folder: Path) -> int:
     """
     folder = folder.resolve()
     try:
-        _claim(folder)
+        made = _claim(folder)
     except NotADemoFolder as exc:
         note(exc)
         return USAGE_EXIT
-    apps = _write_project(folder)
+    apps = _write_project(folder, made)
     print(f"Mobster replay demo in {folder}")
     print("The scripted phone has a USB iPhone's latencies; the scripted model thinks 2.5 s a call.")
     print("Times are simulated seconds; costs are priced like a Sonnet-class model (~ means estimated).")
@@ -362,7 +422,7 @@ def run_demo(folder: Path) -> int:
     print(f"Under pytest: cd {shlex.quote(str(folder))} && {_pytest()}   (pytest.ini names the phone and the model)")
 
     page = _report(folder, [first, second, third, fourth, *android])
-    _seal(folder)
+    _seal(folder, _made(folder, [first, second, third, fourth, *android]))
     if page is not None:
         print("\nOne page shows the record, the $0 replay and the heal, each run's steps with their screens:")
         print(f"  {_shown(page)}")

@@ -28,6 +28,10 @@ _CLI: Mapping[FixCode, str] = {
         "settle it first: mobster test heal --accept {check} keeps it, mobster test heal --reject {check} "
         "brings the recorded step back (mobster test heal shows it)"
     ),
+    FixCode.UNDO_REJECT: (
+        "undo the reject with mobster test heal --unreject {check}, then run it with a model to heal the step "
+        "(or run it with --fresh to record it again)"
+    ),
 }
 
 

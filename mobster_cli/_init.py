@@ -51,6 +51,14 @@ Rule 8: a file init edits is another tool's, edited from its parsed document (``
         the line names the lines to add by hand. A file init makes is created whole, never
         replacing one that appeared meanwhile (``write_user_file(new=True)``); a workflow that is
         there is only read (Rule 2), the same careful way.
+Rule 9: ``--agents`` also writes the skill bundle the package ships (``mobster_cli/skills/mobster/``,
+        an Agent Skills folder: ``SKILL.md`` with its ``name`` and ``description``) where coding
+        agents look for a project's skills (:data:`SKILL_HOMES`): ``.claude/skills/mobster/``
+        (Claude Code) and ``.agents/skills/mobster/`` (Codex, and the other clients of the open
+        standard that read the agent-neutral folder). A file that is there is left (Rule 1), and
+        one that isn't this version's says so, with how to update it. ``AGENTS.md`` is never
+        written: when it is there and names no skill of ours, a note says what line to add. What
+        is there is read as Rule 8 reads a file (a link, a FIFO or a huge file is left unread).
 """
 
 from __future__ import annotations
@@ -63,9 +71,13 @@ from pathlib import Path
 
 import click
 
-__all__ = ["Found", "find_devices", "init", "init_project"]
+__all__ = ["SKILL_HOMES", "Found", "find_devices", "init", "init_project", "skill_files"]
 
 SCHEMA_NAME = "check.schema.json"
+#: Rule 9: the skill's name (its folder in the package and in the project).
+SKILL = "mobster"
+#: Rule 9: where coding agents look for a project's skills: Claude Code's, and the agent-neutral one.
+SKILL_HOMES = (".claude/skills", ".agents/skills")
 
 _STARTER_HEAD = """\
 # yaml-language-server: $schema=../{schema}
@@ -385,8 +397,61 @@ def _unique(slug: str, names: set[str]) -> str:
     return name
 
 
-def init_project(folder: Path, found: Found, *, install: str | None = None) -> _Report:
-    """Rules 1 and 2: write what is missing in ``folder``; what was written and what was left."""
+def skill_files() -> dict[str, str]:
+    """Rule 9: the skill bundle the package ships, each file's path in the bundle (``SKILL.md``) and its text."""
+    from importlib.resources import files
+    from importlib.resources.abc import Traversable
+
+    found: dict[str, str] = {}
+
+    def walk(node: Traversable, prefix: str) -> None:
+        for child in sorted(node.iterdir(), key=lambda c: c.name):
+            if child.is_dir():
+                walk(child, f"{prefix}{child.name}/")
+            elif not child.name.startswith(".") and child.name != "__pycache__":
+                found[prefix + child.name] = child.read_text(encoding="utf-8")
+
+    walk(files("mobster_cli").joinpath("skills", SKILL), "")
+    return found
+
+
+def _agents(folder: Path, report: _Report) -> None:
+    """Rule 9: the skill bundle where coding agents look; a file there is left, one of another version said."""
+    bundle = skill_files()
+    for home in SKILL_HOMES:
+        for name, text in bundle.items():
+            path = folder / home / SKILL / name
+            there = _read_there(path)
+            if there is not None and there != text.encode():
+                report.left.append(
+                    f"{_rel(path, folder)} (it is there, and isn't this version's: delete it and run "
+                    "mobster init --agents to write this one)"
+                )
+                continue
+            _new(path, text, folder, report)  # Rule 1: one that is there (this version's, a link) is left
+    agents = _read_there(folder / "AGENTS.md", follow=True)
+    if agents is not None and f"skills/{SKILL}" not in agents.decode("utf-8", errors="replace"):
+        report.notes.append(
+            f"AGENTS.md names no Mobster skill: for agents that read only it, add a line such as "
+            f'"Mobster replay checks: read {SKILL_HOMES[1]}/{SKILL}/SKILL.md"'
+        )
+
+
+def _read_there(path: Path, *, follow: bool = False) -> bytes | None:
+    """Rule 9: the bytes of a regular file at ``path``, read as Rule 8 reads one; None for nothing there, or else."""
+    from mobster_core.exceptions import UnsafeFile
+    from mobster_core.files import read_user_file
+
+    if not os.path.lexists(path):
+        return None
+    try:
+        return read_user_file(path, max_bytes=_MAX_EDITED, follow=follow)
+    except (UnsafeFile, OSError):  # a link, a FIFO, a folder, too large: left as it is (Rule 1)
+        return None
+
+
+def init_project(folder: Path, found: Found, *, install: str | None = None, agents: bool = False) -> _Report:
+    """Rules 1, 2 and 9: write what is missing in ``folder``; what was written and what was left."""
     from mobster_core.files import atomic_write, private_dir
     from mobster_drivers.devices.scripted import sample_path
 
@@ -411,6 +476,8 @@ def init_project(folder: Path, found: Found, *, install: str | None = None) -> _
         _missing_env(workflow, secrets, folder, report)
     else:
         _new(workflow, workflow_text(secrets), folder, report)
+    if agents:
+        _agents(folder, report)
     return report
 
 
@@ -665,7 +732,13 @@ def lines(report: _Report, found: Found, folder: Path) -> Sequence[str]:
 
 @click.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
-def init(directory: Path | None) -> None:
+@click.option(
+    "--agents",
+    is_flag=True,
+    help="Also write the skill that tells coding agents how to write, run and debug checks "
+    "(.claude/skills/mobster/SKILL.md and .agents/skills/mobster/SKILL.md; docs/agents.md).",
+)
+def init(directory: Path | None, agents: bool) -> None:
     """Start a project here (or in DIRECTORY): a starter check, the config, pytest, .gitignore and CI.
 
     The config has a profile for each simulator and USB iPhone found, and the scripted phone's as
@@ -679,6 +752,6 @@ def init(directory: Path | None) -> None:
     from mobster_core.distribution import ci_source
 
     found = find_devices()
-    report = init_project(folder, found, install=ci_source())
+    report = init_project(folder, found, install=ci_source(), agents=agents)
     for line in lines(report, found, folder):
         click.echo(visible(line))

@@ -1,7 +1,7 @@
 """``mobster mcp``: serve one device to an MCP client (an agent), over stdio or streamable HTTP.
 
 Rule 1: the device is named as ``mobster test`` names one (``--scripted``, ``--sim``, ``--device``,
-        ``--wda``, ``--appium`` with ``--caps``), exactly one; the model for ``run_check`` as it
+        ``--wda``, ``--appium`` with ``--caps``, ``--android``), exactly one; the model for ``run_check`` as it
         does (``--model``, else the keys); ``--env-file`` gives keys and ``${NAME}`` values.
 Rule 2: stdio by default (stdout carries only the protocol); ``--http PORT`` serves streamable HTTP
         on 127.0.0.1 only, at ``/mcp``.
@@ -14,7 +14,8 @@ Rule 5: the project config (``mobster.toml`` or ``[tool.mobster]``, ``--profile`
         the device, the model, the env file, the locale, the paths store and the waits; and, though
         the command has no option for them, the keys of a run (:data:`RUN_KEYS`: ``no-heal``,
         ``fresh``, ``carry``, ``max-usd``, ``frames``, ``video``, ``alerts``, ``retries``, an Appium
-        session's ``session-wait``), so ``run_check`` runs a check as ``mobster test`` would. The
+        session's ``session-wait``, and a team store's ``paths-write``, ``paths-key``,
+        ``paths-lease`` and ``paths-wait``), so ``run_check`` runs a check as ``mobster test`` would. The
         keys of a pool and a suite (``parallel``, ``sessions``, ``each-device``, ``repeat``) don't
         apply: the server serves one device, a check at a time; nor does ``session-per-check``: the
         agent's live session and the checks it runs share the one Appium session.
@@ -36,7 +37,7 @@ import click
 from ._config import configured, profile_option
 from ._options import timing_options
 from ._paths import paths_option
-from ._shared import Runtime, boundary, fail, keys, locale_option, project_root, runtime
+from ._shared import ConfiguredOption, Runtime, boundary, fail, keys, locale_option, project_root, runtime
 
 if TYPE_CHECKING:
     from mobster_harness import Settings
@@ -46,6 +47,7 @@ __all__ = ["RUN_KEYS", "mcp"]
 #: Rule 5: the config's keys a run through ``run_check`` takes, though ``mobster mcp`` has no option for them.
 RUN_KEYS = (
     "no-heal", "fresh", "carry", "max-usd", "frames", "video", "alerts", "retries", "session-wait",
+    "paths-write", "paths-key", "paths-lease", "paths-wait",
 )  # fmt: skip
 
 
@@ -56,15 +58,56 @@ def _timing(f: Any) -> Any:
 
 
 @click.command(epilog="docs/mcp.md has the config for Claude, Cursor and VS Code, and a worked session.")
-@click.option("--scripted", metavar="APP.yaml", multiple=True, help="Serve the scripted phone with this app script.")
-@click.option("--sim", metavar="NAME[@PORT]", multiple=True, help="Serve the iOS simulator NAME or UDID.")
-@click.option("--device", metavar="NAME", multiple=True, help="Serve the USB iPhone NAME or UDID.")
-@click.option("--wda", metavar="URL", multiple=True, help="Serve the WebDriverAgent listening at URL.")
-@click.option("--appium", metavar="URL", multiple=True, help="Serve a phone behind the Appium server at URL.")
-@click.option("--caps", metavar="FILE", multiple=True, help="The Appium session's capabilities (JSON).")
-@click.option("--model", metavar="NAME", help="The model run_check heals with: claude-…, gpt-…, or scripted.")
-@click.option("--env-file", type=click.Path(path_type=Path), help="Read API keys and ${NAME} values from this file.")
-@click.option("--locale", metavar="LOCALE", callback=locale_option, help="Run the app in this locale.")
+@click.option(
+    "--scripted",
+    cls=ConfiguredOption,
+    metavar="APP.yaml",
+    multiple=True,
+    help="Serve the scripted phone with this app script.",
+)
+@click.option(
+    "--sim", cls=ConfiguredOption, metavar="NAME[@PORT]", multiple=True, help="Serve the iOS simulator NAME or UDID."
+)
+@click.option(
+    "--device", cls=ConfiguredOption, metavar="NAME", multiple=True, help="Serve the USB iPhone NAME or UDID."
+)
+@click.option(
+    "--wda", cls=ConfiguredOption, metavar="URL", multiple=True, help="Serve the WebDriverAgent listening at URL."
+)
+@click.option(
+    "--appium",
+    cls=ConfiguredOption,
+    metavar="URL",
+    multiple=True,
+    help="Serve a phone behind the Appium server at URL.",
+)
+@click.option(
+    "--android",
+    cls=ConfiguredOption,
+    metavar="[SERIAL]",
+    multiple=True,
+    is_flag=False,
+    flag_value="",
+    help="Serve the Android device or emulator SERIAL (no SERIAL: the only one adb lists).",
+)
+@click.option(
+    "--caps", cls=ConfiguredOption, metavar="FILE", multiple=True, help="The Appium session's capabilities (JSON)."
+)
+@click.option(
+    "--model",
+    cls=ConfiguredOption,
+    metavar="NAME",
+    help="The model run_check heals with: claude-…, gpt-…, or scripted.",
+)
+@click.option(
+    "--env-file",
+    cls=ConfiguredOption,
+    type=click.Path(path_type=Path),
+    help="Read API keys and ${NAME} values from this file.",
+)
+@click.option(
+    "--locale", cls=ConfiguredOption, metavar="LOCALE", callback=locale_option, help="Run the app in this locale."
+)
 @paths_option
 @_timing
 @profile_option
@@ -155,7 +198,7 @@ def _settings(opts: dict[str, Any]) -> Settings:
     settings = Settings.from_values(opts, secrets=keys(opts.get("env_file")), profile=opts.get("profile_used"))
     devices = settings.devices
     if len(devices.kinds) != 1 or sum(len(v) for v in (devices.scripted, devices.sim, devices.device, devices.wda,
-                                                      devices.appium)) != 1:  # fmt: skip
-        fail("mobster mcp serves one device: give one of --scripted APP.yaml, --sim NAME, --device NAME, --wda URL "
-              "or --appium URL")  # fmt: skip
+                                                      devices.appium, devices.android)) != 1:  # fmt: skip
+        fail("mobster mcp serves one device: give one of --scripted APP.yaml, --sim NAME, --device NAME, --wda URL, "
+              "--appium URL or --android [SERIAL]")  # fmt: skip
     return settings

@@ -14,6 +14,8 @@ from typing import Any
 
 import click
 
+from ._shared import ConfiguredOption
+
 __all__ = ["FiniteNumber", "timing_options"]
 
 
@@ -55,6 +57,7 @@ def timing_options() -> list[Any]:
     return [
         click.option(
             "--poll-interval",
+            cls=ConfiguredOption,
             type=FiniteNumber(0.01, 10.0, example="0.15"),
             metavar="SECONDS",
             help="Seconds between the starts of two reads while a step waits (default 0.15; see docs/scale.md "
@@ -62,6 +65,7 @@ def timing_options() -> list[Any]:
         ),
         click.option(
             "--drift-after",
+            cls=ConfiguredOption,
             type=FiniteNumber(0.0, 600.0, example="1.0"),
             metavar="SECONDS",
             help="A step drifts once its screen has settled this long without a match (default 1.0; "
@@ -69,6 +73,7 @@ def timing_options() -> list[Any]:
         ),
         click.option(
             "--give-up-after",
+            cls=ConfiguredOption,
             type=FiniteNumber(0.0, 600.0, example="3.0"),
             metavar="SECONDS",
             help="A step drifts once its screen has kept changing this long (default 3.0; about 6 x a read's "

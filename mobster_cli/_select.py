@@ -9,7 +9,9 @@ Rule 2: ``--list`` runs nothing: it prints each selected check (file, name, tags
         path is recorded for it in the chosen store (``--paths``); with a device option, whether
         one is recorded for that device's env (its ``info()`` and the app's ``app_info()``, the
         pool's first device; the public ``mobster_core.paths.env_key``), else how many are
-        recorded for any env. ``--list --json`` prints the same as ``mobster.list/1``.
+        recorded for any env. A launch-only check (no steps) records no path: it is listed as such,
+        never as one Smart must record (``launch_only`` in the JSON). ``--list --json`` prints the
+        same as ``mobster.list/1``.
 Rule 3: text from files (names, tags, envs) goes through ``visible`` before it is printed.
 """
 
@@ -21,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+
+from ._shared import ConfiguredOption
 
 if TYPE_CHECKING:
     from mobster_core import AppInfo, Check, DeviceInfo
@@ -38,6 +42,7 @@ def retries_option(f: Any) -> Any:
     """``--retries N``: also ``mobster verify``'s."""
     return click.option(
         "--retries",
+        cls=ConfiguredOption,
         type=click.IntRange(0, 10),
         metavar="N",
         help="Run a check that couldn't run because of the machine (class device, busy or environment) up to N "
@@ -73,6 +78,7 @@ def selection_options(f: Any) -> Any:
         retries_option,
         click.option(
             "--repeat",
+            cls=ConfiguredOption,
             type=click.IntRange(1, 1000),
             metavar="K",
             help="Run each check K times and report its pass rate; the exit code is the worst run's.",
@@ -161,6 +167,7 @@ def _row_unread(root: Path, file: Path, error: str) -> dict[str, Any]:
         "env": None,
         "recorded": None,
         "error": error,
+        "launch_only": None,
     }
 
 
@@ -176,8 +183,9 @@ def _row(root: Path, check: Check, store: str, envs: dict[str, tuple[str, str] |
         "env": None,
         "recorded": None,
         "error": None,
+        "launch_only": check.launch_only,
     }
-    if envs is not None:
+    if envs is not None and not check.launch_only:  # Rule 2: a launch-only check has no path to look for
         env = envs.get(check.app.bundle or "")
         if isinstance(env, tuple):
             row["env"] = env[0]
@@ -197,6 +205,8 @@ def _lines(rows: Sequence[dict[str, Any]], *, device: bool) -> list[str]:
         n = row["paths"]
         if row["name"] is None:
             lines.append(f"{head}  can't be read: {visible(row['error'])}")
+        elif row["launch_only"]:
+            lines.append(f"{head}  launch only: no path to record (it runs with no model, at $0)")
         elif row["recorded"] is True:
             lines.append(f"{head}  path recorded for {visible(row['env'])}")
         elif row["recorded"] is False:

@@ -27,12 +27,20 @@ Rule 5: every line the boundary prints is one line (:func:`said`): ``mobster: ``
         only what came from outside (a profile's name, a tag, an app's id, a file's name, an
         OS's or a server's words): it can't print a line of its own (``mobster: all checks
         passed``), and it is escaped once, here, whoever built the message.
+Rule 6: an option a key of the project config can set is a :class:`ConfiguredOption`: its
+        ``--help`` line says the value in effect here when the config (at or above the current
+        folder, its profile from ``$MOBSTER_PROFILE`` or its ``profile`` key) sets it, with where
+        it came from (``[default here: committed, from mobster.toml]``), and drops the built-in
+        ``[default: …]`` it overrides; with no config, or one that can't be read, the help is the
+        built-in one (the command itself then says what is wrong with the config). A URL's
+        password, token, query and fragment are shown as ``***`` there, as ``mobster config``
+        shows them (the harness's ``DeviceSpec.scrub``).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -44,6 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "USAGE_EXIT",
+    "ConfiguredOption",
     "Runtime",
     "boundary",
     "console",
@@ -61,6 +70,62 @@ __all__ = [
 
 #: Rule 1: a command that can't start.
 USAGE_EXIT = 3
+#: Rule 6: where a help's project config is kept, once per command line.
+_HELP_CONFIG = "mobster.help-config"
+
+
+class ConfiguredOption(click.Option):
+    """An option a project config key can set: its help says the default in effect here (Rule 6)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        record = super().get_help_record(ctx)
+        here = None if record is None or self.name is None else _configured_here(ctx, self.name)
+        if record is None or here is None:
+            return record
+        names, text = record
+        built_in = text.rfind("[default: ")
+        if built_in != -1 and text.endswith("]"):
+            text = text[:built_in].rstrip()
+        return names, f"{text}  [default here: {here}]".strip()
+
+
+def _configured_here(ctx: click.Context, field: str) -> str | None:
+    """Rule 6: ``field``'s value in the project config here and where it came from; None when it sets none."""
+    from mobster_harness.config import KEYS, ConfigError, load_config, toml_value
+
+    from ._render import visible
+
+    key = next((k for k in KEYS if k.field == field), None)
+    if key is None:
+        return None
+    root = ctx.find_root()
+    if _HELP_CONFIG not in root.meta:
+        try:
+            root.meta[_HELP_CONFIG] = load_config(Path.cwd())
+        except ConfigError:
+            root.meta[_HELP_CONFIG] = None
+    project = root.meta[_HELP_CONFIG]
+    if project is None or key.name not in project.values:
+        return None
+    value = project.values[key.name]
+    shown = f"{toml_value(list(value) if isinstance(value, tuple) else value)}, from {project.sources[key.name]}"
+    return visible(_scrubbed(shown, project.values))
+
+
+def _scrubbed(text: str, values: Mapping[str, Any]) -> str:
+    """Rule 6: ``text`` with the secrets of each URL the config names (its devices', its store's) as ``***``."""
+    from mobster_harness import DeviceSpec
+
+    for kind in ("wda", "appium"):
+        urls = values.get(kind) or ()
+        for url in [urls] if isinstance(urls, str) else urls:
+            text = DeviceSpec(kind, str(url)).scrub(text)
+    store = values.get("paths")
+    if isinstance(store, str) and "://" in store:  # a team's store: its URL's password masked, as a run names it
+        from mobster_drivers.stores import shown
+
+        text = text.replace(store, shown(store))
+    return text
 
 
 @attrs.frozen

@@ -34,10 +34,11 @@ from ._init import init
 from ._inspect import inspect_command
 from ._mcp import mcp
 from ._options import FiniteNumber, timing_options
-from ._paths import paths, paths_option
+from ._paths import open_paths, paths, paths_option, read_only_bundle
 from ._select import retries_option, selection_options
 from ._shared import (
     USAGE_EXIT,
+    ConfiguredOption,
     Runtime,
     boundary,
     console,
@@ -100,36 +101,93 @@ def cli() -> None:
     """
 
 
+def _store_options(f: Any) -> Any:
+    """``mobster test``'s store options: ``--paths`` and the team store's write, key, lease and wait (docs/paths.md).
+
+    Here, not in ``_paths``: its lease and wait are ``FiniteNumber``s (``_options``, a sibling room).
+    """
+    for option in reversed(
+        [
+            click.option(
+                "--paths-write/--no-paths-write",
+                "paths_write",
+                cls=ConfiguredOption,
+                default=None,
+                help="Write recorded and healed paths to the store (--no-paths-write: a pull request's job replays the "
+                "store's paths and keeps what it records in a bundle). Default: the config's paths-write, else write.",
+            ),
+            click.option(
+                "--paths-key",
+                "paths_key",
+                cls=ConfiguredOption,
+                metavar="${NAME}",
+                help="The environment variable that holds the team key: documents are signed, and unsigned or forged "
+                "ones refused and recorded again.",
+            ),
+            click.option(
+                "--paths-lease",
+                "paths_lease",
+                cls=ConfiguredOption,
+                type=FiniteNumber(1.0, 3600.0, example="60"),
+                metavar="SECONDS",
+                help="How long a recording lease lives without renewal (a remote store; default 60).",
+            ),
+            click.option(
+                "--paths-wait",
+                "paths_wait",
+                cls=ConfiguredOption,
+                type=FiniteNumber(0, 86400.0, low_open=True, example="900"),
+                metavar="SECONDS",
+                help="How long a run waits for another machine's recording before it records itself (default 900).",
+            ),
+        ]
+    ):
+        f = option(f)
+    return paths_option(f)
+
+
 def _device_options(f: Any) -> Any:
     for option in reversed(
         [
             click.option(
-                "--scripted", metavar="APP.yaml", multiple=True, help="Run on the scripted phone with this app script."
+                "--scripted",
+                cls=ConfiguredOption,
+                metavar="APP.yaml",
+                multiple=True,
+                help="Run on the scripted phone with this app script.",
             ),
             click.option(
                 "--wda",
+                cls=ConfiguredOption,
                 metavar="URL",
                 multiple=True,
                 help="Drive a WebDriverAgent already listening at URL (repeat: a pool).",
             ),
             click.option(
                 "--sim",
+                cls=ConfiguredOption,
                 metavar="NAME[@PORT]",
                 multiple=True,
                 help="Run on the iOS simulator NAME or UDID, its WDA on PORT (repeat: a pool; WDA ports 8100, 8101, … "
                 "by default).",
             ),
             click.option(
-                "--device", metavar="NAME", multiple=True, help="Run on the USB iPhone NAME or UDID (repeat: a pool)."
+                "--device",
+                cls=ConfiguredOption,
+                metavar="NAME",
+                multiple=True,
+                help="Run on the USB iPhone NAME or UDID (repeat: a pool).",
             ),
             click.option(
                 "--appium",
+                cls=ConfiguredOption,
                 metavar="URL",
                 multiple=True,
                 help="Run on phones behind the Appium server, Selenium Grid or device cloud at URL (repeat: a pool).",
             ),
             click.option(
                 "--android",
+                cls=ConfiguredOption,
                 metavar="[SERIAL]",
                 multiple=True,
                 is_flag=False,
@@ -139,6 +197,7 @@ def _device_options(f: Any) -> Any:
             ),
             click.option(
                 "--caps",
+                cls=ConfiguredOption,
                 metavar="FILE",
                 multiple=True,
                 help="The Appium session's capabilities (JSON, ${ENV} expanded); one for all --appium, or one each. "
@@ -146,6 +205,7 @@ def _device_options(f: Any) -> Any:
             ),
             click.option(
                 "--session-wait",
+                cls=ConfiguredOption,
                 type=FiniteNumber(0, 3600, low_open=True, example="600"),
                 metavar="SECONDS",
                 help="With --appium: how long a new session may take (a Grid's queue, a cloud finding a phone). "
@@ -158,21 +218,43 @@ def _device_options(f: Any) -> Any:
                 help="Run on your own driver: FACTORY is package.module:function or an entry point of "
                 "mobster.drivers, called as FACTORY(ARG, clock=clock).",
             ),
-            click.option("--model", metavar="NAME", help="claude-…, gpt-…, or scripted. Default: from your keys."),
-            click.option("--env-file", type=click.Path(path_type=Path), help="Read API keys from this file."),
-            click.option("--no-heal", is_flag=True, help="Strict CI: fail a check whose screen changed; no model."),
-            click.option("--fresh", is_flag=True, help="Run every step with Smart and record again."),
             click.option(
-                "--carry", is_flag=True, help="On a new build, replay the newest earlier build's path before recording."
+                "--model",
+                cls=ConfiguredOption,
+                metavar="NAME",
+                help="claude-…, gpt-…, or scripted. Default: from your keys.",
+            ),
+            click.option(
+                "--env-file",
+                cls=ConfiguredOption,
+                type=click.Path(path_type=Path),
+                help="Read API keys from this file.",
+            ),
+            click.option(
+                "--no-heal",
+                cls=ConfiguredOption,
+                is_flag=True,
+                help="Strict CI: fail a check whose screen changed; no model.",
+            ),
+            click.option(
+                "--fresh", cls=ConfiguredOption, is_flag=True, help="Run every step with Smart and record again."
+            ),
+            click.option(
+                "--carry",
+                cls=ConfiguredOption,
+                is_flag=True,
+                help="On a new build, replay the newest earlier build's path before recording.",
             ),
             click.option(
                 "--max-usd",
+                cls=ConfiguredOption,
                 type=FiniteNumber(0, low_open=True, what="a number of dollars", example="0.25"),
                 metavar="X",
                 help="Cap each check's model spend (USD).",
             ),
             click.option(
                 "--locale",
+                cls=ConfiguredOption,
                 metavar="LOCALE",
                 callback=locale_option,
                 help="Run the app in this locale (de_DE): a simulator launches it so; elsewhere the device's must be.",
@@ -180,12 +262,14 @@ def _device_options(f: Any) -> Any:
             *timing_options(),
             click.option(
                 "--alerts",
+                cls=ConfiguredOption,
                 type=click.Choice(["fail", "accept", "dismiss"]),
                 help="Answer every check's system alerts so, over the check's own alerts: (docs/alerts.md). "
                 "Default: each check's, else fail.",
             ),
             click.option(
                 "--frames",
+                cls=ConfiguredOption,
                 type=click.Choice(["auto", "all", "failed", "none"]),
                 default="auto",
                 show_default=True,
@@ -194,6 +278,7 @@ def _device_options(f: Any) -> Any:
             ),
             click.option(
                 "--video",
+                cls=ConfiguredOption,
                 type=click.Choice(["off", "on", "retain-on-failure"]),
                 default="off",
                 show_default=True,
@@ -230,22 +315,33 @@ class _TestCommand(click.Command):
 @_device_options
 @click.option(
     "--parallel",
+    cls=ConfiguredOption,
     type=click.IntRange(1, 64),
     metavar="N",
     help="Devices at once: N scripted phones or N Appium sessions; the first N of a named pool. Default: the pool.",
 )
 @click.option(
-    "--sessions", type=click.IntRange(1, 64), metavar="N", help="Appium sessions per --appium URL (a Grid or a cloud)."
+    "--sessions",
+    cls=ConfiguredOption,
+    type=click.IntRange(1, 64),
+    metavar="N",
+    help="Appium sessions per --appium URL (a Grid or a cloud).",
 )
 @click.option(
     "--session-per-check",
+    cls=ConfiguredOption,
     is_flag=True,
     help="End each Appium session after its check (one dashboard entry per check) instead of one per device.",
 )
-@click.option("--each-device", is_flag=True, help="Run every check on every device (one result per check and device).")
+@click.option(
+    "--each-device",
+    cls=ConfiguredOption,
+    is_flag=True,
+    help="Run every check on every device (one result per check and device).",
+)
 @click.option("--shard", metavar="I/N", help="Run every N-th check, starting at the I-th.")
 @selection_options
-@paths_option
+@_store_options
 @click.pass_context
 def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
     """Run checks (every check in .mobster/checks by default).
@@ -264,14 +360,23 @@ def test(ctx: click.Context, /, checks: tuple[str, ...], **opts: Any) -> None:
 @click.option(
     "--reject", metavar="CHECK", help="Bring CHECK's recorded steps back; they fail (class drift) if they change."
 )
+@click.option(
+    "--unreject",
+    metavar="CHECK",
+    help="Undo the reject of CHECK's heals: the steps it kept failing heal again on their next drift, in a run "
+    "with a model (every rejected step, or --step N).",
+)
+@click.option("--step", type=click.IntRange(1, 1000), metavar="N", help="With --unreject: only step N.")
 @paths_option
-def heal(checks: tuple[str, ...], accept: str | None, reject: str | None, paths_store: str) -> None:
+def heal(checks: tuple[str, ...], paths_store: str, **decision: Any) -> None:
     """List the heals waiting for review, with the screen before and after; or decide one.
 
-    With no option it lists the heals of CHECKS (every check by default). A heal is in the heal
-    file beside its check (signup.heal.yaml); replays run the healed steps until you decide.
+    With no option it lists the heals of CHECKS (every check by default), and the steps a reject
+    keeps failing. A heal is in the heal file beside its check (signup.heal.yaml); replays run the
+    healed steps until you decide.
     """
-    raise SystemExit(boundary(lambda: _heal_command(checks, accept=accept, reject=reject, store=paths_store)))
+    decided = _Decision(**decision)  # --accept, --reject, --unreject and --step
+    raise SystemExit(boundary(lambda: _heal_command(checks, decided, store=paths_store)))
 
 
 @cli.command(epilog="Exit codes: 0 passed, 1 failed, 2 needs review, 3 couldn't run.")
@@ -513,6 +618,7 @@ def _run_tests(runtime: Runtime, checks: list[str], opts: dict[str, Any]) -> int
         return _stopped_opening(out, job, root, stop, opts)
     _print_summary(out, suite, root)
     _outputs(suite, opts)
+    read_only_bundle(job.options.paths, suite.folder, root, console(err=True))
     return int(suite.exit_code)
 
 
@@ -572,12 +678,15 @@ def _run_options(harness: Harness, out: Any, driver: Sequence[str] = ()) -> RunO
     def sending(what: str | None) -> None:
         _IN_FLIGHT[:] = [] if what is None else [what]
 
-    return harness.run_options(
-        on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
-        on_sending=sending,
-        on_result=lambda result: _print_check(out, result),
-        driver=driver,
-    )
+    try:
+        return harness.run_options(
+            on_sent=lambda what: progress.print(f"  · {visible(what)}", style="dim", markup=False),
+            on_sending=sending,
+            on_result=lambda result: _print_check(out, result),
+            driver=driver,
+        )
+    except ValueError as exc:  # the path store's setting: an unset ${NAME}, a team key too short
+        fail(str(exc))
 
 
 async def _suite(job: _Suite, opts: dict[str, Any], clock: Clock) -> SuiteResult:
@@ -684,7 +793,8 @@ def _print_summary(out: Any, suite: SuiteResult, root: Path) -> None:
     for rate in pass_rate_lines(suite):
         out.print(rate, markup=False)
     out.print(summary_line(suite), markup=False)
-    pending = _pending_heals([Path(root / c.file) for c in suite.checks])
+    # A check file once, however many results it has (--repeat, --each-device, rows): its heal file is one.
+    pending = _pending_heals(list(dict.fromkeys(Path(root / c.file) for c in suite.checks)))
     line = pending_line(pending)
     if line:
         out.print(line, markup=False)
@@ -699,6 +809,7 @@ def _shown_path(path: Path) -> str:
 
 
 def _pending_heals(files: Sequence[Path]) -> int:
+    """The heals waiting for review in the heal files of ``files`` (each file given once)."""
     from mobster_core.heals import HealFileError, heal_file_for, read_heal_file
 
     total = 0
@@ -713,23 +824,47 @@ def _pending_heals(files: Sequence[Path]) -> int:
 # -- mobster test heal -------------------------------------------------------------------------
 
 
-def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | None, store: str = "local") -> int:
+@attrs.frozen
+class _Decision:
+    """``mobster test heal``'s decision: the check of ``--accept``, ``--reject`` or ``--unreject`` (one), ``--step``."""
+
+    accept: str | None = None
+    reject: str | None = None
+    unreject: str | None = None
+    step: int | None = None
+
+
+def _heal_command(checks: Sequence[str], decision: _Decision, *, store: Any = "local") -> int:
+    chosen = [o for o, v in (("--accept", decision.accept), ("--reject", decision.reject),
+                             ("--unreject", decision.unreject)) if v]  # fmt: skip
+    if len(chosen) > 1:
+        fail(f"choose one of {', '.join(chosen)}, not {'both' if len(chosen) == 2 else 'all three'}")
+    if decision.step is not None and not decision.unreject:
+        fail("--step N goes with --unreject CHECK: the one rejected step to let heal again")
+    store = open_paths(store, writes=bool(decision.accept or decision.reject or decision.unreject))
+    out = console()
+    if decision.unreject:
+        return _unreject(out, decision.unreject, decision.step, store=store)
+    if decision.accept or decision.reject:
+        _decide(out, accept=decision.accept, reject=decision.reject, store=store)
+        return 0
+    return _heal_listing(out, checks, store)
+
+
+def _heal_listing(out: Any, checks: Sequence[str], store: Any) -> int:
+    """The heals waiting for review of ``checks`` (every check by default), then the steps a reject keeps failing."""
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError
 
     from ._render import visible
 
-    if accept and reject:
-        fail("choose --accept or --reject, not both")
-    out = console()
-    if accept or reject:
-        _decide(out, accept=accept, reject=reject, store=store)
-        return 0
     root, files = _root_and_files(list(checks))
     listed = unreadable = 0
+    kept_failing: list[str] = []
     for file in files:
         try:
             lines = _heal_lines(root, file, store)
+            kept_failing += _rejected_lines(root, file, store)
         except (CheckError, HealFileError) as exc:
             # Listed, and the command ends as a usage problem: "no heals wait" would hide it.
             out.print(f"{visible(file.name)}: {visible(exc)}", markup=False)
@@ -742,10 +877,63 @@ def _heal_command(checks: Sequence[str], *, accept: str | None, reject: str | No
         out.print("accept: mobster test heal --accept CHECK    reject: mobster test heal --reject CHECK")
     elif not unreadable:
         out.print("no heals wait for review")
+    for line in kept_failing:
+        out.print(line, markup=False)
     return USAGE_EXIT if unreadable else 0
 
 
-def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> None:
+def _rejected_lines(root: Path, file: Path, store: Any) -> list[str]:
+    """The steps a reject keeps failing, with how to undo it (none when the check has no path here)."""
+    from mobster_core import load_check
+    from mobster_core.heals import rejected_steps
+
+    from ._render import visible
+
+    check = load_check(file)
+    steps = rejected_steps(check, root, paths=store)
+    if not steps:
+        return []
+    said = ", ".join(str(n) for n in steps)
+    one = len(steps) == 1
+    line = (
+        f"{visible(check.name)} ({visible(file.name)}): step{'' if one else 's'} {said} keep{'s' if one else ''} "
+        f"failing (a heal was rejected): mobster test heal --unreject {visible(file.name)} lets "
+        f"{'it' if one else 'them'} heal again"
+    )
+    return [line]
+
+
+def _unreject(out: Any, name: str, step: int | None, *, store: Any) -> int:
+    """``--unreject CHECK [--step N]``: undo the reject; a step that wasn't rejected is a usage problem."""
+    from mobster_core import load_check
+    from mobster_core.exceptions import CheckError
+    from mobster_core.heals import HealFileError, rejected_steps, unreject_heals
+
+    from ._render import visible
+
+    file = resolve_check(name, Path.cwd())
+    try:
+        check = load_check(file)
+        marked = rejected_steps(check, paths=store)
+        if step is not None and step not in marked:
+            rejected = f"its rejected steps: {', '.join(map(str, marked))}" if marked else "it has none"
+            fail(f"step {step} of {file.name} isn't a rejected step ({rejected}); see mobster test heal")
+        undone = unreject_heals(check, paths=store, step=step)
+    except (CheckError, HealFileError) as exc:
+        fail(str(exc))
+    if not undone:
+        out.print(f"{visible(file.name)} has no rejected step: nothing to undo", markup=False)
+        return 0
+    said = ", ".join(str(n) for n in undone)
+    out.print(
+        f"undid the reject of {visible(file.name)}'s step{'s' if len(undone) != 1 else ''} {said}: "
+        f"{'it heals' if len(undone) == 1 else 'they heal'} again on the next drift, in a run with a model",
+        markup=False,
+    )
+    return 0
+
+
+def _decide(out: Any, *, accept: str | None, reject: str | None, store: Any) -> None:
     from mobster_core import load_check
     from mobster_core.exceptions import CheckError
     from mobster_core.heals import HealFileError, accept_heals, reject_heals
@@ -768,7 +956,7 @@ def _decide(out: Any, *, accept: str | None, reject: str | None, store: str) -> 
         )
 
 
-def _heal_lines(root: Path, file: Path, store: str) -> list[str]:
+def _heal_lines(root: Path, file: Path, store: Any) -> list[str]:
     from mobster_core import load_check
     from mobster_core.heals import heal_file_for, pending_heals, read_heal_file
     from mobster_report import heal_evidence

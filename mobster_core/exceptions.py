@@ -17,6 +17,8 @@ step, a failed assertion) is a result with a class and a message, never an excep
     ├── HealFileError        a heal file or heal state can't be read
 ├── ResultsError         a results.json (or a check's result.json) can't be read: the message names the key
     ├── JournalError         the run's journal can't be written: no further action is sent
+    ├── StoreUnavailable     a remote path store (S3, PostgreSQL) can't be reached or refused a call
+    │                        (also an OSError: a run that meets it is class ``environment``)
     └── DuplicateEffect      the effect ledger refused to send a side effect twice
         └── UnknownOutcomePending   ... or to send anything after an unknown outcome
 
@@ -45,6 +47,7 @@ __all__ = [
     "Problem",
     "ResultsError",
     "ScriptError",
+    "StoreUnavailable",
     "UnknownOutcome",
     "UnknownOutcomePending",
     "UnsafeFile",
@@ -134,13 +137,18 @@ class Problem(enum.StrEnum):
     MODE = "mode"
     TOO_LARGE = "too_large"
     CHANGED = "changed"
+    #: A signed store's document without a signature, or with one the team key didn't make.
+    UNSIGNED = "unsigned"
+    FORGED = "forged"
 
 
 class UnsafeFile(MobsterError):
     """A file or folder that is refused: never followed, never trusted (under ``.mobster/``, or a user's file).
 
     ``path`` is the file, ``reason`` what is wrong, ``problem`` the same as a stable value, and
-    ``fix`` what the user does about it.
+    ``fix`` what the user does about it. ``tag`` is the store's version tag of a document that was
+    read and then refused (a signed store's ``unsigned`` or ``forged``), None otherwise: what a
+    write that replaces it expects (a shared store's document is left in place and replaced).
     """
 
     def __init__(
@@ -150,12 +158,14 @@ class UnsafeFile(MobsterError):
         *,
         problem: Problem | None = None,
         fix: str = "delete it; the next run records a new path",
+        tag: str | None = None,
     ) -> None:
         super().__init__(f"refusing {path}: {reason}; {fix}")
         self.path = path
         self.reason = reason
         self.problem = problem
         self.fix = fix
+        self.tag = tag
 
 
 class HealFileError(MobsterError):
@@ -204,8 +214,25 @@ _OS_FIXES = {
 }
 
 
+class StoreUnavailable(MobsterError, OSError):
+    """A remote path store can't be reached or refused a call (an ``OSError`` too).
+
+    The one line says which store (its URL with no credentials), what failed and the fix; the
+    store's own error stays as ``__cause__``.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(errno.EIO, message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def os_error_message(exc: OSError) -> str:
     """One line for an ``OSError``: the file, what the system said, and the fix."""
+    if isinstance(exc, StoreUnavailable):
+        return exc.message
     name = errno.errorcode.get(exc.errno or 0, "")
     where = exc.filename if exc.filename is not None else "a file"
     fix = _OS_FIXES.get(name, "check the path and its permissions")

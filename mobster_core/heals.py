@@ -4,7 +4,9 @@ A heal waits for review in the heal file beside the check (``signup.yaml`` -> ``
 ``signup.yml`` -> ``signup.heal.yml``); until then the healed path replays for that check file
 only. Accepting makes the healed steps the recorded path and removes the heal file; rejecting
 drops them, marks the recorded steps keep-failing (they fail, class ``drift``, when they change
-again) and removes the heal file. Both take the project's lock. ``mobster test heal`` is these three functions.
+again) and removes the heal file; undoing a reject (:func:`unreject_heals`) takes those marks
+away, so the step heals again on its next drift. Each takes the project's lock.
+``mobster test heal`` is these functions.
 
 The heal states are kept in the project's path store beside the paths (``paths``): with
 ``"committed"`` they are in ``.mobster/paths/heals/``, tracked in git with the heal file, so a
@@ -45,6 +47,8 @@ __all__ = [
     "pending_heals",
     "read_heal_file",
     "reject_heals",
+    "rejected_steps",
+    "unreject_heals",
 ]
 
 Pair = tuple[str, str]
@@ -116,3 +120,17 @@ def reject_heals(check: Check, root: Path | None = None, *, paths: str | PathSto
     """Bring the recorded steps of ``check`` back, marked keep-failing (in the store ``paths``); how many heals."""
     cache = ReplayCache(root or project_of(check.file), paths)
     return healfile.reject_heals(cache, check.file, check.identity, provenance=check.provenance)
+
+
+def rejected_steps(check: Check, root: Path | None = None, *, paths: str | PathStore = "local") -> tuple[int, ...]:
+    """The steps of ``check`` its review rejected: they keep failing when they change (in the store ``paths``)."""
+    cache = ReplayCache(root or project_of(check.file), paths)
+    return healfile.rejected_steps(cache, check.file, check.identity, provenance=check.provenance)
+
+
+def unreject_heals(
+    check: Check, root: Path | None = None, *, paths: str | PathStore = "local", step: int | None = None
+) -> tuple[int, ...]:
+    """Undo the reject of ``check``'s heals (of ``step`` only, when given): those steps heal again; which did."""
+    cache = ReplayCache(root or project_of(check.file), paths)
+    return healfile.unreject_heals(cache, check.file, check.identity, step=step, provenance=check.provenance)

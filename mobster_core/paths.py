@@ -7,11 +7,20 @@ pull requests, readable on a CI checkout whatever its modes), or a harness's own
 :class:`~mobster_core.protocols.PathStore`. ``mobster paths`` is these functions; see
 ``docs/ci.md``. :func:`env_key` says which env a device and an app make, to find a path for them
 (``mobster test --list``).
+
+A store a team shares (S3, PostgreSQL: ``mobster_drivers.stores``; docs/paths.md) is a
+:class:`~mobster_core.protocols.PathStore` whose writes are conditional (:class:`Versioned`
+reads, ``expect`` on writes); :class:`SignedPaths` signs and verifies its documents with a
+:class:`TeamKey`; :class:`ReadOnlyPaths` reads it and writes into a :class:`BundlePaths` folder
+(a pull request's jobs); :class:`LeasePolicy` (``RunOptions(lease=…)``) makes one machine of many
+record an identity and env while the others wait and replay; :class:`RecordedBy`
+(``RunOptions(recorder=…)``) names the machine and build in each path recorded.
 """
 
 from ._rules.device.device import AppInfo, DeviceInfo
 from ._rules.replay.identity import Env
-from ._store.cache import Origin, StoredEnv, path_store
+from ._store.cache import Origin, RecordedBy, StoredEnv, path_store
+from ._store.lease import LeasePolicy
 from ._store.pathbook import (
     BUNDLE_SCHEMA,
     MAX_BUNDLE_BYTES,
@@ -22,29 +31,54 @@ from ._store.pathbook import (
     forget_paths,
     import_paths,
     list_paths,
+    prune_paths,
     read_bundle,
 )
-from ._store.pathstores import COMMITTED_DIR, LOCAL_DIR, STORE_NAMES, CommittedPaths, LocalPaths
+from ._store.pathstores import (
+    BUNDLE_DIR,
+    COMMITTED_DIR,
+    DOCUMENT_KINDS,
+    LOCAL_DIR,
+    STORE_NAMES,
+    BundlePaths,
+    CommittedPaths,
+    LocalPaths,
+    Versioned,
+    check_document_name,
+)
+from ._store.readonly import ReadOnlyPaths
+from ._store.signing import SignedPaths, TeamKey
 
 __all__ = [
+    "BUNDLE_DIR",
     "BUNDLE_SCHEMA",
     "COMMITTED_DIR",
+    "DOCUMENT_KINDS",
     "LOCAL_DIR",
     "MAX_BUNDLE_BYTES",
     "STORE_NAMES",
     "BundleError",
+    "BundlePaths",
     "CommittedPaths",
     "ImportReport",
+    "LeasePolicy",
     "LocalPaths",
     "Origin",
     "PathEntry",
+    "ReadOnlyPaths",
+    "RecordedBy",
+    "SignedPaths",
     "StoredEnv",
+    "TeamKey",
+    "Versioned",
+    "check_document_name",
     "env_key",
     "export_paths",
     "forget_paths",
     "import_paths",
     "list_paths",
     "path_store",
+    "prune_paths",
     "read_bundle",
 ]
 

@@ -8,6 +8,11 @@ microseconds (the idea of trio's autojump clock, on asyncio).
 
 ``MemoryJournal`` is a run's journal kept in memory, under the journal's rules, for a harness or
 a benchmark that drives the runner's parts without a run folder.
+
+``MemoryPaths`` is a :class:`~mobster_core.protocols.PathStore` in memory with a database's
+versions (``v1``, ``v2``, ...) and its conditional write; ``check_path_store`` is the conformance
+suite every path store must pass (the built-in file stores, the S3 and PostgreSQL stores, a
+harness's own).
 """
 
 from __future__ import annotations
@@ -34,10 +39,19 @@ from ._rules.verdict.verdict import Verdict
 from ._rules.vocabulary.screen import Screen
 from ._rules.vocabulary.steps import Op
 from ._store.journal import JournalWriter
-from .exceptions import DeviceError, JournalError, MobsterError
+from ._store.pathstores import Versioned, check_document_name
+from .exceptions import DeviceError, JournalError, MobsterError, Problem, UnsafeFile
 from .protocols import CheckReports, Device, EvidenceReads, Screenshots, TargetChecks
 
-__all__ = ["SPRINGBOARD", "FakeClock", "MemoryJournal", "VersionNames", "check_device"]
+__all__ = [
+    "SPRINGBOARD",
+    "FakeClock",
+    "MemoryJournal",
+    "MemoryPaths",
+    "VersionNames",
+    "check_device",
+    "check_path_store",
+]
 
 _T = TypeVar("_T")
 
@@ -423,3 +437,190 @@ async def _read_until(device: Device, ok: Callable[[Screen], bool], reads: int =
         await asyncio.sleep(0.05)
         screen = await device.read()
     return screen
+
+
+class MemoryPaths:
+    """A path store in memory, as a database keeps one: bytes by name, each with a version (``v<n>``).
+
+    It answers as the built-in stores do and is no kinder: ``FileNotFoundError`` for a name that
+    isn't there, ``UnsafeFile`` past the size asked for, sorted names, a document name checked as
+    the file stores check it, and the conditional write of the protocol (a create loses when a
+    document is there, a replace when its version moved on). Every write makes a new version, so
+    a tag never comes back (no ABA). ``copy()`` is what another machine that copied the store sees.
+    """
+
+    name = "memory"
+
+    def __init__(self, *, shared: bool = True) -> None:
+        self.shared = shared
+        self.paths: dict[tuple[str, str], tuple[bytes, str]] = {}
+        self.docs: dict[str, tuple[bytes, str]] = {}
+        self._versions = 0
+
+    def copy(self) -> MemoryPaths:
+        """A store that starts with this one's documents and goes its own way."""
+        other = MemoryPaths(shared=self.shared)
+        other.paths, other.docs, other._versions = dict(self.paths), dict(self.docs), self._versions
+        return other
+
+    def _version(self) -> str:
+        self._versions += 1
+        return f"v{self._versions}"
+
+    def names(self, identity: str | None = None) -> list[tuple[str, str]]:
+        """Every ``(identity, env)`` kept (of ``identity`` only, when given), sorted."""
+        return sorted(k for k in self.paths if identity is None or k[0] == identity)
+
+    def read(self, identity: str, env: str, *, max_bytes: int) -> Versioned:
+        """One path and its version."""
+        return _capped(self.paths, (identity, env), max_bytes, self.where(identity, env))
+
+    def write(self, identity: str, env: str, data: bytes, *, expect: str | None = None) -> bool:
+        """A conditional write of one path."""
+        return self._swap(self.paths, (identity, env), bytes(data), expect)
+
+    def remove(self, identity: str, env: str) -> None:
+        """Forget one path."""
+        self.paths.pop((identity, env), None)
+
+    def set_aside(self, identity: str, env: str, suffix: str) -> str:
+        """Keep one path under ``<identity>-<env>.json<suffix>`` (no path's name, so never listed)."""
+        data, _tag = self.paths.pop((identity, env))
+        aside = f"{identity}-{env}.json{suffix}"
+        self.docs[f"aside/{aside}"] = (data, self._version())
+        return aside
+
+    def where(self, identity: str, env: str) -> str:
+        """``memory://paths/<identity>-<env>.json``."""
+        return f"memory://paths/{identity}-{env}.json"
+
+    def documents(self, prefix: str) -> list[str]:
+        """The documents whose names start with ``prefix``, sorted (a copy set aside is none)."""
+        return sorted(n for n in self.docs if n.startswith(prefix) and not n.startswith("aside/"))
+
+    def read_document(self, name: str, *, max_bytes: int) -> Versioned:
+        """One document and its version."""
+        check_document_name(name)
+        return _capped(self.docs, name, max_bytes, self.where_document(name))
+
+    def write_document(self, name: str, data: bytes, *, expect: str | None = None) -> bool:
+        """A conditional write of one document."""
+        check_document_name(name)
+        return self._swap(self.docs, name, bytes(data), expect)
+
+    def remove_document(self, name: str) -> None:
+        """Forget one document."""
+        check_document_name(name)
+        self.docs.pop(name, None)
+
+    def where_document(self, name: str) -> str:
+        """``memory://<kind>/<key>``."""
+        kind, key = check_document_name(name)
+        return f"memory://{kind}/{key}"
+
+    def _swap(self, kept: dict[Any, tuple[bytes, str]], key: Any, data: bytes, expect: str | None) -> bool:
+        current = kept.get(key)
+        if (None if current is None else current[1]) != expect:
+            return False
+        kept[key] = (data, self._version())
+        return True
+
+
+def _capped(kept: dict[Any, tuple[bytes, str]], key: object, max_bytes: int, where: str) -> Versioned:
+    if key not in kept:
+        raise FileNotFoundError(where)
+    data, tag = kept[key]
+    if len(data) > max_bytes:
+        from pathlib import Path
+
+        raise UnsafeFile(Path(where), f"it is larger than {max_bytes} bytes", problem=Problem.TOO_LARGE)
+    return Versioned(data, tag)
+
+
+_IDENTITY = "00000000000c0f0e"
+_ENVS = ("0000000000e1", "0000000000e2")
+
+
+def check_path_store(store: Any) -> None:
+    """The conformance suite every path store must pass; raises ``AssertionError`` naming the rule broken.
+
+    ``store`` must be empty (a fresh prefix, table or folder). It checks the protocol's members,
+    reads that give the version tag, the conditional write of paths and documents (a second
+    create loses, a stale replace loses, a replace of a removed document loses, a loss writes
+    nothing), two writers racing on one version (one wins, the other reads the winner's),
+    listing, removal, setting aside, the size cap and document names.
+    """
+    from ._store.pathstores import missing_members
+
+    missing = missing_members(store)
+    assert not missing, f"the store lacks {', '.join(missing)}"
+    ident, (one, two) = _IDENTITY, _ENVS
+    assert store.names() == [], "the store given to check_path_store must be empty"
+    _raises(FileNotFoundError, lambda: store.read(ident, one, max_bytes=1024), "a path that isn't there")
+    assert store.write(ident, one, b"first", expect=None) is True, "a create of a new path wins"
+    first = store.read(ident, one, max_bytes=1024)
+    assert isinstance(first, Versioned), f"read gives a Versioned, not {type(first).__name__}"
+    assert (first.data, isinstance(first.tag, str) and first.tag != "") == (b"first", True), (
+        "read gives bytes and a tag"
+    )
+    assert store.write(ident, one, b"second", expect=None) is False, "a second create loses"
+    assert store.read(ident, one, max_bytes=1024).data == b"first", "a lost write writes nothing"
+    # Two writers read the same version; the first replace wins, the second is stale and loses.
+    assert store.write(ident, one, b"mine", expect=first.tag) is True, "a replace of the version read wins"
+    assert store.write(ident, one, b"theirs", expect=first.tag) is False, "a stale replace loses"
+    now = store.read(ident, one, max_bytes=1024)
+    assert (now.data, now.tag != first.tag) == (b"mine", True), "the loser reads the winner's, a new version"
+    assert store.write(ident, one, b"mine again", expect="no-such-version") is False, "a made-up version loses"
+    _raises(UnsafeFile, lambda: store.read(ident, one, max_bytes=2), "a path past the size asked for")
+    assert store.write(ident, two, b"other env", expect=None) is True
+    assert store.names() == [(ident, one), (ident, two)], f"names are sorted pairs, not {store.names()}"
+    assert store.names(ident) == [(ident, one), (ident, two)]
+    assert store.names("ffffffffffffffff") == []
+    assert isinstance(store.where(ident, one), str)
+    store.remove(ident, two)
+    store.remove(ident, two)  # removing what is gone is nothing
+    assert store.names() == [(ident, one)], "a removed path is not listed"
+    assert store.write(ident, two, b"again", expect=now.tag) is False, "a replace of a removed path loses"
+    store.set_aside(ident, one, ".corrupt")
+    assert store.names() == [], "a path set aside is not listed"
+    assert store.write(ident, one, b"new", expect=None) is True, "a create after setting aside wins"
+    _check_documents(store)
+
+
+def _check_documents(store: Any) -> None:
+    name, other = f"heals/{_IDENTITY}-{_ENVS[0]}-000000000000.json", f"leases/{_IDENTITY}-{_ENVS[0]}.json"
+    assert store.documents("heals/") == [], "the store's documents start empty"
+    _raises(FileNotFoundError, lambda: store.read_document(name, max_bytes=1024), "a document that isn't there")
+    assert store.write_document(name, b"state", expect=None) is True, "a create of a new document wins"
+    got = store.read_document(name, max_bytes=1024)
+    assert isinstance(got, Versioned), "read_document gives a Versioned"
+    assert got.data == b"state", "read_document gives the bytes written"
+    assert store.write_document(name, b"again", expect=None) is False, "a second create of a document loses"
+    assert store.write_document(name, b"mine", expect=got.tag) is True, "a replace of the version read wins"
+    assert store.write_document(name, b"theirs", expect=got.tag) is False, "a stale replace of a document loses"
+    assert store.read_document(name, max_bytes=1024).data == b"mine", "the loser reads the winner's"
+    assert store.write_document(other, b"lease", expect=None) is True
+    assert store.documents("heals/") == [name], "documents lists by prefix"
+    assert store.documents("leases/") == [other]
+    assert store.documents(f"heals/{_IDENTITY}-") == [name]
+    assert isinstance(store.where_document(name), str)
+    for bad in ("heals/../x", "nokind/x.json", "heals/UPPER", "heals/"):
+
+        def read_bad(bad: str = bad) -> object:
+            return store.read_document(bad, max_bytes=10)
+
+        _raises(ValueError, read_bad, f"the name {bad!r}")
+    store.remove_document(name)
+    store.remove_document(name)
+    assert store.documents("heals/") == [], "a removed document is not listed"
+    assert store.write_document(name, b"x", expect=got.tag) is False, "a replace of a removed document loses"
+
+
+def _raises(kind: type[BaseException], call: Callable[[], object], what: str) -> None:
+    try:
+        call()
+    except kind:
+        return
+    except Exception as exc:
+        raise AssertionError(f"{what}: expected {kind.__name__}, got {type(exc).__name__}: {exc}") from exc
+    raise AssertionError(f"{what}: expected {kind.__name__}, nothing was raised")

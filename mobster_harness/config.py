@@ -1,7 +1,8 @@
 """The project config: ``mobster.toml`` or ``[tool.mobster]`` in ``pyproject.toml``, with named profiles.
 
 Standard library only when imported (like :mod:`.settings`): the pytest plugin looks for a config
-when pytest starts; ``mobster_core`` is imported only once a config file is there to read.
+when pytest starts; ``mobster_core`` is imported only once a config file is there to read, and the
+file is read by :mod:`._config_reader` (the core's strict reader base, for TOML).
 
 Rule 1: the project root is the nearest folder at or above the start that holds ``.mobster/``;
         its config is ``mobster.toml`` there, else ``[tool.mobster]`` of its ``pyproject.toml``.
@@ -34,12 +35,13 @@ Rule 6: every bad input is a :class:`ConfigError` whose one line names the file,
         and the fix: an unknown key (with the nearest known one), a wrong type or range, an unknown
         profile (with the known ones), TOML that doesn't parse (its line), a file that isn't a
         regular file or is larger than :data:`MAX_BYTES` (read with ``read_user_file``), a file that
-        isn't UTF-8. tomllib gives no line per key: :func:`line_of` finds it in the text.
+        isn't UTF-8. tomllib gives no line per key: :func:`line_of` finds it in the text (a line
+        ends at a newline only, as TOML's do; a quoted key's escapes are read as TOML reads them).
+        A table's unknown keys are said before its values, as every strict reader says them.
 """
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import re
@@ -79,7 +81,8 @@ class Key:
     """One setting of the config (Rule 2): its name, the option's destination, and its check.
 
     ``kind`` is ``flag``, ``text``, ``list`` (a text or a list of texts), ``int``, ``float``,
-    ``choice``, ``locale``; ``path`` says its values are files (Rule 4); ``low``/``high`` bound a
+    ``choice``, ``locale``, ``alerts``, ``store`` (``paths``: a store's name or URL, no password),
+    ``reference`` (``${NAME}``); ``path`` says its values are files (Rule 4); ``low``/``high`` bound a
     number (``low_open``: strictly above ``low``).
     """
 
@@ -181,6 +184,26 @@ def _alerts(key: Key, value: object) -> object:
     return value
 
 
+def _store(key: Key, value: object) -> object:
+    """Where paths live: ``local``, ``committed``, an ``s3://`` or ``postgresql://`` URL, or ``${NAME}``."""
+    from mobster_drivers.stores import check_setting
+
+    try:
+        return check_setting(value, committed=True)
+    except ValueError as exc:
+        raise ValueError(f'{exc}; such as {key.name} = "{key.example}"') from None
+
+
+def _reference(key: Key, value: object) -> object:
+    """The name of the variable that holds a secret, as ``${NAME}`` (never the secret itself)."""
+    if not isinstance(value, str) or re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", value.strip()) is None:
+        raise ValueError(
+            f'write the name of the environment variable that holds it, such as {key.name} = "${{MOBSTER_TEAM_KEY}}" '
+            "(the config is committed: the key itself never is)"
+        )
+    return value.strip()
+
+
 _CHECKS: dict[str, Callable[[Key, object], object]] = {
     "flag": _flag,
     "text": _text,
@@ -190,6 +213,8 @@ _CHECKS: dict[str, Callable[[Key, object], object]] = {
     "choice": _choice,
     "locale": _locale,
     "alerts": _alerts,
+    "store": _store,
+    "reference": _reference,
 }
 
 #: Rule 2: every setting of the config, as ``mobster test``'s options name and check it; a later
@@ -225,7 +250,15 @@ KEYS: tuple[Key, ...] = (
     Key("give-up-after", "give_up_after", "float", "a screen that keeps changing drifts after this long", low=0.0,
         high=600.0, example="3.0"),
     Key("frames", "frames", "choice", "which screens each run keeps", choices=("auto", "all", "failed", "none")),
-    Key("paths", "paths_store", "choice", "where recorded paths live", choices=("local", "committed")),
+    Key("paths", "paths_store", "store", "where recorded paths live: local, committed, s3://…, postgresql://…",
+        example="s3://team-paths/yourapp"),
+    Key("paths-write", "paths_write", "flag", "write to the path store (false: a pull request's job replays only)"),
+    Key("paths-key", "paths_key", "reference", "the team key that signs the store's documents, as ${NAME}",
+        example="${MOBSTER_TEAM_KEY}"),
+    Key("paths-lease", "paths_lease", "float", "seconds a recording lease lives without renewal", low=1.0,
+        high=3600.0, example="60"),
+    Key("paths-wait", "paths_wait", "float", "seconds a run waits for another machine's recording", low=0,
+        low_open=True, high=86400.0, example="900"),
     Key("retries", "retries", "int", "run a check that couldn't run because of the machine up to N times more",
         low=0, high=10, example="2"),
     Key("repeat", "repeat", "int", "run each check K times and report its pass rate", low=1, high=1000, example="3"),
@@ -240,8 +273,6 @@ DEVICE_KEYS = ("scripted", "sim", "device", "wda", "appium", "android")
 POOL_KEYS = (*DEVICE_KEYS, "caps", "parallel", "sessions", "session-per-check", "session-wait")
 #: The keys of the file that are not settings: the default profile, the profiles, and where CI installs from.
 _META = ("profile", "profiles", "install")
-#: Rule 5: how a version specifier starts (``==0.2.0``, ``~=0.2``, ``>=0.2,<0.3``).
-_SPECIFIER = re.compile(r"(===?|~=|!=|<=?|>=?)\s*[0-9]")
 
 
 @dataclass(frozen=True)
@@ -380,23 +411,17 @@ def load_config(
         return ProjectConfig()
     text = _read(path)
     table = _parse(path, text)
-    reader = _Reader(path, text)
-    base_path: tuple[str, ...] = ("tool", "mobster") if path.name == _PYPROJECT else ()
-    for name in table:
-        if name not in _META:
-            reader.key(base_path, name, table[name])
-    profiles = reader.profiles(base_path, table.get("profiles"))
+    from ._config_reader import ConfigReader  # the core's strict reader, now that there is a file to read
+
+    reader = ConfigReader(path, text)
+    reader.top(table)
+    profiles = reader.profiles(table.get("profiles"))
     if profile is None and "profile" in table:
-        profile = reader.text_of(base_path, "profile", table["profile"])
+        profile = reader.profile_of(table["profile"])
         profile_from = f"{_shown(path)}'s profile key"
-    values, sources = reader.layered(base_path, profile, profile_from, profiles)
-    install = reader.install_of(base_path, table["install"]) if "install" in table else None
+    values, sources = reader.layered(profile, profile_from, profiles)
+    install = reader.install_of(table["install"]) if "install" in table else None
     return ProjectConfig(path, profile, profile_from if profile else None, tuple(profiles), values, sources, install)
-
-
-def _profile_header(path: Path, profile: str) -> str:
-    name = profile if re.fullmatch(r"[A-Za-z0-9_-]+", profile) else f'"{profile}"'
-    return f"tool.mobster.profiles.{name}" if path.name == _PYPROJECT else f"profiles.{name}"
 
 
 def _read(path: Path) -> str:
@@ -445,137 +470,40 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
     return tool
 
 
-class _Reader:
-    """Checks the keys of the file's tables, naming the line of each bad one."""
-
-    def __init__(self, path: Path, text: str) -> None:
-        self.path = path
-        self.text = text
-        self.values: dict[tuple[str, ...], dict[str, object]] = {}
-
-    def fail(self, table: tuple[str, ...], name: str, why: str) -> ConfigError:
-        line = line_of(self.text, table, name)
-        where = f"line {line}: " if line else ""
-        in_table = table[2:] if self.path.name == _PYPROJECT else table
-        header = f" [{'.'.join(in_table)}]" if in_table else ""
-        return ConfigError(f"{_named(self.path)}: {where}{name}{header}: {why}")
-
-    def key(self, table: tuple[str, ...], name: str, value: object) -> None:
-        layer = self.values.setdefault(table, {})
-        key = _BY_NAME.get(name)
-        if key is None:
-            near = difflib.get_close_matches(name, [k.name for k in KEYS], n=1, cutoff=0.6)
-            hint = f'did you mean "{near[0]}"?' if near else "the keys are listed in docs/config.md"
-            raise self.fail(table, name, f"not a setting; {hint}")
-        try:
-            checked = key.check(value)
-        except ValueError as exc:
-            raise self.fail(table, name, str(exc)) from None
-        if key.path:
-            folder = self.path.parent.absolute()
-            if isinstance(checked, tuple):
-                checked = tuple(_resolved(v, folder) for v in checked)
-            else:
-                checked = Path(_resolved(str(checked), folder))
-        layer[name] = checked
-
-    def text_of(self, table: tuple[str, ...], name: str, value: object) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(table, name, 'write the name of a profile in quotes, such as profile = "scripted"')
-        return value.strip()
-
-    def install_of(self, table: tuple[str, ...], value: object) -> str:
-        """Rule 5: the ``install`` key, one word that CI can pass to pip."""
-        example = 'install = "git+https://github.com/OWNER/REPO@v0.1.0"'
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(table, "install", f"write where CI installs Mobster replay from, such as {example}")
-        text = value.strip()
-        if any(c.isspace() or not c.isprintable() for c in text):
-            raise self.fail(table, "install", f"write one URL, path or version without spaces, such as {example}")
-        if "://" in text:
-            from urllib.parse import urlsplit
-
-            parts = urlsplit(text)
-            userinfo = parts.netloc.rpartition("@")[0]
-            web = parts.scheme.split("+")[-1] in ("http", "https")
-            if (userinfo and web) or ":" in userinfo:  # git+ssh://git@host/… names the ssh account, no secret
-                raise self.fail(
-                    table,
-                    "install",
-                    "the URL holds a user or token, and this file is committed: write the URL without it "
-                    "(a private repository: give the job a deploy key or a token in its secrets)",
-                )
-        elif text[0] in "=<>!~" and not _SPECIFIER.match(text):
-            raise self.fail(table, "install", 'write a version specifier such as install = "==0.2.0"')
-        return text
-
-    def profiles(self, base: tuple[str, ...], value: object) -> list[str]:
-        self.values.setdefault(base, {})
-        if value is None:
-            return []
-        if not isinstance(value, dict):
-            raise self.fail(base, "profiles", "should be tables of settings, such as [profiles.grid]")
-        names = []
-        for name, body in value.items():
-            table = (*base, "profiles", name)
-            if not isinstance(body, dict):
-                raise self.fail((*base, "profiles"), name, f"a profile is a table of settings: [profiles.{name}]")
-            self.values.setdefault(table, {})
-            for key, item in body.items():
-                if key in _META:
-                    raise self.fail(table, key, "a profile can't hold profiles or choose one; move it to the base")
-                self.key(table, key, item)
-            names.append(name)
-        return names
-
-    def layered(
-        self, base_path: tuple[str, ...], profile: str | None, profile_from: str, profiles: list[str]
-    ) -> tuple[dict[str, object], dict[str, str]]:
-        """Rule 3: the base keys with the profile's laid over (its devices replacing the base's pool)."""
-        values = dict(self.values[base_path])
-        sources = dict.fromkeys(values, _shown(self.path))
-        if profile is None:
-            return values, sources
-        if profile not in profiles:
-            known = ", ".join(sorted(profiles)) or "none"
-            where = f"line {line_of(self.text, base_path, 'profile')}: " if profile_from.endswith("profile key") else ""
-            raise ConfigError(
-                f"{_named(self.path)}: {where}{profile_from} {profile}: no such profile (profiles: {known}); "
-                f"add [{_profile_header(self.path, profile)}] or choose one of them"
-            )
-        layer = self.values[(*base_path, "profiles", profile)]
-        if any(k in layer for k in DEVICE_KEYS):
-            for k in POOL_KEYS:
-                values.pop(k, None)
-                sources.pop(k, None)
-        values.update(layer)
-        sources.update(dict.fromkeys(layer, f"{_shown(self.path)} [{_profile_header(self.path, profile)}]"))
-        return values, sources
-
-
-def _resolved(value: str, folder: Path) -> str:
-    path = Path(value).expanduser()
-    return str(path if path.is_absolute() else folder / path)
-
-
 # -- lines (Rule 6) --------------------------------------------------------------------------------
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-_ASSIGN = re.compile(
-    r"^\s*((?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'))*)\s*="
-)
-_PART = re.compile(r"[A-Za-z0-9_-]+|\"([^\"]*)\"|'([^']*)'")
+_KEY_PART = r"(?:[A-Za-z0-9_-]+|\"(?:[^\"\\]|\\.)*\"|'[^']*')"  # bare, "basic" (with escapes), 'literal'
+_ASSIGN = re.compile(rf"^\s*({_KEY_PART}(?:\s*\.\s*{_KEY_PART})*)\s*=")
+_PART = re.compile(r"[A-Za-z0-9_-]+|\"((?:[^\"\\]|\\.)*)\"|'([^']*)'")
 
 
 def _dotted(text: str) -> tuple[str, ...]:
-    return tuple(m.group(1) or m.group(2) or m.group(0) for m in _PART.finditer(text))
+    return tuple(_part(m) for m in _PART.finditer(text))
+
+
+def _part(match: re.Match[str]) -> str:
+    """One part of a dotted key as TOML reads it: a basic string's escapes decoded, an empty one kept."""
+    basic, literal = match.group(1), match.group(2)
+    if literal is not None:
+        return literal
+    if basic is None:
+        return match.group(0)
+    if "\\" not in basic:
+        return basic
+    import tomllib
+
+    try:
+        return str(tomllib.loads(f'k = "{basic}"')["k"])
+    except tomllib.TOMLDecodeError:
+        return basic
 
 
 def line_of(text: str, table: tuple[str, ...], name: str) -> int | None:
     """The line (from 1) where ``name`` of ``table`` is written: ``key =``, a dotted key, or its header."""
     wanted = (*table, name)
     current: tuple[str, ...] = ()
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text.split("\n"), 1):  # TOML ends a line at \n only (not at U+2028)
         header = _HEADER.match(line)
         if header:
             current = _dotted(header.group(1))
@@ -591,7 +519,7 @@ def line_of(text: str, table: tuple[str, ...], name: str) -> int | None:
 
 
 def toml_value(value: object) -> str:
-    """``value`` as TOML writes it (a tuple as a list), for messages and ``mobster config``."""
+    """``value`` as TOML writes it (a tuple as a list), for messages and ``mobster config``: one line."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, tuple | list):
@@ -600,5 +528,13 @@ def toml_value(value: object) -> str:
         return repr(value)
     if value is None:
         return "(none)"
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{text}"'
+    return '"' + "".join(_TOML_ESCAPES.get(c) or (c if c.isprintable() else _escaped(c)) for c in str(value)) + '"'
+
+
+#: How a TOML string writes the characters that would end it or break its line (the rest: ``\\uXXXX``).
+_TOML_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"

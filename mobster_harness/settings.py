@@ -36,6 +36,14 @@ Rule 5: :meth:`Settings.from_values` is the one mapper from options and config t
         ``--tag``, ``--project``) are its own, and not read here. What is no value of an option is
         said beside them: the front end's ``prefix`` and spellings (spec Rule 3), the ``secrets``,
         and the config's ``profile`` the run used.
+Rule 6 (the path store): ``paths`` is a store's name or URL (``mobster_drivers.stores``), opened
+        by :meth:`Settings.to_run_options` with ``${NAME}`` from ``secrets`` (so every front end
+        that comes through the door gets the same store, lease and recorder); ``paths_write``
+        False wraps it read-only (a pull request's job), ``paths_key`` (``${NAME}``; a bare
+        ``NAME`` is taken as ``${NAME}``) signs it; a remote store takes the recording lease
+        (``paths_lease``, ``paths_wait`` seconds; None: the defaults). Each path recorded names
+        this machine (its host name) and the CI build (:func:`build_id`). A setting that can't
+        be opened (an unset ``${NAME}``, a team key too short) is a ``ValueError`` saying so.
 """
 
 from __future__ import annotations
@@ -49,7 +57,7 @@ from .spec import DeviceOptions
 
 if TYPE_CHECKING:
     from mobster_core import CheckResult, RunOptions
-    from mobster_core.protocols import Reporter
+    from mobster_core.protocols import PathStore, Reporter
 
 __all__ = ["FRAMES", "MAX_REPEAT", "MAX_RETRIES", "NAMES", "VIDEO", "Settings", "Timing"]
 
@@ -65,7 +73,7 @@ NAMES = (
     *("scripted", "sim", "device", "wda", "appium", "android", "caps", "parallel", "sessions", "session_per_check"),
     *("session_wait", "no_heal", "fresh", "carry", "model", "max_usd", "each_device", "frames", "poll_interval"),
     *("drift_after", "give_up_after", "shard", "paths_store", "locale", "retries", "repeat", "video", "alerts"),
-    "env_file",
+    *("env_file", "paths_write", "paths_key", "paths_lease", "paths_wait"),
 )
 
 
@@ -96,8 +104,13 @@ class Settings:
     frames: str = "auto"
     timing: Timing = field(default_factory=Timing)
     shard: str | None = None
-    #: Where recorded paths live (``local`` or ``committed``) and the locale a run asks for.
+    #: Where recorded paths live (``local``, ``committed``, a store's URL: Rule 6) and the locale a run asks for.
     paths: str = "local"
+    #: Rule 6: write to the store (False: read-only), the team key's ``${NAME}``, the lease's seconds.
+    paths_write: bool = True
+    paths_key: str | None = None
+    paths_lease: float | None = None
+    paths_wait: float | None = None
     locale: str | None = None
     #: Tries of a check that couldn't run for a class of the machine, after its first; runs of each check.
     retries: int = 0
@@ -159,6 +172,10 @@ class Settings:
             timing=Timing(v.get("poll_interval"), v.get("drift_after"), v.get("give_up_after")),
             shard=v.get("shard"),
             paths=v.get("paths_store") or "local",
+            paths_write=v.get("paths_write") is not False,
+            paths_key=_reference(v.get("paths_key")),
+            paths_lease=v.get("paths_lease"),
+            paths_wait=v.get("paths_wait"),
             locale=v.get("locale"),
             retries=v.get("retries") or 0,
             repeat=v.get("repeat") or 1,
@@ -189,6 +206,18 @@ class Settings:
         named = rerun_options(self.devices, driver, root=root)
         return {label: f"{options} {more}".strip() for label, options in named.items()}
 
+    def path_store(self, root: Path) -> str | PathStore:
+        """Rule 6: the path store the settings name, opened for ``root`` (a built-in's name, or the store itself).
+
+        ``ValueError`` says why it can't be (an unset ``${NAME}``, a team key too short).
+        """
+        import os
+
+        from mobster_drivers.stores import open_store
+
+        env = os.environ if self.secrets is None else self.secrets
+        return open_store(self.paths, root, env=env, write=self.paths_write, key=self.paths_key)
+
     def to_run_options(
         self,
         root: Path,
@@ -199,9 +228,15 @@ class Settings:
         on_result: Callable[[CheckResult], None] | None = None,
     ) -> RunOptions:
         """Rule 2: the run options of a check of the project at ``root``, with the front end's reporter and lines."""
+        import os
+        import platform
+
         from mobster_core import PollPolicy, RunOptions
         from mobster_core.checks import parse_alert_policy
+        from mobster_core.paths import RecordedBy
+        from mobster_drivers.stores import lease_policy
 
+        env = os.environ if self.secrets is None else self.secrets
         t = self.timing
         timing = {"interval": t.poll_interval, "drift_after": t.drift_after, "give_up_after": t.give_up_after}
         return RunOptions(
@@ -217,7 +252,9 @@ class Settings:
             on_sent=on_sent,
             on_sending=on_sending,
             on_result=on_result,
-            paths=self.paths,
+            paths=self.path_store(root),
+            lease=lease_policy(self.paths, lease_s=self.paths_lease, wait_s=self.paths_wait),
+            recorder=RecordedBy(machine=platform.node()[:200] or None, build=build_id(env)),
             locale=self.locale,
             secrets=self.secrets,
             retries=self.retries,
@@ -225,6 +262,35 @@ class Settings:
             alerts=None if self.alerts is None else parse_alert_policy(_as_written(self.alerts), "alerts"),
             video=self.video,
         )
+
+
+#: Rule 6: the variables CI services name their build with, first set first (MOBSTER_BUILD over all).
+_BUILD_VARIABLES = (
+    "MOBSTER_BUILD",
+    "GITHUB_RUN_ID",
+    "CI_PIPELINE_ID",
+    "BUILDKITE_BUILD_NUMBER",
+    "CIRCLE_BUILD_NUM",
+    "BUILD_BUILDID",
+    "BUILD_NUMBER",
+)
+
+
+def build_id(env: Mapping[str, str]) -> str | None:
+    """Rule 6: the CI build this run is part of (``GITHUB_RUN_ID``, GitLab's pipeline, ...), or None."""
+    for name in _BUILD_VARIABLES:
+        value = env.get(name, "").strip()
+        if value:
+            attempt = env.get("GITHUB_RUN_ATTEMPT", "").strip() if name == "GITHUB_RUN_ID" else ""
+            return (f"{value}.{attempt}" if attempt and attempt != "1" else value)[:200]
+    return None
+
+
+def _reference(name: str | None) -> str | None:
+    """Rule 6: ``paths_key`` as ``${NAME}``: so written, or a bare ``NAME`` (``--paths-key NAME``, for a shell)."""
+    if name is None or name.startswith("${"):
+        return name
+    return f"${{{name}}}"
 
 
 def _as_written(alerts: str | Mapping[str, Sequence[str]]) -> object:

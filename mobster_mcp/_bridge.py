@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 from mobster_core import Clock, Device, Element, MobsterError, Op, Screen, find_checks, load_check, run_check
 from mobster_core.checks import CheckError, read_user_file
 from mobster_core.heals import HealFileError, accept_heals, heal_file_for, pending_heals, read_heal_file, reject_heals
+from mobster_core.protocols import PathStore
 from mobster_core.results import retryable, with_attempts
 from mobster_core.sessions import LiveSession, SessionError
 from mobster_harness import CouldntOpen, Harness, OpenDevice, PoolError, Settings
@@ -267,7 +268,7 @@ class Bridge:
             if not _entries(file):
                 continue
             check = load_check(file)
-            for pending in pending_heals(check, self.root, paths=self.settings.paths):
+            for pending in pending_heals(check, self.root, paths=self._paths()):
                 e = pending.entry
                 row = {"check": check.name, "file": file.name, "step": e.step, "from": e.from_, "to": e.to}
                 row.update(why=e.why, in_use=pending.in_use, gone=[list(p) for p in pending.gone],
@@ -275,11 +276,23 @@ class Bridge:
                 rows.append(row)
         return {"heals": rows}
 
+    def _paths(self) -> str | PathStore:
+        """The path store the settings name, as a run opens it (a team's store, signed, read-only)."""
+        try:
+            return self.settings.path_store(self.root)
+        except ValueError as exc:  # an unset ${NAME}, a team key too short
+            raise ToolProblem(str(exc)) from None
+
     def decide_heal(self, name: str, *, accept: bool) -> dict[str, Any]:
         """Accept or reject the heals of one check (under the project's lock, by the core)."""
         check = load_check(self.check_named(name))
+        if not self.settings.paths_write:
+            raise ToolProblem(
+                "the path store is read-only here (the config's paths-write = false): nothing was changed; "
+                "decide the heals where the store may be written"
+            )
         decide = accept_heals if accept else reject_heals
-        n = decide(check, self.root, paths=self.settings.paths)
+        n = decide(check, self.root, paths=self._paths())
         return {"check": check.name, "accepted" if accept else "rejected": n}
 
     async def run_check(self, name: str, *, no_heal: bool) -> dict[str, Any]:
@@ -294,9 +307,9 @@ class Bridge:
         door = Harness(replace(self.settings, no_heal=no_heal or self.settings.no_heal), self.root, self.clock)
         try:
             models = door.models()
+            options = door.run_options()  # the path store too: an unset ${NAME} is one line
         except (MobsterError, ValueError) as exc:
             raise ToolProblem(str(exc)) from None
-        options = door.run_options()
         runs = [await run_check(check, session.device, self.clock, model=models(), options=options)]
         while len(runs) <= options.retries and retryable(runs[-1]):
             runs.append(await run_check(check, session.device, self.clock, model=models(), options=options))

@@ -30,6 +30,10 @@ _PYTEST: Mapping[FixCode, str] = {
         "settle it first with the mobster command, which accepts or rejects {check}'s heals (mobster test heal "
         "shows it); a run with --mobster-fresh would retire it unreviewed"
     ),
+    FixCode.UNDO_REJECT: (
+        "undo the reject of {check}'s step with the mobster command (mobster test heal says how), then run it "
+        "with a model to heal the step (or with --mobster-fresh to record it again)"
+    ),
 }
 
 

@@ -12,13 +12,17 @@ Rule 2: a name is looked up as a path (from the folder pytest started in, then t
         ``NAME.yaml``, ``NAME.yml``.
 Rule 3: a check built in code (``mobster.check({...})``, the same keys as a check file) has a
         file name of its own beside the test module, ``<module>.<check slug>.yaml``, which messages
-        name and beside which its heal file would be written; no such file needs to exist.
+        name and beside which its heal file would be written; no such file needs to exist. Its
+        ``where`` (the exception's ``file:line``) is the line that built it: the
+        ``mobster.check(...)`` call in the test's source, as pytest shows paths; there is no check
+        file's line to point at.
 Rule 4: the test's project (runs, the replay cache) is the project holding the test file, else
         pytest's root folder.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from collections.abc import Coroutine, Mapping
@@ -32,7 +36,7 @@ from mobster_core.checks import find_project_root, load_check, load_check_text
 from mobster_core.exceptions import CheckError
 from mobster_harness import CouldntOpen
 
-from ._outcomes import couldnt, usage_error
+from ._outcomes import couldnt, located, shown_path, usage_error
 from ._runs import DEFAULT, run_for
 from ._session import MobsterSession
 
@@ -53,6 +57,8 @@ class Mobster:
         self._test_dir = test_dir
         #: The project this test's runs belong to (Rule 4).
         self.root: Path = find_project_root(test_dir) or find_project_root(node.config.rootpath) or node.config.rootpath
+        #: Rule 3: where each check built in code was built (``tests/test_app.py:12``), by its file name.
+        self._built: dict[Path, str] = {}
 
     @property
     def clock(self) -> Clock:
@@ -104,9 +110,15 @@ class Mobster:
             file = self._node.path.with_name(f"{self._node.path.stem}.{slug}.yaml")
         source = Path(file)
         try:
-            return load_check_text(text, str(source))
+            built = load_check_text(text, str(source))
         except CheckError as exc:
             raise usage_error(exc, source, self._node.config.rootpath) from None
+        caller = inspect.currentframe()
+        caller = None if caller is None else caller.f_back
+        if caller is not None:  # Rule 3: the line that built it
+            shown = shown_path(Path(caller.f_code.co_filename), self._node.config.rootpath)
+            self._built[built.file] = f"{shown}:{caller.f_lineno}"
+        return built
 
     def run(
         self,
@@ -125,6 +137,8 @@ class Mobster:
         loaded = check if isinstance(check, Check) else self.load(check)
         root = options.pop("root", None) or self.root
         result, error = run_for(self._node, loaded, root=Path(root), slot=self._slot, model=model, overrides=options)
+        if error is not None and error.where is None and loaded.file in self._built:
+            error = located(error, self._built[loaded.file])  # Rule 3: a check built in code
         if error is not None and raising:
             raise error
         return result

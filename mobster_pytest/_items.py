@@ -39,7 +39,6 @@ from mobster_core.text import escape_controls
 
 from ._errors import CheckNotPassed
 from ._outcomes import usage_error
-from ._reports import strip_properties
 from ._runs import run_for
 from ._state import settings_of
 
@@ -152,7 +151,6 @@ class CheckItem(pytest.Item):
 
     def runtest(self) -> None:
         """Load the check again (it may have changed since collection) and run it."""
-        strip_properties(self.user_properties)
         rootdir = self.config.rootpath
         try:
             check = load_check(self.path)

@@ -6,8 +6,8 @@ Rule 1: a passed result raises nothing. ``failed`` and ``needs_review`` are :cla
 Rule 2: the line is that of what failed, in the check file: the step the outcome ended at (its
         ``step``, or the step that drifted), the first failed assertion (its ``line``), the bad key
         of a check file that doesn't load; else the first line. A check built in code has no file
-        to point at: its line is None. Every part of it comes from the result's fields, never from
-        its message.
+        to point at: the fixture gives it the line that built it (:func:`located`, ``_fixture``'s
+        Rule 3). Every part of it comes from the result's fields, never from its message.
 Rule 3: text from outside (a label, a check's name, a message) is shown with its control
         characters as escapes, so nothing a device or a file holds can recolour the terminal or
         forge a line of pytest's report.
@@ -28,7 +28,7 @@ from mobster_core.yaml import MAX_YAML_BYTES, YamlProblem, load_yaml
 from ._errors import CheckCouldntRun, CheckFailed, CheckNotPassed, CheckOutcomeUnknown
 from ._fixes import said
 
-__all__ = ["couldnt", "exception_for", "failed_step", "shown_path", "usage_error"]
+__all__ = ["couldnt", "exception_for", "failed_step", "located", "shown_path", "usage_error"]
 
 #: Classes of a failed verdict whose line is the first failed assertion's.
 _ASSERTION_CLASSES = frozenset({FailureClass.ASSERTION, FailureClass.REFUSED, FailureClass.BLOCKED})
@@ -74,6 +74,13 @@ def couldnt(failure_class: FailureClass, message: str, *, where: str | None = No
     """A check that couldn't start (no device, no model): no result, no run folder."""
     cls = _exception_type(Verdict.COULDNT_RUN, failure_class)
     return cls(Verdict.COULDNT_RUN.value, failure_class.value, escape_controls(message), where=where)
+
+
+def located(error: CheckNotPassed, where: str) -> CheckNotPassed:
+    """``error`` again, at ``where`` (``file:line``): the same type, verdict, class, message, result and details."""
+    return type(error)(
+        error.verdict, error.failure_class, error.message, where=where, result=error.result, details=error.details
+    )
 
 
 def usage_error(exc: CheckError, path: Path, rootdir: Path) -> CheckNotPassed:

@@ -1,14 +1,19 @@
-"""What a check run adds to pytest's reports: JUnit properties, Allure steps, pytest-html extras.
+"""What a check run adds to pytest's reports: its facts (in JUnit too), Allure steps, pytest-html extras.
 
-Rule 1: each run adds ``mobster.*`` entries to the test's ``user_properties`` (JUnit writes them as
-        ``<property>``): ``check``, ``verdict``, ``class``, ``mode`` (empty for a run whose steps
-        never ran), ``model_calls``, ``cost_usd``, ``cost_estimated``, ``healed_steps``,
-        ``replayed_with_no_model``, ``device``, ``run_dir``, ``flaky`` (it passed on a retry),
-        ``attempts`` (1 when it wasn't retried) and ``run`` (``2/3`` under ``--mobster-repeat``,
-        else empty), in that order, once per run (a test
-        that runs two checks has two of each), each from the result's own field or property. A
-        rerun starts from none: the entries of an earlier attempt are removed when the next one
-        starts, so no run is counted twice.
+Rule 1: each run's facts (:func:`run_facts`) are ``check``, ``verdict``, ``class``, ``mode`` (empty
+        for a run whose steps never ran), ``model_calls``, ``cost_usd``, ``cost_estimated``,
+        ``healed_steps``, ``replayed_with_no_model``, ``device``, ``run_dir``, ``flaky`` (it passed
+        on a retry), ``attempts`` (1 when it wasn't retried) and ``run`` (``2/3`` under
+        ``--mobster-repeat``, else empty), in that order, each from the result's own field or
+        property. The test's call report carries them as ``mobster_runs`` (a list, one mapping a
+        run: a test that runs two checks has two), which xdist sends to the controller as it is.
+        A rerun starts from none: the runs of an attempt are forgotten once its report is made.
+Rule 4: JUnit (``--junitxml``) gets each run's facts as ``mobster.<fact>: <value>`` lines
+        (:func:`facts_text`) in a ``<system-out>`` of the test's testcase, and the session's totals
+        as ``mobster.*`` properties of the testsuite (:func:`suite_facts`): both where Jenkins'
+        ``junit-10.xsd`` allows them. They were ``<property>`` entries inside each testcase
+        (``user_properties``), which that schema, and the CI systems that validate against it,
+        refuse. A value's control characters are shown as escapes, so no value forges a line.
 Rule 2: Allure (``--alluredir``) gets one step per step the run sent an action for, titled
         ``step 2 (Tap "Sign up")`` and holding the frame it acted on, then the final frame; the
         step that drifted or failed, and an action whose outcome is unknown, are marked broken.
@@ -20,7 +25,7 @@ Rule 2: Allure (``--alluredir``) gets one step per step the run sent an action f
         which one is broken, come from the result's fields (:class:`StepFrame`, ``Outcome.step``).
 Rule 3: the session's totals (runs, replayed with no model, healed steps, model calls, cost, the
         flaky checks, each repeated check's passes of its runs) are
-        added up from the reports' properties, so they hold under xdist (the controller sees every
+        added up from the reports' ``mobster_runs``, so they hold under xdist (the controller sees every
         worker's reports) and count a rerun's model calls too: they were paid for. "Replayed with
         no model" counts the runs whose result says so (``CheckResult.replayed_with_no_model``),
         and the cost is said as results say it (``Cost.text``: ``~`` when any part is estimated).
@@ -29,7 +34,7 @@ Rule 3: the session's totals (runs, replayed with no model, healed steps, model 
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, MutableSequence, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,11 +51,12 @@ __all__ = [
     "UNFINISHED",
     "StepFrame",
     "Totals",
-    "add_properties",
     "allure_steps",
+    "facts_text",
     "html_extras",
+    "run_facts",
     "step_frames",
-    "strip_properties",
+    "suite_facts",
 ]
 
 PREFIX = "mobster."
@@ -58,36 +64,49 @@ PREFIX = "mobster."
 UNFINISHED = "the last action (it didn't complete)"
 
 
-def strip_properties(properties: MutableSequence[tuple[str, object]]) -> None:
-    """Rule 1: remove an earlier attempt's ``mobster.*`` entries."""
-    properties[:] = [p for p in properties if not str(p[0]).startswith(PREFIX)]
-
-
-def add_properties(properties: MutableSequence[tuple[str, object]], record: RunRecord, rootdir: Path) -> None:
-    """Rule 1: one run's entries."""
+def run_facts(record: RunRecord, rootdir: Path) -> dict[str, object]:
+    """Rule 1: one run's facts, in their order."""
     from ._outcomes import shown_path
 
     r = record.result
     device = "" if r.device is None else f"{r.device.name}, {r.device.os_text} ({r.device.kind.value})"
     cls = r.outcome.failure_class
-    properties.extend(
-        [
-            (f"{PREFIX}check", r.name),
-            (f"{PREFIX}verdict", r.verdict.value),
-            (f"{PREFIX}class", "" if cls is None else cls.value),
-            (f"{PREFIX}mode", "" if r.mode is None else r.mode.value),
-            (f"{PREFIX}model_calls", r.model_calls),
-            (f"{PREFIX}cost_usd", round(r.cost.usd, 6)),
-            (f"{PREFIX}cost_estimated", r.cost.estimated),
-            (f"{PREFIX}healed_steps", r.healed_steps),
-            (f"{PREFIX}replayed_with_no_model", r.replayed_with_no_model),
-            (f"{PREFIX}device", device),
-            (f"{PREFIX}run_dir", shown_path(record.root / r.run_dir, rootdir) if r.run_dir else ""),
-            (f"{PREFIX}flaky", r.flaky),
-            (f"{PREFIX}attempts", len(r.attempts) or 1),
-            (f"{PREFIX}run", "" if r.repeat is None else f"{r.repeat[0]}/{r.repeat[1]}"),
-        ]
-    )
+    return {
+        "check": r.name,
+        "verdict": r.verdict.value,
+        "class": "" if cls is None else cls.value,
+        "mode": "" if r.mode is None else r.mode.value,
+        "model_calls": r.model_calls,
+        "cost_usd": round(r.cost.usd, 6),
+        "cost_estimated": r.cost.estimated,
+        "healed_steps": r.healed_steps,
+        "replayed_with_no_model": r.replayed_with_no_model,
+        "device": device,
+        "run_dir": shown_path(record.root / r.run_dir, rootdir) if r.run_dir else "",
+        "flaky": r.flaky,
+        "attempts": len(r.attempts) or 1,
+        "run": "" if r.repeat is None else f"{r.repeat[0]}/{r.repeat[1]}",
+    }
+
+
+def facts_text(runs: Iterable[Mapping[str, object]]) -> str:
+    """Rule 4: the runs' facts as a testcase's ``system-out``: ``mobster.check: Sign up``, a line a fact."""
+    from mobster_core.text import escape_controls
+
+    return "\n".join(f"{PREFIX}{key}: {escape_controls(str(value))}" for run in runs for key, value in run.items())
+
+
+def suite_facts(totals: Totals) -> list[tuple[str, object]]:
+    """Rule 4: the session's totals as the testsuite's properties (Rule 3's sums, the flaky checks' names)."""
+    return [
+        (f"{PREFIX}check_runs", totals.runs),
+        (f"{PREFIX}replayed_with_no_model", totals.replayed_free),
+        (f"{PREFIX}healed_steps", totals.healed_steps),
+        (f"{PREFIX}model_calls", totals.model_calls),
+        (f"{PREFIX}cost_usd", round(totals.cost_usd, 6)),
+        (f"{PREFIX}cost_estimated", totals.estimated),
+        (f"{PREFIX}flaky", ", ".join(totals.flaky)),
+    ]
 
 
 def step_frames(result: CheckResult, root: Path) -> tuple[StepFrame, ...]:
@@ -214,7 +233,7 @@ def html_extras(records: Sequence[RunRecord]) -> list[dict[str, Any]]:
 
 @dataclass
 class Totals:
-    """Rule 3: the session's runs, healed steps, model calls and cost, from reports' properties."""
+    """Rule 3: the session's runs, healed steps, model calls and cost, from the reports' runs."""
 
     runs: int = 0
     replayed_free: int = 0
@@ -227,22 +246,12 @@ class Totals:
     #: ``--mobster-repeat``: each check's runs that passed, and its runs.
     rates: dict[str, list[int]] = field(default_factory=dict)
 
-    def add(self, properties: Iterable[tuple[str, object]]) -> None:
-        """Add the runs a report's properties describe (one ``mobster.check`` starts each)."""
-        run: dict[str, object] = {}
-        for name, value in properties:
-            key = str(name)
-            if not key.startswith(PREFIX):
-                continue
-            key = key.removeprefix(PREFIX)
-            if key == "check" and run:
-                self._add_run(run)
-                run = {}
-            run[key] = value
-        if run:
+    def add(self, runs: Iterable[Mapping[str, object]]) -> None:
+        """Add the runs a report carries (``mobster_runs``: Rule 1's facts, a mapping a run)."""
+        for run in runs:
             self._add_run(run)
 
-    def _add_run(self, run: dict[str, object]) -> None:
+    def _add_run(self, run: Mapping[str, object]) -> None:
         self.runs += 1
         self.model_calls += _int(run.get("model_calls"))
         self.healed_steps += _int(run.get("healed_steps"))

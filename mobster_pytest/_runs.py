@@ -1,8 +1,8 @@
 """Running a check for a pytest test: the device of its slot, the run, its reports, its exception.
 
 Rule 1: check items and the ``mobster`` fixture run checks the same way, through :func:`run_for`:
-        the slot's device, a model, the run, then the run's ``mobster.*`` properties, its Allure
-        steps and its record for pytest-html (``_reports``).
+        the slot's device, a model, the run, then the run's record (which the test's report turns
+        into its facts, ``_reports``' Rule 1, and pytest-html reads) and its Allure steps.
 Rule 2: a device or a model that can't be had is the check's :class:`CheckCouldntRun` with the
         class a run would give it (``usage``, ``device``, ``busy``, ``model``), raised with no
         cause or context (``_errors``' Rule 2).
@@ -34,7 +34,7 @@ from mobster_harness import CouldntOpen
 
 from ._errors import CheckNotPassed
 from ._outcomes import couldnt, exception_for
-from ._reports import add_properties, allure_steps, step_frames
+from ._reports import allure_steps, step_frames
 from ._session import session_of
 from ._settings import allure_on
 from ._state import RECORDS, RunRecord
@@ -77,7 +77,6 @@ def run_for(  # noqa: PLR0913 - the test, the check, where it runs, and how: eac
     run_root = options.root or check.file.parent
     frames = step_frames(result, run_root) if session.settings.step_frames else ()
     record = RunRecord(result, run_root, frames)
-    add_properties(node.user_properties, record, config.rootpath)
     node.stash.setdefault(RECORDS, []).append(record)
     if allure_on(config):
         allure_steps(record)

@@ -32,6 +32,12 @@ Rule 7: the project config (``mobster.toml`` or ``[tool.mobster]``, read by the 
         or an ini key replaces the config's whole pool. The config's keys the plugin has no option
         for (``parallel``, ``sessions``, ``session-per-check``, ``session-wait``, the waits, ``frames``) apply as
         they do to ``mobster test``; so does ``env-file`` (its keys over the environment's).
+Rule 8 (a team's store): ``--mobster-paths-write true|false``, ``--mobster-paths-key NAME``,
+        ``--mobster-paths-lease SECONDS`` and ``--mobster-paths-wait SECONDS`` are ``mobster
+        test``'s ``--[no-]paths-write``, ``--paths-key``, ``--paths-lease`` and ``--paths-wait``
+        (a value, not a flag, for the write: the command line can turn the config's ``false``
+        back on), held to the config keys' own ranges. A key option that is no variable's name is
+        refused without being shown: it may be the key itself, typed by mistake.
 """
 
 from __future__ import annotations
@@ -160,10 +166,32 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("locale", "run the app in this locale (de_DE): a simulator launches it so", "value", "LOCALE"),
     OptionSpec(
         "paths",
-        "where recorded paths live: local (default, private) or committed (.mobster/paths, in git)",
+        "where recorded paths live: local (default, private), committed (.mobster/paths, in git), "
+        "s3://BUCKET/PREFIX or postgresql://... (a team's store: docs/paths.md)",
         "value",
         "STORE",
-        ("local", "committed"),
+    ),
+    OptionSpec(
+        "paths-write",
+        "write recorded and healed paths to the store: true (default), or false: a pull request's job replays the "
+        "store's paths and keeps what it records in a bundle; default: the config's paths-write",
+        "value",
+        "WHETHER",
+        ("true", "false"),
+    ),
+    OptionSpec(
+        "paths-key",
+        "the environment variable that holds the team key (${NAME} or NAME): documents are signed, and unsigned or "
+        "forged ones refused and recorded again",
+        "value",
+        "NAME",
+    ),
+    OptionSpec("paths-lease", "how long a recording lease lives without renewal (default 60)", "value", "SECONDS"),
+    OptionSpec(
+        "paths-wait",
+        "how long a run waits for another machine's recording before it records itself (default 900)",
+        "value",
+        "SECONDS",
     ),
     OptionSpec(
         "model", "claude-…, gpt-… or scripted; default: from ANTHROPIC_API_KEY / OPENAI_API_KEY", "value", "NAME"
@@ -289,7 +317,8 @@ def read_settings(config: Any) -> PluginSettings:
         fresh=src.flag(_spec("fresh")),
         carry=src.flag(_spec("carry")),
         locale=_locale(src.value(_spec("locale")), src),
-        paths_store=_choice(src, "paths", "local"),
+        paths_store=_store(src),
+        **_store_options(src),
         model=src.value(_spec("model")),
         max_usd=_max_usd(src.value(_spec("max-usd")), src),
         each_device=src.flag(_spec("each-device")),
@@ -352,6 +381,62 @@ def _timing(src: _Source) -> dict[str, float | None]:
     """Rule 7: the waits the config names (the plugin has no option for them), by ``mobster test``'s names."""
     values = {name: src.from_project(name) for name in ("poll-interval", "drift-after", "give-up-after")}
     return {name.replace("-", "_"): float(v) if isinstance(v, int | float) else None for name, v in values.items()}
+
+
+def _store(src: _Source) -> str:
+    """``--mobster-paths``, the ini key or the config's ``paths``: a store's name or URL (docs/paths.md)."""
+    from mobster_drivers.stores import check_setting
+
+    value = src.value(_spec("paths")) or "local"
+    try:
+        return check_setting(value)
+    except ValueError as exc:
+        raise SettingsError(f"{src.sources.get('paths', _spec('paths').flag)}: {exc}") from None
+
+
+#: Rule 8: a team key's variable, as ``${NAME}`` or a bare ``NAME`` (the harness reads ``NAME`` as ``${NAME}``).
+_KEY_NAME = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _store_options(src: _Source) -> dict[str, object]:
+    """Rule 8: ``--mobster-paths-write``, ``-key``, ``-lease``, ``-wait`` (or their ini keys, else the config's)."""
+    write: object = src.from_project("paths-write")
+    if src.given(_spec("paths-write")):
+        write = _choice(src, "paths-write", "true") == "true"
+    key: object = src.from_project("paths-key")
+    if src.given(_spec("paths-key")):
+        key = (src.value(_spec("paths-key")) or "").strip()
+        if not _KEY_NAME.fullmatch(str(key)):  # never shown: it may be the key itself, written by mistake
+            where = src.sources.get("paths-key", _spec("paths-key").flag)
+            raise SettingsError(
+                f"{where}: write the name of the environment variable that holds the team key, such as "
+                "MOBSTER_TEAM_KEY or ${MOBSTER_TEAM_KEY} (the key itself is never an option)"
+            )
+    return {
+        "paths_write": write,
+        "paths_key": None if key is None else str(key),
+        "paths_lease": _seconds(src, "paths-lease"),
+        "paths_wait": _seconds(src, "paths-wait"),
+    }
+
+
+def _seconds(src: _Source, name: str) -> float | None:
+    """Rule 8: a number of seconds in the config key ``name``'s range (its option's, else the config's, held there)."""
+    if not src.given(_spec(name)):
+        value = src.from_project(name)
+        return None if value is None or isinstance(value, bool) else float(value)  # type: ignore[arg-type]
+    from mobster_harness.config import KEYS
+
+    key = next(k for k in KEYS if k.name == name)
+    text = (src.value(_spec(name)) or "").strip()
+    try:
+        return float(key.check(float(text)))  # type: ignore[arg-type]
+    except ValueError:
+        where = src.sources.get(name, _spec(name).flag)
+        above = f"above {key.low:g}" if key.low_open else f"from {key.low:g}"
+        raise SettingsError(
+            f"{where}: {text!r} is not a number of seconds {above} to {key.high:g}; write one such as {key.example}"
+        ) from None
 
 
 def _choice(src: _Source, name: str, default: str) -> str:

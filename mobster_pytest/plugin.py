@@ -21,6 +21,12 @@ Rule 6: the terminal summary ends with a line of the session's check runs, heale
         the flaky checks (passed on a retry, ``--mobster-retries``; ``PASSED (flaky)`` under
         ``-v``, ``f`` in the progress) and one per check repeated by ``--mobster-repeat`` with its
         pass rate.
+Rule 7: with ``--junitxml``, the controller writes each test's runs into its testcase's
+        ``<system-out>`` and the session's totals into the testsuite's properties (``_reports``'
+        Rule 4), through pytest's own JUnit writer (the ``LogXML`` in the config's stash, its
+        ``node_reporter`` and ``add_global_property``, the calls pytest's ``record_testsuite_property``
+        makes); a pytest whose writer has none of them gets no Mobster facts in its JUnit, and
+        the file stays valid.
 """
 
 from __future__ import annotations
@@ -60,7 +66,8 @@ __all__ = [
 #: Rule 5's pattern: the type name starts the string pytest-rerunfailures matches.
 NEVER_RERUN = r"^CheckOutcomeUnknown: "
 _FIXTURES = ("mobster", "mobster_device", "mobster_model")
-_PREFIX = "mobster."
+#: ``_reports``' Rule 1: the attribute of a test's call report that carries its runs' facts.
+RUNS = "mobster_runs"
 
 
 # -- options (Rule 3) ----------------------------------------------------------------------------
@@ -94,7 +101,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _each_device_groups(config, settings)
     _never_rerun_unknown_outcomes(config)
     if worker_of(config) is None:
-        config.pluginmanager.register(_Summary(), "mobster-summary")
+        config.pluginmanager.register(_Summary(config), "mobster-summary")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -248,18 +255,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, Any] | None:
     """A check that passed on a retry (``--mobster-retries``) is ``PASSED (flaky)`` under ``-v``, and still passed."""
     del config
-    if report.when == "call" and report.passed and (f"{_PREFIX}flaky", True) in report.user_properties:
+    if report.when == "call" and report.passed and any(r.get("flaky") is True for r in _runs_of(report)):
         return "passed", "f", ("PASSED (flaky)", {"yellow": True})
     return None
 
 
+def _runs_of(report: pytest.TestReport) -> list[dict[str, object]]:
+    """``_reports``' Rule 1: the runs a test's report carries (none for a test that ran no check)."""
+    runs = getattr(report, RUNS, None)
+    return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
-    """pytest-html's extras for the test's check runs; the runs are forgotten after (a rerun has its own)."""
+    """The test's runs on its call report (``_reports``' Rule 1) and pytest-html's extras; then they are forgotten.
+
+    A rerun's attempt has its own: none of an earlier attempt's is counted twice.
+    """
     report = yield
     if call.when == "call":
         records = item.stash.get(RECORDS, None)
         if records:
+            from ._reports import run_facts
+
+            setattr(report, RUNS, [run_facts(r, item.config.rootpath) for r in records])
             if html_on(item.config):
                 from ._reports import html_extras
 
@@ -269,19 +288,41 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 class _Summary:
-    """Rule 6, on the controller (or the only process): totals from every report's properties."""
+    """Rules 6 and 7, on the controller (or the only process): totals from every report's runs, and JUnit's facts."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: pytest.Config) -> None:
+        self._config = config
         self._totals: Totals | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call" or not any(str(p[0]).startswith("mobster.") for p in report.user_properties):
+        runs = _runs_of(report)
+        if report.when != "call" or not runs:
             return
         if self._totals is None:
             from ._reports import Totals
 
             self._totals = Totals()
-        self._totals.add(report.user_properties)
+        self._totals.add(runs)
+        writer = _junit_writer(self._config)
+        if writer is not None:  # Rule 7: the facts in the testcase's system-out, where the schema allows them
+            import xml.etree.ElementTree as ET
+
+            from ._reports import facts_text
+
+            out = ET.Element("system-out")
+            out.text = facts_text(runs)
+            writer.node_reporter(report).append(out)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        """Rule 7: the session's totals as the testsuite's properties, before pytest writes the file."""
+        writer = _junit_writer(self._config)
+        if writer is None or self._totals is None or self._totals.runs == 0:
+            return
+        from ._reports import suite_facts
+
+        for name, value in suite_facts(self._totals):
+            writer.add_global_property(name, value)
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -293,6 +334,18 @@ class _Summary:
         for line in totals.lines():
             terminalreporter.write_line(line)
         terminalreporter.write_line(totals.line())
+
+
+def _junit_writer(config: pytest.Config) -> Any:
+    """Rule 7: pytest's JUnit writer when ``--junitxml`` is on and it has the calls the plugin makes, else None."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # a pytest that keeps its writer elsewhere: no Mobster facts in its JUnit
+        return None
+    writer = config.stash.get(xml_key, None)
+    if writer is None or not (hasattr(writer, "node_reporter") and hasattr(writer, "add_global_property")):
+        return None
+    return writer
 
 
 # -- fixtures ------------------------------------------------------------------------------------
@@ -309,12 +362,10 @@ def _mobster_slot(request: pytest.FixtureRequest) -> int | None:
 def mobster(request: pytest.FixtureRequest, _mobster_slot: int | None) -> Mobster:
     """Run checks from a test: ``mobster.run("signup")`` (see :class:`mobster_pytest.Mobster`)."""
     from ._fixture import Mobster
-    from ._reports import strip_properties
     from ._session import session_of
 
     node = request.node
     assert isinstance(node, pytest.Item)
-    strip_properties(node.user_properties)  # a rerun starts from no runs
     return Mobster(node, session_of(request.config), _mobster_slot)
 
 

@@ -281,6 +281,9 @@ _HINTS = {
     "shows it, then accept or reject it), or record the path again.",
     "settle_heal": "A heal waits for review at this step, and this build doesn't fit it: it is never healed over. "
     "Settle it first (<code>mobster test heal --accept</code> or <code>--reject</code>).",
+    "undo_reject": "This step's heal was rejected, so it keeps failing when its screen changes: a model doesn't heal "
+    "it. If the change is right, undo the reject (<code>mobster test heal --unreject</code>) and run it with a model, "
+    "or record the path again; if it isn't, the check caught a bug.",
     "steps_skipped": "The check asks for all its steps, and the run ended before its last one: look at the steps "
     "that ran, and at the screen where they stopped.",
     "unknown_outcome": "An action may or may not have happened. Look at the app before running again; the "
@@ -291,13 +294,17 @@ _HINTS = {
 }
 
 
+#: The fixes whose hint says more than their class's: what the run can't do by itself.
+_FIX_HINTS = frozenset({"review_heal", "settle_heal", "undo_reject"})
+
+
 def _header(r: Mapping[str, Any], mark: str, word: str, vclass: str, heals: Sequence[Mapping[str, Any]]) -> str:
     cls = r.get("class")
     message = _str(r, "message")
     badge = f" <span class=cls>{_t(cls, 80)}</span>" if cls else ""
     lines = f"<p class=msg>{_t(message)}</p>" if message else ""
     fix = _map(r.get("fix")).get("code")
-    hint = _HINTS.get(fix if fix in ("review_heal", "settle_heal") else cls) if isinstance(cls, str) else None
+    hint = _HINTS.get(fix if fix in _FIX_HINTS else cls) if isinstance(cls, str) else None
     if hint:
         lines += f"<p class=hint>{hint}</p>"
     early = finished_early(r)
@@ -415,9 +422,10 @@ def _path_line(path: Mapping[str, Any]) -> str:
 
 
 def _source_counts(steps: Sequence[Mapping[str, Any]]) -> str:
+    """``3 replayed, 1 drifted``: how the steps ran; a step that drifted sent nothing, so it is no replayed one."""
     counts: dict[str, int] = {}
     for s in steps:
-        source = _str(s, "source")
+        source = "drifted" if s.get("reason") is not None else _str(s, "source")
         counts[source] = counts.get(source, 0) + 1
     parts = [f"{n} {_t(_COUNTED.get(k, k), 40)}" for k, n in counts.items()]
     return ", ".join(parts)

@@ -3,7 +3,8 @@
 Fixtures: ``clean_env`` (no key or Mobster setting from the shell), ``project`` (an empty project
 as the working folder), ``private_locks``, ``permissive_umask`` and ``no_hang``. Shared data is in
 ``samples.py``. Every test is followed by the JUnit sweep (``tests/junit_schema.py``): each JUnit
-file Mobster wrote in its temporary folders must be valid against Jenkins' ``junit-10.xsd``.
+file Mobster (or pytest, with the plugin) wrote in its temporary folders must be valid against
+Jenkins' ``junit-10.xsd``.
 
 Hypothesis runs under one of two profiles, chosen by ``HYPOTHESIS_PROFILE`` (default ``dev``):
 
@@ -120,7 +121,10 @@ def _junit_sweep(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
         return
     found = [p for f in junit_schema.mobster_junit_files(base / n for n in new) for p in junit_schema.problems(f)]
     if found:
-        pytest.fail("Mobster wrote JUnit that Jenkins' junit-10.xsd refuses:\n" + "\n".join(found), pytrace=False)
+        pytest.fail(
+            "Mobster (or pytest with the plugin) wrote JUnit that Jenkins' junit-10.xsd refuses:\n" + "\n".join(found),
+            pytrace=False,
+        )
 
 
 @functools.cache

@@ -7,11 +7,13 @@ a third-party file fetched as a package, never kept in the repository. Where it 
 
 Rule 1: a file is Mobster's JUnit when its root element is ``<testsuites name="mobster">``: what
         ``junit_xml`` writes, what ``mobster report merge`` writes and what ``--junit`` copies.
-        pytest's own JUnit (``<testsuites name="pytest tests">``, the plugin's tests) is pytest's.
+        A file is pytest's JUnit when its root is ``<testsuites name="pytest tests">``: what
+        ``--junitxml`` writes in the plugin's tests, with the plugin's facts in it (``mobster_pytest
+        ._reports``' Rule 4). Both are swept.
 Rule 2: the sweep (``tests/conftest.py``) runs after each test that used a temporary folder: every
-        ``*.xml`` file under the folders made since the last test's sweep that is Mobster's JUnit
-        must validate. A test marked ``hand_made_junit`` writes invalid JUnit on purpose (an input
-        it refuses) and is not swept.
+        ``*.xml`` file under the folders made since the last test's sweep that is Mobster's or
+        pytest's JUnit must validate. A test marked ``hand_made_junit`` writes invalid JUnit on
+        purpose (an input it refuses) and is not swept.
 """
 
 from __future__ import annotations
@@ -68,20 +70,34 @@ def problems(source: Path | bytes) -> list[str]:
     return [f"{name}: {e.path}: {e.reason}" for e in errors]
 
 
-def is_mobster_junit(path: Path) -> bool:
-    """Rule 1: the root of ``path`` is ``<testsuites name="mobster">`` (only the root is read)."""
+#: Rule 1: the names of the roots swept: Mobster's own JUnit, and pytest's with the plugin's facts.
+SWEPT_ROOTS = frozenset({"mobster", "pytest tests"})
+
+
+def _root_name(path: Path) -> str | None:
+    """The ``name`` of ``path``'s root when it is ``<testsuites>`` (only the root is read), else None."""
     try:
         for _, element in ET.iterparse(path, events=("start",)):
-            return bool(element.tag == "testsuites" and element.get("name") == "mobster")
+            return element.get("name") if element.tag == "testsuites" else None
     except (ET.ParseError, OSError):
-        return False
-    return False
+        return None
+    return None
+
+
+def is_mobster_junit(path: Path) -> bool:
+    """Rule 1: the root of ``path`` is ``<testsuites name="mobster">``."""
+    return _root_name(path) == "mobster"
+
+
+def is_swept_junit(path: Path) -> bool:
+    """Rule 1: ``path`` is Mobster's JUnit or pytest's (``<testsuites name="pytest tests">``)."""
+    return _root_name(path) in SWEPT_ROOTS
 
 
 def mobster_junit_files(folders: Iterable[Path]) -> list[Path]:
-    """Rule 2: Mobster's JUnit files anywhere under ``folders`` (symlinks are not followed)."""
+    """Rule 2: Mobster's and pytest's JUnit files anywhere under ``folders`` (symlinks are not followed)."""
     found = []
     for folder in folders:
         files = sorted(folder.rglob("*.xml"))
-        found += [p for p in files if p.is_file() and not p.is_symlink() and is_mobster_junit(p)]
+        found += [p for p in files if p.is_file() and not p.is_symlink() and is_swept_junit(p)]
     return found

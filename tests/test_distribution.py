@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -230,8 +231,14 @@ def test_the_wheel_installs_by_the_documented_line_and_init_then_test_pass(tmp_p
     shop = tmp_path / "shop"
     shop.mkdir()
     env = _clean_env(PATH=f"{laptop}{os.pathsep}{os.environ.get('PATH', '')}")
-    said = run(laptop / "mobster", "init", cwd=shop, env=env)
+    said = run(laptop / "mobster", "init", "--agents", cwd=shop, env=env)
     assert "wrote .github/workflows/mobster.yml" in said
+    # The skill bundle is package data of the wheel, and init --agents writes it from there.
+    skill = ROOT / "mobster_cli" / "skills" / "mobster" / "SKILL.md"
+    with zipfile.ZipFile(wheel) as built:
+        assert built.read("mobster_cli/skills/mobster/SKILL.md") == skill.read_bytes()
+    for home in (".claude", ".agents"):
+        assert (shop / home / "skills" / "mobster" / "SKILL.md").read_bytes() == skill.read_bytes()
     assert "passed" in run(laptop / "mobster", "test", cwd=shop, env=env)
 
     # The team commits the wheel and names it in the config's install (the one place CI reads).

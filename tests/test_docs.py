@@ -102,3 +102,32 @@ def test_the_readme_says_how_long_make_test_takes_and_why_tests_skip() -> None:
     trees = (ROOT / "tests" / "wda_trees.py").read_text()
     assert "the shared WDA trees are read in place, never copied" in trees
     assert "no /usr/bin/chromium" in (ROOT / "tests" / "report" / "test_report_browser.py").read_text()
+
+
+def test_the_check_key_table_has_a_row_for_every_key_a_check_file_may_hold() -> None:
+    # checks.md's table of keys lacked launch.locale, which the loader took.
+    from mobster_core._store import checks
+
+    page = (ROOT / "docs" / "checks.md").read_text()
+    table = page.split("### Every key", 1)[1].split("\n### ", 1)[0]
+    rows = set(re.findall(r"^\| `([a-z_.]+)` \|", table, re.MULTILINE))
+    nested = {"app": checks._APP_KEYS, "launch": checks._LAUNCH_KEYS, "budget": checks._BUDGET_KEYS}
+    keys = {k for k in checks._TOP_KEYS if k not in nested} | {f"{t}.{k}" for t, ks in nested.items() for k in ks}
+    assert keys - rows == set()
+    assert rows - keys == set()
+
+
+def test_checks_md_says_what_a_check_never_asserts_and_the_assertions_table_is_every_kind() -> None:
+    # The position that the verdict is the tree's, never pixels, was stated nowhere a user would look.
+    from mobster_core._rules.assertions import Kind
+
+    page = (ROOT / "docs" / "checks.md").read_text()
+    section = " ".join(page.split("## What a check never asserts", 1)[1].split("\n## ", 1)[0].split())
+    for said in ("**Pixels.**", "evidence to look at, never a verdict", "**Tree assertions**",
+                 "**The accessibility audit** (`accessibility_audit`)", "**The frames in the report**",
+                 "Maestro's `assertScreenshot`", "`thresholdPercentage`"):  # fmt: skip
+        assert said in section, said
+    kinds = set(
+        re.findall(r"^\| `([a-z_]+)` \| `", page.split("## Assertions", 1)[1].split("\n### ", 1)[0], re.MULTILINE)
+    )
+    assert kinds == {k.value for k in Kind}  # no kind compares a picture: the table is every kind there is

@@ -76,3 +76,55 @@ def test_the_own_model_example_of_smart_md_runs_on_the_public_api() -> None:
     assert decision == mc.Decision(
         mc.DecisionKind.DONE, reason="every step is done", usage=mc.Usage(input_tokens=1200, output_tokens=40)
     )
+
+
+def _pages() -> list[Path]:
+    root = PAGE.parents[1]
+    return [*sorted((root / "docs").glob("*.md")), root / "README.md"]
+
+
+def _says_how_to_install(text: str, name: str) -> bool:
+    """A paragraph of the page's prose (outside code blocks) names `name` and says it is installed apart."""
+    prose = re.sub(r"^```.*?^```$", "", text, flags=re.DOTALL | re.MULTILINE)
+    return any(f"`{name}`" in p and "install" in p for p in prose.split("\n\n"))
+
+
+def test_every_python_block_of_every_page_is_python() -> None:
+    # reports.md had pseudo-code in a ```python block: a SyntaxError for anyone who ran it.
+    import ast
+
+    broken = []
+    for page in _pages():
+        for number, code in enumerate(BLOCK.findall(page.read_text()), 1):
+            try:
+                ast.parse(code)
+            except SyntaxError as exc:
+                broken.append(f"{page.name}, python block {number}: {exc}")
+    assert broken == []
+
+
+def test_every_module_a_python_block_imports_is_installed_with_mobster_or_the_page_says_how() -> None:
+    # writing-a-driver.md's HTTP driver imported httpx, which no extra installs and no line mentioned.
+    import ast
+    import sys
+    from importlib.metadata import packages_distributions, requires
+
+    from packaging.requirements import Requirement
+
+    ours = {Requirement(r).name.lower().replace("_", "-") for r in requires("mobster-replay") or ()}
+    dists = packages_distributions()
+    unsaid = []
+    for page in _pages():
+        text = page.read_text()
+        for code in BLOCK.findall(text):
+            for node in ast.walk(ast.parse(code)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    names = [node.module]
+                for name in (n.split(".")[0] for n in names):
+                    given = {d.lower().replace("_", "-") for d in dists.get(name, [])}
+                    if name in sys.stdlib_module_names or name.startswith("mobster_") or given & ours:
+                        continue
+                    if not _says_how_to_install(text, name):
+                        unsaid.append(f"{page.name}: import {name}")
+    assert unsaid == []

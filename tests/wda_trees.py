@@ -23,10 +23,22 @@ NAMES = (
     "settings-root.xml",
     "tab-view.xml",
 )
+#: Why every test of the trees skips when the shared folder isn't there: one reason, so one line.
+MISSING = (
+    f"the shared WDA trees aren't at {TREES} (the shared WDA trees are read in place, never copied): "
+    "the tests of real device trees need the project's shared/ folder beside its checkout"
+)
 
 
 def tree_path(name: str) -> Path:
-    """The path of one tree; skips the test when the shared folder isn't there."""
+    """The path of one tree; skips the test when the shared folder isn't there.
+
+    A missing folder skips every test with the same reason, from this one line, so pytest's
+    summary (``-ra``) says it once, with how many (``SKIPPED [57] tests/wda_trees.py:…``), not once a
+    tree; a folder that is there without one of the trees names that tree.
+    """
+    if not TREES.is_dir():
+        pytest.skip(MISSING)
     path = TREES / name
     if not path.is_file():
         pytest.skip(f"{path} is not here (the shared WDA trees are read in place, never copied)")

@@ -28,8 +28,8 @@ Rule 6: a device with the optional ``CheckReports`` ability is told the check's 
         error there is logged, never the check's outcome (the verdict is already decided).
 Rule 7: a check that names ``${NAME}`` secrets (``_rules/device/secrets.py``) gets their values from
         ``options.secrets`` (else the process environment) before anything is asked of the
-        device; an unset or empty one is ``couldnt_run``, class ``usage``, naming it. Every
-        message the run writes has the values scrubbed.
+        device; an unset or empty one is ``couldnt_run``, class ``usage``, naming it (every one of
+        them, when several are unset or empty). Every message the run writes has the values scrubbed.
 Rule 8: a check's ``device:`` settings are applied after ``prepare`` and before the steps launch the
         app (``_run/controls`` Rule 1); with ``options.video`` on, the screen is recorded from
         before the run's first call to the device until the verdict (Rule 2 there), and the
@@ -65,6 +65,7 @@ from mobster_core.exceptions import PathError, os_error_message
 from mobster_core.protocols import CheckReports, Clock, Device, Model, Reporter
 
 from .agent import ModelCalls
+from .claim import claim, holding
 from .context import Run, RunOptions
 from .controls import apply_settings, start_video, stop_video
 from .dispatch import Dispatcher
@@ -115,7 +116,7 @@ async def run_check(
     began = clock.now()
     folder = new_run_folder(root, utc_now())
     calls = None if model is None else ModelCalls(model, options.prices)
-    secrets, missing = _secrets(check, options)
+    secrets, missing = secrets_of(check, options)
     with Journal(folder) as journal:
         dispatch = Dispatcher(device, clock, journal, timing=options.timing, secrets=secrets)
         dispatch.on_sent, dispatch.on_sending = options.on_sent, options.on_sending
@@ -160,8 +161,8 @@ async def _best_effort(call: Coroutine[Any, Any, None], what: str) -> None:
         log.warning("the device wasn't told about the check", call=what, error=f"{type(exc).__name__}: {exc}")
 
 
-def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret | None]:
-    """Rule 7: the values of the secrets the check names, and the first one that isn't set or is empty."""
+def secrets_of(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret | None]:
+    """Rule 7: the values of the secrets the check names, and every one that isn't set or is empty."""
     launch = check.launch
     names = references([*check.steps, *launch.args, *launch.env.values(), launch.url])
     if not names:
@@ -172,18 +173,28 @@ def _secrets(check: Check, options: RunOptions) -> tuple[Secrets, MissingSecret 
         return Secrets(), exc
 
 
-def _missing(check: Check, missing: MissingSecret) -> Outcome:
-    """Rule 7: the usage problem of a secret that isn't set, or is empty."""
-    name = missing.name
-    fix = (
-        "a check can't type nothing: set it to the text to type, or leave the step out of the check"
-        if missing.empty
-        else "set it in the environment (or in an env file) and run again"
-    )
+def missing_secret(check: Check, missing: MissingSecret) -> Outcome:
+    """Rule 7: the usage problem of the secrets that aren't set, or are empty, each named in one line."""
+    said, how = missing.words()
+    unset, empties = missing.unset, missing.empties
+
+    def them(names: tuple[str, ...]) -> str:  # named when the line says both kinds, else "it" or "them"
+        if unset and empties:
+            return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        return "it" if len(names) == 1 else "them"
+
+    fixes = []
+    if unset:
+        fixes.append(f"set {them(unset)} in the environment (or in an env file) and run again")
+    if empties:
+        steps = "the step" if len(empties) == 1 else "their steps"
+        fixes.append(
+            f"a check can't type nothing: set {them(empties)} to the text to type, or leave {steps} out of the check"
+        )
     return Outcome(
         Verdict.COULDNT_RUN,
         FailureClass.USAGE,
-        f"{check.file}: the check names ${{{name}}}, and the variable {name} {missing.how}: {fix}",
+        f"{check.file}: the check names {said}, and {how}: {'; '.join(fixes)}",
     )
 
 
@@ -191,7 +202,7 @@ async def _tell(run: Run, folder: Path, missing: MissingSecret | None) -> tuple[
     """Run the phases in order (Rule 1); the first failure ends the story (Rules 2, 4, 5, 7)."""
     story = _Story()
     if missing is not None:
-        return attrs.evolve(story, outcome=_missing(run.check, missing)), None
+        return attrs.evolve(story, outcome=missing_secret(run.check, missing)), None
     try:
         if isinstance(run.device, CheckReports):
             await _best_effort(run.device.check_started(run.check.name), "check_started")
@@ -200,21 +211,10 @@ async def _tell(run: Run, folder: Path, missing: MissingSecret | None) -> tuple[
         prepared = await prepare(run, info)
         story = attrs.evolve(story, prepared=prepared)
         await apply_settings(run)
-        plan = choose_path(run, prepared)
+        plan, lease = await claim(run, prepared, choose_path(run, prepared))
         story = attrs.evolve(story, plan=plan)
-        require_model(run, plan)
-        executed = await execute(run, prepared, plan)
-        story = attrs.evolve(story, executed=executed, outcome=executed.failure or story.outcome)
-        if executed.failure is None:
-            judged = await judge(run, executed.baseline, executed.smart, skipped(run, executed.early))
-            story = attrs.evolve(story, judged=judged, outcome=judged.outcome)
-            if judged.outcome.verdict is Verdict.PASSED:
-                note = keep(run, prepared, executed)
-                if note is not None:
-                    why = "; ".join(w for w in (executed.plan.why, note) if w)
-                    story = attrs.evolve(
-                        story, executed=attrs.evolve(executed, plan=attrs.evolve(executed.plan, why=why))
-                    )
+        async with holding(run, lease):
+            story = await _record_or_replay(run, prepared, story)
     except Ended as ended:
         return attrs.evolve(story, outcome=ended.outcome), None
     except asyncio.CancelledError as exc:
@@ -225,6 +225,23 @@ async def _tell(run: Run, folder: Path, missing: MissingSecret | None) -> tuple[
     except Exception as exc:  # noqa: BLE001 - Rule 5: whatever else went wrong is ours; say so, keep the trace
         return attrs.evolve(story, outcome=_internal(exc, folder, run.dispatch.secrets)), None
     return story, None
+
+
+async def _record_or_replay(run: Run, prepared: Prepared, story: _Story) -> _Story:
+    """Rule 1's steps, verdict and keep, on the plan chosen (a recording holds its lease meanwhile)."""
+    plan = story.plan
+    require_model(run, plan)
+    executed = await execute(run, prepared, plan)
+    story = attrs.evolve(story, executed=executed, outcome=executed.failure or story.outcome)
+    if executed.failure is None:
+        judged = await judge(run, executed.baseline, executed.smart, skipped(run, executed.early))
+        story = attrs.evolve(story, judged=judged, outcome=judged.outcome)
+        if judged.outcome.verdict is Verdict.PASSED:
+            note = keep(run, prepared, executed)
+            if note is not None:
+                why = "; ".join(w for w in (executed.plan.why, note) if w)
+                story = attrs.evolve(story, executed=attrs.evolve(executed, plan=attrs.evolve(executed.plan, why=why)))
+    return story
 
 
 def _internal(exc: Exception, folder: Path, secrets: Secrets) -> Outcome:

@@ -21,7 +21,9 @@ from mobster_core._rules.device.device import normal_locale
 from mobster_core._rules.model.cost import PriceTable
 from mobster_core._rules.replay.settle import DEFAULT_POLICY, PollPolicy
 from mobster_core._rules.replay.typing_rules import Provenance
+from mobster_core._store.cache import RecordedBy
 from mobster_core._store.checks import Check
+from mobster_core._store.lease import LeasePolicy
 from mobster_core._store.pathstores import PATH_STORE_MEMBERS, missing_members
 from mobster_core.protocols import Clock, Device, PathStore, Reporter
 
@@ -78,6 +80,10 @@ class RunOptions:
     check's own ``alerts:``; None (the default) leaves each check's.
     ``video`` (``off``, ``on``, ``retain-on-failure``) records the screen into the run folder on a
     device that records (``protocols.Recordings``; ``_run/controls`` Rule 2).
+    ``recorder`` names this machine and CI build in each path it records (``paths.RecordedBy``:
+    the device and the model are the run's own). ``lease`` (a ``paths.LeasePolicy``) makes a run
+    that must record take the store's recording lease of the identity and env first, or wait for
+    the machine that holds it and replay what it stores (docs/paths.md); None takes none.
     """
 
     no_heal: bool = False
@@ -102,6 +108,8 @@ class RunOptions:
     on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)
     retries: int = attrs.field(default=0, validator=[attrs.validators.instance_of(int), attrs.validators.ge(0)])
     repeat: int = attrs.field(default=1, validator=[attrs.validators.instance_of(int), attrs.validators.ge(1)])
+    recorder: RecordedBy = attrs.field(factory=RecordedBy, eq=False)  # who records: informational
+    lease: LeasePolicy | None = None
     #: Deprecated: ``timing``'s old name, taken as ``RunOptions(policy=...)`` and never kept (see ``timing``).
     _policy: PollPolicy | None = attrs.field(default=None, alias="policy", eq=False, repr=False, kw_only=True)
 

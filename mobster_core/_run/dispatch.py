@@ -233,8 +233,11 @@ class Dispatcher:
 
     # -- system alerts (Rule 12) -------------------------------------------------------------
 
-    def watch_alerts(self, policy: AlertPolicy, kind: DeviceKind) -> None:
-        """Rule 12: from now on, answer (or stop at) the alerts a read shows, by ``policy``, on a ``kind``."""
+    def watch_alerts(self, policy: AlertPolicy | None, kind: DeviceKind) -> None:
+        """Rule 12: from now on, answer (or stop at) the alerts a read shows, by ``policy``, on a ``kind``.
+
+        None stops watching: a read shows an alert as any other screen (a live session after a replay).
+        """
         self._alerts, self._kind = policy, kind
 
     async def _past_alerts(self, screen: Screen, what: str, *, step: int | None) -> Screen:

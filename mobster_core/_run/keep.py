@@ -17,6 +17,9 @@ Rule 5: the read-modify-write happens under the project's lock: another mobster 
         write the same files.
 Rule 6: a passing replay notes when this machine last replayed the path (``pathbook``'s Rule 2),
         never in the path itself.
+Rule 8: every write expects the version the plan read (the cache's Rule 13, the heal file's
+        Rule 11): a recording whose env another machine stored since is not kept (theirs stays,
+        and a line says so); a heal state another run wrote since is not written over.
 Rule 7: a heal waiting for review is never replaced (the heal file's Rule 9): a heal of this run
         that would take the place of one that waits (of its step, or over the actions of the
         replayed path's own) is not kept, and the check fails, class ``drift``, naming it (another
@@ -26,11 +29,13 @@ Rule 7: a heal waiting for review is never replaced (the heal file's Rule 9): a 
 
 from __future__ import annotations
 
+import attrs
+
 from mobster_core._clock import utc_now
 from mobster_core._results.results import Mode
 from mobster_core._rules.verdict.fixes import Fix, FixCode
 from mobster_core._rules.verdict.verdict import FailureClass
-from mobster_core._store.cache import Origin, ReplayCache, check_name
+from mobster_core._store.cache import Origin, RecordedBy, Recording, ReplayCache, check_name
 from mobster_core._store.fsutil import project_lock
 from mobster_core._store.healfile import (
     HealEntry,
@@ -79,8 +84,10 @@ def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
     heals = [h for h in executed.heals if h.changed]  # Rule 7: a heal that changed nothing is no heal
     name = check_name(root, file)
     if executed.mode is Mode.SMART:
-        origin = Origin("recorded", None, name, words)
-        cache.store_path(identity, env, executed.ran, recorded_at=utc_now(), origin=origin)
+        origin = Origin("recorded", None, name, words, by=_recorded_by(run, prepared))
+        kept = cache.keep_path(identity, env, Recording(executed.ran, utc_now(), origin), expect=plan.tag)
+        if not kept.won:
+            return f"another run stored this path first ({kept.file}): theirs is kept, this recording is not"
         retired = retire(cache, file, identity, env, provenance=words)
         if retired:
             heals_of = f"{retired} heal{'s' if retired != 1 else ''} of {heal_file_for(file).name}"
@@ -91,9 +98,11 @@ def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
     if plan.carried is not None:
         source = load_heal_state(store, state_name(identity, plan.carried.stored.env, key), provenance=words)
         keep_failing, rejected = source.keep_failing, source.rejected
-        origin = Origin("carried", plan.carried_from, name, words)
+        origin = Origin("carried", plan.carried_from, name, words, by=_recorded_by(run, prepared))
         steps = plan.carried.steps if heals else executed.ran
-        cache.store_path(identity, env, steps, recorded_at=utc_now(), origin=origin)
+        kept = cache.keep_path(identity, env, Recording(tuple(steps), utc_now(), origin), expect=plan.tag)
+        if not kept.won:
+            return f"another run stored this path first ({kept.file}): theirs is kept, the carried one is not"
     if not heals:
         return None
     entries = read_heal_file(heal_file_for(file))  # again, under the lock: it may have changed meanwhile
@@ -103,8 +112,21 @@ def _keep(run: Run, prepared: Prepared, executed: Executed) -> str | None:
     others = [e for other, e in waiting(states, entries) if other.digest != env.digest]
     write_heal_file(file, merge_entries(merge_entries(others, mine), heals))  # first: durable before adopted
     state = HealState(executed.ran, tuple(merge_entries(mine, heals)), keep_failing, rejected)
-    save_heal_state(store, state_name(identity, env, key), state, provenance=words)
+    name = state_name(identity, env, key)
+    # Rule 8: the version the plan read (a carried path's new env: the one there now)
+    expect = plan.state.tag if plan.carried is None else load_heal_state(store, name, provenance=words).tag
+    save_heal_state(store, name, state, provenance=words, expect=expect)
     return None
+
+
+def _recorded_by(run: Run, prepared: Prepared) -> RecordedBy:
+    """The cache's Rule 14: the machine and build the front end named, this device and this run's model."""
+    info, calls = prepared.info, run.calls
+    return attrs.evolve(
+        run.options.recorder,
+        device=f"{info.name} ({info.kind.value}, {info.ios})"[:200],
+        model=None if calls is None else str(calls.model.name)[:200],
+    )
 
 
 def _never_replace(run: Run, found: tuple[HealEntry, HealEntry] | None) -> None:

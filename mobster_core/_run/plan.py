@@ -86,7 +86,9 @@ class Plan:
     another env, ``carried_from`` that env in words (``1.0 (1)``); ``state`` the check's heal
     state (the keep-failing steps, a healed path); ``adopted`` says the healed path replays;
     ``pending`` how many steps the heals of the replayed path have healed; ``waiting`` the heals
-    that wait for review in other envs' heal states (Rule 6).
+    that wait for review in other envs' heal states (Rule 6); ``tag`` the version of this env's
+    path the lookup read (one it replays, or one it can't use left in a shared store; None: none),
+    what a recording of it replaces (the cache's Rule 13).
     """
 
     path: tuple[Step, ...] | None = None
@@ -98,6 +100,7 @@ class Plan:
     adopted: bool = False
     pending: int = 0
     waiting: tuple[HealEntry, ...] = ()
+    tag: str | None = None
 
 
 async def read_device(run: Run) -> DeviceInfo:
@@ -171,6 +174,7 @@ def choose_path(run: Run, prepared: Prepared) -> Plan:
         # A path set aside (corrupt, 0644, another user's, a symlink) is why this run records:
         # say which file and what to do, not just "no recorded path yet".
         plan = Plan(why=lookup.dropped[0] if lookup.dropped else lookup.why)
+    plan = attrs.evolve(plan, tag=lookup.tag)
     env = prepared.env if plan.carried is None else plan.carried.stored.env
     key, words = check_key(run.root, check.file), run.provenance
     try:

@@ -21,8 +21,8 @@ Rule 4: an unknown outcome (an action whose effect nobody knows, typing that hal
 Rule 5: typing while recording follows the typing rules, so that the check replays with no model:
         the typed text becomes the step's words, except masked text (a secure field, a field that
         says it holds a secret), which is refused before it is sent unless it is a ``${NAME}``
-        reference (kept as written; the value is typed as it leaves). A reference that isn't set
-        is refused, naming it.
+        reference (kept as written; the value is typed as it leaves). A reference that isn't set,
+        or is empty, is refused, naming it (every one of them, when several are).
 Rule 6: ``record`` writes nothing unless the verdict passes: the name and the expectations make a
         check file whose steps are the recorded steps' words, read back as every check file is
         (``load_check_text``); the verdict is ``judge``'s, on a settled read of the current screen
@@ -30,6 +30,18 @@ Rule 6: ``record`` writes nothing unless the verdict passes: the name and the ex
         over an existing one) and its path is kept as a passing run keeps Smart's (``keep``).
 Rule 7: the check file is one of the project's checks: a file of ``.mobster/checks/`` (``*.yaml`` or
         ``*.yml``, not a heal file); any other place is a :class:`SessionError`.
+Rule 8: ``replay(check, until=N)`` reaches the screen a check's recorded path leads to, at $0: it
+        opens a segment (Rule 2), then does what a run of the check with healing off and no model
+        does (``mobster test --no-heal``): the check's secrets, ``plan.prepare``, the path for this
+        device and app (``plan.choose_path``: the healed path while its heal waits for review; never
+        a path carried from another build, never a recording), the check's device settings, its
+        launch and baseline, then the replay (``steps.execute``: the matcher, the safety rules, a
+        step the review rejected, a heal that waits, the journal and the effect ledger), stopped
+        after step N (``steps`` Rule 11). Before anything is sent, a check with no path for this
+        device and app is :class:`NoRecordedPath` (saying why, as a run would), and an N that is no
+        step of the path :class:`NotInPath`. How the replay stopped (a drift, a refusal, an unknown
+        outcome: then Rule 4) is data (:class:`Reached`), never a heal. Afterwards the actions are
+        the session's again (Rule 1), and a read shows a system alert as any other screen.
 """
 
 from __future__ import annotations
@@ -43,7 +55,7 @@ from typing import Any, TypeVar
 import attrs
 
 from mobster_core._clock import utc_now
-from mobster_core._results.results import Mode
+from mobster_core._results.results import Mode, StepReport
 from mobster_core._rules.assertions import AssertionResult, evaluate
 from mobster_core._rules.device.device import Action, DeviceInfo, DeviceKind
 from mobster_core._rules.device.secrets import MissingSecret, Secrets, only_references, references
@@ -61,15 +73,27 @@ from mobster_core.exceptions import CheckError, JournalError, MobsterError, Path
 from mobster_core.protocols import Clock, Device
 
 from .agent import Actor, Brief, make_action
+from .check import missing_secret, secrets_of
 from .context import Run, RunOptions
+from .controls import apply_settings
 from .dispatch import Dispatcher
 from .ended import Ended
 from .judge import Baseline, judge, settled_read
 from .keep import keep
-from .plan import Plan, Prepared, prepare, read_device
-from .steps import Executed
+from .plan import Plan, Prepared, choose_path, prepare, read_device
+from .steps import Executed, execute
 
-__all__ = ["Acted", "ActionRefused", "LiveSession", "RecordedCheck", "SessionEnded", "SessionError"]
+__all__ = [
+    "Acted",
+    "ActionRefused",
+    "LiveSession",
+    "NoRecordedPath",
+    "NotInPath",
+    "Reached",
+    "RecordedCheck",
+    "SessionEnded",
+    "SessionError",
+]
 
 T = TypeVar("T")
 
@@ -92,6 +116,46 @@ class ActionRefused(SessionError):
 
 class SessionEnded(SessionError):
     """Rule 4: an outcome is unknown; the recording is dropped and nothing more is sent."""
+
+
+class NoRecordedPath(SessionError):
+    """Rule 8: the check has no recorded path for this device and app; ``why`` says why, as a run would."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
+
+
+class NotInPath(SessionError):
+    """Rule 8: ``until`` is no step of the recorded path, which has ``steps`` steps (0: the check only launches)."""
+
+    def __init__(self, message: str, until: int, steps: int) -> None:
+        super().__init__(message)
+        self.until = until
+        self.steps = steps
+
+
+@attrs.frozen
+class Reached:
+    """What ``replay`` did (Rule 8).
+
+    ``steps`` is the recorded path's length (0 for a check that only launches), ``until`` the step
+    it was asked to stop after (None: the last), ``reports`` the steps it ran (a drifted step's
+    included), ``outcome`` how it stopped before getting there (None: it got there), ``healed``
+    whether the path replayed is the healed one whose heal waits for review.
+    """
+
+    check: Check
+    steps: int
+    until: int | None
+    reports: tuple[StepReport, ...]
+    outcome: Outcome | None = None
+    healed: bool = False
+
+    @property
+    def reached(self) -> bool:
+        """Whether every step asked for ran."""
+        return self.outcome is None
 
 
 @attrs.frozen
@@ -252,9 +316,10 @@ class LiveSession:
                 environ = os.environ if self.options.secrets is None else self.options.secrets
                 self.secrets = Secrets.of([*self.secrets.values, *names], environ)
             except MissingSecret as exc:
+                named, unset = exc.words()
+                them = "it" if len(exc.names) == 1 else "them"
                 raise SessionError(
-                    f"{said} names ${{{exc.name}}}, and the variable {exc.name} {exc.how}: set it in the "
-                    "server's environment and start it again"
+                    f"{said} names {named}, and {unset}: set {them} in the server's environment and start it again"
                 ) from None
             self._live().dispatch.secrets = self.secrets
         masked = element is not None and is_masked(element.role, element.label, element.identifier)
@@ -264,6 +329,46 @@ class LiveSession:
                 "check can't replay it with no model. Type a ${NAME} reference (its value set in the "
                 "server's environment) instead; nothing was sent"
             )
+
+    # -- reaching a screen (Rule 8) ----------------------------------------------------------
+
+    async def replay(self, check: Check, *, until: int | None = None) -> Reached:
+        """Rule 8: launch ``check``'s app as its run does and replay its recorded path at $0, up to step ``until``.
+
+        Raises :class:`NoRecordedPath` or :class:`NotInPath` before anything is sent, and
+        :class:`SessionError` for a check or a device that can't run (an unset secret, a device
+        that fails); how the replay stopped is the :class:`Reached` it returns.
+        """
+        info = self.info
+        self._stop_segment()
+        segment = self._open()
+        segment.acting_on(info.kind)
+        secrets, missing = secrets_of(check, self.options)
+        if missing is not None:
+            raise SessionError(missing_secret(check, missing).message)
+        segment.dispatch.secrets = secrets
+        options = attrs.evolve(self.options, no_heal=True, fresh=False, carry=False)
+        run = Run(check, self.device, self.clock, self.root, options, segment.dispatch, None)
+        prepared = await self._ended(prepare(run, info))
+        try:
+            plan = choose_path(run, prepared)
+        except Ended as ended:  # a heal file that can't be read: nothing was sent
+            raise SessionError(ended.outcome.message, ended.outcome) from None
+        steps = len(plan.path or ())
+        _reachable(check, plan, until, steps)
+        try:
+            await apply_settings(run)
+            executed = await execute(run, prepared, plan, until=until)
+            outcome, reports = executed.failure, executed.reports
+        except Ended as ended:
+            outcome, reports = ended.outcome, ()
+        finally:
+            segment.dispatch.watch_alerts(None, info.kind)
+        if outcome is not None:
+            outcome = attrs.evolve(outcome, message=secrets.scrub(outcome.message))  # as a run's result is
+            if outcome.failure_class is FailureClass.UNKNOWN_OUTCOME:
+                segment.ended = outcome  # Rule 4: nothing more is sent
+        return Reached(check, steps, until, reports, outcome, healed=plan.adopted)
 
     # -- recording (Rules 3, 6, 7) ------------------------------------------------------------
 
@@ -417,6 +522,28 @@ class LiveSession:
             raise SessionError(outcome.message, outcome) from None
         except JournalError as exc:
             raise SessionError(str(exc)) from exc
+
+
+def _reachable(check: Check, plan: Plan, until: int | None, steps: int) -> None:
+    """Rule 8: a path to replay, and ``until`` one of its steps; else the error that says so."""
+    name = check.file.name
+    if plan.path is None and not check.launch_only:
+        why = plan.why or "no recorded path yet"
+        raise NoRecordedPath(
+            f"{name} has no recorded path to replay on this device and app: {why}; a run of the check with a "
+            "model records one",
+            why,
+        )
+    if until is None or 1 <= until <= steps:
+        return
+    if steps == 0:
+        raise NotInPath(f"{name} has no steps to stop after: it only launches its app", until, 0)
+    raise NotInPath(
+        f"step {until} is not a step of {name}'s recorded path: it has {steps} step{'s' if steps != 1 else ''} "
+        f"(1 to {steps})",
+        until,
+        steps,
+    )
 
 
 def _shown_at(screen: Screen, target: str) -> Element:

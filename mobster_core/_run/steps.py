@@ -41,10 +41,18 @@ Rule 10: a heal waiting for review is never replaced (the heal file's Rule 9). A
         ``drift``, naming the heal and its heal file, with the fix to settle it
         (``FixCode.SETTLE_HEAL``: accept or reject it). With or without a model, and whatever else
         would have stopped the heal (no model, healing off, the breaker), but an app that is gone.
+Rule 11: a step that fails because this check's review rejected its heal (a keep-failing step
+        that drifted, or Rule 6's step) says how to undo that: the fix is ``FixCode.UNDO_REJECT``
+        (undo the reject, then a run with a model heals it; or record again), never to heal it
+        with a model, which a reject refuses.
 Rule 8: the steps that ended before the check's last one with no failure say so
         (``Executed.early``): Smart blocked, or done after fewer actions than the check has
         steps; a replayed path with fewer actions than steps. The verdict still decides; a check
         with ``all_steps: true`` fails then (:func:`skipped` says what was left undone).
+Rule 11: a replay asked to stop after step ``until`` (a live session reaching a screen:
+        ``sessions``) replays the path's first ``until`` steps under every rule above (the device
+        steps are judged against the whole path) and stops there: what the check would do next is
+        not sent.
 """
 
 from __future__ import annotations
@@ -110,8 +118,8 @@ class Executed:
     early: FinishedEarly | None = None
 
 
-async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
-    """Rules 1, 2 and 4: launch, the baseline, then the steps."""
+async def execute(run: Run, prepared: Prepared, plan: Plan, *, until: int | None = None) -> Executed:
+    """Rules 1, 2 and 4: launch, the baseline, then the steps (a replay up to step ``until`` only: Rule 11)."""
     run.dispatch.watch_alerts(_alerts(run), prepared.info.kind)
     await run.dispatch.launch(run.bundle, _launch(run, prepared))
     baseline = await take_baseline(run)
@@ -119,7 +127,7 @@ async def execute(run: Run, prepared: Prepared, plan: Plan) -> Executed:
         return Executed(Mode.LAUNCH, plan, baseline)
     if plan.path is None:
         return await _smart(run, prepared, Executed(Mode.SMART, plan, baseline))
-    replayed = await _replay(run, prepared, Executed(Mode.REPLAY, plan, baseline), plan.path)
+    replayed = await _replay(run, prepared, Executed(Mode.REPLAY, plan, baseline), plan.path, until)
     if plan.carried is not None and replayed.failure is not None:
         return await _fall_back(run, prepared, replayed)
     of = len(run.check.steps)
@@ -244,14 +252,20 @@ def _note(recorded: Recorded) -> SmartNote | None:
     return None
 
 
-async def _replay(run: Run, prepared: Prepared, executed: Executed, path: tuple[Step, ...]) -> Executed:
-    """Replay ``path``, healing drifted steps (Rule 2), up to a step this check's review rejected (Rule 6)."""
+async def _replay(
+    run: Run, prepared: Prepared, executed: Executed, path: tuple[Step, ...], until: int | None = None
+) -> Executed:
+    """Replay ``path``, healing drifted steps (Rule 2), up to a step this check's review rejected (Rule 6).
+
+    With ``until``, only the first ``until`` steps of it (Rule 11).
+    """
     misfit = device_misfit(path, [event for _n, event in run.check.device_steps])
     if misfit is not None:  # Rule 9: never send a device step the check doesn't say
         message = f"{misfit}: the path isn't this check's; record the check again"
         return attrs.evolve(
             executed, failure=Outcome(Verdict.COULDNT_RUN, FailureClass.USAGE, message, fix=Fix(FixCode.RECORD_AGAIN))
         )
+    path = path if until is None else path[:until]
     refused = rejected_at(path, executed.plan.state.rejected)
     if refused is None:
         return await _replay_steps(run, prepared, executed, path)
@@ -262,10 +276,10 @@ async def _replay(run: Run, prepared: Prepared, executed: Executed, path: tuple[
     heal = heal_file_for(run.check.file).name
     message = (
         f"step {index} ({entry.to}) is a heal this check's review rejected ({heal}), and the recorded path "
-        "holds it (another check with the same steps accepted it): it keeps failing. Record the check "
-        "again if the change is right"
+        "holds it (another check with the same steps accepted it): it keeps failing"
     )
-    return attrs.evolve(done, ran=path, failure=Outcome(Verdict.FAILED, FailureClass.DRIFT, message))
+    failure = Outcome(Verdict.FAILED, FailureClass.DRIFT, message, step=index, fix=_undo_reject(run))
+    return attrs.evolve(done, ran=path, failure=failure)
 
 
 def rejected_at(path: Sequence[Step], rejected: Sequence[HealEntry]) -> tuple[int, HealEntry] | None:
@@ -299,6 +313,7 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
                 drift, keep_failing=plan.state.keep_failing, no_heal=run.options.no_heal, model=run.calls is not None,
                 breaker=breaker,
             )  # fmt: skip
+            failure = _rejected(run, plan, drift, failure)
             failure = _waiting(run, plan, drift, failure)
             failure = _settle_first(run, plan, drift, failure, heals)
         if drift is None or failure is not None:
@@ -318,6 +333,21 @@ async def _replay_steps(run: Run, prepared: Prepared, executed: Executed, path: 
 def _events(run: Run) -> dict[str, DeviceEvent]:
     """Rule 9: the check's pushes by file, as a replay sends them (today's content, to the app under test)."""
     return {file: device_event(run, event) for file, event in run.check.payloads.items()}
+
+
+def _undo_reject(run: Run) -> Fix:
+    """Rule 11: undo the reject kept beside the check's heal file."""
+    shown = _relative(heal_file_for(run.check.file), run.root)
+    return Fix(FixCode.UNDO_REJECT, {"heal_file": shown, "check": run.check.file.name})
+
+
+def _rejected(run: Run, plan: Plan, drift: Drift, failure: Outcome | None) -> Outcome | None:
+    """Rule 11: a keep-failing step that drifted fails with the fix to undo its reject; else ``failure`` as it was."""
+    if failure is None or failure.fix is not None or failure.failure_class is not FailureClass.DRIFT:
+        return failure
+    if drift.at not in plan.state.keep_failing:
+        return failure
+    return attrs.evolve(failure, fix=_undo_reject(run))
 
 
 def _waiting(run: Run, plan: Plan, drift: Drift, failure: Outcome | None) -> Outcome | None:

@@ -1,4 +1,7 @@
-"""The one wait loop: it drives any pure wait of ``_rules/replay/settle`` against a clock and a read.
+"""The one wait loop: it drives any pure wait against a clock and a read.
+
+The waits are ``_rules/replay/settle``'s (they read the screen) and ``_store/lease.py``'s recording
+lease (it reads the path store): the loop is the same, only what a read returns differs.
 
 Rule 1: the loop decides nothing. It asks the wait what to do, does it (sleep on the clock, read,
         or ask the device whether a target is shown), and gives the wait what it saw.
@@ -14,16 +17,41 @@ Rule 4 (a late wake-up): a sleep that ends more than :data:`LATE_S` (0.1 s) afte
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
-from mobster_core._rules.replay.settle import CheckTarget, Done, Sleep, Wait
+from mobster_core._rules.replay.settle import CheckTarget, Done, Move, Sleep
 from mobster_core._rules.vocabulary.screen import Element, Screen
 from mobster_core.protocols import Clock
 
-__all__ = ["LATE_S", "Checker", "Reader", "drive"]
+__all__ = ["LATE_S", "Checker", "Drivable", "Reader", "drive"]
 
 S = TypeVar("S")
 R = TypeVar("R")
+Seen = TypeVar("Seen")
+S_ = TypeVar("S_")
+O_contra = TypeVar("O_contra", contravariant=True)
+R_co = TypeVar("R_co", covariant=True)
+
+
+class Drivable(Protocol[S_, O_contra, R_co]):
+    """**Protocol:** a pure wait the loop drives, reading ``O`` (``_rules/replay/settle``'s ``Wait`` reads a Screen)."""
+
+    def start(self, now: float, /) -> S_:
+        """The state of a wait that begins at ``now``."""
+        ...
+
+    def next(self, state: S_, now: float, /) -> Move[R_co]:
+        """What to do now."""
+        ...
+
+    def saw(self, state: S_, started: float, seen: O_contra, /) -> S_:
+        """Fold in a read that started at ``started``."""
+        ...
+
+    def checked(self, state: S_, shown: bool, /) -> S_:
+        """Fold in the device's answer to the last check of a target."""
+        ...
+
 
 #: Reads the screen (the run's read path: a failed read is tried once more).
 Reader = Callable[[], Awaitable[Screen]]
@@ -33,7 +61,9 @@ Checker = Callable[[Element], Awaitable[bool]]
 LATE_S = 0.1
 
 
-async def drive(wait: Wait[S, R], clock: Clock, read: Reader, check: Checker | None = None) -> R:
+async def drive(
+    wait: Drivable[S, Seen, R], clock: Clock, read: Callable[[], Awaitable[Seen]], check: Checker | None = None
+) -> R:
     """Run ``wait`` to its end and return its result (see the module rules)."""
     state = wait.start(clock.now())
     while True:

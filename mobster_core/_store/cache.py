@@ -32,6 +32,9 @@ Rule 5: a file that can't be used is dropped, never followed and never a crash: 
         - A file of our own in another format (an older Mobster's, whose steps replay under an
           older matcher rule, or a newer one's) is never replayed: it is renamed aside to
           ``<name>.format<N>`` the same way, and a lookup of its own env says why it records afresh.
+        - A path a signed store refuses (``signing`` Rule 2: unsigned, forged) is renamed aside to
+          ``<name>.unsigned`` or ``<name>.forged`` the same way: never replayed, recorded again;
+          in a shared store it is left as it is (Rule 12) and the recording replaces it.
 Rule 6: readers skip ``.tmp-*`` files and every name that isn't ``<identity>-<env>.json``.
 Rule 7: a miss names the newest readable path of another env recorded on the same platform in the
         same locale (:attr:`Lookup.carry`): a run that carries paths to a new build replays it. A
@@ -43,14 +46,28 @@ Rule 9: ``origin`` says how a path came to be: ``recorded`` by Smart, ``carried`
         file stored it.
 Rule 11: a path recorded on another machine (``mobster paths import``) takes its place by when it
         was recorded (``seq`` counts within one store only): the identity's paths are numbered
-        again in ``recorded_at`` order, and the four newest kept. ``seq`` stays the order within a
+        again in ``recorded_at`` order, and the four newest of each platform kept. ``seq`` stays the order within a
         store; ``recorded_at`` orders paths that come from two.
 Rule 12: a document of a ``shared`` store (committed, reviewed in git; a remote store others
         read) is never renamed, removed or rewritten by a lookup, a listing or an export: one that
-        can't be used (corrupt, or in another format) is dropped and said, naming it and the fix,
-        and left byte for byte, so a replay (``--no-heal`` above all) changes no committed file.
-        Only a run that records replaces it, writing its new path under the same name (a change
-        the pull request shows), as ``mobster paths forget`` and an import may.
+        can't be used (corrupt, in another format, or refused by a signed store: unsigned,
+        forged) is dropped and said, naming it and the fix, and left byte for byte, so a replay
+        (``--no-heal`` above all) changes no committed file and a reader never writes a team's
+        store (an object store has no rename: a reader's copy-and-delete could remove the path
+        another machine stored in between). Nothing of it is replayed. Only a run that records
+        replaces it, writing its new path under the same name over the version the lookup saw
+        (:attr:`Lookup.tag`, Rule 13: a change the pull request shows), as ``mobster paths
+        forget`` and an import may.
+Rule 13 (conditional writes): every write expects the version of the document it replaces
+        (the store's Rule 7). A run's recording expects what its lookup saw (:attr:`Lookup.tag`:
+        a path of this env there, usable or left in place by Rule 12, or none): when another
+        machine stored that env's path since, the write loses, nothing is written and the
+        winner's path stays (two writers racing on one document: one wins, the other keeps the
+        winner's; never a lost update). An import and a review's accept expect the version they
+        read just before.
+Rule 14 (provenance): a path says who recorded it (``recorded_by``: the machine, the CI build, the
+        device and the model, each or null; when is ``recorded_at``); ``mobster paths show``
+        shows it. It is informational: nothing is decided by it.
 Rule 10: a store that is ``shared`` (committed, reviewed in git) gets each path written
         deterministically (sorted keys, two-space indentation, a final newline: a re-record is a
         readable diff) and never holds text the typing rules would not replay: a ``TYPE`` step
@@ -74,20 +91,25 @@ from mobster_core._rules.formats.text import utf8
 from mobster_core._rules.replay.identity import IDENTITY_LENGTH, Env, why_fresh
 from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
 from mobster_core._rules.vocabulary.steps import Op, Step, dump_path, load_path
-from mobster_core.exceptions import PathError
+from mobster_core.exceptions import PathError, StoreUnavailable
 
 from .checks import Check, project_of
 from .fsutil import Problem, UnsafeFile, ensure_gitignore
-from .pathstores import STORE_NAMES, CommittedPaths, FilePaths, LocalPaths, PathStore
+from .pathstores import STORE_NAMES, CommittedPaths, FilePaths, LocalPaths, PathStore, Versioned
 
 __all__ = [
     "FORMAT",
     "KEEP_ENVS",
+    "LATEST",
     "MAX_CACHE_BYTES",
     "DocumentError",
+    "Kept",
+    "Latest",
     "Lookup",
     "Origin",
+    "RecordedBy",
     "RecordedPath",
+    "Recording",
     "ReplayCache",
     "StoredEnv",
     "StoredPath",
@@ -96,6 +118,8 @@ __all__ = [
     "path_store",
     "recorded_paths",
     "shared_text_problem",
+    "stored_version",
+    "write_won",
 ]
 
 log = get_logger(__name__)
@@ -109,11 +133,41 @@ KEEP_ENVS = 4
 FORMAT = 2
 _FORMAT = FORMAT
 _KEYS = ("format", "identity", "env", "recorded_at", "seq", "steps")
-_OPTIONAL_KEYS = ("origin",)
+_OPTIONAL_KEYS = ("origin", "recorded_by", "signature")
+_BY_KEYS = ("machine", "build", "device", "model")
 _ORIGIN_KEYS = ("how", "from", "check")
 _HOWS = ("recorded", "carried", "healed")
 _IDENTITY = re.compile(rf"[0-9a-f]{{{IDENTITY_LENGTH}}}")
 _UNSAFE = frozenset({Problem.SYMLINK, Problem.NOT_REGULAR, Problem.OWNER, Problem.MODE})
+_REFUSED = frozenset({Problem.UNSIGNED, Problem.FORGED})
+
+
+class Latest:
+    """The version of a document there now, as :meth:`ReplayCache.keep_path` reads it before writing."""
+
+
+#: Rule 13: a write that replaces the version read just before (an import, a review's accept).
+LATEST = Latest()
+
+
+def stored_version(store: PathStore, got: object) -> Versioned:
+    """A store's read as the protocol says it (a :class:`Versioned`); ``TypeError`` naming the store otherwise."""
+    if not isinstance(got, Versioned):
+        raise TypeError(
+            f"the {store.name} store's read gave {type(got).__name__}, not a Versioned(data, tag): a PathStore's "
+            "reads give the document's version tag and its writes are conditional (docs/paths.md)"
+        )
+    return got
+
+
+def write_won(store: PathStore, won: object) -> bool:
+    """A store's conditional write as the protocol says it (a bool); ``TypeError`` naming the store otherwise."""
+    if not isinstance(won, bool):
+        raise TypeError(
+            f"the {store.name} store's write gave {type(won).__name__}, not whether it won: a PathStore's writes "
+            "are conditional (expect=None creates only, a tag replaces only that version; docs/paths.md)"
+        )
+    return won
 
 
 def path_store(root: Path, paths: str | PathStore = "local") -> PathStore:
@@ -128,8 +182,32 @@ def path_store(root: Path, paths: str | PathStore = "local") -> PathStore:
 
 
 @attrs.frozen
+class RecordedBy:
+    """Rule 14: who recorded a path: the machine, the CI build, the device and the model (each may be unknown)."""
+
+    machine: str | None = None
+    build: str | None = None
+    device: str | None = None
+    model: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        """The ``recorded_by`` key of a path document."""
+        return {"machine": self.machine, "build": self.build, "device": self.device, "model": self.model}
+
+    def describe(self) -> str:
+        """In words, for ``mobster paths show`` (``on ci-7, build 1234, iPhone 17 (sim), model claude-...``)."""
+        parts = [
+            f"on {self.machine}" if self.machine else None,
+            f"build {self.build}" if self.build else None,
+            f"device {self.device}" if self.device else None,
+            f"model {self.model}" if self.model else None,
+        ]
+        return ", ".join(p for p in parts if p) or "by an unknown machine"
+
+
+@attrs.frozen
 class Origin:
-    """Rule 9: how a path came to be, and which check file stored it.
+    """Rule 9: how a path came to be, and which check file stored it; Rule 14: who recorded it (``by``).
 
     ``provenance`` (the check's own words, never stored) is what a shared store's text is checked
     against (Rule 10).
@@ -139,6 +217,7 @@ class Origin:
     came_from: str | None = None
     check: str | None = None
     provenance: Provenance = attrs.field(factory=Provenance, eq=False, repr=False)
+    by: RecordedBy | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``origin`` key of a path document."""
@@ -155,6 +234,32 @@ class StoredEnv:
     path: Path
     step_count: int
     origin: Origin | None = None
+    #: The store's version tag of the document as it was read (the store's Rule 7).
+    tag: str | None = attrs.field(default=None, eq=False, repr=False)
+    #: Where it is kept in the store's own words (a file, an ``s3://`` or ``postgresql://`` URL).
+    where: str = attrs.field(default="", eq=False)
+
+    @property
+    def shown(self) -> str:
+        """Where it is kept, for people: :attr:`where`, else the file."""
+        return self.where or str(self.path)
+
+
+@attrs.frozen
+class Recording:
+    """A path to store: its steps, when they were recorded (timezone-aware) and how they came (Rules 2, 9, 13)."""
+
+    steps: tuple[Step, ...]
+    recorded_at: datetime
+    origin: Origin | None = None
+
+
+@attrs.frozen
+class Kept:
+    """What storing a path did (Rule 13): where it is kept, and whether this write won (False: another's stays)."""
+
+    file: Path
+    won: bool
 
 
 @attrs.frozen
@@ -172,13 +277,16 @@ class Lookup:
     ``steps`` is None on a miss, and ``why`` then says why (``why_fresh`` against the newest
     readable stored env of the identity, or why this env's own file was set aside).
     ``dropped`` has one message per file dropped. ``carry`` is, on a miss, the newest readable
-    path of another env (Rule 7).
+    path of another env (Rule 7). ``tag`` is the version of this env's document the lookup read,
+    one it replays or one it left in place (Rule 12; None: none is there): what a recording of this
+    env expects (Rule 13).
     """
 
     steps: tuple[Step, ...] | None
     why: str | None
     dropped: tuple[str, ...] = ()
     carry: StoredPath | None = None
+    tag: str | None = attrs.field(default=None, eq=False)
 
     @property
     def hit(self) -> bool:
@@ -233,51 +341,67 @@ class ReplayCache:
         except UnsafeFile as exc:
             log.warning("replay cache folder refused", file=str(exc.path), reason=exc.reason)
             return Lookup(None, why_fresh(env, None), (str(exc),))
+        except StoreUnavailable:
+            raise  # a remote store that can't be reached: the run can neither replay nor keep a recording
         except OSError as exc:
             where = self.backend.where(identity, "")
             log.warning("replay cache folder unreadable", file=where, reason=exc.strerror)
             folder = str(self.folder) if isinstance(self.backend, FilePaths) else where
             return Lookup(None, why_fresh(env, None), (f"the replay cache {folder} can't be read: {exc}",))
         dropped: list[str] = []
-        unusable: list[str] = []
+        unusable = _Unusable()
         if env.digest in digests:
             digests.remove(env.digest)
             record = self._load(identity, env.digest, dropped, unusable)
             if record is not None:
                 log.debug("replay cache hit", file=str(record.stored.path), steps=len(record.steps))
-                return Lookup(record.steps, None, ())
+                return Lookup(record.steps, None, (), tag=record.stored.tag)
         others = [r for d in digests if (r := self._load(identity, d, dropped)) is not None]
         # Rule 5: compared with the newest path of this platform, else the newest of any.
         mine = [r for r in others if r.stored.env.platform is env.platform]
         newest = max(mine or others, key=_newest_key) if others else None
         why = why_fresh(env, None if newest is None else newest.stored.env)
-        if unusable:
-            why = unusable[0]
+        if unusable.why is not None:
+            why = unusable.why
         # Rule 7: a path is carried to a new build only on its own platform and in its own language:
         # its labels are that language's, its roles and paths that platform's.
         same_language = [r for r in mine if r.stored.env.locale == env.locale]
         carry = max(same_language, key=_newest_key) if same_language else None
-        return Lookup(None, why, tuple(dropped), carry)
+        return Lookup(None, why, tuple(dropped), carry, tag=unusable.tag)  # Rule 13: a version left in place
 
     def store_path(
         self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime, origin: Origin | None = None
     ) -> Path:
-        """Store ``steps`` as ``identity``'s path for ``env``; keep the four newest envs (Rules 2, 3, 9, 10).
+        """Store ``steps`` as ``identity``'s path for ``env`` over the version there now (Rules 2, 3, 9, 10, 12).
 
-        ``recorded_at`` (timezone-aware) is informational: order comes from ``seq``. Raises
-        :class:`PathError` when the path is larger than :data:`MAX_CACHE_BYTES` or holds text a
-        shared store may not (checked against ``origin.provenance``), and :class:`UnsafeFile` when
-        a folder is refused.
+        :meth:`keep_path` expecting the version read just before; where it is kept.
+        """
+        return self.keep_path(identity, env, Recording(tuple(steps), recorded_at, origin)).file
+
+    def keep_path(self, identity: str, env: Env, recording: Recording, *, expect: str | Latest | None = LATEST) -> Kept:
+        """Store ``steps`` as ``identity``'s path for ``env``; keep the four newest envs (Rules 2, 3, 9, 10, 12).
+
+        ``expect`` is the version of this env's document the write replaces (None: none, create
+        only; :data:`LATEST`: the one read now). ``recorded_at`` (timezone-aware) is informational:
+        order comes from ``seq``. Raises :class:`PathError` when the path is larger than
+        :data:`MAX_CACHE_BYTES` or holds text a shared store may not (checked against
+        ``origin.provenance``), and :class:`UnsafeFile` when a folder is refused. A write that
+        loses (another writer's version is there) writes and removes nothing.
         """
         _check_identity(identity)
+        steps, recorded_at, origin = recording.steps, recording.recorded_at, recording.origin
         if self.backend.shared:
             _check_shared_text(steps, Provenance() if origin is None else origin.provenance)
         ensure_gitignore(self.root)
         records = self._records(identity)
         seq = 1 + max((r.stored.seq for r in records), default=0)
         data = _document(identity, env, steps, (recorded_at, seq, origin), shared=self.backend.shared)
-        self.backend.write(identity, env.digest, data)
+        if isinstance(expect, Latest):
+            expect = self._version_there(identity, env.digest, records)
         target = Path(self.backend.where(identity, env.digest))
+        if not write_won(self.backend, self.backend.write(identity, env.digest, data, expect=expect)):
+            log.debug("replay path not stored: another writer's version is there", file=str(target))
+            return Kept(target, won=False)
         log.debug("replay path stored", file=str(target), seq=seq, steps=len(steps))
         # Rule 3: the newest of this platform are kept; the other platform's paths are not this one's to drop.
         mine = (r for r in records if r.stored.env.digest != env.digest and r.stored.env.platform is env.platform)
@@ -285,7 +409,7 @@ class ReplayCache:
         for old in kept[KEEP_ENVS - 1 :]:
             self.backend.remove(identity, old.stored.env.digest)
             log.debug("older replay env deleted", file=str(old.stored.path), seq=old.stored.seq)
-        return target
+        return Kept(target, won=True)
 
     def store(self, identity: str, env: Env, steps: Sequence[Step], *, recorded_at: datetime) -> Path:
         """:meth:`store_path` with no origin (a path recorded by Smart)."""
@@ -316,15 +440,18 @@ class ReplayCache:
         rest = [r for r in others if r.stored.env.platform is not platform]
         kept = sorted([*rest, *mine], key=lambda r: (r.stored.recorded_at, r.stored.seq))
         ensure_gitignore(self.root)
+        here = self._version_there(doc.identity, doc.env.digest, records)
         for seq, record in enumerate(kept, 1):
             if record is new or record.stored.seq != seq:
                 meta = (record.stored.recorded_at, seq, origin if record is new else record.stored.origin)
                 shared = self.backend.shared
-                self.backend.write(
-                    doc.identity,
-                    record.stored.env.digest,
-                    _document(doc.identity, record.stored.env, record.steps, meta, shared=shared),
+                data = _document(doc.identity, record.stored.env, record.steps, meta, shared=shared)
+                expect = here if record is new else record.stored.tag
+                won = write_won(
+                    self.backend, self.backend.write(doc.identity, record.stored.env.digest, data, expect=expect)
                 )
+                if record is new and not won:
+                    return False  # Rule 13: another writer stored this env meanwhile: theirs stays
         for record in dropped:
             self.backend.remove(doc.identity, record.stored.env.digest)
         return True
@@ -356,62 +483,104 @@ class ReplayCache:
         """``identity``'s env digests (Rule 6); empty when the store has none."""
         return [env for _identity, env in self.backend.names(identity)]
 
+    def _version_there(self, identity: str, env_digest: str, records: list[_Record]) -> str | None:
+        """Rule 13: the version of ``env_digest``'s document now: a usable one's, else one left in place (Rule 12)."""
+        tag = next((r.stored.tag for r in records if r.stored.env.digest == env_digest), None)
+        if tag is not None or not self.backend.shared:
+            return tag  # a private store sets what it can't use aside: none is left in the way
+        try:
+            got = stored_version(self.backend, self.backend.read(identity, env_digest, max_bytes=MAX_CACHE_BYTES))
+        except UnsafeFile as exc:
+            return exc.tag  # refused by a signed store (its version), or no document of ours (none)
+        except StoreUnavailable:
+            raise
+        except OSError:
+            return None  # gone, or unreadable: a create (a file store renames over what is no document of ours)
+        return got.tag
+
     def _records(self, identity: str) -> list[_Record]:
         dropped: list[str] = []
         loaded = (self._load(identity, d, dropped) for d in self._digests(identity))
         return [r for r in loaded if r is not None]
 
     def _load(
-        self, identity: str, env_digest: str, dropped: list[str], unusable: list[str] | None = None
+        self, identity: str, env_digest: str, dropped: list[str], unusable: _Unusable | None = None
     ) -> _Record | None:
         """Read one document; on any flaw drop it (Rule 5), add the message, return None.
 
-        A document set aside for its format, or any document of a shared store left as it is
-        (Rule 12), also adds why the lookup records afresh to ``unusable``.
+        ``unusable`` (the lookup's own env) learns why the lookup records afresh, for a document
+        set aside for its format or any document of a shared store left as it is (Rule 12), and
+        the version of the document still there (Rule 13: what the recording replaces).
         """
         where = self.backend.where(identity, env_digest)
-        suffix = _CORRUPT
         try:
-            raw = self.backend.read(identity, env_digest, max_bytes=MAX_CACHE_BYTES)
-            return _record(parse_document(raw, identity, env_digest), Path(where))
+            got = stored_version(self.backend, self.backend.read(identity, env_digest, max_bytes=MAX_CACHE_BYTES))
         except FileNotFoundError:
             return None  # removed since the folder was listed: nothing to say
         except UnsafeFile as exc:
             if exc.problem in _UNSAFE:
-                message = f"{where} was dropped and left in place: {exc.reason}; delete it"
                 log.warning("replay cache file refused", file=where, reason=exc.reason)
-                dropped.append(message)
+                dropped.append(f"{where} was dropped and left in place: {exc.reason}; delete it")
                 return None
-            reason = exc.reason
-        except OSError as exc:
-            message = f"{where} was dropped and left in place: it can't be read ({exc.strerror}); delete it"
-            log.warning("replay cache file unreadable", file=where, reason=exc.strerror)
-            dropped.append(message)
+            # A signed store's refusal (``signing`` Rule 2) is never replayed; it carries the version read.
+            suffix = f".{exc.problem.value}" if exc.problem in _REFUSED else _CORRUPT
+            self._drop(identity, env_digest, (exc.reason, suffix, exc.tag), dropped, unusable)
             return None
+        except OSError as exc:
+            log.warning("replay cache file unreadable", file=where, reason=exc.strerror)
+            dropped.append(f"{where} was dropped and left in place: it can't be read ({exc.strerror}); delete it")
+            return None
+        try:
+            return _record(parse_document(got.data, identity, env_digest), Path(where), got.tag, where)
         except DocumentError as exc:
-            reason, suffix = exc.message, exc.suffix
-            if self.backend.shared:
-                _left_in_place(where, reason, dropped, unusable)
-                return None
-            if suffix != _CORRUPT and unusable is not None:
-                unusable.append(f"the path recorded here was set aside: {reason}")
+            self._drop(identity, env_digest, (exc.message, exc.suffix, got.tag), dropped, unusable)
+            return None
+
+    def _drop(
+        self,
+        identity: str,
+        env_digest: str,
+        why: tuple[str, str, str | None],
+        dropped: list[str],
+        unusable: _Unusable | None,
+    ) -> None:
+        """Rules 5, 12: a document that can't be used (its reason, the suffix it is set aside with, its version)."""
+        reason, suffix, tag = why
+        where = self.backend.where(identity, env_digest)
+        if self.backend.shared:
+            _left_in_place(where, reason, dropped, unusable, tag)
+            return
+        if suffix != _CORRUPT and unusable is not None:
+            unusable.why = f"the path recorded here was set aside: {reason}"
         try:
             aside = self.backend.set_aside(identity, env_digest, suffix)
         except OSError as exc:
             message = f"{where} was dropped: {reason}; it couldn't be moved aside ({exc.strerror}); delete it"
+            if unusable is not None:
+                unusable.tag = tag  # still there: a recording replaces the version read
         else:
             message = f"{where} was dropped: {reason}; kept as {aside}, the next run records a new path"
         log.warning("replay cache file dropped", file=where, reason=reason)
         dropped.append(message)
-        return None
 
 
-def _left_in_place(where: str, reason: str, dropped: list[str], unusable: list[str] | None) -> None:
+@attrs.define
+class _Unusable:
+    """What a lookup learns of its own env's document that can't be used (Rules 5, 12, 13)."""
+
+    #: Why the lookup records afresh, when the document says more than ``why_fresh`` would.
+    why: str | None = None
+    #: The version of the document left where it is (None: none is there now).
+    tag: str | None = None
+
+
+def _left_in_place(where: str, reason: str, dropped: list[str], unusable: _Unusable | None, tag: str | None) -> None:
     """Rule 12: a shared store's document that can't be used is said and left exactly as it is."""
     fix = "fix it or delete it; a run that records writes a new path in its place"
     dropped.append(f"{where} can't be used and is left as it is: {reason}; {fix}")
     if unusable is not None:
-        unusable.append(f"the path recorded here can't be used (it is left as it is): {reason}")
+        unusable.why = f"the path recorded here can't be used (it is left as it is): {reason}"
+        unusable.tag = tag
     log.warning("shared path can't be used", file=where, reason=reason)
 
 
@@ -431,6 +600,8 @@ class RecordedPath:
     steps: tuple[Step, ...]
     file: Path
     origin: Origin | None = None
+    #: Where it is kept in the store's own words (``file`` as a file store says it, or a URL).
+    where: str = attrs.field(default="", eq=False)
 
 
 def recorded_paths(
@@ -443,7 +614,7 @@ def recorded_paths(
     """
     cache = ReplayCache(root or project_of(check.file), paths)
     return tuple(
-        RecordedPath(s.env.describe(), s.env.digest, s.recorded_at, steps, s.path, s.origin)
+        RecordedPath(s.env.describe(), s.env.digest, s.recorded_at, steps, s.path, s.origin, s.shown)
         for s, steps in ((r.stored, r.steps) for r in cache.paths(check.identity))
     )
 
@@ -521,7 +692,11 @@ def parse_document(raw: bytes, identity: str | None = None, env_digest: str | No
         steps = load_path(data["steps"])
     except PathError as exc:
         _drop(f"key 'steps': {exc}")
-    return Document(data["identity"], env, recorded_at, seq, steps, _origin(data.get("origin")))
+    origin = _origin(data.get("origin"))
+    by = _recorded_by(data.get("recorded_by"))
+    if by is not None and origin is not None:
+        origin = attrs.evolve(origin, by=by)
+    return Document(data["identity"], env, recorded_at, seq, steps, origin)
 
 
 #: Rule 2: a ``seq`` past this is no count of recordings (a forged file): the file is corrupt.
@@ -548,8 +723,21 @@ def _origin(value: Any) -> Origin | None:
     return Origin(how, came, check)
 
 
-def _record(doc: Document, where: Path) -> _Record:
-    stored = StoredEnv(doc.env, doc.seq, doc.recorded_at, where, len(doc.steps), doc.origin)
+def _recorded_by(value: Any) -> RecordedBy | None:
+    """Rule 14: ``recorded_by``, strictly: an object of four strings or nulls (a short line each)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or sorted(value) != sorted(_BY_KEYS):
+        _drop(f"key 'recorded_by': expected an object with {', '.join(_BY_KEYS)}, got {_short(value)}")
+    for key in _BY_KEYS:
+        text = value[key]
+        if text is not None and (not isinstance(text, str) or len(text) > 200 or not text.isprintable()):
+            _drop(f"key 'recorded_by.{key}': expected a line of at most 200 characters or null, got {_short(text)}")
+    return RecordedBy(value["machine"], value["build"], value["device"], value["model"])
+
+
+def _record(doc: Document, where: Path, tag: str | None = None, words: str = "") -> _Record:
+    stored = StoredEnv(doc.env, doc.seq, doc.recorded_at, where, len(doc.steps), doc.origin, tag, words)
     return _Record(stored, doc.steps)
 
 
@@ -568,6 +756,8 @@ def _document(
     }
     if origin is not None:
         payload["origin"] = origin.to_dict()
+        if origin.by is not None:
+            payload["recorded_by"] = origin.by.to_dict()
     data = utf8(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False, sort_keys=shared) + "\n")
     if len(data) > MAX_CACHE_BYTES:
         raise PathError(

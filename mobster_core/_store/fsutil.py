@@ -28,6 +28,10 @@ Rule 7: a user's file outside ``.mobster/`` (a ``pyproject.toml`` or ``.gitignor
         meanwhile is kept (``FileExistsError``); with ``replacing`` the file must still hold
         exactly those bytes when it is replaced, else nothing is written (an edit never loses one
         made meanwhile). An error names the user's file, never the temporary one.
+Rule 8: the project's lock is ``.mobster/cache/.lock``: inside a folder every ``.gitignore`` the
+        project was given ignores (the one of Rule 5, and ``mobster init``'s), so ``git add -A``
+        never commits it, in a project made before the lock moved too. (It was ``.mobster/.lock``,
+        which neither ignored.)
 
 Folders are opened one component at a time relative to their parent (``dir_fd``) with
 ``O_NOFOLLOW``, so a component swapped for a symlink between a check and a use is still refused.
@@ -51,6 +55,7 @@ from mobster_core._log import get_logger
 from mobster_core.exceptions import Problem, UnsafeFile
 
 __all__ = [
+    "LOCK_FILE",
     "MOBSTER_DIR",
     "STALE_TEMP_GRACE",
     "TEMP_PREFIX",
@@ -72,6 +77,8 @@ log = get_logger(__name__)
 
 #: The folder that marks a project root and holds everything Mobster writes.
 MOBSTER_DIR = ".mobster"
+#: Rule 8: the project's lock, relative to the project root: in the git-ignored cache folder.
+LOCK_FILE = Path(MOBSTER_DIR) / "cache" / ".lock"
 #: Temporary files start with this; readers skip them.
 TEMP_PREFIX = ".tmp-"
 #: A temporary file is debris only when it is this much older than the run that clears it, so a
@@ -491,11 +498,10 @@ def remove_stale_temps(folder: Path, *, started_at: datetime) -> int:
 def project_lock(root: Path) -> Iterator[None]:
     """Serialize read-modify-write of shared files (the cache, heal files) between processes.
 
-    An exclusive ``flock`` on ``.mobster/.lock``, held only for the few milliseconds a write takes,
-    so two ``mobster test`` processes in one project never lose each other's heal or path.
+    An exclusive ``flock`` on ``.mobster/cache/.lock`` (Rule 8), held only for the few milliseconds
+    a write takes, so two ``mobster test`` processes in one project never lose each other's heal or path.
     """
-    folder = private_dir(root / MOBSTER_DIR)
-    lock = folder / ".lock"
+    lock = private_dir(root / LOCK_FILE.parent) / LOCK_FILE.name
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC, _FILE_MODE)
     except OSError as exc:

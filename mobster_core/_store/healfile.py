@@ -58,6 +58,22 @@ Rule 9: a heal waiting for review (an entry an adopted heal state holds, of any 
         one (``_run/keep`` Rule 7).
 Rule 10: the check key is a hash of the check file's path relative to the project, with POSIX
         separators (:func:`check_key`): the same on every clone, so a committed heal state is found.
+Rule 11: a heal state is written over the version that was read (the store's conditional write,
+        ``pathstores`` Rule 7): a run's keep expects the state its plan read (``HealState.tag``),
+        a review the one it reads under the lock. When another machine wrote the state since,
+        nothing is written and the keep says so (:class:`HealFileError`: run again); a heal state
+        of another format is copied aside whatever copy was there before.
+Rule 12: a heal state a signed store refuses (``signing`` Rule 2: unsigned, forged) is no heal
+        state: it is logged and the recorded path replays as if there were none. A shared store's
+        (a team's remote store, committed) is left byte for byte, as the replay cache's Rule 12
+        leaves a path: a heal this run keeps replaces that version (Rule 11); a private store's
+        is moved aside (``<name>.unsigned`` / ``.forged``). A heal state of another format left
+        in a shared store (Rule 5) is replaced the same way.
+Rule 13: a reject is undone (:func:`unreject_heals`, under the project lock) by taking its steps'
+        keep-failing marks and rejected entries out of every env's heal state, all of them or one
+        step's; nothing else of the state changes. The recorded step is then healed again on its
+        next drift by a run with a model (the heal file is written afresh then), as if it had
+        never been rejected.
 """
 
 from __future__ import annotations
@@ -81,11 +97,11 @@ from mobster_core._rules.formats.yaml import MAX_YAML_BYTES, YamlProblem, load_y
 from mobster_core._rules.replay.identity import Env
 from mobster_core._rules.replay.typing_rules import SEARCH_ROLES, Provenance
 from mobster_core._rules.vocabulary.steps import Step, Target, dump_path, load_path
-from mobster_core.exceptions import HealFileError, PathError
+from mobster_core.exceptions import HealFileError, PathError, Problem
 
-from .cache import Origin, ReplayCache, check_name, shared_text_problem
+from .cache import LATEST, Latest, Origin, ReplayCache, check_name, shared_text_problem
 from .fsutil import MOBSTER_DIR, UnsafeFile, atomic_write, project_lock, read_user_file
-from .pathstores import PathStore
+from .pathstores import PathStore, current_tag, put_document
 
 __all__ = [
     "HealEntry",
@@ -105,12 +121,14 @@ __all__ = [
     "parse_state_name",
     "read_heal_file",
     "reject_heals",
+    "rejected_steps",
     "replaced",
     "retire",
     "save_heal_state",
     "state_document",
     "state_name",
     "state_text_problem",
+    "unreject_heals",
     "waiting",
     "write_heal_file",
 ]
@@ -370,6 +388,8 @@ class HealState:
     adopts: tuple[HealEntry, ...] = ()
     keep_failing: frozenset[int] = frozenset()
     rejected: tuple[HealEntry, ...] = ()
+    #: Rule 11: the store's version tag of the state as it was read (None: none was there).
+    tag: str | None = attrs.field(default=None, eq=False, repr=False)
 
 
 def _canon(entry: HealEntry) -> bytes:
@@ -435,24 +455,54 @@ def load_heal_state(place: Path | ReplayCache | PathStore, name: str, *, provena
     store = _store_of(place)
     where = store.where_document(name)
     try:
-        raw = store.read_document(name, max_bytes=_MAX_STATE_BYTES)
+        got = store.read_document(name, max_bytes=_MAX_STATE_BYTES)
+        raw, tag = got.data, got.tag
     except FileNotFoundError:
         return HealState()
     except UnsafeFile as exc:
+        if exc.problem in (Problem.UNSIGNED, Problem.FORGED):
+            # Rule 12: a signed store's refusal is no heal state (the recorded path replays); one
+            # left in a shared store is the version a heal of this run replaces.
+            return HealState(tag=_refused(store, name, exc))
         raise HealFileError(f"{exc}") from exc
     except OSError as exc:
         raise HealFileError(f"{where}: can't read it ({exc.strerror}); check its permissions, or delete it") from exc
     try:
         state = parse_state(raw)
     except _OtherFormat as exc:
-        _set_aside(store, name, raw, exc.format)
-        return HealState()
+        left = _set_aside(store, name, raw, exc.format)
+        return HealState(tag=tag if left else None)  # Rule 5: one left in place is what a new heal replaces
     except (ValueError, RecursionError, PathError, TypeError, KeyError) as exc:
         raise HealFileError(f"{where}: {exc}; delete it (the next run replays the recorded path)") from exc
     problem = None if provenance is None or not store.shared else state_text_problem(state, provenance)
     if problem is not None:
         raise HealFileError(f"{where}: {problem}; delete it (the next run replays the recorded path)")
-    return state
+    return attrs.evolve(state, tag=tag)
+
+
+def _refused(store: PathStore, name: str, exc: UnsafeFile) -> str | None:
+    """Rule 12: say a heal state a signed store refused; move a private store's aside (``<name>.<problem>``).
+
+    The version left where it was (a shared store's, or one that couldn't be moved), None when none is.
+    """
+    where = store.where_document(name)
+    if store.shared:
+        log.warning(
+            "heal state refused",
+            file=where,
+            reason=f"{exc.reason}; it is left as it is: a run that heals writes a new one in its place",
+        )
+        return exc.tag
+    own: PathStore = getattr(store, "inner", store)  # the signed store's own store keeps it as it is
+    try:
+        raw = own.read_document(name, max_bytes=_MAX_STATE_BYTES).data
+        put_document(own, f"{name}.{exc.problem}", raw, max_bytes=_MAX_STATE_BYTES)
+        own.remove_document(name)
+    except (OSError, UnsafeFile, ValueError) as why:
+        log.warning("heal state refused", file=where, reason=f"{exc.reason}; it couldn't be moved aside ({why})")
+        return exc.tag
+    log.warning("heal state refused and set aside", file=where, reason=exc.reason)
+    return None
 
 
 class _OtherFormat(ValueError):
@@ -461,11 +511,12 @@ class _OtherFormat(ValueError):
         self.format = number
 
 
-def _set_aside(store: PathStore, name: str, raw: bytes, number: int) -> None:
+def _set_aside(store: PathStore, name: str, raw: bytes, number: int) -> bool:
     """Rule 5: keep a heal state of another format under ``<name>.format<N>``, out of the way, and say so.
 
-    A shared store's (committed, reviewed in git) is left as it is, and said: a reader never
-    changes a committed file (the replay cache's Rule 12).
+    A shared store's (committed, reviewed in git; a team's remote store) is left as it is, and
+    said: a reader never changes a shared document (the replay cache's Rule 12). True when it is
+    still where it was.
     """
     file = store.where_document(name)
     aside = f"{name}.format{number}"
@@ -477,9 +528,9 @@ def _set_aside(store: PathStore, name: str, raw: bytes, number: int) -> None:
             reason=f"it is in format {number} of {age} Mobster (this one reads {STATE_FORMAT}); it is left as it "
             "is: delete it, or let a run that heals write a new one",
         )
-        return
+        return True
     try:
-        store.write_document(aside, raw)
+        put_document(store, aside, raw, max_bytes=_MAX_STATE_BYTES)
         store.remove_document(name)
     except (OSError, UnsafeFile) as exc:
         why = exc.strerror if isinstance(exc, OSError) else exc.reason
@@ -488,13 +539,14 @@ def _set_aside(store: PathStore, name: str, raw: bytes, number: int) -> None:
             file=file,
             reason=f"it is in format {number} of {age} Mobster; it couldn't be moved aside ({why}); delete it",
         )
-        return
+        return True
     log.warning(
         "heal state of another format set aside",
         file=file,
         reason=f"it is in format {number} of {age} Mobster (this one reads {STATE_FORMAT}); "
         f"kept as {aside.rsplit('/', 1)[-1]}",
     )
+    return False
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -531,7 +583,8 @@ def parse_state(raw: bytes) -> HealState:
         ):
             raise _OtherFormat(number)  # format 3 is this one without rejected heals: read as it is
     keys = {"format", "healed", "adopts", "keep_failing"}
-    if not isinstance(data, dict) or set(data) - {"rejected"} != keys or (data["format"] == 3 and "rejected" in data):
+    extra = {"rejected", "signature"}  # signature: a signed store's (``signing``), checked there
+    if not isinstance(data, dict) or set(data) - extra != keys or (data["format"] == 3 and "rejected" in data):
         raise ValueError("keys are format, healed, adopts, keep_failing, rejected")
     if isinstance(data["format"], bool):
         raise ValueError(f"format is {STATE_FORMAT}")
@@ -586,13 +639,20 @@ def state_text_problem(state: HealState, provenance: Provenance) -> str | None:
 
 
 def save_heal_state(
-    place: Path | ReplayCache | PathStore, name: str, state: HealState, *, provenance: Provenance | None = None
+    place: Path | ReplayCache | PathStore,
+    name: str,
+    state: HealState,
+    *,
+    provenance: Provenance | None = None,
+    expect: str | Latest | None = LATEST,
 ) -> None:
     """Write the heal state ``name`` (:func:`state_name`) into the path store, atomically; an empty one removes it.
 
     Rules 3, 8: a shared store (committed) gets it deterministically (sorted keys, two-space
     indentation, a final newline), and never with text the typing rules would not replay, checked
-    against ``provenance`` (:class:`PathError`, nothing written).
+    against ``provenance`` (:class:`PathError`, nothing written). Rule 11: it replaces only the
+    version ``expect`` (None: none is there; :data:`~.cache.LATEST`: the one there now);
+    :class:`HealFileError` when another writer's is.
     """
     store = _store_of(place)
     if state.healed is None and not state.keep_failing and not state.rejected:
@@ -602,7 +662,13 @@ def save_heal_state(
         problem = state_text_problem(state, provenance or Provenance())
         if problem is not None:
             raise PathError(f"{store.where_document(name)}: {problem}; it is not written")
-    store.write_document(name, state_document(state, shared=store.shared))
+    if isinstance(expect, Latest):
+        expect = current_tag(store, name, max_bytes=_MAX_STATE_BYTES)
+    if store.write_document(name, state_document(state, shared=store.shared), expect=expect) is not True:
+        raise HealFileError(
+            f"{store.where_document(name)}: another run changed this heal state since this one read it; nothing "
+            "was written over it: run the check again"
+        )
 
 
 def state_document(state: HealState, *, shared: bool) -> bytes:
@@ -784,7 +850,7 @@ def accept_heals(
         write_heal_file(check_file, [])
         for env, state in states:
             left = HealState(None, (), state.keep_failing, state.rejected)
-            save_heal_state(store, state_name(identity, env, key), left, provenance=words)
+            save_heal_state(store, state_name(identity, env, key), left, provenance=words, expect=state.tag)
     return len(entries)
 
 
@@ -807,6 +873,51 @@ def reject_heals(
             keep = state.keep_failing | {e.step for e in entries}
             rejected = merge_entries(list(state.rejected), entries)
             left = HealState(None, (), frozenset(keep), tuple(rejected))
-            save_heal_state(store, state_name(identity, env, key), left, provenance=words)
+            save_heal_state(store, state_name(identity, env, key), left, provenance=words, expect=state.tag)
         write_heal_file(check_file, [])
     return len(entries)
+
+
+def rejected_steps(
+    cache: ReplayCache, check_file: Path, identity: str, *, provenance: Provenance | None = None
+) -> tuple[int, ...]:
+    """Rule 13: the steps this check's review rejected (kept failing in some env's heal state), in order."""
+    key = check_key(cache.root, check_file)
+    found: set[int] = set()
+    for _env, state in heal_states(cache, identity, key, provenance=provenance):
+        found |= state.keep_failing | {e.step for e in state.rejected}
+    return tuple(sorted(found))
+
+
+def unreject_heals(
+    project: Path | ReplayCache,
+    check_file: Path,
+    identity: str,
+    *,
+    step: int | None = None,
+    provenance: Provenance | None = None,
+) -> tuple[int, ...]:
+    """Rule 13, undo a reject: the rejected steps (``step`` only, when given) may heal again. Returns them.
+
+    Under the project lock, every env's heal state loses those steps' keep-failing marks and their
+    rejected entries; nothing else changes (a heal waiting for review, the healed path it adopts).
+    """
+    cache = _cache_of(project, "local")
+    root, store = cache.root, cache.backend
+    words = provenance or Provenance()
+    with project_lock(root):
+        key = check_key(root, check_file)
+        undone: set[int] = set()
+        for env, state in heal_states(cache, identity, key, provenance=words):
+            marked = state.keep_failing | {e.step for e in state.rejected}
+            chosen = marked if step is None else marked & {step}
+            if not chosen:
+                continue
+            left = attrs.evolve(
+                state,
+                keep_failing=frozenset(state.keep_failing - chosen),
+                rejected=tuple(e for e in state.rejected if e.step not in chosen),
+            )
+            save_heal_state(store, state_name(identity, env, key), left, provenance=words, expect=state.tag)
+            undone |= chosen
+    return tuple(sorted(undone))

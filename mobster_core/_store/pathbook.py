@@ -2,7 +2,7 @@
 
 Rule 1: a path belongs to the checks of the project whose identity it has (several checks may
         share one); a path no check of the project has is listed as such (its check was changed
-        or removed) and can be forgotten.
+        or removed) and can be forgotten by its identity.
 Rule 2: when a path was last replayed is this machine's fact, kept in a private, git-ignored file
         (``.mobster/cache/replayed.json``), never in the path itself: a replay doesn't touch a
         committed path, so it never shows as a change in git.
@@ -14,8 +14,9 @@ Rule 4 (import): a bundle is read as a user's file (regular, at most :data:`MAX_
         strict JSON); one that isn't a bundle is a :class:`BundleError` and nothing is written.
         Each path in it is validated whole and strictly, as a path document is; one that fails, or
         whose identity no check of the project has, is refused with the reason. An existing path
-        of the same identity and env recorded at the same time or later is kept, and so is the
-        store when the imported path is older than its identity's four newest here; else the
+        of the same identity and env recorded at the same time (the same path: ``same``) or later
+        is kept, and so is the store when the imported path is older than its identity's four
+        newest here (``older``); else the
         imported one is written, with this store's modes whatever the bundle's were, in the order
         it was recorded (the cache's Rule 11: a path recorded long ago never becomes the newest).
         It all happens under the project's lock.
@@ -28,6 +29,9 @@ Rule 5 (heals travel in a bundle): a bundle also holds the store's heal states (
         its state is validated whole, text included (the heal file's Rule 8), then written with
         this store's modes. A heal state already here is kept (this machine's heals and decisions
         win); a bundle without ``"heals"`` (an older Mobster's) imports its paths as before.
+Rule 6 (prune): :func:`prune_paths` forgets the paths whose identity no check of the project has
+        (a check whose steps changed records under a new identity: its old paths are no check's),
+        with their heal states and recording leases; the identities checks have are never touched.
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ __all__ = [
     "import_paths",
     "list_paths",
     "note_replayed",
+    "prune_paths",
     "read_bundle",
     "read_bundle_heals",
 ]
@@ -116,7 +121,11 @@ class PathEntry:
 
 @attrs.frozen
 class ImportReport:
-    """What an import did (Rules 4, 5): paths ``added``, ``kept`` (a newer one was there), ``refused`` (and why).
+    """What an import did (Rules 4, 5): paths ``added``, ``kept`` (the store's stayed), ``refused`` (and why).
+
+    Of the ``kept``, ``same`` are those the store had already (the same env, recorded at the same
+    moment: a bundle imported twice, or exported from here) and ``older`` those older than the
+    four newest paths of their identity here; the rest were kept because a newer one is here.
 
     ``heals_added`` and ``heals_kept`` are the heal states written and those kept because one was
     here; a refused heal state is in ``refused`` as ``heal state N (…)``.
@@ -127,6 +136,13 @@ class ImportReport:
     refused: tuple[tuple[str, str], ...] = ()
     heals_added: tuple[str, ...] = ()
     heals_kept: tuple[str, ...] = ()
+    same: tuple[str, ...] = ()
+    older: tuple[str, ...] = ()
+
+    @property
+    def newer_here(self) -> tuple[str, ...]:
+        """The paths kept out because this store has a newer one of their env."""
+        return tuple(k for k in self.kept if k not in self.same and k not in self.older)
 
 
 def _by_identity(checks: Iterable[Check]) -> dict[str, list[Check]]:
@@ -164,11 +180,40 @@ def list_paths(root: Path, checks: Sequence[Check], *, paths: str | PathStore = 
 
 
 def forget_paths(
-    root: Path, check: Check, *, env: str | None = None, paths: str | PathStore = "local"
+    root: Path, check: Check | str, *, env: str | None = None, paths: str | PathStore = "local"
 ) -> tuple[StoredEnv, ...]:
-    """Remove ``check``'s recorded paths (of the env digest ``env`` only, when given), under the project's lock."""
+    """Remove ``check``'s recorded paths (of the env digest ``env`` only, when given), under the project's lock.
+
+    ``check`` is a check, or an identity (16 hex digits): Rule 1's path of a check that was
+    changed or removed has no check to name it by. ``ValueError`` for a string that isn't one.
+    """
+    identity = check if isinstance(check, str) else check.identity
     with project_lock(root):
-        return tuple(ReplayCache(root, paths).forget(check.identity, env))
+        return tuple(ReplayCache(root, paths).forget(identity, env))
+
+
+def prune_paths(
+    root: Path, checks: Sequence[Check], *, paths: str | PathStore = "local", dry_run: bool = False
+) -> tuple[tuple[StoredEnv, str], ...]:
+    """Rule 6: forget every path whose identity no check of ``checks`` has, with its heal states and leases.
+
+    Returns each path forgotten (or, with ``dry_run``, that would be) with its identity. A path
+    another run stores meanwhile under an identity a check has is never touched: only identities
+    no check has are pruned, under the project's lock.
+    """
+    owned = {c.identity for c in checks}
+    with project_lock(root):
+        cache = ReplayCache(root, paths)
+        gone = [(s, i) for i in cache.identities() if i not in owned for s in cache.envs(i)]
+        if dry_run:
+            return tuple(gone)
+        store = cache.backend
+        for identity in sorted({i for _s, i in gone}):
+            cache.forget(identity)
+            for kind in ("heals", "leases"):
+                for name in store.documents(f"{kind}/{identity}-"):
+                    store.remove_document(name)
+    return tuple(gone)
 
 
 def note_replayed(root: Path, identity: str, env: Env, when: datetime) -> None:
@@ -307,6 +352,8 @@ def import_paths(root: Path, file: Path, checks: Sequence[Check], *, paths: str 
     cache = ReplayCache(root, paths)
     added: list[str] = []
     kept: list[str] = []
+    same: list[str] = []
+    older: list[str] = []
     refused: list[tuple[str, str]] = []
     with project_lock(root):
         for n, data in enumerate(documents, 1):
@@ -323,14 +370,21 @@ def import_paths(root: Path, file: Path, checks: Sequence[Check], *, paths: str 
                 continue
             origin = doc.origin or Origin("recorded", None, _shown(mine[0].file, root))
             origin = attrs.evolve(origin, provenance=_provenance(mine))
+            here = [s.recorded_at for s in cache.envs(doc.identity) if s.env == doc.env]
             try:
                 merged = cache.merge(doc, origin)
             except PathError as exc:
                 refused.append((what, str(exc)))
                 continue
             (added if merged else kept).append(what)
+            if not merged and doc.recorded_at in here:
+                same.append(what)
+            elif not merged and not any(t > doc.recorded_at for t in here):
+                older.append(what)
         heals_added, heals_kept = _import_heals(root, cache.backend, heals, owners, refused)
-    return ImportReport(tuple(added), tuple(kept), tuple(refused), tuple(heals_added), tuple(heals_kept))
+    return ImportReport(
+        tuple(added), tuple(kept), tuple(refused), tuple(heals_added), tuple(heals_kept), tuple(same), tuple(older)
+    )
 
 
 #: Rule 5: the keys of one heal state in a bundle.
@@ -373,7 +427,11 @@ def _import_heals(
         if name in store.documents(name):
             kept.append(what)  # this machine's heals and decisions win: never overwritten
             continue
-        save_heal_state(store, name, state, provenance=check.provenance)
+        try:
+            save_heal_state(store, name, state, provenance=check.provenance, expect=None)
+        except HealFileError:
+            kept.append(what)  # another run wrote it meanwhile (the store's Rule 7): theirs wins
+            continue
         added.append(what)
     return added, kept
 

@@ -33,17 +33,37 @@ Rule 6 (documents): beside its paths, a store keeps other documents, bytes keyed
         ``.mobster/paths/heals/`` (tracked in git beside the paths and read as Rule 2: a regular
         file, never through a symlink, the folders on the way no symlinks either). A remote store
         (an object store, a database) keeps a name as its key; what a document holds and whether
-        it can be used are the core's rules, as for paths.
+        it can be used are the core's rules, as for paths. Kinds: ``heals`` (heal states) and
+        ``leases`` (``lease``'s recording leases).
+Rule 7 (the conditional write): every ``read`` gives a document with its version tag
+        (:class:`Versioned`), and every ``write`` is conditional: ``expect=None`` creates only (it
+        loses when a document is there), a tag replaces only that version (it loses when the
+        document is gone or another version is there). It says whether it won; a loss writes
+        nothing, and of writers racing on one expectation exactly one wins. The engines answer it
+        with their own compare-and-swap (an object store's ``If-None-Match: *`` / ``If-Match``, a
+        database's ``INSERT ... ON CONFLICT DO NOTHING`` / ``UPDATE ... WHERE version = n``).
+Rule 8 (the file stores' tags): a file's tag is the SHA-256 of its bytes (32 hex digits), and a
+        conditional write holds an exclusive ``flock`` on the folder while it compares and
+        renames, so processes of one machine race fairly. An entry that is no document of ours
+        (a symlink, another user's file, a mode wider than the store reads) has no version: a
+        create replaces it by renaming over the name, never through it (the cache's Rule 5).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
+import hashlib
 import os
 import re
 import stat
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
+
+import attrs
 
 from mobster_core._rules.replay.identity import ENV_DIGEST_LENGTH, IDENTITY_LENGTH
 
@@ -59,24 +79,32 @@ from .fsutil import (
 )
 
 __all__ = [
+    "BUNDLE_DIR",
     "COMMITTED_DIR",
     "DOCUMENT_KINDS",
     "LOCAL_DIR",
     "PATH_STORE_MEMBERS",
     "STORE_NAMES",
+    "BundlePaths",
     "CommittedPaths",
     "FilePaths",
     "LocalPaths",
     "PathStore",
     "StoreName",
+    "Versioned",
     "check_document_name",
+    "current_tag",
     "missing_members",
+    "put_document",
+    "tag_of",
 ]
 
 #: Rule 1's folder, under the project root.
 LOCAL_DIR = Path(MOBSTER_DIR) / "cache" / "replay"
 #: Rule 2's folder, under the project root.
 COMMITTED_DIR = Path(MOBSTER_DIR) / "paths"
+#: Where a read-only run keeps what it recorded or healed (``readonly``), under the project root.
+BUNDLE_DIR = Path(MOBSTER_DIR) / "cache" / "read-only"
 #: The stores a project setting can name.
 StoreName = Literal["local", "committed"]
 STORE_NAMES: tuple[StoreName, ...] = ("local", "committed")
@@ -87,9 +115,26 @@ _Stamp = tuple[int, int, int]
 _INDEXES: OrderedDict[str, tuple[_Stamp, dict[str, set[str]]]] = OrderedDict()
 _INDEXES_KEPT = 8  # folders (a process seldom uses more than one store)
 #: Rule 6: the kinds of documents a store keeps beside its paths.
-DOCUMENT_KINDS = ("heals",)
+DOCUMENT_KINDS = ("heals", "leases")
 _DOCUMENT_PART = r"[a-z0-9][a-z0-9._-]{0,199}"
 _DOCUMENT_NAME = re.compile(rf"({'|'.join(DOCUMENT_KINDS)})/({_DOCUMENT_PART})")
+
+
+@attrs.frozen
+class Versioned:
+    """Rule 7: a document as a store read it: its bytes and its version tag (what a conditional write expects)."""
+
+    data: bytes = attrs.field(repr=lambda d: f"<{len(d)} bytes>")
+    tag: str
+
+
+def tag_of(data: bytes) -> str:
+    """Rule 8: a file store's version tag of ``data`` (32 hex digits of its SHA-256)."""
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+#: Rule 8: the largest file a file store hashes for its tag before a conditional write.
+_TAG_BYTES = 64 * 1024 * 1024
 
 
 def check_document_name(name: str) -> tuple[str, str]:
@@ -109,7 +154,9 @@ class PathStore(Protocol):
     ``"committed"``, tracked in git beside the checks: ``docs/ci.md``); a harness may give its own
     (an object store, a database) as ``RunOptions(paths=store)``. A store keeps bytes; what they
     hold, which is newest, how many envs an identity keeps and what a document that can't be
-    used means are the core's rules, the same for every store. ``name`` names it in messages;
+    used means are the core's rules, the same for every store. Every write is conditional
+    (Rule 7): a read gives the document's version tag, a write expects one (or none: create
+    only) and says whether it won. ``name`` names it in messages;
     ``shared`` says others read its documents (the core then writes them deterministically and
     never with text the typing rules wouldn't replay).
     """
@@ -121,12 +168,12 @@ class PathStore(Protocol):
         """``(identity, env digest)`` of every document kept (of ``identity`` only, when given)."""
         ...
 
-    def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
-        """One document; ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when it must not be read."""
+    def read(self, identity: str, env: str, *, max_bytes: int) -> Versioned:
+        """One document and its tag; ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when it must not be read."""
         ...
 
-    def write(self, identity: str, env: str, data: bytes) -> None:
-        """Keep one document, atomically (a reader sees the old one or the new one)."""
+    def write(self, identity: str, env: str, data: bytes, *, expect: str | None = None) -> bool:
+        """Rule 7: keep one document, atomically, when the one there is ``expect`` (None: none is); whether it won."""
         ...
 
     def remove(self, identity: str, env: str) -> None:
@@ -147,12 +194,12 @@ class PathStore(Protocol):
         """The names of the documents that start with ``prefix`` (``heals/`` or longer), sorted."""
         ...
 
-    def read_document(self, name: str, *, max_bytes: int) -> bytes:
-        """One document; ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when it must not be read."""
+    def read_document(self, name: str, *, max_bytes: int) -> Versioned:
+        """One document and its tag; ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when it must not be read."""
         ...
 
-    def write_document(self, name: str, data: bytes) -> None:
-        """Keep one document, atomically (a reader sees the old one or the new one)."""
+    def write_document(self, name: str, data: bytes, *, expect: str | None = None) -> bool:
+        """Rule 7: keep one document, atomically, when the one there is ``expect`` (None: none is); whether it won."""
         ...
 
     def remove_document(self, name: str) -> None:
@@ -185,6 +232,42 @@ PATH_STORE_MEMBERS = (
 def missing_members(store: object) -> list[str]:
     """The members of :class:`PathStore` that ``store`` lacks (empty: it is one)."""
     return [m for m in PATH_STORE_MEMBERS if not hasattr(store, m)]
+
+
+def current_tag(store: PathStore, name: str, *, max_bytes: int) -> str | None:
+    """The tag of the document ``name`` now (None: none is there, or one that is no document of ours).
+
+    A document a signed store refused is there: its version is the refusal's (``UnsafeFile.tag``).
+    """
+    try:
+        return store.read_document(name, max_bytes=max_bytes).tag
+    except FileNotFoundError:
+        return None
+    except UnsafeFile as exc:
+        return exc.tag
+
+
+def put_document(store: PathStore, name: str, data: bytes, *, max_bytes: int, tries: int = 3) -> None:
+    """Keep ``data`` under ``name`` whatever version is there (the latest wins): for what no writer can lose.
+
+    A copy set aside for inspection, never a document another run reads and updates: those expect
+    the version they read (Rule 7). ``OSError`` when other writers won ``tries`` times in a row.
+    """
+    for _ in range(tries):
+        if store.write_document(name, data, expect=current_tag(store, name, max_bytes=max_bytes)):
+            return
+    raise OSError(errno.EAGAIN, f"other writers kept replacing {store.where_document(name)}")
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """Rule 8: an exclusive ``flock`` on a store's folder while a conditional write compares and renames."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 class FilePaths:
@@ -260,15 +343,31 @@ class FilePaths:
             index.get(identity, set()).discard(env)
         _INDEXES[key] = (after, index)
 
-    def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
-        """One document's bytes; ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when it must not be read."""
-        raise NotImplementedError
+    def read(self, identity: str, env: str, *, max_bytes: int) -> Versioned:
+        """One document and its tag (Rule 8); ``FileNotFoundError`` when it is gone, ``UnsafeFile`` when refused."""
+        data = self._read_file(self.file_for(identity, env), max_bytes=max_bytes)
+        return Versioned(data, tag_of(data))
 
-    def write(self, identity: str, env: str, data: bytes) -> None:
-        """Write one document atomically, mode 0600."""
+    def write(self, identity: str, env: str, data: bytes, *, expect: str | None = None) -> bool:
+        """Rules 7, 8: write one document atomically, mode 0600, when the one there is ``expect``."""
         before = self._stamp()
-        atomic_write(self.file_for(identity, env), data)
-        self._noted(before, identity, env, kept=True)
+        won = self._swap(self.file_for(identity, env), data, expect)
+        if won:
+            self._noted(before, identity, env, kept=True)
+        return won
+
+    def _swap(self, file: Path, data: bytes, expect: str | None) -> bool:
+        """Rule 8: compare the file's tag with ``expect`` and rename ``data`` over it, under the folder's lock."""
+        folder = private_dir(file.parent)
+        with _folder_lock(folder):
+            try:
+                current: str | None = tag_of(self._read_file(file, max_bytes=_TAG_BYTES))
+            except (FileNotFoundError, UnsafeFile):
+                current = None  # Rule 8: no document of ours is there
+            if current != expect:
+                return False
+            atomic_write(file, data)
+            return True
 
     def remove(self, identity: str, env: str) -> None:
         """Delete one document (nothing when it is already gone)."""
@@ -317,19 +416,20 @@ class FilePaths:
                     found.append(name)
         return sorted(found)
 
-    def read_document(self, name: str, *, max_bytes: int) -> bytes:
-        """One document's bytes (as the store reads its paths); ``FileNotFoundError`` when it is gone."""
+    def read_document(self, name: str, *, max_bytes: int) -> Versioned:
+        """One document and its tag (as the store reads its paths); ``FileNotFoundError`` when it is gone."""
         file = self.document_file(name)
         if os.path.lexists(file.parent):
             self._check_documents(file.parent)
-        return self._read_file(file, max_bytes=max_bytes)
+        data = self._read_file(file, max_bytes=max_bytes)
+        return Versioned(data, tag_of(data))
 
-    def write_document(self, name: str, data: bytes) -> None:
-        """Write one document atomically, mode 0600 (in 0700 folders)."""
+    def write_document(self, name: str, data: bytes, *, expect: str | None = None) -> bool:
+        """Rules 7, 8: write one document atomically, mode 0600 (in 0700 folders), when the one there is ``expect``."""
         file = self.document_file(name)
         if os.path.lexists(file.parent):
             self._check_documents(file.parent)
-        atomic_write(file, data)
+        return self._swap(file, data, expect)
 
     def remove_document(self, name: str) -> None:
         """Delete one document (nothing when it is already gone)."""
@@ -371,15 +471,25 @@ class LocalPaths(FilePaths):
     def __init__(self, root: Path) -> None:
         super().__init__(root / LOCAL_DIR, root / MOBSTER_DIR / "cache")
 
-    def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
-        """Rule 1: a private file only."""
-        return read_private(self.file_for(identity, env), max_bytes=max_bytes)
-
     def _read_file(self, file: Path, *, max_bytes: int) -> bytes:
+        """Rule 1: a private file only."""
         return read_private(file, max_bytes=max_bytes)
 
     def _check_folder(self) -> None:
         private_dir(self.folder)
+
+
+class BundlePaths(LocalPaths):
+    """A private folder of this machine holding what a read-only run wrote (``readonly``'s overlay).
+
+    Laid out as the local store (``<folder>/replay/``, ``<folder>/heals/``, 0700 and 0600, read as
+    Rule 1); ``mobster paths export`` of it is the bundle a pull request's job uploads.
+    """
+
+    name = "bundle"
+
+    def __init__(self, folder: Path) -> None:
+        FilePaths.__init__(self, folder / "replay", folder)
 
 
 class CommittedPaths(FilePaths):
@@ -391,11 +501,8 @@ class CommittedPaths(FilePaths):
     def __init__(self, root: Path) -> None:
         super().__init__(root / COMMITTED_DIR)
 
-    def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
-        """Rule 2: a regular file, whoever owns it and whatever its mode; never through a symlink."""
-        return read_user_file(self.file_for(identity, env), max_bytes=max_bytes, follow=False)
-
     def _read_file(self, file: Path, *, max_bytes: int) -> bytes:
+        """Rule 2: a regular file, whoever owns it and whatever its mode; never through a symlink."""
         return read_user_file(file, max_bytes=max_bytes, follow=False)
 
     def _check_folder(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -161,6 +162,41 @@ def test_a_heal_is_listed_accepted_and_rejected(project: Path) -> None:
     assert json.loads(again.stdout)["checks"][0]["class"] == "drift"
 
 
+def test_a_rejected_step_says_how_to_undo_the_reject_and_heals_again_once_it_is_undone(project: Path) -> None:
+    # The report said "let the step heal (run with a model)", which a reject refuses; only --fresh undid a reject.
+    mobster("test", "--scripted", "app.yaml", "--model", "scripted")
+    mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")
+    assert mobster("test", "heal", "--reject", "signup.yaml").exit_code == 0
+    failed = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted", "--json")
+    assert failed.exit_code == 1
+    (check,) = json.loads(failed.stdout)["checks"]
+    assert (check["class"], check["step"], check["fix"]["code"]) == ("drift", 3, "undo_reject")
+    assert "(you chose to keep this step failing)" in check["message"]
+    shown = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")
+    assert "undo the reject with mobster test heal --unreject signup.yaml, then run it with a model" in shown.output
+    page = (project / check["run_dir"] / "report.html").read_text()
+    assert "mobster test heal --unreject" in page
+    assert "let the step heal (run with a model)" not in page
+    listing = mobster("test", "heal")
+    assert "no heals wait for review" in listing.output
+    assert (
+        "A new user signs up (signup.yaml): step 3 keeps failing (a heal was rejected): "
+        "mobster test heal --unreject signup.yaml lets it heal again"
+    ) in listing.output
+    wrong = mobster("test", "heal", "--unreject", "signup.yaml", "--step", "2")
+    assert wrong.exit_code == 3
+    assert "step 2 of signup.yaml isn't a rejected step (its rejected steps: 3)" in wrong.output
+    assert mobster("test", "heal", "--step", "3").exit_code == 3  # --step goes with --unreject
+    undone = mobster("test", "heal", "--unreject", "signup.yaml", "--step", "3")
+    assert undone.exit_code == 0, undone.output
+    assert "undid the reject of signup.yaml's step 3: it heals again on the next drift" in undone.output
+    assert "nothing to undo" in mobster("test", "heal", "--unreject", "signup").output
+    healed = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")
+    assert healed.exit_code == 0, healed.output
+    assert '    healed step 3: Tap "Continue" → Tap "Next"' in healed.output
+    assert (project / ".mobster" / "checks" / "signup.heal.yaml").exists()
+
+
 def test_accept_keeps_the_healed_path(project: Path) -> None:
     mobster("test", "--scripted", "app.yaml", "--model", "scripted")
     mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")
@@ -169,6 +205,29 @@ def test_accept_keeps_the_healed_path(project: Path) -> None:
     assert not (project / ".mobster" / "checks" / "signup.heal.yaml").exists()
     strict = mobster("test", "--scripted", "renamed.yaml", "--no-heal")
     assert strict.exit_code == 0, strict.output
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git isn't installed")
+def test_git_add_all_commits_the_checks_and_heals_and_never_the_lock(project: Path) -> None:
+    # .mobster/.lock was committed by `git add -A`: no .gitignore the project was given ignored it.
+    mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--paths", "committed")
+    healed = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted", "--paths", "committed")
+    assert healed.exit_code == 0, healed.output  # the heal is written under the project's lock
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "init", "-q", str(project)], check=True, env=env)
+    added = subprocess.run(
+        ["git", "add", "-A", "--dry-run"], cwd=project, check=True, env=env, capture_output=True, text=True
+    ).stdout
+    files = {line.removeprefix("add ").strip("'") for line in added.splitlines()}
+    mobster_files = {f for f in files if f.startswith(".mobster/")}
+    assert ".mobster/checks/signup.yaml" in mobster_files
+    assert ".mobster/checks/signup.heal.yaml" in mobster_files
+    assert any(f.startswith(".mobster/paths/") for f in mobster_files)
+    assert [f for f in mobster_files if f.rsplit("/", 1)[-1] == ".lock" or f.startswith(LEFT_BY_RUNS)] == []
+    assert (project / ".mobster" / "cache" / ".lock").is_file()  # in the cache, which every .gitignore ignores
+
+
+LEFT_BY_RUNS = (".mobster/cache/", ".mobster/runs/", ".mobster/test-results/")
 
 
 def test_junit_is_valid_and_lists_heals(project: Path) -> None:

@@ -211,3 +211,39 @@ def test_an_appium_phone_that_dies_at_the_baseline_hands_its_check_to_the_other_
         assert "couldn't read the screen for the baseline" in check["attempts"][0]["message"]
         assert check["device_label"] == alive
         assert death.hit is not None
+
+
+def test_a_repeated_check_counts_its_waiting_heal_once(project: Path) -> None:
+    # "3 healed steps wait" was said when one did: each of the 3 runs' results counted the same heal file.
+    record_signup(project)
+    result = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted", "--repeat", "3", "signup")
+    assert result.exit_code == 0, result.output
+    assert "pass rate: Check signup 3/3 (100%)" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "1 healed step waits for review: mobster test heal"
+
+
+LAUNCH_ONLY = """\
+version: 1
+name: The app opens on its welcome
+app: {bundle: com.example.yourapp}
+expect:
+  - text: Sign up
+"""
+
+
+def test_list_says_a_launch_only_check_records_no_path(project: Path) -> None:
+    # --list said such a check had "no path for ...: Smart records it on its first run"; it has no path to record.
+    (project / ".mobster" / "checks" / "opens.yaml").write_text(LAUNCH_ONLY)
+    for device in ((), ("--scripted", "app.yaml")):
+        listed = mobster("test", "--list", *device, "opens")
+        assert listed.exit_code == 0, listed.output
+        line = ".mobster/checks/opens.yaml  The app opens on its welcome  launch only: no path to record"
+        assert line in listed.stdout
+        assert "Smart" not in listed.stdout
+        doc = json.loads(mobster("test", "--list", "--json", *device, "opens").stdout)
+        assert doc["checks"][0]["launch_only"] is True
+        assert doc["checks"][0]["recorded"] is None
+    ran = mobster("test", "--scripted", "app.yaml", "opens")  # and it runs so: no model, no path
+    assert ran.exit_code == 0, ran.output
+    signup = json.loads(mobster("test", "--list", "--json", "signup").stdout)["checks"][0]
+    assert signup["launch_only"] is False

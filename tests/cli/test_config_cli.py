@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -173,3 +174,92 @@ def test_a_location_prompt_fails_by_default_and_passes_under_alerts_from_the_opt
                                           'model = "scripted"\nalerts = {allow = ["location"]}\n')  # fmt: skip
     configured = mobster("test", "--profile", "location", "--fresh")
     assert configured.exit_code == 0, configured.output
+
+
+# -- --help says the defaults in effect here (_shared Rule 6) -------------------------------------
+
+
+def _commands(command: click.Command, path: str = "mobster") -> list[tuple[str, click.Command]]:
+    """Every command under ``command`` (``mobster test heal`` is a command of its own)."""
+    from mobster_cli.main import heal
+
+    found = [(path, command)]
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            found += _commands(sub, f"{path} {name}")
+    if path == "mobster":
+        found.append(("mobster test heal", heal))
+    return found
+
+
+def test_every_option_a_config_key_sets_says_its_default_here() -> None:
+    from mobster_cli._shared import ConfiguredOption
+    from mobster_harness.config import KEYS
+
+    fields = {k.field for k in KEYS}
+    plain = [
+        f"{where} {p.opts[0]}"
+        for where, command in _commands(cli)
+        for p in command.params
+        if isinstance(p, click.Option) and p.name in fields and not isinstance(p, ConfiguredOption)
+    ]
+    assert plain == []
+    taken = {p.name for _w, c in _commands(cli) for p in c.params if isinstance(p, ConfiguredOption)}
+    assert taken == fields  # every key has an option somewhere, and every one of them says it
+
+
+def test_help_shows_the_configs_default_and_never_the_one_it_overrides(project: Path) -> None:
+    # `--help` said [default: local] in a project whose config said paths = "committed".
+    (project / "mobster.toml").write_text(
+        'paths = "committed"\nframes = "all"\nretries = 2\n\n[profiles.ci]\nretries = 4\n'
+    )
+    for command in (("test",), ("verify",), ("config",), ("mcp",), ("paths", "list"), ("test", "heal")):
+        shown = " ".join(mobster(*command, "--help").output.split())
+        assert '[default here: "committed", from mobster.toml]' in shown, command
+        assert "[default: local]" not in shown, command
+    test = " ".join(mobster("test", "--help").output.split())
+    assert '[default here: "all", from mobster.toml]' in test
+    assert "[default: auto]" not in test
+    assert "[default: off]" in test  # --video: the config doesn't set it, the built-in default holds
+    assert "[default here: 2, from mobster.toml]" in test
+    profiled = " ".join(mobster("test", "--help", env={"MOBSTER_PROFILE": "ci"}).output.split())
+    assert "[default here: 4, from mobster.toml [profiles.ci]]" in profiled
+
+
+def test_help_says_a_team_stores_defaults_and_never_a_password(project: Path) -> None:
+    # The store's options say their defaults here (they met the help rule when the stores landed):
+    # the URL as written, its password a ${NAME} whose value never shows; a config that holds a
+    # password in clear is refused, and its help is the built-in one, without the password.
+    (project / "mobster.toml").write_text(
+        'paths = "postgresql://mob:${PG_PASSWORD}@127.0.0.1:5432/paths"\npaths-key = "${TEAM_KEY}"\n'
+        "paths-write = false\npaths-lease = 30\npaths-wait = 120\n"
+    )
+    planted = {"PG_PASSWORD": "Pl4nted-db-pass", "TEAM_KEY": "Pl4nted-team-key"}
+    for command in (("test",), ("paths", "list"), ("test", "heal"), ("verify",), ("mcp",)):
+        result = mobster(*command, "--help", env=planted)
+        assert result.exit_code == 0, result.output
+        assert "Pl4nted" not in result.output, command
+        shown = "".join(result.output.split())  # the URL wraps where the terminal wraps it
+        assert '[defaulthere:"postgresql://mob:${PG_PASSWORD}@127.0.0.1:5432/paths",frommobster.toml]' in shown
+    test = " ".join(mobster("test", "--help", env=planted).output.split())
+    assert "--paths-key ${NAME} The environment variable" in test
+    assert '[default here: "${TEAM_KEY}", from mobster.toml]' in test
+    assert "[default here: false, from mobster.toml]" in test
+    assert "[default here: 30.0, from mobster.toml]" in test
+    assert "[default here: 120.0, from mobster.toml]" in test
+    (project / "mobster.toml").write_text('paths = "postgresql://mob:Pl4nted-db-pass@127.0.0.1:5432/paths"\n')
+    clear = mobster("test", "--help")
+    assert clear.exit_code == 0, clear.output
+    assert "Pl4nted" not in clear.output
+    assert "[default: local]" in " ".join(clear.output.split())
+
+
+def test_help_without_a_config_or_with_a_broken_one_is_the_built_in_help(project: Path) -> None:
+    (project / "mobster.toml").unlink()
+    bare = " ".join(mobster("test", "--help").output.split())
+    assert "[default: local]" in bare
+    assert "default here" not in bare
+    (project / "mobster.toml").write_text('paths = "somewhere"\n')
+    broken = mobster("test", "--help")
+    assert broken.exit_code == 0, broken.output
+    assert "[default: local]" in " ".join(broken.output.split())

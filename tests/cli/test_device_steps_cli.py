@@ -40,7 +40,7 @@ def test_device_steps_record_export_import_and_replay_at_no_cost(
     assert [s["op"] for s in json.loads(bundle)["paths"][0]["steps"]] == ["TAP", "BIOMETRIC_MATCH", "PUSH"]
     assert mobster("paths", "forget", "signin").exit_code == 0
     imported = mobster("paths", "import", str(tmp_path / "bundle.json"))
-    assert "1 added, 0 kept (newer here), 0 refused" in imported.output
+    assert "1 added, 0 already here, 0 kept (newer here), 0 refused" in imported.output
     again = mobster("test", "--scripted", "app.yaml", "--no-heal", "--json")
     assert again.exit_code == 0, again.output
     doc = json.loads(again.stdout)

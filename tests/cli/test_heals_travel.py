@@ -224,7 +224,7 @@ def test_a_bundle_carries_the_heal_to_another_project(
     assert "not in use: made on another machine with `paths = local`" in before.output
     imported = mobster("paths", "import", str(tmp_path / "bundle.json"))
     assert imported.exit_code == 0, imported.output
-    assert "1 added, 0 kept (newer here), 0 refused" in imported.output
+    assert "1 added, 0 already here, 0 kept (newer here), 0 refused" in imported.output
     assert "heal states: 1 added, 0 kept (one was here)" in imported.output
     [state] = (fresh / ".mobster" / "cache" / "heals").glob("*.json")
     assert (state.stat().st_mode & 0o777, state.stat().st_uid) == (0o600, os.geteuid())  # our modes

@@ -174,3 +174,34 @@ def test_init_then_test_in_a_subprocess(tmp_path: Path) -> None:
     ran = subprocess.run([*command, "test"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "✓ passed  A new user signs up" in ran.stdout
+
+
+def test_init_agents_writes_the_skill_where_agents_look_and_never_over_yours(empty: Path) -> None:
+    from mobster_cli._init import SKILL_HOMES, skill_files
+
+    bundle = skill_files()["SKILL.md"]
+    plain = mobster("init")
+    assert not (empty / ".claude").exists()  # only with --agents
+    assert not (empty / ".agents").exists()
+    assert plain.exit_code == 0
+    made = mobster("init", "--agents")
+    assert made.exit_code == 0, made.output
+    for home in SKILL_HOMES:
+        assert f"wrote {home}/mobster/SKILL.md" in made.output
+        assert (empty / home / "mobster" / "SKILL.md").read_text(encoding="utf-8") == bundle
+    again = mobster("init", "--agents")
+    assert "left .claude/skills/mobster/SKILL.md (it is there)" in again.output
+    # One of another version (or yours, edited) is left as it is, saying how to update it.
+    mine = empty / ".claude" / "skills" / "mobster" / "SKILL.md"
+    mine.write_text("---\nname: mobster\ndescription: ours\n---\nOur own words.\n")
+    (empty / "AGENTS.md").write_text("# How we work\n")
+    older = mobster("init", "--agents")
+    assert (
+        "left .claude/skills/mobster/SKILL.md (it is there, and isn't this version's: delete it and run "
+        "mobster init --agents to write this one)"
+    ) in older.output
+    assert mine.read_text() == "---\nname: mobster\ndescription: ours\n---\nOur own words.\n"
+    assert 'add a line such as "Mobster replay checks: read .agents/skills/mobster/SKILL.md"' in older.output
+    assert (empty / "AGENTS.md").read_text() == "# How we work\n"  # AGENTS.md is never written
+    (empty / "AGENTS.md").write_text("Mobster replay checks: read .agents/skills/mobster/SKILL.md\n")
+    assert "AGENTS.md" not in mobster("init", "--agents").output  # it names the skill: nothing to say

@@ -73,7 +73,9 @@ def test_json_is_the_documented_schema(project: Path) -> None:
     doc = json.loads(result.stdout)
     assert set(doc) == {
         "schema", "device", "app", "size", "read", "hash", "fingerprint", "elements", "fast_read_differences", "select",
+        "link", "after",
     }  # fmt: skip
+    assert (doc["link"], doc["after"]) == (None, None)  # the screen wasn't reached by a link or a replay
     assert (doc["schema"], doc["app"], doc["size"], doc["read"]) == ("mobster.inspect/1", APP, [402, 874], "read")
     assert doc["device"] == {"name": "Scripted iPhone", "ios": "26.4", "kind": "simulator"}
     assert doc["fast_read_differences"] is None  # the scripted phone's read is the verdict's

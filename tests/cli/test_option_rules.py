@@ -150,6 +150,16 @@ def _not_a_bundle(project: Path) -> Result:
     return mobster("paths", "import", "junk.json")
 
 
+def _after_with_no_path(project: Path) -> Result:
+    return mobster("inspect", "--scripted", "app.yaml", "--after", "signup")
+
+
+def _after_that_drifts(project: Path) -> Result:
+    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted").exit_code == 0
+    (project / "renamed.yaml").write_text(sample_path("yourapp-renamed").read_text())  # Continue is Next
+    return mobster("inspect", "--scripted", "renamed.yaml", "--after", "signup")
+
+
 #: For each row of docs/cli.md whose first cell names an option or a command and whose text gives
 #: exit codes: how to get each code it gives.
 CASES: dict[str, list[Any]] = {
@@ -158,7 +168,9 @@ CASES: dict[str, list[Any]] = {
     "--max-usd": [("test", "--scripted", "app.yaml", "--max-usd", value) for value in ("nan", "inf", "0", "-1")],
     "--junit": [("test", "--scripted", "app.yaml", "--model", "scripted", "--junit", "no/such/folder/j.xml")],
     "--shard": [("test", "--scripted", "app.yaml", "--shard", "5/9")],
+    "--paths": [("test", "--scripted", "app.yaml", "--paths", "${MOBSTER_TEST_NO_SUCH_STORE}")],
     "--watch": [lambda project: mobster("inspect", "--scripted", "app.yaml", "--watch", runtime=_ctrl_c_after(2.5))],
+    "--after": [_after_with_no_path, _after_that_drifts],
     "mobster paths export FILE": [_export_onto_a_link],
     "mobster paths import FILE": [_not_a_bundle, _export_then_import],
 }

@@ -130,14 +130,14 @@ def test_an_exported_bundle_imported_on_a_fresh_machine_replays_at_zero_model_ca
     monkeypatch.chdir(fresh)
     imported = mobster("paths", "import", str(arrived))
     assert imported.exit_code == 0, imported.output
-    assert "2 added, 0 kept (newer here), 0 refused" in imported.output
+    assert "2 added, 0 already here, 0 kept (newer here), 0 refused" in imported.output
     for file in (fresh / ".mobster" / "cache" / "replay").glob("*.json"):
         st = file.stat()
         assert (stat.S_IMODE(st.st_mode), st.st_uid) == (0o600, os.geteuid())  # our modes, whatever it came with
     doc = replay_strictly(fresh, monkeypatch)
     assert doc["summary"]["model_calls"] == 0
     again = mobster("paths", "import", str(arrived))
-    assert "0 added, 2 kept (newer here), 0 refused" in again.output
+    assert "0 added, 2 already here, 0 kept (newer here), 0 refused" in again.output
 
 
 def test_a_file_that_is_no_bundle_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -181,7 +181,7 @@ def test_a_bundle_with_a_forged_path_refuses_it_and_keeps_the_rest(
     shutil.rmtree(project / ".mobster" / "cache" / "replay")
     result = mobster("paths", "import", "bundle.json")
     assert result.exit_code == 3, result.output
-    assert "1 added, 0 kept (newer here), 5 refused" in result.output
+    assert "1 added, 0 already here, 0 kept (newer here), 5 refused" in result.output
     assert "unknown op" in result.output or "RM_RF" in result.output
     assert "no check of this project has its steps" in result.output
     assert "a number of 301 digits" in result.output
@@ -247,3 +247,55 @@ def test_a_path_with_a_5000_digit_seq_is_set_aside_not_an_internal_error(
     assert check["class"] == "model"  # it records afresh, saying why: never "internal"
     assert "a number too long" in check["message"]
     assert (file.parent / f"{file.name}.corrupt").exists()
+
+
+def test_a_path_whose_check_was_changed_or_removed_is_forgotten_by_its_identity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `paths forget` wanted a check: the path of a check that was deleted could not be forgotten.
+    project = make_project(tmp_path / "p")
+    monkeypatch.chdir(project)
+    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted").exit_code == 0
+    (project / ".mobster" / "checks" / "pro.yaml").unlink()
+    (orphan,) = [e for e in json.loads(mobster("paths", "list", "--json").stdout) if not e["checks"]]
+    identity = orphan["identity"]
+    listed = mobster("paths", "list")
+    assert f"no check has it now (identity {identity}: mobster paths forget {identity} forgets it)" in listed.output
+    forgot = mobster("paths", "forget", identity)
+    assert forgot.exit_code == 0, forgot.output
+    assert f"forgot identity {identity} (no check has it now)  1.0 (1) on iOS 26" in forgot.output
+    left = json.loads(mobster("paths", "list", "--json").stdout)
+    assert [e["checks"] for e in left] == [[".mobster/checks/signup.yaml"]]  # the other check's path stays
+    again = mobster("paths", "forget", identity)
+    assert "no recorded path in the local store to forget" in again.output
+    # A live check's identity names it; a name that is neither a check nor an identity is one line, exit 3.
+    signup = left[0]["identity"]
+    assert "forgot A new user signs up  1.0 (1)" in mobster("paths", "forget", signup).output
+    wrong = mobster("paths", "forget", "nosuchcheck")
+    assert wrong.exit_code == 3
+    assert "no check 'nosuchcheck': give a path, a name in .mobster/checks/, or a path's identity" in wrong.output
+
+
+def test_import_says_which_paths_were_already_here_which_are_newer_here_and_which_are_too_old(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Importing a bundle twice said "2 kept (newer here)" of paths recorded at the same moment.
+    project = make_project(tmp_path / "p")
+    (project / ".mobster" / "checks" / "pro.yaml").unlink()
+    monkeypatch.chdir(project)
+    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted").exit_code == 0
+    bundle = tmp_path / "bundle.json"
+    assert mobster("paths", "export", str(bundle)).exit_code == 0
+    same = mobster("paths", "import", str(bundle))
+    assert "0 added, 1 already here, 0 kept (newer here), 0 refused" in same.output, same.output
+    assert mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--fresh").exit_code == 0
+    newer = mobster("paths", "import", str(bundle))
+    assert "0 added, 0 already here, 1 kept (newer here), 0 refused" in newer.output, newer.output
+    for n in range(1, 5):  # four newer builds: the bundle's 1.0 is older than every path kept here
+        app = project / f"app-{n}.yaml"
+        app.write_text((project / "app.yaml").read_text().replace('version: "1.0"', f'version: "2.{n}"'))
+        assert mobster("test", "--scripted", str(app), "--model", "scripted").exit_code == 0
+    older = mobster("paths", "import", str(bundle))
+    assert older.exit_code == 0, older.output
+    expected = "0 added, 0 already here, 0 kept (newer here), 1 left out (older than the newest paths kept here)"
+    assert expected in older.output, older.output

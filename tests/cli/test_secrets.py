@@ -80,6 +80,17 @@ def test_a_secret_replays_with_no_model_and_is_never_stored_or_shown(
     assert "${SIGNUP_EMAIL}" in stored
 
 
+def test_a_check_missing_two_secrets_names_both(project: Path) -> None:
+    result = mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--json")
+    assert result.exit_code == 3, result.output
+    (check,) = json.loads(result.stdout)["checks"]
+    assert check["class"] == "usage"
+    assert (
+        "the check names ${SIGNUP_EMAIL} and ${SIGNUP_PASSWORD}, and the variables SIGNUP_EMAIL and "
+        "SIGNUP_PASSWORD aren't set: set them in the environment (or in an env file) and run again"
+    ) in check["message"]
+
+
 def test_the_env_file_gives_the_value(project: Path) -> None:
     (project / "secrets.env").write_text(f"SIGNUP_PASSWORD={PASSWORD}\nexport SIGNUP_EMAIL='{EMAIL}'\n")
     first = mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--env-file", "secrets.env")
@@ -124,6 +135,26 @@ def test_an_empty_variable_is_a_usage_problem_naming_it_before_anything_is_sent(
     journal = (project / check["run_dir"] / "journal.jsonl").read_text()
     assert journal.strip() == ""  # nothing was sent, not even the launch
     assert leaks(project, result.output) == []
+
+
+def test_an_unset_and_an_empty_variable_are_named_in_one_line_each_as_it_is(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 38's "every missing secret named" with issue 37's "an empty secret refused": one run says both.
+    monkeypatch.setenv("SIGNUP_PASSWORD", "")
+    result = mobster("test", "--scripted", "app.yaml", "--model", "scripted", "--json")
+    assert result.exit_code == 3, result.output
+    (check,) = json.loads(result.stdout)["checks"]
+    assert (check["verdict"], check["class"]) == ("couldnt_run", "usage")
+    assert (
+        "the check names ${SIGNUP_EMAIL} and ${SIGNUP_PASSWORD}, and the variable SIGNUP_EMAIL isn't set and "
+        "the variable SIGNUP_PASSWORD is set but empty: set SIGNUP_EMAIL in the environment (or in an env file) "
+        "and run again; a check can't type nothing: set SIGNUP_PASSWORD to the text to type, or leave the step "
+        "out of the check"
+    ) in check["message"]
+    assert "\n" not in check["message"]
+    journal = (project / check["run_dir"] / "journal.jsonl").read_text()
+    assert journal.strip() == ""  # nothing was sent, not even the launch
 
 
 def test_an_empty_variable_in_a_launch_value_is_refused_too(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -398,7 +398,10 @@ def test_the_secrets_listed_are_the_ones_a_run_reads(empty: Path) -> None:
     ran = mobster("test", "--json")
     assert ran.exit_code == 3
     (result,) = json.loads(ran.stdout)["checks"]
-    assert "the check names ${SIGNUP_EMAIL}, and the variable SIGNUP_EMAIL isn't set" in result["message"]
+    assert (
+        "the check names ${SIGNUP_EMAIL}, ${ARG_TOKEN} and ${ENV_KEY}, and the variables SIGNUP_EMAIL, ARG_TOKEN "
+        "and ENV_KEY aren't set"
+    ) in result["message"]  # every one unset, in one run
     for name in ("ARG_TOKEN", "ENV_KEY"):  # each one the run reads is one the workflow passes
         env = {"SIGNUP_EMAIL": "ada@example.com", "ARG_TOKEN": "t", "ENV_KEY": "k"}
         del env[name]

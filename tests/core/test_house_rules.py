@@ -88,12 +88,20 @@ def test_the_wall_clock_is_read_in_one_place() -> None:
 
 def test_the_one_wall_clock_reading_never_decides_what_a_run_does() -> None:
     # utc_now is called where a timestamp or an id is written (a run's or a live session's folder), and
-    # where a suite clears the temporary files a killed writer left (their age): never by a rule, a
-    # wait, or the replay.
+    # where a suite clears the temporary files a killed writer left (their age), and in a recording
+    # lease's taken_at (for people: a lease expires by the waiter's own clock, never by a time of day):
+    # never by a rule, a wait, or the replay.
     callers = sorted(
         str(p.relative_to(CORE)) for p in MODULES if "utc_now()" in p.read_text() and p.name != "_clock.py"
     )
-    assert callers == ["_run/check.py", "_run/keep.py", "_run/session.py", "_run/suite.py", "heals.py"]
+    assert callers == [
+        "_run/check.py",
+        "_run/claim.py",
+        "_run/keep.py",
+        "_run/session.py",
+        "_run/suite.py",
+        "heals.py",
+    ]
 
 
 # -- the other packages: a baseline that may only shrink -------------------------------------------

@@ -93,7 +93,15 @@ def test_protocols_and_testing_exports() -> None:
         "LocaleLaunches", "Model", "PathStore", "Recording", "Recordings", "Reporter", "ScreenshotChannel",
         "Screenshots", "TargetChecks",
     ])  # fmt: skip
-    assert sorted(testing.__all__) == ["FakeClock", "MemoryJournal", "SPRINGBOARD", "VersionNames", "check_device"]
+    assert sorted(testing.__all__) == [
+        "FakeClock",
+        "MemoryJournal",
+        "MemoryPaths",
+        "SPRINGBOARD",
+        "VersionNames",
+        "check_device",
+        "check_path_store",
+    ]
 
 
 def test_exception_tree() -> None:

@@ -77,3 +77,20 @@ def test_a_project_folder_that_isnt_there_is_refused_at_start(project: Path) -> 
     assert result.output.strip().splitlines() == [
         f"mobster: --project {project / 'file.txt'}: it is a file; give the project's folder (the one holding .mobster)"
     ]
+
+
+def test_an_android_device_is_served_as_any_other(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--android [SERIAL]` (or the config's ``android`` key) names the one device, as for `mobster test`."""
+    monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)
+    monkeypatch.delitem(sys.modules, "mobster_mcp._server", raising=False)
+    for args in (["--android", "emulator-5554"], ["--android"]):
+        result = CliRunner().invoke(cli, ["mcp", "--project", str(project), *args])
+        assert result.exit_code == 3, result.output
+        assert "needs the mcp extra" in result.output  # past choosing the device, to the SDK
+    (project / "mobster.toml").write_text('android = "emulator-5554"\n')
+    from_config = CliRunner().invoke(cli, ["mcp", "--project", str(project)])
+    assert "needs the mcp extra" in from_config.output, from_config.output
+    app = str(sample_path("yourapp"))
+    two = CliRunner().invoke(cli, ["mcp", "--android", "emulator-5554", "--scripted", app])
+    assert two.exit_code == 3, two.output
+    assert "--appium URL or --android [SERIAL]" in two.output

@@ -89,7 +89,12 @@ class Project:
 
 @dataclass
 class Case:
-    """A JUnit testcase: its name, its outcome element (failure/error/skipped or None) and properties."""
+    """A JUnit testcase: its name, its outcome element (failure/error/skipped or None) and Mobster's facts.
+
+    The facts are the ``mobster.<fact>: <value>`` lines the plugin writes into the testcase's
+    ``system-out`` (``_reports``' Rule 4), in order: ``properties`` keeps the name it had when they
+    were ``<property>`` entries, which ``junit-10.xsd`` refuses inside a testcase.
+    """
 
     name: str
     classname: str
@@ -110,7 +115,9 @@ def read_junit(path: Path) -> list[Case]:
     cases = []
     for case in ET.parse(path).getroot().iter("testcase"):
         outcome = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
-        props = [(p.get("name", ""), p.get("value", "")) for p in case.iter("property")]
+        assert case.find("properties") is None, "junit-10.xsd allows no properties inside a testcase"
+        lines = [line for out in case.findall("system-out") for line in (out.text or "").splitlines()]
+        props = [(k, v) for k, _, v in (line.partition(": ") for line in lines if line.startswith("mobster."))]
         cases.append(
             Case(
                 name=case.get("name", ""),

@@ -97,3 +97,45 @@ def test_the_config_env_file_is_read_under_pytest(configured: Project) -> None:
     missing.stderr.fnmatch_lines(
         ["ERROR: mobster: env-file in mobster.toml: */.env: can't read it (*); check the path"]
     )
+
+
+def test_the_team_store_options_are_mobster_test_s(configured: Project) -> None:
+    (configured.root / "mobster.toml").write_text(
+        'paths-write = false\npaths-key = "${TEAM_KEY}"\npaths-lease = 90\n' + CONFIG
+    )
+    from_config = settings_of(configured.pytester.parseconfigure(*BASE)).harness
+    assert (from_config.paths_write, from_config.paths_key, from_config.paths_lease) == (False, "${TEAM_KEY}", 90.0)
+    store = ("--mobster-paths-write", "true", "--mobster-paths-key", "OTHER_KEY", "--mobster-paths-lease", "30")
+    options = (*store, "--mobster-paths-wait", "120.5")
+    given = settings_of(configured.pytester.parseconfigure(*BASE, *options)).harness
+    assert (given.paths_write, given.paths_key, given.paths_lease, given.paths_wait) == (
+        True,
+        "${OTHER_KEY}",
+        30.0,
+        120.5,
+    )
+    configured.pytester.makeini("[pytest]\nmobster_paths_write = false\n")
+    (configured.root / "mobster.toml").write_text(CONFIG)
+    assert settings_of(configured.pytester.parseconfigure(*BASE)).harness.paths_write is False
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (("--mobster-paths-lease", "0.5"), "--mobster-paths-lease: '0.5' is not a number of seconds from 1 to 3600;*"),
+        (("--mobster-paths-wait", "nan"), "--mobster-paths-wait: 'nan' is not a number of seconds above 0 to 86400;*"),
+        (("--mobster-paths-key", "s3cr3t key!"), "--mobster-paths-key: write the name of the environment variable*"),
+    ],
+)
+def test_a_bad_team_store_option_is_one_line_naming_it(configured: Project, option: tuple[str, str], said: str) -> None:
+    result = configured.run(*option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: mobster: {said}"])
+    assert "s3cr3t" not in result.stderr.str()  # a key typed by mistake is never shown
+
+
+def test_a_read_only_run_under_pytest_writes_nothing_to_the_store(configured: Project) -> None:
+    result = configured.run("-k", "signup", "--mobster-paths", "committed", "--mobster-paths-write", "false")
+    result.assert_outcomes(passed=1)
+    assert not list((configured.root / ".mobster" / "paths").glob("*.json"))  # the team's store is untouched
+    assert list((configured.root / ".mobster" / "cache" / "read-only" / "replay").glob("*.json"))

@@ -104,6 +104,44 @@ def test_a_check_that_fails_raises_and_raising_false_returns_it(project: Project
     result.stdout.fnmatch_lines(["*couldnt_run (usage): no check 'nosuchcheck': give a path, a name in *"])
 
 
+def test_a_check_built_in_code_that_fails_is_located_at_the_line_that_built_it(project: Project) -> None:
+    # CheckFailed.where was None for a check built with mobster.check(...): pytest's line named no place.
+    record(project)
+    project.app("renamed.yaml", renamed=True)
+    code = """
+        import pytest
+        from mobster_pytest import CheckFailed
+
+
+        def build(mobster):
+            return mobster.check({
+                "version": 1,
+                "name": "Sign up, written in Python",
+                "app": {"bundle": "com.example.yourapp"},
+                "steps": ['Tap "Sign up"', 'Type "ada@example.com" into "Email"', 'Tap "Continue"'],
+                "expect": [{"text": "Welcome aboard"}],
+            })
+
+
+        def test_raised(mobster):
+            check = build(mobster)
+            with pytest.raises(CheckFailed) as info:
+                mobster.run(check)
+            assert info.value.where == "test_built.py:LINE"
+            assert info.value.headline.startswith("test_built.py:LINE: failed (drift): step 3")
+            assert info.value.result is not None
+
+
+        def test_shown(mobster):
+            mobster.run(build(mobster))
+        """
+    line = next(n for n, text in enumerate(code.splitlines()[1:], 1) if "mobster.check(" in text)
+    project.pytester.makepyfile(test_built=code.replace("LINE", str(line)))
+    result = project.run("--mobster-scripted", "apps/renamed.yaml", "--mobster-no-heal", "test_built.py")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([f"*test_built.py:{line}: failed (drift): step 3 (Tap ?Continue?) drifted*"])
+
+
 def test_options_override_per_run_and_the_marker_selects_fixture_users(project: Project) -> None:
     project.pytester.makepyfile(
         test_opts="""

@@ -305,7 +305,7 @@ def test_the_paths_store_is_chosen_as_with_mobster_test(project: Project) -> Non
     assert {c.prop("mobster.mode") for c in cases} == {"replay"}
     bad = project.run("--mobster-scripted", "apps/yourapp.yaml", "--mobster-paths", "s3")
     assert bad.ret != 0
-    bad.stderr.fnmatch_lines(["*--mobster-paths: invalid choice: 's3'*"])
+    bad.stderr.fnmatch_lines(["*--mobster-paths: 's3' is no path store: write one of local, committed, s3://*"])
     locale = project.run("--mobster-scripted", "apps/yourapp.yaml", "--mobster-locale", "Deutsch")
     locale.stderr.fnmatch_lines(["*--mobster-locale: 'Deutsch' is not a locale*"])
 

@@ -293,7 +293,7 @@ def test_accept_and_reject_write_under_the_project_lock(tmp_path: Path, decision
     real = healfile.write_heal_file
 
     def probe(check_file: Path, entries: list[healfile.HealEntry]) -> Path:
-        fd = os.open(tmp_path / ".mobster" / ".lock", os.O_RDWR)
+        fd = os.open(tmp_path / ".mobster" / "cache" / ".lock", os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -104,7 +104,7 @@ TARGETS: dict[str, Callable[[Path], Path]] = {
     "runs": _at(".mobster/runs"),
     "run folder": _one(".mobster/runs", "*"),
     "test-results": _at(".mobster/test-results"),
-    "lock": _at(".mobster/.lock"),
+    "lock": _at(".mobster/cache/.lock"),
 }
 
 
@@ -190,7 +190,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         os.chdir(old)
     assert (root / ".mobster" / "checks" / "signup.heal.yaml").exists()
-    assert (root / ".mobster" / ".lock").exists()
+    assert (root / ".mobster" / "cache" / ".lock").exists()
     return root
 
 

@@ -227,6 +227,39 @@ def test_an_earlier_demo_someone_changed_is_never_overwritten(tmp_path: Path, mo
     assert "changed since" in one_line(result)
 
 
+def test_running_the_demo_again_keeps_the_runs_you_made_in_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `make demo` again wiped .mobster/runs and test-results: the runs of the README's own experiment too.
+    demo = tmp_path / "demo"
+    assert mobster("demo", str(demo)).exit_code == 0
+    runs, results = demo / ".mobster" / "runs", demo / ".mobster" / "test-results"
+    demos_runs = set(runs.iterdir())
+    monkeypatch.chdir(demo)
+    mine = mobster("test", "--scripted", "apps/yourapp-rebuild.yaml", "--json")
+    assert mine.exit_code == 0, mine.output
+    doc = json.loads(mine.stdout)
+    my_runs = [demo / c["run_dir"] for c in doc["checks"]]
+    assert my_runs
+    assert all(r.is_dir() for r in my_runs)
+    # The marker is a file anyone may edit: what it lists outside the runs' and results' folders stays.
+    marker = demo / ".mobster-demo"
+    head, listed = marker.read_text().split("\n", 1)
+    written = json.loads(listed)
+    bystander = tmp_path / "bystander"
+    bystander.mkdir()
+    written["made"] += ["../bystander", ".mobster/runs/..", ".mobster/checks", ".mobster/runs"]
+    marker.write_text(head + "\n" + json.dumps(written))
+    assert mobster("demo", str(demo)).exit_code == 0
+    assert all(r.is_dir() for r in my_runs)  # yours stay
+    assert (results / doc["suite_id"] / "results.json").is_file()
+    assert not any(r.exists() for r in demos_runs)  # the earlier demo's own went
+    assert bystander.is_dir()
+    assert (demo / ".mobster" / "checks" / "signup.yaml").is_file()
+    # this demo's seven suites of two checks: four on the scripted iPhone, three on the scripted Android phone
+    assert len([r for r in runs.iterdir() if r not in my_runs]) == 14
+
+
 # -- no traceback, exit 3, for a hostile machine ------------------------------------------------
 
 
@@ -255,7 +288,7 @@ def test_dot_mobster_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_the_lock_a_folder(project: Path) -> None:
-    lock = project / ".mobster" / ".lock"
+    lock = project / ".mobster" / "cache" / ".lock"
     lock.unlink(missing_ok=True)
     lock.mkdir()
     result = mobster("test", "--scripted", "renamed.yaml", "--model", "scripted")
@@ -463,3 +496,8 @@ def test_two_checks_share_steps_one_heal_accepted_the_other_rejected_keeps_faili
     assert (second["verdict"], second["class"]) == ("failed", "drift")  # it rejected it: it keeps failing
     assert 'step 3 (Tap "Next") is a heal this check\'s review rejected (signup2.heal.yaml)' in second["message"]
     assert strict.exit_code == 1
+    # What to do is to undo the reject (never "heal it with a model": the reject refuses that); undone, it replays.
+    assert (second["step"], second["fix"]["code"]) == (3, "undo_reject")
+    assert mobster("test", "heal", "--unreject", "signup2.yaml").exit_code == 0
+    again = mobster("test", "--scripted", "renamed.yaml", "--no-heal", "--json")
+    assert again.exit_code == 0, again.output

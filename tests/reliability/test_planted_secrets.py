@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -233,3 +234,23 @@ def test_a_url_no_device_answers_is_masked_in_every_command_that_takes_one(proje
     for path, data in written(project):
         found += [f"{path.relative_to(project)}: {s}" for s in leaks(data.decode("utf-8", "replace"))]
     assert found == []
+
+
+def test_no_commands_help_prints_a_planted_secret(project: Path) -> None:
+    # Issue 38's --help says the defaults a project's config sets ([default here: …, from mobster.toml]):
+    # an Appium or WDA URL there is said as mobster config says it, its password and token masked.
+    (project / "mobster.toml").write_text(
+        f'appium = ["http://ada:{URL_PASSWORD}@grid.example:4444/wd/hub/{TOKEN}", '
+        f'"http://ada:{quote(QUOTED_PASSWORD, safe="")}@grid.example:4444/wd/hub?access_token={TOKEN}"]\n'
+        f'wda = ["http://ada:{URL_PASSWORD}@127.0.0.1:8100#{TOKEN}"]\nenv-file = "secrets.env"\n'
+    )
+    found = []
+    shown = 0
+    for words, _command in commands():
+        result = CliRunner().invoke(cli, [*words, "--help"], catch_exceptions=False, prog_name="mobster")
+        assert result.exit_code == 0, f"mobster {' '.join(words)} --help: {result.output}"
+        unwrapped = re.sub(r"\s*\n\s*", "", result.output)  # click breaks a long URL across lines
+        shown += "grid.example" in unwrapped
+        found += [f"mobster {' '.join(words)} --help: {s}" for s in {*leaks(result.output), *leaks(unwrapped)}]
+    assert found == []
+    assert shown >= 3  # test, verify and mcp say the config's URLs, masked

@@ -117,6 +117,8 @@ def test_a_drift_puts_the_verdict_the_step_and_its_screen_first(report_runs: Run
     assert '<li class="step src-replay drifted failing" id="step-4">' in text
     assert "Drifted: “" not in plain  # the reason is the matcher's own words
     assert 'Drifted: "Next" isn\'t on the screen.' in plain
+    # The header counted step 4 among the replayed: it drifted, and sent nothing.
+    assert "replay · 2 replayed, 1 typed live, 1 drifted" in plain
 
 
 def test_the_replayed_steps_say_why_they_were_trusted(report_runs: Runs) -> None:

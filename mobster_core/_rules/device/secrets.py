@@ -9,7 +9,9 @@ Rule 2 (resolution): a reference is replaced by its value only where an action o
         for the device (:meth:`Secrets.resolve`), and nowhere else. A reference whose variable
         isn't set, or is set to nothing (``""``: what a CI system gives for a secret it doesn't
         have), is a usage problem naming it, found before anything is sent: a check can't type
-        nothing, and a step that types nothing is a step the check shouldn't have.
+        nothing, and a step that types nothing is a step the check shouldn't have. When several
+        are unset or empty, it names every one of them (:func:`unset_words`), so one run says all
+        to set.
 Rule 3 (scrubbing): whatever comes back (a read of the screen, a device's error) has every value
         replaced by its reference (:meth:`Secrets.scrub`), in the forms a server echoes it: as
         typed, JSON-escaped and URL-encoded. A value shorter than :data:`WHOLE_WORD_BELOW`
@@ -34,7 +36,15 @@ import attrs
 
 from mobster_core._rules.vocabulary.screen import Element, Screen
 
-__all__ = ["REFERENCE", "WHOLE_WORD_BELOW", "MissingSecret", "Secrets", "only_references", "references"]
+__all__ = [
+    "REFERENCE",
+    "WHOLE_WORD_BELOW",
+    "MissingSecret",
+    "Secrets",
+    "only_references",
+    "references",
+    "unset_words",
+]
 
 #: Rule 1: ``${NAME}``.
 REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -43,17 +53,59 @@ WHOLE_WORD_BELOW = 4
 
 
 class MissingSecret(ValueError):
-    """A check names ``${NAME}`` and the variable isn't set, or is empty (Rule 2); ``name`` is which."""
+    """A check names ``${NAME}`` and the variable isn't set, or is empty (Rule 2).
 
-    def __init__(self, name: str, *, empty: bool = False) -> None:
-        super().__init__(name)
-        self.name = name
-        self.empty = empty
+    ``names`` is every one unset or empty, in the order the check names them, ``empties`` those
+    of them that are set but empty; ``name`` is the first and ``empty`` whether it is empty.
+    """
+
+    def __init__(self, *names: str, empties: Iterable[str] = ()) -> None:
+        super().__init__(", ".join(names))
+        empty = set(empties)
+        self.names = names
+        self.empties = tuple(name for name in names if name in empty)
+        self.name = names[0]
 
     @property
-    def how(self) -> str:
-        """How the variable is wrong, in words: ``isn't set`` or ``is set but empty``."""
-        return "is set but empty" if self.empty else "isn't set"
+    def empty(self) -> bool:
+        """Whether the first one (``name``) is set but empty."""
+        return self.name in self.empties
+
+    @property
+    def unset(self) -> tuple[str, ...]:
+        """Those of ``names`` that aren't set at all."""
+        return tuple(name for name in self.names if name not in self.empties)
+
+    def words(self) -> tuple[str, str]:
+        """:func:`unset_words` of this one: every name, and how each is wrong."""
+        return unset_words(self.names, empty=self.empties)
+
+
+def unset_words(names: Iterable[str], *, empty: Iterable[str] = ()) -> tuple[str, str]:
+    """Rule 2: ``names`` said in a message: (``${A} and ${B}``, ``the variables A and B aren't set``).
+
+    One name reads as it always did: ``${A}``, ``the variable A isn't set``. Those of ``names``
+    in ``empty`` are said as set but empty: ``the variable B is set but empty``, and with unset
+    ones, ``the variable A isn't set and the variables B and C are set but empty``.
+    """
+    given = list(names)
+    blank = set(empty)
+
+    def joined(words: list[str]) -> str:
+        return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+    def said(which: list[str], one: str, several: str) -> str:
+        if len(which) == 1:
+            return f"the variable {which[0]} {one}"
+        return f"the variables {joined(which)} {several}"
+
+    unset = [n for n in given if n not in blank]
+    empties = [n for n in given if n in blank]
+    how = [
+        *([said(unset, "isn't set", "aren't set")] if unset else []),
+        *([said(empties, "is set but empty", "are set but empty")] if empties else []),
+    ]
+    return joined(["${" + n + "}" for n in given]), " and ".join(how)
 
 
 def references(texts: Iterable[str | None]) -> tuple[str, ...]:
@@ -103,15 +155,12 @@ class Secrets:
 
     @classmethod
     def of(cls, names: Iterable[str], environ: Mapping[str, str]) -> Secrets:
-        """The values of ``names`` from ``environ``; :class:`MissingSecret` names the first unset or empty one."""
-        values = {}
-        for name in names:
-            if name not in environ:
-                raise MissingSecret(name)
-            if not environ[name]:
-                raise MissingSecret(name, empty=True)
-            values[name] = environ[name]
-        return cls(values)
+        """The values of ``names`` from ``environ``; :class:`MissingSecret` names every unset or empty one (Rule 2)."""
+        given = list(dict.fromkeys(names))
+        missing = [name for name in given if not environ.get(name)]
+        if missing:
+            raise MissingSecret(*missing, empties=[name for name in missing if name in environ])
+        return cls({name: environ[name] for name in given})
 
     def __bool__(self) -> bool:
         return bool(self.values)

@@ -69,6 +69,8 @@ class YamlSyntaxError(YamlProblem):
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_:-]*")
 _SHOW_CHARS = 80
 _SHOW_PATH = 200
+#: How a quoted key writes the characters that would end it or break its line (the rest: ``\\uXXXX``).
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
@@ -81,10 +83,11 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 
 def dotted(keys: Sequence[str | int]) -> str:
-    """``expect[2].count.equals`` for ``("expect", 2, "count", "equals")`` (list indexes from 0).
+    r"""``expect[2].count.equals`` for ``("expect", 2, "count", "equals")`` (list indexes from 0).
 
-    A key that isn't a plain name is quoted (``apps."com.example.a".screens``); a path longer
-    than 200 characters keeps its end, the part that names the value.
+    A key that isn't a plain name is quoted (``apps."com.example.a".screens``), on one line (a
+    line break in it is written ``\n``); a path longer than 200 characters keeps its end, the
+    part that names the value.
     """
     out = ""
     for key in keys:
@@ -93,19 +96,37 @@ def dotted(keys: Sequence[str | int]) -> str:
         elif _PLAIN_KEY.fullmatch(key):
             out += f".{key}" if out else key
         else:
-            quoted = '"' + key.replace('"', '\\"') + '"'
+            quoted = _quoted(key)
             out += f".{quoted}" if out else quoted
     return out if len(out) <= _SHOW_PATH else "\u2026" + out[-(_SHOW_PATH - 1) :]
 
 
-def quote_fix(keys: Keys, value: Any) -> str:
-    """What to write for a value that should have been a string: ``quote it: name: "3"``."""
+def _quoted(key: str) -> str:
+    r"""``key`` in double quotes, one line: a quote, a backslash and a character that doesn't print escaped.
+
+    The escapes are YAML's and TOML's alike (``\"``, ``\\``, ``\n``, ``\uXXXX``), so the key
+    reads as the file would write it.
+    """
+    out = (_ESCAPES.get(c) or (c if c.isprintable() else _escape(c)) for c in key)
+    return '"' + "".join(out) + '"'
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
+
+
+def quote_fix(keys: Keys, value: Any, *, assigns: str = ": ") -> str:
+    """What to write for a value that should have been a string: ``quote it: name: "3"``.
+
+    ``assigns`` stands between the key and its value as the file writes them (TOML's ``name = "3"``).
+    """
     if not isinstance(value, bool | int | float):
         return "write a string"
     text = ("true" if value else "false") if isinstance(value, bool) else str(value)
     shown = json.dumps(text, ensure_ascii=False)
     last = keys[-1] if keys else None
-    return f"quote it: {last}: {shown}" if isinstance(last, str) else f"quote it: {shown}"
+    return f"quote it: {last}{assigns}{shown}" if isinstance(last, str) else f"quote it: {shown}"
 
 
 def kind_of(value: Any) -> str:  # noqa: PLR0911 - one return per kind of value: it reads as the table it is

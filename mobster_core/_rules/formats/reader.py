@@ -4,14 +4,18 @@ Rule 1: a reader walks untrusted data (a parsed file: mappings, lists and scalar
         top, each value at its key path (``Keys``). A value is never converted: it is the shape
         asked for, as written, or a problem.
 Rule 2: every problem goes through :meth:`StrictReader.fail` with the value's keys, what is wrong
-        and what to write. By default it is the document's :class:`~.problems.YamlProblem` (its
-        file, line and key: ``file:line: key.path: problem; fix``), which a reader makes its own
-        error of (:meth:`StrictReader.error`); a reader of another format says ``fail`` itself.
+        and what to write. By default it is a :class:`~.problems.YamlProblem` (its file, the line
+        :meth:`StrictReader.line` finds, and the key: ``file:line: key.path: problem; fix``),
+        which a reader makes its own error of (:meth:`StrictReader.error`). The line is the
+        document's (YAML's nodes say it); a reader of a file parsed without them (TOML) finds it
+        itself, and one whose line reads otherwise (the project config's) says ``fail`` itself.
 Rule 3: the words are the problems' (``problems``: :func:`kind_of`, :func:`quote_fix`,
         :func:`did_you_mean`). A reader that ``advises`` (a check file) says what to write after
         every problem; one that doesn't (an app script) says it only where the value shows it:
-        quote the number that should be text, write the number without its quotes, the hint a
-        missing key comes with.
+        quote the number that should be text, write the number without its quotes (a string
+        that is one), the hint a missing key comes with. A fix that shows a key and its value spells them as the file
+        does (``assigns``: YAML's ``wait: 1.5``, TOML's ``wait = 1.5``); a list item's shows the
+        value alone (its index is not a key to write).
 Rule 4: a mapping is a mapping whose keys are all allowed (an unknown key names the nearest
         allowed one: :meth:`StrictReader.unknown_key`, which a reader may word for its own
         file) and, for a reader that ``refuses_nulls``, none of whose values is null; then it has
@@ -30,13 +34,20 @@ Rule 7: a flag is ``true`` or ``false`` (YAML 1.2 reads ``yes`` as a string).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NoReturn
 
-from .problems import Keys, YamlProblem, did_you_mean, kind_of, quote_fix
+from .problems import Keys, YamlProblem, did_you_mean, dotted, kind_of, quote_fix
 from .yaml import YamlDoc
 
 __all__ = ["StrictReader"]
+
+#: Rule 6: a string that is a number in quotes (``"1.5"``, ``" 60 "``), written as YAML and TOML
+#: both read a number: the fix unquotes it. Any other string (``"abc"``, ``"inf"``, ``".5"``, a
+#: line break, a number too long to show) is told to be a number.
+_QUOTED_NUMBER = re.compile(r"[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_SHOWN_DIGITS = 32
 
 
 class StrictReader:
@@ -45,13 +56,16 @@ class StrictReader:
     Subclass it, give :meth:`error` the reader's own exception (a check file's ``CheckError``),
     and read the file top down with :meth:`mapping`, :meth:`text`, :meth:`string`, :meth:`number`
     and :meth:`flag`, failing with :meth:`fail` for what the file's own rules refuse (the module
-    rules). ``advises`` and ``refuses_nulls`` are the two ways readers differ (Rules 3 and 4).
+    rules). ``advises`` and ``refuses_nulls`` are the two ways readers differ (Rules 3 and 4);
+    ``assigns`` and :meth:`line` fit a file that isn't YAML (Rules 2 and 3).
     """
 
     #: Rule 3: say what to write after every problem (False: only where the value shows it).
     advises: ClassVar[bool] = True
     #: Rule 4: refuse a null value in any mapping (False: each value is read as its shape says).
     refuses_nulls: ClassVar[bool] = False
+    #: Rule 3: what stands between a key and its value where a fix shows them (TOML's is " = ").
+    assigns: ClassVar[str] = ": "
 
     def __init__(self, doc: YamlDoc) -> None:
         self.doc = doc
@@ -60,17 +74,26 @@ class StrictReader:
         """The reader's own exception for ``problem`` (Rule 2); the problem itself by default."""
         return problem
 
+    def line(self, keys: Keys) -> int | None:
+        """Rule 2: the line (from 1) of the value at ``keys``, or None: the document's by default."""
+        return self.doc.line(keys)
+
     def fail(self, keys: Keys, problem: str, fix: str = "") -> NoReturn:
         """Rule 2: refuse the value at ``keys``: what is wrong, and what to write instead."""
-        raise self.error(self.doc.problem(keys, problem, fix))
+        raise self.error(YamlProblem(self.doc.source, problem, fix, line=self.line(keys), key=dotted(keys)))
 
     def advice(self, fix: str) -> str:
         """Rule 3: ``fix`` when the reader advises, else nothing."""
         return fix if self.advises else ""
 
+    def written(self, keys: Keys, value: object) -> str:
+        """Rule 3: the key at ``keys`` and ``value`` as the file writes them (``wait: 1.5``; a list item: ``1.5``)."""
+        last = keys[-1] if keys else None
+        return f"{last}{self.assigns}{value}" if isinstance(last, str) else str(value)
+
     def quote(self, keys: Keys, value: Any) -> str:
         """Rule 3: how to write a value that should have been text (``quote it: build: "1"``)."""
-        fix = quote_fix(keys, value)
+        fix = quote_fix(keys, value, assigns=self.assigns)
         return fix if isinstance(value, bool | int | float) else self.advice(fix)
 
     # -- Rule 4: mappings ----------------------------------------------------------------------
@@ -138,9 +161,10 @@ class StrictReader:
     def number(self, value: Any, keys: Keys, *, unit: str, above: bool = False, most: float | None = None) -> float:
         """Rule 6: a finite number of ``unit``, 0 or more (more than 0 with ``above``), at most ``most``."""
         if isinstance(value, bool) or not isinstance(value, int | float):
+            written = value.strip() if isinstance(value, str) else ""
             fix = (
-                f"write it without quotes: {keys[-1]}: {value}"
-                if isinstance(value, str)
+                f"write it without quotes: {self.written(keys, written)}"
+                if len(written) <= _SHOWN_DIGITS and _QUOTED_NUMBER.fullmatch(written)
                 else self.advice(f"write a number of {unit}")
             )
             self.fail(keys, f"expected a number of {unit}, got {kind_of(value)}", fix)
@@ -165,7 +189,8 @@ class StrictReader:
     def flag(self, value: Any, keys: Keys) -> bool:
         """Rule 7: ``true`` or ``false``."""
         if not isinstance(value, bool):
-            self.fail(keys, f"expected true or false, got {kind_of(value)}", self.advice(f"write {keys[-1]}: true"))
+            fix = self.advice(f"write {self.written(keys, 'true')}")
+            self.fail(keys, f"expected true or false, got {kind_of(value)}", fix)
         return value
 
 

@@ -20,11 +20,13 @@ Rule 3: a label is normalized before it is read (``fold``): invalid text repaire
         written; as shown, where a right-to-left override (U+202E) shows the letters after it in
         reverse ("\u202ewon yuB" shows "Buy now"); with words joined in camel case or by an
         invisible character taken apart ("DeleteAccount", "deleteIcon", "Delete\u2060Account").
-Rule 4: a label commits when a commit word of ``COMMIT_WORDS`` (English, Simplified and
-        Traditional Chinese, Japanese, Spanish, German) is in it anywhere: as a whole word or
-        phrase in a language with spaces, inside the text in Chinese and Japanese, or spelled
-        out letter by letter ("D E L E T E"). No other word in the label vetoes it ("Erase All
-        Content and Settings", "Send more invites", "Buy more coins" all commit).
+Rule 4: a label commits when a commit word of ``COMMIT_WORDS`` (fifteen languages: English,
+        Simplified and Traditional Chinese, Japanese, Spanish, German, and with Android French,
+        Portuguese, Italian, Dutch, Polish, Turkish, Russian, Korean, Indonesian, Arabic) is in
+        it anywhere: as a whole word or phrase in a language with spaces, inside the text in
+        Chinese, Japanese and Korean, or spelled out letter by letter ("D E L E T E"). No other
+        word in the label vetoes it ("Erase All Content and Settings", "Send more invites", "Buy
+        more coins" all commit).
 Rule 5: the one exception is a label part that is, as a whole, a known harmless phrase of
         ``HARMLESS_PHRASES`` ("Purchase History", "Payment Methods", "Delete Key Settings"). A
         label's parts are what VoiceOver joins with commas ("Subscriptions, 2"); each part that
@@ -117,7 +119,10 @@ _LOOKALIKE = str.maketrans(
 _ACCENT = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _PARTS = re.compile(r"[,;\u3001]")
 _WORD = re.compile(r"[^\W_]+")
-_SPACELESS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Chinese, Japanese and Korean: matched inside the text (a Korean verb's ending joins its word: 삭제하기).
+_SPACELESS = re.compile(
+    r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+)
 
 
 def fold(text: str) -> str:

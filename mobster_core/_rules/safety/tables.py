@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 #: Rule 4's table, by language and by what the words commit. A multi-word entry matches as a
-#: phrase; an entry in Chinese or Japanese matches anywhere in the text. Imperatives and the
+#: phrase; an entry in Chinese, Japanese or Korean matches anywhere in the text. Imperatives and the
 #: infinitive, with their common inflections; not the past participle ("Sent", "Deleted" name
 #: mailboxes and albums) and not the "-ing" form ("Sending…" is a status).
 COMMIT_WORDS_BY_LANGUAGE: Mapping[str, Mapping[Commit, tuple[str, ...]]] = {
@@ -107,6 +107,148 @@ COMMIT_WORDS_BY_LANGUAGE: Mapping[str, Mapping[Commit, tuple[str, ...]]] = {
         Commit.SEND: ("送信", "送る", "転送", "返信", "共有", "シェア", "招待", "発信", "電話をかける", "提出"),
         Commit.POST: ("投稿", "公開", "ツイート", "コメント", "アップロード"),
     },
+    # The ten below came with Android (issue 40): the words of AOSP's Settings, Files and Photos
+    # buttons in each language (Uninstall, Clear storage, Clear cache, Move to trash) and the
+    # common shop, mail and social verbs; docs/safety.md says where each came from.
+    "fr": {
+        Commit.PURCHASE: (
+            "acheter", "achetez", "acheter maintenant", "payer", "payez", "commander", "passer la commande",
+            "passer commande", "s'abonner", "abonnez-vous", "se réabonner", "louer", "essai gratuit",
+            "essayer gratuitement", "faire un don", "virement", "envoyer de l'argent",
+        ),
+        Commit.DELETE: (
+            "supprimer", "supprime", "supprimez", "effacer", "effacez", "retirer", "enlever", "réinitialiser",
+            "désactiver", "fermer le compte", "se désabonner", "vider la corbeille", "mettre à la corbeille",
+            "placer dans la corbeille", "désinstaller", "vider le cache", "vider l'espace de stockage",
+            "effacer les données",
+        ),
+        Commit.SEND: (
+            "envoyer", "envoyez", "renvoyer", "répondre", "répondre à tous", "partager", "transférer", "inviter",
+            "appeler", "soumettre",
+        ),
+        Commit.POST: ("publier", "publiez", "reposter", "commenter", "tweeter", "mettre en ligne"),
+    },
+    "pt": {
+        Commit.PURCHASE: (
+            "comprar", "compre", "comprar agora", "finalizar compra", "fazer pedido", "pagar", "pague",
+            "assinar", "assine", "alugar", "teste grátis", "avaliação gratuita", "resgatar", "doar",
+            "transferir", "enviar dinheiro",
+        ),
+        Commit.DELETE: (
+            "excluir", "exclua", "apagar", "apague", "remover", "remova", "descartar", "redefinir", "desativar",
+            "encerrar conta", "cancelar inscrição", "desinstalar", "limpar cache", "limpar armazenamento",
+            "limpar dados", "mover para a lixeira", "esvaziar lixeira",
+        ),
+        Commit.SEND: (
+            "enviar", "envie", "reenviar", "responder", "responder a todos", "compartilhar", "encaminhar",
+            "convidar",
+        ),
+        Commit.POST: ("publicar", "publique", "postar", "comentar", "fazer upload"),
+    },
+    "it": {
+        Commit.PURCHASE: (
+            "acquista", "acquistare", "acquista ora", "compra ora", "paga", "pagare", "paga ora", "abbonati",
+            "noleggia", "prova gratuita", "prova gratis", "riscatta", "dona", "effettua ordine", "bonifico",
+            "invia denaro",
+        ),
+        Commit.DELETE: (
+            "elimina", "eliminare", "cancella", "rimuovi", "rimuovere", "scarta", "reimposta",
+            "chiudi account", "annulla iscrizione", "disinstalla", "svuota cache", "cancella dati",
+            "sposta nel cestino", "svuota cestino",
+        ),
+        Commit.SEND: ("invia", "inviare", "rispondi", "rispondi a tutti", "condividi", "inoltra", "invita", "chiama"),
+        Commit.POST: ("pubblica", "pubblicare", "commenta", "ripubblica"),
+    },
+    "nl": {
+        Commit.PURCHASE: (
+            "kopen", "koop", "nu kopen", "betalen", "betaal", "afrekenen", "bestelling plaatsen", "abonneren",
+            "abonnement", "huren", "gratis proberen", "inwisselen", "doneren", "overmaken", "geld sturen",
+        ),
+        Commit.DELETE: (
+            "verwijderen", "verwijder", "wis", "alles wissen", "cache wissen", "opslag wissen", "gegevens wissen",
+            "leegmaken", "prullenbak legen", "naar prullenbak", "resetten", "deactiveren", "account sluiten",
+            "uitschrijven",
+        ),
+        Commit.SEND: (
+            "verzenden", "verzend", "versturen", "verstuur", "beantwoorden", "allen beantwoorden", "delen",
+            "doorsturen", "uitnodigen", "bellen", "indienen",
+        ),
+        Commit.POST: ("plaatsen", "publiceren", "reageren", "uploaden"),
+    },
+    "pl": {
+        Commit.PURCHASE: (
+            "kup", "kupić", "kup teraz", "zamów", "złóż zamówienie", "zapłać", "płatność", "subskrybuj",
+            "wykup subskrypcję", "wypożycz", "wypróbuj za darmo", "zrealizuj kod", "przekaż darowiznę",
+            "przelew",
+        ),
+        Commit.DELETE: (
+            "usuń", "usunąć", "wymaż", "odrzuć", "resetuj", "dezaktywuj", "zamknij konto", "anuluj subskrypcję",
+            "odinstaluj", "wyczyść pamięć", "wyczyść dane", "przenieś do kosza", "opróżnij kosz",
+        ),
+        Commit.SEND: (
+            "wyślij", "wysłać", "odpowiedz", "odpowiedz wszystkim", "udostępnij", "przekaż", "zaproś", "zadzwoń",
+        ),
+        Commit.POST: ("opublikuj", "publikuj", "skomentuj", "prześlij"),
+    },
+    "tr": {
+        Commit.PURCHASE: (
+            "satın al", "satın alın", "şimdi satın al", "öde", "ödeme yap", "sipariş ver", "abone ol",  # noqa: RUF001 - Turkish dotless i
+            "kirala", "ücretsiz dene", "bağış yap", "para gönder", "havale",  # noqa: RUF001 - Turkish dotless i
+        ),
+        Commit.DELETE: (
+            "sil", "silin", "kaldır", "yüklemeyi kaldır", "önbelleği temizle", "depolama alanını temizle",  # noqa: RUF001 - Turkish dotless i
+            "verileri temizle", "çöp kutusuna taşı", "çöp kutusunu boşalt", "sıfırla", "hesabı kapat",  # noqa: RUF001 - Turkish dotless i
+            "aboneliği iptal et",
+        ),
+        Commit.SEND: ("gönder", "yanıtla", "tümünü yanıtla", "paylaş", "ilet", "davet et"),  # noqa: RUF001 - Turkish dotless i
+        Commit.POST: ("yayınla", "yorum yap", "gönderi paylaş"),  # noqa: RUF001 - Turkish dotless i
+    },
+    "ru": {
+        Commit.PURCHASE: (
+            "купить", "купи", "оплатить", "оплата", "заказать", "оформить заказ", "подписаться", "подписка",
+            "арендовать", "попробовать бесплатно", "пополнить", "пожертвовать", "перевести деньги",
+        ),
+        Commit.DELETE: (
+            "удалить", "удали", "стереть", "очистить кеш", "очистить кэш", "очистить хранилище",
+            "очистить данные", "очистить корзину", "переместить в корзину", "сбросить",
+            "деактивировать", "закрыть счёт", "отписаться",
+        ),
+        Commit.SEND: (
+            "отправить", "отправь", "ответить", "ответить всем", "поделиться", "переслать", "пригласить",
+            "позвонить",
+        ),
+        Commit.POST: ("опубликовать", "комментировать", "выложить"),
+    },
+    "ko": {
+        Commit.PURCHASE: ("구매", "구입", "결제", "주문", "구독", "대여", "무료 체험", "송금", "후원", "기부"),
+        Commit.DELETE: ("삭제", "제거", "지우기", "비우기", "초기화", "휴지통으로 이동", "탈퇴"),
+        Commit.SEND: ("보내기", "전송", "답장", "전달", "공유", "초대", "전화 걸기", "제출"),
+        Commit.POST: ("게시", "업로드", "댓글"),
+    },
+    "id": {
+        Commit.PURCHASE: (
+            "beli", "beli sekarang", "bayar", "bayar sekarang", "berlangganan", "buat pesanan", "sewa",
+            "coba gratis", "tukarkan", "donasi", "kirim uang",
+        ),
+        Commit.DELETE: (
+            "hapus", "buang", "uninstal", "copot", "hapus cache", "hapus penyimpanan", "hapus data",
+            "pindahkan ke sampah", "kosongkan sampah", "setel ulang", "tutup akun",
+        ),
+        Commit.SEND: ("kirim", "kirim ulang", "balas", "balas semua", "bagikan", "undang", "ajukan"),
+        Commit.POST: ("unggah", "publikasikan", "terbitkan", "komentari"),
+    },
+    "ar": {
+        Commit.PURCHASE: (
+            "شراء", "اشتر", "اشتري", "اشتر الآن", "ادفع", "دفع", "اشترك", "اشتراك", "استئجار", "تجربة مجانية",
+            "تبرع", "تحويل الأموال",
+        ),
+        Commit.DELETE: (
+            "حذف", "احذف", "إزالة", "محو", "إلغاء التثبيت", "نقل إلى المهملات", "إفراغ المهملات",
+            "إعادة الضبط", "إعادة التعيين", "إلغاء الاشتراك", "إغلاق الحساب",
+        ),
+        Commit.SEND: ("إرسال", "أرسل", "رد", "الرد على الكل", "مشاركة", "إعادة توجيه", "دعوة"),
+        Commit.POST: ("نشر", "انشر", "تعليق"),
+    },
 }  # fmt: skip
 
 #: Rule 4's table with the languages merged, by commit, in Rule 7's order of precedence.
@@ -140,6 +282,8 @@ HARMLESS_PHRASES: frozenset[str] = frozenset(
         # Japanese
         "購入履歴", "購入を復元", "購入の復元", "お支払い方法", "支払い方法", "お支払いと配送先", "注文履歴",
         "最近削除した項目", "転送またはiPhoneをリセット",
+        # Korean (matched inside the text, as Chinese is): Play and shops' history and settings rows
+        "구매 내역", "구매 복원", "구독 관리", "구독 정보", "결제 수단", "결제 내역", "주문 내역", "최근 삭제된 항목",
     }
 )  # fmt: skip
 

@@ -41,6 +41,10 @@ class FixCode(enum.StrEnum):
     #: drifted: settle it first, by accepting or rejecting it (never healed over, never recorded
     #: over: recording again would retire it unseen).
     SETTLE_HEAL = "settle_heal"
+    #: The step keeps failing because this check's review rejected its heal (``heal_file``, of the
+    #: check file ``check``): undo the reject, so a run with a model heals it again, or record the
+    #: check again (the CLI's ``mobster test heal --unreject``). A model alone never heals it.
+    UNDO_REJECT = "undo_reject"
 
 
 #: Rule 1: the names of each code's arguments.
@@ -50,6 +54,7 @@ ARGS: Mapping[FixCode, frozenset[str]] = {
     FixCode.RUN_WITHOUT_NO_HEAL: frozenset(),
     FixCode.REVIEW_HEAL: frozenset({"heal_file", "check"}),
     FixCode.SETTLE_HEAL: frozenset({"heal_file", "check"}),
+    FixCode.UNDO_REJECT: frozenset({"heal_file", "check"}),
 }
 
 #: Rule 3: each code in words no front end owns (``{name}`` is an argument).
@@ -59,6 +64,9 @@ _SENTENCES: Mapping[FixCode, str] = {
     FixCode.RUN_WITHOUT_NO_HEAL: "run it with healing on (or record the check again)",
     FixCode.REVIEW_HEAL: "review the heal waiting in {heal_file} (accept or reject it), or record the check again",
     FixCode.SETTLE_HEAL: "settle the heal waiting in {heal_file} first: accept it or reject it",
+    FixCode.UNDO_REJECT: (
+        "undo the reject kept beside {heal_file} so a run with a model heals the step again, or record the check again"
+    ),
 }
 
 #: Rule 2: the Python spelling, for a harness built on ``mobster_core``.
@@ -76,6 +84,10 @@ _PYTHON: Mapping[FixCode, str] = {
     FixCode.SETTLE_HEAL: (
         "settle the heal waiting in {heal_file} first: mobster_core.heals.accept_heals keeps it, "
         "reject_heals brings the recorded step back"
+    ),
+    FixCode.UNDO_REJECT: (
+        "undo the reject with mobster_core.heals.unreject_heals so a run with a model heals the step again "
+        "(or RunOptions(fresh=True) to record it again)"
     ),
 }
 

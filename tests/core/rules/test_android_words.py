@@ -19,7 +19,7 @@ from mobster_core._rules.device.alerts import (
     decide,
     find_alert,
 )
-from mobster_core._rules.safety.safety import classify
+from mobster_core._rules.safety.safety import COMMIT_WORDS_BY_LANGUAGE, check_commit, classify
 from mobster_core._rules.vocabulary.steps import Commit
 
 GOOGLE = "com.google.android.permissioncontroller"
@@ -149,3 +149,123 @@ def test_androids_destructive_labels_delete(label: str) -> None:
 @pytest.mark.parametrize("label", ["Storage & cache", "App info", "Open by default", "Force stop", "Install"])
 def test_androids_settings_rows_that_commit_nothing(label: str) -> None:
     assert classify(label, "Button") is None
+
+
+# -- the ten languages Android brought (issue 40: the word tables in fifteen languages) --------------
+# Each language's row: AOSP Settings' App info buttons (Uninstall, Clear storage, Clear cache), the
+# Files and Photos apps' Move to trash, and a shop's, a mail app's and a social app's button.
+
+FIFTEEN = {"en", "es", "de", "zh", "ja", "fr", "pt", "it", "nl", "pl", "tr", "ru", "ko", "id", "ar"}
+
+
+@pytest.mark.parametrize(
+    ("lang", "label", "commit"),
+    [
+        ("fr", "Désinstaller", Commit.DELETE),
+        ("fr", "Vider l\u2019espace de stockage", Commit.DELETE),
+        ("fr", "Vider le cache", Commit.DELETE),
+        ("fr", "Mettre à la corbeille", Commit.DELETE),
+        ("fr", "Acheter maintenant", Commit.PURCHASE),
+        ("fr", "S\u2019abonner", Commit.PURCHASE),
+        ("fr", "Envoyer", Commit.SEND),
+        ("fr", "Publier", Commit.POST),
+        ("pt", "Desinstalar", Commit.DELETE),
+        ("pt", "Limpar armazenamento", Commit.DELETE),
+        ("pt", "Limpar cache", Commit.DELETE),
+        ("pt", "Mover para a lixeira", Commit.DELETE),
+        ("pt", "Excluir conta", Commit.DELETE),
+        ("pt", "Finalizar compra", Commit.PURCHASE),
+        ("pt", "Compartilhar", Commit.SEND),
+        ("pt", "Postar", Commit.POST),
+        ("it", "Disinstalla", Commit.DELETE),
+        ("it", "Cancella dati", Commit.DELETE),
+        ("it", "Svuota cache", Commit.DELETE),
+        ("it", "Sposta nel cestino", Commit.DELETE),
+        ("it", "Acquista ora", Commit.PURCHASE),
+        ("it", "Invia", Commit.SEND),
+        ("it", "Pubblica", Commit.POST),
+        ("nl", "Verwijderen", Commit.DELETE),
+        ("nl", "Opslag wissen", Commit.DELETE),
+        ("nl", "Cache wissen", Commit.DELETE),
+        ("nl", "Nu kopen", Commit.PURCHASE),
+        ("nl", "Verzenden", Commit.SEND),
+        ("nl", "Plaatsen", Commit.POST),
+        ("pl", "Odinstaluj", Commit.DELETE),
+        ("pl", "Wyczyść pamięć", Commit.DELETE),
+        ("pl", "Wyczyść pamięć podręczną", Commit.DELETE),
+        ("pl", "Przenieś do kosza", Commit.DELETE),
+        ("pl", "Kup teraz", Commit.PURCHASE),
+        ("pl", "Wyślij", Commit.SEND),
+        ("pl", "Opublikuj", Commit.POST),
+        ("tr", "Yüklemeyi kaldır", Commit.DELETE),
+        ("tr", "Depolama alanını temizle", Commit.DELETE),
+        ("tr", "Önbelleği temizle", Commit.DELETE),
+        ("tr", "SATIN AL", Commit.PURCHASE),
+        ("tr", "Gönder", Commit.SEND),
+        ("tr", "Yayınla", Commit.POST),
+        ("ru", "Удалить", Commit.DELETE),
+        ("ru", "Очистить хранилище", Commit.DELETE),
+        ("ru", "Очистить кеш", Commit.DELETE),
+        ("ru", "Переместить в корзину", Commit.DELETE),
+        ("ru", "Купить", Commit.PURCHASE),
+        ("ru", "Отправить", Commit.SEND),
+        ("ru", "Опубликовать", Commit.POST),
+        ("ko", "제거", Commit.DELETE),
+        ("ko", "저장용량 비우기", Commit.DELETE),
+        ("ko", "캐시 지우기", Commit.DELETE),
+        ("ko", "휴지통으로 이동", Commit.DELETE),
+        ("ko", "삭제하기", Commit.DELETE),  # inside the text: a verb's ending joins the word
+        ("ko", "구매하기", Commit.PURCHASE),
+        ("ko", "보내기", Commit.SEND),
+        ("ko", "게시", Commit.POST),
+        ("id", "Uninstal", Commit.DELETE),
+        ("id", "Hapus penyimpanan", Commit.DELETE),
+        ("id", "Hapus cache", Commit.DELETE),
+        ("id", "Pindahkan ke sampah", Commit.DELETE),
+        ("id", "Beli sekarang", Commit.PURCHASE),
+        ("id", "Kirim", Commit.SEND),
+        ("id", "Unggah", Commit.POST),
+        ("ar", "إلغاء التثبيت", Commit.DELETE),
+        ("ar", "محو السعة التخزينية", Commit.DELETE),
+        ("ar", "محو ذاكرة التخزين المؤقت", Commit.DELETE),
+        ("ar", "حذف", Commit.DELETE),
+        ("ar", "اشتر الآن", Commit.PURCHASE),
+        ("ar", "إرسال", Commit.SEND),
+        ("ar", "نشر", Commit.POST),
+    ],
+)
+def test_the_ten_languages_android_brought_commit(lang: str, label: str, commit: Commit) -> None:
+    assert lang in COMMIT_WORDS_BY_LANGUAGE
+    assert classify(label, "Button") is commit, (lang, label)
+    assert check_commit(classify(label, "Button"), mc.DeviceKind.DEVICE).allowed is False
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Forcer l\u2019arrêt",  # App info's Force stop, in each language: it commits nothing
+        "Installer",
+        "Historique des achats",
+        "Forçar parada",
+        "Armazenamento e cache",
+        "Termina",
+        "Memoria e cache",
+        "Geforceerd stoppen",
+        "Mehr wissen",  # German: "wissen" alone is no Dutch delete (only its phrases are)
+        "Wymuś zatrzymanie",
+        "Durmaya zorla",
+        "Остановить",
+        "Добавить в корзину",  # a shop's cart: корзина is a trash can and a cart, only its phrases delete
+        "강제 중지",
+        "구매 내역",
+        "결제 수단",
+        "Paksa berhenti",
+        "فرض الإيقاف",
+    ],
+)
+def test_the_ten_languages_settings_rows_that_commit_nothing(label: str) -> None:
+    assert classify(label, "Button") is None, label
+
+
+def test_the_tables_read_fifteen_languages() -> None:
+    assert set(COMMIT_WORDS_BY_LANGUAGE) == FIFTEEN

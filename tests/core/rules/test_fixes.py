@@ -45,7 +45,7 @@ def test_every_code_has_its_arguments_a_sentence_and_a_python_spelling() -> None
 
 def test_the_codes_are_stable_values() -> None:
     assert {c.value for c in FixCode} == {
-        "record_again", "give_model", "run_without_no_heal", "review_heal", "settle_heal"
+        "record_again", "give_model", "run_without_no_heal", "review_heal", "settle_heal", "undo_reject"
     }  # fmt: skip
 
 

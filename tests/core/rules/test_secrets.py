@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mobster_core as mc
-from mobster_core._rules.device.secrets import MissingSecret, Secrets, only_references, references
+from mobster_core._rules.device.secrets import MissingSecret, Secrets, only_references, references, unset_words
 from mobster_core._rules.replay.typing_rules import Provenance, record_text
 
 
@@ -29,8 +29,18 @@ def test_only_references() -> None:
 def test_a_missing_variable_is_named() -> None:
     with pytest.raises(MissingSecret) as caught:
         Secrets.of(["A", "B"], {"A": "1"})
-    assert caught.value.name == "B"
+    assert (caught.value.name, caught.value.names) == ("B", ("B",))
     assert not caught.value.empty
+
+
+def test_every_missing_variable_is_named_once_in_the_order_the_check_names_them() -> None:
+    # A check missing two secrets named only the first: the user learnt of the second on the next run.
+    with pytest.raises(MissingSecret) as caught:
+        Secrets.of(["A", "B", "C", "B", "D"], {"C": "3"})
+    assert caught.value.names == ("A", "B", "D")
+    assert unset_words(caught.value.names) == ("${A}, ${B} and ${D}", "the variables A, B and D aren't set")
+    assert unset_words(["A", "B"]) == ("${A} and ${B}", "the variables A and B aren't set")
+    assert unset_words(["A"]) == ("${A}", "the variable A isn't set")
 
 
 def test_a_variable_set_to_nothing_is_named_as_empty() -> None:
@@ -40,6 +50,18 @@ def test_a_variable_set_to_nothing_is_named_as_empty() -> None:
         Secrets.of(["A", "B"], {"A": "1", "B": ""})
     assert (caught.value.name, caught.value.empty) == ("B", True)
     assert Secrets.of(["A"], {"A": " "}).values == {"A": " "}  # a space is text: typed as it is
+
+
+def test_every_unset_and_every_empty_variable_is_named_in_one_line() -> None:
+    # The two rules together: a check missing one secret and given another empty names both, each as it is.
+    with pytest.raises(MissingSecret) as caught:
+        Secrets.of(["A", "B", "C", "D"], {"B": "", "C": "3", "D": ""})
+    assert (caught.value.names, caught.value.empties, caught.value.unset) == (("A", "B", "D"), ("B", "D"), ("A",))
+    assert caught.value.words() == (
+        "${A}, ${B} and ${D}",
+        "the variable A isn't set and the variables B and D are set but empty",
+    )
+    assert unset_words(["B"], empty=["B"]) == ("${B}", "the variable B is set but empty")
 
 
 def test_resolve_and_scrub_are_inverse_in_every_echoed_form() -> None:

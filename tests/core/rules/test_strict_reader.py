@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mobster_core.exceptions import CheckError, ScriptError
-from mobster_core.yaml import Keys, StrictReader, YamlDoc, YamlProblem, load_yaml
+from mobster_core.yaml import Keys, StrictReader, YamlDoc, YamlProblem, dotted, load_yaml
 from mobster_drivers.devices.scripted import AppScript, sample_path
 from tests.strategies import examples
 
@@ -108,6 +108,30 @@ def test_a_quoted_number_says_to_write_it_without_quotes() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("written", "fix"),
+    [
+        (" 60 ", "; write it without quotes: wait: 60"),
+        ("1e3", "; write it without quotes: wait: 1e3"),
+        ("-2.5", "; write it without quotes: wait: -2.5"),
+        ("abc", ""),  # unquoted it is still text
+        ("inf", ""),  # YAML's infinity is .inf, and a number here is finite
+        (".5", ""),  # TOML reads no number without a digit before its point
+        ("007", ""),
+        ("1\n5", ""),  # the line would break
+        ("9" * 40, ""),
+    ],
+)
+def test_only_a_number_in_quotes_is_told_to_lose_them(written: str, fix: str) -> None:
+    terse = Terse(load_yaml(TEXT, "f.yaml"))
+    message = problem_of(terse, lambda r: r.number(written, ("top", "wait"), unit="seconds"))
+    assert message.endswith(f"(a string){fix}")
+    assert len(message.splitlines()) == 1
+    advising = Advising(load_yaml(TEXT, "f.yaml"))
+    message = problem_of(advising, lambda r: r.number(written, ("top", "wait"), unit="seconds"))
+    assert message.endswith(f"(a string){fix or '; write a number of seconds'}")
+
+
 @pytest.mark.parametrize("flag", [True, False])
 def test_a_flag_is_no_number(flag: bool) -> None:
     reader = Terse(load_yaml("n: 1\n", "f.yaml"))
@@ -182,6 +206,62 @@ def test_a_reader_words_an_unknown_key_for_its_own_file() -> None:
     )
 
 
+class Toml(StrictReader):
+    """A reader of a file parsed without YAML's nodes (TOML): it finds each line itself and writes ``key = value``."""
+
+    assigns = " = "
+    LINES: ClassVar[dict[Keys, int]] = {("a",): 3, ("a", "b"): 4, ("name",): 1, ("wait",): 2}
+
+    def line(self, keys: Keys) -> int | None:
+        return self.LINES.get(keys)
+
+
+def test_a_reader_of_a_file_without_nodes_says_the_line_it_finds() -> None:
+    reader = Toml(YamlDoc("f.toml", None, None))
+    assert problem_of(reader, lambda r: r.flag(1, ("a", "b"))) == (
+        "f.toml:4: a.b: expected true or false, got 1 (a number); write b = true"
+    )
+    assert problem_of(reader, lambda r: r.mapping({"c": 1}, ("a",), ("b",))) == (
+        "f.toml: a.c: unknown key 'c' (allowed: b); rename it or remove it"  # a line it can't find: none said
+    )
+    assert problem_of(reader, lambda r: r.require({}, ("a",), {"b": "write b = 1"})) == (
+        "f.toml:3: a: key 'b' is missing; write b = 1"
+    )
+
+
+def test_a_fix_shows_the_key_and_its_value_as_the_file_writes_them() -> None:
+    reader = Toml(YamlDoc("f.toml", None, None))
+    assert problem_of(reader, lambda r: r.text(3, ("name",), limit=10)) == (
+        'f.toml:1: name: expected a string, got 3 (a number); quote it: name = "3"'
+    )
+    assert problem_of(reader, lambda r: r.number("1.5", ("wait",), unit="seconds")) == (
+        "f.toml:2: wait: expected a number of seconds, got '1.5' (a string); write it without quotes: wait = 1.5"
+    )
+
+
+def test_a_list_items_fix_shows_its_value_without_the_index() -> None:
+    terse = Terse(load_yaml(TEXT, "f.yaml"))
+    assert problem_of(terse, lambda r: r.number("2", ("top", "list", 1), unit="seconds")) == (
+        "f.yaml:3: top.list[1]: expected a number of seconds, got '2' (a string); write it without quotes: 2"
+    )
+    advising = Advising(load_yaml(TEXT, "f.yaml"))
+    assert problem_of(advising, lambda r: r.flag(7, ("top", "list", 2))) == (
+        "f.yaml:3: top.list[2]: expected true or false, got 7 (a number); write true"
+    )
+
+
+def test_a_key_path_is_said_on_one_line_as_the_file_would_quote_it() -> None:
+    keys = ("apps", "com.x\ny", 'say "hi"', "a\\b", "tab\there", "\u2028", "\x7f", "caf\u00e9 \U0001f600")
+    assert dotted(keys) == (
+        'apps."com.x\\ny"."say \\"hi\\""."a\\\\b"."tab\\there"."\\u2028"."\\u007F".'
+        '"caf\u00e9 \U0001f600"'  # what prints stays as written
+    )
+    reader = Terse(load_yaml('"a\\nb": 1\n', "f.yaml"))
+    assert problem_of(reader, lambda r: r.mapping(r.doc.data, (), ("a",))) == (
+        "f.yaml:1: \"a\\nb\": unknown key 'a\\nb' (allowed: a)"
+    )
+
+
 def test_data_without_a_file_is_named_by_its_source_alone() -> None:
     reader = Terse(YamlDoc("<dict>", {"a": 1}, None))
     assert problem_of(reader, lambda r: r.flag(1, ("a",))) == "<dict>: a: expected true or false, got 1 (a number)"
@@ -221,8 +301,9 @@ VALUES = st.recursive(
 
 @given(VALUES)
 @settings(max_examples=examples(200))
-def test_a_shape_returns_the_value_as_written_or_the_readers_own_error(value: Any) -> None:
-    reader = Terse(YamlDoc("v.yaml", {"v": value}, None))
+@pytest.mark.parametrize("voice", [Terse, Advising])
+def test_a_shape_returns_the_value_as_written_or_the_readers_own_error(voice: type[StrictReader], value: Any) -> None:
+    reader = voice(YamlDoc("v.yaml", {"v": value}, None))
     keys: Keys = ("v",)
     shapes: dict[str, Callable[[], object]] = {
         "text": lambda: reader.text(value, keys, limit=20),
@@ -234,8 +315,9 @@ def test_a_shape_returns_the_value_as_written_or_the_readers_own_error(value: An
     for name, read in shapes.items():
         try:
             got = read()
-        except ScriptError as exc:
+        except (ScriptError, YamlProblem) as exc:
             assert str(exc).startswith(("v.yaml: v: ", "v.yaml: v.")), (name, str(exc))  # the value or its key
+            assert len(str(exc).splitlines()) == 1, (name, str(exc))  # one line, whatever the value holds
             continue
         if name == "text":
             assert got == value.strip()

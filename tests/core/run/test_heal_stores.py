@@ -1,98 +1,30 @@
 """Heals in any path store, and never over one that waits (issue 35 items 2 and 3), through ``run_check``.
 
-A harness's own store (:class:`MemoryPaths` here: what an object store or a database keeps, bytes
-by name) carries a heal's healed path and a reject's mark beside its paths, so a second machine
-with the same store replays the heal, accepts and rejects it. A store written before the
+A harness's own store (``mobster_core.testing.MemoryPaths``: what an object store or a database
+keeps, bytes by name with versions) carries a heal's healed path and a reject's mark beside its
+paths, so a second machine with the same store replays the heal, accepts and rejects it. A store written before the
 protocol had documents is refused, naming what it lacks. A heal waiting for review in one build's
 heal state is never healed over by a run of another build.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import mobster_core as mc
 from mobster_core import RunOptions, heals
 from mobster_core._store.healfile import heal_file_for
-from mobster_core._store.pathstores import check_document_name
-from mobster_core.exceptions import Problem, UnsafeFile
 from mobster_core.protocols import PathStore
+from mobster_core.results import FixCode
+from mobster_core.testing import MemoryPaths
 from mobster_drivers.devices.scripted import sample_path
 from tests.core.run.test_run import project, run
 from tests.samples import SIGNUP
 
 APP = sample_path("yourapp").read_text()
 RENAMED = sample_path("yourapp-renamed").read_text()
-
-
-class MemoryPaths:
-    """A harness's own store, in memory: documents of bytes by name, as an object store keeps them.
-
-    It answers as the built-in stores do (``FileNotFoundError`` for a name that isn't there,
-    ``UnsafeFile`` past the size asked for, sorted names) and is no kinder: a name it is given
-    is checked as a file store checks it.
-    """
-
-    name = "memory"
-    shared = True
-
-    def __init__(self, paths: dict[tuple[str, str], bytes] | None = None, docs: dict[str, bytes] | None = None):
-        self.paths = dict(paths or {})
-        self.docs = dict(docs or {})
-
-    def copy(self) -> MemoryPaths:
-        """What another machine reading the same store sees."""
-        return MemoryPaths(self.paths, self.docs)
-
-    def names(self, identity: str | None = None) -> list[tuple[str, str]]:
-        return sorted(k for k in self.paths if identity is None or k[0] == identity)
-
-    def read(self, identity: str, env: str, *, max_bytes: int) -> bytes:
-        return self._capped(self.paths, (identity, env), max_bytes)
-
-    def write(self, identity: str, env: str, data: bytes) -> None:
-        self.paths[(identity, env)] = data
-
-    def remove(self, identity: str, env: str) -> None:
-        self.paths.pop((identity, env), None)
-
-    def set_aside(self, identity: str, env: str, suffix: str) -> str:
-        self.docs[f"heals/aside-{identity}-{env}{suffix}"] = self.paths.pop((identity, env))
-        return f"{identity}-{env}{suffix}"
-
-    def where(self, identity: str, env: str) -> str:
-        return f"memory://paths/{identity}-{env}"
-
-    def documents(self, prefix: str) -> list[str]:
-        return sorted(n for n in self.docs if n.startswith(prefix))
-
-    def read_document(self, name: str, *, max_bytes: int) -> bytes:
-        check_document_name(name)
-        return self._capped(self.docs, name, max_bytes)
-
-    def write_document(self, name: str, data: bytes) -> None:
-        check_document_name(name)
-        self.docs[name] = data
-
-    def remove_document(self, name: str) -> None:
-        check_document_name(name)
-        self.docs.pop(name, None)
-
-    def where_document(self, name: str) -> str:
-        return f"memory://{check_document_name(name)[0]}/{check_document_name(name)[1]}"
-
-    @staticmethod
-    def _capped(kept: Mapping[Any, bytes], key: object, max_bytes: int) -> bytes:
-        if key not in kept:
-            raise FileNotFoundError(str(key))
-        data = kept[key]
-        if len(data) > max_bytes:
-            raise UnsafeFile(Path(str(key)), "it is larger than the limit", problem=Problem.TOO_LARGE)
-        return data
 
 
 def test_a_harness_s_own_store_carries_the_heal_beside_its_paths(tmp_path: Path) -> None:
@@ -124,6 +56,17 @@ def test_a_harness_s_own_store_carries_the_heal_beside_its_paths(tmp_path: Path)
         mc.FailureClass.DRIFT,
         0,
     )
+    # What to do is to undo the reject (a model alone never heals a rejected step); undone in the store, it heals.
+    assert again.outcome.fix is not None
+    assert (again.outcome.fix.code, again.outcome.step) == (FixCode.UNDO_REJECT, 3)
+    assert again.outcome.fix.args == {"heal_file": ".mobster/checks/signup.heal.yaml", "check": "signup.yaml"}
+    assert heals.rejected_steps(mc.load_check(check), paths=store) == (3,)
+    assert heals.unreject_heals(mc.load_check(check), paths=store, step=2) == ()  # not a rejected step
+    assert heals.unreject_heals(mc.load_check(check), paths=store, step=3) == (3,)
+    assert heals.rejected_steps(mc.load_check(check), paths=store) == ()
+    assert store.documents("heals/") == []  # the state held only the reject: nothing is left of it
+    undone, _, _ = run(check, RENAMED, paths=store)
+    assert (undone.verdict, [h.to for h in undone.heals]) == (mc.Verdict.PASSED, ['Tap "Next"'])
 
 
 class PathsOnly:

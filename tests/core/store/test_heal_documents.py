@@ -54,7 +54,7 @@ def healed_state(text: str = "ada@example.com") -> HealState:
 
 def test_document_names_are_a_known_kind_and_a_plain_key() -> None:
     assert check_document_name(NAME) == ("heals", f"{ID}-{SIM.digest}-{KEY}.json")
-    for bad in ("heals/../x", "heals/.", "heals/..", "heals/a/b", "leases/x", "../heals/x", "heals/", "heals/.tmp-x",
+    for bad in ("heals/../x", "heals/.", "heals/..", "heals/a/b", "locks/x", "../heals/x", "heals/", "heals/.tmp-x",
                 "heals/X.json", "/etc/passwd", "heals"):  # fmt: skip
         with pytest.raises(ValueError, match="a store's document is named <kind>/<key>"):
             check_document_name(bad)
@@ -79,7 +79,7 @@ def test_each_file_store_keeps_its_heal_states_in_its_own_folder(tmp_path: Path,
     assert paths.documents("heals/") == [NAME]
     assert paths.documents(f"heals/{ID}-") == [NAME]
     assert paths.documents("heals/ffff") == []
-    assert paths.read_document(NAME, max_bytes=10) == b"{}"
+    assert paths.read_document(NAME, max_bytes=10).data == b"{}"
     assert paths.where_document(NAME) == str(file)
     assert paths.names() == []  # a heal state is never a path
     paths.remove_document(NAME)
@@ -93,7 +93,7 @@ def test_the_committed_store_reads_a_checkout_s_file_but_never_through_a_symlink
     paths.write_document(NAME, b"{}")
     file = Path(paths.where_document(NAME))
     file.chmod(0o644)  # as a checkout gives it
-    assert paths.read_document(NAME, max_bytes=10) == b"{}"
+    assert paths.read_document(NAME, max_bytes=10).data == b"{}"
     target = tmp_path / "elsewhere.json"
     target.write_bytes(b"{}")
     file.unlink()
