@@ -20,10 +20,17 @@ With ``--hub`` the devices are the phones of **one** fake Selenium Grid 4 hub
 while none is free), and the pool is ``mobster test --appium URL --sessions N`` against ``--sessions
 1``: what ``--sessions`` buys on a Grid or a cloud.
 
+With ``--android`` the devices are fake **Android** phones (``mobster test --android SERIAL``,
+N times): each a fake UiAutomator2 server running the scripted Android phone with the ``android``
+latency profile (a read 0.212 s, a tap 0.226 s, the next screen 1.247 s later, a launch 2.0 s:
+docs/scripted-phone.md), all behind one fake ``adb`` on ``ANDROID_HOME``, driven by Mobster's
+Android driver; by default 10 devices and 20 checks (two a device), against the same suite on one.
+
 Usage::
 
     python benchmarks/bench_pool.py                    # 12 checks, 4 devices: about 3 minutes
     python benchmarks/bench_pool.py --hub              # the same on one hub of 4 phones, --sessions 4 vs 1
+    python benchmarks/bench_pool.py --android          # 20 checks, 10 fake Android devices, vs 1
     python benchmarks/bench_pool.py --quick            # a smoke run: 4 checks, 2 devices, latencies / 10
     python benchmarks/bench_pool.py --checks 24 --devices 8 --json out.json
 """
@@ -62,6 +69,11 @@ steps:
 expect:
   - text: Welcome aboard
 """
+#: The ``android`` profile's figures, seconds (docs/scripted-phone.md).
+ANDROID = {
+    "read": 0.212, "tap": 0.226, "transition": 1.247, "type_char": 0.0175, "swipe": 0.7, "launch": 2.0,
+    "home": 0.226, "screenshot": 0.25,
+}  # fmt: skip
 #: The ``usb-iphone`` profile's figures, seconds (docs/scripted-phone.md).
 USB_IPHONE = {
     "read": 0.234,
@@ -85,6 +97,15 @@ def app_script(scale: float) -> AppScript:
     return AppScript.from_text(text, "yourapp.yaml")
 
 
+def android_script(scale: float) -> AppScript:
+    """The sample Android app with the ``android`` latency profile, times ``scale``."""
+    text = sample_path("yourapp-android").read_text("utf-8")
+    figures = ", ".join(f"{k}: {v * scale:.4f}" for k, v in ANDROID.items())
+    latency = "latency: android" if scale == 1.0 else "latency: {" + figures + "}"
+    text = re.sub(r"^latency: .*$", latency, text, count=1, flags=re.MULTILINE)
+    return AppScript.from_text(text, "yourapp-android.yaml")
+
+
 def project(root: Path, checks: int) -> list[Path]:
     folder = root / ".mobster" / "checks"
     folder.mkdir(parents=True)
@@ -96,9 +117,16 @@ def project(root: Path, checks: int) -> list[Path]:
 def suite(
     files: list[Path], urls: Sequence[str], root: Path, *, model: bool, sessions: int | None = None
 ) -> tuple[mc.SuiteResult, float]:
-    """Run the suite on the Appium devices at ``urls`` (``sessions`` each, one by default); its seconds."""
+    """Run the suite on the Appium devices at ``urls`` (``sessions`` each, one by default); its seconds.
+
+    ``urls`` of the form ``android:SERIAL`` are Android devices through adb instead.
+    """
     clock = mc.SystemClock()
-    specs = pool_specs(DeviceOptions(appium=tuple(urls), sessions=sessions), bundle="com.example.yourapp")
+    serials = tuple(u.removeprefix("android:") for u in urls if u.startswith("android:"))
+    if serials:
+        specs = pool_specs(DeviceOptions(android=serials))
+    else:
+        specs = pool_specs(DeviceOptions(appium=tuple(urls), sessions=sessions), bundle="com.example.yourapp")
     options = mc.RunOptions(root=root)
     models = (lambda: ScriptedModel(clock=clock)) if model else (lambda: None)
     began = time.perf_counter()
@@ -126,11 +154,16 @@ def _per_device(result: mc.SuiteResult) -> dict[str, int]:
     return counts
 
 
-def measure(checks: int, devices: int, scale: float, *, hub: bool = False) -> dict[str, Any]:
+def measure(checks: int, devices: int, scale: float, *, hub: bool = False, android: bool = False) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-pool-") as tmp, contextlib.ExitStack() as stack:
         root = Path(tmp)
         files = project(root, checks)
-        if hub:  # one URL, N phones: --sessions N against --sessions 1
+        if android:  # N Android phones behind one adb: --android SERIAL xN against one
+            urls = _android_devices(stack, devices, scale)
+            recorded, record_s = suite(files, urls, root, model=True)
+            pool, pool_s = suite(files, urls, root, model=False)
+            one, one_s = suite(files, urls[:1], root, model=False)
+        elif hub:  # one URL, N phones: --sessions N against --sessions 1
             grid = stack.enter_context(FakeAppium(app_script(scale), lifetime=3600, devices=devices))
             recorded, record_s = suite(files, [grid.url], root, model=True, sessions=devices)
             pool, pool_s = suite(files, [grid.url], root, model=False, sessions=devices)
@@ -154,18 +187,40 @@ def measure(checks: int, devices: int, scale: float, *, hub: bool = False) -> di
     }
 
 
+def _android_devices(stack: contextlib.ExitStack, devices: int, scale: float) -> list[str]:
+    """``devices`` fake UiAutomator2 servers behind one fake adb on ``ANDROID_HOME``: their ``android:SERIAL``."""
+    import os
+
+    from mobster_drivers.testing.adb import FakeAdb
+    from mobster_drivers.testing.uiautomator2 import FakeUiAutomator2
+
+    script = android_script(scale)
+    serials = [f"emulator-{5554 + 2 * n}" for n in range(devices)]
+    servers = [stack.enter_context(FakeUiAutomator2(script, serial=s, lifetime=3600)) for s in serials]
+    adb = stack.enter_context(FakeAdb(servers, lifetime=3600))
+    os.environ["ANDROID_HOME"] = str(adb.android_home)
+    os.environ.pop("ANDROID_SDK_ROOT", None)
+    return [f"android:{s}" for s in serials]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checks", type=int, default=12, help="checks in the suite (default 12)")
-    parser.add_argument("--devices", type=int, default=4, help="fake Appium devices in the pool (default 4)")
+    parser.add_argument("--checks", type=int, default=None, help="checks in the suite (default 12; --android 20)")
+    parser.add_argument("--devices", type=int, default=None, help="fake devices in the pool (default 4; --android 10)")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 4 checks, 2 devices, latencies / 10")
     parser.add_argument(
         "--hub", action="store_true", help="the devices are one Grid hub's phones: --sessions N against 1"
     )
+    parser.add_argument(
+        "--android", action="store_true", help="fake Android devices through adb (default 10 devices, 20 checks)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--quiet", action="store_true", help="print nothing")
     args = parser.parse_args(argv)
-    checks, devices, scale = (4, 2, 0.1) if args.quick else (args.checks, args.devices, 1.0)
+    defaults = (20, 10) if args.android else (12, 4)
+    checks, devices, scale = (args.checks or defaults[0], args.devices or defaults[1], 1.0)
+    if args.quick:
+        checks, devices, scale = 4, 2, 0.1
     report = {
         "meta": {
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -173,10 +228,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "machine": f"{platform.system()} {platform.machine()}, {platform.processor() or 'cpu'}",
             "checks": checks,
             "devices": devices,
-            "latency": "usb-iphone" if scale == 1.0 else f"usb-iphone x {scale:g}",
-            "pool": f"one Grid hub of {devices} phones, --sessions {devices} vs 1" if args.hub else "one URL a device",
+            "latency": ("android" if args.android else "usb-iphone") + ("" if scale == 1.0 else f" x {scale:g}"),
+            "pool": _pool_words(args, devices),
         },
-        **measure(checks, devices, scale, hub=args.hub),
+        **measure(checks, devices, scale, hub=args.hub, android=args.android),
     }
     if not args.quiet:
         _print(report)
@@ -186,9 +241,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0 if ok else 1
 
 
+def _pool_words(args: argparse.Namespace, devices: int) -> str:
+    if args.android:
+        return f"{devices} Android devices behind one adb, --android SERIAL each"
+    return f"one Grid hub of {devices} phones, --sessions {devices} vs 1" if args.hub else "one URL a device"
+
+
 def _print(report: dict[str, Any]) -> None:
     meta = report["meta"]
-    print(f"{meta['checks']} checks, {meta['devices']} fake Appium devices ({meta['pool']}), {meta['latency']}")
+    print(f"{meta['checks']} checks, {meta['devices']} fake devices ({meta['pool']}), {meta['latency']}")
     for key in ("record", "pool", "one"):
         doc = report[key]
         passed = sum(1 for v in doc["verdicts"].values() if v == "passed")

@@ -46,7 +46,7 @@ __all__ = ["RUN_KEYS", "mcp"]
 
 #: Rule 5: the config's keys a run through ``run_check`` takes, though ``mobster mcp`` has no option for them.
 RUN_KEYS = (
-    "no-heal", "fresh", "carry", "max-usd", "frames", "video", "alerts", "retries", "session-wait",
+    "no-heal", "fresh", "carry", "max-usd", "frames", "video", "alerts", "retries", "session-wait", "platform",
     "paths-write", "paths-key", "paths-lease", "paths-wait",
 )  # fmt: skip
 

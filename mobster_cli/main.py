@@ -286,6 +286,14 @@ def _device_options(f: Any) -> Any:
                 "retain-on-failure keeps it only for a check that didn't pass. A recording that can't start is a "
                 "warning.",
             ),
+            click.option(
+                "--platform",
+                cls=ConfiguredOption,
+                type=click.Choice(["ios", "android"]),
+                default=None,
+                help="Run the checks on this platform's devices of the pool only. Default: each check once on "
+                "each platform the pool holds (docs/scale.md).",
+            ),
             click.option("--json", "as_json", is_flag=True, help="Print results.json on stdout."),
             click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also copy junit.xml here."),
         ]

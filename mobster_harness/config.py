@@ -266,6 +266,8 @@ KEYS: tuple[Key, ...] = (
         choices=("fail", "accept", "dismiss"), example="accept"),
     Key("video", "video", "choice", "record the screen into each run folder (retain-on-failure: kept when not passed)",
         choices=("off", "on", "retain-on-failure")),
+    Key("platform", "platform", "choice", "run the checks on this platform's devices of the pool only",
+        choices=("ios", "android")),
 )  # fmt: skip
 _BY_NAME = {k.name: k for k in KEYS}
 #: Rule 3: the keys of a device pool; a layer naming a device replaces all of them below it.

@@ -20,7 +20,10 @@ Rule 2: :meth:`Harness.one_device` opens the device at place ``slot`` of the poo
         scripted phones or Appium sessions gives a place beyond it the device of ``slot mod N``
         (a phone of its own, another session of that URL, as ``--parallel`` does); a pool of
         simulators, iPhones or WDAs has no device there (:class:`~.spec.PoolError`): one holder
-        drives each. A front end that serves exactly one device checks :meth:`Harness.specs`
+        drives each. With a platform selected (``Settings.platform``), the pool's places are those
+        of its devices whose kind may be of it (an app script's or an Appium URL's is known once it
+        opens, and a suite leaves one of the other platform out: the core's suite Rule 14); none is
+        a :class:`~.spec.PoolError`. A front end that serves exactly one device checks :meth:`Harness.specs`
         and says so in its own words.
 Rule 3: :meth:`Harness.pool` opens the pool for ``files``: its Appium sessions ask for the app
         every check of ``files`` tests, when there is one (``appium:bundleId``); the devices open
@@ -74,7 +77,7 @@ class Harness:
         """Rule 2: the device at place ``slot`` of the pool, opened; ``release()`` it when done."""
         from .pool import open_device
 
-        specs = self.specs(bundle=bundle)
+        specs = _of_platform(self.specs(bundle=bundle), self.settings.platform, self.settings.devices.prefix)
         if slot >= len(specs) and any(s.exclusive for s in specs):
             noun = "device" if len(specs) == 1 else "devices"
             raise PoolError(
@@ -117,6 +120,24 @@ class Harness:
             self.root, reporter=report, on_sent=on_sent, on_sending=on_sending, on_result=on_result
         )
         return options if prices is None else attrs.evolve(options, prices=prices)
+
+
+#: The kinds whose platform the kind says; an app script's or an Appium URL's is known once it opens.
+_PLATFORM_OF_KIND = {"sim": "ios", "device": "ios", "wda": "ios", "android": "android"}
+
+
+def _of_platform(specs: tuple[DeviceSpec, ...], platform: str | None, prefix: str) -> tuple[DeviceSpec, ...]:
+    """Rule 2: with a platform selected, the specs that may be of it (a spec's kind may say it is not)."""
+    if platform is None:
+        return specs
+    kept = tuple(s for s in specs if _PLATFORM_OF_KIND.get(s.kind, platform) == platform)
+    if not kept:
+        written = "iOS" if platform == "ios" else "Android"
+        raise PoolError(
+            f"{prefix}platform {platform}: no device of the pool runs {written} "
+            f"({', '.join(s.option for s in specs)}); name one, or choose the other platform"
+        )
+    return kept
 
 
 def _one_bundle(files: Sequence[Path]) -> str | None:

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from mobster_core import CheckResult, RunOptions
     from mobster_core.protocols import PathStore, Reporter
 
-__all__ = ["FRAMES", "MAX_REPEAT", "MAX_RETRIES", "NAMES", "VIDEO", "Settings", "Timing"]
+__all__ = ["FRAMES", "MAX_REPEAT", "MAX_RETRIES", "NAMES", "PLATFORMS", "VIDEO", "Settings", "Timing"]
 
 #: The core's ``--frames`` modes (``mobster_core.results.FramesMode``), by value.
 FRAMES = ("auto", "all", "failed", "none")
@@ -73,8 +73,10 @@ NAMES = (
     *("scripted", "sim", "device", "wda", "appium", "android", "caps", "parallel", "sessions", "session_per_check"),
     *("session_wait", "no_heal", "fresh", "carry", "model", "max_usd", "each_device", "frames", "poll_interval"),
     *("drift_after", "give_up_after", "shard", "paths_store", "locale", "retries", "repeat", "video", "alerts"),
-    *("env_file", "paths_write", "paths_key", "paths_lease", "paths_wait"),
+    *("env_file", "paths_write", "paths_key", "paths_lease", "paths_wait", "platform"),
 )
+#: The platforms a run may select (``mobster_core.protocols.Platform``), by value.
+PLATFORMS = ("ios", "android")
 
 
 @dataclass(frozen=True)
@@ -124,8 +126,12 @@ class Settings:
     #: Rule 4: the config's profile the run used, and the env file it read (None: none).
     profile: str | None = None
     env_file: Path | None = None
+    #: The one platform a run selects (``ios``, ``android``); None: each check on each platform of the pool.
+    platform: str | None = None
 
     def __post_init__(self) -> None:
+        if self.platform is not None and self.platform not in PLATFORMS:
+            raise ValueError(f"platform {self.platform!r} is not one of {', '.join(PLATFORMS)}")
         if self.frames not in FRAMES:
             raise ValueError(f"frames {self.frames!r} is not one of {', '.join(FRAMES)}")
         if not 0 <= self.retries <= MAX_RETRIES:
@@ -184,6 +190,7 @@ class Settings:
             alerts=v.get("alerts"),
             profile=profile,
             env_file=None if env_file is None else Path(env_file),
+            platform=v.get("platform"),
         )
 
     @property
@@ -261,6 +268,7 @@ class Settings:
             repeat=self.repeat,
             alerts=None if self.alerts is None else parse_alert_policy(_as_written(self.alerts), "alerts"),
             video=self.video,
+            platform=self.platform,
         )
 
 

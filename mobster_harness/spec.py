@@ -24,7 +24,8 @@ Rule 3: :class:`DeviceOptions` is what a front end's device options say, as give
         ``session_wait`` (seconds, more than 0 and at most 3600),
         the front end's ``prefix``, and ``given``: how it spells an option the user gave, when not
         ``prefix + name`` (the plugin names an ini key: ``mobster_sim (ini)``).
-Rule 4: :func:`pool_specs` turns them into specs: one kind of device per pool; ``sessions`` N
+Rule 4: :func:`pool_specs` turns them into specs: one kind of device per pool, or Android devices
+        (``android``) beside one kind of iOS device or Appium URLs (Rule 8); ``sessions`` N
         sessions per Appium URL; ``parallel`` N is how many devices run at once (the scripted
         phone and a single Appium URL make N; a named pool keeps its first N, and asking for more
         devices than it names is an error); a single caps file is every Appium URL's, else one
@@ -46,6 +47,12 @@ Rule 7: :func:`rerun_options` gives the options that name each device of a pool,
         ``--caps``), whichever front end ran the check (the plugin's ``--mobster-sim`` is no
         option of the command the line runs), with Rule 6's scrubbing; an app script or caps file
         inside the project ``root`` is named relative to it (the line runs there).
+Rule 8: a pool of two kinds (``android`` and one of ``sim``, ``device``, ``wda``, ``appium``) is
+        each kind's specs as Rule 4 makes them alone, in :data:`KINDS`' order (the iOS kind's,
+        then ``android``'s); ``parallel`` N keeps its first N and asking for more than it names is
+        an error. Every other mix is refused: the scripted phone's pool mixes platforms by its app
+        scripts (``platform: android``), and two kinds of iOS device would mix locking rules and
+        WDA ports for nothing a shard can't do.
 """
 
 from __future__ import annotations
@@ -220,9 +227,21 @@ def pool_specs(options: DeviceOptions, *, bundle: str | None = None, required: b
     With ``required=False``, options that name no device are an empty pool rather than an error
     (the pytest plugin's checks then say which option to pass).
     """
-    kind = _one_kind(options, required=required)
-    if kind is None:
-        return ()
+    kinds = _kinds(options, required=required)
+    if len(kinds) > 1:  # Rule 8
+        alone = replace(options, parallel=None)
+        specs = [spec for kind in kinds for spec in _kind_specs(alone, kind, bundle)]
+        parallel = options.parallel
+        if parallel is not None and parallel > len(specs):
+            _too_few(options, kinds[0], parallel, count=len(specs))
+        specs = specs[:parallel] if parallel is not None else specs
+        labels = _unique([s.label for s in specs])
+        return tuple(replace(s, label=label) for s, label in zip(specs, labels, strict=True))
+    return _kind_specs(options, kinds[0], bundle) if kinds else ()
+
+
+def _kind_specs(options: DeviceOptions, kind: str, bundle: str | None) -> tuple[DeviceSpec, ...]:
+    """Rule 4: the specs of one kind of device."""
     values = list(options.values(kind))
     if kind == "appium":
         return _appium_specs(options, bundle)
@@ -242,15 +261,18 @@ def pool_specs(options: DeviceOptions, *, bundle: str | None = None, required: b
     )
 
 
-def _one_kind(options: DeviceOptions, *, required: bool) -> str | None:
-    """The one kind of device the options name, and options that go with another kind refused."""
+def _kinds(options: DeviceOptions, *, required: bool) -> tuple[str, ...]:
+    """The kinds of device the options name (one, or Rule 8's two), and options that go with another kind refused."""
     p = options.prefix
     chosen = options.kinds
-    if len(chosen) > 1:
+    two = len(chosen) == 2 and "android" in chosen and "scripted" not in chosen  # Rule 8
+    if len(chosen) > 1 and not two:
         names = " and ".join(options.spelled(k) for k in chosen)
-        raise PoolError(f"choose one device option, not {names}: a pool holds devices of one kind")
-    kind = chosen[0] if chosen else None
-    if kind != "appium":
+        raise PoolError(
+            f"choose one device option, not {names}: a pool holds devices of one kind, or Android devices "
+            f"({p}android) beside one kind of iOS device or Appium URLs"
+        )
+    if "appium" not in chosen:
         for name, metavar, why in (
             ("caps", "FILE", " (the Appium session's capabilities)"),
             ("sessions", "N", " (N sessions on one server or cloud)"),
@@ -265,9 +287,9 @@ def _one_kind(options: DeviceOptions, *, required: bool) -> str | None:
     for name, number in (("sessions", options.sessions), ("parallel", options.parallel)):
         if number is not None and number < 1:
             raise PoolError(f"{p}{name} takes a whole number from 1, not {number}")
-    if kind is None and required:
+    if not chosen and required:
         raise PoolError(f"choose a device: {', '.join(f'{p}{k} {v}' for k, v in KINDS.items())}")
-    return kind
+    return chosen
 
 
 def _given(options: DeviceOptions, name: str) -> bool:
@@ -299,8 +321,13 @@ def _sim_ports(values: Sequence[str]) -> list[str]:
     return out
 
 
-def _too_few(options: DeviceOptions, kind: str, parallel: int) -> NoReturn:
+def _too_few(options: DeviceOptions, kind: str, parallel: int, *, count: int | None = None) -> NoReturn:
     p = options.prefix
+    if count is not None:  # Rule 8: a pool of two kinds
+        raise PoolError(
+            f"{p}parallel {parallel} needs {parallel} devices, and the pool names {count}: name more devices, "
+            "or run one mobster per device (each with its own --shard)"
+        )
     count = len(options.values(kind))
     noun = _NOUNS[kind]
     raise PoolError(
@@ -335,7 +362,11 @@ def _appium_specs(options: DeviceOptions, bundle: str | None) -> tuple[DeviceSpe
 
 def _labels(kind: str, values: Sequence[str]) -> list[str]:
     """Rule 2: unique short names: ``host:4723-1``, ``host:4723-2`` when two devices share one."""
-    raw = [label_of(kind, v) for v in values]
+    return _unique([label_of(kind, v) for v in values])
+
+
+def _unique(raw: Sequence[str]) -> list[str]:
+    """Rule 2: labels made unique by their place among those they share a name with."""
     seen: dict[str, int] = {}
     out = []
     for label in raw:

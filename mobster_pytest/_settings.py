@@ -225,6 +225,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ("off", "on", "retain-on-failure"),
     ),
     OptionSpec(
+        "platform",
+        "run the checks on this platform's devices of the pool only: ios or android (default: each on each)",
+        "value",
+        "PLATFORM",
+        ("ios", "android"),
+    ),
+    OptionSpec(
         "step-frames",
         "keep a frame per step for Allure and pytest-html: auto (when either is on), on, off",
         "value",
@@ -328,6 +335,7 @@ def read_settings(config: Any) -> PluginSettings:
         repeat=_count(src, "repeat", 1, MAX_REPEAT),
         alerts=_alerts(src.from_project("alerts")),
         video=_choice(src, "video", "off"),
+        platform=_choice(src, "platform", "ios") if src.value(_spec("platform")) else None,
         env_file=env_file if isinstance(env_file := src.project.get("env-file"), Path) else None,
     )
     harness = Settings.from_values(values, prefix=PREFIX, given=given, secrets=_secrets(src), profile=src.profile)

@@ -3,6 +3,9 @@
 Rule 1: one column per device: the pool's label for it (``device_label``) and the device as it
         says it is (name and iOS); two phones of one model are two columns. Columns are in the
         pool's order (labels compared with their numbers as numbers: ``sim-2`` before ``sim-10``).
+Rule 1a: a suite that ran on more than one platform groups its columns by platform (iOS's, then
+        Android's, each in the pool's order) under a header row naming each platform, so a check's
+        row reads as its path per platform; a suite of one platform has no such row.
 Rule 2: one row per check, in the order of the check files (path, then name); in a cell, the
         runs of that check on that device in the order the results list them (the attempts, and
         merged suites in the order they were given).
@@ -93,13 +96,21 @@ def render_suite(results: Mapping[str, Any], *, here: str | None = None) -> str:
 def _matrix(checks: Sequence[Mapping[str, Any]], here: str) -> str:
     """Rules 1 and 2: the checks-by-devices matrix, a column per device and a row per check file."""
     devices: list[tuple[str, str]] = []
+    platforms: dict[tuple[str, str], str] = {}
     rows: dict[tuple[str, str], dict[tuple[str, str], list[Mapping[str, Any]]]] = {}
     for c in checks:
         dkey = _device_key(c)
         if dkey not in devices:
             devices.append(dkey)
+            platforms[dkey] = _platform_of(c)
         rows.setdefault((_str(c, "file"), _str(c, "name")), {}).setdefault(dkey, []).append(c)
-    devices.sort(key=lambda d: (_natural(d[0]), _natural(d[1])))
+    devices.sort(key=lambda d: (_PLATFORM_ORDER.get(platforms[d], 2), _natural(d[0]), _natural(d[1])))
+    groups = list(dict.fromkeys(platforms[d] for d in devices))
+    over = ""
+    if len(groups) > 1:  # Rule 1a
+        spans = [(g, sum(1 for d in devices if platforms[d] == g)) for g in groups]
+        named = "".join(f"<th scope=colgroup colspan={n}>{_t(_PLATFORM_NAMES.get(g, g))}</th>" for g, n in spans)
+        over = f"<tr><td></td>{named}</tr>"
     head = "".join(
         "<th scope=col>"
         + (f"<bdi class=label>{_t(label, 200)}</bdi><div class=file><bdi>{_t(d, 200)}</bdi></div>" if label else
@@ -118,10 +129,22 @@ def _matrix(checks: Sequence[Mapping[str, Any]], here: str) -> str:
         body.append(f"<tr><th scope=row><bdi>{_t(name)}</bdi><div class=file>{_t(file)}</div></th>{tds}</tr>")
     return (
         "<section id=matrix><h2>Checks &times; devices</h2>"
-        f"<table class=matrix><thead><tr><th scope=col>check</th>{head}</tr></thead>"
+        f"<table class=matrix><thead>{over}<tr><th scope=col>check</th>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>"
         "</section>"
     )
+
+
+#: Rule 1a: the platforms' order and names in the matrix; a run with no device read is "no device".
+_PLATFORM_ORDER = {"ios": 0, "android": 1}
+_PLATFORM_NAMES = {"ios": "iOS", "android": "Android", "": "no device"}
+
+
+def _platform_of(c: Mapping[str, Any]) -> str:
+    """A run's platform: its ``platform``, else its device's (``platform: android`` only on Android), else ""."""
+    device = _map(c.get("device"))
+    named = _str(c, "platform") or (_str(device, "platform") if device else "")
+    return named or ("ios" if device else "")
 
 
 def _device_key(c: Mapping[str, Any]) -> tuple[str, str]:

@@ -7,7 +7,7 @@ Rule 1: a document is read with cattrs, strictly per key (``_rules/formats/stric
 Rule 2: keys this version doesn't know are ignored: a reader takes documents that later versions
         wrote with keys added. The keys the first ``mobster.test/1`` promised (``docs/cli.md``) must
         be there; a key added since may be missing (an older file), and reads as its empty value.
-Rule 3: what ``to_dict`` derives (``healed_steps``, ``replayed_with_no_model``, ``flaky``, the
+Rule 3: what ``to_dict`` derives (``healed_steps``, ``replayed_with_no_model``, ``flaky``, ``platform``, the
         summary, ``pass_rates``, ``exit_code``) is never read back: the values compute it again (their Rule 4).
 Rule 4: ``message`` holds the core's message joined with its fix's neutral sentence
         (``_rules/verdict/fixes`` Rule 3); reading it back takes off exactly that sentence, computed from

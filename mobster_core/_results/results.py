@@ -185,6 +185,7 @@ class CheckResult:
             "file": self.file,
             "device": None if self.device is None else _device_dict(self.device),
             "device_label": self.device_label,
+            "platform": None if self.device is None else self.device.platform.value,
             "app": None
             if self.app is None
             else {"bundle": self.app.bundle, "version": self.app.version, "build": self.app.build},

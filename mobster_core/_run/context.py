@@ -17,7 +17,7 @@ from mobster_core._results.frames import FramesMode
 from mobster_core._results.results import CheckResult
 from mobster_core._rules.device.alerts import AlertPolicy
 from mobster_core._rules.device.controls import VideoMode
-from mobster_core._rules.device.device import normal_locale
+from mobster_core._rules.device.device import Platform, normal_locale
 from mobster_core._rules.model.cost import PriceTable
 from mobster_core._rules.replay.settle import DEFAULT_POLICY, PollPolicy
 from mobster_core._rules.replay.typing_rules import Provenance
@@ -80,6 +80,9 @@ class RunOptions:
     check's own ``alerts:``; None (the default) leaves each check's.
     ``video`` (``off``, ``on``, ``retain-on-failure``) records the screen into the run folder on a
     device that records (``protocols.Recordings``; ``_run/controls`` Rule 2).
+    ``platform`` (suites only: ``ios``, ``android``) runs the checks on that platform's devices of
+    the pool only; None (the default) runs each check once on each platform the pool holds
+    (``_run/suite`` Rule 14).
     ``recorder`` names this machine and CI build in each path it records (``paths.RecordedBy``:
     the device and the model are the run's own). ``lease`` (a ``paths.LeasePolicy``) makes a run
     that must record take the store's recording lease of the identity and env first, or wait for
@@ -108,6 +111,7 @@ class RunOptions:
     on_result: Callable[[CheckResult], None] | None = attrs.field(default=None, eq=False)
     retries: int = attrs.field(default=0, validator=[attrs.validators.instance_of(int), attrs.validators.ge(0)])
     repeat: int = attrs.field(default=1, validator=[attrs.validators.instance_of(int), attrs.validators.ge(1)])
+    platform: Platform | None = attrs.field(default=None, converter=attrs.converters.optional(Platform))
     recorder: RecordedBy = attrs.field(factory=RecordedBy, eq=False)  # who records: informational
     lease: LeasePolicy | None = None
     #: Deprecated: ``timing``'s old name, taken as ``RunOptions(policy=...)`` and never kept (see ``timing``).

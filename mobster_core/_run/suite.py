@@ -43,6 +43,14 @@ Rule 10: checks no device could run (every device was lost; with ``each_device``
 Rule 11: with ``each_device``, every check runs on every device: one result per check and device,
         each device's checks in file order, each with its own cache env (the env comes from the
         device); results are ordered by file, then device.
+Rule 14 (platforms): a pool of several devices, or a run that selects a platform
+        (``options.platform``), first asks each device what it is (``info()``, in parallel): each
+        check then runs once on each platform the pool holds (a lane of that platform's devices,
+        work stealing inside it; with ``each_device`` a lane per device), results ordered by file,
+        then platform in the order the pool first holds it. A device that can't say joins the first
+        lane (its first check finds it: Rule 9). With a platform selected, the other platform's
+        devices run nothing; when none is left, every check is ``couldnt_run``, class ``usage``,
+        saying which platform was selected and what the pool holds.
 """
 
 from __future__ import annotations
@@ -61,6 +69,7 @@ from mobster_core._clock import utc_now
 from mobster_core._log import get_logger
 from mobster_core._results.junit import junit_xml
 from mobster_core._results.results import CheckResult, SuiteResult, retryable, with_attempts
+from mobster_core._rules.device.device import Platform
 from mobster_core._rules.formats.text import utf8, valid_text
 from mobster_core._rules.model.cost import Cost
 from mobster_core._rules.verdict.verdict import FailureClass, Outcome, Verdict
@@ -219,37 +228,47 @@ def _jobs(files: Sequence[Path], repeat: int) -> list[tuple[int, Path, tuple[int
 
 
 class _Work:
-    """The checks still to run, handed to the devices as they come free (Rules 1, 8, 9, 10, 12).
+    """The checks still to run, handed to the devices as they come free (Rules 1, 8, 9, 10, 12, 14).
 
-    One shared queue (work stealing: the next free device takes the next check), or with
-    ``each_device`` one queue per device. A worker waits while others still run checks that may
-    come back (Rules 9, 12); results are kept by key, in the order of the files (then the devices).
-    A retry is taken by a device other than the one it couldn't run on, unless no other is left.
+    The devices stand in lanes (Rule 14): one lane of every device (work stealing: the next free
+    device takes the next check), a lane per platform, or with ``each_device`` a lane per device.
+    Each lane runs every check once from its own queue. A worker waits while others of its lane
+    still run checks that may come back (Rules 9, 12); results are kept by key, in the order of the
+    files (then the lanes). A retry is taken by a device other than the one it couldn't run on,
+    unless no other is left in its lane.
     """
 
-    def __init__(self, files: Sequence[Path], slots: int, *, each_device: bool, repeat: int = 1) -> None:
-        self.each_device = each_device
+    def __init__(self, files: Sequence[Path], lanes: Sequence[Sequence[int]], *, repeat: int = 1) -> None:
         jobs = _jobs(files, repeat)
-        self.shared: deque[_Job] = deque([] if each_device else (_Job(n, f, run) for n, f, run in jobs))
-        self.own = [
-            deque(_Job(n * slots + k, f, run) for n, f, run in jobs) if each_device else deque() for k in range(slots)
-        ]
+        self.lanes = [tuple(lane) for lane in lanes]
+        self.lane_of = {slot: n for n, lane in enumerate(self.lanes) for slot in lane}
+        count = len(self.lanes)
+        self.queues = [deque(_Job(n * count + k, f, run) for n, f, run in jobs) for k in range(count)]
         self.results: dict[int, CheckResult] = {}
         self.lost: dict[int, str] = {}  # a device out of the pool (Rule 8): slot -> what it said
         self._gone: set[int] = set()  # workers that ended: lost, or nothing left for them
-        self._busy = 0
+        self._busy = [0] * count
         self._changed = asyncio.Condition()
+
+    def others(self, slot: int) -> int:
+        """How many devices of ``slot``'s lane are left besides it (not lost)."""
+        return sum(1 for k in self.lanes[self.lane_of[slot]] if k != slot and k not in self.lost)
+
+    def in_pool(self, slot: int) -> int:
+        """How many devices of the whole pool are left besides ``slot`` (not lost)."""
+        return sum(1 for k in self.lane_of if k != slot and k not in self.lost)
 
     async def take(self, slot: int) -> _Job | None:
         """The next check for the device in ``slot``; None when there is none left for it."""
+        lane = self.lane_of[slot]
         async with self._changed:
             while True:
-                queue = self.own[slot] if self.each_device else self.shared
+                queue = self.queues[lane]
                 job = self._pick(queue, slot)
                 if job is not None:
-                    self._busy += 1
+                    self._busy[lane] += 1
                     return job
-                if self.each_device or (self._busy == 0 and not queue):
+                if self._busy[lane] == 0 and not queue:
                     self._gone.add(slot)
                     self._changed.notify_all()
                     return None
@@ -257,19 +276,20 @@ class _Work:
 
     def _pick(self, queue: deque[_Job], slot: int) -> _Job | None:
         """Rule 12: the first job this device may run: not a retry of its own while another device is left."""
-        others = {k for k in range(len(self.own)) if k != slot} - self._gone - set(self.lost)
+        others = set(self.lanes[self.lane_of[slot]]) - {slot} - self._gone - set(self.lost)
         for n, job in enumerate(queue):
-            if job.avoid != slot or not others or self.each_device:
+            if job.avoid != slot or not others:
                 del queue[n]
                 return job
         return None
 
-    async def done(self, key: int, result: CheckResult | None, *, back: _Job | None = None) -> None:
-        """A check ended with ``result``; or, with ``back``, it goes back to the queue (Rules 9, 12)."""
+    async def done(self, slot: int, key: int, result: CheckResult | None, *, back: _Job | None = None) -> None:
+        """A check ended with ``result``; or, with ``back``, it goes back to its lane's queue (Rules 9, 12)."""
+        lane = self.lane_of[slot]
         async with self._changed:
-            self._busy -= 1
+            self._busy[lane] -= 1
             if back is not None:
-                (self.own[back.avoid] if self.each_device and back.avoid is not None else self.shared).appendleft(back)
+                self.queues[lane].appendleft(back)
             elif result is not None:
                 self.results[key] = result
             self._changed.notify_all()
@@ -281,10 +301,10 @@ class _Work:
             self._changed.notify_all()
 
     def left(self) -> list[tuple[_Job, int | None]]:
-        """The checks no device ran (every device was lost, or a lost device's own): the job, the slot."""
-        rest: list[tuple[_Job, int | None]] = [(job, None) for job in self.shared]
-        for slot, queue in enumerate(self.own):
-            rest += [(job, slot) for job in queue]
+        """The checks no device ran (every device of a lane was lost): the job, and the slot of a lane of one."""
+        rest: list[tuple[_Job, int | None]] = []
+        for lane, queue in zip(self.lanes, self.queues, strict=True):
+            rest += [(job, lane[0] if len(lane) == 1 and len(self.lanes) > 1 else None) for job in queue]
         return rest
 
 
@@ -300,7 +320,11 @@ async def _run_all(
     options: RunOptions,
 ) -> tuple[tuple[CheckResult, ...], bool]:
     """Rules 1 and 5: each device runs the next check until none is left; True when stopped."""
-    work = _Work(files, len(slots), each_device=options.each_device, repeat=options.repeat)
+    platforms = await _platforms(slots, options)
+    lanes = lanes_of(platforms, each_device=options.each_device, selected=options.platform)
+    if not lanes:
+        return _none_of(files, platforms, options), False
+    work = _Work(files, lanes, repeat=options.repeat)
     quiet = attrs.evolve(options, on_result=None)  # the suite tells each result once it is final (Rule 9)
 
     async def worker(slot: int) -> None:
@@ -310,22 +334,23 @@ async def _run_all(
             try:
                 result = await _one(job.file, device, clock, models(), run_options)
             except RunStopped as exc:
-                await _record(work, job.key, job.final(exc.result), options)
+                await _record(work, slot, job.key, job.final(exc.result), options)
                 return
             try:
                 lost = result.outcome.failure_class in _SUSPECT and not await _answers(device)
             except asyncio.CancelledError:
-                await _record(work, job.key, job.final(result), options)  # stopped while asking: the result stands
+                # stopped while asking: the result stands
+                await _record(work, slot, job.key, job.final(result), options)
                 raise
             if lost:
                 await _lose(work, slot, job, result, options)
                 return
             if _again(job, result, options):
-                await work.done(job.key, None, back=attrs.evolve(job, tries=(*job.tries, result), avoid=slot))
+                await work.done(slot, job.key, None, back=attrs.evolve(job, tries=(*job.tries, result), avoid=slot))
                 continue
-            await _record(work, job.key, job.final(result), options)
+            await _record(work, slot, job.key, job.final(result), options)
 
-    workers = [asyncio.ensure_future(worker(k)) for k in range(len(slots))]
+    workers = [asyncio.ensure_future(worker(k)) for k in work.lane_of]
     stopped = False
     try:
         await asyncio.gather(*workers)
@@ -338,13 +363,57 @@ async def _run_all(
     return tuple(work.results[k] for k in sorted(work.results)), stopped
 
 
+async def _platforms(slots: Sequence[tuple[str | None, Device]], options: RunOptions) -> list[Platform | None]:
+    """Rule 14: each device's platform, asked only of a pool of several or when a platform is selected."""
+    if len(slots) == 1 and options.platform is None:
+        return [None]
+
+    async def platform(device: Device) -> Platform | None:
+        try:
+            return (await device.info()).platform
+        except Exception:  # noqa: BLE001 - a device that can't say is found by its first check (Rule 9)
+            return None
+
+    return list(await asyncio.gather(*(platform(device) for _, device in slots)))
+
+
+def lanes_of(platforms: Sequence[Platform | None], *, each_device: bool, selected: Platform | None) -> list[list[int]]:
+    """Rule 14, pure: the slots of each lane, from each device's platform (None: it couldn't say)."""
+    kept = [k for k, p in enumerate(platforms) if selected is None or p in (selected, None)]
+    if selected is not None and all(platforms[k] is None for k in kept):
+        return []  # no device of the platform (one that couldn't say is no reason to run)
+    if each_device:
+        return [[k] for k in kept]
+    order = list(dict.fromkeys(platforms[k] for k in kept if platforms[k] is not None))
+    lanes: list[list[int]] = [[] for _ in order] or [[]]
+    for k in kept:
+        lanes[order.index(platforms[k]) if platforms[k] is not None else 0].append(k)
+    return lanes
+
+
+def _none_of(
+    files: Sequence[Path], platforms: Sequence[Platform | None], options: RunOptions
+) -> tuple[CheckResult, ...]:
+    """Rule 14: no device of the selected platform: each check ``couldnt_run``, class ``usage``, saying so."""
+    assert options.platform is not None
+    held = sorted({p.written for p in platforms if p is not None})
+    pool = f"the pool holds {' and '.join(held)} devices" if held else "no device of the pool said what it is"
+    message = f"no device of the pool runs {options.platform.written}, the platform this run selects: {pool}"
+    root = options.root or Path.cwd()
+    results = tuple(_not_run_result(f, root, FailureClass.USAGE, message, None) for f in files)
+    for result in results:
+        if options.on_result is not None:
+            options.on_result(result)
+    return results
+
+
 def _again(job: _Job, result: CheckResult, options: RunOptions) -> bool:
     """Rule 12: a run that couldn't run for a class of the machine is tried again while retries are left."""
     return len(job.tries) < options.retries and retryable(result)
 
 
-async def _record(work: _Work, key: int, result: CheckResult, options: RunOptions) -> None:
-    await work.done(key, result)
+async def _record(work: _Work, slot: int, key: int, result: CheckResult, options: RunOptions) -> None:
+    await work.done(slot, key, result)
     if options.on_result is not None:
         options.on_result(result)
 
@@ -376,18 +445,19 @@ async def _lose(work: _Work, slot: int, job: _Job, result: CheckResult, options:
     """Rules 8, 9, 12: the device is out; its check goes to another device if nothing was sent, or as a retry."""
     await work.lose(slot, result.outcome.message)
     nothing_sent = result.device is None  # its first call (info, a read) failed: no action went out
-    others = len(work.own) - len(work.lost)
-    if nothing_sent and not work.each_device and others > 0:
-        await work.done(job.key, None, back=job)
+    others = work.others(slot)
+    if nothing_sent and others > 0:
+        await work.done(slot, job.key, None, back=job)
         return
     if nothing_sent:  # it never answered during this check: what it said is the whole story
-        await _record(work, job.key, job.final(result), options)
+        await _record(work, slot, job.key, job.final(result), options)
         return
-    lost = _device_lost(result, others, options, each_device=work.each_device)
-    if not work.each_device and others > 0 and _again(job, result, options):  # Rule 12: never an unknown outcome
-        await work.done(job.key, None, back=attrs.evolve(job, tries=(*job.tries, lost), avoid=slot))
+    left = work.in_pool(slot)
+    lost = _device_lost(result, left, options, each_device=others == 0 and left > 0)
+    if others > 0 and _again(job, result, options):  # Rule 12: never an unknown outcome
+        await work.done(slot, job.key, None, back=attrs.evolve(job, tries=(*job.tries, lost), avoid=slot))
         return
-    await _record(work, job.key, job.final(lost), options)
+    await _record(work, slot, job.key, job.final(lost), options)
 
 
 def _device_lost(result: CheckResult, others: int, options: RunOptions, *, each_device: bool) -> CheckResult:

@@ -203,6 +203,15 @@ from mobster_drivers.devices.scripted import AppScript
 
 from ._appium_android import AndroidAppium, is_uiautomator2
 from ._appium_caps import HOSTS, Device, SessionCaps, check_host, check_names, session_caps, validate
+from ._appium_hub import (
+    Node,
+    NodeFactory,
+    appium_node,
+    new_session_value,
+    relay,
+    stereotype_of,
+    uiautomator2_node,
+)
 from ._appium_mobile import (
     LOCATOR_STRATEGIES,
     MOBILE,
@@ -216,6 +225,7 @@ from ._appium_mobile import (
     provider_note,
     proxy_failure,
 )
+from ._grid import fits
 from ._server import DEAD, Incoming, LoopbackServer, Reply, json_body, serve_from_shell, session_route
 from .uiautomator2 import FakeUiAutomator2
 from .wda import FakeWda, ReadCosts
@@ -253,6 +263,8 @@ _LB_PAGE = (
     b"<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"
 )
 _PROVIDERS = ("browserstack", "sauce", "lambdatest")
+#: What serves each of a hub's Android phones (``--android-node``, ``_appium_hub`` Rule 2).
+_NODE_FACTORIES: Mapping[str, NodeFactory] = {"appium": appium_node, "uiautomator2": uiautomator2_node}
 _UNKNOWN_ROUTE = (
     "The requested resource could not be found, or a request was received using an HTTP method that is not "
     "supported by the mapped resource."
@@ -338,8 +350,19 @@ class _Phone:
     wda: FakeWda
     udid: str
     session: str | None = None
+    reserved: bool = False  # a hub's new session is being made on it (Rule 9)
     #: ``_appium_mobile`` Rule 5: the device controls this phone was given.
     controls: list[tuple[str, dict[str, Any]]] = attrs.field(factory=list)
+
+
+@attrs.define(eq=False)
+class _NodeSlot:
+    """A phone of the hub served by a node of its own (``_appium_hub``): its node, UDID, the session on it (Rule 9)."""
+
+    node: Node
+    udid: str
+    session: str | None = None
+    reserved: bool = False
 
 
 @attrs.define(eq=False)
@@ -420,16 +443,19 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         host: str = "mac",
         proxy_timeout: float = _PROXY_TIMEOUT,
         uia2: FakeUiAutomator2 | None = None,
+        android_devices: int = 0,
+        android_app: str | os.PathLike[str] | AppScript | None = None,
+        android_node: NodeFactory = appium_node,
     ) -> None:
         super().__init__(port=port, lifetime=lifetime)
         _check_options(provider, latency, max_sessions, devices, session_request_timeout)
-        if uia2 is None and (app is None) == (tree is None):
-            raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
+        _check_served(app, tree, uia2)
         self._clock: Clock = clock or SystemClock()
         self._hub = devices is not None
         maker = _PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time, uia2)
-        self._android = _android_front(maker, self._clock, idle_timeout)  # Rule 10
-        self._phones = [] if self._android is not None else _phones(maker, devices, host)
+        self._android, self._phones = _served(maker, self._clock, idle_timeout, devices, host)  # Rule 10
+        self._nodes = _nodes(android_devices, android_app, android_node, hub=self._hub)
+        self._relayed: dict[str, _NodeSlot] = {}  # a node's session id -> its slot (Rule 9)
         self._host = host
         self._features = frozenset({"xctest_screen_record"} if xctest_screen_record else ())
         self._script = self._android.script if self._android else self._phones[0].wda.script
@@ -440,8 +466,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         self._max_sessions = max_sessions
         self._provider = provider
         self._queue_timeout = session_request_timeout
-        self._usbmuxd = usbmuxd
-        self._discovery = session_discovery
+        self._usbmuxd, self._discovery = usbmuxd, session_discovery
         self._proxy_timeout = proxy_timeout
         self._create_lock = threading.Lock()  # one new session at a time: the queue is first come, first served
         self._free = threading.Condition(self._lock)  # a phone became free (Rule 9)
@@ -451,8 +476,7 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         self._keys: dict[str, str] = {}  # X-Idempotency-Key -> session id (Rule 3)
         self._session_failures: list[tuple[int, bool]] = []
         self._garbage: list[int] = []
-        self._stall = 0.0
-        self._drop = 0
+        self._stall, self._drop = 0.0, 0
 
     # -- lifecycle (the rest is the loopback server's) ---------------------------------------
 
@@ -461,6 +485,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             one.wda.start()
         if self._android is not None:
             self._android.start()
+        for slot in self._nodes:
+            slot.node.start()
 
     def _on_stop(self) -> None:
         with self._free:
@@ -469,6 +495,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             one.wda.stop()
         if self._android is not None:
             self._android.stop()
+        for slot in self._nodes:
+            slot.node.stop()
 
     # -- what tests read ---------------------------------------------------------------------
 
@@ -494,8 +522,32 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     @property
     def udids(self) -> list[str]:
-        """Every phone's UDID, in the order of :attr:`phones`."""
+        """Every phone's UDID, in the order of :attr:`phones`; an Android fake's: its device's serial (Rule 10)."""
+        if self._android is not None:
+            return [self._android.serial]
         return [one.udid for one in self._phones]
+
+    @property
+    def _slots(self) -> list[_Phone | _NodeSlot]:
+        """Every phone of the hub: its iPhones, then its nodes (Rule 9)."""
+        return [*self._phones, *self._nodes]
+
+    @property
+    def nodes(self) -> list[Node]:
+        """A hub's Android phones, each the node that serves its sessions (Rule 9), in order."""
+        return [slot.node for slot in self._nodes]
+
+    @property
+    def stereotypes(self) -> list[dict[str, Any]]:
+        """What each of the hub's phones offers a new session (Rule 9): the iPhones', then the nodes'."""
+        return [self._stereotype(slot) for slot in self._slots]
+
+    def platform_of(self, session: str) -> str | None:
+        """``ios`` or ``android``: the platform of the phone a live session is on; None for no live session."""
+        with self._lock:
+            if session in self._relayed:
+                return "android"
+            return "ios" if session in self._sessions else None
 
     @property
     def script(self) -> AppScript:
@@ -548,10 +600,18 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         """End every session, as a provider does at its own time limit (later commands: stale)."""
         with self._lock:
             ended = list(self._sessions.values())
+            relayed = list(self._relayed.items())
         for session in ended:
             self._end(session)
         if self._android is not None:
             self._android.end_all()
+        for sid, slot in relayed:
+            with contextlib.suppress(Failure):
+                relay(slot.node, "DELETE", f"/session/{sid}", b"", 10.0)
+            with self._free:
+                self._relayed.pop(sid, None)
+                slot.session = None if slot.session == sid else slot.session
+                self._free.notify_all()
 
     def garbage_next_reply(self, status: int = 502) -> None:
         """Answer the next request with a load balancer's HTML page, without handling it."""
@@ -590,14 +650,19 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             return Reply(garbage, _LB_PAGE, "text/html")
         if self._latency > 0 and self._stopping.wait(self._latency):
             return Reply(503, b"", "text/plain")
+        with self._lock:
+            node = self._relayed.get(session or "")
         try:
-            value = self._route(request, path, _object(body, bad_body=bad_body))
+            if node is not None:
+                query = urlsplit(raw_path).query
+                reply = self._relay_command(node, request, path + (f"?{query}" if query else ""), incoming.body)
+            else:
+                value = self._route(request, path, _object(body, bad_body=bad_body))
+                reply = Reply(200, json.dumps({"value": value}, ensure_ascii=False).encode("utf-8"), _JSON)
         except Failure as failure:
             content = "text/html" if isinstance(failure, _HtmlFailure) else _JSON
-            return Reply(failure.status, _error_body(failure), content, hold=stall, drop=drop)
-        return Reply(
-            200, json.dumps({"value": value}, ensure_ascii=False).encode("utf-8"), _JSON, hold=stall, drop=drop
-        )
+            reply = Reply(failure.status, _error_body(failure), content)
+        return attrs.evolve(reply, hold=stall, drop=drop)
 
     def _claim(self) -> tuple[int | None, float, bool]:
         """Under the lock, for the request just recorded: a garbage status, the stall, drop the reply?"""
@@ -612,6 +677,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         if path == "/status" and method == "GET":
             return self._status()
         if path == "/session" and method == "POST":
+            if self._hub:  # Grid's queue: each request waits for a phone it fits, none for another's (Rule 9)
+                return self._create_session(body, request.headers.get("x-idempotency-key"))
             with self._create_lock:
                 return self._create_session(body, request.headers.get("x-idempotency-key"))
         if path == "/appium/sessions" and method == "GET":
@@ -629,7 +696,10 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     def _status(self) -> Any:
         if self._hub:
-            nodes = [{"id": one.udid, "availability": "UP", "slots": 1} for one in self._phones]
+            nodes = [
+                {"id": one.udid, "availability": "UP", "slots": 1, "stereotype": self._stereotype(one)}
+                for one in self._slots
+            ]
             return {"ready": True, "message": "Selenium Grid ready.", "nodes": nodes}
         return {
             "ready": True,
@@ -758,16 +828,29 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             if html:
                 raise _HtmlFailure(status)
             raise Failure(status, "session not created", "The cloud could not start a session (injected failure)")
+        if not self._hub:
+            return self._create_on(None, body, key)
+        slot, chosen = self._slot_for(body)
+        try:
+            if isinstance(slot, _NodeSlot):
+                return self._relay_session(slot, chosen)
+            return self._create_on(slot, {"capabilities": {"alwaysMatch": chosen}}, key)
+        finally:
+            with self._free:
+                slot.reserved = False
+                self._free.notify_all()
+
+    def _create_on(self, slot: _Phone | None, body: dict[str, Any], key: str | None) -> Any:
+        """A session made in process: on the hub's phone ``slot``, or on the one phone (Rules 3, 3a)."""
         asked = _matched(body)
         if is_uiautomator2(asked) or self._android is not None:  # Rule 10
             return self._create_android(asked)
         caps = validate(asked)  # the driver's constraints (``_appium_caps`` Rules 2, 3)
         self._check_credentials(caps)
         check_host(caps, self._host)
-        phone = self._phone_for(caps)
+        phone = slot or self._phone_for()
         if self._hub:  # a Grid node's stereotype names its phone (Rule 9)
-            stereotype = {"appium:udid": phone.udid, "appium:platformVersion": phone.wda.script.device.ios}
-            caps = {**caps, **{k: v for k, v in stereotype.items() if caps.get(k) in (None, "")}}
+            caps = _with_stereotype(caps, self._stereotype(phone))
         device = phone.wda.script.device
         made = session_caps(caps, Device(device.kind, device.ios, phone.udid, self._usbmuxd))
         self._claim_phone(phone)  # XCUITest's claim comes before the app is looked up (Rule 3a)
@@ -798,38 +881,80 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         self._check_credentials(caps)
         return self._android.create(caps, _new_command_timeout(caps))
 
-    def _phone_for(self, caps: Mapping[str, Any]) -> _Phone:
-        """The phone a new session goes to: the one phone (Rule 3a), or a free one of the hub (Rule 9)."""
+    def _phone_for(self) -> _Phone:
+        """The phone a new session of a server of one phone goes to (Rule 3a), within ``max_sessions``."""
         with self._free:
             self._expire_idle()
-            if self._max_sessions is not None and len(self._sessions) >= self._max_sessions:
-                raise Failure(
-                    500,
-                    "session not created",
-                    f"The maximum number of sessions ({self._max_sessions}) is reached; no device is free",
-                )
-            if not self._hub:
-                return self._phones[0]
-            udid = caps.get("appium:udid")
-            wanted = [p for p in self._phones if udid is None or p.udid == udid]
-            if not wanted:
+            self._check_max_sessions()
+            return self._phones[0]
+
+    def _check_max_sessions(self) -> None:
+        if self._max_sessions is not None and len(self._sessions) + len(self._relayed) >= self._max_sessions:
+            raise Failure(
+                500,
+                "session not created",
+                f"The maximum number of sessions ({self._max_sessions}) is reached; no device is free",
+            )
+
+    def _slot_for(self, body: dict[str, Any]) -> tuple[_Phone | _NodeSlot, dict[str, Any]]:
+        """Rule 9: the hub's free phone whose stereotype a set of the request's capabilities fits, reserved.
+
+        Each merged set (``alwaysMatch`` with a ``firstMatch`` entry) is tried in order against every
+        phone (``_grid``); none fitting any is refused at once, as Grid's distributor does; else the
+        request waits in the queue for a fitting phone to be free.
+        """
+        candidates = _candidates(body)
+        with self._free:
+            self._expire_idle()
+            self._check_max_sessions()
+            fitting = [(s, caps) for caps in candidates for s in self._slots if fits(self._stereotype(s), caps)]
+            if not fitting:
                 raise Failure(
                     500,
                     "session not created",
                     "Could not start a new session. No nodes support the capabilities in the request",
                 )
             deadline = time.monotonic() + self._queue_timeout
-            free: _Phone | None = None
             while True:
-                free = next((p for p in wanted if p.session is None), None)
+                free = next(((s, c) for s, c in fitting if s.session is None and not s.reserved), None)
                 left = deadline - time.monotonic()
                 if free is not None or left <= 0 or self._stopping.is_set():
                     break
                 self._free.wait(min(left, 0.5))
                 self._expire_idle()
-        if free is None:
-            raise Failure(500, "session not created", "Could not start a new session. New session request timed out")
-        return free
+            if free is None:
+                raise Failure(
+                    500, "session not created", "Could not start a new session. New session request timed out"
+                )
+            free[0].reserved = True
+            return free
+
+    def _stereotype(self, slot: _Phone | _NodeSlot) -> dict[str, Any]:
+        if isinstance(slot, _NodeSlot):
+            return dict(slot.node.stereotype)
+        return stereotype_of(slot.wda.script, slot.udid)
+
+    def _relay_session(self, slot: _NodeSlot, caps: dict[str, Any]) -> Any:
+        """Rule 9: a session on a node's phone, made by the node (``_appium_hub`` Rule 3)."""
+        merged = _with_stereotype(caps, self._stereotype(slot))
+        payload = json.dumps({"capabilities": {"alwaysMatch": merged, "firstMatch": [{}]}}).encode("utf-8")
+        status, raw, _ = relay(slot.node, "POST", "/session", payload, self._proxy_timeout)
+        made = new_session_value(status, raw)
+        with self._lock:
+            self._relayed[made["sessionId"]] = slot
+            slot.session = made["sessionId"]
+        return made
+
+    def _relay_command(self, slot: _NodeSlot, request: AppiumRequest, path: str, body: bytes) -> Reply:
+        """Rule 9: a command of a node's session, relayed as it came; a session that ended frees its phone."""
+        status, raw, content = relay(slot.node, request.method, path, body, self._proxy_timeout)
+        gone = status == 404 and b"invalid session id" in raw
+        if gone or (request.method == "DELETE" and request.route == "/"):
+            with self._free:
+                if self._relayed.pop(request.session or "", None) is not None and slot.session == request.session:
+                    slot.session = None
+                self._free.notify_all()
+        return Reply(status, raw, content)
 
     def _claim_phone(self, phone: _Phone) -> None:
         """Rule 3a: XCUITest's claim ends the older session on this phone."""
@@ -1045,10 +1170,18 @@ def _caps_settings(caps: Mapping[str, Any]) -> dict[str, Any]:
     return told
 
 
+def _served(
+    maker: _PhoneMaker, clock: Clock, idle_timeout: float | None, devices: int | None, host: str
+) -> tuple[AndroidAppium | None, list[_Phone]]:
+    """What a fake serves: its Android device (Rule 10) and no iOS phone, else its iOS phones."""
+    android = _android_front(maker, clock, idle_timeout)
+    return android, [] if android is not None else _phones(maker, devices, host)
+
+
 def _android_front(maker: _PhoneMaker, clock: Clock, idle_timeout: float | None) -> AndroidAppium | None:
     """Rule 10: the Android device a fake serves (``uia2``, or one made of an Android app script), else None."""
     if maker.uia2 is not None:
-        return AndroidAppium(maker.uia2, now=clock.now, idle_timeout=idle_timeout, script=maker.uia2.state.script)
+        return AndroidAppium(maker.uia2, now=clock.now, idle_timeout=idle_timeout, script=maker.uia2.script)
     if maker.app is None:
         return None
     script = maker.app if isinstance(maker.app, AppScript) else AppScript.from_file(maker.app)
@@ -1066,6 +1199,32 @@ def _phones(maker: _PhoneMaker, devices: int | None, host: str) -> list[_Phone]:
     if host == "linux" and phones[0].wda.script.device.kind is DeviceKind.SIMULATOR:
         raise ValueError("a Linux host serves no simulator (XCUITest needs macOS for one): give an iPhone's script")
     return phones
+
+
+def _nodes(
+    count: int, app: str | os.PathLike[str] | AppScript | None, make: NodeFactory, *, hub: bool
+) -> list[_NodeSlot]:
+    """A hub's Android phones (Rule 9): ``count`` nodes of the Android script ``app``, each made by ``make``."""
+    if count < 0:
+        raise ValueError("android_devices (a hub's Android phones) is at least 0")
+    if not count:
+        if app is not None:
+            raise ValueError("android_app= goes with android_devices=N (the hub's Android phones)")
+        return []
+    if not hub:
+        raise ValueError("android_devices= are a hub's phones: give devices=N (its iPhones) too")
+    if app is None:
+        raise ValueError("android_devices=N needs android_app=, the Android app script its phones run")
+    script = app if isinstance(app, AppScript) else AppScript.from_file(app)
+    if script.platform.value != "android":
+        raise ValueError(f"{script.source}: android_app= is an Android app script (platform: android at the top)")
+    nodes = [make(script, n) for n in range(count)]
+    return [_NodeSlot(node, str(node.stereotype.get("appium:udid", ""))) for node in nodes]
+
+
+def _check_served(app: object, tree: object, uia2: object = None) -> None:
+    if uia2 is None and (app is None) == (tree is None):
+        raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
 
 
 def _check_options(
@@ -1115,8 +1274,25 @@ def _wda_request(phone: _Phone, method: str, path: str, body: Mapping[str, Any] 
     return value
 
 
+def _with_stereotype(caps: Mapping[str, Any], stereotype: Mapping[str, Any]) -> dict[str, Any]:
+    """Rule 9: the request with its node's ``appium:udid`` and ``appium:platformVersion`` where it leaves them out."""
+    named = {k: stereotype[k] for k in ("appium:udid", "appium:platformVersion") if k in stereotype}
+    return {**caps, **{k: v for k, v in named.items() if caps.get(k) in (None, "")}}
+
+
 def _matched(body: Mapping[str, Any]) -> dict[str, Any]:
     """The capabilities of a new session: ``alwaysMatch`` with the first ``firstMatch`` that validates (Rule 3)."""
+    problems: list[Failure] = []
+    for caps in _candidates(body):
+        problem = _invalid(caps)
+        if problem is None:
+            return caps
+        problems.append(problem)
+    raise problems[0]
+
+
+def _candidates(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The merged sets of a new session's capabilities, ``alwaysMatch`` with each ``firstMatch`` (Rule 3)."""
     requested = body.get("capabilities")
     if not isinstance(requested, dict):
         raise Failure(
@@ -1131,19 +1307,15 @@ def _matched(body: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(always, dict) or not isinstance(first, list) or not all(isinstance(f, dict) for f in first):
         raise Failure(400, "invalid argument", "'alwaysMatch' must be an object and 'firstMatch' a list of objects")
     check_names(always, first)  # ``_appium_caps`` Rule 1
-    problems: list[Failure] = []
+    merged = []
     for entry in first or [{}]:
         both = sorted(set(always) & set(entry))
         if both:
             raise Failure(
                 400, "invalid argument", f"Property {both[0]!r} should not exist on both alwaysMatch and firstMatch"
             )
-        caps = {**always, **entry}
-        problem = _invalid(caps)
-        if problem is None:
-            return caps
-        problems.append(problem)
-    raise problems[0]
+        merged.append({**always, **entry})
+    return merged
 
 
 def _invalid(caps: Mapping[str, Any]) -> Failure | None:
@@ -1269,6 +1441,19 @@ def _parser() -> argparse.ArgumentParser:
         "--devices", type=int, default=None, help="a Selenium Grid 4 hub of this many phones, one session each"
     )
     parser.add_argument(
+        "--android-devices",
+        type=int,
+        default=0,
+        help="with --devices: this many Android phones beside the iPhones, each a node of its own (default 0)",
+    )
+    parser.add_argument("--android-app", help="with --android-devices: the Android app script (platform: android)")
+    parser.add_argument(
+        "--android-node",
+        choices=tuple(_NODE_FACTORIES),
+        default="appium",
+        help="what serves each Android phone: an Appium server of its own (default), or its bare UiAutomator2 server",
+    )
+    parser.add_argument(
         "--session-request-timeout",
         type=float,
         default=_SESSION_REQUEST_TIMEOUT,
@@ -1317,6 +1502,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Serve an app script over Appium; print the URL on the first line; stop on Ctrl-C or lifetime."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.android_devices and args.devices is None:
+        parser.error("--android-devices N goes with --devices N (a Grid hub's iPhones)")
+    if bool(args.android_devices) != (args.android_app is not None):
+        parser.error("--android-devices N and --android-app APP.yaml go together")
     require: dict[str, dict[str, str | None]] = {}
     for item in args.require:
         key, _, value = item.partition("=")
@@ -1346,11 +1535,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             xctest_screen_record=args.xctest_screen_record,
             host=args.host,
             one_at_a_time=not args.concurrent,
+            android_devices=args.android_devices,
+            android_app=args.android_app,
+            android_node=_NODE_FACTORIES[args.android_node],
         )
 
     def serving(fake: FakeAppium) -> str:
         served = args.app if args.app is not None else f"the tree {args.tree} as {fake.wda.static_bundle}"
-        phones = f" on a Grid hub of {len(fake.phones)} phones" if args.devices else ""
+        android = f" and {len(fake.nodes)} Android phones" if fake.nodes else ""
+        phones = f" on a Grid hub of {len(fake.phones)} iPhones{android}" if args.devices else ""
         driver = "UiAutomator2" if fake.script.platform.value == "android" else "XCUITest"
         return f"{served} over Appium ({driver}){phones}"
 

@@ -133,6 +133,11 @@ class FakeUiAutomator2(LoopbackServer[Uia2Request]):
         return self._serial
 
     @property
+    def script(self) -> AppScript:
+        """The app script the phone runs (known before it starts)."""
+        return self._script
+
+    @property
     def state(self) -> AndroidState:
         """The device's state (touch it only on the phone's loop: :meth:`on_loop`)."""
         if self._state is None:

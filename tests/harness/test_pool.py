@@ -345,3 +345,55 @@ def test_a_second_close_never_cuts_the_first_ones_delete() -> None:
         device.close()  # the second: returns at once, the first's DELETE still in flight
         first.join(10)
         assert server.sessions == {}
+
+
+# -- a pool of two platforms (spec Rule 8) --------------------------------------------------------
+
+
+def test_android_devices_make_a_pool_beside_one_kind_of_ios_device_ios_first() -> None:
+    specs = pool_specs(DeviceOptions(android=("emulator-5554",), sim=("iPhone 17", "iPhone Air")))
+    assert [(s.kind, s.value) for s in specs] == [
+        ("sim", "iPhone 17@8100"),
+        ("sim", "iPhone Air@8101"),
+        ("android", "emulator-5554"),
+    ]
+    mixed = pool_specs(DeviceOptions(appium=("http://a:4723",), android=("", "x"), caps=("c.json",), sessions=2))
+    assert [(s.kind, s.caps) for s in mixed] == [
+        ("appium", "c.json"),
+        ("appium", "c.json"),
+        ("android", None),
+        ("android", None),
+    ]
+    assert len({s.label for s in mixed}) == 4
+    first = pool_specs(DeviceOptions(wda=("http://w:8100",), android=("x", "y"), parallel=2))
+    assert [s.kind for s in first] == ["wda", "android"]
+    with pytest.raises(PoolError, match="--parallel 4 needs 4 devices, and the pool names 3"):
+        pool_specs(DeviceOptions(wda=("http://w:8100",), android=("x", "y"), parallel=4))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        DeviceOptions(scripted=("a.yaml",), android=("x",)),  # the scripted phone mixes by its scripts
+        DeviceOptions(sim=("A",), wda=("http://w",)),
+        DeviceOptions(sim=("A",), wda=("http://w",), android=("x",)),
+    ],
+)
+def test_other_mixes_of_kinds_are_refused(options: DeviceOptions) -> None:
+    with pytest.raises(PoolError, match="a pool holds devices of one kind, or Android devices"):
+        pool_specs(options)
+
+
+def test_a_platform_selects_the_specs_one_device_may_open_and_a_pool_without_it_is_refused(tmp_path: Path) -> None:
+    from mobster_harness import Harness, Settings
+
+    settings = Settings.from_values(
+        {"wda": ["http://127.0.0.1:1"], "android": ["emulator-5554"], "platform": "android"}
+    )
+    assert settings.to_run_options(tmp_path).platform == "android"
+    harness = Harness(settings, tmp_path, mc.SystemClock())
+    with pytest.raises(PoolError, match="--platform ios: no device of the pool runs iOS"):
+        Harness(Settings.from_values({"android": ["x"], "platform": "ios"}), tmp_path, mc.SystemClock()).one_device()
+    assert harness.specs()[0].kind == "wda"  # the pool is still both; one_device takes Android's place
+    with pytest.raises(ValueError, match="platform 'windows' is not one of ios, android"):
+        Settings(platform="windows")

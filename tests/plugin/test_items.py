@@ -235,7 +235,8 @@ def test_a_pool_mistake_names_an_ini_key_as_the_user_wrote_it(project: Project) 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     said = (
         "ERROR: mobster: choose one device option, not mobster_scripted (ini) and --mobster-wda: "
-        "a pool holds devices of one kind"
+        "a pool holds devices of one kind, or Android devices (--mobster-android) beside one kind of iOS device "
+        "or Appium URLs"
     )
     result.stderr.fnmatch_lines([said])
 

@@ -365,7 +365,7 @@ ALLOWED_TAGS = {
 }  # fmt: skip
 ALLOWED_ATTRIBUTES = {
     "lang", "charset", "http-equiv", "content", "name", "class", "id", "style", "src", "alt", "href", "title",
-    "aria-hidden", "aria-label", "scope",
+    "aria-hidden", "aria-label", "scope", "colspan",
 }  # fmt: skip
 BOX_STYLE = re.compile(r"left:\d+\.\d{3}%;top:\d+\.\d{3}%;width:\d+\.\d{3}%;height:\d+\.\d{3}%")
 
