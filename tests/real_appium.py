@@ -1,4 +1,4 @@
-"""A real Appium 3 server with the real XCUITest driver, for the tests that drive it (``.appium``).
+"""A real Appium 3 server with the real XCUITest and UiAutomator2 drivers, for the tests that drive it (``.appium``).
 
 ``scripts/install-appium.sh`` (run by ``make test``) installs the pinned packages into
 ``.appium``; :func:`installed` says whether they are there, or why not, so the tests skip with
@@ -7,7 +7,9 @@ the reason the install gave (no npm, the registry out of reach), never fail for 
 Rule 1: the server is ``.appium/bin/node .appium/node_modules/appium/index.js --address 127.0.0.1
         --port PORT``, with ``APPIUM_HOME=.appium`` (where the driver is found) and, for a fake
         usbmuxd, ``USBMUXD_SOCKET_ADDRESS=unix:PATH`` (both of XCUITest's lockdown clients read
-        it). Its output goes to a log file the test can read (:attr:`RealAppium.log`).
+        it), and for a fake adb ``ANDROID_HOME=DIR`` (appium-adb finds ``DIR/platform-tools/adb``
+        there and only there; ``ANDROID_SDK_ROOT`` is dropped). Its output goes to a log file the
+        test can read (:attr:`RealAppium.log`).
 Rule 2: it dies with the test process: ``setpriv --pdeathsig KILL`` before node (util-linux; the
         death signal follows the thread that started it, so start it from the thread that
         stays: a module fixture's) and its own process group; :meth:`RealAppium.stop` sends
@@ -40,7 +42,7 @@ from tests.loopback import closed_port
 #: The project's Appium folder (scripts/install-appium.sh).
 HOME = Path(__file__).resolve().parents[1] / ".appium"
 #: The pins the install writes to ``.installed`` once it is complete.
-PINS = "appium@3.8.0 appium-xcuitest-driver@12.13.1"
+PINS = "appium@3.8.0 appium-xcuitest-driver@12.13.1 appium-uiautomator2-driver@8.7.0"
 _READY = "Appium REST http interface listener started on http://127.0.0.1:"
 
 
@@ -74,8 +76,8 @@ def request(method: str, url: str, body: Any = None, *, timeout: float = 30.0) -
 class RealAppium:
     """One real Appium server on 127.0.0.1 (the module rules); a context manager.
 
-    ``usbmuxd`` is a fake usbmuxd's socket path, ``log`` where the server writes, ``args`` more
-    server options (``--allow-insecure``).
+    ``usbmuxd`` is a fake usbmuxd's socket path, ``android_home`` the SDK folder of a fake adb,
+    ``log`` where the server writes, ``args`` more server options (``--allow-insecure``).
     """
 
     def __init__(
@@ -84,12 +86,14 @@ class RealAppium:
         *,
         home: Path = HOME,
         usbmuxd: str | None = None,
+        android_home: Path | None = None,
         args: tuple[str, ...] = (),
         start_timeout: float = 90.0,
     ) -> None:
         self.home = home
         self.log = log
         self.usbmuxd = usbmuxd
+        self.android_home = android_home
         self.args = args
         self.start_timeout = start_timeout
         self.port = 0
@@ -111,6 +115,11 @@ class RealAppium:
         """Wait until the server's output holds ``text`` (True), or ``timeout`` seconds (False)."""
         with self._changed:
             return self._changed.wait_for(lambda: any(text in line for line in self._lines), timeout)
+
+    def wait_for_more(self, text: str, seen: int, timeout: float) -> bool:
+        """Wait until the output holds ``text`` more than ``seen`` times (True), or ``timeout`` seconds (False)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: "".join(self._lines).count(text) > seen, timeout)
 
     def start(self) -> Self:
         """Start the server and wait until it is ready (Rule 3)."""
@@ -156,8 +165,11 @@ class RealAppium:
         ]
 
     def _environment(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k != "USBMUXD_SOCKET_ADDRESS"}
+        dropped = ("USBMUXD_SOCKET_ADDRESS", "ANDROID_HOME", "ANDROID_SDK_ROOT")
+        env = {k: v for k, v in os.environ.items() if k not in dropped}
         env["APPIUM_HOME"] = str(self.home)
+        if self.android_home is not None:
+            env["ANDROID_HOME"] = str(self.android_home)
         if self.usbmuxd is not None:
             env["USBMUXD_SOCKET_ADDRESS"] = f"unix:{self.usbmuxd}"
         return env

@@ -10,7 +10,7 @@ Rule 1: a node's stereotype is what a Grid relay config offers for one phone: ``
         ``appium:automationName``, ``appium:deviceName``, ``appium:platformVersion`` (Android's
         release, ``"14"``, as UiAutomator2 reports it) and ``appium:udid`` (the serial).
 Rule 2: :func:`appium_node` is an Appium server of one phone (:class:`~.appium.FakeAppium` of an
-        Android script: it needs the fake Appium's Android sessions); :func:`uiautomator2_node` is
+        Android script: the fake Appium's Android sessions, ``_appium_android``); :func:`uiautomator2_node` is
         the phone's UiAutomator2 server itself, the stand-in the hub's tests match against (it takes
         a session and serves its source, not Appium's ``mobile:`` methods). A factory that can't
         serve its script raises ``ValueError`` when the hub is made, never later.
@@ -24,7 +24,6 @@ Rule 3 (the relay): a command of a relayed session is sent to the node as it cam
 from __future__ import annotations
 
 import http.client
-import importlib.util
 import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
@@ -121,10 +120,11 @@ def uiautomator2_node(script: AppScript, index: int) -> Node:
 
 
 class _AppiumNode:
-    """Rule 2: an Appium server of one phone as the hub's node."""
+    """Rule 2: an Appium server of one phone as the hub's node (and the Android device it fronts, if any)."""
 
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: Any, device: FakeUiAutomator2 | None = None) -> None:
         self.server = server
+        self._device = device
 
     @property
     def url(self) -> str:
@@ -135,23 +135,26 @@ class _AppiumNode:
         return stereotype_of(self.server.script, self.server.udids[0])
 
     def start(self) -> None:
+        if self._device is not None:
+            self._device.start()
         self.server.start()
 
     def stop(self) -> None:
         self.server.stop()
+        if self._device is not None:
+            self._device.stop()
 
 
 def appium_node(script: AppScript, index: int) -> Node:
-    """Rule 2: a fake Appium server of one phone that runs ``script`` (``index`` is unused: it names its own)."""
-    del index
-    if script.platform.value == "android" and importlib.util.find_spec(f"{__package__}._appium_android") is None:
-        raise ValueError(
-            "the fake Appium serves no Android session yet (mobster_drivers.testing._appium_android, issue 41 "
-            "item 3): give android_node=uiautomator2_node (the phone's UiAutomator2 server) to match against"
-        )
+    """Rule 2: a fake Appium server of one phone that runs ``script``; an Android one's serial is ``index``'s."""
     from .appium import FakeAppium
 
-    return _AppiumNode(FakeAppium(script, lifetime=None))
+    if script.platform.value != "android":
+        return _AppiumNode(FakeAppium(script, lifetime=None))
+    from .uiautomator2 import FakeUiAutomator2
+
+    device = FakeUiAutomator2(script, serial=android_serial(index), lifetime=None)
+    return _AppiumNode(FakeAppium(uia2=device, lifetime=None), device)
 
 
 def relay(node: Node, method: str, path: str, body: bytes, timeout: float) -> tuple[int, bytes, str]:

@@ -24,7 +24,8 @@ Rule 2 (host commands): ``start-server``, ``kill-server``, ``version``, ``device
         line for the device's shell, as adb does.
 Rule 3 (forwards, ``network-commands.ts:13-40``): ``forward tcp:N tcp:6790`` listens on
         127.0.0.1:N at once, as the adb server does (``tcp:0`` picks a free port and prints it;
-        a port in use is "error: cannot bind listener: Address already in use"), and carries each
+        a port in use is "error: cannot bind listener: Address already in use"; a port whose
+        connections are in TIME_WAIT is not in use: SO_REUSEADDR), and carries each
         connection to the device's UiAutomator2 server while it runs; while it doesn't, the
         connection is accepted and closed at once, as adb closes a forward with nothing listening on
         the device. ``forward --list``, ``--remove tcp:N`` and ``--remove-all``.
@@ -153,8 +154,7 @@ class FakeAdb(LoopbackServer[AdbRequest]):
         with self._forwards_lock:
             forwards, self._forwards = list(self._forwards.values()), {}
         for forward in forwards:
-            with contextlib.suppress(OSError):
-                forward.listener.close()
+            _close_listener(forward.listener)
         shutil.rmtree(self._root, ignore_errors=True)
 
     def commands(self, serial: str) -> list[list[str]]:
@@ -342,6 +342,10 @@ class FakeAdb(LoopbackServer[AdbRequest]):
                 self._forwards[wanted].remote = remote
                 return (b"", "", 0)
             listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            # adb's loopback listeners set SO_REUSEADDR (libcutils' socket servers [inferred, not re-read]):
+            # a port just removed, its connections in TIME_WAIT, can be forwarded again at once, as
+            # appium-uiautomator2-driver does when a session follows another on systemPort 8200.
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 listener.bind(("127.0.0.1", wanted))
             except OSError:
@@ -360,8 +364,7 @@ class FakeAdb(LoopbackServer[AdbRequest]):
             forward = self._forwards.pop(port, None)
         if forward is None:
             return False
-        with contextlib.suppress(OSError):
-            forward.listener.close()
+        _close_listener(forward.listener)
         return True
 
     def _accept(self, port: int, listener: socket.socket, device: FakeUiAutomator2) -> None:
@@ -401,6 +404,14 @@ def _globals(argv: list[str]) -> tuple[str | None, list[str]]:
 
 async def _line(state: AndroidState, line: str) -> tuple[bytes, str, int]:
     return await run_line(state, line)
+
+
+def _close_listener(listener: socket.socket) -> None:
+    """Stop listening now: ``shutdown`` first, or the thread blocked in ``accept`` keeps the port bound on Linux."""
+    with contextlib.suppress(OSError):
+        listener.shutdown(socket.SHUT_RDWR)
+    with contextlib.suppress(OSError):
+        listener.close()
 
 
 def _pipe(source: socket.socket, sink: socket.socket) -> None:

@@ -149,6 +149,14 @@ Rule 9: a hub (``devices=N``): N phones, each its own fake WDA running the app s
         New session request timed out"; a session that ends frees its phone for the next.
         ``/status`` is Grid's (``"Selenium Grid ready."`` and its nodes).
 
+Rule 10: Android (``_appium_android``): given an app script with ``platform: android``, or a
+        started :class:`~mobster_drivers.testing.uiautomator2.FakeUiAutomator2` as ``uia2``, the
+        fake is an Appium whose UiAutomator2 driver serves that one device: a session whose caps
+        name ``UiAutomator2`` and ``Android`` is the Android module's (its rules), any other is
+        refused as an Appium without that driver refuses it. The faults of Rule 6 (a garbage,
+        stalled or dropped reply, ``end_sessions``, ``latency``, ``idle_timeout``, ``require``)
+        apply to its sessions as to iOS ones.
+
 Checked against the sources (appium 3.8.0 and appium-xcuitest-driver 12.13.1 from npm; what a
 session's capabilities become is ``_appium_caps``'): ``@appium/base-driver`` routes, ``errors.ts``
 codes and statuses, ``validation.ts``'s "is required to be present", ``protocol.ts``'
@@ -193,6 +201,7 @@ from mobster_core import DeviceKind, SystemClock
 from mobster_core.protocols import Clock
 from mobster_drivers.devices.scripted import AppScript
 
+from ._appium_android import AndroidAppium, is_uiautomator2
 from ._appium_caps import HOSTS, Device, SessionCaps, check_host, check_names, session_caps, validate
 from ._appium_hub import (
     Node,
@@ -218,6 +227,7 @@ from ._appium_mobile import (
 )
 from ._grid import fits
 from ._server import DEAD, Incoming, LoopbackServer, Reply, json_body, serve_from_shell, session_route
+from .uiautomator2 import FakeUiAutomator2
 from .wda import FakeWda, ReadCosts
 
 __all__ = ["LOCATOR_STRATEGIES", "PROXIED", "AppiumRequest", "FakeAppium", "main"]
@@ -316,6 +326,7 @@ class _PhoneMaker:
     costs: ReadCosts | None
     lifetime: float | None
     one_at_a_time: bool
+    uia2: FakeUiAutomator2 | None = None  # an Android device (Rule 10)
 
     def make(self) -> FakeWda:
         if self.tree is not None:
@@ -431,20 +442,23 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         xctest_screen_record: bool = False,
         host: str = "mac",
         proxy_timeout: float = _PROXY_TIMEOUT,
+        uia2: FakeUiAutomator2 | None = None,
         android_devices: int = 0,
         android_app: str | os.PathLike[str] | AppScript | None = None,
         android_node: NodeFactory = appium_node,
     ) -> None:
         super().__init__(port=port, lifetime=lifetime)
         _check_options(provider, latency, max_sessions, devices, session_request_timeout)
-        _check_served(app, tree)
+        _check_served(app, tree, uia2)
+        self._clock: Clock = clock or SystemClock()
         self._hub = devices is not None
-        self._phones = _phones(_PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time), devices, host)
+        maker = _PhoneMaker(app, tree, bundle, ios, costs, lifetime, one_at_a_time, uia2)
+        self._android, self._phones = _served(maker, self._clock, idle_timeout, devices, host)  # Rule 10
         self._nodes = _nodes(android_devices, android_app, android_node, hub=self._hub)
         self._relayed: dict[str, _NodeSlot] = {}  # a node's session id -> its slot (Rule 9)
         self._host = host
         self._features = frozenset({"xctest_screen_record"} if xctest_screen_record else ())
-        self._script = self._phones[0].wda.script
+        self._script = self._android.script if self._android else self._phones[0].wda.script
         self._base = "/" + base_path.strip("/") if base_path.strip("/") else ""
         self._latency = latency
         self._require = {block: dict(keys) for block, keys in (require or {}).items()}
@@ -452,10 +466,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
         self._max_sessions = max_sessions
         self._provider = provider
         self._queue_timeout = session_request_timeout
-        self._usbmuxd = usbmuxd
-        self._discovery = session_discovery
+        self._usbmuxd, self._discovery = usbmuxd, session_discovery
         self._proxy_timeout = proxy_timeout
-        self._clock: Clock = clock or SystemClock()
         self._create_lock = threading.Lock()  # one new session at a time: the queue is first come, first served
         self._free = threading.Condition(self._lock)  # a phone became free (Rule 9)
         self._annotations: list[tuple[str, Any]] = []
@@ -471,6 +483,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     def _on_start(self) -> None:
         for one in self._phones:
             one.wda.start()
+        if self._android is not None:
+            self._android.start()
         for slot in self._nodes:
             slot.node.start()
 
@@ -479,6 +493,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             self._free.notify_all()  # a request waiting in the queue gives up
         for one in self._phones:
             one.wda.stop()
+        if self._android is not None:
+            self._android.stop()
         for slot in self._nodes:
             slot.node.stop()
 
@@ -506,7 +522,9 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
 
     @property
     def udids(self) -> list[str]:
-        """Every phone's UDID, in the order of :attr:`phones`."""
+        """Every phone's UDID, in the order of :attr:`phones`; an Android fake's: its device's serial (Rule 10)."""
+        if self._android is not None:
+            return [self._android.serial]
         return [one.udid for one in self._phones]
 
     @property
@@ -554,8 +572,16 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     @property
     def sessions(self) -> dict[str, dict[str, Any]]:
         """The live sessions' capabilities as the client asked for them, by session id (a copy)."""
+        android = self._android.sessions if self._android is not None else {}
         with self._lock:
-            return {sid: dict(s.requested) for sid, s in self._sessions.items()}
+            return {**{sid: dict(s.requested) for sid, s in self._sessions.items()}, **android}
+
+    @property
+    def uia2(self) -> FakeUiAutomator2:
+        """The fake Android device behind an Android fake (Rule 10): its server, its shell's commands."""
+        if self._android is None:
+            raise AttributeError("this FakeAppium serves iOS phones; give it an Android app script or uia2=")
+        return self._android.server
 
     def phone_of(self, session: str) -> int | None:
         """Which phone (its index in :attr:`phones`) a live session is on, None for no live session."""
@@ -577,6 +603,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             relayed = list(self._relayed.items())
         for session in ended:
             self._end(session)
+        if self._android is not None:
+            self._android.end_all()
         for sid, slot in relayed:
             with contextlib.suppress(Failure):
                 relay(slot.node, "DELETE", f"/session/{sid}", b"", 10.0)
@@ -657,6 +685,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             return self._discover()
         if sid is None:
             raise Failure(404, "unknown command", _UNKNOWN_ROUTE)
+        if self._android is not None and self._android.knows(sid):  # Rule 10
+            return self._android.command(sid, method, request.route, body)
         session = self._live(sid)
         with session.lock:
             try:
@@ -688,13 +718,17 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             )
         with self._lock:
             listed = [*self._sessions.values(), *self._claimed.values()]
+        android = self._android.listed() if self._android is not None else []
         return [
-            {
-                "id": s.id,
-                "created": s.created,
-                "capabilities": dict(s.kept),
-            }
-            for s in listed
+            *(
+                {
+                    "id": s.id,
+                    "created": s.created,
+                    "capabilities": dict(s.kept),
+                }
+                for s in listed
+            ),
+            *android,
         ]
 
     def _live(self, sid: str) -> _Session:
@@ -809,6 +843,8 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
     def _create_on(self, slot: _Phone | None, body: dict[str, Any], key: str | None) -> Any:
         """A session made in process: on the hub's phone ``slot``, or on the one phone (Rules 3, 3a)."""
         asked = _matched(body)
+        if is_uiautomator2(asked) or self._android is not None:  # Rule 10
+            return self._create_android(asked)
         caps = validate(asked)  # the driver's constraints (``_appium_caps`` Rules 2, 3)
         self._check_credentials(caps)
         check_host(caps, self._host)
@@ -829,6 +865,21 @@ class FakeAppium(LoopbackServer[AppiumRequest]):
             if key:
                 self._keys[key] = session.id
         return {"capabilities": dict(session.capabilities), "sessionId": session.id}
+
+    def _create_android(self, caps: dict[str, Any]) -> Any:
+        """Rule 10: a session of the UiAutomator2 driver, on the Android device, if this server has one."""
+        if self._android is None or not is_uiautomator2(caps):
+            automation = caps.get("appium:automationName", caps.get("automationName"))
+            platform = caps.get("platformName")
+            raise Failure(
+                500,
+                "unknown error",
+                f"Could not find a driver for automationName '{automation}' and platformName '{platform}'. Have you "
+                "installed a driver that supports those capabilities? Run 'appium driver list --installed' to see. "
+                "(Lower-level error: Could not find installed driver to support given caps)",
+            )
+        self._check_credentials(caps)
+        return self._android.create(caps, _new_command_timeout(caps))
 
     def _phone_for(self) -> _Phone:
         """The phone a new session of a server of one phone goes to (Rule 3a), within ``max_sessions``."""
@@ -1119,6 +1170,27 @@ def _caps_settings(caps: Mapping[str, Any]) -> dict[str, Any]:
     return told
 
 
+def _served(
+    maker: _PhoneMaker, clock: Clock, idle_timeout: float | None, devices: int | None, host: str
+) -> tuple[AndroidAppium | None, list[_Phone]]:
+    """What a fake serves: its Android device (Rule 10) and no iOS phone, else its iOS phones."""
+    android = _android_front(maker, clock, idle_timeout)
+    return android, [] if android is not None else _phones(maker, devices, host)
+
+
+def _android_front(maker: _PhoneMaker, clock: Clock, idle_timeout: float | None) -> AndroidAppium | None:
+    """Rule 10: the Android device a fake serves (``uia2``, or one made of an Android app script), else None."""
+    if maker.uia2 is not None:
+        return AndroidAppium(maker.uia2, now=clock.now, idle_timeout=idle_timeout, script=maker.uia2.script)
+    if maker.app is None:
+        return None
+    script = maker.app if isinstance(maker.app, AppScript) else AppScript.from_file(maker.app)
+    if script.platform.value != "android":
+        return None
+    server = FakeUiAutomator2(script, lifetime=maker.lifetime)
+    return AndroidAppium(server, now=clock.now, idle_timeout=idle_timeout, own=True, script=script)
+
+
 def _phones(maker: _PhoneMaker, devices: int | None, host: str) -> list[_Phone]:
     """The phones behind the server (one, or a hub's), each with its own UDID; a Linux host serves no simulator."""
     if host not in HOSTS:
@@ -1150,8 +1222,8 @@ def _nodes(
     return [_NodeSlot(node, str(node.stereotype.get("appium:udid", ""))) for node in nodes]
 
 
-def _check_served(app: object, tree: object) -> None:
-    if (app is None) == (tree is None):
+def _check_served(app: object, tree: object, uia2: object = None) -> None:
+    if uia2 is None and (app is None) == (tree is None):
         raise ValueError("FakeAppium serves an app script (app=) or a captured tree (tree=), one of the two")
 
 
@@ -1247,11 +1319,16 @@ def _candidates(body: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _invalid(caps: Mapping[str, Any]) -> Failure | None:
-    """Why no driver takes these capabilities (``validation.ts``, ``driver-config.ts``), None when XCUITest does."""
+    """Why no driver takes these capabilities (``validation.ts``, ``driver-config.ts``), None when XCUITest does.
+
+    UiAutomator2 on Android is taken too: whether this server has an Android device is Rule 10's.
+    """
     for name in ("automationName", "platformName"):
         value = caps.get(f"appium:{name}", caps.get(name))
         if not isinstance(value, str) or not value:
             return Failure(400, "invalid argument", f"'{name}' is required to be present")
+    if is_uiautomator2(caps):
+        return None
     automation = str(caps.get("appium:automationName", caps.get("automationName")))
     platform = str(caps.get("platformName", caps.get("appium:platformName")))
     if automation.lower() != "xcuitest":
@@ -1467,7 +1544,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         served = args.app if args.app is not None else f"the tree {args.tree} as {fake.wda.static_bundle}"
         android = f" and {len(fake.nodes)} Android phones" if fake.nodes else ""
         phones = f" on a Grid hub of {len(fake.phones)} iPhones{android}" if args.devices else ""
-        return f"{served} over Appium (XCUITest){phones}"
+        driver = "UiAutomator2" if fake.script.platform.value == "android" else "XCUITest"
+        return f"{served} over Appium ({driver}){phones}"
 
     return serve_from_shell(make, name="Appium", serving=serving)
 

@@ -33,6 +33,8 @@ Rule 4 (the server's life): after the reply to ``DELETE /session``, the server s
         (15 ms later, ``DeleteSession.java:42-62``): the device's ``am instrument`` returns and the
         forwarded port answers no more (``_uia2/state`` Rule 2).
 Rule 5: every request is recorded in :attr:`FakeUiAutomator2.requests` before it is handled.
+Rule 6 (a fault): :meth:`FakeUiAutomator2.stall_next_reply` holds the next successful reply (the
+        action done, its answer late: a device busy waiting for idle).
 
 Not checked (no device here): the latencies of routes other than the source, the screenshot and a
 tap (no public measurement was found); the permission dialog's and the keyboard's trees (no
@@ -41,6 +43,7 @@ licensed capture: built from AOSP's layouts, ``_uia2/render`` Rule 4).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Coroutine
@@ -107,6 +110,7 @@ class FakeUiAutomator2(LoopbackServer[Uia2Request]):
         self._density = density
         self._loop: LoopThread | None = None
         self._state: AndroidState | None = None
+        self._stall = 0.0
 
     def _on_start(self) -> None:
         self._loop = LoopThread("fake-uia2-phone")
@@ -127,6 +131,11 @@ class FakeUiAutomator2(LoopbackServer[Uia2Request]):
     def serial(self) -> str:
         """The device's serial, as adb names it."""
         return self._serial
+
+    @property
+    def script(self) -> AppScript:
+        """The app script the phone runs (known before it starts)."""
+        return self._script
 
     @property
     def state(self) -> AndroidState:
@@ -155,6 +164,15 @@ class FakeUiAutomator2(LoopbackServer[Uia2Request]):
 
         return self.run(call())
 
+    def _stop_after_delete(self) -> None:
+        with contextlib.suppress(RuntimeError):  # the fake itself stopped first: nothing left to stop
+            self.on_loop(_stop_if_still_stopping)
+
+    def stall_next_reply(self, seconds: float) -> None:
+        """Handle the next request that succeeds, then hold its reply ``seconds`` before sending it (Rule 6)."""
+        with self._lock:
+            self._stall = seconds
+
     # -- serving -------------------------------------------------------------------------------
 
     def _answer(self, incoming: Incoming) -> Reply:
@@ -179,9 +197,17 @@ class FakeUiAutomator2(LoopbackServer[Uia2Request]):
         except (RuntimeError, TimeoutError) as exc:
             stuck = Uia2Failure("unknown error", f"the fake phone didn't answer ({type(exc).__name__})")
             return Reply(500, failure_body(stuck, None), JSON, headers=HEADERS)
-        reply = Reply(200, envelope(value, state.session), JSON, headers=HEADERS)
+        with self._lock:
+            stall, self._stall = self._stall, 0.0
+        reply = Reply(200, envelope(value, state.session), JSON, headers=HEADERS, hold=stall)
         if state.stopping:  # Rule 4: the server stops itself once it has answered
-            timer = threading.Timer(_STOP_AFTER_DELETE, lambda: self.on_loop(AndroidState.stop_server))
+            timer = threading.Timer(_STOP_AFTER_DELETE, self._stop_after_delete)
             timer.daemon = True
             timer.start()
         return reply
+
+
+def _stop_if_still_stopping(state: AndroidState) -> None:
+    """Rule 4's stop, unless the server stopped already (an ``am force-stop``): a server started since lives on."""
+    if state.stopping:
+        state.stop_server()

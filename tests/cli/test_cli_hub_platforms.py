@@ -3,19 +3,15 @@
 The suite (two plain checks, the demo's before they shared a flow) runs on all four phones (the
 hub's URL named once per platform, each with its caps file, ``--sessions 2``): each check once on
 each platform, a path per platform, and a second run replays on both at $0. The Android phones are
-each an Appium server of their own behind the hub (``_appium_hub.appium_node``), which needs the
-fake Appium's Android sessions (issue 41 items 1 and 3's session half, in
-``mobster_drivers/testing/_appium_android.py``, another branch): until they are here, this test is
-an xfail naming what it waits for.
+each an Appium server of their own behind the hub (``_appium_hub.appium_node``): the fake Appium's
+Android sessions (``mobster_drivers/testing/_appium_android.py``) driven by the Appium device's
+UiAutomator2 sessions.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-
-import pytest
 
 from mobster_drivers.devices.scripted import sample_path
 from mobster_drivers.testing.appium import FakeAppium
@@ -23,15 +19,8 @@ from tests.real_clock import mobster
 from tests.samples import PAYWALL, SIGNUP
 
 ANDROID = {"platformName": "Android", "appium:automationName": "UiAutomator2"}
-WAITS_FOR = (
-    "waits for the fake Appium's Android sessions and the Appium driver's UiAutomator2 sessions "
-    "(issue 41 items 1 and 3, mobster_drivers/testing/_appium_android.py on wt-u2real)"
-)
 
 
-@pytest.mark.xfail(
-    importlib.util.find_spec("mobster_drivers.testing._appium_android") is None, reason=WAITS_FOR, strict=True
-)
 def test_a_suite_on_a_hub_of_two_iphones_and_two_android_phones_runs_on_all_four_and_replays_at_no_cost(
     project: Path,
 ) -> None:

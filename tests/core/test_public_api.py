@@ -98,6 +98,7 @@ def test_protocols_and_testing_exports() -> None:
         "MemoryJournal",
         "MemoryPaths",
         "SPRINGBOARD",
+        "VersionNames",
         "check_device",
         "check_path_store",
     ]

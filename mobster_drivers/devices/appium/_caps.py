@@ -19,14 +19,17 @@ Rule 3: keys are spelled as the client sends them: the W3C capability names stay
         any other name without a vendor prefix gets ``appium:`` (``deviceName`` is
         ``appium:deviceName``). One capability written twice (``udid`` and ``appium:udid``) is
         an error naming both.
-Rule 4: Mobster's own capabilities (:data:`REQUIRED_CAPABILITIES`) are merged over the file. A
+Rule 4: Mobster's own capabilities (:data:`REQUIRED_CAPABILITIES`; on Android, a file whose
+        ``platformName`` is ``Android`` or a device made for Android, :data:`ANDROID_CAPABILITIES`:
+        UiAutomator2, no reset, no launch at session start) are merged over the file. A
         file that sets one of them to another value is an error naming the key and the value
         Mobster needs; nothing is overridden silently. ``appium:newCommandTimeout`` may be
         raised, never lowered below :data:`NEW_COMMAND_TIMEOUT`. ``appium:bundleId`` is sent only
         when the file asks for it (then it must name the check's app): the XCUITest driver looks
         the app up through the phone's installation proxy before the session exists, which a
         Linux Appium in front of a networked WebDriverAgent has no usbmuxd for, so every session
-        would be refused; Mobster launches the app itself (``mobile: launchApp``).
+        would be refused; Mobster launches the app itself (``mobile: launchApp``). On Android the
+        same holds for ``appium:appPackage`` (the driver would start it at session start).
 Rule 5: secrets are the string values of keys whose name ends in ``key``, ``secret``,
         ``password``, ``passwd``, ``pass`` or ``token`` (``accessKey``, ``apiKey``), at any depth;
         the values of ``${VAR}`` references whose variable name says the same
@@ -59,6 +62,7 @@ from mobster_core.exceptions import Problem, UnsafeFile
 from mobster_core.yaml import MAX_YAML_BYTES, Keys, YamlDoc, YamlProblem, dotted, kind_of, load_json, load_yaml
 
 __all__ = [
+    "ANDROID_CAPABILITIES",
     "CAPS_ENV",
     "NEW_COMMAND_TIMEOUT",
     "REQUIRED_CAPABILITIES",
@@ -88,6 +92,15 @@ REQUIRED_CAPABILITIES: Mapping[str, Any] = {
     "appium:noReset": True,
     "appium:autoLaunch": False,
 }
+#: What every Android session needs (Rule 4): UiAutomator2, the app left as it is, not started at
+#: session start.
+ANDROID_CAPABILITIES: Mapping[str, Any] = {
+    "platformName": "Android",
+    "appium:automationName": "UiAutomator2",
+    "appium:noReset": True,
+    "appium:autoLaunch": False,
+}
+_PLATFORMS = {"ios": REQUIRED_CAPABILITIES, "android": ANDROID_CAPABILITIES}
 #: The W3C capability names, sent without a prefix (the Appium client's list).
 W3C_NAMES = frozenset(
     {
@@ -222,15 +235,45 @@ def normalize_key(key: str) -> str:
     return f"appium:{name}"
 
 
-def session_capabilities(caps: AppiumCaps, *, bundle: str | None = None) -> dict[str, Any]:
+def caps_platform(caps: AppiumCaps, platform: str | None = None) -> str:
+    """``ios`` or ``android``: the caps' ``platformName``, else ``platform``, else iOS (Rule 4).
+
+    A ``platformName`` that is neither, or that contradicts ``platform``, is a :class:`CapsError`.
+    """
+    given = caps.capabilities.get("platformName")
+    if given is None:
+        return (platform or "ios").lower()
+    said = given.strip().lower() if isinstance(given, str) else None
+    if said not in _PLATFORMS:
+        raise CapsError(
+            caps.scrub(
+                f"{caps.source}: platformName is {given!r}; Mobster runs iOS (XCUITest) or Android (UiAutomator2): "
+                "write one of the two"
+            )
+        )
+    if platform is not None and said != platform.lower():
+        raise CapsError(
+            caps.scrub(
+                f"{caps.source}: platformName is {given!r}, but this device is for {platform}; "
+                "remove platformName or use a caps file for that platform"
+            )
+        )
+    return said
+
+
+def session_capabilities(caps: AppiumCaps, *, bundle: str | None = None, platform: str | None = None) -> dict[str, Any]:
     """The capabilities a session is created with: the file's, with Mobster's merged over (Rule 4).
 
-    ``bundle`` is the check's app: a file's ``appium:bundleId`` must name it; none is added.
+    ``bundle`` is the check's app: a file's ``appium:bundleId`` (``appium:appPackage`` on Android)
+    must name it; none is added. ``platform`` (``ios``, ``android``) is the one a caps file
+    without ``platformName`` is for.
     """
     merged = dict(caps.capabilities)
-    required = dict(REQUIRED_CAPABILITIES)
-    if bundle and "appium:bundleId" in merged:
-        required["appium:bundleId"] = bundle
+    android = caps_platform(caps, platform) == "android"
+    required = dict(ANDROID_CAPABILITIES if android else REQUIRED_CAPABILITIES)
+    app_key = "appium:appPackage" if android else "appium:bundleId"
+    if bundle and app_key in merged:
+        required[app_key] = bundle
     for key, value in required.items():
         if key not in merged:
             merged[key] = value
@@ -241,7 +284,8 @@ def session_capabilities(caps: AppiumCaps, *, bundle: str | None = None) -> dict
             raise CapsError(
                 caps.scrub(
                     f"{caps.source}: {key} is {given!r}, but Mobster needs {value!r} "
-                    f"({_WHY.get(key, 'the check depends on it')}); remove it from the caps file"
+                    f"({(_WHY_ANDROID if android else _WHY).get(key, 'the check depends on it')}); "
+                    "remove it from the caps file"
                 )
             )
         merged[key] = value
@@ -263,6 +307,12 @@ _WHY = {
     "appium:noReset": "Mobster launches and resets the app itself",
     "appium:autoLaunch": "Mobster launches the app itself, with the check's arguments",
     "appium:bundleId": "the check's app; Mobster launches it itself, so the file needs no bundleId",
+}
+_WHY_ANDROID = {
+    "appium:automationName": "the driver speaks the UiAutomator2 driver's mobile: commands",
+    "appium:noReset": "Mobster launches and resets the app itself",
+    "appium:autoLaunch": "Mobster launches the app itself, with the check's extras",
+    "appium:appPackage": "the check's app; Mobster launches it itself, so the file needs no appPackage",
 }
 
 

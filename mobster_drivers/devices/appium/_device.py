@@ -1,4 +1,9 @@
-r"""The Appium device over an Appium server's XCUITest driver: ``Device`` and its optional abilities.
+r"""The Appium device over an Appium server's XCUITest or UiAutomator2 driver: ``Device`` and its abilities.
+
+One driver for both platforms: the session, the wire and the errors are the same; an Android
+session (the platform read from the session's capabilities, ``_android`` Rule 1) reads, acts,
+launches and says what it is as ``_android``'s rules say. The rules below are iOS's where they
+name XCUITest's commands.
 
 Rule 1: every action is one command, sent once, with an explicit timeout; the wire never
         re-sends (``_wire``'s rules).
@@ -113,6 +118,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import json
 import logging
 import math
@@ -143,13 +149,15 @@ from mobster_core import (
 )
 from mobster_core.files import atomic_write
 from mobster_core.protocols import AuditReport, DeviceEvent, DeviceSettings, Recording
+from mobster_core.text import normal_locale
 from mobster_drivers._xcuitest import audit, replies
 from mobster_drivers._xcuitest.gestures import KEYBOARD_KEYS, SWIPE_SECONDS, Move, gesture
 from mobster_drivers._xcuitest.session import SESSION_SETTINGS, locale_and_appearance
 from mobster_drivers._xcuitest.visibility import QueryRefused, Visibility, read_tree
 
+from ._android import AndroidCalls, emulator_of, is_android
 from ._bundle import BundleInfo, read_bundle_info
-from ._caps import AppiumCaps, Provider, detect_provider, session_capabilities
+from ._caps import AppiumCaps, Provider, caps_platform, detect_provider, session_capabilities
 from ._controls import permission_access, settings_commands, settings_refusal, video_link
 from ._provider import provider_scripts
 from ._wire import AppiumBadReply, AppiumErrorReply, AppiumNoReply, AppiumTransportError, AppiumUnreachable, AppiumWire
@@ -232,11 +240,13 @@ def appium_device(
     app_files: Iterable[str | os.PathLike[str]] = (),
     timeouts: AppiumTimeouts | None = None,
     session_per_check: bool = False,
+    platform: str | None = None,
 ) -> AppiumDevice:
     """One device on the Appium server at ``url``; a pool calls this once per session it wants.
 
     Each device has its own connection and its own session; nothing is shared between them.
-    ``session_per_check`` ends the session at the end of each check (Rule 8).
+    ``session_per_check`` ends the session at the end of each check (Rule 8). ``platform``
+    (``ios``, ``android``) is the one caps without ``platformName`` ask for (iOS by default).
     """
     return AppiumDevice(
         url,
@@ -246,6 +256,7 @@ def appium_device(
         app_files=app_files,
         timeouts=timeouts,
         session_per_check=session_per_check,
+        platform=platform,
     )
 
 
@@ -273,10 +284,12 @@ class AppiumDevice:
         kind: DeviceKind | None = None,
         ios: str | None = None,
         session_per_check: bool = False,
+        platform: str | None = None,
     ) -> None:
         self._session_per_check = session_per_check
         self._caps = caps if isinstance(caps, AppiumCaps) else AppiumCaps.from_mapping(caps or {})
-        session_capabilities(self._caps, bundle=bundle)  # a caps file Mobster can't use fails now
+        self._platform = caps_platform(self._caps, platform)  # the one asked for; the session's decides
+        session_capabilities(self._caps, bundle=bundle, platform=self._platform)  # caps Mobster can't use fail now
         self._bundles: dict[str, BundleInfo] = {}
         for path in app_files:
             info = read_bundle_info(path)  # ValueError naming the file: a usage error, found now
@@ -305,6 +318,9 @@ class AppiumDevice:
         self._told_full_source = False
         self._told_permissions = False
         self._video_file: Path | None = None  # Rule 9: the file a recording goes into
+        self._android = AndroidCalls(
+            self._mobile, self._call, self._screen_size, where=self._where(), timeouts=self._timeouts
+        )
 
     # -- what callers read --------------------------------------------------------------------
 
@@ -359,6 +375,9 @@ class AppiumDevice:
 
     async def answer_alert(self, button: str) -> None:
         """Tap ``button`` of the alert shown (``AlertAnswers``): ``mobile: alert`` ``accept`` with its label, once."""
+        if await asyncio.to_thread(self.is_android_sync):
+            await asyncio.to_thread(self._android.answer_alert, button)
+            return
         args = {"action": "accept", "buttonLabel": button}
         what = f"tapping “{button}” on the alert"
         await asyncio.to_thread(self._mobile, "alert", args, timeout=self._timeouts.action, action=what)
@@ -371,10 +390,11 @@ class AppiumDevice:
 
     async def terminate(self, bundle: str) -> bool:
         """Terminate an app (``mobile: terminateApp``); True when it was running. An action: sent once."""
+        key = "appId" if await asyncio.to_thread(self.is_android_sync) else "bundleId"
         value = await asyncio.to_thread(
             self._mobile,
             "terminateApp",
-            {"bundleId": bundle},
+            {key: bundle},
             timeout=self._timeouts.action,
             action=f"terminating {bundle}",
         )
@@ -382,9 +402,8 @@ class AppiumDevice:
 
     async def app_state(self, bundle: str) -> int:
         """The XCUIApplicationState of an app (``mobile: queryAppState``): 1 not running, 4 in front."""
-        value = await asyncio.to_thread(
-            self._mobile, "queryAppState", {"bundleId": bundle}, timeout=self._timeouts.read
-        )
+        key = "appId" if await asyncio.to_thread(self.is_android_sync) else "bundleId"
+        value = await asyncio.to_thread(self._mobile, "queryAppState", {key: bundle}, timeout=self._timeouts.read)
         if isinstance(value, bool) or not isinstance(value, int):
             raise DeviceError(f"{self._where()} sent an app state that is not a number: {self.scrub(repr(value))[:80]}")
         return value
@@ -438,7 +457,7 @@ class AppiumDevice:
     async def start_recording(self, file: Path) -> None:
         """``Recordings``: XCTest's recorder, or nothing on a cloud (it records every session, Rule 9)."""
         self._video_file = file
-        if self._provider is None:
+        if self._provider is None and not await asyncio.to_thread(self.is_android_sync):
             await asyncio.to_thread(self._mobile, "startXCTestScreenRecording", {}, timeout=self._timeouts.read)
 
     async def stop_recording(self) -> Recording:
@@ -448,6 +467,9 @@ class AppiumDevice:
             return Recording()
         if self._provider is not None:
             return Recording(url=video_link(self._provider, self.url, self._session_id))
+        if await asyncio.to_thread(self.is_android_sync):
+            _log.info("%s: no video of an Android session on a local Appium (none is recorded)", self._where())
+            return Recording()
         value = await asyncio.to_thread(self._mobile, "stopXCTestScreenRecording", {}, timeout=self._timeouts.action)
         payload = value.get("payload") if isinstance(value, Mapping) else None
         try:
@@ -462,6 +484,8 @@ class AppiumDevice:
     async def audit(self, types: tuple[str, ...]) -> AuditReport:
         """``Audits``: ``mobile: performAccessibilityAudit`` of the app in front (Rule 9)."""
         info = await self.info()
+        if info.kind.platform.value == "android":
+            return AuditReport(unavailable="the accessibility audit is XCTest's: an Android session has none")
         old = audit.too_old(info.ios_major, info.ios)
         if old is not None:
             return old
@@ -533,10 +557,20 @@ class AppiumDevice:
     def _where(self) -> str:
         return f"Appium at {self.url}"
 
+    def reads_version_names(self) -> bool:
+        """``mobster_core.testing.VersionNames``: an Android session reads an app's build only (``_android`` Rule 6)."""
+        return self._session_id is None or not is_android(self._session_caps, self._requested())
+
+    def is_android_sync(self) -> bool:
+        """Whether the session is on Android (``_android`` Rule 1); starts the session when it has none."""
+        self._session()
+        return is_android(self._session_caps, self._requested())
+
     def _info_sync(self) -> DeviceInfo:
         if self._info is not None and self._session_id is not None:
             return self._info
-        self._session()
+        if self.is_android_sync():
+            return self._android_info()
         details, settled = self._device_details()
         lockdown = details.get("lockdownInfo")
         lockdown = lockdown if isinstance(lockdown, Mapping) else {}
@@ -554,6 +588,43 @@ class AppiumDevice:
         if settled:  # Rule 7: a 5xx that persisted is asked about again next time
             self._info = info
         return info
+
+    def _android_info(self) -> DeviceInfo:
+        """``_android`` Rule 2."""
+        details, settled = self._device_details()
+        api = self._said("deviceApiLevel") or _text(str(details.get("apiVersion", "")))
+        if api is None or not api.isdigit():
+            raise DeviceError(f"{self._where()} doesn't say the device's API level (deviceApiLevel: {api!r})")
+        release = self._said("platformVersion") or _text(details.get("platformVersion"))
+        udid = self._said("udid") or self._said("deviceUDID") or ""
+        model = _text(details.get("model")) or self._said("deviceModel") or ""
+        kind = self._kind or (DeviceKind.EMULATOR if emulator_of(udid, model) else DeviceKind.DEVICE)
+        name = self._name or model or self._said("deviceName") or self._where()
+        locale = None
+        with contextlib.suppress(ValueError, TypeError):
+            locale = normal_locale(str(details.get("locale", ""))) if details.get("locale") else None
+        info = DeviceInfo(
+            name=name,
+            ios=api,
+            kind=kind,
+            udid=udid,
+            locale=locale,
+            appearance=self._night_mode(),
+            release=release,
+        )
+        if settled:
+            self._info = info
+        return info
+
+    def _night_mode(self) -> str | None:
+        """``_android`` Rule 2: ``mobile: getUiMode {mode: "night"}``; a refusal leaves it unknown."""
+        try:
+            value = self._mobile("getUiMode", {"mode": "night"}, timeout=self._timeouts.read, begin=True)
+        except DeviceError as exc:
+            if isinstance(exc.__cause__, AppiumErrorReply) and exc.__cause__.error != _INVALID_SESSION:
+                return None
+            raise
+        return {"yes": "dark", "no": "light"}.get(str(value).strip().lower())
 
     @property
     def asked_udid(self) -> str | None:
@@ -587,7 +658,7 @@ class AppiumDevice:
         return True
 
     def _requested(self) -> dict[str, Any]:
-        return session_capabilities(self._caps, bundle=self._bundle)
+        return session_capabilities(self._caps, bundle=self._bundle, platform=self._platform)
 
     def _said(self, name: str) -> str | None:
         """A capability of the session as the server answered it, else as the caps asked for it (Rule 7).
@@ -621,6 +692,10 @@ class AppiumDevice:
     def _app_info_sync(self, bundle: str) -> AppInfo:
         if self._session_id is None and self._bundle is None:
             self._bundle = bundle
+        if self.is_android_sync():
+            if not self._android.installed(bundle, self._timeouts.read):
+                raise DeviceError(f"app_info: {bundle} is not installed on {self._display_name()}")
+            return self._android.app_info(bundle)
         self._require_installed(bundle, "app_info")
         if self._info_sync().kind is DeviceKind.IPHONE:
             listed = self._listed(bundle)
@@ -686,6 +761,9 @@ class AppiumDevice:
         self._visibility.forget()
         if self._session_id is None and self._bundle is None:
             self._bundle = bundle
+        if self.is_android_sync():
+            self._launch_android(bundle, options)
+            return
         self._require_installed(bundle, "launch")
         if options.reset is not Reset.NONE:
             _log.debug(
@@ -711,6 +789,15 @@ class AppiumDevice:
                 action=f"opening {options.url}",
                 begin=True,
             )
+
+    def _launch_android(self, bundle: str, options: LaunchOptions) -> None:
+        """``_android`` Rule 5: the commands share the launch's time (as Rule 6)."""
+        deadline = self._clock.now() + self._timeouts.launch
+        if not self._android.installed(bundle, self._left(deadline, bundle)):
+            raise DeviceError(f"launch: {bundle} is not installed on {self._display_name()}")
+        api = self._info_sync().ios_major
+        activity = _text(_cap(self._requested(), "appActivity"))
+        self._android.launch(bundle, options, api=api, activity=activity, left=lambda: self._left(deadline, bundle))
 
     def _remaining(self, deadline: float) -> float:
         """The seconds left to ``deadline``, in hundredths (said as 1.99 s), never past it."""
@@ -752,10 +839,14 @@ class AppiumDevice:
         return self._read(EVIDENCE_ARGS)
 
     def check_target_sync(self, element: Element) -> bool:
-        """The blocking form of :meth:`check_target`."""
+        """The blocking form of :meth:`check_target` (Android: the read is the phone's own account, always True)."""
+        if self.is_android_sync():
+            return True
         return self._visibility.check_target(element)
 
     def _read(self, source_args: Mapping[str, str]) -> Screen:
+        if self.is_android_sync():
+            return self._android.read()
         front = self._mobile("activeAppInfo", {}, timeout=self._timeouts.read)
         bundle = front.get("bundleId") if isinstance(front, Mapping) else None
         if not isinstance(bundle, str) or not bundle:
@@ -814,6 +905,9 @@ class AppiumDevice:
 
     def _act_sync(self, action: Action) -> None:
         self._visibility.forget()
+        if self.is_android_sync():
+            self._android.act(action)
+            return
         move = gesture(action, self._screen_size)  # Rule 5
         what, timeout = move.what, self._timeouts.action
         if move.long:
@@ -893,6 +987,7 @@ class AppiumDevice:
             session, self._session_id = self._session_id, None
             self._session_caps, self._info, self._size = {}, None, None
             self._queries_ready = None
+            self._android.latest = None
         self._visibility.reset()
         if session is not None:
             self._delete(session, timeout)
@@ -937,6 +1032,7 @@ class AppiumDevice:
                 return
             self._session_id, self._session_caps, self._info, self._size = None, {}, None, None
             self._queries_ready = None
+            self._android.latest = None
         self._visibility.reset()
         self._delete(stale, 10.0)
 
@@ -1013,12 +1109,15 @@ class AppiumDevice:
             try:
                 value = self._wire.call(command, params, timeout=timeout, what=what, session=session).value
             except AppiumErrorReply as exc:
-                if exc.error == _INVALID_SESSION:
+                gone = _SERVER_GONE.search(exc.message) is not None  # _android Rule 8
+                if exc.error == _INVALID_SESSION or gone:
                     idle = self._idle()
                     self._drop_session(session)
                     if begin and attempt == 1:
                         _log.debug("the Appium session ended (idle %.0f s); starting a new one", idle)
                         continue
+                    if gone:
+                        raise self._server_gone(what, action) from exc
                     raise self._stale(what, action, idle) from exc
                 raise self._failure(exc, action) from exc
             except AppiumTransportError as exc:
@@ -1039,6 +1138,14 @@ class AppiumDevice:
             "was done. The next check starts a new session"
         )
 
+    def _server_gone(self, what: str, action: str | None) -> DeviceError:
+        subject = f"{action}: " if action else ""
+        return DeviceError(
+            f"{subject}{self._where()} says the UiAutomator2 server on the device stopped ({what}: its instrumentation "
+            "process is not running); nothing was done. The session was ended: the next check starts a new one, "
+            "which starts the server again"
+        )
+
     def _failure(self, exc: AppiumTransportError, action: str | None) -> DeviceError:
         where, what, detail = self._where(), exc.what, exc.detail
         if isinstance(exc, AppiumUnreachable):
@@ -1055,6 +1162,8 @@ class AppiumDevice:
         return UnknownOutcome(self.scrub(replies.unknown_outcome(action, where, kind, what, detail)))
 
 
+#: The UiAutomator2 driver's words when the server's ``am instrument`` ended (``uiautomator2-server/core.ts:59-76``).
+_SERVER_GONE = re.compile(r"cannot be proxied to UiAutomator2 server because the instrumentation process is not")
 #: XCUITest's words when its host has no usbmuxd (appium-ios-device's; the path is the server's).
 _NO_USBMUXD = re.compile(r"usbmuxd socket path '[^']*' does not exist or is not accessible")
 

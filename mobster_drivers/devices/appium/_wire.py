@@ -75,6 +75,8 @@ __all__ = [
 APPIUM_COMMANDS = {
     "updateSettings": ("POST", "/session/$sessionId/appium/settings"),
     "getSession": ("GET", "/session/$sessionId"),
+    # Appium's legacy route: the UiAutomator2 driver types into the focused element (its ``keys``).
+    "sendKeysToActive": ("POST", "/session/$sessionId/keys"),
 }
 #: The longest reply read, in bytes (Rule 6).
 MAX_REPLY = 64 << 20

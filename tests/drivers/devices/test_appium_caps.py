@@ -209,7 +209,10 @@ def test_a_bundle_id_is_sent_only_when_the_file_asks_for_it() -> None:
 @pytest.mark.parametrize(
     ("given", "message"),
     [
-        ({"platformName": "Android"}, "platformName is 'Android', but Mobster needs 'iOS'"),
+        ({"platformName": "Windows"}, "platformName is 'Windows'; Mobster runs iOS .XCUITest. or Android"),
+        ({"platformName": "Android", "automationName": "XCUITest"}, "appium:automationName is 'XCUITest', but Mobster"),
+        ({"platformName": "Android", "appPackage": "com.other"}, "appium:appPackage is 'com.other'"),
+        ({"platformName": "Android", "autoLaunch": True}, "appium:autoLaunch is True, but Mobster needs False"),
         ({"automationName": "Espresso"}, "appium:automationName is 'Espresso'"),
         ({"noReset": False}, "appium:noReset is False, but Mobster needs True"),
         ({"appium:autoLaunch": "false"}, "appium:autoLaunch is 'false'"),
@@ -223,6 +226,21 @@ def test_a_file_that_contradicts_mobster_is_refused_not_overridden(given: dict[s
     with pytest.raises(CapsError, match=message) as caught:
         session_capabilities(caps, bundle="com.example.yourapp")
     assert "ci.json" in str(caught.value)
+
+
+def test_an_android_file_gets_uiautomator2_and_mobsters_own_android_caps() -> None:
+    merged = session_capabilities(AppiumCaps.from_mapping({"platformName": "android", "udid": "emulator-5554"}))
+    assert merged["appium:automationName"] == "UiAutomator2"
+    assert (merged["appium:noReset"], merged["appium:autoLaunch"], merged["appium:udid"]) == (
+        True,
+        False,
+        "emulator-5554",
+    )
+    assert "appium:bundleId" not in merged
+    # A file without platformName is for the platform the device is made for; one that says another is refused.
+    assert session_capabilities(AppiumCaps(), platform="android")["platformName"] == "Android"
+    with pytest.raises(CapsError, match="platformName is 'iOS', but this device is for android"):
+        session_capabilities(AppiumCaps.from_mapping({"platformName": "iOS"}), platform="android")
 
 
 def test_a_longer_or_disabled_command_timeout_is_kept() -> None:

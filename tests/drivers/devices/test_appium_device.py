@@ -779,8 +779,8 @@ def test_no_provider_no_session_or_a_refusal_reports_nothing_and_never_raises(ap
 def test_bad_urls_caps_and_app_files_fail_when_the_device_is_made(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="Appium server URL"):
         AppiumDevice("ftp://example.com")
-    with pytest.raises(ValueError, match="platformName is 'Android'"):
-        AppiumDevice("http://127.0.0.1:4723", {"platformName": "Android"})
+    with pytest.raises(ValueError, match="platformName is 'Windows'"):
+        AppiumDevice("http://127.0.0.1:4723", {"platformName": "Windows"})
     with pytest.raises(ValueError, match=r"neither a \.app folder nor an \.ipa"):
         AppiumDevice("http://127.0.0.1:4723", {}, app_files=[tmp_path / "nope.zip"])
 

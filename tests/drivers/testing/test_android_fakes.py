@@ -304,3 +304,40 @@ def test_ps_and_dumpsys_say_what_runs_and_what_is_in_front(fake: Fake) -> None:
     assert "mCurrentFocus=Window{3c9c1a4 u0 com.example.yourapp/com.example.yourapp.MainActivity}" in window
     assert "ProcessRecord{" in fake.adb_run("shell", "dumpsys activity processes").stdout
     assert "mInputShown=false" in fake.adb_run("shell", "dumpsys input_method").stdout
+
+
+def test_a_removed_forward_stops_listening_at_once_and_its_port_can_be_forwarded_again(fake: Fake) -> None:
+    # The accept loop waits on the listener in its own thread: closing the socket alone left the
+    # port listening on Linux until a connection came, so the real UiAutomator2 driver's next
+    # session on the same systemPort was told "the local port is busy".
+    port = int(fake.adb_run("forward", "tcp:0", "tcp:6790").stdout)
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        pass  # a connection, closed: its port pair goes to TIME_WAIT
+    assert fake.adb_run("forward", "--remove", f"tcp:{port}").returncode == 0
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    again = fake.adb_run("forward", f"tcp:{port}", "tcp:6790")
+    assert (again.returncode, again.stderr) == (0, "")
+    assert fake.adb_run("forward", "--list").stdout == f"emulator-5554 tcp:{port} tcp:6790\n"
+
+
+def test_the_stop_after_a_delete_spares_a_server_started_since() -> None:
+    from mobster_drivers.testing.uiautomator2 import _stop_if_still_stopping
+
+    with FakeUiAutomator2(sample_path("yourapp-android"), lifetime=60) as server:
+
+        def deleted_then_restarted(state: Any) -> bool:
+            state.instrumented, state.stopping = True, True  # DELETE /session answered: stop in 15 ms
+            state.stop_server()  # an am force-stop first (the driver's deleteSession) ...
+            state.instrumented = True  # ... and the next session's am instrument
+            _stop_if_still_stopping(state)  # the 15 ms timer fires
+            return bool(state.instrumented)
+
+        assert server.on_loop(deleted_then_restarted)
+
+        def deleted(state: Any) -> bool:
+            state.instrumented, state.stopping = True, True
+            _stop_if_still_stopping(state)
+            return bool(state.instrumented)
+
+        assert not server.on_loop(deleted)  # nothing came between: the server stops itself

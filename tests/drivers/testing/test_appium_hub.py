@@ -231,15 +231,10 @@ def test_android_phones_are_a_hubs_and_run_an_android_script() -> None:
         FakeAppium(_iphone(), devices=1, android_devices=1, android_app=_iphone())
 
 
-def test_the_default_node_says_what_it_waits_for_until_the_fake_appium_serves_android() -> None:
-    import importlib.util
-
-    if importlib.util.find_spec("mobster_drivers.testing._appium_android") is not None:
-        node = appium_node(_android(), 0)
-        assert node.stereotype["platformName"] == "Android"
-        return
-    with pytest.raises(ValueError, match=r"serves no Android session yet .* android_node=uiautomator2_node"):
-        appium_node(_android(), 0)
+def test_the_default_node_is_an_appium_server_of_its_android_phone() -> None:
+    first, second = appium_node(_android(), 0), appium_node(_android(), 1)
+    assert first.stereotype["platformName"] == second.stereotype["platformName"] == "Android"
+    assert (first.stereotype["appium:udid"], second.stereotype["appium:udid"]) == ("emulator-5554", "emulator-5556")
 
 
 def test_python_dash_m_serves_a_mixed_hub() -> None:
