@@ -97,15 +97,15 @@ def pending_heals(
     if not entries:
         return ()
     root = root or project_of(check.file)
-    identity, cache, key = check.identity, ReplayCache(root, paths), check_key(root, check.file)
-    states = heal_states(cache, identity, key, provenance=check.provenance)
-    held = [e for _env, e in waiting(states, entries)]
+    cache, key = ReplayCache(root, paths), check_key(root, check.file)
+    states = [(i, env, st) for i in _own(check) for env, st in heal_states(cache, i, key, provenance=check.provenance)]
+    held = [e for _env, e in waiting([(env, st) for _i, env, st in states], entries)]
     pending = []
     for entry in entries:
         in_use = entry in held
         why = None if in_use else not_kept_reason(root, cache.backend, entry)
         found = PendingHeal(entry, in_use=in_use, why=why)
-        for env, state in states:
+        for identity, env, state in states:
             recorded = cache.lookup(identity, env).steps
             healed = state.healed
             if recorded is None or healed is None or entry not in state.adopts or entry.step > len(recorded):
@@ -120,16 +120,25 @@ def pending_heals(
     return tuple(pending)
 
 
+def _own(check: Check) -> tuple[str, ...]:
+    """The identities the check's own heals are kept under: its own parts' (between and after its flows).
+
+    A check that uses no flow has one part, its identity; one that does keeps the heals of its own
+    steps under the parts they are in (a flow's heals are the flow's: :func:`accept_flow_heals`).
+    """
+    return tuple(p.identity for p in check.parts if p.flow is None) or (check.identity,)
+
+
 def accept_heals(check: Check, root: Path | None = None, *, paths: str | PathStore = "local") -> int:
     """Keep the healed steps of ``check`` as its recorded path (in the store ``paths``); return how many heals."""
     cache = ReplayCache(root or project_of(check.file), paths)
-    return healfile.accept_heals(cache, check.file, check.identity, recorded_at=utc_now(), provenance=check.provenance)
+    return healfile.accept_heals(cache, check.file, _own(check), recorded_at=utc_now(), provenance=check.provenance)
 
 
 def reject_heals(check: Check, root: Path | None = None, *, paths: str | PathStore = "local") -> int:
     """Bring the recorded steps of ``check`` back, marked keep-failing (in the store ``paths``); how many heals."""
     cache = ReplayCache(root or project_of(check.file), paths)
-    return healfile.reject_heals(cache, check.file, check.identity, provenance=check.provenance)
+    return healfile.reject_heals(cache, check.file, _own(check), provenance=check.provenance)
 
 
 def _flow_segments(flow_file: Path, root: Path, paths: str | PathStore = "local") -> tuple[list[str], Provenance]:
@@ -173,7 +182,8 @@ def reject_flow_heals(flow_file: Path, root: Path | None = None, *, paths: str |
 def rejected_steps(check: Check, root: Path | None = None, *, paths: str | PathStore = "local") -> tuple[int, ...]:
     """The steps of ``check`` its review rejected: they keep failing when they change (in the store ``paths``)."""
     cache = ReplayCache(root or project_of(check.file), paths)
-    return healfile.rejected_steps(cache, check.file, check.identity, provenance=check.provenance)
+    found = {n for i in _own(check) for n in healfile.rejected_steps(cache, check.file, i, provenance=check.provenance)}
+    return tuple(sorted(found))
 
 
 def unreject_heals(
@@ -181,4 +191,8 @@ def unreject_heals(
 ) -> tuple[int, ...]:
     """Undo the reject of ``check``'s heals (of ``step`` only, when given): those steps heal again; which did."""
     cache = ReplayCache(root or project_of(check.file), paths)
-    return healfile.unreject_heals(cache, check.file, check.identity, step=step, provenance=check.provenance)
+    words = check.provenance
+    undone = {
+        n for i in _own(check) for n in healfile.unreject_heals(cache, check.file, i, step=step, provenance=words)
+    }
+    return tuple(sorted(undone))

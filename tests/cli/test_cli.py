@@ -370,6 +370,19 @@ def test_the_demo_runs(tmp_path: Path) -> None:
     # Two heal files: the flow's (the iPhone's rename, for both checks), the paywall's own steps' (Android's).
     heal_files = sorted(p.name for p in (tmp_path / "demo" / ".mobster").rglob("*.heal.yaml"))
     assert heal_files == ["create-account.heal.yaml", "paywall.heal.yaml"]
+    # The paywall's own step's heal is in use and can be accepted: a check that uses a flow keeps its
+    # own steps' heal states under its own parts' identities, and the review looks there (it said
+    # "not in use: no healed path is kept with it" and --accept refused it, exit 3).
+    review = [sys.executable, "-c", "from mobster_cli.main import main; main()", "test", "heal"]
+    listed = subprocess.run(review, cwd=tmp_path / "demo", capture_output=True, text=True, env=env, check=False)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert 'Tap "Upgrade to Pro" → Tap "Go Premium"' in listed.stdout
+    assert "not in use" not in listed.stdout
+    accepted = subprocess.run(
+        [*review, "--accept", "paywall"], cwd=tmp_path / "demo", capture_output=True, text=True, env=env, check=False
+    )
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert "kept 1 heal of paywall.yaml" in accepted.stdout
     # The lines to try it yourself name the command by its full path: no virtualenv to activate.
     mobster_path = Path(sys.executable).with_name("mobster")
     assert mobster_path.exists()
