@@ -86,6 +86,7 @@ from mobster_core import (
 from mobster_core import Screen as CoreScreen
 from mobster_core.protocols import HOME_SCREENS
 from mobster_core.text import normal_locale
+from mobster_drivers._uiautomator.gestures import pixels, pointer
 from mobster_drivers._uiautomator.permissions import permissions_for
 from mobster_drivers._uiautomator.tree import read_source
 
@@ -119,25 +120,6 @@ class AndroidTimeouts:
     read: float = 30.0
     action: float = 30.0
     server_start: float = 30.0
-
-
-def _px(element: Element, size: tuple[int, int]) -> tuple[int, int]:
-    x, y = element.center
-    return (round(x * size[0]), round(y * size[1]))
-
-
-def _pointer(start: tuple[int, int], end: tuple[int, int], hold_ms: int) -> dict[str, Any]:
-    """A W3C actions body: one touch pointer down at ``start``, held, moved to ``end``, up."""
-    steps: list[dict[str, Any]] = [
-        {"type": "pointerMove", "duration": 0, "x": start[0], "y": start[1], "origin": "viewport"},
-        {"type": "pointerDown", "button": 0},
-    ]
-    if start == end:
-        steps.append({"type": "pause", "duration": hold_ms})
-    else:
-        steps.append({"type": "pointerMove", "duration": hold_ms, "x": end[0], "y": end[1], "origin": "viewport"})
-    steps.append({"type": "pointerUp", "button": 0})
-    return {"actions": [{"type": "pointer", "id": "finger1", "parameters": {"pointerType": "touch"}, "actions": steps}]}
 
 
 class AndroidDevice:
@@ -489,7 +471,7 @@ class AndroidDevice:
         what = f"{op.value}" + ("" if element is None else f" on {element.role} {element.label!r}")
         if op in (Op.TAP, Op.LONG_PRESS) and element is not None:
             hold = _LONG_PRESS_MS if op is Op.LONG_PRESS else _TAP_MS
-            self._actions(_pointer(_px(element, self._size), _px(element, self._size), hold), what)
+            self._actions(pointer(pixels(element, self._size), pixels(element, self._size), hold), what)
         elif op is Op.TYPE and element is not None:
             self._type(element, action.text or "", what)
         elif op.is_swipe:
@@ -522,14 +504,14 @@ class AndroidDevice:
                 f"{what}: the password field already holds text; Android's UiAutomator2 server would set it to its "
                 "bullets and the new text: clear it first (nothing was sent)"
             )
-        point = _px(element, self._size)
-        self._actions(_pointer(point, point, _TAP_MS), f"focusing {element.role} {element.label!r} to type")
+        point = pixels(element, self._size)
+        self._actions(pointer(point, point, _TAP_MS), f"focusing {element.role} {element.label!r} to type")
         body = {"text": text, "replace": False}
         self._call("POST", self._session_path("/keys"), body, timeout=self._timeouts.action, action=what)
 
     def _swipe(self, op: Op, element: Element | None, what: str) -> None:
         width, height = self._size
-        cx, cy = _px(element, self._size) if element is not None else (width // 2, height // 2)
+        cx, cy = pixels(element, self._size) if element is not None else (width // 2, height // 2)
         dx, dy = {
             Op.SWIPE_UP: (0, -height // 4),
             Op.SWIPE_DOWN: (0, height // 4),
@@ -537,7 +519,7 @@ class AndroidDevice:
             Op.SWIPE_RIGHT: (width // 3, 0),
         }[op]
         end = (min(max(cx + dx, 1), width - 1), min(max(cy + dy, 1), height - 1))
-        self._actions(_pointer((cx, cy), end, _SWIPE_MS), what)
+        self._actions(pointer((cx, cy), end, _SWIPE_MS), what)
 
     def _dismiss_keyboard(self, what: str) -> None:
         if self._keyboard() is None:
@@ -587,5 +569,5 @@ class AndroidDevice:
         found = [e for e in screen.shown if e.role == "Button" and e.label == button]
         if not found:
             raise DeviceError(f"no button “{button}” on the alert shown: nothing was tapped")
-        point = _px(found[0], self._size)
-        self._actions(_pointer(point, point, _TAP_MS), f"tapping “{button}” on the alert")
+        point = pixels(found[0], self._size)
+        self._actions(pointer(point, point, _TAP_MS), f"tapping “{button}” on the alert")

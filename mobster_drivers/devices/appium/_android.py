@@ -76,6 +76,7 @@ from typing import Any, Protocol
 
 from mobster_core import Action, AppInfo, DeviceError, Element, LaunchOptions, Op, Reset, Screen
 from mobster_core.protocols import HOME_SCREENS
+from mobster_drivers._uiautomator.gestures import pixels, pointer
 from mobster_drivers._uiautomator.permissions import permissions_for
 from mobster_drivers._uiautomator.tree import read_source
 
@@ -138,20 +139,6 @@ def is_android(answered: Mapping[str, Any], asked: Mapping[str, Any]) -> bool:
 def emulator_of(udid: str, model: str) -> bool:
     """Rule 2: an emulator by its serial or its model."""
     return bool(_EMULATOR_SERIAL.fullmatch(udid) or _SDK_MODEL.search(model))
-
-
-def pointer(start: tuple[int, int], end: tuple[int, int], hold_ms: int) -> dict[str, Any]:
-    """A W3C actions body: one touch pointer down at ``start``, held, moved to ``end``, up."""
-    steps: list[dict[str, Any]] = [
-        {"type": "pointerMove", "duration": 0, "x": start[0], "y": start[1], "origin": "viewport"},
-        {"type": "pointerDown", "button": 0},
-    ]
-    if start == end:
-        steps.append({"type": "pause", "duration": hold_ms})
-    else:
-        steps.append({"type": "pointerMove", "duration": hold_ms, "x": end[0], "y": end[1], "origin": "viewport"})
-    steps.append({"type": "pointerUp", "button": 0})
-    return {"actions": [{"type": "pointer", "id": "finger1", "parameters": {"pointerType": "touch"}, "actions": steps}]}
 
 
 class AndroidCalls:
@@ -255,9 +242,7 @@ class AndroidCalls:
         self._actions(pointer(point, point, _TAP_MS), f"tapping “{button}” on the alert")
 
     def _px(self, element: Element) -> tuple[int, int]:
-        width, height = self._window_size()
-        x, y = element.center
-        return (round(x * width), round(y * height))
+        return pixels(element, self._window_size())
 
     def _actions(self, body: dict[str, Any], what: str) -> None:
         self._command("actions", body, what="POST /actions", timeout=self._action_timeout, action=what)
