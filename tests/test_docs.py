@@ -96,11 +96,19 @@ def test_the_benchmark_sections_are_numbered_once_and_every_link_to_one_resolves
 def test_the_readme_says_how_long_make_test_takes_and_why_tests_skip() -> None:
     text = flat(ROOT / "README.md")
     assert "**How long it takes, and what skips.**" in text
-    for said in ("about 4 minutes", "../shared/wda-trees", "/usr/bin/chromium", "skips as root"):
+    for said in (
+        "about 6 minutes",
+        "../shared/wda-trees",
+        "../shared/android-trees",
+        "/usr/bin/chromium",
+        "skips as root",
+    ):
         assert said in text, said
     # The reasons it gives are the tests' own.
     trees = (ROOT / "tests" / "wda_trees.py").read_text()
     assert "the shared WDA trees are read in place, never copied" in trees
+    dumps = (ROOT / "tests" / "android_trees.py").read_text()
+    assert "the shared Android dumps are read in place, never copied" in dumps
     assert "no /usr/bin/chromium" in (ROOT / "tests" / "report" / "test_report_browser.py").read_text()
 
 
