@@ -95,7 +95,7 @@ from mobster_core._rules.replay.typing_rules import Provenance
 from mobster_core._rules.vocabulary.steps import SENSORS, Op
 from mobster_core.exceptions import CheckError, Problem
 
-from .flows import MAX_EXPANDED, NAME, Crumb, Expanded, FlowBook, StepsReader, bind_data
+from .flows import MAX_EXPANDED, NAME, Crumb, Expanded, FlowBook, StepsReader, bind_data, yaml_files
 from .fsutil import MOBSTER_DIR, UnsafeFile, find_project_root, read_user_file
 from .rows import MAX_COLUMNS, MAX_ROWS, MAX_VALUE_CHARS, Row, read_csv_rows, row_label
 
@@ -463,17 +463,7 @@ def project_of(file: Path) -> Path:
 
 def find_checks(root: Path) -> list[Path]:
     """Every check file of the project at ``root``, sorted by name (Rule 6); [] when there are none."""
-    folder = root / MOBSTER_DIR / "checks"
-    if not folder.is_dir():
-        return []
-    return sorted(
-        p
-        for p in folder.iterdir()
-        if p.suffix in (".yaml", ".yml")
-        and not p.name.startswith(".")
-        and not p.name.endswith((".heal.yaml", ".heal.yml"))
-        and p.is_file()
-    )
+    return yaml_files(root / MOBSTER_DIR / "checks")
 
 
 def load_check(path: Path) -> Check:

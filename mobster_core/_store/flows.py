@@ -164,9 +164,11 @@ def bind_data(value: Any, bindings: Mapping[str, str]) -> Any:
     return value
 
 
-def find_flows(root: Path) -> list[Path]:
-    """Rule 5: every flow file of the project at ``root``, sorted by name; [] when there are none."""
-    folder = root / FLOWS_DIR
+def yaml_files(folder: Path) -> list[Path]:
+    """The YAML files of ``folder`` a project reads (checks, flows), sorted by name; [] without the folder.
+
+    No hidden file, no heal file beside them, nothing but regular files.
+    """
     if not folder.is_dir():
         return []
     return sorted(
@@ -177,6 +179,11 @@ def find_flows(root: Path) -> list[Path]:
         and not p.name.endswith((".heal.yaml", ".heal.yml"))
         and p.is_file()
     )
+
+
+def find_flows(root: Path) -> list[Path]:
+    """Rule 5: every flow file of the project at ``root``, sorted by name; [] when there are none."""
+    return yaml_files(root / FLOWS_DIR)
 
 
 def load_flow(path: Path) -> Flow:
